@@ -1,0 +1,49 @@
+// Lint for correctness, not style (prettier formats). See ../shared/STYLE.md "Tooling".
+import tseslint from 'typescript-eslint';
+
+const components = ['api', 'channel', 'language', 'flow', 'retriver', 'indexer'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.data/**', 'coverage/**'] },
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js'] } },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'no-console': 'error',
+    },
+  },
+  // A component may import src/shared and itself, never another component.
+  ...components.map((component) => ({
+    files: [`src/${component}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: components
+            .filter((other) => other !== component)
+            .map((other) => ({
+              group: [`**/${other}/*`, `../${other}`, `../${other}/**`],
+              message: `src/${component} must not import src/${other}; share code through src/shared.`,
+            })),
+        },
+      ],
+    },
+  })),
+  {
+    // Scripts and tests print to the terminal on purpose.
+    files: ['scripts/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    files: ['test/**/*.ts'],
+    rules: {
+      // chai's expect(x).to.be.true is an expression statement.
+      '@typescript-eslint/no-unused-expressions': 'off',
+    },
+  },
+);

@@ -1,0 +1,29 @@
+# Shared by the scripts in scripts/: finds the project, its env file and its dependencies.
+# Source it; it defines BW_ROOT and the bw_* functions and changes into the project folder.
+BW_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$BW_ROOT" || exit 1
+
+bw_say() { printf '%s\n' "$*" >&2; }
+bw_die() { bw_say "error: $*"; exit "${BW_EXIT:-2}"; }
+
+# The env file: $ENV_FILE, else .env-dev. Settings already in the environment win over the file.
+bw_env_file() { printf '%s' "${ENV_FILE:-.env-dev}"; }
+
+# Installs the locked dependencies when node_modules is missing or older than the lock file.
+bw_ensure_deps() {
+  command -v node >/dev/null 2>&1 || bw_die "Node.js 20 is required: https://nodejs.org or 'apt-get install nodejs'"
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    bw_say "installing dependencies (npm ci)"
+    npm ci --no-audit --no-fund --loglevel=error >&2 || bw_die "npm ci failed"
+  fi
+}
+
+# Runs a TypeScript entry point with the env file loaded (when it exists).
+bw_node() {
+  local env_file
+  env_file="$(bw_env_file)"
+  if [ -f "$env_file" ]; then
+    exec node --env-file="$env_file" --import tsx "$@"
+  fi
+  exec node --import tsx "$@"
+}

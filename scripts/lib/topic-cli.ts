@@ -1,0 +1,187 @@
+/**
+ * The topic tools behind create-topic.sh, send-message.sh, read-message.sh and dead-letters.sh.
+ * Settings (REDIS_URL, STREAM_PREFIX, STREAM_MAXLEN) come from the environment and env file.
+ *
+ *   topic-cli.ts create <topic>
+ *   topic-cli.ts send <topic> '<json>'
+ *   topic-cli.ts read <topic> [--from-start]
+ *   topic-cli.ts dead list <topic> [--count N]
+ *   topic-cli.ts dead replay <topic> (<dead-id> ... | --all)
+ *
+ * Exit codes: 0 done, 2 bad usage or refused input, 3 Redis unreachable.
+ */
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ensureGroup } from '../../src/shared/bus/consumer.ts';
+import { listDeadLetters, replayDeadLetters } from '../../src/shared/bus/dead-letters.ts';
+import { Producer } from '../../src/shared/bus/producer.ts';
+import { groupOf, isTopic, topicKeys, TOPICS, type Topic } from '../../src/shared/bus/topics.ts';
+import { BotwireError } from '../../src/shared/errors.ts';
+import { maskUrl } from '../../src/shared/logger.ts';
+import { createRedis, type Redis } from '../../src/shared/redis.ts';
+import { SchemaRegistry } from '../../src/shared/schemas.ts';
+
+class UsageError extends Error {}
+
+const USAGE = `usage:
+  create-topic.sh <topic>
+  send-message.sh <topic> '<json>'
+  read-message.sh <topic> [--from-start]
+  dead-letters.sh list <topic> [--count N]
+  dead-letters.sh replay <topic> (<dead-letter-id> ... | --all)
+topics: ${TOPICS.join(', ')}`;
+
+function topicArg(name: string | undefined): Topic {
+  if (!name) throw new UsageError('a topic is required');
+  if (!isTopic(name)) throw new UsageError(`unknown topic "${name}"`);
+  return name;
+}
+
+const config = (() => {
+  try {
+    return loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+})();
+
+async function connect(): Promise<Redis> {
+  const redis = createRedis(config.redisUrl, {
+    name: 'botwire-cli',
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+  });
+  try {
+    await redis.connect();
+    return redis;
+  } catch (error) {
+    console.error(`error: cannot reach Redis at ${maskUrl(config.redisUrl)}: ${(error as Error).message}`);
+    process.exit(3);
+  }
+}
+
+function producerFor(redis: Redis): Producer {
+  return new Producer({
+    redis,
+    schemas: new SchemaRegistry(),
+    prefix: config.stream.prefix,
+    maxLen: config.stream.maxLen,
+  });
+}
+
+async function create(topic: Topic): Promise<void> {
+  const redis = await connect();
+  const { stream } = topicKeys(config.stream.prefix, topic);
+  await ensureGroup(redis, stream, groupOf(topic));
+  console.error(`topic ${topic}: stream ${stream} with consumer group ${groupOf(topic)}`);
+  redis.disconnect();
+}
+
+async function send(topic: Topic, json: string | undefined): Promise<void> {
+  if (json === undefined) throw new UsageError('a JSON message is required');
+  let message: unknown;
+  try {
+    message = JSON.parse(json);
+  } catch (error) {
+    throw new UsageError(`the message is not valid JSON: ${(error as Error).message}`);
+  }
+  const redis = await connect();
+  try {
+    const id = await producerFor(redis).publish(topic, message);
+    console.log(id);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function read(topic: Topic, fromStart: boolean): Promise<void> {
+  const redis = await connect();
+  const { stream } = topicKeys(config.stream.prefix, topic);
+  // Pin '$' to a concrete id before announcing readiness, so nothing sent after the
+  // announcement can slip between it and the first XREAD.
+  const [last] = await redis.xrevrange(stream, '+', '-', 'COUNT', 1);
+  let cursor = fromStart ? '0-0' : (last?.[0] ?? '0-0');
+  console.error(`reading ${stream} after ${cursor} (Ctrl-C to stop)`);
+  let stopping = false;
+  const stop = (): void => {
+    stopping = true;
+    redis.disconnect();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  while (!stopping) {
+    let reply: [string, [string, string[]][]][] | null;
+    try {
+      reply = (await redis.xread('COUNT', 100, 'BLOCK', 1000, 'STREAMS', stream, cursor)) as typeof reply;
+    } catch (error) {
+      if (stopping) break;
+      throw error;
+    }
+    for (const [id, fields] of reply?.[0]?.[1] ?? []) {
+      cursor = id;
+      const index = fields.indexOf('data');
+      process.stdout.write(`${index >= 0 ? fields[index + 1] : JSON.stringify({ id, fields })}\n`);
+    }
+  }
+}
+
+async function dead(action: string | undefined, args: string[]): Promise<void> {
+  const topic = topicArg(args[0]);
+  const redis = await connect();
+  try {
+    if (action === 'list') {
+      const countAt = args.indexOf('--count');
+      const count = countAt >= 0 ? Number(args[countAt + 1]) : 100;
+      if (!Number.isInteger(count) || count < 1) throw new UsageError('--count takes a positive integer');
+      for (const letter of await listDeadLetters(redis, config.stream.prefix, topic, { count })) {
+        console.log(JSON.stringify(letter));
+      }
+    } else if (action === 'replay') {
+      const ids = args.includes('--all')
+        ? (await listDeadLetters(redis, config.stream.prefix, topic, { count: 100_000 })).map((l) => l.id)
+        : args.slice(1);
+      if (ids.length === 0) throw new UsageError('name the dead letters to replay, or --all');
+      const result = await replayDeadLetters(redis, producerFor(redis), config.stream.prefix, topic, ids);
+      for (const r of result.replayed) console.log(JSON.stringify({ replayed: r.deadId, id: r.newId }));
+      for (const r of result.refused) console.error(`refused ${r.deadId}: ${r.reason}`);
+      if (result.refused.length > 0) process.exitCode = 2;
+    } else {
+      throw new UsageError(`unknown action "${action ?? ''}"`);
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'create':
+      return create(topicArg(rest[0]));
+    case 'send':
+      return send(topicArg(rest[0]), rest[1]);
+    case 'read':
+      return read(topicArg(rest[0]), rest.includes('--from-start'));
+    case 'dead':
+      return dead(rest[0], rest.slice(1));
+    default:
+      throw new UsageError(`unknown command "${command ?? ''}"`);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`error: ${error.message}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (error instanceof BotwireError) {
+    console.error(`error: ${error.code}: ${error.message}`);
+    process.exit(error.code === 'BW_ERR_UNAVAILABLE' ? 3 : 2);
+  }
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,75 @@
+/**
+ * The catalogue of botwire error codes. A code never changes meaning once shipped; tests assert
+ * codes, not messages. `docs/errors.md` lists them for operators.
+ *
+ * `retryable` says whether trying the same thing again can help: a stream consumer leaves a
+ * retryable failure pending (it is reclaimed and retried), and dead-letters the rest at once.
+ */
+export const ERRORS = {
+  BW_ERR_CONFIG: { status: 500, retryable: false, doc: 'A setting is missing or malformed.' },
+  BW_ERR_INTERNAL: { status: 500, retryable: true, doc: 'An unexpected failure; see the logs.' },
+  BW_ERR_UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    doc: 'Redis or Postgres cannot be reached; try again.',
+  },
+  BW_ERR_UNKNOWN_TOPIC: { status: 400, retryable: false, doc: 'No such topic.' },
+  BW_ERR_MESSAGE_MALFORMED: {
+    status: 400,
+    retryable: false,
+    doc: 'A topic message is not a JSON object in the field `data`.',
+  },
+  BW_ERR_MESSAGE_INVALID: {
+    status: 400,
+    retryable: false,
+    doc: "A topic message fails its topic's JSON Schema.",
+  },
+  BW_ERR_MAX_DELIVERIES: {
+    status: 500,
+    retryable: false,
+    doc: 'A message was delivered the maximum number of times without success.',
+  },
+  BW_ERR_HANDLER: {
+    status: 500,
+    retryable: true,
+    doc: 'A handler failed with an error it did not classify.',
+  },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** An error with a stable code from the catalogue; the original failure rides along as `cause`. */
+export class BotwireError extends Error {
+  override name = 'BotwireError';
+  readonly code: ErrorCode;
+  /** Extra machine-readable facts (a schema path, a topic name); never secrets. */
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown; details?: Record<string, unknown> },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = options?.details;
+  }
+
+  get status(): number {
+    return ERRORS[this.code].status;
+  }
+
+  get retryable(): boolean {
+    return ERRORS[this.code].retryable;
+  }
+}
+
+/** Whether a failure may go away if the same work is tried again. Unknown errors are retryable. */
+export function isRetryable(error: unknown): boolean {
+  return error instanceof BotwireError ? error.retryable : true;
+}
+
+/** The catalogue code of any thrown value (`BW_ERR_HANDLER` for errors we did not classify). */
+export function codeOf(error: unknown): ErrorCode {
+  return error instanceof BotwireError ? error.code : 'BW_ERR_HANDLER';
+}
