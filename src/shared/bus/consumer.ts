@@ -105,6 +105,16 @@ function parseEntries(raw: unknown): Entry[] {
   });
 }
 
+/**
+ * The entries of a one-stream XREADGROUP reply. Under RESP2 the reply is `[[key, entries]]`; under
+ * RESP3 (the ioredis 6 default) `call()` hands back the map flattened: `[key, entries]`.
+ */
+function entriesOfRead(reply: unknown): unknown {
+  if (!Array.isArray(reply) || reply.length === 0) return [];
+  const first: unknown = reply[0];
+  return Array.isArray(first) ? (first as unknown[])[1] : reply[1];
+}
+
 function isNoGroupError(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('NOGROUP');
 }
@@ -193,10 +203,7 @@ export class StreamConsumer<T> {
         const args: (string | number)[] = ['GROUP', group, name, 'COUNT', batchSize];
         if (cursor === '>') args.push('BLOCK', blockMs);
         args.push('STREAMS', this.#keys.stream, cursor);
-        const reply = (await this.#blocking.call('XREADGROUP', ...args)) as
-          | [string, unknown][]
-          | null;
-        const entries = parseEntries(reply?.[0]?.[1]);
+        const entries = parseEntries(entriesOfRead(await this.#blocking.call('XREADGROUP', ...args)));
         failures = 0;
         if (cursor === '>') {
           await this.#handleBatch(entries, false);

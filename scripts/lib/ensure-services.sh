@@ -1,0 +1,337 @@
+#!/usr/bin/env bash
+# Makes the Redis and Postgres named by the env file reachable, starting or installing them on this
+# machine when their host is local, or says exactly what to install and exits non-zero.
+#
+#   bash scripts/lib/ensure-services.sh [env-file]     # or: source it with the env file as argument
+#
+# Env file: argument 1, else $ENV_FILE, else <repo>/.env-dev (created from .env-dev.template with
+# fresh keys when missing). REDIS_URL / DATABASE_URL already in the environment win over the file.
+# Reachability is checked with scripts/lib/ping-services.ts, so no redis-cli or psql is needed.
+
+ES_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+ES_DEFAULT_REDIS_URL='redis://127.0.0.1:6379'
+ES_DEFAULT_DATABASE_URL='postgres://postgres:postgres@localhost:5432/botwire'
+
+es_log() { printf 'ensure-services: %s\n' "$*" >&2; }
+es_die() {
+  es_log "$*"
+  exit 1
+}
+
+# es_env_get FILE KEY: prints the last KEY=VALUE value in FILE; fails when KEY is absent.
+# A parser rather than `source`, so the file can never run commands.
+es_env_get() {
+  local file=$1 key=$2 line name value quote found=1
+  while IFS= read -r line || [[ -n $line ]]; do
+    line=${line%$'\r'}
+    line=${line#"${line%%[![:space:]]*}"}
+    [[ -z $line || $line == '#'* ]] && continue
+    if [[ $line == export[[:space:]]* ]]; then
+      line=${line#export}
+      line=${line#"${line%%[![:space:]]*}"}
+    fi
+    [[ $line == *=* ]] || continue
+    name=${line%%=*}
+    name=${name%"${name##*[![:space:]]}"}
+    [[ $name == "$key" ]] || continue
+    value=${line#*=}
+    value=${value#"${value%%[![:space:]]*}"}
+    quote=${value:0:1}
+    if [[ ($quote == \" || $quote == \') && ${value:1} == *"$quote"* ]]; then
+      value=${value:1}
+      value=${value%%"$quote"*} # a quoted value ends at its closing quote
+    else
+      value=${value%%[[:space:]]#*} # an unquoted value ends at " # comment"
+      value=${value%"${value##*[![:space:]]}"}
+    fi
+    found=0
+  done <"$file"
+  [[ $found -eq 0 ]] && printf '%s' "$value"
+  return "$found"
+}
+
+# es_create_env_dev FILE: copies the template and fills empty ADMIN_API_KEY= / CREDENTIALS_KEY=.
+es_create_env_dev() {
+  local file=$1 template="$ES_REPO/.env-dev.template"
+  if [[ ! -f $template ]]; then
+    es_log "no $file and no .env-dev.template yet; using defaults"
+    return 0
+  fi
+  # shellcheck disable=SC2016 # JavaScript template literals, not shell expansions
+  node -e '
+    const fs = require("node:fs");
+    const { randomBytes } = require("node:crypto");
+    const [template, out] = process.argv.slice(1);
+    let text = fs.readFileSync(template, "utf8");
+    const fill = (key, value) => {
+      const empty = new RegExp(`^${key}=[ \\t]*(?:""|\x27\x27)?[ \\t]*$`, "m");
+      text = text.replace(empty, () => `${key}=${value}`);
+    };
+    fill("ADMIN_API_KEY", randomBytes(32).toString("hex"));
+    fill("CREDENTIALS_KEY", randomBytes(32).toString("base64"));
+    fs.writeFileSync(out, text, { mode: 0o600, flag: "wx" });
+  ' "$template" "$file" || es_die "could not create $file from .env-dev.template"
+  es_log "created $file from .env-dev.template with fresh ADMIN_API_KEY and CREDENTIALS_KEY"
+}
+
+# es_url URL FIELD: prints one decoded part of URL (hostname, port, username, password, masked).
+es_url() {
+  # shellcheck disable=SC2016 # JavaScript template literals, not shell expansions
+  node -e '
+    const [raw, field] = process.argv.slice(1);
+    const url = new URL(raw);
+    const values = {
+      hostname: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+      port: url.port,
+      username: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      masked: (url.password && (url.password = "***"), url.toString()),
+    };
+    process.stdout.write(values[field]);
+  ' "$1" "$2" 2>/dev/null
+}
+
+es_is_local() {
+  case $1 in
+    '' | localhost | 127.0.0.1 | ::1) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+
+# es_ping KIND URL: 0 up, 2 unreachable, 3 database missing, 4 auth failed, 1 other.
+es_ping() {
+  local rc=0
+  (cd "$ES_REPO" && node --import tsx scripts/lib/ping-services.ts "$@") || rc=$?
+  return "$rc"
+}
+
+# es_ping_quiet: the same, without the ping's own stderr line (for polling).
+es_ping_quiet() {
+  local rc=0
+  es_ping "$@" 2>/dev/null || rc=$?
+  return "$rc"
+}
+
+# es_wait KIND URL SECONDS: polls until the service answers (any rc but 2).
+es_wait() {
+  local kind=$1 url=$2 deadline=$((SECONDS + $3)) rc
+  while :; do
+    rc=0
+    es_ping_quiet "$kind" "$url" || rc=$?
+    [[ $rc -ne 2 ]] && return 0
+    [[ $SECONDS -ge $deadline ]] && return 1
+    sleep 1
+  done
+}
+
+ES_COMPOSE_STARTED=0
+es_docker_works() { command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; }
+es_compose_up() {
+  [[ $ES_COMPOSE_STARTED -eq 1 ]] && return 0
+  [[ -f "$ES_REPO/docker-compose.yml" ]] || return 1
+  es_log "starting redis and postgres with docker compose"
+  (cd "$ES_REPO" && docker compose up -d redis postgres) >&2 || return 1
+  ES_COMPOSE_STARTED=1
+}
+
+es_can_apt() { [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; }
+ES_APT_UPDATED=0
+es_apt_install() {
+  es_log "installing $1 with apt-get"
+  if [[ $ES_APT_UPDATED -eq 0 ]]; then
+    apt-get update >&2 || es_die "apt-get update failed"
+    ES_APT_UPDATED=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y "$1" >&2 || es_die "apt-get install $1 failed"
+}
+
+es_start_redis_server() {
+  local port=$1 dir="$ES_REPO/.data/redis"
+  mkdir -p "$dir"
+  es_log "starting redis-server on 127.0.0.1:$port (data in .data/redis)"
+  redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --appendonly yes \
+    --dir "$dir" --logfile "$dir/redis.log" --pidfile "$dir/redis-$port.pid" >&2 ||
+    es_die "redis-server did not start; see $dir/redis.log"
+}
+
+es_ensure_redis() {
+  local url=$1 masked host port rc=0
+  masked=$(es_url "$url" masked) || es_die "REDIS_URL is not a valid URL"
+  es_ping redis "$url" || rc=$?
+  case $rc in
+    0)
+      es_log "Redis $masked is up"
+      return 0
+      ;;
+    2) ;;
+    4) es_die "Redis $masked refused the credentials; fix REDIS_URL" ;;
+    *) es_die "cannot check Redis $masked (see the line above)" ;;
+  esac
+  host=$(es_url "$url" hostname)
+  port=$(es_url "$url" port)
+  port=${port:-6379}
+  es_is_local "$host" || es_die "Redis $masked is unreachable; it is not on this machine, so start it there or fix REDIS_URL"
+
+  if command -v redis-server >/dev/null 2>&1; then
+    es_start_redis_server "$port"
+  elif es_docker_works && es_compose_up; then
+    :
+  elif es_can_apt; then
+    es_apt_install redis-server
+    # Debian's package may have started its own server already.
+    es_ping_quiet redis "$url" || es_start_redis_server "$port"
+  else
+    es_die "Redis is not installed. Install it (Debian/Ubuntu: sudo apt-get install redis-server) or install Docker and run: docker compose up -d redis"
+  fi
+  es_wait redis "$url" 20 || es_die "Redis $masked did not answer within 20 s (log: .data/redis/redis.log, or docker compose logs redis)"
+  es_log "Redis $masked is up"
+}
+
+# es_start_pg_clusters PORT: starts every stopped Debian cluster. Returns 0 when a cluster uses
+# PORT, 2 when clusters exist but none on PORT, 1 when there are none (or no postgresql-common).
+es_start_pg_clusters() {
+  command -v pg_lsclusters >/dev/null 2>&1 || return 1
+  local want=$1 ver name port status found=1
+  while read -r ver name port status _; do
+    [[ $ver =~ ^[0-9.]+$ ]] || continue
+    if [[ $port == "$want" ]]; then found=0; elif [[ $found -eq 1 ]]; then found=2; fi
+    [[ $status == down* ]] || continue
+    es_log "starting Postgres cluster $ver/$name (port $port)"
+    pg_ctlcluster --skip-systemctl-redirect "$ver" "$name" start >&2 ||
+      es_log "could not start cluster $ver/$name; see /var/log/postgresql/postgresql-$ver-$name.log"
+  done < <(pg_lsclusters --no-header 2>/dev/null)
+  return "$found"
+}
+
+es_start_postgres() {
+  local masked=$1 port=$2 rc=0
+  local no_cluster="no local Postgres cluster listens on port $port (see pg_lsclusters); fix DATABASE_URL or create one: pg_createcluster <version> main --port $port --start"
+  es_start_pg_clusters "$port" || rc=$?
+  if [[ $rc -eq 0 ]]; then
+    return 0
+  elif [[ $rc -eq 2 ]]; then
+    es_die "$no_cluster"
+  elif es_docker_works && es_compose_up; then
+    return 0
+  elif es_can_apt; then
+    es_apt_install postgresql
+    rc=0
+    es_start_pg_clusters "$port" || rc=$?
+    [[ $rc -eq 0 ]] || es_die "$no_cluster"
+  else
+    es_die "Postgres is not installed or not running for $masked. Install it (Debian/Ubuntu: sudo apt-get install postgresql) or install Docker and run: docker compose up -d postgres"
+  fi
+}
+
+es_sql_literal() { printf "'%s'" "${1//\'/\'\'}"; }
+es_sql_ident() { printf '"%s"' "${1//\"/\"\"}"; }
+
+# es_psql_as_postgres PORT: runs stdin through psql as the postgres OS user (peer auth). The SQL
+# goes through stdin so the password never shows up in a process list.
+es_psql_as_postgres() {
+  local port=$1
+  if command -v runuser >/dev/null 2>&1; then
+    (cd / && runuser -u postgres -- psql -X -q -t -A -v ON_ERROR_STOP=1 -p "$port" -d postgres)
+  else
+    (cd / && su -s /bin/sh postgres -c "psql -X -q -t -A -v ON_ERROR_STOP=1 -p $port -d postgres")
+  fi
+}
+
+# es_fix_pg_auth URL: gives the URL's user the URL's password, creating it as superuser if missing.
+es_fix_pg_auth() {
+  local url=$1 masked=$2 host port user password role exists
+  host=$(es_url "$url" hostname)
+  port=$(es_url "$url" port)
+  port=${port:-5432}
+  user=$(es_url "$url" username)
+  password=$(es_url "$url" password)
+  local advice="set the password of the user in DATABASE_URL ($masked), e.g. sudo -u postgres psql -c \"ALTER USER <user> PASSWORD '<password>'\", or fix DATABASE_URL"
+  if ! es_is_local "$host" || [[ $(id -u) -ne 0 || -z $user || -z $password ]] ||
+    ! command -v psql >/dev/null 2>&1 || ! id postgres >/dev/null 2>&1 ||
+    ! { command -v runuser >/dev/null 2>&1 || command -v su >/dev/null 2>&1; }; then
+    es_die "Postgres $masked rejected the login: $advice"
+  fi
+  role=$(es_sql_ident "$user")
+  exists=$(printf 'SELECT 1 FROM pg_roles WHERE rolname = %s;\n' "$(es_sql_literal "$user")" |
+    es_psql_as_postgres "$port") || es_die "could not reach Postgres as the postgres OS user: $advice"
+  if [[ $exists == 1 ]]; then
+    es_log "setting the password of Postgres user $user from DATABASE_URL"
+    printf 'ALTER ROLE %s WITH LOGIN PASSWORD %s;\n' "$role" "$(es_sql_literal "$password")" |
+      es_psql_as_postgres "$port" >/dev/null || es_die "ALTER ROLE failed: $advice"
+  else
+    es_log "creating Postgres superuser $user from DATABASE_URL"
+    printf 'CREATE ROLE %s WITH LOGIN SUPERUSER PASSWORD %s;\n' "$role" "$(es_sql_literal "$password")" |
+      es_psql_as_postgres "$port" >/dev/null || es_die "CREATE ROLE failed: $advice"
+  fi
+}
+
+es_ensure_postgres() {
+  local url=$1 masked host port rc=0 fixed_auth=0 created_db=0
+  masked=$(es_url "$url" masked) || es_die "DATABASE_URL is not a valid URL"
+  host=$(es_url "$url" hostname)
+  es_ping postgres "$url" || rc=$?
+  if [[ $rc -eq 2 ]]; then
+    es_is_local "$host" || es_die "Postgres $masked is unreachable; it is not on this machine, so start it there or fix DATABASE_URL"
+    port=$(es_url "$url" port)
+    es_start_postgres "$masked" "${port:-5432}"
+    es_wait postgres "$url" 30 || es_die "Postgres $masked did not answer within 30 s (see /var/log/postgresql/, or docker compose logs postgres)"
+    rc=0
+    es_ping postgres "$url" 2>/dev/null || rc=$?
+  fi
+  while :; do
+    case $rc in
+      0)
+        es_log "Postgres $masked is up"
+        return 0
+        ;;
+      4)
+        [[ $fixed_auth -eq 0 ]] || es_die "Postgres $masked still rejects the login; check pg_hba.conf allows password logins on $host"
+        fixed_auth=1
+        es_fix_pg_auth "$url" "$masked"
+        ;;
+      3)
+        [[ $created_db -eq 0 ]] || es_die "database in $masked still missing after CREATE DATABASE"
+        created_db=1
+        es_log "creating the database of $masked"
+        es_ping postgres-create-db "$url" || es_die "could not create the database of $masked"
+        ;;
+      *) es_die "Postgres $masked is not usable (see the line above)" ;;
+    esac
+    rc=0
+    es_ping postgres "$url" || rc=$?
+  done
+}
+
+es_main() {
+  local env_file=${1:-${ENV_FILE:-$ES_REPO/.env-dev}} redis_url database_url
+  if [[ ! -f $env_file ]]; then
+    if [[ $(basename -- "$env_file") == .env-dev ]]; then
+      es_create_env_dev "$env_file"
+    else
+      es_die "env file not found: $env_file"
+    fi
+  fi
+  command -v node >/dev/null 2>&1 || es_die "node is not installed (Node 20 is required)"
+  [[ -d "$ES_REPO/node_modules/tsx" ]] || es_die "the project is not installed; run: npm ci (in $ES_REPO)"
+
+  redis_url=${REDIS_URL:-}
+  database_url=${DATABASE_URL:-}
+  if [[ -f $env_file ]]; then
+    [[ -n $redis_url ]] || redis_url=$(es_env_get "$env_file" REDIS_URL) || true
+    [[ -n $database_url ]] || database_url=$(es_env_get "$env_file" DATABASE_URL) || true
+  fi
+  es_ensure_redis "${redis_url:-$ES_DEFAULT_REDIS_URL}"
+  es_ensure_postgres "${database_url:-$ES_DEFAULT_DATABASE_URL}"
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+  set -euo pipefail
+  es_main "$@"
+else
+  # Sourced: a subshell keeps `set -e` and `exit` from reaching the caller's shell. Pass the env
+  # file explicitly, or the caller's own arguments are taken as one.
+  (
+    set -euo pipefail
+    es_main "$@"
+  )
+fi

@@ -1,0 +1,131 @@
+// Reachability checks for scripts/lib/ensure-services.sh, needing only Node and the project.
+// Usage: ping-services.ts redis <url> | postgres <url> | postgres-create-db <url>
+// Exit codes: 0 ok, 1 other error or bad usage, 2 unreachable (refused / 3 s timeout),
+// 3 database missing (Postgres 3D000), 4 authentication failed.
+import { createRequire } from 'node:module';
+import { Redis } from 'ioredis';
+
+// The project has no @types/pg; this is the small part of pg used here.
+interface PgClient {
+  connect(): Promise<void>;
+  query(sql: string): Promise<unknown>;
+  end(): Promise<void>;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+}
+interface PgModule {
+  Client: new (config: { connectionString: string; connectionTimeoutMillis: number }) => PgClient;
+}
+const pg = createRequire(import.meta.url)('pg') as PgModule;
+
+const TIMEOUT_MS = 3000;
+// Refused, timed out, no route or name, or Postgres still starting up (57P03).
+const UNREACHABLE = new Set(
+  'ECONNREFUSED ETIMEDOUT ECONNRESET EHOSTUNREACH ENETUNREACH ENOTFOUND EAI_AGAIN 57P03'.split(' '),
+);
+
+/** The URL with its password replaced, safe to print. */
+function masked(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<invalid URL>';
+  }
+}
+
+function fail(code: number, message: string): never {
+  console.error(`ping-services: ${message}`);
+  process.exit(code);
+}
+
+function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+async function pingRedis(url: string): Promise<void> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  // The socket error arrives as an event; connect() then only says "Connection is closed".
+  let socketError: unknown;
+  redis.on('error', (err: unknown) => (socketError ??= err));
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (err) {
+    const cause = socketError ?? err;
+    const message = errorMessage(cause);
+    if (/^(NOAUTH|WRONGPASS)/.test(message)) fail(4, `Redis ${masked(url)}: authentication failed`);
+    if (UNREACHABLE.has(errorCode(cause)) || /^LOADING|Connection is closed/.test(message)) {
+      fail(2, `Redis ${masked(url)} is unreachable (${errorCode(cause) || message})`);
+    }
+    fail(1, `Redis ${masked(url)}: ${message}`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Connects with pg and runs `sql`, mapping connection failures to the exit codes above. */
+async function withPostgres(url: string, sql: string, ignore: string[] = []): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: TIMEOUT_MS });
+  client.on('error', () => undefined); // a dropped connection after connect; the query rejects too
+  try {
+    await client.connect();
+    await client.query(sql);
+  } catch (err) {
+    const code = errorCode(err);
+    if (ignore.includes(code)) return;
+    const where = `Postgres ${masked(url)}`;
+    if (code === '3D000') fail(3, `${where}: database does not exist`);
+    if (code === '28P01' || code === '28000') fail(4, `${where}: authentication failed (${code})`);
+    if (UNREACHABLE.has(code) || /timeout|terminated/i.test(errorMessage(err))) {
+      fail(2, `${where} is unreachable (${code || errorMessage(err)})`);
+    }
+    fail(1, `${where}: ${errorMessage(err)}${code ? ` (${code})` : ''}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function createDatabase(url: string): Promise<void> {
+  const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+  if (!name) fail(1, `no database name in ${masked(url)}`);
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  // Identifiers cannot be bound as parameters; double embedded quotes instead.
+  const ident = `"${name.replace(/"/g, '""')}"`;
+  await withPostgres(maintenance.toString(), `CREATE DATABASE ${ident}`, ['42P04']);
+  console.error(`ping-services: database ${ident} ready`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, url] = argv;
+  if (!url || !['redis', 'postgres', 'postgres-create-db'].includes(command ?? '')) {
+    fail(1, 'usage: ping-services.ts redis|postgres|postgres-create-db <url>');
+  }
+  try {
+    new URL(url);
+  } catch {
+    fail(1, `not a valid ${command} URL`);
+  }
+  // A last resort if a driver ignores its own timeout; unref so it never delays a clean exit.
+  setTimeout(() => fail(2, `${masked(url)}: no answer in time`), TIMEOUT_MS * 5).unref();
+  if (command === 'redis') await pingRedis(url);
+  else if (command === 'postgres') await withPostgres(url, 'select 1');
+  else await createDatabase(url);
+}
+
+main(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (err: unknown) => fail(1, errorMessage(err)),
+);

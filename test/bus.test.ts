@@ -1,0 +1,307 @@
+import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { StreamConsumer, type ConsumerOptions } from '../src/shared/bus/consumer.ts';
+import { listDeadLetters, replayDeadLetters } from '../src/shared/bus/dead-letters.ts';
+import { Producer } from '../src/shared/bus/producer.ts';
+import { topicKeys } from '../src/shared/bus/topics.ts';
+import { BotwireError } from '../src/shared/errors.ts';
+import { createLogger } from '../src/shared/logger.ts';
+import type { Redis } from '../src/shared/redis.ts';
+import { SchemaRegistry } from '../src/shared/schemas.ts';
+import { start } from './support/run.ts';
+import { connectRedis, dropPrefix, REDIS_URL, uniquePrefix, waitFor } from './support/services.ts';
+
+interface IndexerMessage {
+  collection_name: string;
+  files: string[];
+}
+
+const schemas = new SchemaRegistry();
+const logger = createLogger({ component: 'test', level: 'silent' });
+const msg = (name: string): IndexerMessage => ({ collection_name: name, files: ['a.pdf'] });
+
+describe('topic bus', () => {
+  let redis: Redis;
+  let prefix: string;
+  let producer: Producer;
+  let keys: ReturnType<typeof topicKeys>;
+  const consumers: StreamConsumer<IndexerMessage>[] = [];
+
+  function consumer(
+    overrides: Partial<ConsumerOptions<IndexerMessage>> & Pick<ConsumerOptions<IndexerMessage>, 'handler'>,
+  ): StreamConsumer<IndexerMessage> {
+    const c = new StreamConsumer<IndexerMessage>({
+      redis,
+      producer,
+      schemas,
+      logger,
+      topic: 'indexer',
+      name: 'c1',
+      prefix,
+      blockMs: 50,
+      claimIdleMs: 150,
+      claimIntervalMs: 50,
+      maxDeliveries: 3,
+      ...overrides,
+    });
+    consumers.push(c);
+    return c;
+  }
+
+  const pending = async (): Promise<number> =>
+    Number(((await redis.xpending(keys.stream, 'indexer')) as [number])[0]);
+
+  beforeEach(() => {
+    redis = connectRedis();
+    prefix = uniquePrefix();
+    producer = new Producer({ redis, schemas, prefix, maxLen: 10_000 });
+    keys = topicKeys(prefix, 'indexer');
+  });
+
+  afterEach(async () => {
+    await Promise.all(consumers.splice(0).map((c) => c.close()));
+    await dropPrefix(redis, prefix);
+    redis.disconnect();
+  });
+
+  describe('producer', () => {
+    it('when a message fits its schema, then it is XADDed as JSON in the field data', async () => {
+      const id = await producer.publish('indexer', msg('faq'));
+      const [[entryId, fields]] = (await redis.xrange(keys.stream, '-', '+')) as [[string, string[]]];
+      expect(entryId).to.equal(id);
+      expect(fields).to.deep.equal(['data', JSON.stringify(msg('faq'))]);
+    });
+
+    it('when one message of a batch fails its schema, then BW_ERR_MESSAGE_INVALID and nothing is written', async () => {
+      const error = await producer
+        .publishMany([
+          { topic: 'indexer', message: msg('ok') },
+          { topic: 'indexer', message: { collection_name: 'x', files: [] } },
+        ])
+        .catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(BotwireError);
+      expect((error as BotwireError).code).to.equal('BW_ERR_MESSAGE_INVALID');
+      expect((error as BotwireError).message).to.contain('/files');
+      expect(await redis.exists(keys.stream)).to.equal(0);
+    });
+
+    it('keys carry the topic as a Redis Cluster hash tag', () => {
+      expect(keys.stream).to.equal(`${prefix}:{indexer}`);
+      expect(keys.dead).to.equal(`${prefix}:{indexer}:dead`);
+    });
+  });
+
+  describe('consumer', () => {
+    it('when the handler succeeds, then its output is published and the entry acknowledged', async () => {
+      const seen: string[] = [];
+      await consumer({
+        handler: async (message) => {
+          seen.push(message.collection_name);
+          return [{ topic: 'retriver', message: { source: 'test', collection_name: 'faq', query: 'hi' } }];
+        },
+      }).start();
+      await producer.publish('indexer', msg('faq'));
+      await waitFor(async () => (await redis.xlen(topicKeys(prefix, 'retriver').stream)) === 1);
+      expect(seen).to.deep.equal(['faq']);
+      await waitFor(async () => (await pending()) === 0, { what: 'ack' });
+    });
+
+    it('when entries are not JSON or fail the schema, then they are dead-lettered at once with the code', async () => {
+      let calls = 0;
+      await consumer({ handler: async () => void (calls += 1) }).start();
+      await redis.xadd(keys.stream, '*', 'data', '{not json');
+      await redis.xadd(keys.stream, '*', 'data', JSON.stringify({ collection_name: 'x' }));
+      await redis.xadd(keys.stream, '*', 'other', 'field');
+      const letters = await waitFor(async () => {
+        const all = await listDeadLetters(redis, prefix, 'indexer');
+        return all.length === 3 ? all : undefined;
+      });
+      expect(letters.map((l) => l.code)).to.deep.equal([
+        'BW_ERR_MESSAGE_MALFORMED',
+        'BW_ERR_MESSAGE_INVALID',
+        'BW_ERR_MESSAGE_MALFORMED',
+      ]);
+      expect(letters[1]!.reason).to.contain('/files is required');
+      expect(letters[0]!.data).to.equal('{not json');
+      expect(letters.every((l) => l.deliveries === 1)).to.be.true;
+      expect(calls).to.equal(0);
+      expect(await pending()).to.equal(0);
+    });
+
+    it('when the handler always throws, then the entry is dead-lettered after maxDeliveries with the last reason', async () => {
+      let calls = 0;
+      await consumer({
+        handler: async () => {
+          calls += 1;
+          throw new Error(`provider down (attempt ${calls})`);
+        },
+      }).start();
+      await producer.publish('indexer', msg('faq'));
+      const [letter] = await waitFor(async () => {
+        const all = await listDeadLetters(redis, prefix, 'indexer');
+        return all.length > 0 ? all : undefined;
+      });
+      expect(calls).to.equal(3);
+      expect(letter!.deliveries).to.equal(3);
+      expect(letter!.code).to.equal('BW_ERR_HANDLER');
+      expect(letter!.reason).to.match(/failed 3 deliveries; last failure: BW_ERR_HANDLER: provider down \(attempt 3\)/);
+      expect(JSON.parse(letter!.data)).to.deep.equal(msg('faq'));
+      expect(await pending()).to.equal(0);
+      await sleep(300);
+      expect(calls, 'no delivery after the dead letter').to.equal(3);
+    });
+
+    it('when the handler throws an unrecoverable error, then the entry is dead-lettered without a retry', async () => {
+      let calls = 0;
+      await consumer({
+        handler: async () => {
+          calls += 1;
+          throw new BotwireError('BW_ERR_MESSAGE_INVALID', 'no such collection');
+        },
+      }).start();
+      await producer.publish('indexer', msg('faq'));
+      const [letter] = await waitFor(async () => {
+        const all = await listDeadLetters(redis, prefix, 'indexer');
+        return all.length > 0 ? all : undefined;
+      });
+      expect(calls).to.equal(1);
+      expect(letter!.code).to.equal('BW_ERR_MESSAGE_INVALID');
+      expect(letter!.reason).to.contain('no such collection');
+    });
+
+    it('when a handler fails once, then the entry is reclaimed and succeeds on a later delivery', async () => {
+      const deliveries: number[] = [];
+      await consumer({
+        handler: async (_m, ctx) => {
+          deliveries.push(ctx.deliveries);
+          if (ctx.deliveries === 1) throw new Error('transient');
+        },
+      }).start();
+      await producer.publish('indexer', msg('faq'));
+      await waitFor(() => deliveries.length === 2);
+      await waitFor(async () => (await pending()) === 0);
+      expect(deliveries).to.deep.equal([1, 2]);
+      expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    });
+
+    it('when messages share an ordering key, then they are handled one at a time in stream order', async () => {
+      const log: string[] = [];
+      let active = 0;
+      let overlap = false;
+      await consumer({
+        concurrency: 8,
+        orderingKey: (m) => m.files[0],
+        handler: async (m) => {
+          active += 1;
+          if (active > 1) overlap = true;
+          await sleep(5);
+          log.push(m.collection_name);
+          active -= 1;
+        },
+      }).start();
+      const names = Array.from({ length: 20 }, (_, i) => `m${i}`);
+      await producer.publishMany(names.map((n) => ({ topic: 'indexer', message: msg(n) })));
+      await waitFor(() => log.length === 20);
+      expect(log).to.deep.equal(names);
+      expect(overlap).to.be.false;
+    });
+
+    it('when a consumer restarts under the same name, then it resumes its own pending entries at once', async () => {
+      await producer.publish('indexer', msg('left-behind'));
+      // A previous run took the entry and died before acknowledging it.
+      await redis.xgroup('CREATE', keys.stream, 'indexer', '0');
+      await redis.xreadgroup('GROUP', 'indexer', 'c1', 'COUNT', 10, 'STREAMS', keys.stream, '>');
+      const seen: string[] = [];
+      await consumer({
+        claimIdleMs: 60_000,
+        handler: async (m) => void seen.push(m.collection_name),
+      }).start();
+      await waitFor(() => seen.length === 1);
+      expect(seen).to.deep.equal(['left-behind']);
+      await waitFor(async () => (await pending()) === 0);
+    });
+
+    it('when closed mid-handler, then the handler finishes and its entry is acknowledged; close is idempotent', async () => {
+      let finished = false;
+      let begun = false;
+      const c = consumer({
+        handler: async () => {
+          begun = true;
+          await sleep(300);
+          finished = true;
+        },
+      });
+      await c.start();
+      await producer.publish('indexer', msg('slow'));
+      await waitFor(() => begun);
+      const first = c.close();
+      expect(c.close()).to.equal(first);
+      await first;
+      expect(finished).to.be.true;
+      expect(await pending()).to.equal(0);
+    });
+
+    it('when a consumer process is SIGKILLed mid-batch, then another consumer reclaims and handles every entry', async function () {
+      this.timeout(30_000);
+      const proc = start('node', ['--import', 'tsx', 'test/fixtures/slow-consumer.ts'], {
+        env: { REDIS_URL, STREAM_PREFIX: prefix, CONSUMER_NAME: 'doomed', HANDLE_MS: '150' },
+      });
+      await waitFor(() => proc.stdout().includes('ready'), { timeoutMs: 15_000, what: 'child ready' });
+      const names = Array.from({ length: 25 }, (_, i) => `n${i}`);
+      await producer.publishMany(names.map((n) => ({ topic: 'indexer', message: msg(n) })));
+      await waitFor(async () => (await redis.scard(`${prefix}:handled`)) >= 3, { what: 'some handled' });
+      proc.child.kill('SIGKILL');
+      await proc.exited;
+      const handledByChild = await redis.scard(`${prefix}:handled`);
+      expect(handledByChild).to.be.lessThan(25);
+      expect(await pending(), 'the killed consumer left entries pending').to.be.greaterThan(0);
+
+      await consumer({
+        name: 'rescuer',
+        handler: async (m) => void (await redis.sadd(`${prefix}:handled`, m.collection_name)),
+      }).start();
+      await waitFor(async () => (await redis.scard(`${prefix}:handled`)) === 25, {
+        timeoutMs: 15_000,
+        what: 'all 25 handled',
+      });
+      expect((await redis.smembers(`${prefix}:handled`)).sort()).to.deep.equal([...names].sort());
+      await waitFor(async () => (await pending()) === 0, { what: 'nothing pending' });
+      expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    });
+  });
+
+  describe('dead letters', () => {
+    it('when a dead letter is replayed, then it returns to the topic and leaves the dead-letter stream', async () => {
+      let fail = true;
+      const seen: string[] = [];
+      await consumer({
+        handler: async (m) => {
+          if (fail) throw new BotwireError('BW_ERR_MESSAGE_INVALID', 'bug');
+          seen.push(m.collection_name);
+        },
+      }).start();
+      await producer.publish('indexer', msg('again'));
+      const [letter] = await waitFor(async () => {
+        const all = await listDeadLetters(redis, prefix, 'indexer');
+        return all.length > 0 ? all : undefined;
+      });
+      fail = false; // "the bug is fixed"
+      const result = await replayDeadLetters(redis, producer, prefix, 'indexer', [letter!.id, '1-1']);
+      expect(result.replayed.map((r) => r.deadId)).to.deep.equal([letter!.id]);
+      expect(result.refused).to.deep.equal([{ deadId: '1-1', reason: 'no such dead letter' }]);
+      await waitFor(() => seen.length === 1);
+      expect(seen).to.deep.equal(['again']);
+      expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    });
+
+    it('when a dead letter still fails the schema, then replay refuses it and keeps it', async () => {
+      await redis.xadd(keys.dead, '*', 'data', '{"collection_name":"x"}', 'code', 'BW_ERR_MESSAGE_INVALID');
+      const [letter] = await listDeadLetters(redis, prefix, 'indexer');
+      const result = await replayDeadLetters(redis, producer, prefix, 'indexer', [letter!.id]);
+      expect(result.replayed).to.have.length(0);
+      expect(result.refused[0]!.reason).to.contain('/files is required');
+      expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(1);
+      expect(await redis.exists(keys.stream)).to.equal(0);
+    });
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * Real Redis and Postgres for tests, isolated per test: a unique stream prefix, and a schema (or
+ * database) of its own, migrated with the project's migrations and dropped afterwards.
+ */
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { createDb, type Knex } from '../../src/shared/db.ts';
+import { createRedis, type Redis } from '../../src/shared/redis.ts';
+
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const DATABASE_URL =
+  process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@localhost:5432/botwire_test';
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+/** A short random name part: lower-case letters and digits. */
+export function uniqueName(label: string): string {
+  return `${label}_${randomBytes(5).toString('hex')}`;
+}
+
+/** A stream prefix no other test uses. */
+export function uniquePrefix(): string {
+  return `test:${randomBytes(5).toString('hex')}`;
+}
+
+export function connectRedis(): Redis {
+  return createRedis(REDIS_URL, { name: 'botwire-test' });
+}
+
+/** Deletes every key under `prefix`. */
+export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+/** A migrated schema of its own; `drop()` removes it and closes the pool. */
+export interface TestSchema {
+  db: Knex;
+  schema: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestSchema(): Promise<TestSchema> {
+  const schema = uniqueName('t');
+  const admin = createDb(DATABASE_URL, { poolMax: 1 });
+  await admin.raw('create schema ??', [schema]);
+  await admin.destroy();
+  const db = createDb(DATABASE_URL, { poolMax: 4, searchPath: schema });
+  await db.migrate.latest({
+    directory: MIGRATIONS_DIR,
+    loadExtensions: ['.ts'],
+    schemaName: schema,
+  });
+  return {
+    db,
+    schema,
+    async drop() {
+      await db.raw('drop schema ?? cascade', [schema]);
+      await db.destroy();
+    },
+  };
+}
+
+/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor<T>(
+  check: () => Promise<T> | T,
+  { timeoutMs = 10_000, intervalMs = 25, what = 'condition' } = {},
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
