@@ -19,6 +19,8 @@ interface Setting {
   max?: number;
   pattern?: string;
   enum?: readonly string[];
+  /** Components that cannot start without it (when it has no default). */
+  requiredBy?: readonly string[];
 }
 
 /** Every setting botwire reads, in the order the env template lists them. */
@@ -106,6 +108,61 @@ export const SETTINGS = {
     max: 1000,
     doc: 'Deliveries after which a failing entry is moved to the dead-letter stream <prefix>:{<topic>}:dead (count).',
   },
+  API_HOST: {
+    kind: 'string',
+    default: '0.0.0.0',
+    doc: 'Address the HTTP edge (component api) listens on.',
+  },
+  API_PORT: {
+    kind: 'integer',
+    default: 8000,
+    min: 1,
+    max: 65535,
+    doc: 'Port of the HTTP edge: platform callbacks, admin API, health and metrics.',
+  },
+  PUBLIC_BASE_URL: {
+    kind: 'url',
+    default: 'http://localhost:8000',
+    pattern: '^https?://[^\\s]+[^/]$',
+    doc: 'Public https base URL the platforms reach this edge at (no trailing slash); callback URLs and webhooks are built from it.',
+  },
+  ADMIN_API_KEY: {
+    kind: 'secret',
+    pattern: '^\\S{32,}$',
+    requiredBy: ['api'],
+    doc: 'Bearer token of the admin API (at least 32 characters; setup generates one). Secret.',
+  },
+  CREDENTIALS_KEY: {
+    kind: 'secret',
+    pattern: '^[A-Za-z0-9+/]{43}=$',
+    requiredBy: ['api', 'channel'],
+    doc: 'AES-256-GCM key sealing channel credentials at rest: 32 random bytes, base64 (`openssl rand -base64 32`). Secret; changing it makes stored credentials unreadable.',
+  },
+  HTTP_BODY_LIMIT_BYTES: {
+    kind: 'integer',
+    default: 1048576,
+    min: 1024,
+    max: 67108864,
+    doc: 'Largest JSON body the edge accepts (bytes); larger ones get 413.',
+  },
+  DEDUPE_TTL_S: {
+    kind: 'integer',
+    default: 604800,
+    min: 60,
+    doc: "How long a platform update id is remembered to drop redeliveries (seconds); covers the platforms' retry windows (WhatsApp retries for up to 7 days).",
+  },
+  TELEGRAM_API_URL: {
+    kind: 'url',
+    default: 'https://api.telegram.org',
+    pattern: '^https?://[^\\s]+[^/]$',
+    doc: 'Base URL of the Telegram Bot API (no trailing slash); point it at a local emulator in tests.',
+  },
+  WHATSAPP_API_URL: {
+    kind: 'url',
+    default: 'https://graph.facebook.com/v21.0',
+    pattern: '^https?://[^\\s]+[^/]$',
+    doc: 'Base URL of the WhatsApp Cloud API, version included (no trailing slash).',
+  },
   SHUTDOWN_TIMEOUT_MS: {
     kind: 'integer',
     default: 15000,
@@ -136,6 +193,20 @@ export interface Config {
     maxDeliveries: number;
   };
   shutdownTimeoutMs: number;
+  api: {
+    host: string;
+    port: number;
+    publicBaseUrl: string;
+    adminApiKey: string;
+    bodyLimitBytes: number;
+    dedupeTtlS: number;
+  };
+  /** AES-256-GCM key (32 bytes), or undefined where the component does not need it. */
+  credentialsKey: Buffer | undefined;
+  providers: {
+    telegramApiUrl: string;
+    whatsappApiUrl: string;
+  };
 }
 
 /** Thrown when a setting is missing or malformed; its message names the key. */
@@ -147,29 +218,41 @@ function schemaOf(setting: Setting): Record<string, unknown> {
   const base: Record<string, unknown> =
     setting.kind === 'integer'
       ? { type: 'integer', minimum: setting.min, maximum: setting.max }
-      : { type: 'string', minLength: setting.default === undefined ? 1 : 0 };
+      : { type: 'string' };
   if ('pattern' in setting && setting.pattern) base.pattern = setting.pattern;
   if ('enum' in setting && setting.enum) base.enum = setting.enum;
   return base;
 }
 
-const validate = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true }).compile({
+const validate = new Ajv({ allErrors: true, coerceTypes: true }).compile({
   type: 'object',
   properties: Object.fromEntries(
     Object.entries(SETTINGS as Record<string, Setting>).map(([key, s]) => [key, schemaOf(s)]),
   ),
-  required: Object.keys(SETTINGS),
 });
 
 /**
  * Validates the environment and returns typed settings.
+ * @param component the component starting; settings it requires must be set. Without one (tools,
+ *   tests), only the values that are set are checked.
  * @throws ConfigError naming every bad or missing key.
  */
-export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  component?: string,
+): Config {
   const raw: Record<string, unknown> = {};
+  const missing: string[] = [];
   for (const [key, setting] of Object.entries(SETTINGS as Record<string, Setting>)) {
-    const value = env[key];
-    raw[key] = value === undefined || value === '' ? setting.default : value.trim();
+    const value = env[key]?.trim();
+    if (value) raw[key] = value;
+    else if (setting.default !== undefined) raw[key] = setting.default;
+    else if (component && setting.requiredBy?.includes(component)) missing.push(key);
+  }
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `invalid configuration: ${missing.map((key) => `${key} is required by ${component}`).join('; ')}`,
+    );
   }
   if (!validate(raw)) {
     const problems = (validate.errors ?? []).map((e) => {
@@ -177,11 +260,14 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
         e.instancePath.slice(1) ||
         (e.params as { missingProperty?: string }).missingProperty ||
         '?';
-      return `${key} ${e.message ?? 'is invalid'}${e.instancePath ? ` (got ${JSON.stringify(raw[key])})` : ''}`;
+      const secret = (SETTINGS as Record<string, Setting>)[key]?.kind === 'secret';
+      const got = e.instancePath && !secret ? ` (got ${JSON.stringify(raw[key])})` : '';
+      return `${key} ${e.message ?? 'is invalid'}${got}`;
     });
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const v = raw as Record<SettingKey, string> & Record<SettingKey, number>;
+  const key = raw.CREDENTIALS_KEY as string | undefined;
   return {
     logLevel: v.LOG_LEVEL,
     redisUrl: v.REDIS_URL,
@@ -198,5 +284,18 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       maxDeliveries: v.CONSUMER_MAX_DELIVERIES,
     },
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    api: {
+      host: v.API_HOST,
+      port: v.API_PORT,
+      publicBaseUrl: v.PUBLIC_BASE_URL,
+      adminApiKey: (raw.ADMIN_API_KEY as string | undefined) ?? '',
+      bodyLimitBytes: v.HTTP_BODY_LIMIT_BYTES,
+      dedupeTtlS: v.DEDUPE_TTL_S,
+    },
+    credentialsKey: key ? Buffer.from(key, 'base64') : undefined,
+    providers: {
+      telegramApiUrl: v.TELEGRAM_API_URL,
+      whatsappApiUrl: v.WHATSAPP_API_URL,
+    },
   };
 }

@@ -34,6 +34,74 @@ export const ERRORS = {
     retryable: true,
     doc: 'A handler failed with an error it did not classify.',
   },
+  BW_ERR_NOT_FOUND: { status: 404, retryable: false, doc: 'No such route or resource.' },
+  BW_ERR_METHOD_NOT_ALLOWED: {
+    status: 405,
+    retryable: false,
+    doc: 'The route exists but not with this method.',
+  },
+  BW_ERR_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    retryable: false,
+    doc: 'The body is not `application/json`.',
+  },
+  BW_ERR_MALFORMED_JSON: { status: 400, retryable: false, doc: 'The body is not valid JSON.' },
+  BW_ERR_SCHEMA: {
+    status: 400,
+    retryable: false,
+    doc: 'The body fails its JSON Schema; `details.problems` lists each failing path.',
+  },
+  BW_ERR_PAYLOAD_TOO_LARGE: {
+    status: 413,
+    retryable: false,
+    doc: 'The body is larger than `HTTP_BODY_LIMIT_BYTES`.',
+  },
+  BW_ERR_UNAUTHORIZED: {
+    status: 401,
+    retryable: false,
+    doc: 'The admin API bearer token is missing or wrong.',
+  },
+  BW_ERR_BAD_SECRET: {
+    status: 401,
+    retryable: false,
+    doc: '`X-Telegram-Bot-Api-Secret-Token` is missing or does not match the channel secret.',
+  },
+  BW_ERR_BAD_SIGNATURE: {
+    status: 401,
+    retryable: false,
+    doc: '`X-Hub-Signature-256` is missing or is not the HMAC-SHA256 of the body with the app secret.',
+  },
+  BW_ERR_VERIFY_TOKEN: {
+    status: 403,
+    retryable: false,
+    doc: 'The webhook verification handshake named a wrong verify token.',
+  },
+  BW_ERR_UNKNOWN_BOT: { status: 404, retryable: false, doc: 'No bot has this app id or number.' },
+  BW_ERR_BOT_INACTIVE: {
+    status: 404,
+    retryable: false,
+    doc: 'The bot exists but is switched off (`active: false`).',
+  },
+  BW_ERR_UNKNOWN_CHANNEL: {
+    status: 404,
+    retryable: false,
+    doc: 'The bot has no channel of this type or id.',
+  },
+  BW_ERR_CONFLICT: {
+    status: 409,
+    retryable: false,
+    doc: 'The change clashes with existing data (a number already wired to another bot).',
+  },
+  BW_ERR_UNSUPPORTED: {
+    status: 400,
+    retryable: false,
+    doc: 'The operation does not apply here (a Telegram webhook for a WhatsApp channel).',
+  },
+  BW_ERR_UPSTREAM: {
+    status: 502,
+    retryable: true,
+    doc: 'A platform or provider refused or failed the call; `message` carries its answer.',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -25,7 +25,7 @@ export async function runComponent(
 ): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig(proc.env);
+    config = loadConfig(proc.env, component);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     proc.stderr.write(`${component}: ${error.message}\n`);

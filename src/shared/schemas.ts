@@ -48,10 +48,14 @@ export class SchemaRegistry {
   readonly #validators = new Map<string, ValidateFunction>();
 
   constructor(dir: string = SCHEMAS_DIR) {
-    const ajv = addFormats(new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true }));
+    const ajv = addFormats(
+      new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true }),
+    );
     const files = listJsonFiles(dir);
     const named = files.map((file) => ({
-      name: relative(dir, file).replace(/\\/g, '/').replace(/\.json$/, ''),
+      name: relative(dir, file)
+        .replace(/\\/g, '/')
+        .replace(/\.json$/, ''),
       schema: JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>,
     }));
     // Add all first so schemas may $ref each other by name, then compile each once.
@@ -72,6 +76,8 @@ export class SchemaRegistry {
     const validate = this.#validators.get(name);
     if (!validate) throw new Error(`unknown schema ${name}`);
     if (validate(value)) return { ok: true, value: value as T };
-    return { ok: false, problems: (validate.errors ?? []).map(toProblem) };
+    // An if/then failure is reported twice: once at the failing path, once as "must match then".
+    const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'if');
+    return { ok: false, problems: errors.map(toProblem) };
   }
 }

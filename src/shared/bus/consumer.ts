@@ -203,7 +203,9 @@ export class StreamConsumer<T> {
         const args: (string | number)[] = ['GROUP', group, name, 'COUNT', batchSize];
         if (cursor === '>') args.push('BLOCK', blockMs);
         args.push('STREAMS', this.#keys.stream, cursor);
-        const entries = parseEntries(entriesOfRead(await this.#blocking.call('XREADGROUP', ...args)));
+        const entries = parseEntries(
+          entriesOfRead(await this.#blocking.call('XREADGROUP', ...args)),
+        );
         failures = 0;
         if (cursor === '>') {
           await this.#handleBatch(entries, false);
@@ -322,7 +324,10 @@ export class StreamConsumer<T> {
     } catch (error) {
       return {
         ok: false,
-        error: new BotwireError('BW_ERR_MESSAGE_MALFORMED', `data is not JSON: ${errorMessage(error)}`),
+        error: new BotwireError(
+          'BW_ERR_MESSAGE_MALFORMED',
+          `data is not JSON: ${errorMessage(error)}`,
+        ),
       };
     }
     const result = this.#o.schemas.validate<T>(schemaOf(this.#o.topic), parsed);
@@ -359,7 +364,11 @@ export class StreamConsumer<T> {
       }
       const outgoing = await handler(decoded.message, { id: entry.id, topic, deliveries, log });
       if (outgoing && outgoing.length > 0) await producer.publishMany(outgoing);
-      await redis.multi().xack(this.#keys.stream, group, entry.id).hdel(this.#keys.failures, entry.id).exec();
+      await redis
+        .multi()
+        .xack(this.#keys.stream, group, entry.id)
+        .hdel(this.#keys.failures, entry.id)
+        .exec();
       this.#o.onOutcome?.('acked', topic);
     } catch (error) {
       const reason = `${codeOf(error)}: ${errorMessage(error)}`;

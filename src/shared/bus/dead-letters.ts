@@ -46,7 +46,13 @@ export async function listDeadLetters(
   options: { count?: number; after?: string } = {},
 ): Promise<DeadLetter[]> {
   const start = options.after ? `(${options.after}` : '-';
-  const rows = await redis.xrange(topicKeys(prefix, topic).dead, start, '+', 'COUNT', options.count ?? 100);
+  const rows = await redis.xrange(
+    topicKeys(prefix, topic).dead,
+    start,
+    '+',
+    'COUNT',
+    options.count ?? 100,
+  );
   return rows.map(([id, fields]) => toDeadLetter(id, fields));
 }
 
@@ -81,7 +87,8 @@ export async function replayDeadLetters(
       message = JSON.parse(letter.data);
       producer.encode(topic, message);
     } catch (error) {
-      const reason = error instanceof BotwireError ? error.message : `data is not JSON: ${String(error)}`;
+      const reason =
+        error instanceof BotwireError ? error.message : `data is not JSON: ${String(error)}`;
       result.refused.push({ deadId, reason });
       continue;
     }

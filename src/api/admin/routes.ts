@@ -1,0 +1,154 @@
+/**
+ * The admin API (bearer ADMIN_API_KEY): bots, channels, webhook registration and transcripts.
+ * Bodies are checked against schemas/http/*.json; errors go through the error middleware.
+ */
+import type { Context, Next } from 'koa';
+import { Router } from '@koa/router';
+import type { NewBot, NewChannel, BotPatch } from '../../shared/bots/types.ts';
+import { secretsEqual } from '../../shared/crypto.ts';
+import { BotwireError } from '../../shared/errors.ts';
+import { readJson } from '../body.ts';
+import type { Edge } from '../edge.ts';
+import { DEFAULT_FLOW } from './default-flow.ts';
+import { presentBot, presentChannel } from './present.ts';
+import { registerTelegramWebhook } from './telegram-webhook.ts';
+import { listConversations, listMessages } from './transcripts.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function body<T>(ctx: Context, edge: Edge, schema: string): Promise<T> {
+  const { json } = await readJson(ctx, edge.bodyLimitBytes);
+  const result = edge.schemas.validate<T>(schema, json);
+  if (!result.ok) {
+    const problems = result.problems;
+    throw new BotwireError(
+      'BW_ERR_SCHEMA',
+      `the body fails its schema: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
+      {
+        details: { problems },
+      },
+    );
+  }
+  return result.value;
+}
+
+function limitOf(ctx: Context): number {
+  const raw = ctx.query.limit;
+  if (raw === undefined) return 20;
+  const limit = Number(raw);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    throw new BotwireError('BW_ERR_SCHEMA', 'limit must be an integer from 1 to 100', {
+      details: {
+        problems: [{ path: '/query/limit', message: 'must be an integer from 1 to 100' }],
+      },
+    });
+  }
+  return limit;
+}
+
+function afterOf(ctx: Context): string | undefined {
+  return typeof ctx.query.after === 'string' && ctx.query.after !== ''
+    ? ctx.query.after
+    : undefined;
+}
+
+function appIdOf(ctx: Context & { params: Record<string, string> }): string {
+  const appId = ctx.params.app_id ?? '';
+  // App ids are UUIDs: anything else cannot exist, and must not reach a uuid-typed query.
+  if (!UUID.test(appId)) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+  return appId;
+}
+
+export function adminRouter(edge: Edge): Router {
+  const router = new Router();
+  const present = presentBot.bind(null, edge.publicBaseUrl);
+
+  router.use(async (ctx: Context, next: Next) => {
+    const header = ctx.get('authorization');
+    const token = header.startsWith('Bearer ') ? header.slice(7) : undefined;
+    if (!secretsEqual(token, edge.adminApiKey)) {
+      ctx.set('WWW-Authenticate', 'Bearer');
+      throw new BotwireError('BW_ERR_UNAUTHORIZED', 'a valid admin bearer token is required');
+    }
+    await next();
+  });
+
+  router.post('/v2/bots', async (ctx) => {
+    const input = await body<NewBot>(ctx, edge, 'http/create-bot');
+    const bot = await edge.store.createBot({ ...input, flow: input.flow ?? DEFAULT_FLOW });
+    await edge.directory.notifyChanged(bot.appId);
+    ctx.status = 201;
+    ctx.body = present(bot);
+  });
+
+  router.get('/v2/bots', async (ctx) => {
+    const limit = limitOf(ctx);
+    const bots = await edge.store.listBots({ limit: limit + 1, after: afterOf(ctx) });
+    const items = bots.slice(0, limit);
+    ctx.body = {
+      items: items.map(present),
+      next_after: bots.length > limit ? (items[items.length - 1]?.appId ?? null) : null,
+    };
+  });
+
+  router.get('/v2/bots/:app_id', async (ctx) => {
+    const bot = await edge.store.getBot(appIdOf(ctx));
+    if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+    ctx.body = present(bot);
+  });
+
+  router.patch('/v2/bots/:app_id', async (ctx) => {
+    const appId = appIdOf(ctx);
+    const patch = await body<BotPatch>(ctx, edge, 'http/patch-bot');
+    const bot = await edge.store.updateBot(appId, patch);
+    if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+    await edge.directory.notifyChanged(appId);
+    ctx.body = present(bot);
+  });
+
+  router.delete('/v2/bots/:app_id', async (ctx) => {
+    const appId = appIdOf(ctx);
+    if (!(await edge.store.deleteBot(appId)))
+      throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+    await edge.directory.notifyChanged(appId);
+    ctx.status = 204;
+  });
+
+  router.post('/v2/bots/:app_id/channels', async (ctx) => {
+    const appId = appIdOf(ctx);
+    const input = await body<NewChannel>(ctx, edge, 'http/channel');
+    if (!(await edge.store.getBot(appId)))
+      throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+    const channel = await edge.store.addChannel(appId, input);
+    await edge.directory.notifyChanged(appId);
+    ctx.status = 201;
+    ctx.body = presentChannel(edge.publicBaseUrl, channel);
+  });
+
+  router.post('/v2/bots/:app_id/channels/:channel_id/webhook', async (ctx) => {
+    const appId = appIdOf(ctx);
+    const channelId = ctx.params.channel_id ?? '';
+    if (!UUID.test(channelId))
+      throw new BotwireError('BW_ERR_UNKNOWN_CHANNEL', 'the bot has no channel with this id');
+    ctx.body = { ok: true, ...(await registerTelegramWebhook(edge, appId, channelId)) };
+    await edge.directory.notifyChanged(appId);
+  });
+
+  router.get('/v2/bots/:app_id/conversations', async (ctx) => {
+    const appId = appIdOf(ctx);
+    if (!(await edge.directory.byAppId(appId)))
+      throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+    ctx.body = await listConversations(edge.db, appId, limitOf(ctx), afterOf(ctx));
+  });
+
+  router.get('/v2/conversations/:id/messages', async (ctx) => {
+    const id = ctx.params.id ?? '';
+    const page = UUID.test(id)
+      ? await listMessages(edge.db, id, limitOf(ctx), afterOf(ctx))
+      : undefined;
+    if (!page) throw new BotwireError('BW_ERR_NOT_FOUND', 'no conversation has this id');
+    ctx.body = page;
+  });
+
+  return router;
+}

@@ -1,0 +1,194 @@
+/**
+ * The WhatsApp Cloud API webhook: POST /callback (bot found by `metadata.phone_number_id`) and
+ * POST /v2/callback/whatsapp/<app_id>, plus the GET verification handshake.
+ *
+ * One payload may carry several entries, changes, messages and statuses, possibly for several
+ * numbers. Numbers that belong to no bot are skipped (a Meta app may serve numbers botwire does
+ * not run); when none is known the answer is 404. Every channel involved that has an app secret
+ * must match `X-Hub-Signature-256` over the raw body bytes.
+ */
+import { createHmac, randomUUID } from 'node:crypto';
+import type { Context } from 'koa';
+import type { WhatsAppMatch } from '../../shared/bots/directory.ts';
+import type { OnceMessage } from '../../shared/bus/producer.ts';
+import { secretsEqual } from '../../shared/crypto.ts';
+import { BotwireError } from '../../shared/errors.ts';
+import { readJson } from '../body.ts';
+import type { Edge } from '../edge.ts';
+import { publishOnce, validateCallback } from './accept.ts';
+import { activeBot } from './lookup.ts';
+
+interface Value {
+  metadata: { phone_number_id: string; display_phone_number?: string };
+  contacts?: { wa_id: string; profile?: { name?: string } }[];
+  messages?: { id: string; from: string; type: string }[];
+  statuses?: { id: string; status: string }[];
+}
+
+interface Payload {
+  entry: { changes: { field: string; value: Value }[] }[];
+}
+
+/** Phone number ids named anywhere in a payload that may not fit the schema yet. */
+function numbersIn(json: unknown): string[] {
+  const numbers = new Set<string>();
+  const entries = (json as { entry?: unknown } | null)?.entry;
+  if (!Array.isArray(entries)) return [];
+  for (const entry of entries.slice(0, 100)) {
+    const changes = (entry as { changes?: unknown } | null)?.changes;
+    if (!Array.isArray(changes)) continue;
+    for (const change of changes.slice(0, 100)) {
+      const id = (change as { value?: { metadata?: { phone_number_id?: unknown } } } | null)?.value
+        ?.metadata?.phone_number_id;
+      if (typeof id === 'string') numbers.add(id);
+    }
+  }
+  return [...numbers];
+}
+
+function signatureMatches(header: string | undefined, raw: Buffer, appSecret: string): boolean {
+  const expected = `sha256=${createHmac('sha256', appSecret).update(raw).digest('hex')}`;
+  return secretsEqual(header?.toLowerCase(), expected);
+}
+
+async function matchNumbers(
+  edge: Edge,
+  numbers: string[],
+  appId?: string,
+): Promise<Map<string, WhatsAppMatch>> {
+  const matches = new Map<string, WhatsAppMatch>();
+  if (appId !== undefined) {
+    const bot = await activeBot(edge, appId);
+    for (const channel of bot.channels) {
+      if (
+        channel.type === 'whatsapp' &&
+        channel.externalId &&
+        numbers.includes(channel.externalId)
+      ) {
+        matches.set(channel.externalId, { bot, channel });
+      }
+    }
+    if (!bot.channels.some((c) => c.type === 'whatsapp')) {
+      throw new BotwireError('BW_ERR_UNKNOWN_CHANNEL', 'this bot has no whatsapp channel');
+    }
+    return matches;
+  }
+  for (const number of numbers) {
+    const match = await edge.directory.byWhatsAppNumber(number);
+    if (match) matches.set(number, match);
+  }
+  return matches;
+}
+
+export async function whatsappCallback(ctx: Context, edge: Edge, appId?: string): Promise<void> {
+  const body = await readJson(ctx, edge.bodyLimitBytes);
+  const matches = await matchNumbers(edge, numbersIn(body.json), appId);
+  if (matches.size === 0) {
+    if (appId !== undefined)
+      throw new BotwireError(
+        'BW_ERR_UNKNOWN_CHANNEL',
+        'no number in the payload belongs to this bot',
+      );
+    await validateCallback(edge, 'http/whatsapp-callback', body, {
+      platform: 'whatsapp',
+      authentic: false,
+    });
+    throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has the phone_number_id of this payload');
+  }
+  const active = [...matches.values()].filter((m) => m.bot.active);
+  if (active.length === 0)
+    throw new BotwireError('BW_ERR_BOT_INACTIVE', 'this bot is switched off');
+
+  const signature = ctx.get('x-hub-signature-256') || undefined;
+  for (const { channel } of matches.values()) {
+    const appSecret =
+      channel.secrets.type === 'whatsapp' ? channel.secrets.details.app_secret : undefined;
+    if (appSecret && !signatureMatches(signature, body.raw, appSecret)) {
+      throw new BotwireError(
+        'BW_ERR_BAD_SIGNATURE',
+        signature
+          ? 'X-Hub-Signature-256 does not match the body'
+          : 'the X-Hub-Signature-256 header is missing',
+      );
+    }
+  }
+  const payload = await validateCallback<Payload>(edge, 'http/whatsapp-callback', body, {
+    platform: 'whatsapp',
+    authentic: true,
+    appId: active[0]?.bot.appId,
+  });
+
+  const receivedAt = new Date().toISOString();
+  const outgoing: OnceMessage[] = [];
+  for (const entry of payload.entry) {
+    for (const { field, value } of entry.changes) {
+      const match = matches.get(value.metadata.phone_number_id);
+      if (field !== 'messages' || !match?.bot.active) continue;
+      const base = {
+        app_id: match.bot.appId,
+        channel_id: match.channel.id,
+        channel_type: 'whatsapp',
+        received_at: receivedAt,
+        metadata: value.metadata,
+      };
+      for (const message of value.messages ?? []) {
+        const contact =
+          value.contacts?.find((c) => c.wa_id === message.from) ?? value.contacts?.[0];
+        outgoing.push({
+          id: `whatsapp:${value.metadata.phone_number_id}:${message.id}`,
+          message: {
+            source: 'whatsapp',
+            turn_id: randomUUID(),
+            intent: 'channel_in',
+            bot_input: { kind: 'message', ...base, contact, message },
+          },
+        });
+      }
+      for (const status of value.statuses ?? []) {
+        outgoing.push({
+          // A message moves through sent, delivered, read: each step is recorded once.
+          id: `whatsapp-status:${value.metadata.phone_number_id}:${status.id}:${status.status}`,
+          message: {
+            source: 'whatsapp',
+            turn_id: randomUUID(),
+            intent: 'channel_in',
+            bot_input: { kind: 'status', ...base, status },
+          },
+        });
+      }
+    }
+  }
+  const published = await publishOnce(edge, outgoing);
+  ctx.body = { ok: true, accepted: published, duplicates: outgoing.length - published };
+}
+
+/** GET: answers `hub.challenge` when `hub.verify_token` is the verify token of a channel. */
+export function whatsappVerify(ctx: Context, edge: Edge, appId?: string): void {
+  const mode = ctx.query['hub.mode'];
+  const token = ctx.query['hub.verify_token'];
+  const challenge = ctx.query['hub.challenge'];
+  if (mode !== 'subscribe' || typeof token !== 'string' || typeof challenge !== 'string') {
+    throw new BotwireError(
+      'BW_ERR_SCHEMA',
+      'expected hub.mode=subscribe, hub.verify_token and hub.challenge',
+      {
+        details: {
+          problems: [
+            { path: '/query', message: 'hub.mode, hub.verify_token, hub.challenge are required' },
+          ],
+        },
+      },
+    );
+  }
+  const channels = edge.directory.whatsappChannelsWithVerifyToken(appId);
+  // Compare against every channel, not stopping at a match, so timing tells nothing.
+  let matched = false;
+  for (const channel of channels) {
+    const expected =
+      channel.secrets.type === 'whatsapp' ? (channel.secrets.details.verify_token ?? '') : '';
+    if (secretsEqual(token, expected)) matched = true;
+  }
+  if (!matched) throw new BotwireError('BW_ERR_VERIFY_TOKEN', 'the verify token does not match');
+  ctx.type = 'text/plain';
+  ctx.body = challenge;
+}

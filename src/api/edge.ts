@@ -1,0 +1,24 @@
+/** What the callback and admin routes are given: the process's shared dependencies. */
+import type { BotDirectory } from '../shared/bots/directory.ts';
+import type { BotStore } from '../shared/bots/store.ts';
+import type { Producer } from '../shared/bus/producer.ts';
+import type { Knex } from '../shared/db.ts';
+import type { Redis } from '../shared/redis.ts';
+import type { SchemaRegistry } from '../shared/schemas.ts';
+
+export interface Edge {
+  redis: Redis;
+  db: Knex;
+  producer: Producer;
+  schemas: SchemaRegistry;
+  directory: BotDirectory;
+  store: BotStore;
+  prefix: string;
+  bodyLimitBytes: number;
+  dedupeTtlS: number;
+  adminApiKey: string;
+  publicBaseUrl: string;
+  telegramApiUrl: string;
+  /** The HTTP client for outside calls (replaceable in tests of failure paths). */
+  fetch: typeof fetch;
+}

@@ -1,0 +1,67 @@
+/**
+ * The one place HTTP errors are shaped: `{ "error": { "code", "message", "details"? } }`.
+ * 4xx messages are written for the caller; a 5xx shows only its code, and the cause goes to the
+ * log. Driver errors and secrets never reach a response.
+ */
+import type { Middleware } from 'koa';
+import { BotwireError } from '../shared/errors.ts';
+
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  '57P01',
+  '57P03',
+]);
+
+/** Whether an unclassified error means Redis or Postgres is out of reach (answer 503, not 500). */
+function isUnreachable(error: unknown): boolean {
+  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && UNREACHABLE.has(code)) return true;
+    const message = (e as { message?: unknown }).message;
+    if (
+      typeof message === 'string' &&
+      /Timeout acquiring a connection|Connection is closed|Connection terminated/.test(message)
+    )
+      return true;
+  }
+  return false;
+}
+
+export const errorMiddleware: Middleware = async (ctx, next) => {
+  try {
+    await next();
+    if (ctx.status === 404 && ctx.body === undefined) {
+      throw new BotwireError('BW_ERR_NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
+    }
+  } catch (error) {
+    const known =
+      error instanceof BotwireError
+        ? error
+        : isUnreachable(error)
+          ? new BotwireError('BW_ERR_UNAVAILABLE', 'a backing service is unavailable', {
+              cause: error,
+            })
+          : undefined;
+    const status = known?.status ?? 500;
+    const code = known?.code ?? 'BW_ERR_INTERNAL';
+    if (status >= 500) {
+      ctx.log.error({ err: error, code }, 'request failed');
+    } else {
+      ctx.log.info({ code, reason: known?.message }, 'request refused');
+    }
+    ctx.status = status;
+    ctx.set('Cache-Control', 'no-store');
+    if (status === 503) ctx.set('Retry-After', '5');
+    ctx.body = {
+      error: {
+        code,
+        message: status < 500 && known ? known.message : code,
+        ...(status < 500 && known?.details ? { details: known.details } : {}),
+      },
+    };
+  }
+};

@@ -1,0 +1,236 @@
+/** The OpenAPI description served at GET /v2/openapi.json; request bodies are the JSON Schemas. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ERRORS } from '../shared/errors.ts';
+import { SCHEMAS_DIR } from '../shared/schemas.ts';
+
+function schema(name: string): Record<string, unknown> {
+  const loaded = JSON.parse(readFileSync(join(SCHEMAS_DIR, `${name}.json`), 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  // OpenAPI components reference each other by #/components/schemas/<name>.
+  return JSON.parse(
+    JSON.stringify(loaded).replace(/"\$ref":"channel"/g, '"$ref":"#/components/schemas/channel"'),
+  ) as Record<string, unknown>;
+}
+
+const error = { $ref: '#/components/responses/error' };
+const json = (ref: string) => ({
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } },
+});
+const ok = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { type: 'object' } } },
+});
+const admin = { security: [{ bearer: [] }] };
+const page = [
+  {
+    name: 'limit',
+    in: 'query',
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+  },
+  {
+    name: 'after',
+    in: 'query',
+    schema: { type: 'string' },
+    description: 'next_after of the previous page',
+  },
+];
+const appId = {
+  name: 'app_id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+};
+
+export function openApiDocument(): Record<string, unknown> {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'botwire',
+      version: '2',
+      description:
+        'Platform callbacks and the admin API of botwire. Every error is {"error":{"code","message"}} with a code from docs/errors.md.',
+    },
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY from the env file' },
+      },
+      responses: {
+        error: {
+          description: 'An error with a stable code',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: {
+                  error: {
+                    type: 'object',
+                    required: ['code', 'message'],
+                    properties: {
+                      code: { enum: Object.keys(ERRORS) },
+                      message: { type: 'string' },
+                      details: { type: 'object' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      schemas: {
+        'telegram-update': schema('http/telegram-update'),
+        'whatsapp-callback': schema('http/whatsapp-callback'),
+        'create-bot': schema('http/create-bot'),
+        'patch-bot': schema('http/patch-bot'),
+        channel: schema('http/channel'),
+      },
+    },
+    paths: {
+      '/v2/callback/telegram/{app_id}': {
+        post: {
+          summary: 'A Telegram update (X-Telegram-Bot-Api-Secret-Token required)',
+          parameters: [
+            appId,
+            {
+              name: 'X-Telegram-Bot-Api-Secret-Token',
+              in: 'header',
+              required: true,
+              schema: { type: 'string' },
+            },
+          ],
+          requestBody: json('telegram-update'),
+          responses: { 200: ok('Accepted, ignored or duplicate'), '4XX': error, 503: error },
+        },
+      },
+      '/callback': {
+        post: {
+          summary: 'A WhatsApp Cloud API webhook; the bot is found by metadata.phone_number_id',
+          parameters: [{ name: 'X-Hub-Signature-256', in: 'header', schema: { type: 'string' } }],
+          requestBody: json('whatsapp-callback'),
+          responses: {
+            200: ok('Accepted (counts of new and duplicate items)'),
+            '4XX': error,
+            503: error,
+          },
+        },
+        get: {
+          summary: 'WhatsApp webhook verification: answers hub.challenge',
+          parameters: ['hub.mode', 'hub.verify_token', 'hub.challenge'].map((name) => ({
+            name,
+            in: 'query',
+            required: true,
+            schema: { type: 'string' },
+          })),
+          responses: {
+            200: { description: 'hub.challenge as text/plain' },
+            400: error,
+            403: error,
+          },
+        },
+      },
+      '/v2/callback/whatsapp/{app_id}': {
+        post: {
+          summary: 'A WhatsApp webhook for one bot',
+          parameters: [appId],
+          requestBody: json('whatsapp-callback'),
+          responses: { 200: ok('Accepted'), '4XX': error, 503: error },
+        },
+        get: {
+          summary: 'WhatsApp webhook verification for one bot',
+          parameters: [appId],
+          responses: { 200: { description: 'hub.challenge' }, '4XX': error },
+        },
+      },
+      '/v2/bots': {
+        post: {
+          ...admin,
+          summary: 'Create a bot with its first channel',
+          requestBody: json('create-bot'),
+          responses: { 201: ok('The bot, with each channel callback_url'), '4XX': error },
+        },
+        get: {
+          ...admin,
+          summary: 'List bots',
+          parameters: page,
+          responses: { 200: ok('{items, next_after}'), '4XX': error },
+        },
+      },
+      '/v2/bots/{app_id}': {
+        get: { ...admin, parameters: [appId], responses: { 200: ok('The bot'), '4XX': error } },
+        patch: {
+          ...admin,
+          parameters: [appId],
+          requestBody: json('patch-bot'),
+          responses: { 200: ok('The bot'), '4XX': error },
+        },
+        delete: {
+          ...admin,
+          parameters: [appId],
+          responses: {
+            204: { description: 'Deleted with its channels and conversations' },
+            '4XX': error,
+          },
+        },
+      },
+      '/v2/bots/{app_id}/channels': {
+        post: {
+          ...admin,
+          parameters: [appId],
+          requestBody: json('channel'),
+          responses: { 201: ok('The channel'), '4XX': error },
+        },
+      },
+      '/v2/bots/{app_id}/channels/{channel_id}/webhook': {
+        post: {
+          ...admin,
+          summary: "Register a Telegram channel's webhook (setWebhook with url and secret_token)",
+          parameters: [
+            appId,
+            {
+              name: 'channel_id',
+              in: 'path',
+              required: true,
+              schema: { type: 'string', format: 'uuid' },
+            },
+          ],
+          responses: { 200: ok('{ok, url, registered_at, telegram}'), '4XX': error, 502: error },
+        },
+      },
+      '/v2/bots/{app_id}/conversations': {
+        get: {
+          ...admin,
+          parameters: [appId, ...page],
+          responses: { 200: ok('{items, next_after}'), '4XX': error },
+        },
+      },
+      '/v2/conversations/{id}/messages': {
+        get: {
+          ...admin,
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+            ...page,
+          ],
+          responses: { 200: ok('{items, next_after}'), '4XX': error },
+        },
+      },
+      '/healthz': {
+        get: { summary: 'The process is up', responses: { 200: ok('{status: "ok"}') } },
+      },
+      '/readyz': {
+        get: {
+          summary: 'Redis and Postgres are reachable',
+          responses: { 200: ok('{status, checks}'), 503: ok('{status, checks}') },
+        },
+      },
+      '/metrics': {
+        get: {
+          summary: 'Prometheus metrics',
+          responses: { 200: { description: 'text/plain exposition format' } },
+        },
+      },
+    },
+  };
+}

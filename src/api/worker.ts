@@ -1,0 +1,100 @@
+/**
+ * Wires the edge: Redis (failing fast, so a Redis outage answers 503 at once), Postgres, the bot
+ * directory, the producer and the HTTP server.
+ */
+import { createServer, type Server } from 'node:http';
+import type { Config } from '../config.ts';
+import { BotDirectory } from '../shared/bots/directory.ts';
+import { BotStore } from '../shared/bots/store.ts';
+import { Producer } from '../shared/bus/producer.ts';
+import { createDb } from '../shared/db.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { Service } from '../shared/process.ts';
+import { createRedis } from '../shared/redis.ts';
+import { SchemaRegistry } from '../shared/schemas.ts';
+import { createApp } from './app.ts';
+import type { Edge } from './edge.ts';
+import { createMetrics } from './metrics.ts';
+
+export interface RunningApi extends Service {
+  /** The port listened on (useful with API_PORT=0). */
+  port: number;
+}
+
+export async function startApi(
+  config: Config,
+  logger: Logger,
+  overrides: { fetch?: typeof fetch } = {},
+): Promise<RunningApi> {
+  if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
+  const redis = createRedis(config.redisUrl, { failFast: true, name: 'botwire-api' });
+  redis.on('error', (error: Error) =>
+    logger.warn({ err: error.message }, 'redis connection error'),
+  );
+  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
+  const schemas = new SchemaRegistry();
+  const metrics = createMetrics();
+  const producer = new Producer({
+    redis,
+    schemas,
+    prefix: config.stream.prefix,
+    maxLen: config.stream.maxLen,
+    onPublished: (topic) => metrics.published.inc({ topic }),
+  });
+  const store = new BotStore({ db, credentialsKey: config.credentialsKey });
+  const directory = new BotDirectory({ store, redis, prefix: config.stream.prefix, logger });
+  await redis.ping().catch(() => undefined); // the first connect; failFast commands do not wait for it
+  await directory.start();
+  const edge: Edge = {
+    redis,
+    db,
+    producer,
+    schemas,
+    directory,
+    store,
+    prefix: config.stream.prefix,
+    bodyLimitBytes: config.api.bodyLimitBytes,
+    dedupeTtlS: config.api.dedupeTtlS,
+    adminApiKey: config.api.adminApiKey,
+    publicBaseUrl: config.api.publicBaseUrl,
+    telegramApiUrl: config.providers.telegramApiUrl,
+    fetch: overrides.fetch ?? fetch,
+  };
+  const app = createApp(edge, logger, metrics);
+  const server: Server = createServer(app.callback());
+  server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.api.port, config.api.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.api.port;
+  logger.info({ port }, 'listening');
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      const step = async (what: string, fn: () => Promise<unknown>): Promise<void> => {
+        try {
+          await fn();
+        } catch (error) {
+          logger.warn({ err: error }, `close: ${what} failed`);
+        }
+      };
+      // Stop accepting, let in-flight requests finish (they publish before answering).
+      await step(
+        'http server',
+        () =>
+          new Promise<void>((resolve, reject) => {
+            server.close((error) => (error ? reject(error) : resolve()));
+            server.closeIdleConnections();
+          }),
+      );
+      await step('bot directory', () => directory.close());
+      await step('redis', () => redis.quit());
+      await step('postgres', () => db.destroy());
+    })();
+    return closing;
+  };
+  return { port, close };
+}

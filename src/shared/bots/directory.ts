@@ -1,0 +1,182 @@
+/**
+ * An in-memory view of every bot and channel, so that a platform callback is matched and
+ * authenticated without a database round trip.
+ *
+ * Freshness: a process that changes a bot publishes its app id on `<prefix>:bots:changed`; every
+ * directory reloads that bot. A full reload every `refreshMs` repairs anything a missed
+ * notification (a Redis reconnect) left stale. A lookup that misses asks the database once and
+ * remembers a miss for `missTtlMs`, so unknown ids cannot turn into a query per request.
+ */
+import { BotwireError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import type { Redis } from '../redis.ts';
+import type { BotStore } from './store.ts';
+import type { BotRecord, ChannelRecord } from './types.ts';
+
+export interface DirectoryOptions {
+  store: BotStore;
+  /** Used for PUBLISH; the directory duplicates it for its subscription. */
+  redis: Redis;
+  prefix: string;
+  logger: Logger;
+  /** Full reload period (ms). @defaultValue 60000 */
+  refreshMs?: number;
+  /** How long a lookup miss is remembered (ms). @defaultValue 5000 */
+  missTtlMs?: number;
+}
+
+export interface WhatsAppMatch {
+  bot: BotRecord;
+  channel: ChannelRecord;
+}
+
+export class BotDirectory {
+  readonly #o: Required<DirectoryOptions>;
+  readonly #subscriber: Redis;
+  #bots = new Map<string, BotRecord>();
+  #numbers = new Map<string, WhatsAppMatch>();
+  readonly #misses = new Map<string, number>();
+  #timer: NodeJS.Timeout | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: DirectoryOptions) {
+    this.#o = { refreshMs: 60_000, missTtlMs: 5000, ...options };
+    // The subscription waits out Redis outages (and reconnects) whatever the caller's connection does.
+    this.#subscriber = options.redis.duplicate({
+      connectionName: 'bot-directory',
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+    });
+  }
+
+  get #channel(): string {
+    return `${this.#o.prefix}:bots:changed`;
+  }
+
+  /** Loads every bot and starts following changes. */
+  async start(): Promise<void> {
+    this.#subscriber.on('message', (_channel: string, appId: string) => {
+      this.reload(appId).catch((error: unknown) =>
+        this.#o.logger.warn({ err: error, appId }, 'could not reload a changed bot'),
+      );
+    });
+    await this.#subscriber.subscribe(this.#channel);
+    await this.reloadAll();
+    this.#timer = setInterval(() => {
+      this.reloadAll().catch((error: unknown) =>
+        this.#o.logger.warn({ err: error }, 'periodic bot reload failed; keeping the last view'),
+      );
+    }, this.#o.refreshMs);
+    this.#timer.unref();
+  }
+
+  async reloadAll(): Promise<void> {
+    const bots = await this.#o.store.loadAll();
+    const next = new Map<string, BotRecord>();
+    const numbers = new Map<string, WhatsAppMatch>();
+    for (const bot of bots) {
+      next.set(bot.appId, bot);
+      this.#indexNumbers(bot, numbers);
+    }
+    this.#bots = next;
+    this.#numbers = numbers;
+    this.#misses.clear();
+  }
+
+  #indexNumbers(bot: BotRecord, numbers: Map<string, WhatsAppMatch>): void {
+    for (const channel of bot.channels) {
+      if (channel.type === 'whatsapp' && channel.externalId)
+        numbers.set(channel.externalId, { bot, channel });
+    }
+  }
+
+  /** Reloads one bot from the database (after a change notification). */
+  async reload(appId: string): Promise<void> {
+    const bot = await this.#o.store.getBot(appId);
+    for (const [number, match] of this.#numbers) {
+      if (match.bot.appId === appId) this.#numbers.delete(number);
+    }
+    if (bot) {
+      this.#bots.set(appId, bot);
+      this.#indexNumbers(bot, this.#numbers);
+    } else {
+      this.#bots.delete(appId);
+    }
+    this.#misses.delete(`bot:${appId}`);
+    for (const channel of bot?.channels ?? []) {
+      if (channel.externalId) this.#misses.delete(`wa:${channel.externalId}`);
+    }
+  }
+
+  /** Tells every directory (this one included) that a bot changed. */
+  async notifyChanged(appId: string): Promise<void> {
+    await this.reload(appId);
+    await this.#o.redis.publish(this.#channel, appId);
+  }
+
+  #recentlyMissed(key: string): boolean {
+    const until = this.#misses.get(key);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.#misses.delete(key);
+    return false;
+  }
+
+  async #miss<T>(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    if (this.#recentlyMissed(key)) return undefined;
+    let found: T | undefined;
+    try {
+      found = await load();
+    } catch (error) {
+      throw new BotwireError('BW_ERR_UNAVAILABLE', 'the bot directory cannot reach the database', {
+        cause: error,
+      });
+    }
+    if (found === undefined) this.#misses.set(key, Date.now() + this.#o.missTtlMs);
+    return found;
+  }
+
+  async byAppId(appId: string): Promise<BotRecord | undefined> {
+    const bot = this.#bots.get(appId);
+    if (bot) return bot;
+    return this.#miss(`bot:${appId}`, async () => {
+      await this.reload(appId);
+      return this.#bots.get(appId);
+    });
+  }
+
+  async byWhatsAppNumber(phoneNumberId: string): Promise<WhatsAppMatch | undefined> {
+    const match = this.#numbers.get(phoneNumberId);
+    if (match) return match;
+    return this.#miss(`wa:${phoneNumberId}`, async () => {
+      const bot = await this.#o.store.getBotByWhatsAppNumber(phoneNumberId);
+      if (bot) await this.reload(bot.appId);
+      return this.#numbers.get(phoneNumberId);
+    });
+  }
+
+  /** WhatsApp channels (of `appId`, or of every bot) that have a verify token. */
+  whatsappChannelsWithVerifyToken(appId?: string): ChannelRecord[] {
+    const channels: ChannelRecord[] = [];
+    for (const bot of this.#bots.values()) {
+      if (appId !== undefined && bot.appId !== appId) continue;
+      for (const channel of bot.channels) {
+        if (channel.secrets.type === 'whatsapp' && channel.secrets.details.verify_token)
+          channels.push(channel);
+      }
+    }
+    return channels;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      if (this.#timer) clearInterval(this.#timer);
+      try {
+        await this.#subscriber.quit();
+      } catch {
+        this.#subscriber.disconnect();
+      }
+    })();
+    return this.#closing;
+  }
+}

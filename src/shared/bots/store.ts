@@ -1,0 +1,218 @@
+/**
+ * Bots and channels in Postgres. Channel details are sealed with AES-256-GCM (bound to the channel
+ * id) before they are written and opened when read; nothing outside this file sees the sealed form.
+ */
+import { randomUUID } from 'node:crypto';
+import { open, randomToken, seal } from '../crypto.ts';
+import type { Knex } from '../db.ts';
+import { BotwireError } from '../errors.ts';
+import type {
+  BotPatch,
+  BotRecord,
+  ChannelRecord,
+  ChannelSecrets,
+  ChannelType,
+  NewBot,
+  NewChannel,
+  WhatsAppDetails,
+} from './types.ts';
+
+interface BotRow {
+  app_id: string;
+  name: string;
+  flow: Record<string, unknown>;
+  language: string;
+  active: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface ChannelRow {
+  id: string;
+  app_id: string;
+  type: ChannelType;
+  external_id: string | null;
+  credentials: string;
+  webhook_registered_at: Date | null;
+  created_at: Date;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION;
+}
+
+export class BotStore {
+  readonly #db: Knex;
+  readonly #key: Buffer;
+
+  constructor(options: { db: Knex; credentialsKey: Buffer }) {
+    this.#db = options.db;
+    this.#key = options.credentialsKey;
+  }
+
+  #toChannel(row: ChannelRow): ChannelRecord {
+    return {
+      id: row.id,
+      appId: row.app_id,
+      type: row.type,
+      externalId: row.external_id,
+      secrets: JSON.parse(open(this.#key, row.credentials, row.id)) as ChannelSecrets,
+      webhookRegisteredAt: row.webhook_registered_at,
+      createdAt: row.created_at,
+    };
+  }
+
+  #toBot(row: BotRow, channels: ChannelRow[]): BotRecord {
+    return {
+      appId: row.app_id,
+      name: row.name,
+      flow: row.flow,
+      language: row.language,
+      active: row.active,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      channels: channels.filter((c) => c.app_id === row.app_id).map((c) => this.#toChannel(c)),
+    };
+  }
+
+  async #withChannels(rows: BotRow[]): Promise<BotRecord[]> {
+    if (rows.length === 0) return [];
+    const channels = await this.#db<ChannelRow>('channels')
+      .whereIn(
+        'app_id',
+        rows.map((r) => r.app_id),
+      )
+      .orderBy('created_at');
+    return rows.map((row) => this.#toBot(row, channels));
+  }
+
+  #channelRow(appId: string, channel: NewChannel): ChannelRow {
+    const id = randomUUID();
+    const secrets: ChannelSecrets =
+      channel.type === 'telegram'
+        ? {
+            type: 'telegram',
+            details: { bot_token: (channel.details as { bot_token: string }).bot_token },
+            secret_token: randomToken(),
+          }
+        : { type: 'whatsapp', details: channel.details as WhatsAppDetails };
+    return {
+      id,
+      app_id: appId,
+      type: channel.type,
+      external_id:
+        channel.type === 'whatsapp' ? (channel.details as WhatsAppDetails).phone_number_id : null,
+      credentials: seal(this.#key, JSON.stringify(secrets), id),
+      webhook_registered_at: null,
+      created_at: new Date(),
+    };
+  }
+
+  async #insertChannel(trx: Knex, row: ChannelRow): Promise<void> {
+    try {
+      await trx('channels').insert(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new BotwireError(
+          'BW_ERR_CONFLICT',
+          `a ${row.type} channel with this number already exists`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Creates a bot with its first channel, in one transaction. */
+  async createBot(bot: NewBot): Promise<BotRecord> {
+    const appId = randomUUID();
+    return this.#db.transaction(async (trx) => {
+      const [row] = await trx<BotRow>('bots')
+        .insert({
+          app_id: appId,
+          name: bot.name,
+          flow: bot.flow,
+          language: bot.language ?? 'en',
+          active: bot.active ?? true,
+        })
+        .returning('*');
+      const channel = this.#channelRow(appId, bot.channel);
+      await this.#insertChannel(trx, channel);
+      return this.#toBot(row!, [channel]);
+    });
+  }
+
+  async getBot(appId: string): Promise<BotRecord | undefined> {
+    const row = await this.#db<BotRow>('bots').where({ app_id: appId }).first();
+    if (!row) return undefined;
+    const [bot] = await this.#withChannels([row]);
+    return bot;
+  }
+
+  /** The bot owning a WhatsApp number, if any. */
+  async getBotByWhatsAppNumber(phoneNumberId: string): Promise<BotRecord | undefined> {
+    const channel = await this.#db<ChannelRow>('channels')
+      .where({ type: 'whatsapp', external_id: phoneNumberId })
+      .first('app_id');
+    return channel ? this.getBot(channel.app_id) : undefined;
+  }
+
+  /**
+   * Bots in creation order, `limit` at a time; pass the last app id of a page as `after` for the
+   * next one.
+   */
+  async listBots(options: { limit: number; after?: string }): Promise<BotRecord[]> {
+    const query = this.#db<BotRow>('bots')
+      .orderBy([{ column: 'created_at' }, { column: 'app_id' }])
+      .limit(options.limit);
+    if (options.after) {
+      const after = await this.#db<BotRow>('bots')
+        .where({ app_id: options.after })
+        .first('created_at', 'app_id');
+      if (after) {
+        void query.whereRaw('(created_at, app_id) > (?, ?)', [after.created_at, after.app_id]);
+      }
+    }
+    return this.#withChannels(await query);
+  }
+
+  /** Every bot with its channels: what the edge keeps in memory. */
+  async loadAll(): Promise<BotRecord[]> {
+    return this.#withChannels(await this.#db<BotRow>('bots').orderBy('created_at'));
+  }
+
+  async updateBot(appId: string, patch: BotPatch): Promise<BotRecord | undefined> {
+    const changes: Partial<BotRow> = {};
+    if (patch.name !== undefined) changes.name = patch.name;
+    if (patch.flow !== undefined) changes.flow = patch.flow;
+    if (patch.language !== undefined) changes.language = patch.language;
+    if (patch.active !== undefined) changes.active = patch.active;
+    const [row] = await this.#db<BotRow>('bots')
+      .where({ app_id: appId })
+      .update({ ...changes, updated_at: this.#db.fn.now() as unknown as Date })
+      .returning('*');
+    if (!row) return undefined;
+    const [bot] = await this.#withChannels([row]);
+    return bot;
+  }
+
+  /** @returns whether the bot existed. Its channels, conversations and state go with it. */
+  async deleteBot(appId: string): Promise<boolean> {
+    return (await this.#db('bots').where({ app_id: appId }).delete()) > 0;
+  }
+
+  async addChannel(appId: string, channel: NewChannel): Promise<ChannelRecord> {
+    const row = this.#channelRow(appId, channel);
+    await this.#insertChannel(this.#db, row);
+    return this.#toChannel(row);
+  }
+
+  async markWebhookRegistered(channelId: string): Promise<Date> {
+    const [row] = await this.#db<ChannelRow>('channels')
+      .where({ id: channelId })
+      .update({ webhook_registered_at: this.#db.fn.now() as unknown as Date })
+      .returning('webhook_registered_at');
+    return row!.webhook_registered_at!;
+  }
+}

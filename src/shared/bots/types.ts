@@ -1,0 +1,65 @@
+/** Bots and their channels as the service sees them (credentials opened). */
+export const CHANNEL_TYPES = ['telegram', 'whatsapp'] as const;
+export type ChannelType = (typeof CHANNEL_TYPES)[number];
+
+export function isChannelType(value: string): value is ChannelType {
+  return (CHANNEL_TYPES as readonly string[]).includes(value);
+}
+
+export interface TelegramDetails {
+  bot_token: string;
+}
+
+export interface WhatsAppDetails {
+  phone_number_id: string;
+  access_token: string;
+  app_secret?: string;
+  verify_token?: string;
+}
+
+/** What is sealed in `channels.credentials`: the operator's details plus secrets we generate. */
+export type ChannelSecrets =
+  | { type: 'telegram'; details: TelegramDetails; secret_token: string }
+  | { type: 'whatsapp'; details: WhatsAppDetails };
+
+export interface ChannelRecord {
+  id: string;
+  appId: string;
+  type: ChannelType;
+  /** What callbacks are matched by: the WhatsApp phone_number_id; null for Telegram. */
+  externalId: string | null;
+  secrets: ChannelSecrets;
+  webhookRegisteredAt: Date | null;
+  createdAt: Date;
+}
+
+export interface BotRecord {
+  appId: string;
+  name: string;
+  flow: Record<string, unknown>;
+  language: string;
+  active: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  channels: ChannelRecord[];
+}
+
+export interface NewChannel {
+  type: ChannelType;
+  details: TelegramDetails | WhatsAppDetails;
+}
+
+export interface NewBot {
+  name: string;
+  flow: Record<string, unknown>;
+  language?: string;
+  active?: boolean;
+  channel: NewChannel;
+}
+
+export interface BotPatch {
+  name?: string;
+  flow?: Record<string, unknown>;
+  language?: string;
+  active?: boolean;
+}

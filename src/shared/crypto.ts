@@ -1,0 +1,55 @@
+/**
+ * Sealing channel credentials at rest with AES-256-GCM. A sealed value is
+ * `v1.<iv>.<tag>.<ciphertext>` (base64url parts). The associated data binds a sealed value to its
+ * row (the channel id), so a ciphertext copied onto another row does not open.
+ */
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
+
+const VERSION = 'v1';
+
+export function seal(key: Buffer, plaintext: string, associatedData: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(associatedData, 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return [VERSION, iv, cipher.getAuthTag(), ciphertext]
+    .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+    .join('.');
+}
+
+/** @throws Error when the value was not sealed with this key and associated data. */
+export function open(key: Buffer, sealed: string, associatedData: string): string {
+  const [version, iv, tag, ciphertext] = sealed.split('.');
+  if (version !== VERSION || !iv || !tag || ciphertext === undefined) {
+    throw new Error('not a sealed value');
+  }
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  decipher.setAAD(Buffer.from(associatedData, 'utf8'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([
+    decipher.update(Buffer.from(ciphertext, 'base64url')),
+    decipher.final(),
+  ]).toString('utf8');
+}
+
+/**
+ * Compares two secrets in time that depends on neither value (both are hashed first, so their
+ * lengths do not leak either).
+ */
+export function secretsEqual(given: string | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** A fresh random token for webhooks (Telegram allows A-Z, a-z, 0-9, _ and -). */
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
