@@ -97,7 +97,9 @@ while [ "$remaining" -gt 0 ]; do
   exited=""
   rc=0
   wait -n -p exited "${pids[@]}" || rc=$?
-  [ -n "$exited" ] || continue # interrupted by a signal; the trap has run
+  # Interrupted by a signal (the trap has run): bash leaves the -p variable unset, and set -u
+  # would end run.sh there with status 1.
+  [ -n "${exited:-}" ] || continue
   remaining=$((remaining - 1))
   if [ "$rc" -ne 0 ]; then status=1; fi
   if [ "$stopping" = 0 ]; then

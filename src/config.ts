@@ -116,9 +116,9 @@ export const SETTINGS = {
   API_PORT: {
     kind: 'integer',
     default: 8000,
-    min: 1,
+    min: 0,
     max: 65535,
-    doc: 'Port of the HTTP edge: platform callbacks, admin API, health and metrics.',
+    doc: 'Port of the HTTP edge: platform callbacks, admin API, health and metrics (0 picks a free port).',
   },
   PUBLIC_BASE_URL: {
     kind: 'url',

@@ -1,0 +1,180 @@
+/**
+ * The topic scripts as an operator runs them: the real .sh files against real Redis, each test
+ * under a stream prefix of its own, with no env file involved (ENV_FILE points nowhere).
+ */
+import { expect } from 'chai';
+import { topicKeys } from '../src/shared/bus/topics.ts';
+import type { Redis } from '../src/shared/redis.ts';
+import { run, start, type RunResult, type Running } from './support/run.ts';
+import { connectRedis, dropPrefix, REDIS_URL, uniquePrefix, waitFor } from './support/services.ts';
+
+const MESSAGE = { collection_name: 'faq', files: ['a.pdf', 'b.xlsx'] };
+
+describe('topic scripts', () => {
+  let redis: Redis;
+  let prefix: string;
+  let keys: ReturnType<typeof topicKeys>;
+  let env: Record<string, string>;
+  const children: Running[] = [];
+
+  const script = (name: string, ...args: string[]): Promise<RunResult> =>
+    run(`./scripts/${name}`, args, { env });
+
+  /** Puts a dead letter on the indexer topic's dead-letter stream, shaped as the consumer does. */
+  const addDeadLetter = async (data: string, reason: string): Promise<string> =>
+    (await redis.xadd(
+      keys.dead,
+      '*',
+      'data',
+      data,
+      'source_id',
+      '1700000000000-0',
+      'topic',
+      'indexer',
+      'group',
+      'indexer',
+      'consumer',
+      'worker-1',
+      'code',
+      'BW_ERR_HANDLER',
+      'reason',
+      reason,
+      'deliveries',
+      '5',
+      'failed_at',
+      '2026-11-22T03:00:00.000Z',
+    )) as string;
+
+  beforeEach(() => {
+    redis = connectRedis();
+    prefix = uniquePrefix();
+    keys = topicKeys(prefix, 'indexer');
+    env = { REDIS_URL, STREAM_PREFIX: prefix, ENV_FILE: '/nonexistent/.env-test' };
+  });
+
+  afterEach(async () => {
+    for (const child of children.splice(0)) {
+      if (child.child.exitCode === null && child.child.signalCode === null) {
+        child.child.kill('SIGKILL');
+        await child.exited;
+      }
+    }
+    await dropPrefix(redis, prefix);
+    redis.disconnect();
+  });
+
+  describe('create-topic.sh', () => {
+    it('when given a topic, then its stream exists with the consumer group of the same name', async () => {
+      const result = await script('create-topic.sh', 'indexer');
+      expect(result.code, result.stderr).to.equal(0);
+      const groups = (await redis.call('XINFO', 'GROUPS', `${prefix}:{indexer}`)) as unknown[];
+      const names = groups.map((group) => {
+        // RESP2 gives a flat [name, value, ...] list per group, RESP3 a map ioredis flattens alike.
+        const fields = group as unknown[];
+        return String(fields[fields.indexOf('name') + 1]);
+      });
+      expect(names).to.deep.equal(['indexer']);
+    });
+
+    it('when run twice, then the second run succeeds too', async () => {
+      expect((await script('create-topic.sh', 'indexer')).code).to.equal(0);
+      const again = await script('create-topic.sh', 'indexer');
+      expect(again.code, again.stderr).to.equal(0);
+    });
+  });
+
+  describe('send-message.sh and read-message.sh', () => {
+    it('when a message is sent while a reader runs, then the reader prints it as one JSON line and stops on SIGINT', async () => {
+      const reader = start('./scripts/read-message.sh', ['indexer'], { env });
+      children.push(reader);
+      await waitFor(() => /reading .*\{indexer\}/.test(reader.stderr()), {
+        timeoutMs: 15_000,
+        what: `the reader's "reading ..." line (stderr: ${reader.stderr()})`,
+      });
+
+      const sent = await script('send-message.sh', 'indexer', JSON.stringify(MESSAGE));
+      expect(sent.code, sent.stderr).to.equal(0);
+      expect(sent.stdout.trim()).to.match(/^\d+-\d+$/);
+
+      await waitFor(() => reader.stdout().includes('\n'), { what: 'a line on the reader stdout' });
+      const lines = reader.stdout().split('\n').filter(Boolean);
+      expect(lines).to.have.length(1);
+      expect(JSON.parse(lines[0]!)).to.deep.equal(MESSAGE);
+
+      const stoppedAt = Date.now();
+      reader.child.kill('SIGINT');
+      const exit = await reader.exited;
+      expect(exit.code, reader.stderr()).to.equal(0);
+      expect(Date.now() - stoppedAt).to.be.lessThan(3000);
+    });
+
+    it('when the message is not JSON, then exit 2 naming the JSON problem and nothing is written', async () => {
+      const result = await script('send-message.sh', 'indexer', '{"collection_name":');
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.contain('not valid JSON');
+      expect(await redis.xlen(keys.stream)).to.equal(0);
+    });
+
+    it('when the message fails the topic schema, then exit 2 with BW_ERR_MESSAGE_INVALID and the path', async () => {
+      const result = await script('send-message.sh', 'indexer', '{"collection_name":"faq"}');
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.contain('BW_ERR_MESSAGE_INVALID');
+      expect(result.stderr).to.contain('/files');
+      expect(await redis.xlen(keys.stream)).to.equal(0);
+    });
+
+    it('when the topic is unknown, then exit 2 with "unknown topic"', async () => {
+      const result = await script('send-message.sh', 'nope', JSON.stringify(MESSAGE));
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.contain('unknown topic');
+      expect(await redis.exists(`${prefix}:{nope}`)).to.equal(0);
+    });
+  });
+
+  describe('dead-letters.sh', () => {
+    it('when a topic has a dead letter, then list prints it as one JSON line with its reason', async () => {
+      const data = JSON.stringify(MESSAGE);
+      const id = await addDeadLetter(data, 'failed 5 deliveries; last failure: provider down');
+      const result = await script('dead-letters.sh', 'list', 'indexer');
+      expect(result.code, result.stderr).to.equal(0);
+      const lines = result.stdout.split('\n').filter(Boolean);
+      expect(lines).to.have.length(1);
+      const letter = JSON.parse(lines[0]!) as Record<string, unknown>;
+      expect(letter).to.include({
+        id,
+        topic: 'indexer',
+        code: 'BW_ERR_HANDLER',
+        reason: 'failed 5 deliveries; last failure: provider down',
+        deliveries: 5,
+        data,
+      });
+    });
+
+    it('when a dead letter is replayed, then its data is back on the topic and it leaves the dead-letter stream', async () => {
+      const id = await addDeadLetter(JSON.stringify(MESSAGE), 'bug, since fixed');
+      const result = await script('dead-letters.sh', 'replay', 'indexer', id);
+      expect(result.code, result.stderr).to.equal(0);
+      const entries = await redis.xrange(keys.stream, '-', '+');
+      expect(entries).to.have.length(1);
+      const [entryId, fields] = entries[0]!;
+      expect(fields[0]).to.equal('data');
+      expect(JSON.parse(fields[1]!)).to.deep.equal(MESSAGE);
+      expect(JSON.parse(result.stdout.trim())).to.deep.equal({ replayed: id, id: entryId });
+      expect(await redis.xlen(keys.dead)).to.equal(0);
+    });
+
+    it('when a dead letter still fails the schema, then replay exits 2 and keeps it', async () => {
+      const id = await addDeadLetter(
+        '{"collection_name":"faq"}',
+        'BW_ERR_MESSAGE_INVALID: /files is required',
+      );
+      const result = await script('dead-letters.sh', 'replay', 'indexer', id);
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.contain(`refused ${id}`);
+      expect(result.stderr).to.contain('/files');
+      expect(await redis.xlen(keys.stream)).to.equal(0);
+      const kept = await redis.xrange(keys.dead, '-', '+');
+      expect(kept.map(([keptId]) => keptId)).to.deep.equal([id]);
+    });
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * Starts the real edge in-process on a free port, against real Redis (own stream prefix) and real
+ * Postgres (own migrated schema), and collects its log lines.
+ */
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { loadConfig } from '../../src/config.ts';
+import { startApi, type RunningApi } from '../../src/api/worker.ts';
+import { createLogger } from '../../src/shared/logger.ts';
+import type { Redis } from '../../src/shared/redis.ts';
+import { connectRedis, createTestSchema, DATABASE_URL, dropPrefix, REDIS_URL, uniquePrefix, type TestSchema } from './services.ts';
+
+export interface TestApi {
+  url: string;
+  adminKey: string;
+  prefix: string;
+  redis: Redis;
+  schema: TestSchema;
+  api: RunningApi;
+  logs: string[];
+  /** fetch against the edge; JSON bodies are serialised, the admin key is sent unless `auth: false`. */
+  call(method: string, path: string, options?: { body?: unknown; raw?: string; headers?: Record<string, string>; auth?: boolean }): Promise<{ status: number; json: any; text: string }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
+  stop(): Promise<void>;
+}
+
+/** DATABASE_URL whose connections work in `schema` (pg passes `options` to the server). */
+export function urlWithSchema(schema: string): string {
+  return `${DATABASE_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+}
+
+export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+  const schema = await createTestSchema();
+  const prefix = uniquePrefix();
+  const adminKey = randomBytes(24).toString('hex');
+  const config = loadConfig(
+    {
+      REDIS_URL,
+      DATABASE_URL: urlWithSchema(schema.schema),
+      STREAM_PREFIX: prefix,
+      API_PORT: '0',
+      API_HOST: '127.0.0.1',
+      ADMIN_API_KEY: adminKey,
+      CREDENTIALS_KEY: randomBytes(32).toString('base64'),
+      PUBLIC_BASE_URL: 'https://bots.example.test',
+      TELEGRAM_API_URL: 'https://telegram.example.test',
+      LOG_LEVEL: 'debug',
+      ...env,
+    },
+    'api',
+  );
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const api = await startApi(config, createLogger({ component: 'api', level: 'debug', destination }));
+  const url = `http://127.0.0.1:${api.port}`;
+  const redis = connectRedis();
+  return {
+    url,
+    adminKey,
+    prefix,
+    redis,
+    schema,
+    api,
+    logs,
+    async call(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.auth !== false) headers.authorization ??= `Bearer ${adminKey}`;
+      let body: string | undefined = options.raw;
+      if (options.body !== undefined) body = JSON.stringify(options.body);
+      if (body !== undefined) headers['content-type'] ??= 'application/json';
+      const response = await fetch(`${url}${path}`, { method, headers, body });
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: response.status, json, text };
+    },
+    async stop() {
+      await api.close();
+      await dropPrefix(redis, prefix);
+      redis.disconnect();
+      await schema.drop();
+    },
+  };
+}
+
+/** Entries of a topic stream, decoded. */
+export async function topicMessages(redis: Redis, prefix: string, topic: string): Promise<any[]> { // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
+  const rows = await redis.xrange(`${prefix}:{${topic}}`, '-', '+');
+  return rows.map(([, fields]) => JSON.parse(fields[fields.indexOf('data') + 1]!) as unknown);
+}
+
+export const TELEGRAM_TOKEN = '123456789:AAExampleTokenForTests_abcdefghijk';
+
+export function whatsappPayload(phoneNumberId: string, messages: { id: string; body: string; from?: string }[]): Record<string, unknown> {
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: 'WHATSAPP_BUSINESS_ACCOUNT_ID',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId },
+              contacts: [{ profile: { name: 'Ana' }, wa_id: '15550002222' }],
+              messages: messages.map((m) => ({
+                from: m.from ?? '15550002222',
+                id: m.id,
+                timestamp: '1700000000',
+                type: 'text',
+                text: { body: m.body },
+              })),
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
