@@ -28,7 +28,8 @@ describe('topic bus', () => {
   const consumers: StreamConsumer<IndexerMessage>[] = [];
 
   function consumer(
-    overrides: Partial<ConsumerOptions<IndexerMessage>> & Pick<ConsumerOptions<IndexerMessage>, 'handler'>,
+    overrides: Partial<ConsumerOptions<IndexerMessage>> &
+      Pick<ConsumerOptions<IndexerMessage>, 'handler'>,
   ): StreamConsumer<IndexerMessage> {
     const c = new StreamConsumer<IndexerMessage>({
       redis,
@@ -67,7 +68,9 @@ describe('topic bus', () => {
   describe('producer', () => {
     it('when a message fits its schema, then it is XADDed as JSON in the field data', async () => {
       const id = await producer.publish('indexer', msg('faq'));
-      const [[entryId, fields]] = (await redis.xrange(keys.stream, '-', '+')) as [[string, string[]]];
+      const [[entryId, fields]] = (await redis.xrange(keys.stream, '-', '+')) as [
+        [string, string[]],
+      ];
       expect(entryId).to.equal(id);
       expect(fields).to.deep.equal(['data', JSON.stringify(msg('faq'))]);
     });
@@ -97,7 +100,9 @@ describe('topic bus', () => {
       await consumer({
         handler: async (message) => {
           seen.push(message.collection_name);
-          return [{ topic: 'retriver', message: { source: 'test', collection_name: 'faq', query: 'hi' } }];
+          return [
+            { topic: 'retriver', message: { source: 'test', collection_name: 'faq', query: 'hi' } },
+          ];
         },
       }).start();
       await producer.publish('indexer', msg('faq'));
@@ -144,7 +149,9 @@ describe('topic bus', () => {
       expect(calls).to.equal(3);
       expect(letter!.deliveries).to.equal(3);
       expect(letter!.code).to.equal('BW_ERR_HANDLER');
-      expect(letter!.reason).to.match(/failed 3 deliveries; last failure: BW_ERR_HANDLER: provider down \(attempt 3\)/);
+      expect(letter!.reason).to.match(
+        /failed 3 deliveries; last failure: BW_ERR_HANDLER: provider down \(attempt 3\)/,
+      );
       expect(JSON.parse(letter!.data)).to.deep.equal(msg('faq'));
       expect(await pending()).to.equal(0);
       await sleep(300);
@@ -246,10 +253,15 @@ describe('topic bus', () => {
       const proc = start('node', ['--import', 'tsx', 'test/fixtures/slow-consumer.ts'], {
         env: { REDIS_URL, STREAM_PREFIX: prefix, CONSUMER_NAME: 'doomed', HANDLE_MS: '150' },
       });
-      await waitFor(() => proc.stdout().includes('ready'), { timeoutMs: 15_000, what: 'child ready' });
+      await waitFor(() => proc.stdout().includes('ready'), {
+        timeoutMs: 15_000,
+        what: 'child ready',
+      });
       const names = Array.from({ length: 25 }, (_, i) => `n${i}`);
       await producer.publishMany(names.map((n) => ({ topic: 'indexer', message: msg(n) })));
-      await waitFor(async () => (await redis.scard(`${prefix}:handled`)) >= 3, { what: 'some handled' });
+      await waitFor(async () => (await redis.scard(`${prefix}:handled`)) >= 3, {
+        what: 'some handled',
+      });
       proc.child.kill('SIGKILL');
       await proc.exited;
       const handledByChild = await redis.scard(`${prefix}:handled`);
@@ -286,7 +298,10 @@ describe('topic bus', () => {
         return all.length > 0 ? all : undefined;
       });
       fail = false; // "the bug is fixed"
-      const result = await replayDeadLetters(redis, producer, prefix, 'indexer', [letter!.id, '1-1']);
+      const result = await replayDeadLetters(redis, producer, prefix, 'indexer', [
+        letter!.id,
+        '1-1',
+      ]);
       expect(result.replayed.map((r) => r.deadId)).to.deep.equal([letter!.id]);
       expect(result.refused).to.deep.equal([{ deadId: '1-1', reason: 'no such dead letter' }]);
       await waitFor(() => seen.length === 1);
@@ -295,7 +310,14 @@ describe('topic bus', () => {
     });
 
     it('when a dead letter still fails the schema, then replay refuses it and keeps it', async () => {
-      await redis.xadd(keys.dead, '*', 'data', '{"collection_name":"x"}', 'code', 'BW_ERR_MESSAGE_INVALID');
+      await redis.xadd(
+        keys.dead,
+        '*',
+        'data',
+        '{"collection_name":"x"}',
+        'code',
+        'BW_ERR_MESSAGE_INVALID',
+      );
       const [letter] = await listDeadLetters(redis, prefix, 'indexer');
       const result = await replayDeadLetters(redis, producer, prefix, 'indexer', [letter!.id]);
       expect(result.replayed).to.have.length(0);

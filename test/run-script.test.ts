@@ -179,7 +179,8 @@ describe('./scripts/run.sh', () => {
         .map((line) => /^\[([a-z]+)\] /.exec(line)?.[1]),
     );
     expect([...prefixes]).to.deep.equal(['api']);
-    for (const pid of componentPids) expect(alive(pid), `component pid ${pid} ended`).to.equal(false);
+    for (const pid of componentPids)
+      expect(alive(pid), `component pid ${pid} ended`).to.equal(false);
   });
 
   it('when the component is unknown, then it exits non-zero with "unknown component"', async () => {

@@ -56,11 +56,13 @@ export const errorMiddleware: Middleware = async (ctx, next) => {
     ctx.status = status;
     ctx.set('Cache-Control', 'no-store');
     if (status === 503) ctx.set('Retry-After', '5');
+    // A platform's refusal is the caller's business (it says what to fix); other 5xx stay opaque.
+    const exposed = known !== undefined && (status < 500 || known.code === 'BW_ERR_UPSTREAM');
     ctx.body = {
       error: {
         code,
-        message: status < 500 && known ? known.message : code,
-        ...(status < 500 && known?.details ? { details: known.details } : {}),
+        message: exposed ? known.message : code,
+        ...(exposed && known.details ? { details: known.details } : {}),
       },
     };
   }

@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import nock from 'nock';
 import { quarantineKey } from '../../src/api/callbacks/accept.ts';
-import { startTestApi, TELEGRAM_TOKEN, topicMessages, whatsappPayload, type TestApi } from '../support/api.ts';
+import {
+  startTestApi,
+  TELEGRAM_TOKEN,
+  topicMessages,
+  whatsappPayload,
+  type TestApi,
+} from '../support/api.ts';
 
 const sign = (body: string, secret: string): string =>
   `sha256=${createHmac('sha256', secret).update(Buffer.from(body, 'utf8')).digest('hex')}`;
@@ -24,12 +30,22 @@ describe('platform callbacks', () => {
     const wa = await t.call('POST', '/v2/bots', {
       body: {
         name: 'wa',
-        channel: { type: 'whatsapp', details: { phone_number_id: number, access_token: 'EAAG-token', app_secret: appSecret, verify_token: 'verify-me' } },
+        channel: {
+          type: 'whatsapp',
+          details: {
+            phone_number_id: number,
+            access_token: 'EAAG-token',
+            app_secret: appSecret,
+            verify_token: 'verify-me',
+          },
+        },
       },
     });
     expect(wa.status).to.equal(201);
     waAppId = wa.json.app_id;
-    const tg = await t.call('POST', '/v2/bots', { body: { name: 'tg', channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } } } });
+    const tg = await t.call('POST', '/v2/bots', {
+      body: { name: 'tg', channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } } },
+    });
     tgAppId = tg.json.app_id;
     // The secret token reaches Telegram only: learn it the way Telegram does, through setWebhook.
     nock('https://telegram.example.test')
@@ -38,7 +54,10 @@ describe('platform callbacks', () => {
         return true;
       })
       .reply(200, { ok: true, result: true, description: 'Webhook was set' });
-    const registered = await t.call('POST', `/v2/bots/${tgAppId}/channels/${tg.json.channels[0].id}/webhook`);
+    const registered = await t.call(
+      'POST',
+      `/v2/bots/${tgAppId}/channels/${tg.json.channels[0].id}/webhook`,
+    );
     expect(registered.status).to.equal(200);
   });
 
@@ -55,7 +74,11 @@ describe('platform callbacks', () => {
   describe('WhatsApp', () => {
     const post = (payload: unknown, headers: Record<string, string> = {}, path = '/callback') => {
       const raw = JSON.stringify(payload);
-      return t.call('POST', path, { raw, auth: false, headers: { 'x-hub-signature-256': sign(raw, appSecret), ...headers } });
+      return t.call('POST', path, {
+        raw,
+        auth: false,
+        headers: { 'x-hub-signature-256': sign(raw, appSecret), ...headers },
+      });
     };
 
     it('when the seed text payload arrives, then exactly one channel message carries sender, text and id; a repeat publishes nothing', async () => {
@@ -67,10 +90,17 @@ describe('platform callbacks', () => {
       expect(rest).to.have.length(0);
       expect(message).to.include({ source: 'whatsapp', intent: 'channel_in' });
       expect(message.turn_id).to.be.a('string');
-      expect(message.bot_input).to.include({ kind: 'message', app_id: waAppId, channel_type: 'whatsapp' });
+      expect(message.bot_input).to.include({
+        kind: 'message',
+        app_id: waAppId,
+        channel_type: 'whatsapp',
+      });
       expect(message.bot_input.message).to.include({ from: '15550002222', id: 'wamid.HBgL1' });
       expect(message.bot_input.message.text.body).to.equal('hola, ¿qué tal? 👋');
-      expect(message.bot_input.contact).to.deep.equal({ profile: { name: 'Ana' }, wa_id: '15550002222' });
+      expect(message.bot_input.contact).to.deep.equal({
+        profile: { name: 'Ana' },
+        wa_id: '15550002222',
+      });
 
       const again = await post(payload);
       expect(again.json).to.deep.equal({ ok: true, accepted: 0, duplicates: 1 });
@@ -87,8 +117,23 @@ describe('platform callbacks', () => {
           {
             value: {
               ...payload.entry[0]!.changes[0]!.value,
-              messages: [{ from: '15550003333', id: 'wamid.m3', timestamp: '1700000001', type: 'text', text: { body: 'three' } }],
-              statuses: [{ id: 'wamid.out1', status: 'delivered', timestamp: '1700000002', recipient_id: '15550002222' }],
+              messages: [
+                {
+                  from: '15550003333',
+                  id: 'wamid.m3',
+                  timestamp: '1700000001',
+                  type: 'text',
+                  text: { body: 'three' },
+                },
+              ],
+              statuses: [
+                {
+                  id: 'wamid.out1',
+                  status: 'delivered',
+                  timestamp: '1700000002',
+                  recipient_id: '15550002222',
+                },
+              ],
             },
             field: 'messages',
           } as never,
@@ -98,28 +143,44 @@ describe('platform callbacks', () => {
       const response = await post(payload);
       expect(response.json).to.deep.equal({ ok: true, accepted: 4, duplicates: 0 });
       const messages = await channelTopic();
-      expect(messages.filter((m) => m.bot_input.kind === 'message').map((m) => m.bot_input.message.id)).to.deep.equal(['wamid.m1', 'wamid.m2', 'wamid.m3']);
+      expect(
+        messages.filter((m) => m.bot_input.kind === 'message').map((m) => m.bot_input.message.id),
+      ).to.deep.equal(['wamid.m1', 'wamid.m2', 'wamid.m3']);
       const [status] = messages.filter((m) => m.bot_input.kind === 'status');
       expect(status.bot_input.status).to.include({ id: 'wamid.out1', status: 'delivered' });
     });
 
     it('when the body with emoji and non-ASCII text is signed, then it passes; tampered or unsigned, then 401 and nothing published', async () => {
-      const raw = JSON.stringify(whatsappPayload(number, [{ id: 'wamid.sig', body: 'Grüße 🌍 — 日本語' }]));
+      const raw = JSON.stringify(
+        whatsappPayload(number, [{ id: 'wamid.sig', body: 'Grüße 🌍 — 日本語' }]),
+      );
       const tampered = raw.replace('Grüße', 'Grusse');
-      const bad = await t.call('POST', '/callback', { raw: tampered, auth: false, headers: { 'x-hub-signature-256': sign(raw, appSecret) } });
+      const bad = await t.call('POST', '/callback', {
+        raw: tampered,
+        auth: false,
+        headers: { 'x-hub-signature-256': sign(raw, appSecret) },
+      });
       expect(bad.status).to.equal(401);
       expect(bad.json.error.code).to.equal('BW_ERR_BAD_SIGNATURE');
       const unsigned = await t.call('POST', '/callback', { raw, auth: false });
       expect(unsigned.status).to.equal(401);
       expect(unsigned.json.error.code).to.equal('BW_ERR_BAD_SIGNATURE');
       expect(await channelTopic()).to.have.length(0);
-      const good = await t.call('POST', '/callback', { raw, auth: false, headers: { 'x-hub-signature-256': sign(raw, appSecret) } });
+      const good = await t.call('POST', '/callback', {
+        raw,
+        auth: false,
+        headers: { 'x-hub-signature-256': sign(raw, appSecret) },
+      });
       expect(good.status).to.equal(200);
       expect((await channelTopic())[0].bot_input.message.text.body).to.equal('Grüße 🌍 — 日本語');
     });
 
     it('when posted to the per-bot path, then it is handled as on /callback', async () => {
-      const response = await post(whatsappPayload(number, [{ id: 'wamid.path', body: 'x' }]), {}, `/v2/callback/whatsapp/${waAppId}`);
+      const response = await post(
+        whatsappPayload(number, [{ id: 'wamid.path', body: 'x' }]),
+        {},
+        `/v2/callback/whatsapp/${waAppId}`,
+      );
       expect(response.status).to.equal(200);
       expect(await channelTopic()).to.have.length(1);
     });
@@ -132,22 +193,36 @@ describe('platform callbacks', () => {
     });
 
     it('when an authentic payload fails the schema, then 400 with the path, kept in quarantine, nothing published', async () => {
-      const payload = whatsappPayload(number, [{ id: 'wamid.q', body: 'x' }]) as { entry: { changes: { value: { messages: Record<string, unknown>[] } }[] }[] };
+      const payload = whatsappPayload(number, [{ id: 'wamid.q', body: 'x' }]) as {
+        entry: { changes: { value: { messages: Record<string, unknown>[] } }[] }[];
+      };
       delete payload.entry[0]!.changes[0]!.value.messages[0]!.text;
       const response = await post(payload);
       expect(response.status).to.equal(400);
       expect(response.json.error.code).to.equal('BW_ERR_SCHEMA');
-      expect(response.json.error.details.problems[0].path).to.equal('/entry/0/changes/0/value/messages/0/text');
+      expect(response.json.error.details.problems[0].path).to.equal(
+        '/entry/0/changes/0/value/messages/0/text',
+      );
       expect(await channelTopic()).to.have.length(0);
-      const [[, fields]] = (await t.redis.xrange(quarantineKey(t.prefix), '-', '+')) as [[string, string[]]];
+      const [[, fields]] = (await t.redis.xrange(quarantineKey(t.prefix), '-', '+')) as [
+        [string, string[]],
+      ];
       expect(fields[fields.indexOf('body') + 1]).to.equal(JSON.stringify(payload));
     });
 
     it('when the verification handshake names the verify token, then the challenge is echoed; otherwise 403', async () => {
-      const ok = await t.call('GET', '/callback?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=1158201444', { auth: false });
+      const ok = await t.call(
+        'GET',
+        '/callback?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=1158201444',
+        { auth: false },
+      );
       expect(ok.status).to.equal(200);
       expect(ok.text).to.equal('1158201444');
-      const bad = await t.call('GET', '/callback?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1', { auth: false });
+      const bad = await t.call(
+        'GET',
+        '/callback?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1',
+        { auth: false },
+      );
       expect(bad.status).to.equal(403);
       expect(bad.json.error.code).to.equal('BW_ERR_VERIFY_TOKEN');
     });
@@ -156,10 +231,24 @@ describe('platform callbacks', () => {
   describe('Telegram', () => {
     const update = (id: number) => ({
       update_id: id,
-      message: { message_id: 5, date: 1700000000, chat: { id: 42, type: 'private' }, from: { id: 42, first_name: 'Ana' }, text: 'hello' },
+      message: {
+        message_id: 5,
+        date: 1700000000,
+        chat: { id: 42, type: 'private' },
+        from: { id: 42, first_name: 'Ana' },
+        text: 'hello',
+      },
     });
-    const post = (body: unknown, headers: Record<string, string> = { 'x-telegram-bot-api-secret-token': tgSecret }, appId = tgAppId) =>
-      t.call('POST', `/v2/callback/telegram/${appId}`, { auth: false, headers, ...(typeof body === 'string' ? { raw: body } : { body }) });
+    const post = (
+      body: unknown,
+      headers: Record<string, string> = { 'x-telegram-bot-api-secret-token': tgSecret },
+      appId = tgAppId,
+    ) =>
+      t.call('POST', `/v2/callback/telegram/${appId}`, {
+        auth: false,
+        headers,
+        ...(typeof body === 'string' ? { raw: body } : { body }),
+      });
 
     it('when the secret matches, then the update is published once per update_id', async () => {
       expect((await post(update(1001))).json).to.deep.equal({ ok: true, duplicate: false });
@@ -167,7 +256,11 @@ describe('platform callbacks', () => {
       const [message, ...rest] = await channelTopic();
       expect(rest).to.have.length(0);
       expect(message).to.include({ source: 'telegram', intent: 'channel_in' });
-      expect(message.bot_input).to.include({ kind: 'update', update_kind: 'message', app_id: tgAppId });
+      expect(message.bot_input).to.include({
+        kind: 'update',
+        update_kind: 'message',
+        app_id: tgAppId,
+      });
       expect(message.bot_input.update.message.text).to.equal('hello');
     });
 
@@ -177,16 +270,55 @@ describe('platform callbacks', () => {
       expect(await channelTopic()).to.have.length(0);
     });
 
-    const refusals: [string, () => Promise<{ status: number; json: any }>, number, string][] = [ // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies
-      ['the secret is wrong', () => post(update(1), { 'x-telegram-bot-api-secret-token': 'wrong' }), 401, 'BW_ERR_BAD_SECRET'],
+    const refusals: [string, () => Promise<{ status: number; json: any }>, number, string][] = [
+      // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies
+      [
+        'the secret is wrong',
+        () => post(update(1), { 'x-telegram-bot-api-secret-token': 'wrong' }),
+        401,
+        'BW_ERR_BAD_SECRET',
+      ],
       ['the secret is missing', () => post(update(1), {}), 401, 'BW_ERR_BAD_SECRET'],
-      ['the app_id is unknown', () => post(update(1), undefined, '6f1c1f8e-0000-4000-8000-000000000000'), 404, 'BW_ERR_UNKNOWN_BOT'],
-      ['the app_id is not even an id', () => post(update(1), undefined, 'nope'), 404, 'BW_ERR_UNKNOWN_BOT'],
+      [
+        'the app_id is unknown',
+        () => post(update(1), undefined, '6f1c1f8e-0000-4000-8000-000000000000'),
+        404,
+        'BW_ERR_UNKNOWN_BOT',
+      ],
+      [
+        'the app_id is not even an id',
+        () => post(update(1), undefined, 'nope'),
+        404,
+        'BW_ERR_UNKNOWN_BOT',
+      ],
       ['the JSON is malformed', () => post('{"update_id": 1,'), 400, 'BW_ERR_MALFORMED_JSON'],
       ['the update fails the schema', () => post({ update_id: 'one' }), 400, 'BW_ERR_SCHEMA'],
-      ['the body is over the size limit', () => post({ update_id: 1, message: { text: 'x'.repeat(1_100_000) } }), 413, 'BW_ERR_PAYLOAD_TOO_LARGE'],
-      ['the body is not JSON', () => t.call('POST', `/v2/callback/telegram/${tgAppId}`, { auth: false, raw: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-telegram-bot-api-secret-token': tgSecret } }), 415, 'BW_ERR_UNSUPPORTED_MEDIA_TYPE'],
-      ['a key is __proto__', () => post('{"update_id":1,"__proto__":{"polluted":true}}'), 400, 'BW_ERR_SCHEMA'],
+      [
+        'the body is over the size limit',
+        () => post({ update_id: 1, message: { text: 'x'.repeat(1_100_000) } }),
+        413,
+        'BW_ERR_PAYLOAD_TOO_LARGE',
+      ],
+      [
+        'the body is not JSON',
+        () =>
+          t.call('POST', `/v2/callback/telegram/${tgAppId}`, {
+            auth: false,
+            raw: 'a=b',
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              'x-telegram-bot-api-secret-token': tgSecret,
+            },
+          }),
+        415,
+        'BW_ERR_UNSUPPORTED_MEDIA_TYPE',
+      ],
+      [
+        'a key is __proto__',
+        () => post('{"update_id":1,"__proto__":{"polluted":true}}'),
+        400,
+        'BW_ERR_SCHEMA',
+      ],
     ];
     for (const [when, send, status, code] of refusals) {
       it(`when ${when}, then ${status} ${code} and the topic is unchanged`, async () => {
@@ -199,13 +331,21 @@ describe('platform callbacks', () => {
     }
 
     it('when an authentic update fails the schema, then the failing path is named and it is quarantined', async () => {
-      const response = await post({ update_id: 3, message: { message_id: 1, date: 1, chat: { id: 'x', type: 'private' } } });
-      expect(response.json.error.details.problems).to.deep.include({ path: '/message/chat/id', message: 'must be integer' });
+      const response = await post({
+        update_id: 3,
+        message: { message_id: 1, date: 1, chat: { id: 'x', type: 'private' } },
+      });
+      expect(response.json.error.details.problems).to.deep.include({
+        path: '/message/chat/id',
+        message: 'must be integer',
+      });
       expect(await t.redis.xlen(quarantineKey(t.prefix))).to.equal(1);
     });
 
     it('when the bot is switched off, then 404 BW_ERR_BOT_INACTIVE until it is switched on again', async () => {
-      expect((await t.call('PATCH', `/v2/bots/${tgAppId}`, { body: { active: false } })).status).to.equal(200);
+      expect(
+        (await t.call('PATCH', `/v2/bots/${tgAppId}`, { body: { active: false } })).status,
+      ).to.equal(200);
       const off = await post(update(2001));
       expect(off.status).to.equal(404);
       expect(off.json.error.code).to.equal('BW_ERR_BOT_INACTIVE');

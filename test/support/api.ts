@@ -8,7 +8,15 @@ import { loadConfig } from '../../src/config.ts';
 import { startApi, type RunningApi } from '../../src/api/worker.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import type { Redis } from '../../src/shared/redis.ts';
-import { connectRedis, createTestSchema, DATABASE_URL, dropPrefix, REDIS_URL, uniquePrefix, type TestSchema } from './services.ts';
+import {
+  connectRedis,
+  createTestSchema,
+  DATABASE_URL,
+  dropPrefix,
+  REDIS_URL,
+  uniquePrefix,
+  type TestSchema,
+} from './services.ts';
 
 export interface TestApi {
   url: string;
@@ -19,7 +27,11 @@ export interface TestApi {
   api: RunningApi;
   logs: string[];
   /** fetch against the edge; JSON bodies are serialised, the admin key is sent unless `auth: false`. */
-  call(method: string, path: string, options?: { body?: unknown; raw?: string; headers?: Record<string, string>; auth?: boolean }): Promise<{ status: number; json: any; text: string }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
+  call(
+    method: string,
+    path: string,
+    options?: { body?: unknown; raw?: string; headers?: Record<string, string>; auth?: boolean },
+  ): Promise<{ status: number; json: any; text: string }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
   stop(): Promise<void>;
 }
 
@@ -55,7 +67,10 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
       done();
     },
   });
-  const api = await startApi(config, createLogger({ component: 'api', level: 'debug', destination }));
+  const api = await startApi(
+    config,
+    createLogger({ component: 'api', level: 'debug', destination }),
+  );
   const url = `http://127.0.0.1:${api.port}`;
   const redis = connectRedis();
   return {
@@ -92,14 +107,18 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
 }
 
 /** Entries of a topic stream, decoded. */
-export async function topicMessages(redis: Redis, prefix: string, topic: string): Promise<any[]> { // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
+export async function topicMessages(redis: Redis, prefix: string, topic: string): Promise<any[]> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
   const rows = await redis.xrange(`${prefix}:{${topic}}`, '-', '+');
   return rows.map(([, fields]) => JSON.parse(fields[fields.indexOf('data') + 1]!) as unknown);
 }
 
 export const TELEGRAM_TOKEN = '123456789:AAExampleTokenForTests_abcdefghijk';
 
-export function whatsappPayload(phoneNumberId: string, messages: { id: string; body: string; from?: string }[]): Record<string, unknown> {
+export function whatsappPayload(
+  phoneNumberId: string,
+  messages: { id: string; body: string; from?: string }[],
+): Record<string, unknown> {
   return {
     object: 'whatsapp_business_account',
     entry: [

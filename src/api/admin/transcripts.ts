@@ -1,6 +1,8 @@
 /** Conversations and their messages for the admin API, in pages (keyset, newest activity first). */
 import type { Knex } from '../../shared/db.ts';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface Page<T> {
   items: T[];
   /** Pass as `after` for the next page; null on the last page. */
@@ -32,15 +34,12 @@ export async function listConversations(
       { column: 'c.id', order: 'desc' },
     ])
     .limit(limit + 1);
-  if (after) {
-    const anchor = await db('conversations')
-      .where({ id: after, app_id: appId })
-      .first('last_message_at', 'id');
-    if (anchor)
-      void query.whereRaw('(c.last_message_at, c.id) < (?, ?)', [
-        anchor.last_message_at,
-        anchor.id,
-      ]);
+  if (after && UUID.test(after)) {
+    // Compared in SQL: timestamps keep microseconds there, and lose them in a JS Date.
+    void query.whereRaw(
+      '(c.last_message_at, c.id) < (select last_message_at, id from conversations where id = ?)',
+      [after],
+    );
   }
   const rows = (await query) as Record<string, unknown>[];
   return page(rows, limit, (row) => String(row.id));

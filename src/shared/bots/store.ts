@@ -167,12 +167,11 @@ export class BotStore {
       .orderBy([{ column: 'created_at' }, { column: 'app_id' }])
       .limit(options.limit);
     if (options.after) {
-      const after = await this.#db<BotRow>('bots')
-        .where({ app_id: options.after })
-        .first('created_at', 'app_id');
-      if (after) {
-        void query.whereRaw('(created_at, app_id) > (?, ?)', [after.created_at, after.app_id]);
-      }
+      // Compared in SQL: timestamps keep microseconds there, and lose them in a JS Date.
+      void query.whereRaw(
+        '(created_at, app_id) > (select created_at, app_id from bots where app_id = ?)',
+        [options.after],
+      );
     }
     return this.#withChannels(await query);
   }
