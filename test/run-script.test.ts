@@ -122,6 +122,8 @@ describe('./scripts/run.sh', () => {
 
   after(async () => {
     if (runner && runner.child.exitCode === null && runner.child.signalCode === null) {
+      // A failed test left run.sh running: its components would outlive it in their own sessions.
+      componentPids.push(...nodeChildren(runner.child.pid!));
       runner.child.kill('SIGKILL');
       await runner.exited;
     }

@@ -59,7 +59,9 @@ async function connect(): Promise<Redis> {
     await redis.connect();
     return redis;
   } catch (error) {
-    console.error(`error: cannot reach Redis at ${maskUrl(config.redisUrl)}: ${(error as Error).message}`);
+    console.error(
+      `error: cannot reach Redis at ${maskUrl(config.redisUrl)}: ${(error as Error).message}`,
+    );
     process.exit(3);
   }
 }
@@ -116,7 +118,7 @@ async function read(topic: Topic, fromStart: boolean): Promise<void> {
   while (!stopping) {
     let reply: [string, [string, string[]][]][] | null;
     try {
-      reply = (await redis.xread('COUNT', 100, 'BLOCK', 1000, 'STREAMS', stream, cursor)) as typeof reply;
+      reply = await redis.xread('COUNT', 100, 'BLOCK', 1000, 'STREAMS', stream, cursor);
     } catch (error) {
       if (stopping) break;
       throw error;
@@ -136,17 +138,27 @@ async function dead(action: string | undefined, args: string[]): Promise<void> {
     if (action === 'list') {
       const countAt = args.indexOf('--count');
       const count = countAt >= 0 ? Number(args[countAt + 1]) : 100;
-      if (!Number.isInteger(count) || count < 1) throw new UsageError('--count takes a positive integer');
+      if (!Number.isInteger(count) || count < 1)
+        throw new UsageError('--count takes a positive integer');
       for (const letter of await listDeadLetters(redis, config.stream.prefix, topic, { count })) {
         console.log(JSON.stringify(letter));
       }
     } else if (action === 'replay') {
       const ids = args.includes('--all')
-        ? (await listDeadLetters(redis, config.stream.prefix, topic, { count: 100_000 })).map((l) => l.id)
+        ? (await listDeadLetters(redis, config.stream.prefix, topic, { count: 100_000 })).map(
+            (l) => l.id,
+          )
         : args.slice(1);
       if (ids.length === 0) throw new UsageError('name the dead letters to replay, or --all');
-      const result = await replayDeadLetters(redis, producerFor(redis), config.stream.prefix, topic, ids);
-      for (const r of result.replayed) console.log(JSON.stringify({ replayed: r.deadId, id: r.newId }));
+      const result = await replayDeadLetters(
+        redis,
+        producerFor(redis),
+        config.stream.prefix,
+        topic,
+        ids,
+      );
+      for (const r of result.replayed)
+        console.log(JSON.stringify({ replayed: r.deadId, id: r.newId }));
       for (const r of result.refused) console.error(`refused ${r.deadId}: ${r.reason}`);
       if (result.refused.length > 0) process.exitCode = 2;
     } else {

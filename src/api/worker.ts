@@ -61,7 +61,8 @@ export async function startApi(
     fetch: overrides.fetch ?? fetch,
   };
   const app = createApp(edge, logger, metrics);
-  const server: Server = createServer(app.callback());
+  const handle = app.callback();
+  const server: Server = createServer((req, res) => void handle(req, res));
   server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

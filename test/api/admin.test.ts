@@ -195,13 +195,11 @@ describe('admin API', () => {
 
   it('when Telegram refuses setWebhook, then 502 BW_ERR_UPSTREAM with its description', async () => {
     const { json: bot } = await createTelegramBot('refused');
-    nock('https://telegram.example.test')
-      .post(`/bot${TELEGRAM_TOKEN}/setWebhook`)
-      .reply(400, {
-        ok: false,
-        error_code: 400,
-        description: 'Bad Request: bad webhook: HTTPS url must be provided for webhook',
-      });
+    nock('https://telegram.example.test').post(`/bot${TELEGRAM_TOKEN}/setWebhook`).reply(400, {
+      ok: false,
+      error_code: 400,
+      description: 'Bad Request: bad webhook: HTTPS url must be provided for webhook',
+    });
     const response = await call(
       'POST',
       `/v2/bots/${bot.app_id}/channels/${bot.channels[0].id}/webhook`,
@@ -231,7 +229,7 @@ describe('admin API', () => {
   });
 
   it('after all of the above, then no credential appeared in any response, log line or database column', async () => {
-    const rows = (await t.schema.db('channels').select('credentials')) as { credentials: string }[];
+    const rows = await t.schema.db<{ credentials: string }>('channels').select('credentials');
     const haystacks = {
       responses: responses.join('\n'),
       logs: t.logs.join('\n'),

@@ -271,7 +271,6 @@ describe('platform callbacks', () => {
     });
 
     const refusals: [string, () => Promise<{ status: number; json: any }>, number, string][] = [
-      // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies
       [
         'the secret is wrong',
         () => post(update(1), { 'x-telegram-bot-api-secret-token': 'wrong' }),

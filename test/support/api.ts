@@ -31,7 +31,7 @@ export interface TestApi {
     method: string,
     path: string,
     options?: { body?: unknown; raw?: string; headers?: Record<string, string>; auth?: boolean },
-  ): Promise<{ status: number; json: any; text: string }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
+  ): Promise<{ status: number; json: any; text: string }>;
   stop(): Promise<void>;
 }
 
@@ -108,7 +108,6 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
 
 /** Entries of a topic stream, decoded. */
 export async function topicMessages(redis: Redis, prefix: string, topic: string): Promise<any[]> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
   const rows = await redis.xrange(`${prefix}:{${topic}}`, '-', '+');
   return rows.map(([, fields]) => JSON.parse(fields[fields.indexOf('data') + 1]!) as unknown);
 }

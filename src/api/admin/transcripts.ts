@@ -51,7 +51,9 @@ export async function listMessages(
   limit: number,
   after?: string,
 ): Promise<Page<Record<string, unknown>> | undefined> {
-  const conversation = await db('conversations').where({ id: conversationId }).first('id');
+  const conversation = await db<{ id: string }>('conversations')
+    .where({ id: conversationId })
+    .first('id');
   if (!conversation) return undefined;
   const query = db('messages')
     .where({ conversation_id: conversationId })

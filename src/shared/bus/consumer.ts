@@ -300,7 +300,7 @@ export class StreamConsumer<T> {
     await Promise.all(
       fresh.map((entry) => {
         const deliveries = counts ? counts.get(entry.id) : 1;
-        if (deliveries === undefined) return undefined; // acknowledged meanwhile
+        if (deliveries === undefined) return Promise.resolve(); // acknowledged meanwhile
         const decoded = this.#decode(entry);
         const key = decoded.ok ? this.#o.orderingKey?.(decoded.message) : undefined;
         this.#inFlight.add(entry.id);
