@@ -249,23 +249,16 @@ export function loadConfig(
     else if (setting.default !== undefined) raw[key] = setting.default;
     else if (component && setting.requiredBy?.includes(component)) missing.push(key);
   }
-  if (missing.length > 0) {
-    throw new ConfigError(
-      `invalid configuration: ${missing.map((key) => `${key} is required by ${component}`).join('; ')}`,
-    );
-  }
+  const problems = missing.map((key) => `${key} is required by ${component}`);
   if (!validate(raw)) {
-    const problems = (validate.errors ?? []).map((e) => {
-      const key =
-        e.instancePath.slice(1) ||
-        (e.params as { missingProperty?: string }).missingProperty ||
-        '?';
+    for (const e of validate.errors ?? []) {
+      const key = e.instancePath.slice(1) || '?';
       const secret = (SETTINGS as Record<string, Setting>)[key]?.kind === 'secret';
-      const got = e.instancePath && !secret ? ` (got ${JSON.stringify(raw[key])})` : '';
-      return `${key} ${e.message ?? 'is invalid'}${got}`;
-    });
-    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+      const got = secret ? '' : ` (got ${JSON.stringify(raw[key])})`;
+      problems.push(`${key} ${e.message ?? 'is invalid'}${got}`);
+    }
   }
+  if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   const v = raw as Record<SettingKey, string> & Record<SettingKey, number>;
   const key = raw.CREDENTIALS_KEY as string | undefined;
   return {

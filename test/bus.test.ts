@@ -253,31 +253,35 @@ describe('topic bus', () => {
       const proc = start('node', ['--import', 'tsx', 'test/fixtures/slow-consumer.ts'], {
         env: { REDIS_URL, STREAM_PREFIX: prefix, CONSUMER_NAME: 'doomed', HANDLE_MS: '150' },
       });
-      await waitFor(() => proc.stdout().includes('ready'), {
-        timeoutMs: 15_000,
-        what: 'child ready',
-      });
-      const names = Array.from({ length: 25 }, (_, i) => `n${i}`);
-      await producer.publishMany(names.map((n) => ({ topic: 'indexer', message: msg(n) })));
-      await waitFor(async () => (await redis.scard(`${prefix}:handled`)) >= 3, {
-        what: 'some handled',
-      });
-      proc.child.kill('SIGKILL');
-      await proc.exited;
-      const handledByChild = await redis.scard(`${prefix}:handled`);
-      expect(handledByChild).to.be.lessThan(25);
-      expect(await pending(), 'the killed consumer left entries pending').to.be.greaterThan(0);
+      try {
+        await waitFor(() => proc.stdout().includes('ready'), {
+          timeoutMs: 15_000,
+          what: 'child ready',
+        });
+        const names = Array.from({ length: 25 }, (_, i) => `n${i}`);
+        await producer.publishMany(names.map((n) => ({ topic: 'indexer', message: msg(n) })));
+        await waitFor(async () => (await redis.scard(`${prefix}:handled`)) >= 3, {
+          what: 'some handled',
+        });
+        proc.child.kill('SIGKILL');
+        await proc.exited;
+        const handledByChild = await redis.scard(`${prefix}:handled`);
+        expect(handledByChild).to.be.lessThan(25);
+        expect(await pending(), 'the killed consumer left entries pending').to.be.greaterThan(0);
 
-      await consumer({
-        name: 'rescuer',
-        handler: async (m) => void (await redis.sadd(`${prefix}:handled`, m.collection_name)),
-      }).start();
-      await waitFor(async () => (await redis.scard(`${prefix}:handled`)) === 25, {
-        timeoutMs: 15_000,
-        what: 'all 25 handled',
-      });
-      expect((await redis.smembers(`${prefix}:handled`)).sort()).to.deep.equal([...names].sort());
-      await waitFor(async () => (await pending()) === 0, { what: 'nothing pending' });
+        await consumer({
+          name: 'rescuer',
+          handler: async (m) => void (await redis.sadd(`${prefix}:handled`, m.collection_name)),
+        }).start();
+        await waitFor(async () => (await redis.scard(`${prefix}:handled`)) === 25, {
+          timeoutMs: 15_000,
+          what: 'all 25 handled',
+        });
+        expect((await redis.smembers(`${prefix}:handled`)).sort()).to.deep.equal([...names].sort());
+        await waitFor(async () => (await pending()) === 0, { what: 'nothing pending' });
+      } finally {
+        proc.child.kill('SIGKILL'); // never leave the child running when an assertion fails
+      }
       expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
     });
   });
