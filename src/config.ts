@@ -56,17 +56,24 @@ export const SETTINGS = {
     pattern: '^[A-Za-z0-9_.:-]{1,64}$',
     doc: 'Prefix of every Redis key; stream keys are <prefix>:{<topic>} so each topic stays in one Redis Cluster slot.',
   },
+  TOPIC_PARTITIONS: {
+    kind: 'integer',
+    default: 8,
+    min: 1,
+    max: 256,
+    doc: 'Partition streams per topic: the most processes of one component that share its load. A conversation stays in one partition, which keeps its order. Set it once: changing it moves keys to other partitions.',
+  },
   STREAM_MAXLEN: {
     kind: 'integer',
     default: 1000000,
     min: 1000,
-    doc: 'Approximate length each topic stream is trimmed to on XADD (entries). Keep it above the largest backlog you expect: trimming drops the oldest entries even if unread.',
+    doc: 'Approximate length each partition stream is trimmed to on XADD (entries). Keep it above the largest backlog you expect: trimming drops the oldest entries even if unread.',
   },
   CONSUMER_NAME: {
     kind: 'string',
     default: '',
     pattern: '^[A-Za-z0-9_.:-]{0,128}$',
-    doc: 'Name of this process in its consumer group; empty means <hostname>-<pid>. A stable name lets a restarted process resume its own pending entries at once.',
+    doc: 'Name of this process in its consumer groups, unique among running processes; empty means <hostname>-<pid>.',
   },
   CONSUMER_BATCH_SIZE: {
     kind: 'integer',
@@ -89,17 +96,19 @@ export const SETTINGS = {
     max: 60000,
     doc: 'How long one XREADGROUP waits for new entries before looping (milliseconds).',
   },
-  CONSUMER_CLAIM_IDLE_MS: {
+  CONSUMER_LEASE_MS: {
     kind: 'integer',
-    default: 30000,
-    min: 100,
-    doc: 'An entry delivered but not acknowledged for this long is reclaimed by another consumer and retried (milliseconds). Must exceed the slowest handler run.',
+    default: 10000,
+    min: 300,
+    max: 600000,
+    doc: 'Lease on a topic partition (milliseconds): renewed every third of it; when a process dies, its partitions pass to the others after at most this long.',
   },
-  CONSUMER_CLAIM_INTERVAL_MS: {
+  CONSUMER_RETRY_BASE_MS: {
     kind: 'integer',
-    default: 5000,
-    min: 50,
-    doc: 'How often each consumer looks for entries to reclaim (milliseconds).',
+    default: 500,
+    min: 1,
+    max: 60000,
+    doc: 'First retry delay after a handler fails (milliseconds); doubled on each further delivery, at most 30 s.',
   },
   CONSUMER_MAX_DELIVERIES: {
     kind: 'integer',
@@ -182,14 +191,15 @@ export interface Config {
   stream: {
     prefix: string;
     maxLen: number;
+    partitions: number;
   };
   consumer: {
     name: string;
     batchSize: number;
     concurrency: number;
     blockMs: number;
-    claimIdleMs: number;
-    claimIntervalMs: number;
+    leaseMs: number;
+    retryBaseMs: number;
     maxDeliveries: number;
   };
   shutdownTimeoutMs: number;
@@ -266,14 +276,14 @@ export function loadConfig(
     redisUrl: v.REDIS_URL,
     databaseUrl: v.DATABASE_URL,
     databasePoolMax: v.DATABASE_POOL_MAX,
-    stream: { prefix: v.STREAM_PREFIX, maxLen: v.STREAM_MAXLEN },
+    stream: { prefix: v.STREAM_PREFIX, maxLen: v.STREAM_MAXLEN, partitions: v.TOPIC_PARTITIONS },
     consumer: {
       name: v.CONSUMER_NAME || `${hostname()}-${process.pid}`,
       batchSize: v.CONSUMER_BATCH_SIZE,
       concurrency: v.CONSUMER_CONCURRENCY,
       blockMs: v.CONSUMER_BLOCK_MS,
-      claimIdleMs: v.CONSUMER_CLAIM_IDLE_MS,
-      claimIntervalMs: v.CONSUMER_CLAIM_INTERVAL_MS,
+      leaseMs: v.CONSUMER_LEASE_MS,
+      retryBaseMs: v.CONSUMER_RETRY_BASE_MS,
       maxDeliveries: v.CONSUMER_MAX_DELIVERIES,
     },
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,

@@ -14,11 +14,17 @@ import { connectRedis, dropPrefix, REDIS_URL, uniquePrefix, waitFor } from './su
 interface IndexerMessage {
   collection_name: string;
   files: string[];
+  ordering_key?: string;
 }
 
+const PARTITIONS = 4;
 const schemas = new SchemaRegistry();
 const logger = createLogger({ component: 'test', level: 'silent' });
-const msg = (name: string): IndexerMessage => ({ collection_name: name, files: ['a.pdf'] });
+const msg = (name: string, key?: string): IndexerMessage => ({
+  collection_name: name,
+  files: ['a.pdf'],
+  ...(key ? { ordering_key: key } : {}),
+});
 
 describe('topic bus', () => {
   let redis: Redis;
@@ -39,9 +45,10 @@ describe('topic bus', () => {
       topic: 'indexer',
       name: 'c1',
       prefix,
+      partitions: PARTITIONS,
       blockMs: 50,
-      claimIdleMs: 150,
-      claimIntervalMs: 50,
+      leaseMs: 300,
+      retryBaseMs: 20,
       maxDeliveries: 3,
       ...overrides,
     });
@@ -49,14 +56,27 @@ describe('topic bus', () => {
     return c;
   }
 
-  const pending = async (): Promise<number> =>
-    Number(((await redis.xpending(keys.stream, 'indexer')) as [number])[0]);
+  const pending = async (): Promise<number> => {
+    let total = 0;
+    for (const stream of keys.partitions) {
+      total += Number(((await redis.xpending(stream, 'indexer')) as [number])[0]);
+    }
+    return total;
+  };
+  const entries = async () => {
+    const all: { id: string; data: string }[] = [];
+    for (const stream of keys.partitions) {
+      for (const [id, fields] of await redis.xrange(stream, '-', '+'))
+        all.push({ id, data: fields[1]! });
+    }
+    return all;
+  };
 
   beforeEach(() => {
     redis = connectRedis();
     prefix = uniquePrefix();
-    producer = new Producer({ redis, schemas, prefix, maxLen: 10_000 });
-    keys = topicKeys(prefix, 'indexer');
+    producer = new Producer({ redis, schemas, prefix, maxLen: 10_000, partitions: PARTITIONS });
+    keys = topicKeys(prefix, 'indexer', PARTITIONS);
   });
 
   afterEach(async () => {
@@ -67,12 +87,10 @@ describe('topic bus', () => {
 
   describe('producer', () => {
     it('when a message fits its schema, then it is XADDed as JSON in the field data', async () => {
-      const id = await producer.publish('indexer', msg('faq'));
-      const [[entryId, fields]] = (await redis.xrange(keys.stream, '-', '+')) as [
-        [string, string[]],
-      ];
-      expect(entryId).to.equal(id);
-      expect(fields).to.deep.equal(['data', JSON.stringify(msg('faq'))]);
+      const id = await producer.publish('indexer', msg('faq', 'conversation-1'));
+      expect(await entries()).to.deep.equal([
+        { id, data: JSON.stringify(msg('faq', 'conversation-1')) },
+      ]);
     });
 
     it('when one message of a batch fails its schema, then BW_ERR_MESSAGE_INVALID and nothing is written', async () => {
@@ -85,12 +103,27 @@ describe('topic bus', () => {
       expect(error).to.be.instanceOf(BotwireError);
       expect((error as BotwireError).code).to.equal('BW_ERR_MESSAGE_INVALID');
       expect((error as BotwireError).message).to.contain('/files');
-      expect(await redis.exists(keys.stream)).to.equal(0);
+      expect(await entries()).to.deep.equal([]);
+    });
+
+    it('when messages share an ordering key, then they all go to one partition, in order', async () => {
+      const names = Array.from({ length: 10 }, (_, i) => `k${i}`);
+      await producer.publishMany(
+        names.map((n) => ({ topic: 'indexer', message: msg(n, 'chat-42') })),
+      );
+      const used = [];
+      for (const stream of keys.partitions) if ((await redis.xlen(stream)) > 0) used.push(stream);
+      expect(used).to.have.length(1);
+      const rows = await redis.xrange(used[0]!, '-', '+');
+      expect(
+        rows.map(([, f]) => (JSON.parse(f[1]!) as IndexerMessage).collection_name),
+      ).to.deep.equal(names);
     });
 
     it('keys carry the topic as a Redis Cluster hash tag', () => {
-      expect(keys.stream).to.equal(`${prefix}:{indexer}`);
+      expect(keys.partitions).to.deep.equal([0, 1, 2, 3].map((p) => `${prefix}:{indexer}:p${p}`));
       expect(keys.dead).to.equal(`${prefix}:{indexer}:dead`);
+      expect(keys.lease(2)).to.equal(`${prefix}:{indexer}:lease:p2`);
     });
   });
 
@@ -106,7 +139,12 @@ describe('topic bus', () => {
         },
       }).start();
       await producer.publish('indexer', msg('faq'));
-      await waitFor(async () => (await redis.xlen(topicKeys(prefix, 'retriver').stream)) === 1);
+      const retriver = topicKeys(prefix, 'retriver', PARTITIONS).partitions;
+      await waitFor(async () => {
+        let total = 0;
+        for (const stream of retriver) total += await redis.xlen(stream);
+        return total === 1;
+      });
       expect(seen).to.deep.equal(['faq']);
       await waitFor(async () => (await pending()) === 0, { what: 'ack' });
     });
@@ -114,9 +152,10 @@ describe('topic bus', () => {
     it('when entries are not JSON or fail the schema, then they are dead-lettered at once with the code', async () => {
       let calls = 0;
       await consumer({ handler: async () => void (calls += 1) }).start();
-      await redis.xadd(keys.stream, '*', 'data', '{not json');
-      await redis.xadd(keys.stream, '*', 'data', JSON.stringify({ collection_name: 'x' }));
-      await redis.xadd(keys.stream, '*', 'other', 'field');
+      const stream = keys.partitions[0]!;
+      await redis.xadd(stream, '*', 'data', '{not json');
+      await redis.xadd(stream, '*', 'data', JSON.stringify({ collection_name: 'x' }));
+      await redis.xadd(stream, '*', 'other', 'field');
       const letters = await waitFor(async () => {
         const all = await listDeadLetters(redis, prefix, 'indexer');
         return all.length === 3 ? all : undefined;
@@ -176,7 +215,7 @@ describe('topic bus', () => {
       expect(letter!.reason).to.contain('no such collection');
     });
 
-    it('when a handler fails once, then the entry is reclaimed and succeeds on a later delivery', async () => {
+    it('when a handler fails once, then the entry is retried after a backoff and succeeds', async () => {
       const deliveries: number[] = [];
       await consumer({
         handler: async (_m, ctx) => {
@@ -197,7 +236,6 @@ describe('topic bus', () => {
       let overlap = false;
       await consumer({
         concurrency: 8,
-        orderingKey: (m) => m.files[0],
         handler: async (m) => {
           active += 1;
           if (active > 1) overlap = true;
@@ -207,25 +245,78 @@ describe('topic bus', () => {
         },
       }).start();
       const names = Array.from({ length: 20 }, (_, i) => `m${i}`);
-      await producer.publishMany(names.map((n) => ({ topic: 'indexer', message: msg(n) })));
+      await producer.publishMany(
+        names.map((n) => ({ topic: 'indexer', message: msg(n, 'one-chat') })),
+      );
       await waitFor(() => log.length === 20);
       expect(log).to.deep.equal(names);
       expect(overlap).to.be.false;
     });
 
-    it('when a consumer restarts under the same name, then it resumes its own pending entries at once', async () => {
-      await producer.publish('indexer', msg('left-behind'));
-      // A previous run took the entry and died before acknowledging it.
-      await redis.xgroup('CREATE', keys.stream, 'indexer', '0');
-      await redis.xreadgroup('GROUP', 'indexer', 'c1', 'COUNT', 10, 'STREAMS', keys.stream, '>');
-      const seen: string[] = [];
+    it('when a message fails and is retried, then the later messages of its key wait for it', async () => {
+      const log: string[] = [];
+      let failedOnce = false;
       await consumer({
-        claimIdleMs: 60_000,
-        handler: async (m) => void seen.push(m.collection_name),
+        concurrency: 8,
+        handler: async (m) => {
+          if (m.collection_name === 'first' && !failedOnce) {
+            failedOnce = true;
+            throw new Error('transient');
+          }
+          log.push(m.collection_name);
+        },
       }).start();
-      await waitFor(() => seen.length === 1);
-      expect(seen).to.deep.equal(['left-behind']);
-      await waitFor(async () => (await pending()) === 0);
+      await producer.publishMany(
+        ['first', 'second', 'third'].map((n) => ({ topic: 'indexer', message: msg(n, 'chat-7') })),
+      );
+      await waitFor(() => log.length === 3);
+      expect(log).to.deep.equal(['first', 'second', 'third']);
+    });
+
+    it('when two consumers share a topic, then they split the partitions and each key keeps its order', async () => {
+      const seen = new Map<string, number[]>();
+      const handler = async (m: IndexerMessage) => {
+        await sleep(Math.random() * 4);
+        const [key, n] = m.collection_name.split('.') as [string, string];
+        seen.set(key, [...(seen.get(key) ?? []), Number(n)]);
+      };
+      const a = consumer({ name: 'a', concurrency: 4, handler });
+      const b = consumer({ name: 'b', concurrency: 4, handler });
+      await a.start();
+      await b.start();
+      await waitFor(() => a.partitions.length === 2 && b.partitions.length === 2, {
+        what: 'an even split',
+      });
+      const keysUsed = Array.from({ length: 12 }, (_, i) => `chat${i}`);
+      const messages = [];
+      for (let n = 0; n < 15; n += 1) {
+        for (const key of keysUsed)
+          messages.push({ topic: 'indexer' as const, message: msg(`${key}.${n}`, key) });
+      }
+      await producer.publishMany(messages);
+      await waitFor(() => [...seen.values()].reduce((sum, list) => sum + list.length, 0) === 180);
+      for (const key of keysUsed) expect(seen.get(key), key).to.deep.equal([...Array(15).keys()]);
+      expect([...a.partitions, ...b.partitions].sort()).to.deep.equal([0, 1, 2, 3]);
+    });
+
+    it('when one of two consumers closes, then the other takes over its partitions', async () => {
+      const seen: string[] = [];
+      const a = consumer({ name: 'a', handler: async (m) => void seen.push(m.collection_name) });
+      const b = consumer({ name: 'b', handler: async (m) => void seen.push(m.collection_name) });
+      await a.start();
+      await b.start();
+      await waitFor(() => a.partitions.length === 2 && b.partitions.length === 2, {
+        what: 'an even split',
+      });
+      await b.close();
+      await waitFor(() => a.partitions.length === 4, { what: 'a to take all partitions' });
+      await producer.publishMany(
+        Array.from({ length: 8 }, (_, i) => ({
+          topic: 'indexer' as const,
+          message: msg(`x${i}`, `k${i}`),
+        })),
+      );
+      await waitFor(() => seen.length === 8);
     });
 
     it('when closed mid-handler, then the handler finishes and its entry is acknowledged; close is idempotent', async () => {
@@ -251,7 +342,14 @@ describe('topic bus', () => {
     it('when a consumer process is SIGKILLed mid-batch, then another consumer reclaims and handles every entry', async function () {
       this.timeout(30_000);
       const proc = start('node', ['--import', 'tsx', 'test/fixtures/slow-consumer.ts'], {
-        env: { REDIS_URL, STREAM_PREFIX: prefix, CONSUMER_NAME: 'doomed', HANDLE_MS: '150' },
+        env: {
+          REDIS_URL,
+          STREAM_PREFIX: prefix,
+          CONSUMER_NAME: 'doomed',
+          HANDLE_MS: '150',
+          PARTITIONS: String(PARTITIONS),
+          LEASE_MS: '1000',
+        },
       });
       try {
         await waitFor(() => proc.stdout().includes('ready'), {
@@ -327,7 +425,7 @@ describe('topic bus', () => {
       expect(result.replayed).to.have.length(0);
       expect(result.refused[0]!.reason).to.contain('/files is required');
       expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(1);
-      expect(await redis.exists(keys.stream)).to.equal(0);
+      expect(await entries()).to.deep.equal([]);
     });
   });
 });

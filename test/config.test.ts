@@ -56,13 +56,13 @@ describe('configuration', () => {
       expect(config.api.host).to.equal('0.0.0.0');
       expect(config.redisUrl).to.equal('redis://127.0.0.1:6379');
       expect(config.databaseUrl).to.equal('postgres://postgres:postgres@localhost:5432/botwire');
-      expect(config.stream).to.deep.equal({ prefix: 'botwire', maxLen: 1_000_000 });
+      expect(config.stream).to.deep.equal({ prefix: 'botwire', maxLen: 1_000_000, partitions: 8 });
       expect(config.consumer).to.include({
         batchSize: 64,
         concurrency: 16,
         blockMs: 2000,
-        claimIdleMs: 30_000,
-        claimIntervalMs: 5000,
+        leaseMs: 10_000,
+        retryBaseMs: 500,
         maxDeliveries: 5,
       });
       expect(config.consumer.name).to.match(/^.+-\d+$/);

@@ -6,7 +6,15 @@ import { expect } from 'chai';
 import { topicKeys } from '../src/shared/bus/topics.ts';
 import type { Redis } from '../src/shared/redis.ts';
 import { run, start, type RunResult, type Running } from './support/run.ts';
-import { connectRedis, dropPrefix, REDIS_URL, uniquePrefix, waitFor } from './support/services.ts';
+import {
+  connectRedis,
+  DEFAULT_PARTITIONS,
+  dropPrefix,
+  REDIS_URL,
+  topicEntries,
+  uniquePrefix,
+  waitFor,
+} from './support/services.ts';
 
 const MESSAGE = { collection_name: 'faq', files: ['a.pdf', 'b.xlsx'] };
 
@@ -48,7 +56,7 @@ describe('topic scripts', () => {
   beforeEach(() => {
     redis = connectRedis();
     prefix = uniquePrefix();
-    keys = topicKeys(prefix, 'indexer');
+    keys = topicKeys(prefix, 'indexer', DEFAULT_PARTITIONS);
     env = { REDIS_URL, STREAM_PREFIX: prefix, ENV_FILE: '/nonexistent/.env-test' };
   });
 
@@ -64,10 +72,16 @@ describe('topic scripts', () => {
   });
 
   describe('create-topic.sh', () => {
-    it('when given a topic, then its stream exists with the consumer group of the same name', async () => {
+    it('when given a topic, then each of its partition streams exists with the consumer group of the same name', async () => {
       const result = await script('create-topic.sh', 'indexer');
       expect(result.code, result.stderr).to.equal(0);
-      const groups = (await redis.call('XINFO', 'GROUPS', `${prefix}:{indexer}`)) as unknown[];
+      expect(keys.partitions).to.have.length(DEFAULT_PARTITIONS);
+      for (const stream of keys.partitions) expect(await redis.exists(stream), stream).to.equal(1);
+      const groups = (await redis.call(
+        'XINFO',
+        'GROUPS',
+        keys.partitions[DEFAULT_PARTITIONS - 1]!,
+      )) as unknown[];
       const names = groups.map((group) => {
         // RESP2 gives a flat [name, value, ...] list per group, RESP3 a map ioredis flattens alike.
         const fields = group as unknown[];
@@ -87,7 +101,7 @@ describe('topic scripts', () => {
     it('when a message is sent while a reader runs, then the reader prints it as one JSON line and stops on SIGINT', async () => {
       const reader = start('./scripts/read-message.sh', ['indexer'], { env });
       children.push(reader);
-      await waitFor(() => /reading .*\{indexer\}/.test(reader.stderr()), {
+      await waitFor(() => /reading topic indexer/.test(reader.stderr()), {
         timeoutMs: 15_000,
         what: `the reader's "reading ..." line (stderr: ${reader.stderr()})`,
       });
@@ -112,7 +126,7 @@ describe('topic scripts', () => {
       const result = await script('send-message.sh', 'indexer', '{"collection_name":');
       expect(result.code).to.equal(2);
       expect(result.stderr).to.contain('not valid JSON');
-      expect(await redis.xlen(keys.stream)).to.equal(0);
+      expect(await topicEntries(redis, prefix, 'indexer')).to.deep.equal([]);
     });
 
     it('when the message fails the topic schema, then exit 2 with BW_ERR_MESSAGE_INVALID and the path', async () => {
@@ -120,7 +134,7 @@ describe('topic scripts', () => {
       expect(result.code).to.equal(2);
       expect(result.stderr).to.contain('BW_ERR_MESSAGE_INVALID');
       expect(result.stderr).to.contain('/files');
-      expect(await redis.xlen(keys.stream)).to.equal(0);
+      expect(await topicEntries(redis, prefix, 'indexer')).to.deep.equal([]);
     });
 
     it('when the topic is unknown, then exit 2 with "unknown topic"', async () => {
@@ -154,12 +168,10 @@ describe('topic scripts', () => {
       const id = await addDeadLetter(JSON.stringify(MESSAGE), 'bug, since fixed');
       const result = await script('dead-letters.sh', 'replay', 'indexer', id);
       expect(result.code, result.stderr).to.equal(0);
-      const entries = await redis.xrange(keys.stream, '-', '+');
+      const entries = await topicEntries(redis, prefix, 'indexer');
       expect(entries).to.have.length(1);
-      const [entryId, fields] = entries[0]!;
-      expect(fields[0]).to.equal('data');
-      expect(JSON.parse(fields[1]!)).to.deep.equal(MESSAGE);
-      expect(JSON.parse(result.stdout.trim())).to.deep.equal({ replayed: id, id: entryId });
+      expect(JSON.parse(entries[0]!.data)).to.deep.equal(MESSAGE);
+      expect(JSON.parse(result.stdout.trim())).to.deep.equal({ replayed: id, id: entries[0]!.id });
       expect(await redis.xlen(keys.dead)).to.equal(0);
     });
 
@@ -172,7 +184,7 @@ describe('topic scripts', () => {
       expect(result.code).to.equal(2);
       expect(result.stderr).to.contain(`refused ${id}`);
       expect(result.stderr).to.contain('/files');
-      expect(await redis.xlen(keys.stream)).to.equal(0);
+      expect(await topicEntries(redis, prefix, 'indexer')).to.deep.equal([]);
       const kept = await redis.xrange(keys.dead, '-', '+');
       expect(kept.map(([keptId]) => keptId)).to.deep.equal([id]);
     });

@@ -11,7 +11,8 @@
  * Exit codes: 0 done, 2 bad usage or refused input, 3 Redis unreachable.
  */
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { ensureGroup } from '../../src/shared/bus/consumer.ts';
+import { ensureGroups } from '../../src/shared/bus/consumer.ts';
+import { entriesByStream, parseEntries } from '../../src/shared/bus/entries.ts';
 import { listDeadLetters, replayDeadLetters } from '../../src/shared/bus/dead-letters.ts';
 import { Producer } from '../../src/shared/bus/producer.ts';
 import { groupOf, isTopic, topicKeys, TOPICS, type Topic } from '../../src/shared/bus/topics.ts';
@@ -72,14 +73,21 @@ function producerFor(redis: Redis): Producer {
     schemas: new SchemaRegistry(),
     prefix: config.stream.prefix,
     maxLen: config.stream.maxLen,
+    partitions: config.stream.partitions,
   });
+}
+
+function partitionsOf(topic: Topic): readonly string[] {
+  return topicKeys(config.stream.prefix, topic, config.stream.partitions).partitions;
 }
 
 async function create(topic: Topic): Promise<void> {
   const redis = await connect();
-  const { stream } = topicKeys(config.stream.prefix, topic);
-  await ensureGroup(redis, stream, groupOf(topic));
-  console.error(`topic ${topic}: stream ${stream} with consumer group ${groupOf(topic)}`);
+  const streams = partitionsOf(topic);
+  await ensureGroups(redis, streams, groupOf(topic));
+  console.error(
+    `topic ${topic}: ${streams.length} partition streams (${streams[0]} ...) with consumer group ${groupOf(topic)}`,
+  );
   redis.disconnect();
 }
 
@@ -102,12 +110,15 @@ async function send(topic: Topic, json: string | undefined): Promise<void> {
 
 async function read(topic: Topic, fromStart: boolean): Promise<void> {
   const redis = await connect();
-  const { stream } = topicKeys(config.stream.prefix, topic);
-  // Pin '$' to a concrete id before announcing readiness, so nothing sent after the
-  // announcement can slip between it and the first XREAD.
-  const [last] = await redis.xrevrange(stream, '+', '-', 'COUNT', 1);
-  let cursor = fromStart ? '0-0' : (last?.[0] ?? '0-0');
-  console.error(`reading ${stream} after ${cursor} (Ctrl-C to stop)`);
+  const streams = partitionsOf(topic);
+  // Pin '$' to concrete ids before announcing readiness, so nothing sent after the announcement
+  // can slip between it and the first XREAD.
+  const cursors = new Map<string, string>();
+  for (const stream of streams) {
+    const [last] = fromStart ? [] : await redis.xrevrange(stream, '+', '-', 'COUNT', 1);
+    cursors.set(stream, last?.[0] ?? '0-0');
+  }
+  console.error(`reading topic ${topic} (${streams.length} partitions; Ctrl-C to stop)`);
   let stopping = false;
   const stop = (): void => {
     stopping = true;
@@ -116,19 +127,38 @@ async function read(topic: Topic, fromStart: boolean): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   while (!stopping) {
-    let reply: [string, [string, string[]][]][] | null;
+    let reply: unknown;
     try {
-      reply = await redis.xread('COUNT', 100, 'BLOCK', 1000, 'STREAMS', stream, cursor);
+      reply = await redis.call(
+        'XREAD',
+        'COUNT',
+        100,
+        'BLOCK',
+        1000,
+        'STREAMS',
+        ...streams,
+        ...streams.map((k) => cursors.get(k)!),
+      );
     } catch (error) {
       if (stopping) break;
       throw error;
     }
-    for (const [id, fields] of reply?.[0]?.[1] ?? []) {
-      cursor = id;
-      const index = fields.indexOf('data');
-      process.stdout.write(`${index >= 0 ? fields[index + 1] : JSON.stringify({ id, fields })}\n`);
+    // Partitions are separate streams: within one read, print in entry-id (arrival) order.
+    const batch = [...entriesByStream(reply)].flatMap(([stream, raw]) =>
+      parseEntries(raw).map((entry) => ({ stream, ...entry })),
+    );
+    batch.sort((a, b) => compareIds(a.id, b.id));
+    for (const { stream, id, data } of batch) {
+      if (compareIds(id, cursors.get(stream)!) > 0) cursors.set(stream, id);
+      process.stdout.write(`${data ?? JSON.stringify({ id, data: null })}\n`);
     }
   }
+}
+
+function compareIds(a: string, b: string): number {
+  const [am = 0n, as = 0n] = a.split('-').map(BigInt);
+  const [bm = 0n, bs = 0n] = b.split('-').map(BigInt);
+  return am === bm ? Number(as - bs) : am < bm ? -1 : 1;
 }
 
 async function dead(action: string | undefined, args: string[]): Promise<void> {

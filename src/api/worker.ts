@@ -39,6 +39,7 @@ export async function startApi(
     schemas,
     prefix: config.stream.prefix,
     maxLen: config.stream.maxLen,
+    partitions: config.stream.partitions,
     onPublished: (topic) => metrics.published.inc({ topic }),
   });
   const store = new BotStore({ db, credentialsKey: config.credentialsKey });

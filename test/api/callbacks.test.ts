@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import nock from 'nock';
 import { quarantineKey } from '../../src/api/callbacks/accept.ts';
+import { clearTopic } from '../support/services.ts';
 import {
   startTestApi,
   TELEGRAM_TOKEN,
@@ -62,7 +63,8 @@ describe('platform callbacks', () => {
   });
 
   afterEach(async () => {
-    await t.redis.del(`${t.prefix}:{channel}`, quarantineKey(t.prefix));
+    await clearTopic(t.redis, t.prefix, 'channel');
+    await t.redis.del(quarantineKey(t.prefix));
   });
 
   after(async () => {
@@ -90,6 +92,9 @@ describe('platform callbacks', () => {
       expect(rest).to.have.length(0);
       expect(message).to.include({ source: 'whatsapp', intent: 'channel_in' });
       expect(message.turn_id).to.be.a('string');
+      expect(message.ordering_key, 'one conversation, one order').to.equal(
+        `${waAppId}:15550002222`,
+      );
       expect(message.bot_input).to.include({
         kind: 'message',
         app_id: waAppId,
@@ -143,9 +148,12 @@ describe('platform callbacks', () => {
       const response = await post(payload);
       expect(response.json).to.deep.equal({ ok: true, accepted: 4, duplicates: 0 });
       const messages = await channelTopic();
-      expect(
-        messages.filter((m) => m.bot_input.kind === 'message').map((m) => m.bot_input.message.id),
-      ).to.deep.equal(['wamid.m1', 'wamid.m2', 'wamid.m3']);
+      const ids = messages
+        .filter((m) => m.bot_input.kind === 'message')
+        .map((m) => m.bot_input.message.id as string);
+      expect([...ids].sort()).to.deep.equal(['wamid.m1', 'wamid.m2', 'wamid.m3']);
+      // Order is kept per conversation (m1 and m2 share a sender), not across conversations.
+      expect(ids.indexOf('wamid.m1')).to.be.lessThan(ids.indexOf('wamid.m2'));
       const [status] = messages.filter((m) => m.bot_input.kind === 'status');
       expect(status.bot_input.status).to.include({ id: 'wamid.out1', status: 'delivered' });
     });
@@ -255,7 +263,11 @@ describe('platform callbacks', () => {
       expect((await post(update(1001))).json).to.deep.equal({ ok: true, duplicate: true });
       const [message, ...rest] = await channelTopic();
       expect(rest).to.have.length(0);
-      expect(message).to.include({ source: 'telegram', intent: 'channel_in' });
+      expect(message).to.include({
+        source: 'telegram',
+        intent: 'channel_in',
+        ordering_key: `${tgAppId}:42`,
+      });
       expect(message.bot_input).to.include({
         kind: 'update',
         update_kind: 'message',

@@ -7,11 +7,13 @@ import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
 import { startApi, type RunningApi } from '../../src/api/worker.ts';
 import { createLogger } from '../../src/shared/logger.ts';
+import type { Topic } from '../../src/shared/bus/topics.ts';
 import type { Redis } from '../../src/shared/redis.ts';
 import {
   connectRedis,
   createTestSchema,
   DATABASE_URL,
+  topicEntries,
   dropPrefix,
   REDIS_URL,
   uniquePrefix,
@@ -107,9 +109,8 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
 }
 
 /** Entries of a topic stream, decoded. */
-export async function topicMessages(redis: Redis, prefix: string, topic: string): Promise<any[]> {
-  const rows = await redis.xrange(`${prefix}:{${topic}}`, '-', '+');
-  return rows.map(([, fields]) => JSON.parse(fields[fields.indexOf('data') + 1]!) as unknown);
+export async function topicMessages(redis: Redis, prefix: string, topic: Topic): Promise<any[]> {
+  return (await topicEntries(redis, prefix, topic)).map(({ data }) => JSON.parse(data) as unknown);
 }
 
 export const TELEGRAM_TOKEN = '123456789:AAExampleTokenForTests_abcdefghijk';

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createDb, type Knex } from '../../src/shared/db.ts';
+import { topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
 import { createRedis, type Redis } from '../../src/shared/redis.ts';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -78,4 +79,41 @@ export async function waitFor<T>(
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/** Partitions per topic in tests that use the default configuration. */
+export const DEFAULT_PARTITIONS = 8;
+
+/** Every entry of a topic across its partitions, oldest first: `{ stream, id, data }`. */
+export async function topicEntries(
+  redis: Redis,
+  prefix: string,
+  topic: Topic,
+  partitions = DEFAULT_PARTITIONS,
+): Promise<{ stream: string; id: string; data: string }[]> {
+  const all: { stream: string; id: string; data: string }[] = [];
+  for (const stream of topicKeys(prefix, topic, partitions).partitions) {
+    for (const [id, fields] of await redis.xrange(stream, '-', '+')) {
+      all.push({ stream, id, data: fields[fields.indexOf('data') + 1] ?? '' });
+    }
+  }
+  const order = (id: string): [bigint, bigint] => {
+    const [ms = '0', seq = '0'] = id.split('-');
+    return [BigInt(ms), BigInt(seq)];
+  };
+  return all.sort((a, b) => {
+    const [am, as] = order(a.id);
+    const [bm, bs] = order(b.id);
+    return am === bm ? Number(as - bs) : am < bm ? -1 : 1;
+  });
+}
+
+/** Deletes a topic's partition streams (not its other keys). */
+export async function clearTopic(
+  redis: Redis,
+  prefix: string,
+  topic: Topic,
+  partitions = DEFAULT_PARTITIONS,
+): Promise<void> {
+  await redis.del(...topicKeys(prefix, topic, partitions).partitions);
 }

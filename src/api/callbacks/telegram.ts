@@ -14,9 +14,25 @@ import { publishOnce, validateCallback } from './accept.ts';
 
 const HANDLED = ['message', 'edited_message', 'callback_query'] as const;
 
+interface TelegramMessage {
+  chat: { id: number };
+}
+
 interface TelegramUpdate {
   update_id: number;
-  [kind: string]: unknown;
+  message?: TelegramMessage;
+  edited_message?: TelegramMessage;
+  callback_query?: { from: { id: number }; message?: TelegramMessage };
+}
+
+/** The chat an update belongs to: the conversation whose order it must keep. */
+function chatOf(update: TelegramUpdate): number | undefined {
+  return (
+    update.message?.chat.id ??
+    update.edited_message?.chat.id ??
+    update.callback_query?.message?.chat.id ??
+    update.callback_query?.from.id
+  );
 }
 
 export async function telegramCallback(ctx: Context, edge: Edge, appId: string): Promise<void> {
@@ -51,6 +67,7 @@ export async function telegramCallback(ctx: Context, edge: Edge, appId: string):
       message: {
         source: 'telegram',
         turn_id: randomUUID(),
+        ordering_key: `${appId}:${chatOf(update) ?? update.update_id}`,
         intent: 'channel_in',
         bot_input: {
           kind: 'update',

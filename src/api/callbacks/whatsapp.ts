@@ -22,7 +22,7 @@ interface Value {
   metadata: { phone_number_id: string; display_phone_number?: string };
   contacts?: { wa_id: string; profile?: { name?: string } }[];
   messages?: { id: string; from: string; type: string }[];
-  statuses?: { id: string; status: string }[];
+  statuses?: { id: string; status: string; recipient_id?: string }[];
 }
 
 interface Payload {
@@ -139,6 +139,7 @@ export async function whatsappCallback(ctx: Context, edge: Edge, appId?: string)
           message: {
             source: 'whatsapp',
             turn_id: randomUUID(),
+            ordering_key: `${match.bot.appId}:${message.from}`,
             intent: 'channel_in',
             bot_input: { kind: 'message', ...base, contact, message },
           },
@@ -151,6 +152,7 @@ export async function whatsappCallback(ctx: Context, edge: Edge, appId?: string)
           message: {
             source: 'whatsapp',
             turn_id: randomUUID(),
+            ordering_key: `${match.bot.appId}:${status.recipient_id ?? status.id}`,
             intent: 'channel_in',
             bot_input: { kind: 'status', ...base, status },
           },

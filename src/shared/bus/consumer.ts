@@ -2,27 +2,40 @@
  * The one stream consumer every component uses: it owns the delivery rules so that handlers stay
  * plain functions (message in, messages to publish out).
  *
- * - Reads through the topic's consumer group: first this consumer's own pending entries (left by
- *   an earlier run under the same name), then new ones with XREADGROUP BLOCK on its own
- *   connection.
- * - Decodes `data` and validates it against the topic's schema; a malformed or invalid message is
- *   dead-lettered at once, since no retry can fix it.
- * - Runs the handler, publishes what it returns, then XACKs. A handler that throws a retryable
- *   error leaves the entry pending; entries idle past `claimIdleMs` are reclaimed with XAUTOCLAIM
- *   by any consumer of the group (this one included) and retried.
- * - Redis counts deliveries. When the `maxDeliveries`-th delivery fails, or an unrecoverable error
- *   is thrown, the entry moves to the dead-letter stream with its reason, in one MULTI with the
- *   XACK, so it is never both lost and acknowledged.
- * - `close()` stops reading, lets in-flight handlers finish, and closes its blocking connection.
+ * - Partitions: the process reads the partitions of the topic it holds leases on
+ *   (`partition-leases.ts`); one partition has one reader at a time, and a message's ordering key
+ *   picks its partition, so one conversation is handled in arrival order even with several
+ *   processes. Inside the process, messages with the same key run one after another
+ *   (`keyed-runner.ts`); different keys run side by side up to `concurrency`.
+ * - Reading: XREADGROUP BLOCK on its own connection. On taking a partition over, it first claims
+ *   (XAUTOCLAIM) and handles every entry its previous reader left pending, in stream order.
+ * - Each entry's `data` is decoded and validated against the topic's schema; a malformed or
+ *   invalid message is dead-lettered at once, since no retry can fix it.
+ * - The handler runs, what it returns is published, then the entry is XACKed. A retryable failure
+ *   is retried in place with exponential backoff, holding back the later messages of the same key
+ *   so order is kept; Redis counts the deliveries. When the `maxDeliveries`-th delivery fails, or
+ *   an unrecoverable error is thrown, the entry moves to the dead-letter stream with its reason,
+ *   in one MULTI with the XACK, and the key's next message goes ahead.
+ * - `close()` stops reading, lets in-flight handlers finish (retries waiting for their backoff are
+ *   left pending for the next reader), hands the leases back and closes its blocking connection.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BotwireError, codeOf, isRetryable } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Redis } from '../redis.ts';
 import { describeProblems, type SchemaRegistry } from '../schemas.ts';
+import { entriesByStream, parseEntries, type Entry } from './entries.ts';
 import { KeyedRunner } from './keyed-runner.ts';
+import { PartitionLeases } from './partition-leases.ts';
 import type { Outgoing, Producer } from './producer.ts';
-import { groupOf, schemaOf, topicKeys, type Topic, type TopicKeys } from './topics.ts';
+import {
+  groupOf,
+  orderingKeyOf,
+  schemaOf,
+  topicKeys,
+  type Topic,
+  type TopicKeys,
+} from './topics.ts';
 
 /** What a handler learns about the entry it is given. */
 export interface MessageContext {
@@ -55,23 +68,23 @@ export interface ConsumerOptions<T> {
   topic: Topic;
   /** Consumer group; defaults to the topic's component. */
   group?: string;
-  /** This consumer's name within the group. */
+  /** This consumer's name within the group; unique per process. */
   name: string;
   /** Key prefix, see `STREAM_PREFIX`. */
   prefix: string;
+  /** Partitions of the topic, see `TOPIC_PARTITIONS`. */
+  partitions: number;
   handler: Handler<T>;
-  /** Messages with the same key are handled one after another, in stream order. */
-  orderingKey?: (message: T) => string | undefined;
   /** Entries per read. @defaultValue 64 */
   batchSize?: number;
   /** Handlers running at once. @defaultValue 16 */
   concurrency?: number;
-  /** XREADGROUP BLOCK time (ms). @defaultValue 2000 */
+  /** XREADGROUP BLOCK time (ms). @defaultValue 1000 */
   blockMs?: number;
-  /** Idle time after which a pending entry is reclaimed (ms). @defaultValue 30000 */
-  claimIdleMs?: number;
-  /** Pause between reclaim rounds (ms). @defaultValue 5000 */
-  claimIntervalMs?: number;
+  /** Partition lease time (ms): how long a dead process's partitions wait for a new reader. @defaultValue 10000 */
+  leaseMs?: number;
+  /** First retry delay (ms), doubled per delivery, at most 30 s. @defaultValue 500 */
+  retryBaseMs?: number;
   /** Deliveries before an entry is dead-lettered. @defaultValue 5 */
   maxDeliveries?: number;
   /** Approximate length kept of the dead-letter stream (entries). @defaultValue 100000 */
@@ -80,58 +93,48 @@ export interface ConsumerOptions<T> {
   onOutcome?: (outcome: Outcome, topic: Topic) => void;
 }
 
-interface Entry {
-  id: string;
-  /** The `data` field, or null when the entry has none (or was trimmed away). */
-  data: string | null;
-}
-
 type Decoded<T> = { ok: true; message: T } | { ok: false; error: BotwireError };
 
 /** Seconds a recorded failure reason is kept for an entry that stays pending. */
 const FAILURE_TTL_S = 7 * 24 * 3600;
 
-function parseEntries(raw: unknown): Entry[] {
-  if (!Array.isArray(raw)) return [];
-  return raw.map((item: unknown) => {
-    const [id, fields] = item as [string, unknown];
-    let data: string | null = null;
-    if (Array.isArray(fields)) {
-      for (let i = 0; i + 1 < fields.length; i += 2) {
-        if (String(fields[i]) === 'data') data = String(fields[i + 1]);
-      }
-    }
-    return { id: String(id), data };
-  });
-}
-
-/**
- * The entries of a one-stream XREADGROUP reply. Under RESP2 the reply is `[[key, entries]]`; under
- * RESP3 (the ioredis 6 default) `call()` hands back the map flattened: `[key, entries]`.
- */
-function entriesOfRead(reply: unknown): unknown {
-  if (!Array.isArray(reply) || reply.length === 0) return [];
-  const first: unknown = reply[0];
-  return Array.isArray(first) ? (first as unknown[])[1] : reply[1];
-}
-
-function isNoGroupError(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('NOGROUP');
+/** The field of an entry in the failures hash: entry ids repeat across partitions. */
+function failureField(stream: string, id: string): string {
+  return `${stream.slice(stream.lastIndexOf(':') + 1)}/${id}`;
 }
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Creates the partition streams and the consumer group on each when missing (reading from the start). */
+export async function ensureGroups(
+  redis: Redis,
+  streams: readonly string[],
+  group: string,
+): Promise<void> {
+  const pipeline = redis.pipeline();
+  for (const stream of streams) pipeline.xgroup('CREATE', stream, group, '0', 'MKSTREAM');
+  for (const [error] of (await pipeline.exec()) ?? []) {
+    if (error && !error.message.startsWith('BUSYGROUP')) throw error;
+  }
+}
+
 /** A consumer-group consumer of one topic. Call `start()` once and `close()` when done. */
 export class StreamConsumer<T> {
-  readonly #o: Required<Omit<ConsumerOptions<T>, 'orderingKey' | 'onOutcome'>> &
-    Pick<ConsumerOptions<T>, 'orderingKey' | 'onOutcome'>;
+  readonly #o: Required<Omit<ConsumerOptions<T>, 'onOutcome'>> &
+    Pick<ConsumerOptions<T>, 'onOutcome'>;
   readonly #keys: TopicKeys;
   readonly #blocking: Redis;
   readonly #runner: KeyedRunner;
+  readonly #leases: PartitionLeases;
+  /** Per owned partition: '0' while its pending entries are being read, then '>'. */
+  readonly #cursors = new Map<number, string>();
+  /** Entries being handled, as `<partition>/<entry id>` (ids repeat across partitions). */
   readonly #inFlight = new Set<string>();
+  readonly #busy = new Map<number, number>(); // partition -> entries in flight
   readonly #stop = new AbortController();
+  #wake: (() => void) | undefined;
   #loops: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
@@ -140,30 +143,39 @@ export class StreamConsumer<T> {
       group: groupOf(options.topic),
       batchSize: 64,
       concurrency: 16,
-      blockMs: 2000,
-      claimIdleMs: 30_000,
-      claimIntervalMs: 5000,
+      blockMs: 1000,
+      leaseMs: 10_000,
+      retryBaseMs: 500,
       maxDeliveries: 5,
       deadMaxLen: 100_000,
       ...options,
     };
-    this.#keys = topicKeys(options.prefix, options.topic);
+    this.#keys = topicKeys(options.prefix, options.topic, options.partitions);
     this.#blocking = options.redis.duplicate({ connectionName: `${options.name}:blocking` });
     this.#runner = new KeyedRunner(this.#o.concurrency);
+    this.#leases = new PartitionLeases({
+      redis: options.redis,
+      keys: this.#keys,
+      name: options.name,
+      leaseMs: this.#o.leaseMs,
+      logger: options.logger,
+    });
   }
 
-  get stream(): string {
-    return this.#keys.stream;
+  /** Partitions this consumer reads now. */
+  get partitions(): number[] {
+    return this.#leases.readable();
   }
 
-  /** Creates the group if missing, then starts reading and reclaiming in the background. */
+  /** Creates the groups if missing, takes its partitions, then reads in the background. */
   async start(): Promise<void> {
     if (this.#loops) throw new Error('consumer already started');
-    await ensureGroup(this.#o.redis, this.#keys.stream, this.#o.group);
-    this.#loops = Promise.all([this.#readLoop(), this.#claimLoop()]).then(() => undefined);
+    await ensureGroups(this.#o.redis, this.#keys.partitions, this.#o.group);
+    await this.#rebalance();
+    this.#loops = Promise.all([this.#readLoop(), this.#leaseLoop()]).then(() => undefined);
   }
 
-  /** Stops reading, waits for in-flight handlers, closes the blocking connection. Idempotent. */
+  /** Stops reading, waits for in-flight handlers, hands back its leases. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= this.#close();
     return this.#closing;
@@ -171,14 +183,20 @@ export class StreamConsumer<T> {
 
   async #close(): Promise<void> {
     this.#stop.abort();
+    this.#wake?.();
     // Cuts a blocked XREADGROUP short; entries it may have been handed stay pending and are
-    // reclaimed later, so nothing is lost.
+    // claimed by the partition's next reader, so nothing is lost.
     this.#blocking.disconnect();
-    try {
-      await this.#loops;
-    } catch (error) {
-      this.#o.logger.error({ err: error }, 'consumer loop failed while closing');
-    }
+    const step = async (what: string, fn: () => Promise<unknown>): Promise<void> => {
+      try {
+        await fn();
+      } catch (error) {
+        this.#o.logger.warn({ err: error }, `consumer close: ${what} failed`);
+      }
+    };
+    await step('loops', async () => this.#loops);
+    await step('in-flight work', () => this.#runner.idle());
+    await step('leases', () => this.#leases.releaseAll());
   }
 
   get #closed(): boolean {
@@ -193,122 +211,164 @@ export class StreamConsumer<T> {
     }
   }
 
+  async #leaseLoop(): Promise<void> {
+    while (!this.#closed) {
+      await this.#pause(Math.max(50, Math.floor(this.#o.leaseMs / 3)));
+      if (!this.#closed) await this.#rebalance();
+    }
+  }
+
+  async #rebalance(): Promise<void> {
+    const changes = await this.#leases.tick((p) => (this.#busy.get(p) ?? 0) === 0);
+    for (const p of [...changes.released, ...changes.lost]) this.#cursors.delete(p);
+    if (changes.lost.length > 0) {
+      this.#o.logger.warn(
+        { partitions: changes.lost },
+        'partition leases lost; their entries go to the next reader',
+      );
+    }
+    for (const p of changes.acquired) {
+      try {
+        await this.#claimAll(this.#keys.partitions[p]!);
+        this.#cursors.set(p, '0');
+      } catch (error) {
+        // Keep the lease; the next round retries the claim before the partition is read.
+        this.#o.logger.warn(
+          { err: error, partition: p },
+          'could not claim a partition’s pending entries',
+        );
+      }
+    }
+    if (changes.acquired.length + changes.released.length > 0) {
+      this.#o.logger.debug(
+        { acquired: changes.acquired, released: changes.released },
+        'partitions rebalanced',
+      );
+    }
+  }
+
+  /** Moves every pending entry of a stream (left by its previous reader) to this consumer. */
+  async #claimAll(stream: string): Promise<void> {
+    let cursor = '0-0';
+    do {
+      const [next, , deleted] = (await this.#o.redis.call(
+        'XAUTOCLAIM',
+        stream,
+        this.#o.group,
+        this.#o.name,
+        0,
+        cursor,
+        'COUNT',
+        1000,
+        'JUSTID',
+      )) as [string, unknown, string[] | undefined];
+      if (deleted && deleted.length > 0) {
+        // Trimmed by MAXLEN before anyone acknowledged them: nothing left to deliver.
+        this.#o.logger.error(
+          { stream, ids: deleted },
+          'pending entries were trimmed before being handled',
+        );
+      }
+      cursor = next;
+    } while (cursor !== '0-0');
+  }
+
   async #readLoop(): Promise<void> {
-    const { group, name, batchSize, blockMs } = this.#o;
-    // '0' walks this consumer's own pending entries first; '>' then asks for new ones.
-    let cursor = '0';
+    const { group, name, batchSize, blockMs, concurrency } = this.#o;
     let failures = 0;
     while (!this.#closed) {
+      const partitions = this.#leases.readable().filter((p) => this.#cursors.has(p));
+      if (partitions.length === 0) {
+        await this.#pause(Math.min(blockMs, 200));
+        continue;
+      }
+      if (this.#inFlight.size >= Math.max(batchSize, concurrency * 4)) {
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+        continue;
+      }
+      const cursors = partitions.map((p) => this.#cursors.get(p)!);
+      const history = cursors.some((c) => c !== '>');
       try {
-        const args: (string | number)[] = ['GROUP', group, name, 'COUNT', batchSize];
-        if (cursor === '>') args.push('BLOCK', blockMs);
-        args.push('STREAMS', this.#keys.stream, cursor);
-        const entries = parseEntries(
-          entriesOfRead(await this.#blocking.call('XREADGROUP', ...args)),
+        const reply = await this.#blocking.call(
+          'XREADGROUP',
+          'GROUP',
+          group,
+          name,
+          'COUNT',
+          batchSize,
+          ...(history ? [] : ['BLOCK', blockMs]),
+          'STREAMS',
+          ...partitions.map((p) => this.#keys.partitions[p]!),
+          ...cursors,
         );
         failures = 0;
-        if (cursor === '>') {
-          await this.#handleBatch(entries, false);
-        } else if (entries.length === 0) {
-          cursor = '>';
-        } else {
-          cursor = entries[entries.length - 1]!.id;
-          await this.#handleBatch(entries, true);
+        const byStream = entriesByStream(reply);
+        for (const p of partitions) {
+          const entries = parseEntries(byStream.get(this.#keys.partitions[p]!));
+          if (this.#cursors.get(p) === '>') {
+            this.#schedule(p, entries, undefined);
+          } else if (entries.length === 0) {
+            this.#cursors.set(p, '>');
+          } else {
+            this.#cursors.set(p, entries[entries.length - 1]!.id);
+            this.#schedule(p, entries, await this.#deliveries(this.#keys.partitions[p]!, entries));
+          }
         }
       } catch (error) {
         if (this.#closed) break;
-        if (isNoGroupError(error)) {
-          // The stream or group vanished (a Redis without persistence restarted): recreate it.
-          await ensureGroup(this.#o.redis, this.#keys.stream, group).catch(() => undefined);
+        if (error instanceof Error && error.message.startsWith('NOGROUP')) {
+          // A Redis without persistence restarted: recreate the groups and read again.
+          await ensureGroups(this.#o.redis, this.#keys.partitions, group).catch(() => undefined);
           continue;
         }
         failures += 1;
-        this.#o.logger.warn({ err: error, stream: this.#keys.stream }, 'read failed; retrying');
+        this.#o.logger.warn({ err: error, topic: this.#o.topic }, 'read failed; retrying');
         await this.#pause(Math.min(100 * 2 ** failures, 5000));
       }
     }
   }
 
-  async #claimLoop(): Promise<void> {
-    while (!this.#closed) {
-      await this.#pause(this.#o.claimIntervalMs);
-      if (this.#closed) break;
-      try {
-        await this.claimIdle();
-      } catch (error) {
-        if (!this.#closed) this.#o.logger.warn({ err: error }, 'reclaim failed; will try again');
-      }
-    }
-  }
-
-  /**
-   * One reclaim round: takes over every entry of the group idle past `claimIdleMs` and handles
-   * it. Exposed so tests and tools can trigger a round without waiting for the timer.
-   * @returns how many entries were reclaimed.
-   */
-  async claimIdle(): Promise<number> {
-    const { redis, group, name, claimIdleMs, batchSize } = this.#o;
-    let cursor = '0-0';
-    let claimed = 0;
-    do {
-      const [next, rawEntries, deleted] = (await redis.call(
-        'XAUTOCLAIM',
-        this.#keys.stream,
-        group,
-        name,
-        claimIdleMs,
-        cursor,
-        'COUNT',
-        batchSize,
-      )) as [string, unknown, string[] | undefined];
-      if (deleted && deleted.length > 0) {
-        // Trimmed by MAXLEN before anyone acknowledged them: nothing left to deliver.
-        this.#o.logger.error(
-          { stream: this.#keys.stream, ids: deleted },
-          'pending entries were trimmed from the stream before being handled',
-        );
-        await redis.hdel(this.#keys.failures, ...deleted);
-      }
-      const entries = parseEntries(rawEntries);
-      claimed += entries.length;
-      await this.#handleBatch(entries, true);
-      cursor = next;
-    } while (cursor !== '0-0' && !this.#closed);
-    return claimed;
-  }
-
   /** Delivery counts of entries pending for this consumer; absent when no longer pending. */
-  async #deliveries(ids: readonly string[]): Promise<Map<string, number>> {
+  async #deliveries(stream: string, entries: readonly Entry[]): Promise<Map<string, number>> {
     const pipeline = this.#o.redis.pipeline();
-    for (const id of ids) {
-      pipeline.call('XPENDING', this.#keys.stream, this.#o.group, id, id, 1, this.#o.name);
-    }
-    const results = (await pipeline.exec()) ?? [];
+    for (const { id } of entries)
+      pipeline.call('XPENDING', stream, this.#o.group, id, id, 1, this.#o.name);
     const counts = new Map<string, number>();
-    results.forEach(([error, reply]) => {
+    for (const [error, reply] of (await pipeline.exec()) ?? []) {
       if (error) throw error;
       const row = (reply as [string, string, number, number][])[0];
       if (row) counts.set(String(row[0]), Number(row[3]));
-    });
+    }
     return counts;
   }
 
-  async #handleBatch(entries: readonly Entry[], redelivered: boolean): Promise<void> {
-    const fresh = entries.filter((entry) => !this.#inFlight.has(entry.id));
-    if (fresh.length === 0) return;
-    const counts = redelivered ? await this.#deliveries(fresh.map((e) => e.id)) : undefined;
-    await Promise.all(
-      fresh.map((entry) => {
-        const deliveries = counts ? counts.get(entry.id) : 1;
-        if (deliveries === undefined) return Promise.resolve(); // acknowledged meanwhile
-        const decoded = this.#decode(entry);
-        const key = decoded.ok ? this.#o.orderingKey?.(decoded.message) : undefined;
-        this.#inFlight.add(entry.id);
-        return this.#runner
-          .run(key, () => this.#handle(entry, decoded, deliveries))
-          .finally(() => this.#inFlight.delete(entry.id));
-      }),
-    );
+  #schedule(
+    partition: number,
+    entries: readonly Entry[],
+    counts: Map<string, number> | undefined,
+  ): void {
+    for (const entry of entries) {
+      const slot = `${partition}/${entry.id}`;
+      if (this.#inFlight.has(slot)) continue;
+      const deliveries = counts ? counts.get(entry.id) : 1;
+      if (deliveries === undefined) continue; // acknowledged meanwhile
+      const decoded = this.#decode(entry);
+      this.#inFlight.add(slot);
+      this.#busy.set(partition, (this.#busy.get(partition) ?? 0) + 1);
+      void this.#runner
+        .run(decoded.ok ? orderingKeyOf(decoded.message) : undefined, () =>
+          this.#process(entry, decoded, deliveries, partition),
+        )
+        .catch((error: unknown) =>
+          this.#o.logger.error({ err: error, msgId: entry.id }, 'entry handling failed'),
+        )
+        .finally(() => {
+          this.#inFlight.delete(slot);
+          this.#busy.set(partition, (this.#busy.get(partition) ?? 1) - 1);
+          this.#wake?.();
+          this.#wake = undefined;
+        });
+    }
   }
 
   #decode(entry: Entry): Decoded<T> {
@@ -344,21 +404,48 @@ export class StreamConsumer<T> {
     return { ok: true, message: result.value };
   }
 
-  async #handle(entry: Entry, decoded: Decoded<T>, deliveries: number): Promise<void> {
+  /** Handles one entry, retrying in place while the failure is retryable and deliveries remain. */
+  async #process(
+    entry: Entry,
+    decoded: Decoded<T>,
+    firstDelivery: number,
+    partition: number,
+  ): Promise<void> {
+    const stream = this.#keys.partitions[partition]!;
+    const turnId = decoded.ok ? (decoded.message as { turn_id?: unknown }).turn_id : undefined;
+    for (let deliveries = firstDelivery; ; deliveries += 1) {
+      const log = this.#o.logger.child({
+        topic: this.#o.topic,
+        msgId: entry.id,
+        ...(typeof turnId === 'string' ? { turnId } : {}),
+        deliveries,
+      });
+      if (await this.#attempt(entry, decoded, deliveries, stream, log)) return;
+      await this.#pause(Math.min(this.#o.retryBaseMs * 2 ** (deliveries - 1), 30_000));
+      // Closing, or another process reads this partition now: leave the entry pending for it.
+      if (this.#closed || !this.#leases.owns(partition)) return;
+      // Count the redelivery in Redis, so a new reader after a crash knows how often it failed.
+      await this.#o.redis.xclaim(stream, this.#o.group, this.#o.name, 0, entry.id, 'JUSTID');
+    }
+  }
+
+  /** @returns true when the entry is settled (acknowledged or dead-lettered). */
+  async #attempt(
+    entry: Entry,
+    decoded: Decoded<T>,
+    deliveries: number,
+    stream: string,
+    log: Logger,
+  ): Promise<boolean> {
     const { redis, group, handler, producer, maxDeliveries, topic } = this.#o;
-    const turnId =
-      decoded.ok && typeof (decoded.message as { turn_id?: unknown }).turn_id === 'string'
-        ? (decoded.message as { turn_id: string }).turn_id
-        : undefined;
-    const log = this.#o.logger.child({ topic, msgId: entry.id, turnId, deliveries });
     try {
       if (!decoded.ok) throw decoded.error;
       if (deliveries > maxDeliveries) {
-        const last = await redis.hget(this.#keys.failures, entry.id);
+        const last = await redis.hget(this.#keys.failures, failureField(stream, entry.id));
         throw new BotwireError(
           'BW_ERR_MAX_DELIVERIES',
           `delivered ${deliveries - 1} times without success; last failure: ${
-            last ?? 'none recorded (the consumer stopped or timed out while handling it)'
+            last ?? 'none recorded (the process stopped while handling it)'
           }`,
         );
       }
@@ -366,10 +453,11 @@ export class StreamConsumer<T> {
       if (outgoing && outgoing.length > 0) await producer.publishMany(outgoing);
       await redis
         .multi()
-        .xack(this.#keys.stream, group, entry.id)
-        .hdel(this.#keys.failures, entry.id)
+        .xack(stream, group, entry.id)
+        .hdel(this.#keys.failures, failureField(stream, entry.id))
         .exec();
       this.#o.onOutcome?.('acked', topic);
+      return true;
     } catch (error) {
       const reason = `${codeOf(error)}: ${errorMessage(error)}`;
       if (!isRetryable(error) || deliveries >= maxDeliveries) {
@@ -377,19 +465,19 @@ export class StreamConsumer<T> {
           isRetryable(error) && codeOf(error) !== 'BW_ERR_MAX_DELIVERIES'
             ? `failed ${deliveries} deliveries; last failure: ${reason}`
             : reason;
-        await this.#deadLetter(entry, error, final, deliveries, log);
-        return;
+        return this.#deadLetter(entry, error, final, deliveries, stream, log);
       }
-      log.warn({ err: error }, 'handler failed; the entry stays pending and will be retried');
+      log.warn({ err: error }, 'handler failed; retrying after a backoff');
       await redis
         .multi()
-        .hset(this.#keys.failures, entry.id, reason)
+        .hset(this.#keys.failures, failureField(stream, entry.id), reason)
         .expire(this.#keys.failures, FAILURE_TTL_S)
         .exec()
         .catch((recordError: unknown) =>
           log.warn({ err: recordError }, 'could not record the failure reason'),
         );
       this.#o.onOutcome?.('retry', topic);
+      return false;
     }
   }
 
@@ -398,8 +486,9 @@ export class StreamConsumer<T> {
     error: unknown,
     reason: string,
     deliveries: number,
+    stream: string,
     log: Logger,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const { redis, group, name, topic, deadMaxLen } = this.#o;
     try {
       await redis
@@ -414,6 +503,8 @@ export class StreamConsumer<T> {
           entry.data ?? '',
           'source_id',
           entry.id,
+          'stream',
+          stream,
           'topic',
           topic,
           'group',
@@ -429,23 +520,15 @@ export class StreamConsumer<T> {
           'failed_at',
           new Date().toISOString(),
         )
-        .xack(this.#keys.stream, group, entry.id)
-        .hdel(this.#keys.failures, entry.id)
+        .xack(stream, group, entry.id)
+        .hdel(this.#keys.failures, failureField(stream, entry.id))
         .exec();
       log.error({ code: codeOf(error), reason }, 'message moved to the dead-letter stream');
       this.#o.onOutcome?.('dead', topic);
+      return true;
     } catch (deadError) {
-      // Still pending: the next reclaim round tries again.
-      log.error({ err: deadError, reason }, 'could not dead-letter the message; it stays pending');
+      log.error({ err: deadError, reason }, 'could not dead-letter the message; retrying');
+      return false;
     }
-  }
-}
-
-/** Creates the topic's stream and consumer group when missing (reading from the start). */
-export async function ensureGroup(redis: Redis, stream: string, group: string): Promise<void> {
-  try {
-    await redis.xgroup('CREATE', stream, group, '0', 'MKSTREAM');
-  } catch (error) {
-    if (!(error instanceof Error && error.message.startsWith('BUSYGROUP'))) throw error;
   }
 }

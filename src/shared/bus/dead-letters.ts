@@ -5,12 +5,14 @@
 import { BotwireError } from '../errors.ts';
 import type { Redis } from '../redis.ts';
 import type { Producer } from './producer.ts';
-import { topicKeys, type Topic } from './topics.ts';
+import { deadLetterKey, type Topic } from './topics.ts';
 
 export interface DeadLetter {
   /** Id in the dead-letter stream; pass it to `replayDeadLetters`. */
   id: string;
   topic: string;
+  /** The partition stream the message was read from. */
+  stream: string;
   sourceId: string;
   group: string;
   consumer: string;
@@ -27,6 +29,7 @@ function toDeadLetter(id: string, fields: string[]): DeadLetter {
   return {
     id,
     topic: f.get('topic') ?? '',
+    stream: f.get('stream') ?? '',
     sourceId: f.get('source_id') ?? '',
     group: f.get('group') ?? '',
     consumer: f.get('consumer') ?? '',
@@ -47,7 +50,7 @@ export async function listDeadLetters(
 ): Promise<DeadLetter[]> {
   const start = options.after ? `(${options.after}` : '-';
   const rows = await redis.xrange(
-    topicKeys(prefix, topic).dead,
+    deadLetterKey(prefix, topic),
     start,
     '+',
     'COUNT',
@@ -73,7 +76,7 @@ export async function replayDeadLetters(
   topic: Topic,
   ids: readonly string[],
 ): Promise<ReplayResult> {
-  const dead = topicKeys(prefix, topic).dead;
+  const dead = deadLetterKey(prefix, topic);
   const result: ReplayResult = { replayed: [], refused: [] };
   for (const deadId of ids) {
     const [row] = await redis.xrange(dead, deadId, deadId);

@@ -8,6 +8,8 @@ export class KeyedRunner {
   #active = 0;
   readonly #waiting: (() => void)[] = [];
   readonly #tails = new Map<string, Promise<void>>();
+  #scheduled = 0;
+  #idle: (() => void)[] = [];
 
   constructor(concurrency: number) {
     if (!Number.isInteger(concurrency) || concurrency < 1) {
@@ -21,8 +23,25 @@ export class KeyedRunner {
     return this.#active;
   }
 
+  /** Resolves once every task given so far has finished. */
+  idle(): Promise<void> {
+    if (this.#scheduled === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
   /** Schedules `task`; resolves or rejects as it does. */
   run(key: string | undefined, task: () => Promise<void>): Promise<void> {
+    this.#scheduled += 1;
+    const done = (): void => {
+      this.#scheduled -= 1;
+      if (this.#scheduled === 0) for (const resolve of this.#idle.splice(0)) resolve();
+    };
+    const result = this.#schedule(key, task);
+    result.then(done, done);
+    return result;
+  }
+
+  #schedule(key: string | undefined, task: () => Promise<void>): Promise<void> {
     if (key === undefined) return this.#withSlot(task);
     const previous = this.#tails.get(key) ?? Promise.resolve();
     const result = previous.then(() => this.#withSlot(task));

@@ -1,23 +1,12 @@
 import { BotwireError } from '../errors.ts';
 import type { Redis } from '../redis.ts';
 import { describeProblems, type SchemaRegistry } from '../schemas.ts';
-import { schemaOf, topicKeys, type Topic } from './topics.ts';
+import { orderingKeyOf, partitionOf, schemaOf, topicKeys, type Topic } from './topics.ts';
 
 /** A message for a topic, as handlers return them and producers publish them. */
 export interface Outgoing {
   topic: Topic;
   message: unknown;
-}
-
-export interface ProducerOptions {
-  redis: Redis;
-  schemas: SchemaRegistry;
-  /** Key prefix, see `STREAM_PREFIX`. */
-  prefix: string;
-  /** Approximate stream length kept on XADD (entries), see `STREAM_MAXLEN`. */
-  maxLen: number;
-  /** Called once per published message, for metrics. */
-  onPublished?: (topic: Topic) => void;
 }
 
 /** A message published at most once per `id` (a platform update id) within the dedupe window. */
@@ -26,22 +15,43 @@ export interface OnceMessage {
   message: unknown;
 }
 
-// SET NX of each marker and the XADD it guards run in one script: a redelivered update is either
-// published with its marker or not at all. The markers share the stream's hash tag (one slot).
+export interface ProducerOptions {
+  redis: Redis;
+  schemas: SchemaRegistry;
+  /** Key prefix, see `STREAM_PREFIX`. */
+  prefix: string;
+  /** Approximate length kept of each partition stream on XADD (entries), see `STREAM_MAXLEN`. */
+  maxLen: number;
+  /** Partitions per topic, see `TOPIC_PARTITIONS`. */
+  partitions: number;
+  /** Called once per published message, for metrics. */
+  onPublished?: (topic: Topic) => void;
+}
+
+// KEYS come in pairs (dedupe marker, partition stream). The SET NX of each marker and the XADD it
+// guards run in one script, so a redelivered update is either published with its marker or not
+// at all. All keys share the topic's hash tag (one Cluster slot).
 const PUBLISH_ONCE = `
 local out = {}
-for i = 2, #KEYS do
+for i = 1, #KEYS, 2 do
   if redis.call('SET', KEYS[i], '1', 'NX', 'EX', ARGV[2]) then
-    out[#out + 1] = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'data', ARGV[i + 1])
+    out[#out + 1] = redis.call('XADD', KEYS[i + 1], 'MAXLEN', '~', ARGV[1], '*', 'data', ARGV[2 + (i + 1) / 2])
   else
     out[#out + 1] = false
   end
 end
 return out`;
 
+function unavailable(error: unknown): BotwireError {
+  return new BotwireError('BW_ERR_UNAVAILABLE', 'could not publish: Redis is unavailable', {
+    cause: error,
+  });
+}
+
 /**
- * Validates messages against their topic's schema and XADDs them as JSON in the field `data`.
- * A message that fails its schema is refused with `BW_ERR_MESSAGE_INVALID` and nothing is written.
+ * Validates messages against their topic's schema and XADDs them as JSON in the field `data`, to
+ * the partition of their `ordering_key`. A message that fails its schema is refused with
+ * `BW_ERR_MESSAGE_INVALID` and nothing is written.
  */
 export class Producer {
   readonly #options: ProducerOptions;
@@ -63,6 +73,48 @@ export class Producer {
     return JSON.stringify(message);
   }
 
+  /** The partition stream a message goes to. */
+  streamFor(topic: Topic, message: unknown): string {
+    const { prefix, partitions } = this.#options;
+    const keys = topicKeys(prefix, topic, partitions);
+    return keys.partitions[partitionOf(orderingKeyOf(message), partitions)]!;
+  }
+
+  /** Publishes one message; resolves to its stream entry id. */
+  async publish(topic: Topic, message: unknown): Promise<string> {
+    const [id] = await this.publishMany([{ topic, message }]);
+    return id!;
+  }
+
+  /**
+   * Publishes several messages in one round trip, in order. All are validated before any is
+   * written, so a bad one publishes nothing.
+   */
+  async publishMany(messages: readonly Outgoing[]): Promise<string[]> {
+    if (messages.length === 0) return [];
+    const encoded = messages.map(({ topic, message }) => ({
+      topic,
+      stream: this.streamFor(topic, message),
+      data: this.encode(topic, message),
+    }));
+    const { redis, maxLen, onPublished } = this.#options;
+    const pipeline = redis.pipeline();
+    for (const { stream, data } of encoded) {
+      pipeline.xadd(stream, 'MAXLEN', '~', maxLen, '*', 'data', data);
+    }
+    let results: [Error | null, unknown][];
+    try {
+      results = (await pipeline.exec()) ?? [];
+    } catch (error) {
+      throw unavailable(error);
+    }
+    return results.map(([error, id], index) => {
+      if (error) throw unavailable(error);
+      onPublished?.(encoded[index]!.topic);
+      return id as string;
+    });
+  }
+
   /**
    * Publishes each message unless one with the same `id` was published to the topic within
    * `ttlS` seconds; atomic per call.
@@ -74,70 +126,22 @@ export class Producer {
     ttlS: number,
   ): Promise<(string | null)[]> {
     if (messages.length === 0) return [];
+    const { redis, prefix, maxLen, partitions, onPublished } = this.#options;
+    const keys = topicKeys(prefix, topic, partitions);
     const data = messages.map(({ message }) => this.encode(topic, message));
-    const { redis, prefix, maxLen, onPublished } = this.#options;
-    const { stream } = topicKeys(prefix, topic);
+    const pairs = messages.flatMap(({ id, message }) => [
+      keys.seen(id),
+      this.streamFor(topic, message),
+    ]);
     let ids: (string | null)[];
     try {
-      ids = (await redis.eval(
-        PUBLISH_ONCE,
-        messages.length + 1,
-        stream,
-        ...messages.map(({ id }) => `${stream}:seen:${id}`),
-        maxLen,
-        ttlS,
-        ...data,
-      )) as (string | null)[];
+      ids = (await redis.eval(PUBLISH_ONCE, pairs.length, ...pairs, maxLen, ttlS, ...data)) as (
+        string | null
+      )[];
     } catch (error) {
-      throw new BotwireError('BW_ERR_UNAVAILABLE', 'could not publish: Redis is unavailable', {
-        cause: error,
-      });
+      throw unavailable(error);
     }
     for (const id of ids) if (id) onPublished?.(topic);
     return ids.map((id) => id ?? null);
-  }
-
-  /** Publishes one message; resolves to its stream entry id. */
-  async publish(topic: Topic, message: unknown): Promise<string> {
-    const [id] = await this.publishMany([{ topic, message }]);
-    return id as string;
-  }
-
-  /**
-   * Publishes several messages in one round trip, in order. All are validated before any is
-   * written, so a bad one publishes nothing.
-   */
-  async publishMany(messages: readonly Outgoing[]): Promise<string[]> {
-    if (messages.length === 0) return [];
-    const encoded = messages.map(({ topic, message }) => ({
-      topic,
-      data: this.encode(topic, message),
-    }));
-    const { redis, prefix, maxLen, onPublished } = this.#options;
-    const pipeline = redis.pipeline();
-    for (const { topic, data } of encoded) {
-      pipeline.xadd(topicKeys(prefix, topic).stream, 'MAXLEN', '~', maxLen, '*', 'data', data);
-    }
-    let results: [Error | null, unknown][];
-    try {
-      results = (await pipeline.exec()) ?? [];
-    } catch (error) {
-      throw new BotwireError('BW_ERR_UNAVAILABLE', 'could not publish: Redis is unavailable', {
-        cause: error,
-      });
-    }
-    return results.map(([error, id], index) => {
-      if (error) {
-        throw new BotwireError(
-          'BW_ERR_UNAVAILABLE',
-          `could not publish to ${encoded[index]?.topic}`,
-          {
-            cause: error,
-          },
-        );
-      }
-      onPublished?.(encoded[index]!.topic);
-      return id as string;
-    });
   }
 }

@@ -1,9 +1,15 @@
 /**
- * The topics of botwire and the Redis keys behind them. Each topic is one stream read by one
- * consumer group, named after the component that consumes it.
+ * The topics of botwire and the Redis keys behind them.
  *
- * Keys carry the topic in a hash tag (`botwire:{channel}`), so a topic's stream, its dead-letter
- * stream and its bookkeeping hash share one Redis Cluster slot and can be changed in one MULTI.
+ * A topic is split into `partitions` streams. A message goes to the partition its ordering key
+ * hashes to (a conversation's messages all land in one partition), and each partition is read by
+ * one process of the consuming component at a time, so one conversation's messages are handled in
+ * the order they arrived, while different conversations spread over processes. Each partition is
+ * a stream read through the component's consumer group.
+ *
+ * Every key of a topic carries the topic as its Redis Cluster hash tag (`botwire:{channel}:p3`),
+ * so a topic's partitions, dead letters, leases and dedupe markers share one slot and can be
+ * changed together in one MULTI or script. Different topics spread over a cluster's nodes.
  */
 export const TOPICS = ['channel', 'language', 'flow', 'retriver', 'indexer'] as const;
 
@@ -25,15 +31,53 @@ export function schemaOf(topic: Topic): string {
 
 /** Redis keys of one topic. */
 export interface TopicKeys {
-  /** The stream producers XADD to. */
-  stream: string;
+  /** The partition streams, by partition number. */
+  partitions: readonly string[];
   /** Messages that failed for good, with their reason. */
   dead: string;
   /** Last failure of each still-pending entry (hash: entry id -> reason), for dead-letter reasons. */
   failures: string;
+  /** Live consumers of the group (sorted set: name -> heartbeat deadline in ms). */
+  members: string;
+  /** The lease key of a partition: who reads it now. */
+  lease(partition: number): string;
+  /** The dedupe marker of a message id published with `publishOnce`. */
+  seen(id: string): string;
 }
 
-export function topicKeys(prefix: string, topic: Topic): TopicKeys {
-  const stream = `${prefix}:{${topic}}`;
-  return { stream, dead: `${stream}:dead`, failures: `${stream}:failures` };
+/** The dead-letter stream of a topic. */
+export function deadLetterKey(prefix: string, topic: Topic): string {
+  return `${prefix}:{${topic}}:dead`;
+}
+
+export function topicKeys(prefix: string, topic: Topic, partitions: number): TopicKeys {
+  const base = `${prefix}:{${topic}}`;
+  return {
+    partitions: Array.from({ length: partitions }, (_, p) => `${base}:p${p}`),
+    dead: deadLetterKey(prefix, topic),
+    failures: `${base}:failures`,
+    members: `${base}:members`,
+    lease: (partition) => `${base}:lease:p${partition}`,
+    seen: (id) => `${base}:seen:${id}`,
+  };
+}
+
+/** The ordering key of a message: its `ordering_key` field, when it has one. */
+export function orderingKeyOf(message: unknown): string | undefined {
+  const key = (message as { ordering_key?: unknown } | null)?.ordering_key;
+  return typeof key === 'string' && key !== '' ? key : undefined;
+}
+
+/**
+ * The partition of an ordering key (32-bit FNV-1a, stable across processes and releases).
+ * Messages without a key are spread at random.
+ */
+export function partitionOf(key: string | undefined, partitions: number): number {
+  if (key === undefined) return Math.floor(Math.random() * partitions);
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i += 1) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % partitions;
 }

@@ -1,0 +1,188 @@
+/**
+ * Which partitions of a topic this process reads. Every consumer of a group heartbeats into the
+ * topic's member set; partition p belongs to the (p mod n)-th live member in name order, so every
+ * process computes the same assignment. A lease key per partition (owner name, expiring after
+ * `leaseMs`) makes ownership exclusive while views of the member set briefly differ: a partition
+ * is taken only once its previous owner released it or its lease ran out.
+ *
+ * Time comes from Redis (`TIME` inside the scripts), so clock skew between machines does not
+ * evict live members.
+ */
+import type { Logger } from '../logger.ts';
+import type { Redis } from '../redis.ts';
+import type { TopicKeys } from './topics.ts';
+
+const HEARTBEAT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 10)
+return redis.call('ZRANGE', KEYS[1], 0, -1)`;
+
+// Renews each lease still held by ARGV[1]; returns 1/0 per key.
+const RENEW = `
+local out = {}
+for i = 1, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then
+    redis.call('PEXPIRE', KEYS[i], ARGV[2])
+    out[i] = 1
+  else
+    out[i] = 0
+  end
+end
+return out`;
+
+const RELEASE = `
+for i = 1, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then redis.call('DEL', KEYS[i]) end
+end
+return 0`;
+
+export interface LeaseChanges {
+  acquired: number[];
+  released: number[];
+  /** Partitions this process owned but no longer holds (it stalled past its lease). */
+  lost: number[];
+}
+
+export class PartitionLeases {
+  readonly #redis: Redis;
+  readonly #keys: TopicKeys;
+  readonly #name: string;
+  readonly #leaseMs: number;
+  readonly #logger: Logger;
+  readonly #owned = new Set<number>();
+  /** Partitions this process owns but should hand over. */
+  readonly #surplus = new Set<number>();
+  #lastRenewal = 0;
+
+  constructor(options: {
+    redis: Redis;
+    keys: TopicKeys;
+    name: string;
+    leaseMs: number;
+    logger: Logger;
+  }) {
+    this.#redis = options.redis;
+    this.#keys = options.keys;
+    this.#name = options.name;
+    this.#leaseMs = options.leaseMs;
+    this.#logger = options.logger;
+  }
+
+  /** Partitions this process may read now. */
+  readable(): number[] {
+    return [...this.#owned].filter((p) => !this.#surplus.has(p)).sort((a, b) => a - b);
+  }
+
+  owns(partition: number): boolean {
+    return this.#owned.has(partition);
+  }
+
+  /**
+   * One round: heartbeat, renew held leases, hand over surplus partitions that `idle` says have
+   * no work in flight, and take free ones assigned to this process.
+   */
+  async tick(idle: (partition: number) => boolean): Promise<LeaseChanges> {
+    const changes: LeaseChanges = { acquired: [], released: [], lost: [] };
+    try {
+      await this.#tick(idle, changes);
+      this.#lastRenewal = Date.now();
+    } catch (error) {
+      // Without Redis the leases cannot be renewed; once they may have run out elsewhere, stop
+      // reading rather than risk two readers of one partition.
+      if (Date.now() - this.#lastRenewal > this.#leaseMs * 0.8 && this.#owned.size > 0) {
+        changes.lost.push(...this.#owned);
+        this.#owned.clear();
+        this.#surplus.clear();
+      }
+      this.#logger.warn({ err: error }, 'partition lease round failed');
+    }
+    return changes;
+  }
+
+  async #tick(idle: (partition: number) => boolean, changes: LeaseChanges): Promise<void> {
+    const { partitions } = this.#keys;
+    const members = (
+      (await this.#redis.eval(
+        HEARTBEAT,
+        1,
+        this.#keys.members,
+        this.#name,
+        this.#leaseMs,
+      )) as string[]
+    ).sort();
+    const index = members.indexOf(this.#name);
+    const desired = new Set(
+      partitions
+        .map((_, p) => p)
+        .filter((p) => members[p % members.length] === this.#name && index >= 0),
+    );
+
+    const held = [...this.#owned];
+    if (held.length > 0) {
+      const renewed = (await this.#redis.eval(
+        RENEW,
+        held.length,
+        ...held.map((p) => this.#keys.lease(p)),
+        this.#name,
+        this.#leaseMs,
+      )) as number[];
+      held.forEach((p, i) => {
+        if (renewed[i] !== 1) {
+          this.#owned.delete(p);
+          this.#surplus.delete(p);
+          changes.lost.push(p);
+        }
+      });
+    }
+
+    this.#surplus.clear();
+    for (const p of this.#owned) if (!desired.has(p)) this.#surplus.add(p);
+    const release = [...this.#surplus].filter(idle);
+    if (release.length > 0) {
+      await this.#redis.eval(
+        RELEASE,
+        release.length,
+        ...release.map((p) => this.#keys.lease(p)),
+        this.#name,
+      );
+      for (const p of release) {
+        this.#owned.delete(p);
+        this.#surplus.delete(p);
+        changes.released.push(p);
+      }
+    }
+
+    const wanted = [...desired].filter((p) => !this.#owned.has(p));
+    if (wanted.length > 0) {
+      const pipeline = this.#redis.pipeline();
+      for (const p of wanted)
+        pipeline.set(this.#keys.lease(p), this.#name, 'PX', this.#leaseMs, 'NX');
+      const results = (await pipeline.exec()) ?? [];
+      results.forEach(([error, reply], i) => {
+        if (!error && reply === 'OK') {
+          this.#owned.add(wanted[i]!);
+          changes.acquired.push(wanted[i]!);
+        }
+      });
+    }
+  }
+
+  /** Gives up every lease and leaves the member set, so others take over at once. */
+  async releaseAll(): Promise<void> {
+    const held = [...this.#owned];
+    this.#owned.clear();
+    this.#surplus.clear();
+    if (held.length > 0) {
+      await this.#redis.eval(
+        RELEASE,
+        held.length,
+        ...held.map((p) => this.#keys.lease(p)),
+        this.#name,
+      );
+    }
+    await this.#redis.zrem(this.#keys.members, this.#name);
+  }
+}
