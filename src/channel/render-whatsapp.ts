@@ -1,0 +1,113 @@
+/**
+ * Internal messages as WhatsApp Cloud API message bodies (POST /<phone_number_id>/messages).
+ * Limits (Meta's): text 4096 characters (longer text becomes several messages); interactive body
+ * 1024; reply buttons at most 3, titles 20; list button 20, at most 10 rows, row titles 24,
+ * descriptions 72, section titles 24; captions 1024. More than three buttons become a list.
+ */
+import type { Button, InternalMessage, ListSection } from '../shared/messages.ts';
+import { split, truncate } from './text-limits.ts';
+
+export type WhatsAppBody = Record<string, unknown>;
+
+const base = (to: string) => ({ messaging_product: 'whatsapp', recipient_type: 'individual', to });
+
+function list(to: string, text: string, buttonText: string, sections: ListSection[]): WhatsAppBody {
+  let budget = 10;
+  const fitted = sections
+    .map((section) => {
+      const rows = section.rows.slice(0, Math.max(0, budget));
+      budget -= rows.length;
+      return {
+        ...(section.title ? { title: truncate(section.title, 24) } : {}),
+        rows: rows.map((r) => ({
+          id: truncate(r.id, 200),
+          title: truncate(r.title, 24),
+          ...(r.description ? { description: truncate(r.description, 72) } : {}),
+        })),
+      };
+    })
+    .filter((section) => section.rows.length > 0);
+  return {
+    ...base(to),
+    type: 'interactive',
+    interactive: {
+      type: 'list',
+      body: { text: truncate(text, 4096) },
+      action: { button: truncate(buttonText, 20), sections: fitted },
+    },
+  };
+}
+
+function buttons(to: string, text: string, options: Button[]): WhatsAppBody {
+  if (options.length > 3) return list(to, text, 'Options', [{ rows: options }]);
+  return {
+    ...base(to),
+    type: 'interactive',
+    interactive: {
+      type: 'button',
+      body: { text: truncate(text, 1024) },
+      action: {
+        buttons: options.map((b) => ({
+          type: 'reply',
+          reply: { id: truncate(b.id, 256), title: truncate(b.title, 20) },
+        })),
+      },
+    },
+  };
+}
+
+function link(message: { media: unknown }): Record<string, string> {
+  const media = message.media as { url?: string; media_id?: string };
+  return media.url ? { link: media.url } : { id: media.media_id ?? '' };
+}
+
+export function renderWhatsApp(to: string, message: InternalMessage): WhatsAppBody[] {
+  switch (message.message_type) {
+    case 'text':
+      return split(message.text, 4096).map((body) => ({
+        ...base(to),
+        type: 'text',
+        text: { body, preview_url: false },
+      }));
+    case 'button':
+      return [buttons(to, message.text, message.buttons)];
+    case 'option_list':
+      return [list(to, message.text, message.button_text, message.sections)];
+    case 'image':
+      return [
+        {
+          ...base(to),
+          type: 'image',
+          image: {
+            ...link(message),
+            ...(message.caption ? { caption: truncate(message.caption, 1024) } : {}),
+          },
+        },
+      ];
+    case 'document':
+      return [
+        {
+          ...base(to),
+          type: 'document',
+          document: {
+            ...link(message),
+            ...(message.caption ? { caption: truncate(message.caption, 1024) } : {}),
+            ...(message.filename ? { filename: message.filename } : {}),
+          },
+        },
+      ];
+    case 'audio':
+      return [{ ...base(to), type: 'audio', audio: link(message) }];
+    case 'location':
+      return [
+        {
+          ...base(to),
+          type: 'location',
+          location: { latitude: message.latitude, longitude: message.longitude },
+        },
+      ];
+    case 'interactive_reply':
+    case 'dialog':
+      return [];
+  }
+}

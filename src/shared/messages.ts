@@ -1,0 +1,59 @@
+/**
+ * The internal message: what flows between channel, language and flow, independent of platform.
+ * Inbound kinds come from users; outbound kinds are what a bot can say. `schemas/topics/message.json`
+ * is the same shape as a JSON Schema.
+ */
+
+/** A media file as the platform knows it (downloaded only when needed, e.g. for speech-to-text). */
+export type MediaRef =
+  | { platform: 'telegram'; file_id: string; mime_type?: string }
+  | { platform: 'whatsapp'; media_id: string; mime_type?: string }
+  | { url: string; mime_type?: string };
+
+export interface Button {
+  id: string;
+  title: string;
+}
+
+export interface ListRow {
+  id: string;
+  title: string;
+  description?: string;
+}
+
+export interface ListSection {
+  title?: string;
+  rows: ListRow[];
+}
+
+export type InternalMessage =
+  | { message_type: 'text'; text: string }
+  | { message_type: 'audio'; media: MediaRef }
+  | { message_type: 'image'; media: MediaRef; caption?: string }
+  | { message_type: 'document'; media: MediaRef; caption?: string; filename?: string }
+  | { message_type: 'location'; latitude: number; longitude: number }
+  /** A press of a button or a pick from a list the bot sent. */
+  | { message_type: 'interactive_reply'; choice_id: string; title?: string }
+  /** A conversation event rather than content: `/start` on Telegram, a reset. */
+  | { message_type: 'dialog'; event: 'start' | 'reset' }
+  /** Outbound: text with up to three reply buttons. */
+  | { message_type: 'button'; text: string; buttons: Button[] }
+  /** Outbound: text with a menu of rows in sections (up to ten rows). */
+  | { message_type: 'option_list'; text: string; button_text: string; sections: ListSection[] };
+
+export type MessageType = InternalMessage['message_type'];
+
+/** Who and where a message belongs to, carried on every pipeline message after `channel`. */
+export interface ConversationRef {
+  app_id: string;
+  channel_id: string;
+  channel_type: 'telegram' | 'whatsapp';
+  conversation_id: string;
+  /** The platform chat: Telegram chat id, WhatsApp wa_id. */
+  chat_id: string;
+  user_pid: string;
+  /** The user's language (chosen or detected), BCP 47; absent until known. */
+  user_language?: string;
+  /** The bot's own language. */
+  bot_language: string;
+}
