@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
 import { startApi, type RunningApi } from '../../src/api/worker.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import type { Topic } from '../../src/shared/bus/topics.ts';
@@ -21,6 +21,8 @@ import {
 } from './services.ts';
 
 export interface TestApi {
+  /** The settings the edge runs with; start other components with the same. */
+  config: Config;
   url: string;
   adminKey: string;
   prefix: string;
@@ -57,6 +59,10 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
       CREDENTIALS_KEY: randomBytes(32).toString('base64'),
       PUBLIC_BASE_URL: 'https://bots.example.test',
       TELEGRAM_API_URL: 'https://telegram.example.test',
+      WHATSAPP_API_URL: 'https://graph.example.test/v21.0',
+      CONSUMER_LEASE_MS: '600',
+      CONSUMER_BLOCK_MS: '100',
+      CONSUMER_RETRY_BASE_MS: '50',
       LOG_LEVEL: 'debug',
       ...env,
     },
@@ -76,6 +82,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   const url = `http://127.0.0.1:${api.port}`;
   const redis = connectRedis();
   return {
+    config,
     url,
     adminKey,
     prefix,

@@ -1,0 +1,113 @@
+/**
+ * channel_in: a platform payload becomes an internal message. The user and conversation are
+ * created or found, the message is logged for the transcript, a Telegram button press is
+ * answered, and the message is routed: text and voice to `language` (detection, translation,
+ * speech to text), button presses, dialogs, media and locations straight to `flow`.
+ */
+import type { BotDirectory } from '../shared/bots/directory.ts';
+import type { Outgoing } from '../shared/bus/producer.ts';
+import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { Knex } from '../shared/db.ts';
+import {
+  fromTelegram,
+  fromWhatsApp,
+  type Inbound,
+  type TelegramUpdate,
+  type WhatsAppInput,
+} from './inbound.ts';
+import type { TelegramApi } from './platform-api.ts';
+import { recordInbound, recordStatus } from './store.ts';
+
+export interface ChannelIn {
+  source: string;
+  turn_id: string;
+  ordering_key?: string;
+  intent: 'channel_in';
+  bot_input: {
+    kind: 'update' | 'message' | 'status';
+    app_id: string;
+    channel_id: string;
+    channel_type: 'telegram' | 'whatsapp';
+    update?: TelegramUpdate;
+    contact?: WhatsAppInput['contact'];
+    message?: WhatsAppInput['message'];
+    status?: { id: string; status: string; errors?: { title?: string; message?: string }[] };
+  };
+}
+
+export interface InboundDeps {
+  db: Knex;
+  directory: BotDirectory;
+  telegram: TelegramApi;
+}
+
+export async function handleInbound(
+  deps: InboundDeps,
+  input: ChannelIn,
+  context: MessageContext,
+): Promise<Outgoing[]> {
+  const { bot_input: payload, turn_id: turnId } = input;
+  if (payload.kind === 'status' && payload.status) {
+    const { id, status, errors } = payload.status;
+    const reason = errors?.map((e) => e.message ?? e.title).join('; ');
+    const updated = await recordStatus(deps.db, id, status, reason);
+    context.log.debug({ status, updated }, 'delivery status recorded');
+    return [];
+  }
+  const bot = await deps.directory.byAppId(payload.app_id);
+  const channel = bot?.channels.find((c) => c.id === payload.channel_id);
+  if (!bot || !channel) {
+    context.log.warn(
+      { appId: payload.app_id },
+      'message for a bot or channel that no longer exists; dropped',
+    );
+    return [];
+  }
+  let inbound: Inbound | undefined;
+  if (payload.kind === 'update' && payload.update) inbound = fromTelegram(payload.update);
+  if (payload.kind === 'message' && payload.message)
+    inbound = fromWhatsApp({ contact: payload.contact, message: payload.message });
+  if (!inbound) {
+    context.log.info(
+      { kind: payload.kind },
+      'content botwire does not handle (sticker, reaction, poll); dropped',
+    );
+    return [];
+  }
+
+  if (inbound.callbackQueryId && channel.secrets.type === 'telegram') {
+    // Stops the button's loading spinner. Answering twice only earns an error, so failures are
+    // logged, not retried: the reply itself matters more than the spinner.
+    await deps.telegram
+      .call(channel.secrets.details.bot_token, 'answerCallbackQuery', {
+        callback_query_id: inbound.callbackQueryId,
+      })
+      .catch((error: unknown) =>
+        context.log.warn({ err: (error as Error).message }, 'answerCallbackQuery failed'),
+      );
+  }
+
+  const { conversation, fresh } = await recordInbound(deps.db, { bot, channel, inbound, turnId });
+  if (!fresh) {
+    context.log.info(
+      { platformMessageId: inbound.platformMessageId },
+      'platform redelivered a message already handled; dropped',
+    );
+    return [];
+  }
+  if (!bot.active) return [];
+  const base = {
+    source: 'channel',
+    turn_id: turnId,
+    ordering_key: input.ordering_key ?? conversation.conversation_id,
+    conversation,
+  };
+  const message = inbound.message;
+  if (message.message_type === 'text' || message.message_type === 'audio') {
+    return [{ topic: 'language', message: { ...base, intent: 'language_in', message } }];
+  }
+  if (message.message_type === 'dialog') {
+    return [{ topic: 'flow', message: { ...base, intent: 'dialog', message } }];
+  }
+  return [{ topic: 'flow', message: { ...base, intent: 'user_input', message } }];
+}

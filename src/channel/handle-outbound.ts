@@ -1,0 +1,177 @@
+/**
+ * channel_out: a bot turn's messages rendered to platform calls and sent, in order, each once.
+ *
+ * Once: every call is a `messages` row keyed by (conversation, turn, seq). A redelivered turn skips
+ * the calls already `sent` (or `failed` for good) and resumes at the first one that is not. The
+ * one gap left is a crash after the platform accepted a call and before its row says so: that call
+ * is sent again (the platforms offer no idempotency key); see docs/pipeline.md.
+ *
+ * Pace and retries: each call waits for its slot under the bot's (or number's) and the chat's
+ * pace (`pacing.ts`); a 429 waits the `retry_after` Telegram asks for; 5xx and timeouts back off
+ * and retry; after the last try the turn fails retryably and the consumer retries it later, still
+ * ahead of the conversation's next messages. A 4xx is recorded with the platform's reason and not
+ * retried.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BotDirectory } from '../shared/bots/directory.ts';
+import type { ChannelRecord } from '../shared/bots/types.ts';
+import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { Knex } from '../shared/db.ts';
+import { BotwireError } from '../shared/errors.ts';
+import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
+import type { Redis } from '../shared/redis.ts';
+import { PACES, reserve, type Pace } from './pacing.ts';
+import { PlatformError, type TelegramApi, type WhatsAppApi } from './platform-api.ts';
+import { renderTelegram } from './render-telegram.ts';
+import { renderWhatsApp } from './render-whatsapp.ts';
+import { recordOutbound, sentSoFar } from './store.ts';
+
+export interface ChannelOut {
+  source: string;
+  turn_id: string;
+  intent: 'channel_out';
+  bot_output: { conversation: ConversationRef; messages: InternalMessage[] };
+}
+
+export interface OutboundDeps {
+  db: Knex;
+  redis: Redis;
+  prefix: string;
+  directory: BotDirectory;
+  telegram: TelegramApi;
+  whatsapp: WhatsAppApi;
+  /** Tries per call before the turn is left to the consumer's retry. @defaultValue 4 */
+  attempts?: number;
+  /** First backoff after a 5xx or timeout (ms). @defaultValue 250 */
+  backoffMs?: number;
+  /** Longest `retry_after` waited in place (s); longer ones go back to the consumer. @defaultValue 30 */
+  maxRetryAfterS?: number;
+}
+
+interface PlannedCall {
+  seq: string;
+  message: InternalMessage;
+  send: () => Promise<string>;
+  paces: [string, Pace][];
+}
+
+function plan(
+  deps: OutboundDeps,
+  channel: ChannelRecord,
+  conversation: ConversationRef,
+  messages: InternalMessage[],
+): PlannedCall[] {
+  const calls: PlannedCall[] = [];
+  const secrets = channel.secrets;
+  messages.forEach((message, i) => {
+    if (secrets.type === 'telegram') {
+      const token = secrets.details.bot_token;
+      const group = conversation.chat_id.startsWith('-');
+      renderTelegram(conversation.chat_id, message).forEach((call, j) => {
+        calls.push({
+          seq: `${i}.${j}`,
+          message,
+          send: async () => {
+            const result = (await deps.telegram.call(token, call.method, call.body)) as {
+              message_id?: number;
+            };
+            return `${conversation.chat_id}:${result.message_id ?? ''}`;
+          },
+          paces: [
+            [`${deps.prefix}:pace:tg:${channel.id}`, PACES.telegramBot],
+            [
+              `${deps.prefix}:pace:tg:${channel.id}:${conversation.chat_id}`,
+              group ? PACES.telegramGroupChat : PACES.telegramPrivateChat,
+            ],
+          ],
+        });
+      });
+    } else {
+      const { phone_number_id: number, access_token: accessToken } = secrets.details;
+      renderWhatsApp(conversation.chat_id, message).forEach((body, j) => {
+        calls.push({
+          seq: `${i}.${j}`,
+          message,
+          send: () => deps.whatsapp.send(number, accessToken, body),
+          paces: [[`${deps.prefix}:pace:wa:${number}`, PACES.whatsappNumber]],
+        });
+      });
+    }
+  });
+  return calls;
+}
+
+/** Sends one call, honouring pace, 429 waits and transient-failure backoff. */
+async function deliver(
+  deps: OutboundDeps,
+  call: PlannedCall,
+  context: MessageContext,
+): Promise<string> {
+  const attempts = deps.attempts ?? 4;
+  for (let attempt = 1; ; attempt += 1) {
+    const waits = await Promise.all(
+      call.paces.map(([key, pace]) => reserve(deps.redis, key, pace)),
+    );
+    const wait = Math.max(0, ...waits);
+    if (wait > 0) await sleep(wait);
+    try {
+      return await call.send();
+    } catch (error) {
+      if (!(error instanceof PlatformError) || !error.retryable || attempt >= attempts) throw error;
+      const retryAfterMs = error.retryAfterS !== undefined ? error.retryAfterS * 1000 : undefined;
+      if (retryAfterMs !== undefined && retryAfterMs > (deps.maxRetryAfterS ?? 30) * 1000)
+        throw error;
+      const delay = retryAfterMs ?? (deps.backoffMs ?? 250) * 2 ** (attempt - 1);
+      context.log.warn(
+        { status: error.status, delayMs: delay, attempt },
+        'platform asked to wait or failed; retrying',
+      );
+      await sleep(delay);
+    }
+  }
+}
+
+export async function handleOutbound(
+  deps: OutboundDeps,
+  input: ChannelOut,
+  context: MessageContext,
+): Promise<void> {
+  const { conversation, messages } = input.bot_output;
+  const bot = await deps.directory.byAppId(conversation.app_id);
+  const channel = bot?.channels.find((c) => c.id === conversation.channel_id);
+  if (!channel) {
+    context.log.warn(
+      { appId: conversation.app_id },
+      'reply for a bot or channel that no longer exists; dropped',
+    );
+    return;
+  }
+  const done = await sentSoFar(deps.db, conversation.conversation_id, input.turn_id);
+  for (const call of plan(deps, channel, conversation, messages)) {
+    const status = done.get(call.seq);
+    if (status && status !== 'sending') continue;
+    const row = {
+      conversationId: conversation.conversation_id,
+      turnId: input.turn_id,
+      seq: call.seq,
+      message: call.message,
+    };
+    await recordOutbound(deps.db, { ...row, status: 'sending' });
+    try {
+      const platformMessageId = await deliver(deps, call, context);
+      await recordOutbound(deps.db, { ...row, status: 'sent', platformMessageId });
+    } catch (error) {
+      if (error instanceof PlatformError && !error.retryable) {
+        await recordOutbound(deps.db, { ...row, status: 'failed', error: error.message });
+        context.log.warn(
+          { seq: call.seq, reason: error.message },
+          'the platform refused a message; recorded, not retried',
+        );
+        continue;
+      }
+      throw new BotwireError('BW_ERR_UPSTREAM', `sending failed: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+}

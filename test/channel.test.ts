@@ -1,0 +1,357 @@
+import { expect } from 'chai';
+import nock from 'nock';
+import { randomUUID } from 'node:crypto';
+import { startChannel } from '../src/channel/worker.ts';
+import { Producer } from '../src/shared/bus/producer.ts';
+import { createLogger } from '../src/shared/logger.ts';
+import type { Service } from '../src/shared/process.ts';
+import { SchemaRegistry } from '../src/shared/schemas.ts';
+import {
+  startTestApi,
+  TELEGRAM_TOKEN,
+  topicMessages,
+  whatsappPayload,
+  type TestApi,
+} from './support/api.ts';
+import { waitFor } from './support/services.ts';
+
+const TG = 'https://telegram.example.test';
+const WA = 'https://graph.example.test';
+
+describe('channel component', function () {
+  this.timeout(30_000);
+  let t: TestApi;
+  let channel: Service;
+  let producer: Producer;
+  let tg: { appId: string; channelId: string; secret: string };
+  let wa: { appId: string };
+  const number = '300400500';
+
+  const messagesIn = (topic: 'language' | 'flow') => topicMessages(t.redis, t.prefix, topic);
+  const rows = () =>
+    t.schema
+      .db('messages')
+      .orderBy('id')
+      .select(
+        'direction',
+        'turn_id',
+        'seq',
+        'status',
+        'platform_message_id',
+        'error',
+        'message_type',
+      );
+
+  before(async () => {
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    t = await startTestApi();
+    const created = await t.call('POST', '/v2/bots', {
+      body: { name: 'tg', channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } } },
+    });
+    let secret = '';
+    nock(TG)
+      .post(
+        `/bot${TELEGRAM_TOKEN}/setWebhook`,
+        (form: Record<string, string>) => ((secret = form.secret_token!), true),
+      )
+      .reply(200, { ok: true, result: true });
+    await t.call(
+      'POST',
+      `/v2/bots/${created.json.app_id}/channels/${created.json.channels[0].id}/webhook`,
+    );
+    tg = { appId: created.json.app_id, channelId: created.json.channels[0].id, secret };
+    const w = await t.call('POST', '/v2/bots', {
+      body: {
+        name: 'wa',
+        channel: {
+          type: 'whatsapp',
+          details: { phone_number_id: number, access_token: 'wa-token' },
+        },
+      },
+    });
+    wa = { appId: w.json.app_id };
+    channel = await startChannel(t.config, createLogger({ component: 'channel', level: 'silent' }));
+    const schemas = new SchemaRegistry();
+    producer = new Producer({
+      redis: t.redis,
+      schemas,
+      prefix: t.prefix,
+      maxLen: 10_000,
+      partitions: t.config.stream.partitions,
+    });
+  });
+
+  after(async () => {
+    await channel?.close();
+    nock.cleanAll();
+    nock.enableNetConnect();
+    await t?.stop();
+  });
+
+  afterEach(() => nock.cleanAll());
+
+  const telegramUpdate = (update: Record<string, unknown>) =>
+    t.call('POST', `/v2/callback/telegram/${tg.appId}`, {
+      auth: false,
+      headers: { 'x-telegram-bot-api-secret-token': tg.secret },
+      body: update,
+    });
+
+  it('when a Telegram text arrives, then user, conversation and message are stored and it goes to language', async () => {
+    await telegramUpdate({
+      update_id: 1,
+      message: {
+        message_id: 10,
+        date: 1,
+        chat: { id: 42, type: 'private' },
+        from: { id: 42, first_name: 'Ana' },
+        text: 'hello',
+      },
+    });
+    const [message] = await waitFor(async () => {
+      const all = await messagesIn('language');
+      return all.length === 1 ? all : undefined;
+    });
+    expect(message).to.deep.include({
+      intent: 'language_in',
+      ordering_key: `${tg.appId}:42`,
+      message: { message_type: 'text', text: 'hello' },
+    });
+    expect(message.conversation).to.include({
+      app_id: tg.appId,
+      channel_type: 'telegram',
+      chat_id: '42',
+      user_pid: 'telegram:42',
+      bot_language: 'en',
+    });
+    const user = await t.schema.db('users').where({ pid: 'telegram:42' }).first();
+    expect(user).to.include({ first_name: 'Ana', channel_type: 'telegram', external_id: '42' });
+    expect(await rows()).to.deep.equal([
+      {
+        direction: 'in',
+        turn_id: message.turn_id,
+        seq: null,
+        status: 'received',
+        platform_message_id: '42:10',
+        error: null,
+        message_type: 'text',
+      },
+    ]);
+  });
+
+  it('when a button is pressed, then answerCallbackQuery is called and the reply goes to flow', async () => {
+    const answered = nock(TG)
+      .post(`/bot${TELEGRAM_TOKEN}/answerCallbackQuery`, { callback_query_id: 'cbq-9' })
+      .reply(200, { ok: true, result: true });
+    await telegramUpdate({
+      update_id: 2,
+      callback_query: {
+        id: 'cbq-9',
+        from: { id: 42 },
+        data: 'hours',
+        message: { message_id: 11, date: 1, chat: { id: 42, type: 'private' } },
+      },
+    });
+    const [message] = await waitFor(async () => {
+      const all = await messagesIn('flow');
+      return all.length === 1 ? all : undefined;
+    });
+    expect(message).to.deep.include({
+      intent: 'user_input',
+      message: { message_type: 'interactive_reply', choice_id: 'hours' },
+    });
+    expect(answered.isDone()).to.be.true;
+  });
+
+  const turn = (messages: unknown[], turnId = randomUUID()) => ({
+    source: 'test',
+    turn_id: turnId,
+    ordering_key: `${tg.appId}:42`,
+    intent: 'channel_out',
+    bot_output: {
+      conversation: {
+        app_id: tg.appId,
+        channel_id: tg.channelId,
+        channel_type: 'telegram',
+        conversation_id: '',
+        chat_id: '42',
+        user_pid: 'telegram:42',
+        bot_language: 'en',
+      },
+      messages,
+    },
+  });
+  const conversationId = async (): Promise<string> => {
+    const row: { id: string } = await t.schema
+      .db('conversations')
+      .where({ chat_id: '42' })
+      .first('id');
+    return row.id;
+  };
+
+  it('when a turn is sent, then sendMessage carries the buttons, and the same turn redelivered sends nothing more', async () => {
+    const message = turn([
+      { message_type: 'button', text: 'Pick one', buttons: [{ id: 'a', title: 'A' }] },
+    ]);
+    message.bot_output.conversation.conversation_id = await conversationId();
+    const sent = nock(TG)
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`, {
+        chat_id: '42',
+        text: 'Pick one',
+        reply_markup: { inline_keyboard: [[{ text: 'A', callback_data: 'a' }]] },
+      })
+      .reply(200, { ok: true, result: { message_id: 500 } });
+    await producer.publish('channel', message);
+    await waitFor(async () =>
+      (await rows()).some((r) => r.turn_id === message.turn_id && r.status === 'sent'),
+    );
+    expect(sent.isDone()).to.be.true;
+    const extra = nock(TG)
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .reply(200, { ok: true, result: { message_id: 501 } });
+    await producer.publish('channel', message);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(extra.isDone(), 'no second send for the same turn').to.be.false;
+    const out = (await rows()).filter((r) => r.turn_id === message.turn_id);
+    expect(out).to.deep.equal([
+      {
+        direction: 'out',
+        turn_id: message.turn_id,
+        seq: '0.0',
+        status: 'sent',
+        platform_message_id: '42:500',
+        error: null,
+        message_type: 'button',
+      },
+    ]);
+  });
+
+  it('when Telegram answers 429 with retry_after, then the send waits that long and succeeds', async () => {
+    const message = turn([{ message_type: 'text', text: 'slow down' }]);
+    message.bot_output.conversation.conversation_id = await conversationId();
+    const times: number[] = [];
+    nock(TG)
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .reply(
+        () => (
+          times.push(Date.now()),
+          [
+            429,
+            {
+              ok: false,
+              error_code: 429,
+              description: 'Too Many Requests: retry after 1',
+              parameters: { retry_after: 1 },
+            },
+          ]
+        ),
+      )
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .reply(() => (times.push(Date.now()), [200, { ok: true, result: { message_id: 600 } }]));
+    await producer.publish('channel', message);
+    await waitFor(async () =>
+      (await rows()).some((r) => r.turn_id === message.turn_id && r.status === 'sent'),
+    );
+    expect(times).to.have.length(2);
+    expect(times[1]! - times[0]!, 'waited for retry_after').to.be.at.least(950);
+  });
+
+  it('when Telegram answers 502 then 200, then the message is retried and sent once', async () => {
+    const message = turn([{ message_type: 'text', text: 'flaky' }]);
+    message.bot_output.conversation.conversation_id = await conversationId();
+    const scope = nock(TG)
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .reply(502, 'Bad Gateway')
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .reply(200, { ok: true, result: { message_id: 700 } });
+    await producer.publish('channel', message);
+    await waitFor(async () =>
+      (await rows()).some((r) => r.turn_id === message.turn_id && r.status === 'sent'),
+    );
+    expect(scope.isDone()).to.be.true;
+  });
+
+  it('when Telegram answers 400, then it is not retried and the reason is recorded', async () => {
+    const message = turn([{ message_type: 'text', text: 'to a blocked user' }]);
+    message.bot_output.conversation.conversation_id = await conversationId();
+    let calls = 0;
+    nock(TG)
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .times(5)
+      .reply(
+        () => (
+          (calls += 1),
+          [400, { ok: false, error_code: 400, description: 'Bad Request: chat not found' }]
+        ),
+      );
+    await producer.publish('channel', message);
+    const row = await waitFor(async () =>
+      (await rows()).find((r) => r.turn_id === message.turn_id && r.status === 'failed'),
+    );
+    expect(row.error).to.equal('400: Bad Request: chat not found');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(calls).to.equal(1);
+  });
+
+  it('when a WhatsApp list reply arrives and a reply is sent, then the Cloud API gets the list and the status is recorded', async () => {
+    const payload = whatsappPayload(number, [{ id: 'wamid.in1', body: 'x' }]) as {
+      entry: { changes: { value: { messages: Record<string, unknown>[] } }[] }[];
+    };
+    payload.entry[0]!.changes[0]!.value.messages[0] = {
+      from: '15550002222',
+      id: 'wamid.in1',
+      timestamp: '1',
+      type: 'interactive',
+      interactive: { type: 'list_reply', list_reply: { id: 'row-2', title: 'Two' } },
+    };
+    await t.call('POST', '/callback', { auth: false, body: payload });
+    const input = await waitFor(async () =>
+      (await messagesIn('flow')).find((m) => m.conversation.app_id === wa.appId),
+    );
+    expect(input.message).to.deep.equal({
+      message_type: 'interactive_reply',
+      choice_id: 'row-2',
+      title: 'Two',
+    });
+
+    const sent = nock(WA)
+      .post(
+        `/v21.0/${number}/messages`,
+        (body: { type: string; interactive: { type: string } }) =>
+          body.type === 'interactive' && body.interactive.type === 'list',
+      )
+      .matchHeader('authorization', 'Bearer wa-token')
+      .reply(200, { messaging_product: 'whatsapp', messages: [{ id: 'wamid.out9' }] });
+    await producer.publish('channel', {
+      source: 'test',
+      turn_id: randomUUID(),
+      ordering_key: input.ordering_key,
+      intent: 'channel_out',
+      bot_output: {
+        conversation: input.conversation,
+        messages: [
+          {
+            message_type: 'option_list',
+            text: 'Menu',
+            button_text: 'Open',
+            sections: [{ rows: [{ id: 'r1', title: 'One' }] }],
+          },
+        ],
+      },
+    });
+    await waitFor(async () => (await rows()).some((r) => r.platform_message_id === 'wamid.out9'));
+    expect(sent.isDone()).to.be.true;
+
+    const status = whatsappPayload(number, []) as {
+      entry: { changes: { value: Record<string, unknown> }[] }[];
+    };
+    status.entry[0]!.changes[0]!.value.statuses = [
+      { id: 'wamid.out9', status: 'read', timestamp: '2', recipient_id: '15550002222' },
+    ];
+    await t.call('POST', '/callback', { auth: false, body: status });
+    await waitFor(async () =>
+      (await rows()).some((r) => r.platform_message_id === 'wamid.out9' && r.status === 'read'),
+    );
+  });
+});
