@@ -8,6 +8,11 @@ const WA_DETAILS = {
   app_secret: 'super-secret-app-secret',
   verify_token: 'secret-verify-token',
 };
+const TINY_FLOW = {
+  version: 1,
+  start: 'hello',
+  states: { hello: { actions: [{ send: { text: 'Hi {{name}}' } }], end: true } },
+};
 const SECRETS = [
   TELEGRAM_TOKEN,
   WA_DETAILS.access_token,
@@ -119,6 +124,36 @@ describe('admin API', () => {
     expect(unknownField.json.error.details.problems[0].path).to.equal('/colour');
   });
 
+  it('when the flow is invalid, then 400 BW_ERR_FLOW_INVALID with the path into the body, on create and on update', async () => {
+    const broken = {
+      ...TINY_FLOW,
+      states: { hello: { actions: [{ send: { text: 'Hi' } }], next: 'nowhere' } },
+    };
+    const created = await call('POST', '/v2/bots', {
+      body: {
+        name: 'broken',
+        flow: broken,
+        channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
+      },
+    });
+    expect(created.status).to.equal(400);
+    expect(created.json.error.code).to.equal('BW_ERR_FLOW_INVALID');
+    expect(created.json.error.details.problems.map((p: { path: string }) => p.path)).to.include(
+      '/flow/states/hello/next',
+    );
+    const { json: bot } = await createTelegramBot('fine');
+    const patched = await call('PATCH', `/v2/bots/${bot.app_id}`, {
+      body: { flow: { ...TINY_FLOW, start: 'missing' } },
+    });
+    expect(patched.status).to.equal(400);
+    expect(patched.json.error.details.problems.map((p: { path: string }) => p.path)).to.include(
+      '/flow/start',
+    );
+    expect((await call('GET', `/v2/bots/${bot.app_id}`)).json.flow.start, 'unchanged').to.equal(
+      'welcome',
+    );
+  });
+
   it('when bots are listed, then pages follow next_after to the end', async () => {
     const names: string[] = [];
     let after = '';
@@ -138,10 +173,10 @@ describe('admin API', () => {
   it('when a bot is updated and deleted, then reads follow, and conversations of a deleted bot are 404', async () => {
     const { json: bot } = await createTelegramBot('to change');
     const patched = await call('PATCH', `/v2/bots/${bot.app_id}`, {
-      body: { name: 'changed', active: false, flow: { version: 1 } },
+      body: { name: 'changed', active: false, flow: TINY_FLOW },
     });
     expect(patched.json).to.include({ name: 'changed', active: false });
-    expect(patched.json.flow).to.deep.equal({ version: 1 });
+    expect(patched.json.flow).to.deep.equal(TINY_FLOW);
     const conversations = await call('GET', `/v2/bots/${bot.app_id}/conversations`);
     expect(conversations.json).to.deep.equal({ items: [], next_after: null });
     expect((await call('DELETE', `/v2/bots/${bot.app_id}`)).status).to.equal(204);

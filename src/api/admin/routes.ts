@@ -9,7 +9,8 @@ import { secretsEqual } from '../../shared/crypto.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { readJson } from '../body.ts';
 import type { Edge } from '../edge.ts';
-import { DEFAULT_FLOW } from './default-flow.ts';
+import { DEFAULT_FLOW } from '../../shared/flows/default-flow.ts';
+import { validateFlow } from '../../shared/flows/validate-flow.ts';
 import { presentBot, presentChannel } from './present.ts';
 import { registerTelegramWebhook } from './telegram-webhook.ts';
 import { listConversations, listMessages } from './transcripts.ts';
@@ -30,6 +31,23 @@ async function body<T>(ctx: Context, edge: Edge, schema: string): Promise<T> {
     );
   }
   return result.value;
+}
+
+/** Checks a bot's flow; problems point into the request body (`/flow/states/...`). */
+function checkFlow(edge: Edge, flow: unknown): Record<string, unknown> {
+  const result = validateFlow(edge.schemas, flow);
+  if (result.ok) return flow as Record<string, unknown>;
+  const problems = result.problems.map((p) => ({
+    ...p,
+    path: `/flow${p.path === '/' ? '' : p.path}`,
+  }));
+  throw new BotwireError(
+    'BW_ERR_FLOW_INVALID',
+    `the flow is invalid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
+    {
+      details: { problems },
+    },
+  );
 }
 
 function limitOf(ctx: Context): number {
@@ -75,7 +93,8 @@ export function adminRouter(edge: Edge): Router {
 
   router.post('/v2/bots', async (ctx) => {
     const input = await body<NewBot>(ctx, edge, 'http/create-bot');
-    const bot = await edge.store.createBot({ ...input, flow: input.flow ?? DEFAULT_FLOW });
+    const flow = input.flow === undefined ? DEFAULT_FLOW : checkFlow(edge, input.flow);
+    const bot = await edge.store.createBot({ ...input, flow: flow as Record<string, unknown> });
     await edge.directory.notifyChanged(bot.appId);
     ctx.status = 201;
     ctx.body = present(bot);
@@ -100,6 +119,7 @@ export function adminRouter(edge: Edge): Router {
   router.patch('/v2/bots/:app_id', async (ctx) => {
     const appId = appIdOf(ctx);
     const patch = await body<BotPatch>(ctx, edge, 'http/patch-bot');
+    if (patch.flow !== undefined) checkFlow(edge, patch.flow);
     const bot = await edge.store.updateBot(appId, patch);
     if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
     await edge.directory.notifyChanged(appId);

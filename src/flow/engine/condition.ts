@@ -1,0 +1,68 @@
+/**
+ * Conditions: JSON Logic (json-logic-js) over a whitelist of operators. The schema already
+ * refuses other operators; the engine checks again, because a stored flow may predate a schema
+ * change, and evaluates over a prototype-free copy of the variables.
+ */
+import jsonLogic, { type RulesLogic } from 'json-logic-js';
+import { CONDITION_OPERATORS, type Condition } from '../../shared/flows/types.ts';
+
+const ALLOWED = new Set<string>(CONDITION_OPERATORS);
+const MAX_DEPTH = 32;
+const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Whether `condition` uses only whitelisted operators, with literal variable paths. */
+export function isSafeCondition(condition: unknown, depth = 0): boolean {
+  if (depth > MAX_DEPTH) return false;
+  if (condition === null || typeof condition !== 'object') return true;
+  if (Array.isArray(condition)) return condition.every((c) => isSafeCondition(c, depth + 1));
+  const keys = Object.keys(condition);
+  if (keys.length !== 1) return false;
+  const op = keys[0] as string;
+  if (!ALLOWED.has(op)) return false;
+  const args: unknown = (condition as Record<string, unknown>)[op];
+  // var and missing name paths literally (a computed path could spell __proto__), and no path
+  // steps into a prototype (even a string's: "name.constructor" is the String function).
+  if (op === 'var' || op === 'missing') {
+    const list: unknown[] = Array.isArray(args) ? args : [args];
+    const paths = op === 'var' ? list.slice(0, 1) : list;
+    return (
+      list.every((a) => a === null || typeof a !== 'object') &&
+      paths.every((p) =>
+        String(p)
+          .split('.')
+          .every((step) => !FORBIDDEN.has(step)),
+      )
+    );
+  }
+  return isSafeCondition(args, depth + 1);
+}
+
+/** A deep copy of JSON-like data whose objects have no prototype (so no `constructor`). */
+function bare(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object') {
+    return typeof value === 'function' ? undefined : value;
+  }
+  if (depth > MAX_DEPTH) return undefined;
+  if (Array.isArray(value)) return value.map((item) => bare(item, depth + 1));
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const [key, item] of Object.entries(value)) out[key] = bare(item, depth + 1);
+  return out;
+}
+
+/**
+ * Whether `condition` holds for `scope` (JSON Logic truthiness). A condition that is unsafe or
+ * throws (an operator applied to the wrong kind of value) is false.
+ */
+export function evaluateCondition(
+  condition: Condition,
+  scope: Readonly<Record<string, unknown>>,
+): boolean {
+  if (!isSafeCondition(condition)) return false;
+  try {
+    // json-logic-js is typed with `any`; the rule is checked above and the result only tested.
+    const result: unknown = jsonLogic.apply(condition as RulesLogic, bare(scope));
+    return jsonLogic.truthy(result);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,307 @@
+/**
+ * The flow engine: one event in, the next conversation state, messages and effects out. Pure and
+ * deterministic (request ids come from the caller); docs/flows.md describes the semantics.
+ */
+import { render, renderValue } from '../../shared/flows/template.ts';
+import { RESERVED_VARS, type Flow, type FlowState, type Wait } from '../../shared/flows/types.ts';
+import { evaluateCondition } from './condition.ts';
+import {
+  acceptInput,
+  choicesOf,
+  defaultRetryText,
+  isResetKeyword,
+  matchChoice,
+  optionsSendOf,
+} from './input.ts';
+import { httpEffect, languagePrompt, retrieveEffect, sendOutputs, textMessage } from './outputs.ts';
+import type {
+  Awaiting,
+  ConversationState,
+  EffectResultEvent,
+  FlowEvent,
+  InputEvent,
+  TurnOptions,
+  TurnResult,
+} from './types.ts';
+
+/** State entries allowed per turn before the loop guard stops the turn. */
+export const DEFAULT_MAX_STATE_ENTRIES = 50;
+/** What the user reads when the loop guard stops a turn or the flow is stuck. */
+export const DEFAULT_ERROR_TEXT = 'Sorry, something went wrong. Send any message to start again.';
+/** Invalid answers to a language choice before the flow goes on without one. */
+export const LANGUAGE_RETRIES = 2;
+/** `max_retries` of a wait that does not set it. */
+export const DEFAULT_MAX_RETRIES = 2;
+/** Where an `answer_from` action stores its answer when it names no variable. */
+export const DEFAULT_ANSWER_VAR = 'answer';
+
+const UNSAFE_VARS = new Set<string>(['__proto__', 'constructor', 'prototype', ...RESERVED_VARS]);
+
+type Target = { kind: 'go'; to: string } | { kind: 'end' } | { kind: 'none' };
+
+interface Turn {
+  flow: Flow;
+  options: TurnOptions;
+  state: ConversationState;
+  outputs: TurnResult['outputs'];
+  effects: TurnResult['effects'];
+  errors: TurnResult['errors'];
+  entries: number;
+  /** The answer accepted in this turn, seen by templates and conditions as `input`. */
+  input?: unknown;
+}
+
+function stateOf(turn: Turn, name: string): FlowState | undefined {
+  return Object.hasOwn(turn.flow.states, name) ? turn.flow.states[name] : undefined;
+}
+
+/** Variables as templates and conditions see them, plus `input` and `language`. */
+function scope(turn: Turn): Record<string, unknown> {
+  return {
+    ...turn.state.vars,
+    ...(turn.input === undefined ? {} : { input: turn.input }),
+    ...(turn.state.language === undefined ? {} : { language: turn.state.language }),
+  };
+}
+
+function setVar(turn: Turn, name: string, value: unknown): void {
+  if (UNSAFE_VARS.has(name)) return; // refused by validateFlow; never trusted here
+  turn.state.vars = { ...turn.state.vars, [name]: value };
+}
+
+function stop(turn: Turn, code: 'BW_ERR_FLOW_LOOP' | 'BW_ERR_FLOW_STUCK', name: string): void {
+  const message =
+    code === 'BW_ERR_FLOW_LOOP'
+      ? `more than ${turn.options.maxStateEntries ?? DEFAULT_MAX_STATE_ENTRIES} state entries in one turn`
+      : `state "${name}" has nowhere to go`;
+  turn.errors.push({ code, message, state: name });
+  // A loop may have queued dozens of messages; the user gets the apology alone.
+  if (code === 'BW_ERR_FLOW_LOOP') turn.outputs = [];
+  turn.outputs.push({
+    message_type: 'text',
+    text: turn.options.errorText ?? DEFAULT_ERROR_TEXT,
+  });
+  end(turn, name);
+}
+
+function end(turn: Turn, name: string): void {
+  turn.state.state = name;
+  turn.state.awaiting = undefined;
+  turn.state.ended = true;
+}
+
+function targetOf(turn: Turn, def: FlowState): Target {
+  if (def.transitions) {
+    const vars = scope(turn);
+    const hit = def.transitions.find(
+      (t) => t.when === undefined || evaluateCondition(t.when, vars),
+    );
+    return hit ? { kind: 'go', to: hit.to } : { kind: 'none' };
+  }
+  if (def.next !== undefined) return { kind: 'go', to: def.next };
+  return { kind: 'end' };
+}
+
+/**
+ * Runs a state's actions from `from`, then its wait or its way out. Returns the state to enter
+ * next, or undefined when the turn stops here (a wait, an effect, an end).
+ */
+function runState(turn: Turn, name: string, def: FlowState, from: number): string | undefined {
+  const actions = def.actions ?? [];
+  for (let i = from; i < actions.length; i += 1) {
+    const action = actions[i];
+    if (!action) continue;
+    if ('send' in action) turn.outputs.push(...sendOutputs(action.send, scope(turn)));
+    if ('set' in action) {
+      const vars = scope(turn); // every value of one set sees the variables from before it
+      for (const [key, value] of Object.entries(action.set)) {
+        setVar(turn, key, typeof value === 'string' ? renderValue(value, vars) : value);
+      }
+    }
+    if ('http' in action || 'answer_from' in action) {
+      const requestId = turn.options.newRequestId();
+      turn.effects.push(
+        'http' in action
+          ? httpEffect(action.http, scope(turn), requestId)
+          : retrieveEffect(action.answer_from, scope(turn), requestId),
+      );
+      turn.state.awaiting = { kind: 'effect', request_id: requestId, state: name, action_index: i };
+      return undefined;
+    }
+    if ('choose_language' in action) {
+      turn.outputs.push(languagePrompt(action.choose_language, scope(turn)));
+      turn.state.awaiting = { kind: 'input', state: name, retries: 0, action_index: i };
+      return undefined;
+    }
+  }
+  if (def.wait) {
+    turn.state.awaiting = { kind: 'input', state: name, retries: 0 };
+    return undefined;
+  }
+  return follow(turn, name, targetOf(turn, def));
+}
+
+function follow(turn: Turn, name: string, target: Target): string | undefined {
+  if (target.kind === 'go') return target.to;
+  if (target.kind === 'end') end(turn, name);
+  else stop(turn, 'BW_ERR_FLOW_STUCK', name);
+  return undefined;
+}
+
+/** Enters `first` and whatever it leads to, counting entries for the loop guard. */
+function enter(turn: Turn, first: string | undefined): void {
+  const limit = turn.options.maxStateEntries ?? DEFAULT_MAX_STATE_ENTRIES;
+  for (let name = first; name !== undefined;) {
+    turn.entries += 1;
+    if (turn.entries > limit) return stop(turn, 'BW_ERR_FLOW_LOOP', name);
+    const def = stateOf(turn, name);
+    if (!def) return stop(turn, 'BW_ERR_FLOW_STUCK', name);
+    turn.state.state = name;
+    turn.state.ended = undefined;
+    name = runState(turn, name, def, 0);
+  }
+}
+
+/** Continues a state after the action at `index - 1` (an effect or a language choice). */
+function resume(turn: Turn, name: string, def: FlowState, index: number): void {
+  turn.state.awaiting = undefined;
+  enter(turn, runState(turn, name, def, index));
+}
+
+/** A new start: variables cleared, `start` entered; the chosen language is kept. */
+function restart(turn: Turn): void {
+  turn.state = {
+    state: null,
+    vars: {},
+    ...(turn.state.language === undefined ? {} : { language: turn.state.language }),
+  };
+  enter(turn, turn.flow.start);
+}
+
+function retry(turn: Turn, name: string, def: FlowState, wait: Wait, retries: number): void {
+  if (retries + 1 > (wait.max_retries ?? DEFAULT_MAX_RETRIES) && wait.on_fail !== undefined) {
+    turn.state.awaiting = undefined;
+    return enter(turn, wait.on_fail);
+  }
+  const vars = scope(turn);
+  const prompt = wait.retry_prompt === undefined ? '' : render(wait.retry_prompt, vars);
+  const text = prompt.trim() === '' ? defaultRetryText(wait.expect ?? 'any') : prompt;
+  // A retry shows the state's options again, so the user need not scroll back to them.
+  turn.outputs.push(
+    textMessage(text, optionsSendOf(def) ?? {}, vars) ?? { message_type: 'text', text },
+  );
+  turn.state.awaiting = { kind: 'input', state: name, retries: retries + 1 };
+}
+
+function answerWait(turn: Turn, awaiting: Awaiting & { kind: 'input' }, event: InputEvent): void {
+  const name = awaiting.state;
+  const def = stateOf(turn, name);
+  if (!def?.wait) return restart(turn); // the flow was edited under the conversation
+  const wait = def.wait;
+  const checked = acceptInput(wait, event, choicesOf(def, scope(turn)));
+  if (!checked.ok) return retry(turn, name, def, wait, awaiting.retries);
+  setVar(turn, wait.store, checked.value);
+  turn.input = checked.value;
+  turn.state.awaiting = undefined;
+  const target = targetOf(turn, def);
+  if (target.kind === 'none') return retry(turn, name, def, wait, awaiting.retries);
+  enter(turn, follow(turn, name, target));
+}
+
+function answerLanguage(turn: Turn, awaiting: Awaiting & { kind: 'input' }, event: InputEvent) {
+  const index = awaiting.action_index ?? 0;
+  const def = stateOf(turn, awaiting.state);
+  const action = def?.actions?.[index];
+  if (!def || !action || !('choose_language' in action)) return restart(turn);
+  const options = action.choose_language.options.map((o) => ({ id: o.code, title: o.title }));
+  const code = matchChoice(event, options);
+  if (code !== undefined) turn.state.language = code;
+  if (code !== undefined || awaiting.retries + 1 > LANGUAGE_RETRIES) {
+    return resume(turn, awaiting.state, def, index + 1);
+  }
+  turn.outputs.push(languagePrompt(action.choose_language, scope(turn)));
+  turn.state.awaiting = { ...awaiting, retries: awaiting.retries + 1 };
+}
+
+function onInput(turn: Turn, event: InputEvent): void {
+  const keywords = [...(turn.flow.reset_keywords ?? []), ...(turn.options.resetKeywords ?? [])];
+  if (isResetKeyword(event.text, keywords)) return restart(turn);
+  const awaiting = turn.state.awaiting;
+  if (
+    turn.state.state === null ||
+    turn.state.ended ||
+    !awaiting ||
+    !stateOf(turn, awaiting.state)
+  ) {
+    restart(turn);
+    // The first message starts the conversation; it is also the answer only when the bot had
+    // nothing to say before its first wait (a bot that starts by listening).
+    const now = turn.state.awaiting;
+    if (turn.outputs.length === 0 && now?.kind === 'input' && now.action_index === undefined) {
+      answerWait(turn, now, event);
+    }
+    return;
+  }
+  if (awaiting.kind === 'effect') return; // input while an effect is out is dropped; see docs
+  if (awaiting.action_index !== undefined) return answerLanguage(turn, awaiting, event);
+  answerWait(turn, awaiting, event);
+}
+
+function onEffectResult(turn: Turn, event: EffectResultEvent): void {
+  const awaiting = turn.state.awaiting;
+  if (awaiting?.kind !== 'effect' || awaiting.request_id !== event.request_id) return;
+  const def = stateOf(turn, awaiting.state);
+  const action = def?.actions?.[awaiting.action_index];
+  if (!def || !action) return stop(turn, 'BW_ERR_FLOW_STUCK', awaiting.state);
+  const store =
+    'http' in action
+      ? action.http.store
+      : 'answer_from' in action
+        ? (action.answer_from.store ?? DEFAULT_ANSWER_VAR)
+        : undefined;
+  const value = event.ok ? (event.value ?? null) : { error: event.error ?? 'failed' };
+  if (store !== undefined) setVar(turn, store, value);
+  resume(turn, awaiting.state, def, awaiting.action_index + 1);
+}
+
+/** The stored state without undefined fields, so it round-trips through JSON unchanged. */
+function tidy(state: ConversationState): ConversationState {
+  return {
+    state: state.state,
+    vars: state.vars,
+    ...(state.awaiting ? { awaiting: state.awaiting } : {}),
+    ...(state.language === undefined ? {} : { language: state.language }),
+    ...(state.ended ? { ended: true } : {}),
+  };
+}
+
+/**
+ * Runs one turn of `flow` for a conversation in `state` on `event`. The given state is not
+ * changed; the result holds the next state, the messages to send in order, at most one effect to
+ * carry out, and flow errors (loop guard, stuck state) for the logs.
+ */
+export function runTurn(
+  flow: Flow,
+  state: ConversationState,
+  event: FlowEvent,
+  options: TurnOptions,
+): TurnResult {
+  const turn: Turn = {
+    flow,
+    options,
+    state: structuredClone(state),
+    outputs: [],
+    effects: [],
+    errors: [],
+    entries: 0,
+  };
+  if (event.type === 'reset') restart(turn);
+  else if (event.type === 'effect_result') onEffectResult(turn, event);
+  else onInput(turn, event);
+  return {
+    state: tidy(turn.state),
+    outputs: turn.outputs,
+    effects: turn.effects,
+    errors: turn.errors,
+  };
+}

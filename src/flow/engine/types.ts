@@ -1,0 +1,115 @@
+/**
+ * The flow engine's inputs and outputs. The engine is pure: the `flow` component loads the
+ * conversation state, turns a topic message into a `FlowEvent`, calls `runTurn`, stores the new
+ * state, publishes the outputs and carries out the effects, whose results come back as events.
+ */
+import type { ErrorCode } from '../../shared/errors.ts';
+import type { Button, HttpMethod, OptionList } from '../../shared/flows/types.ts';
+
+/** What the conversation waits for between turns. */
+export type Awaiting =
+  | {
+      kind: 'input';
+      /** The state whose `wait` (or `choose_language` action) asked. */
+      state: string;
+      /** Invalid answers so far. */
+      retries: number;
+      /** Set when a `choose_language` action at this index asked, not the state's `wait`. */
+      action_index?: number;
+    }
+  | { kind: 'effect'; request_id: string; state: string; action_index: number };
+
+/** One conversation's stored state; JSON, kept by the `flow` component between turns. */
+export interface ConversationState {
+  /** The current state; null before the first turn. */
+  state: string | null;
+  vars: Record<string, unknown>;
+  awaiting?: Awaiting;
+  /** The language the user chose (a `choose_language` action); kept across resets. */
+  language?: string;
+  /** The flow reached an end; the next input starts over from `start`. */
+  ended?: boolean;
+}
+
+/** A fresh conversation: no state, no variables. */
+export function newConversation(): ConversationState {
+  return { state: null, vars: {} };
+}
+
+export interface InputEvent {
+  type: 'input';
+  text?: string;
+  /** The id of a pressed button or chosen list row. */
+  choice_id?: string;
+  /** The internal message type (text, button, interactive_reply, image, ...). */
+  message_type: string;
+  /** Platform details (media ids) for `expect: "any"` waits answered without text. */
+  raw?: unknown;
+}
+
+export interface EffectResultEvent {
+  type: 'effect_result';
+  request_id: string;
+  ok: boolean;
+  value?: unknown;
+  error?: string;
+}
+
+export interface ResetEvent {
+  type: 'reset';
+}
+
+export type FlowEvent = InputEvent | EffectResultEvent | ResetEvent;
+/** Alias of `FlowEvent`, the name used in the design notes. */
+export type Event = FlowEvent;
+
+/** An internal outbound message (PRODUCT.md message types); the `channel` renders it. */
+export type OutMessage =
+  | { message_type: 'text'; text: string }
+  | { message_type: 'button'; text: string; buttons: Button[] }
+  | { message_type: 'option_list'; text: string; list: OptionList }
+  | { message_type: 'image'; url: string; caption?: string }
+  | { message_type: 'document'; url: string; filename?: string; caption?: string };
+
+/** Work the engine asks for; its outcome comes back as an `effect_result` with the same id. */
+export type Effect =
+  | {
+      kind: 'http';
+      request_id: string;
+      method: HttpMethod;
+      url: string;
+      headers: Record<string, string>;
+      /** Present when the action has a body; sent as JSON. */
+      body?: unknown;
+      /** Milliseconds. */
+      timeout_ms: number;
+    }
+  | { kind: 'retrieve'; request_id: string; collection: string; query: string; k: number };
+
+/** Something that went wrong in the flow itself (not in the engine); for logs and metrics. */
+export interface FlowRuntimeError {
+  code: Extract<ErrorCode, 'BW_ERR_FLOW_LOOP' | 'BW_ERR_FLOW_STUCK'>;
+  message: string;
+  /** The state the engine was in. */
+  state: string;
+}
+
+export interface TurnOptions {
+  /** A fresh id for each effect (the caller makes it deterministic, e.g. from the turn id). */
+  newRequestId: () => string;
+  /** Reset keywords from the channel on top of the flow's own (Telegram: `["/start"]`). */
+  resetKeywords?: readonly string[];
+  /** State entries allowed in one turn before the loop guard stops it. @defaultValue 50 */
+  maxStateEntries?: number;
+  /** What the user is told when the flow is stopped by the loop guard or is stuck. */
+  errorText?: string;
+}
+
+export interface TurnResult {
+  state: ConversationState;
+  /** Messages to send, in order. */
+  outputs: OutMessage[];
+  /** At most one effect: an effect ends the turn. */
+  effects: Effect[];
+  errors: FlowRuntimeError[];
+}

@@ -1,0 +1,276 @@
+/**
+ * Flow validation: the schema and the semantic checks, each refusal pointing at the bad field.
+ */
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { BotwireError } from '../src/shared/errors.ts';
+import { DEFAULT_FLOW } from '../src/shared/flows/default-flow.ts';
+import type { Flow, FlowState } from '../src/shared/flows/types.ts';
+import {
+  assertValidFlow,
+  validateFlow,
+  type FlowProblem,
+} from '../src/shared/flows/validate-flow.ts';
+import { SchemaRegistry } from '../src/shared/schemas.ts';
+
+const schemas = new SchemaRegistry();
+
+/** A minimal valid flow with extra states merged in. */
+function flowWith(states: Record<string, unknown>, extra: Record<string, unknown> = {}): unknown {
+  return {
+    version: 1,
+    start: 'hello',
+    states: { hello: { actions: [{ send: { text: 'hi' } }], end: true }, ...states },
+    ...extra,
+  };
+}
+
+function problemsOf(flow: unknown): FlowProblem[] {
+  const result = validateFlow(schemas, flow);
+  expect(result.ok, 'the flow should be refused').to.equal(false);
+  return result.ok ? [] : result.problems;
+}
+
+function pathsOf(flow: unknown): string[] {
+  return problemsOf(flow).map((p) => p.path);
+}
+
+/** The flows of docs/flows.md, so the documented examples stay valid. */
+function documentedFlows(): unknown[] {
+  const doc = readFileSync(new URL('../docs/flows.md', import.meta.url), 'utf8');
+  return [...doc.matchAll(/```json\n([\s\S]*?)```/g)]
+    .map((m) => JSON.parse(m[1] ?? 'null') as unknown)
+    .filter((value) => (value as { version?: unknown } | null)?.version === 1);
+}
+
+describe('flow validation', () => {
+  it('when the default flow is checked, then it passes without warnings', () => {
+    const result = validateFlow(schemas, DEFAULT_FLOW);
+    expect(result).to.deep.equal({ ok: true, flow: DEFAULT_FLOW, warnings: [] });
+  });
+
+  it('when the flows of docs/flows.md are checked, then each passes', () => {
+    const flows = documentedFlows();
+    expect(flows).to.have.length.greaterThan(0);
+    for (const flow of flows) {
+      const result = validateFlow(schemas, flow);
+      expect(result.ok ? [] : result.problems).to.deep.equal([]);
+    }
+  });
+
+  it('when a flow is not an object, then it is refused at the root', () => {
+    expect(pathsOf('hello')).to.deep.equal(['/']);
+  });
+
+  it('when start names no state, then /start is reported', () => {
+    expect(problemsOf(flowWith({}, { start: 'nowhere' }))).to.deep.equal([
+      { path: '/start', message: 'names no state ("nowhere")' },
+    ]);
+  });
+
+  it('when start is missing, then /start is required', () => {
+    const flow = flowWith({}) as Record<string, unknown>;
+    delete flow.start;
+    expect(problemsOf(flow)).to.deep.include({ path: '/start', message: 'is required' });
+  });
+
+  it('when a transition goes to an unknown state, then its `to` is reported', () => {
+    const menu: FlowState = {
+      actions: [{ send: { text: 'pick', buttons: [{ id: 'a', title: 'A' }] } }],
+      wait: { store: 'pick', expect: 'choice' },
+      transitions: [{ when: { '==': [{ var: 'pick' }, 'a'] }, to: 'hello' }, { to: 'missing' }],
+    };
+    expect(problemsOf(flowWith({ menu }))).to.deep.equal([
+      { path: '/states/menu/transitions/1/to', message: 'names no state ("missing")' },
+    ]);
+  });
+
+  it('when next or on_fail name unknown states, then each is reported', () => {
+    const ask: FlowState = { wait: { store: 'x', on_fail: 'ghost' }, next: 'void' };
+    expect(pathsOf(flowWith({ ask }))).to.deep.equal([
+      '/states/ask/next',
+      '/states/ask/wait/on_fail',
+    ]);
+  });
+
+  it('when a pattern is not a valid regular expression, then the pattern is reported', () => {
+    const ask: FlowState = { wait: { store: 'code', pattern: '([a-z' }, next: 'hello' };
+    const [problem, ...rest] = problemsOf(flowWith({ ask }));
+    expect(rest).to.deep.equal([]);
+    expect(problem?.path).to.equal('/states/ask/wait/pattern');
+    expect(problem?.message).to.match(/^is not a valid regular expression/);
+  });
+
+  it('when a condition uses the method operator, then the operator is refused', () => {
+    const branch = {
+      transitions: [{ when: { method: [{ var: 'name' }, 'toUpperCase'] }, to: 'hello' }],
+    };
+    expect(problemsOf(flowWith({ branch }))).to.deep.equal([
+      { path: '/states/branch/transitions/0/when/method', message: 'is not allowed' },
+    ]);
+  });
+
+  it('when a nested condition uses an operator off the whitelist, then its path is reported', () => {
+    const when = { and: [{ '==': [{ var: 'a' }, 1] }, { '+': [1, 2] }] };
+    expect(pathsOf(flowWith({ branch: { transitions: [{ when, to: 'hello' }] } }))).to.deep.equal([
+      '/states/branch/transitions/0/when/and/1/+',
+    ]);
+  });
+
+  it('when a condition computes a variable name or reaches a prototype, then it is refused', () => {
+    const computed = { var: { cat: ['__pro', 'to__'] } };
+    const proto = { '==': [{ var: 'user.constructor' }, 1] };
+    expect(
+      pathsOf(flowWith({ a: { transitions: [{ when: computed, to: 'hello' }] } })),
+    ).to.deep.equal(['/states/a/transitions/0/when/var']);
+    expect(pathsOf(flowWith({ a: { transitions: [{ when: proto, to: 'hello' }] } }))).to.deep.equal(
+      ['/states/a/transitions/0/when/==/0/var'],
+    );
+  });
+
+  it('when a state has both next and transitions, then next is reported', () => {
+    const both: FlowState = { next: 'hello', transitions: [{ to: 'hello' }] };
+    expect(problemsOf(flowWith({ both }))).to.deep.equal([
+      { path: '/states/both/next', message: 'must not be used together with transitions' },
+    ]);
+  });
+
+  it('when a state has end together with next, then end is reported', () => {
+    expect(pathsOf(flowWith({ odd: { next: 'hello', end: true } }))).to.deep.equal([
+      '/states/odd/end',
+    ]);
+  });
+
+  it('when a state has no wait, next, transitions or end, then it is reported as a dead end', () => {
+    expect(problemsOf(flowWith({ stuck: { actions: [{ send: { text: 'bye' } }] } }))).to.deep.equal(
+      [
+        {
+          path: '/states/stuck',
+          message: 'is a dead end: give it a wait, next, transitions or end',
+        },
+      ],
+    );
+  });
+
+  it('when a choice wait has no send with options before it, then expect is reported', () => {
+    const ask: FlowState = {
+      actions: [{ send: { text: 'pick one' } }],
+      wait: { store: 'x', expect: 'choice' },
+      next: 'hello',
+    };
+    expect(pathsOf(flowWith({ ask }))).to.deep.equal(['/states/ask/wait/expect']);
+  });
+
+  it('when a choice wait has a pattern, then the pattern is reported', () => {
+    const ask: FlowState = {
+      actions: [{ send: { text: 'pick', buttons: [{ id: 'a', title: 'A' }] } }],
+      wait: { store: 'x', expect: 'choice', pattern: 'a' },
+      next: 'hello',
+    };
+    expect(pathsOf(flowWith({ ask }))).to.deep.equal(['/states/ask/wait/pattern']);
+  });
+
+  it('when a send has buttons and a list, repeated ids, or more than 10 rows, then each is reported', () => {
+    const rows = Array.from({ length: 6 }, (_, i) => ({ id: `r${i}`, title: `Row ${i}` }));
+    const send = {
+      text: 'pick',
+      buttons: [
+        { id: 'a', title: 'A' },
+        { id: 'a', title: 'Again' },
+      ],
+      list: { button: 'Open', sections: [{ rows }, { rows }] },
+    };
+    const paths = pathsOf(flowWith({ menu: { actions: [{ send }], end: true } }));
+    expect(paths).to.include.members([
+      '/states/menu/actions/0/send/list',
+      '/states/menu/actions/0/send/buttons/1/id',
+      '/states/menu/actions/0/send/list/sections',
+      '/states/menu/actions/0/send/list/sections/1/rows/0/id',
+    ]);
+  });
+
+  it('when a send has four buttons or buttons without text, then the schema refuses it', () => {
+    const four = Array.from({ length: 4 }, (_, i) => ({ id: `b${i}`, title: `B${i}` }));
+    expect(
+      pathsOf(flowWith({ m: { actions: [{ send: { text: 't', buttons: four } }], end: true } })),
+    ).to.deep.equal(['/states/m/actions/0/send/buttons']);
+    const bare = { buttons: [{ id: 'a', title: 'A' }] };
+    expect(pathsOf(flowWith({ m: { actions: [{ send: bare }], end: true } }))).to.deep.equal([
+      '/states/m/actions/0/send/text',
+    ]);
+  });
+
+  it('when an action holds two kinds or none, then the action is reported', () => {
+    const two = { send: { text: 'x' }, set: { a: 1 } };
+    expect(problemsOf(flowWith({ m: { actions: [two, {}], end: true } }))).to.deep.equal([
+      {
+        path: '/states/m/actions/0',
+        message: 'must hold exactly one of send, set, http, answer_from, choose_language',
+      },
+      {
+        path: '/states/m/actions/1',
+        message: 'must hold exactly one of send, set, http, answer_from, choose_language',
+      },
+    ]);
+  });
+
+  it('when names reach into prototypes or are malformed, then the key itself is reported', () => {
+    const flow = JSON.parse(
+      '{"version":1,"start":"a","states":{"a":{"actions":[{"set":{"constructor":1,"ok":2}}],"end":true},"__proto__":{"end":true}}}',
+    ) as unknown;
+    expect(pathsOf(flow)).to.deep.equal([
+      '/states/__proto__',
+      '/states/a/actions/0/set/constructor',
+    ]);
+  });
+
+  it('when a flow stores into a reserved variable, then the store is reported', () => {
+    const ask: FlowState = {
+      actions: [
+        { set: { language: 'en' } },
+        { answer_from: { collection: 'faq', query: 'q', store: 'input' } },
+      ],
+      wait: { store: 'input' },
+      next: 'hello',
+    };
+    expect(pathsOf(flowWith({ ask }))).to.deep.equal([
+      '/states/ask/actions/0/set/language',
+      '/states/ask/actions/1/answer_from/store',
+      '/states/ask/wait/store',
+    ]);
+  });
+
+  it('when an HTTP action has a body with GET or a non-http URL, then each is reported', () => {
+    const get = { method: 'GET', url: 'https://api.example.com/x', body: { a: 1 }, store: 'r' };
+    expect(pathsOf(flowWith({ call: { actions: [{ http: get }], end: true } }))).to.deep.equal([
+      '/states/call/actions/0/http/body',
+    ]);
+    const file = { method: 'POST', url: 'file:///etc/passwd', store: 'r' };
+    expect(problemsOf(flowWith({ call: { actions: [{ http: file }], end: true } }))).to.deep.equal([
+      { path: '/states/call/actions/0/http/url', message: 'must start with http:// or https://' },
+    ]);
+  });
+
+  it('when a state is never reached from start, then the flow passes with a warning', () => {
+    const result = validateFlow(schemas, flowWith({ orphan: { end: true } }));
+    expect(result.ok && result.warnings).to.deep.equal([
+      { path: '/states/orphan', message: 'is never reached from start' },
+    ]);
+  });
+
+  it('when assertValidFlow meets an invalid flow, then it throws BW_ERR_FLOW_INVALID with the problems', () => {
+    let caught: unknown;
+    try {
+      assertValidFlow(schemas, flowWith({}, { start: 'nowhere' }));
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).to.be.instanceOf(BotwireError);
+    expect((caught as BotwireError).code).to.equal('BW_ERR_FLOW_INVALID');
+    expect((caught as BotwireError).details).to.deep.equal({
+      problems: [{ path: '/start', message: 'names no state ("nowhere")' }],
+    });
+    const ok: Flow = assertValidFlow(schemas, DEFAULT_FLOW);
+    expect(ok).to.equal(DEFAULT_FLOW);
+  });
+});
