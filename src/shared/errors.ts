@@ -102,6 +102,36 @@ export const ERRORS = {
     retryable: true,
     doc: 'A platform or provider refused or failed the call; `message` carries its answer.',
   },
+  BW_ERR_DOCUMENT_UNREADABLE: {
+    status: 422,
+    retryable: false,
+    doc: 'A document cannot be read: encrypted, damaged, not the type its name says, or too large to unpack (pages, cells, memory, time); `message` says which.',
+  },
+  BW_ERR_DOCUMENT_TOO_LARGE: {
+    status: 413,
+    retryable: false,
+    doc: 'A document file is larger than the size limit (default 50 MiB).',
+  },
+  BW_ERR_DOCUMENT_UNSUPPORTED: {
+    status: 415,
+    retryable: false,
+    doc: 'A document is not of a type the indexer reads (`.pdf`, `.xlsx`, `.xls`, `.ods`, `.csv`).',
+  },
+  BW_ERR_FLOW_INVALID: {
+    status: 400,
+    retryable: false,
+    doc: 'The flow fails its schema or a flow check (unknown state, bad regex, dead end); `details.problems` lists each JSON Pointer.',
+  },
+  BW_ERR_FLOW_LOOP: {
+    status: 500,
+    retryable: false,
+    doc: 'A flow entered more than 50 states in one turn; the user got an apology and the conversation ended.',
+  },
+  BW_ERR_FLOW_STUCK: {
+    status: 500,
+    retryable: false,
+    doc: 'A state without a wait had no transition whose condition held; the user got an apology and the conversation ended.',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
