@@ -31,14 +31,18 @@ export async function up(knex: Knex): Promise<void> {
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'));
     t.text('app_id').notNullable().references('bots.app_id').onDelete('CASCADE');
     t.text('type').notNullable();
-    t.text('external_id').comment('what platform callbacks are matched by: WhatsApp phone_number_id');
+    t.text('external_id').comment(
+      'what platform callbacks are matched by: WhatsApp phone_number_id',
+    );
     t.text('credentials').notNullable().comment('AES-256-GCM sealed JSON of the channel details');
     t.timestamp('webhook_registered_at', { useTz: true });
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['app_id']);
   });
-  await knex.raw(`alter table channels add constraint channels_type_check check (type in ('telegram', 'whatsapp'))`);
+  await knex.raw(
+    `alter table channels add constraint channels_type_check check (type in ('telegram', 'whatsapp'))`,
+  );
   await knex.raw(
     'create unique index channels_type_external_id_unique on channels (type, external_id) where external_id is not null',
   );
@@ -69,7 +73,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['conversation_id', 'id']);
   });
-  await knex.raw(`alter table messages add constraint messages_direction_check check (direction in ('in', 'out'))`);
+  await knex.raw(
+    `alter table messages add constraint messages_direction_check check (direction in ('in', 'out'))`,
+  );
   await knex.raw(
     'create unique index messages_platform_id_unique on messages (conversation_id, direction, platform_message_id) where platform_message_id is not null',
   );
@@ -78,13 +84,23 @@ export async function up(knex: Knex): Promise<void> {
     t.uuid('conversation_id').primary().references('conversations.id').onDelete('CASCADE');
     t.text('app_id').notNullable().references('bots.app_id').onDelete('CASCADE');
     t.jsonb('state').notNullable().defaultTo('{}');
-    t.integer('version').notNullable().defaultTo(0).comment('optimistic concurrency: bumped on every write');
+    t.integer('version')
+      .notNullable()
+      .defaultTo(0)
+      .comment('optimistic concurrency: bumped on every write');
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['conversation_state', 'messages', 'conversations', 'channels', 'bots', 'users']) {
+  for (const table of [
+    'conversation_state',
+    'messages',
+    'conversations',
+    'channels',
+    'bots',
+    'users',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
 }

@@ -144,7 +144,7 @@ export const SETTINGS = {
   CREDENTIALS_KEY: {
     kind: 'secret',
     pattern: '^[A-Za-z0-9+/]{43}=$',
-    requiredBy: ['api', 'channel'],
+    requiredBy: ['api', 'channel', 'flow'],
     doc: 'AES-256-GCM key sealing channel credentials at rest: 32 random bytes, base64 (`openssl rand -base64 32`). Secret; changing it makes stored credentials unreadable.',
   },
   HTTP_BODY_LIMIT_BYTES: {
@@ -171,6 +171,50 @@ export const SETTINGS = {
     default: 'https://graph.facebook.com/v21.0',
     pattern: '^https?://[^\\s]+[^/]$',
     doc: 'Base URL of the WhatsApp Cloud API, version included (no trailing slash).',
+  },
+  FLOW_EFFECT_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 15000,
+    min: 100,
+    max: 300000,
+    doc: 'How long a flow waits for a knowledge answer before it goes on without one (milliseconds).',
+  },
+  TRANSLATE_API_URL: {
+    kind: 'url',
+    default: '',
+    pattern: '^(https?://\\S+[^/])?$',
+    doc: 'LibreTranslate-compatible translation API (POST /translate), no trailing slash; empty means no translation: text passes through unchanged, recorded as such.',
+  },
+  TRANSLATE_API_KEY: {
+    kind: 'secret',
+    default: '',
+    doc: 'API key for the translation provider, if it needs one. Secret.',
+  },
+  SPEECH_API_URL: {
+    kind: 'url',
+    default: '',
+    pattern: '^(https?://\\S+[^/])?$',
+    doc: 'OpenAI-compatible audio API base URL (POST /audio/transcriptions, /audio/speech), no trailing slash; empty means voice messages get a reply that voice is not supported.',
+  },
+  SPEECH_API_KEY: {
+    kind: 'secret',
+    default: '',
+    doc: 'Bearer key for the audio API. Secret.',
+  },
+  SPEECH_STT_MODEL: {
+    kind: 'string',
+    default: 'whisper-1',
+    doc: 'Speech-to-text model name sent to the audio API.',
+  },
+  SPEECH_TTS_MODEL: {
+    kind: 'string',
+    default: 'tts-1',
+    doc: 'Text-to-speech model name sent to the audio API.',
+  },
+  SPEECH_TTS_VOICE: {
+    kind: 'string',
+    default: 'alloy',
+    doc: 'Text-to-speech voice name.',
   },
   SHUTDOWN_TIMEOUT_MS: {
     kind: 'integer',
@@ -216,6 +260,18 @@ export interface Config {
   providers: {
     telegramApiUrl: string;
     whatsappApiUrl: string;
+    /** Empty when no translation provider is configured. */
+    translateApiUrl: string;
+    translateApiKey: string;
+    /** Empty when no speech provider is configured. */
+    speechApiUrl: string;
+    speechApiKey: string;
+    speechSttModel: string;
+    speechTtsModel: string;
+    speechTtsVoice: string;
+  };
+  flow: {
+    effectTimeoutMs: number;
   };
 }
 
@@ -299,6 +355,14 @@ export function loadConfig(
     providers: {
       telegramApiUrl: v.TELEGRAM_API_URL,
       whatsappApiUrl: v.WHATSAPP_API_URL,
+      translateApiUrl: v.TRANSLATE_API_URL,
+      translateApiKey: v.TRANSLATE_API_KEY,
+      speechApiUrl: v.SPEECH_API_URL,
+      speechApiKey: v.SPEECH_API_KEY,
+      speechSttModel: v.SPEECH_STT_MODEL,
+      speechTtsModel: v.SPEECH_TTS_MODEL,
+      speechTtsVoice: v.SPEECH_TTS_VOICE,
     },
+    flow: { effectTimeoutMs: v.FLOW_EFFECT_TIMEOUT_MS },
   };
 }

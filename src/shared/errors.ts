@@ -132,6 +132,11 @@ export const ERRORS = {
     retryable: false,
     doc: 'A state without a wait had no transition whose condition held; the user got an apology and the conversation ended.',
   },
+  BW_ERR_STATE_CONFLICT: {
+    status: 409,
+    retryable: true,
+    doc: 'A conversation state was changed by another writer while a turn ran; the turn is retried on the new state.',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

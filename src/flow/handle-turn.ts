@@ -1,0 +1,220 @@
+/**
+ * One turn of a conversation: the flow topic's message becomes an engine event, the engine runs
+ * on the stored state, HTTP steps are carried out at once (their results fed back until the turn
+ * settles), a knowledge question goes to `retriver` with a deadline, the new state is committed,
+ * and only then are the bot's messages published (to `language`, which translates and passes them
+ * to `channel`).
+ *
+ * Exactly once: a turn id already applied to the state is not applied again; if it was the last
+ * one, what it published is published again (the consumer may have died before its ack), and the
+ * downstream components send each message once.
+ */
+import type { BotDirectory } from '../shared/bots/directory.ts';
+import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { Outgoing } from '../shared/bus/producer.ts';
+import type { Knex } from '../shared/db.ts';
+import { BotwireError } from '../shared/errors.ts';
+import type { Flow } from '../shared/flows/types.ts';
+import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
+import type { Redis } from '../shared/redis.ts';
+import { runTurn } from './engine/run-turn.ts';
+import type { Effect, FlowEvent, OutMessage } from './engine/types.ts';
+import { runHttpEffect } from './http-effect.ts';
+import { loadState, saveState } from './state-store.ts';
+import { addDeadline } from './timeouts.ts';
+
+export interface FlowInput {
+  source: string;
+  turn_id: string;
+  ordering_key?: string;
+  intent: 'user_input' | 'callback' | 'dialog';
+  conversation: ConversationRef;
+  message?: InternalMessage;
+  detected_language?: string;
+  voice?: boolean;
+  request_id?: string;
+  ok?: boolean;
+  value?: unknown;
+  error?: string;
+}
+
+export interface TurnDeps {
+  db: Knex;
+  redis: Redis;
+  prefix: string;
+  directory: BotDirectory;
+  fetch: typeof fetch;
+  /** How long a knowledge answer may take before the flow goes on without it (ms). */
+  effectTimeoutMs: number;
+}
+
+/** HTTP steps one turn may chain before it is stopped (a flow calling out in a loop). */
+const MAX_HTTP_STEPS = 10;
+
+function toEvent(input: FlowInput): FlowEvent | undefined {
+  if (input.intent === 'callback') {
+    return {
+      type: 'effect_result',
+      request_id: input.request_id ?? '',
+      ok: input.ok === true,
+      ...(input.value === undefined ? {} : { value: input.value }),
+      ...(input.error ? { error: input.error } : {}),
+    };
+  }
+  const message = input.message;
+  if (!message) return undefined;
+  if (message.message_type === 'dialog') return { type: 'reset' };
+  if (message.message_type === 'text')
+    return { type: 'input', message_type: 'text', text: message.text };
+  if (message.message_type === 'interactive_reply') {
+    return {
+      type: 'input',
+      message_type: 'interactive_reply',
+      choice_id: message.choice_id,
+      ...(message.title ? { text: message.title } : {}),
+    };
+  }
+  return { type: 'input', message_type: message.message_type, raw: message };
+}
+
+/** The engine's message shapes as internal messages. */
+export function toInternal(message: OutMessage): InternalMessage {
+  switch (message.message_type) {
+    case 'text':
+      return message;
+    case 'button':
+      return { message_type: 'button', text: message.text, buttons: message.buttons };
+    case 'option_list':
+      return {
+        message_type: 'option_list',
+        text: message.text,
+        button_text: message.list.button,
+        sections: message.list.sections,
+      };
+    case 'image':
+      return {
+        message_type: 'image',
+        media: { url: message.url },
+        ...(message.caption ? { caption: message.caption } : {}),
+      };
+    case 'document':
+      return {
+        message_type: 'document',
+        media: { url: message.url },
+        ...(message.caption ? { caption: message.caption } : {}),
+        ...(message.filename ? { filename: message.filename } : {}),
+      };
+  }
+}
+
+export async function handleTurn(
+  deps: TurnDeps,
+  input: FlowInput,
+  context: MessageContext,
+): Promise<Outgoing[]> {
+  const { conversation, turn_id: turnId } = input;
+  const bot = await deps.directory.byAppId(conversation.app_id);
+  if (!bot) {
+    context.log.warn(
+      { appId: conversation.app_id },
+      'turn for a bot that no longer exists; dropped',
+    );
+    return [];
+  }
+  const stored = await loadState(deps.db, conversation.conversation_id);
+  if (stored.recentTurns.includes(turnId)) {
+    const last = stored.recentTurns[stored.recentTurns.length - 1] === turnId;
+    context.log.info({ republished: last }, 'turn already applied');
+    return last && Array.isArray(stored.outbox) ? (stored.outbox as Outgoing[]) : [];
+  }
+  let event = toEvent(input);
+  if (!event) return [];
+
+  const flow = bot.flow as unknown as Flow;
+  let counter = 0;
+  const options = {
+    newRequestId: () => `${turnId}:${(counter += 1)}`,
+    resetKeywords: conversation.channel_type === 'telegram' ? ['/start'] : [],
+  };
+  let state = stored.state;
+  const outputs: OutMessage[] = [];
+  let pending: Extract<Effect, { kind: 'retrieve' }> | undefined;
+  for (let step = 0; ; step += 1) {
+    const result = runTurn(flow, state, event, options);
+    state = result.state;
+    outputs.push(...result.outputs);
+    for (const error of result.errors)
+      context.log.warn({ code: error.code, state: error.state }, error.message);
+    const effect = result.effects[0];
+    if (!effect) break;
+    if (effect.kind === 'retrieve') {
+      pending = effect;
+      break;
+    }
+    if (step >= MAX_HTTP_STEPS) {
+      throw new BotwireError(
+        'BW_ERR_FLOW_LOOP',
+        `the flow made more than ${MAX_HTTP_STEPS} HTTP calls in one turn`,
+      );
+    }
+    event = await runHttpEffect(deps.fetch, effect);
+  }
+
+  const userLanguage = state.language ?? conversation.user_language ?? input.detected_language;
+  const ref: ConversationRef = {
+    ...conversation,
+    ...(userLanguage ? { user_language: userLanguage } : {}),
+  };
+  const orderingKey = input.ordering_key ?? conversation.conversation_id;
+  const outbox: Outgoing[] = [];
+  if (outputs.length > 0) {
+    outbox.push({
+      topic: 'language',
+      message: {
+        source: 'flow',
+        turn_id: turnId,
+        ordering_key: orderingKey,
+        intent: 'language_out',
+        conversation: ref,
+        messages: outputs.map(toInternal),
+        ...(input.voice ? { reply_with_voice: true } : {}),
+      },
+    });
+  }
+  if (pending) {
+    outbox.push({
+      topic: 'retriver',
+      message: {
+        source: 'flow',
+        turn_id: pending.request_id,
+        ordering_key: orderingKey,
+        collection_name: pending.collection,
+        query: pending.query,
+        k: pending.k,
+        reply_to: {
+          topic: 'flow',
+          request_id: pending.request_id,
+          conversation: ref,
+          ordering_key: orderingKey,
+        },
+      },
+    });
+  }
+  await saveState(deps.db, {
+    appId: conversation.app_id,
+    conversationId: conversation.conversation_id,
+    previous: stored,
+    state,
+    turnId,
+    outbox,
+  });
+  if (pending) {
+    await addDeadline(
+      deps.redis,
+      deps.prefix,
+      { request_id: pending.request_id, ordering_key: orderingKey, conversation: ref },
+      deps.effectTimeoutMs,
+    );
+  }
+  return outbox;
+}

@@ -1,0 +1,73 @@
+/**
+ * Wires `flow`: Postgres (conversation state), the bot directory, the `flow` topic, and the loop
+ * that fires effect deadlines (a knowledge answer that never came).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Config } from '../config.ts';
+import { BotDirectory } from '../shared/bots/directory.ts';
+import { BotStore } from '../shared/bots/store.ts';
+import { createDb } from '../shared/db.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { Service } from '../shared/process.ts';
+import { consume, createKit, type Kit } from '../shared/worker-kit.ts';
+import { handleTurn, type FlowInput } from './handle-turn.ts';
+import { claimDue } from './timeouts.ts';
+
+/** Publishes a failed result for every deadline that passed; runs until `signal` aborts. */
+async function fireDeadlines(kit: Kit, signal: AbortSignal): Promise<void> {
+  const { redis, producer, logger, config } = kit;
+  while (!signal.aborted) {
+    try {
+      for (const due of await claimDue(redis, config.stream.prefix)) {
+        await producer.publish('flow', {
+          source: 'flow',
+          turn_id: `${due.request_id}:timeout`,
+          ordering_key: due.ordering_key,
+          intent: 'callback',
+          conversation: due.conversation,
+          request_id: due.request_id,
+          ok: false,
+          error: 'no answer in time',
+        });
+      }
+    } catch (error) {
+      logger.warn({ err: error }, 'could not fire effect deadlines; will try again');
+    }
+    await sleep(500, undefined, { signal }).catch(() => undefined);
+  }
+}
+
+export async function startFlow(
+  config: Config,
+  logger: Logger,
+  overrides: { fetch?: typeof fetch } = {},
+): Promise<Service> {
+  if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
+  const kit = createKit(config, logger, 'botwire-flow');
+  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
+  const directory = new BotDirectory({
+    store: new BotStore({ db, credentialsKey: config.credentialsKey }),
+    redis: kit.redis,
+    prefix: config.stream.prefix,
+    logger,
+  });
+  await directory.start();
+  const deps = {
+    db,
+    redis: kit.redis,
+    prefix: config.stream.prefix,
+    directory,
+    fetch: overrides.fetch ?? fetch,
+    effectTimeoutMs: config.flow.effectTimeoutMs,
+  };
+  const stop = new AbortController();
+  const deadlines = fireDeadlines(kit, stop.signal);
+  return consume<FlowInput>(kit, 'flow', (message, context) => handleTurn(deps, message, context), [
+    async () => {
+      stop.abort();
+      await deadlines;
+    },
+    () => directory.close(),
+    () => db.destroy(),
+  ]);
+}

@@ -1,0 +1,17 @@
+/**
+ * Offline language detection with eld (n-gram model shipped in the package, no network). Short
+ * or mixed texts come back unreliable; callers then keep the language they knew.
+ */
+import { eld } from 'eld/medium';
+
+export interface Detection {
+  /** ISO 639-1 code, or undefined when nothing could be said. */
+  language: string | undefined;
+  reliable: boolean;
+}
+
+export function detectLanguage(text: string): Detection {
+  const result = eld.detect(text);
+  const language = result.language || undefined;
+  return { language, reliable: language !== undefined && result.isReliable() };
+}

@@ -1,0 +1,299 @@
+/**
+ * The conversation pipeline end to end, in one process for nock's sake: edge, channel, language
+ * and flow against real Redis and Postgres; stand-in Telegram and WhatsApp APIs.
+ */
+import { expect } from 'chai';
+import nock from 'nock';
+import { startChannel } from '../src/channel/worker.ts';
+import { startFlow } from '../src/flow/worker.ts';
+import { startLanguage } from '../src/language/worker.ts';
+import { createLogger } from '../src/shared/logger.ts';
+import type { Service } from '../src/shared/process.ts';
+import { startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
+import { waitFor } from './support/services.ts';
+
+const TG = 'https://telegram.example.test';
+const WA = 'https://graph.example.test';
+const NUMBER = '700800900';
+
+const SHOP_FLOW = {
+  version: 1,
+  start: 'welcome',
+  states: {
+    welcome: {
+      actions: [
+        {
+          send: {
+            text: 'Hi {{user_name}}! What do you need?',
+            buttons: [
+              { id: 'hours', title: 'Opening hours' },
+              { id: 'book', title: 'Book a repair' },
+            ],
+          },
+        },
+      ],
+      wait: { store: 'choice', expect: 'choice' },
+      transitions: [{ when: { '==': [{ var: 'choice' }, 'hours'] }, to: 'hours' }, { to: 'book' }],
+    },
+    hours: { actions: [{ send: { text: 'We are open 9 to 5.' } }], end: true },
+    book: {
+      actions: [
+        {
+          send: {
+            text: 'Which day?',
+            list: {
+              button: 'Days',
+              sections: [
+                {
+                  rows: [
+                    { id: 'mon', title: 'Monday' },
+                    { id: 'tue', title: 'Tuesday' },
+                  ],
+                },
+              ],
+            },
+          },
+        },
+      ],
+      wait: { store: 'day', expect: 'choice' },
+      next: 'booked',
+    },
+    booked: { actions: [{ send: { text: 'Booked for {{day}}.' } }], end: true },
+  },
+};
+
+describe('conversation pipeline (edge, channel, language, flow)', function () {
+  this.timeout(30_000);
+  let t: TestApi;
+  const services: Record<string, Service> = {};
+  let tg: { appId: string; secret: string };
+  const logger = (component: string) => createLogger({ component, level: 'silent' });
+
+  const startComponents = async (...names: ('channel' | 'language' | 'flow')[]) => {
+    for (const name of names) {
+      const start = { channel: startChannel, language: startLanguage, flow: startFlow }[name];
+      services[name] = await start(t.config, logger(name));
+    }
+  };
+
+  before(async () => {
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    t = await startTestApi();
+    const created = await t.call('POST', '/v2/bots', {
+      body: {
+        name: 'shop',
+        flow: SHOP_FLOW,
+        channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
+      },
+    });
+    expect(created.status, JSON.stringify(created.json)).to.equal(201);
+    let secret = '';
+    nock(TG)
+      .post(
+        `/bot${TELEGRAM_TOKEN}/setWebhook`,
+        (form: Record<string, string>) => ((secret = form.secret_token!), true),
+      )
+      .reply(200, { ok: true, result: true });
+    await t.call(
+      'POST',
+      `/v2/bots/${created.json.app_id}/channels/${created.json.channels[0].id}/webhook`,
+    );
+    tg = { appId: created.json.app_id, secret };
+    await startComponents('channel', 'language', 'flow');
+  });
+
+  after(async () => {
+    for (const service of Object.values(services)) await service.close();
+    nock.cleanAll();
+    nock.enableNetConnect();
+    await t?.stop();
+  });
+
+  afterEach(() => nock.cleanAll());
+
+  const update = (body: Record<string, unknown>) =>
+    t.call('POST', `/v2/callback/telegram/${tg.appId}`, {
+      auth: false,
+      headers: { 'x-telegram-bot-api-secret-token': tg.secret },
+      body,
+    });
+
+  it('when a Telegram user writes, then the greeting comes back with buttons; a press is answered and the next state speaks', async () => {
+    const sent: Record<string, unknown>[] = [];
+    nock(TG)
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .times(3)
+      .reply(
+        (_uri, body) => (
+          sent.push(body as Record<string, unknown>),
+          [200, { ok: true, result: { message_id: sent.length } }]
+        ),
+      );
+    await update({
+      update_id: 1,
+      message: {
+        message_id: 1,
+        date: 1,
+        chat: { id: 42, type: 'private' },
+        from: { id: 42, first_name: 'Ana' },
+        text: 'hello',
+      },
+    });
+    await waitFor(() => sent.length === 1, { what: 'the greeting' });
+    expect(sent[0]).to.deep.include({
+      chat_id: '42',
+      reply_markup: {
+        inline_keyboard: [
+          [{ text: 'Opening hours', callback_data: 'hours' }],
+          [{ text: 'Book a repair', callback_data: 'book' }],
+        ],
+      },
+    });
+
+    const answered = nock(TG)
+      .post(`/bot${TELEGRAM_TOKEN}/answerCallbackQuery`, { callback_query_id: 'q1' })
+      .reply(200, { ok: true, result: true });
+    await update({
+      update_id: 2,
+      callback_query: {
+        id: 'q1',
+        from: { id: 42 },
+        data: 'hours',
+        message: { message_id: 1, date: 1, chat: { id: 42, type: 'private' } },
+      },
+    });
+    await waitFor(() => sent.length === 2, { what: 'the next state' });
+    expect(answered.isDone()).to.be.true;
+    expect(sent[1]).to.deep.equal({ chat_id: '42', text: 'We are open 9 to 5.' });
+  });
+
+  it('when flow restarts between two messages, then the conversation goes on where it was', async () => {
+    const sent: Record<string, unknown>[] = [];
+    nock(TG)
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .times(3)
+      .reply(
+        (_uri, body) => (
+          sent.push(body as Record<string, unknown>),
+          [200, { ok: true, result: { message_id: 100 + sent.length } }]
+        ),
+      );
+    nock(TG)
+      .post(`/bot${TELEGRAM_TOKEN}/answerCallbackQuery`)
+      .times(2)
+      .reply(200, { ok: true, result: true });
+    await update({
+      update_id: 10,
+      message: {
+        message_id: 10,
+        date: 1,
+        chat: { id: 77, type: 'private' },
+        from: { id: 77 },
+        text: 'hi',
+      },
+    });
+    await waitFor(() => sent.length === 1, { what: 'the greeting' });
+    await services.flow!.close();
+    await startComponents('flow');
+    await update({
+      update_id: 11,
+      callback_query: {
+        id: 'q2',
+        from: { id: 77 },
+        data: 'book',
+        message: { message_id: 101, date: 1, chat: { id: 77, type: 'private' } },
+      },
+    });
+    await waitFor(() => sent.length === 2, { what: 'the day list' });
+    expect(sent[1]).to.deep.include({ chat_id: '77', text: 'Which day?' });
+    await update({
+      update_id: 12,
+      callback_query: {
+        id: 'q3',
+        from: { id: 77 },
+        data: 'tue',
+        message: { message_id: 102, date: 1, chat: { id: 77, type: 'private' } },
+      },
+    });
+    await waitFor(() => sent.length === 3, { what: 'the booking' });
+    expect(sent[2]).to.deep.equal({ chat_id: '77', text: 'Booked for tue.' });
+  });
+
+  it('when a WhatsApp user writes and picks from the list, then the Cloud API gets buttons, the list, and the answer', async () => {
+    const created = await t.call('POST', '/v2/bots', {
+      body: {
+        name: 'wa shop',
+        flow: SHOP_FLOW,
+        channel: {
+          type: 'whatsapp',
+          details: { phone_number_id: NUMBER, access_token: 'wa-token' },
+        },
+      },
+    });
+    expect(created.status).to.equal(201);
+    const bodies: { type: string; interactive?: { type: string }; text?: { body: string } }[] = [];
+    nock(WA)
+      .post(`/v21.0/${NUMBER}/messages`)
+      .times(4)
+      .reply(
+        (_uri, body) => (
+          bodies.push(body as (typeof bodies)[number]),
+          [200, { messages: [{ id: `wamid.out${bodies.length}` }] }]
+        ),
+      );
+    const inbound = (id: string, message: Record<string, unknown>) =>
+      t.call('POST', '/callback', {
+        auth: false,
+        body: {
+          object: 'whatsapp_business_account',
+          entry: [
+            {
+              id: 'WABA',
+              changes: [
+                {
+                  field: 'messages',
+                  value: {
+                    messaging_product: 'whatsapp',
+                    metadata: { display_phone_number: '1', phone_number_id: NUMBER },
+                    contacts: [{ wa_id: '155', profile: { name: 'Ana' } }],
+                    messages: [{ from: '155', id, timestamp: '1', ...message }],
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      });
+    await inbound('wamid.a', { type: 'text', text: { body: 'hola' } });
+    await waitFor(() => bodies.length === 1, { what: 'the greeting' });
+    expect(bodies[0]!.interactive?.type).to.equal('button');
+    await inbound('wamid.b', {
+      type: 'interactive',
+      interactive: { type: 'button_reply', button_reply: { id: 'book', title: 'Book a repair' } },
+    });
+    await waitFor(() => bodies.length === 2, { what: 'the list' });
+    expect(bodies[1]!.interactive?.type).to.equal('list');
+    await inbound('wamid.c', {
+      type: 'interactive',
+      interactive: { type: 'list_reply', list_reply: { id: 'mon', title: 'Monday' } },
+    });
+    await waitFor(() => bodies.length === 3, { what: 'the booking' });
+    expect(bodies[2]).to.deep.include({
+      type: 'text',
+      text: { body: 'Booked for mon.', preview_url: false },
+    });
+  });
+
+  it('when the admin API lists the conversation, then its transcript holds both directions in order', async () => {
+    const conversations = await t.call('GET', `/v2/bots/${tg.appId}/conversations`);
+    expect(conversations.json.items.length).to.be.greaterThan(0);
+    const chat = conversations.json.items.find((c: { chat_id: string }) => c.chat_id === '42');
+    const page = await t.call('GET', `/v2/conversations/${chat.id}/messages?limit=100`);
+    expect(
+      page.json.items.map(
+        (m: { direction: string; message_type: string }) => `${m.direction}:${m.message_type}`,
+      ),
+    ).to.deep.equal(['in:text', 'out:button', 'in:interactive_reply', 'out:text']);
+  });
+});
