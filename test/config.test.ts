@@ -107,7 +107,7 @@ describe('configuration', () => {
     });
 
     it('when a component does not need the secrets, then it starts without them', () => {
-      expect(loadConfig({}, 'flow').api.adminApiKey).to.equal('');
+      expect(loadConfig({}, 'language').api.adminApiKey).to.equal('');
     });
 
     it('when a secret is malformed, then ConfigError names the key but never shows the value', () => {

@@ -11,12 +11,36 @@ export interface JsonBody {
   json: unknown;
 }
 
-/** Rejects prototype-pollution keys while parsing, so no handler ever sees them. */
-function reviver(key: string, value: unknown): unknown {
-  if (key === '__proto__' || key === 'constructor' || key === 'prototype') {
-    throw new BotwireError('BW_ERR_SCHEMA', `the key "${key}" is not allowed`, {
-      details: { problems: [{ path: '/', message: `key ${key} is not allowed` }] },
-    });
+// A key that could reach an object's prototype if code ever merged the payload into an object.
+const SUSPECT_KEY = /(?<!\\)"(?:__proto__|constructor|prototype)"\s*:/;
+const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The first forbidden key in a parsed JSON value, if any. */
+function forbiddenKey(value: unknown, depth = 0): string | undefined {
+  if (depth > 256 || value === null || typeof value !== 'object') return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    if (FORBIDDEN.has(key)) return key;
+    const found = forbiddenKey(child, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Parses JSON with the plain native parser (a reviver would be slower, and some polyfills, such as
+ * core-js's source-text-access JSON.parse that pdf.js installs, replace the reviver path with a
+ * lenient parser). Keys that could reach a prototype are refused; the tree is walked only when
+ * the raw text mentions one.
+ */
+function parseJson(text: string): unknown {
+  const value = JSON.parse(text) as unknown;
+  if (SUSPECT_KEY.test(text)) {
+    const key = forbiddenKey(value);
+    if (key) {
+      throw new BotwireError('BW_ERR_SCHEMA', `the key "${key}" is not allowed`, {
+        details: { problems: [{ path: '/', message: `key ${key} is not allowed` }] },
+      });
+    }
   }
   return value;
 }
@@ -41,7 +65,7 @@ export async function readJson(ctx: Context, limit: number): Promise<JsonBody> {
   }
   const text = raw.toString('utf8');
   try {
-    return { raw, json: JSON.parse(text, reviver) as unknown };
+    return { raw, json: parseJson(text) };
   } catch (error) {
     if (error instanceof BotwireError) throw error;
     throw new BotwireError(

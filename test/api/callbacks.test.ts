@@ -334,12 +334,30 @@ describe('platform callbacks', () => {
     for (const [when, send, status, code] of refusals) {
       it(`when ${when}, then ${status} ${code} and the topic is unchanged`, async () => {
         const response = await send();
-        expect(response.status).to.equal(status);
+        expect(response.status, JSON.stringify(response.json)).to.equal(status);
         expect(response.json.error.code).to.equal(code);
         expect(response.json.error.message).to.be.a('string').and.not.empty;
         expect(await channelTopic()).to.have.length(0);
       });
     }
+
+    it('when a prototype key hides deep in the update, then 400; the same words inside a text are fine', async () => {
+      const deep = await post(
+        '{"update_id":5,"message":{"message_id":1,"date":1,"chat":{"id":1,"type":"private"},"x":{"y":{"constructor":{"prototype":1}}}}}',
+      );
+      expect(deep.status).to.equal(400);
+      expect(deep.json.error.code).to.equal('BW_ERR_SCHEMA');
+      const text = await post({
+        update_id: 6,
+        message: {
+          message_id: 1,
+          date: 1,
+          chat: { id: 1, type: 'private' },
+          text: 'my JSON: {"constructor": 1}',
+        },
+      });
+      expect(text.status, JSON.stringify(text.json)).to.equal(200);
+    });
 
     it('when an authentic update fails the schema, then the failing path is named and it is quarantined', async () => {
       const response = await post({
