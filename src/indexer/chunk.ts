@@ -1,0 +1,223 @@
+/**
+ * Splits extracted text into overlapping chunks for search. Pure functions, no I/O.
+ *
+ * Pages: paragraphs (blank lines) are kept whole when they fit; a longer paragraph is split into
+ * sentences, a longer sentence into words, a longer word into characters (graphemes, so never
+ * inside a surrogate pair or before a combining mark). A chunk never spans two pages.
+ *
+ * Sheets: one row per line, `header: value; header: value` (empty cells left out), whole rows per
+ * chunk, never split; a row longer than `size` is a chunk of its own, cut at `maxRowChars` with a
+ * marker. Overlap is counted in whole rows.
+ */
+import type { PageText } from './extract/pdf.ts';
+import type { SheetRows } from './extract/spreadsheet.ts';
+
+/** How to chunk. */
+export interface ChunkOptions {
+  /** Most characters (UTF-16 code units) in a chunk, overlap included. @defaultValue 1200 */
+  size?: number;
+  /**
+   * Characters of the previous chunk repeated at the start of the next one (pages: its trailing
+   * text from a word boundary; sheets: its trailing whole rows). @defaultValue 150
+   */
+  overlap?: number;
+  /** Sheets only: a single row longer than this is cut, with {@link TRUNCATION_MARKER}. @defaultValue 4 × size */
+  maxRowChars?: number;
+}
+
+export const CHUNK_DEFAULTS = { size: 1200, overlap: 150 } as const;
+export const TRUNCATION_MARKER = ' … [truncated]';
+
+export interface PageChunk {
+  text: string;
+  source: { page: number };
+}
+
+export interface SheetChunk {
+  text: string;
+  /** The sheet and the 1-based sheet row numbers of the chunk's first and last rows. */
+  source: { sheet: string; rows: [number, number] };
+}
+
+interface Settings {
+  size: number;
+  overlap: number;
+  maxRowChars: number;
+}
+
+function settingsOf(options: ChunkOptions): Settings {
+  const size = options.size ?? CHUNK_DEFAULTS.size;
+  const overlap = options.overlap ?? CHUNK_DEFAULTS.overlap;
+  const maxRowChars = options.maxRowChars ?? size * 4;
+  if (!Number.isInteger(size) || size < 20)
+    throw new RangeError(`size must be an integer >= 20, got ${size}`);
+  if (!Number.isInteger(overlap) || overlap < 0 || overlap * 2 > size) {
+    throw new RangeError(`overlap must be an integer from 0 to size / 2, got ${overlap}`);
+  }
+  if (!Number.isInteger(maxRowChars) || maxRowChars < size) {
+    throw new RangeError(`maxRowChars must be an integer >= size, got ${maxRowChars}`);
+  }
+  return { size, overlap, maxRowChars };
+}
+
+const sentences = new Intl.Segmenter(undefined, { granularity: 'sentence' });
+const words = new Intl.Segmenter(undefined, { granularity: 'word' });
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Control characters other than tab and line breaks, which PDFs sometimes carry. */
+const CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f]/g;
+
+/** Collapses every run of whitespace (line breaks included) to one space. */
+const flatten = (text: string): string => text.replace(CONTROL, '').replace(/\s+/g, ' ').trim();
+
+/** A piece of text and what separated it from the piece before it in the source. */
+interface Unit {
+  text: string;
+  sep: string;
+}
+
+/** Splits `text` into `granularity` segments of at most `size`, recursing into longer ones. */
+function split(text: string, size: number, sep: string, level: 0 | 1 | 2): Unit[] {
+  if (text.length <= size) return [{ text, sep }];
+  const segmenter = [sentences, words, graphemes][level] ?? graphemes;
+  const units: Unit[] = [];
+  let gap = sep;
+  for (const { segment } of segmenter.segment(text)) {
+    const trimmed = segment.trim();
+    if (trimmed === '') {
+      gap = units.length === 0 ? sep : ' ';
+      continue;
+    }
+    if (level === 2) {
+      // A grapheme cluster longer than a chunk (a pile of combining marks) goes by code points.
+      const parts = segment.length > size ? Array.from(segment) : [segment];
+      parts.forEach((part, i) => units.push({ text: part, sep: i === 0 ? gap : '' }));
+    } else units.push(...split(trimmed, size, gap, level === 0 ? 1 : 2));
+    gap = /\s$/.test(segment) ? ' ' : '';
+  }
+  return units;
+}
+
+/** The end of `text` from the first word boundary within its last `overlap` characters. */
+function tailOf(text: string, overlap: number): string {
+  if (overlap === 0) return '';
+  const from = text.length - overlap;
+  for (const { index, segment, isWordLike } of words.segment(text)) {
+    if (index === 0 || index < from || segment.trim() === '') continue;
+    // A word, or anything after a space: never punctuation glued to the word before it.
+    if (isWordLike === true || /\s/.test(text[index - 1] ?? '')) return text.slice(index);
+  }
+  return '';
+}
+
+/** Packs units into chunks of at most `size`, each after the first starting with an overlap. */
+function pack(units: Unit[], { size, overlap }: Settings): string[] {
+  const chunks: string[] = [];
+  let current = '';
+  for (const unit of units) {
+    if (current === '') {
+      current = unit.text;
+    } else if (current.length + unit.sep.length + unit.text.length <= size) {
+      current += unit.sep + unit.text;
+    } else {
+      chunks.push(current);
+      const tail = tailOf(current, overlap);
+      const joined = tail + unit.sep + unit.text;
+      current = tail !== '' && joined.length <= size ? joined : unit.text;
+    }
+  }
+  if (current !== '') chunks.push(current);
+  return chunks;
+}
+
+/** Chunks the pages of a document; each chunk comes from one page. */
+export function chunkPages(pages: PageText[], options: ChunkOptions = {}): PageChunk[] {
+  const settings = settingsOf(options);
+  const chunks: PageChunk[] = [];
+  for (const { page, text } of pages) {
+    const paragraphs = text
+      .replace(/\r\n?/g, '\n')
+      .split(/\n[^\S\n]*\n/)
+      .map(flatten)
+      .filter((paragraph) => paragraph !== '');
+    const units = paragraphs.flatMap((paragraph) => split(paragraph, settings.size, '\n\n', 0));
+    for (const chunk of pack(units, settings)) {
+      const trimmed = chunk.trim();
+      if (trimmed !== '') chunks.push({ text: trimmed, source: { page } });
+    }
+  }
+  return chunks;
+}
+
+/** `text` cut to at most `max` characters at a grapheme boundary, marker included. */
+function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const room = max - TRUNCATION_MARKER.length;
+  let end = 0;
+  for (const { index, segment } of graphemes.segment(text)) {
+    if (index + segment.length > room) break;
+    end = index + segment.length;
+  }
+  return text.slice(0, end).trimEnd() + TRUNCATION_MARKER;
+}
+
+/** One row as a line: `header: value; header: value`, in header order, empty cells left out. */
+export function renderRow(header: string[], cells: Record<string, string>): string {
+  return header
+    .filter((name) => Object.hasOwn(cells, name))
+    .map((name) => [flatten(name), flatten(cells[name] ?? '')] as const)
+    .filter(([, value]) => value !== '')
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('; ');
+}
+
+/** Chunks the rows of every sheet; each chunk holds whole rows of one sheet. */
+export function chunkSheets(sheets: SheetRows[], options: ChunkOptions = {}): SheetChunk[] {
+  const { size, overlap, maxRowChars } = settingsOf(options);
+  const chunks: SheetChunk[] = [];
+  for (const { sheet, header, rows } of sheets) {
+    let lines: { row: number; text: string }[] = [];
+    const flush = (): void => {
+      const first = lines[0];
+      const last = lines.at(-1);
+      if (first === undefined || last === undefined) return;
+      const text = lines.map((line) => line.text).join('\n');
+      chunks.push({ text, source: { sheet, rows: [first.row, last.row] } });
+    };
+    for (const { row, cells } of rows) {
+      const text = renderRow(header, cells);
+      if (text === '') continue;
+      const used = lines.reduce((sum, line) => sum + line.text.length + 1, -1);
+      if (lines.length === 0 || used + 1 + text.length <= size) {
+        if (text.length > size) {
+          lines.push({ row, text: truncate(text, maxRowChars) });
+          flush();
+          lines = [];
+        } else {
+          lines.push({ row, text });
+        }
+        continue;
+      }
+      flush();
+      // Overlap: the previous chunk's trailing whole rows that fit in `overlap` characters,
+      // never all of them, and only when the new row still fits beside them.
+      let kept: typeof lines = [];
+      for (let i = lines.length - 1, room = overlap; i > 0; i -= 1) {
+        const line = lines[i];
+        if (line === undefined || line.text.length + 1 > room) break;
+        room -= line.text.length + 1;
+        kept = [line, ...kept];
+      }
+      const keptLength = kept.reduce((sum, line) => sum + line.text.length + 1, 0);
+      if (text.length > size) {
+        lines = [{ row, text: truncate(text, maxRowChars) }];
+        flush();
+        lines = [];
+      } else {
+        lines = keptLength + text.length <= size ? [...kept, { row, text }] : [{ row, text }];
+      }
+    }
+    flush();
+  }
+  return chunks;
+}

@@ -1,0 +1,226 @@
+/**
+ * The inside of the spreadsheet worker thread started by `spreadsheet.ts`: parses one file with
+ * SheetJS and posts back plain data (arrays, strings, numbers), never SheetJS objects. SheetJS
+ * 0.18.5 has published advisories (prototype pollution, ReDoS), so it only ever runs here, in a
+ * thread that lives for one file and whose memory and time the caller bounds.
+ */
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import zlib from 'node:zlib';
+import XLSX from 'xlsx';
+
+export type SpreadsheetFormat = 'xlsx' | 'xls' | 'ods' | 'csv';
+
+/** What the caller hands the worker (as `workerData`). */
+export interface WorkerInput {
+  bytes: Uint8Array;
+  format: SpreadsheetFormat;
+  maxCells: number;
+  maxSheets: number;
+  /** Most bytes all zip entries together may inflate to. */
+  maxUnpackedBytes: number;
+}
+
+/** One sheet as it crosses the thread boundary: cells as `[column index, text]` pairs. */
+export interface WorkerSheet {
+  name: string;
+  header: string[];
+  rows: { row: number; cells: [number, string][] }[];
+}
+
+export type WorkerReply =
+  | { ok: true; sheets: WorkerSheet[] }
+  | { ok: false; reason: 'too-large' | 'encrypted' | 'damaged'; message: string };
+
+/** SheetJS's hook for a native inflater (documented as `CFB.utils.use_zlib`); typed `any` upstream. */
+interface CfbModule {
+  utils: { use_zlib(zlib: unknown): void };
+}
+
+class TooLarge extends Error {}
+
+/**
+ * A stand-in for the `zlib` module that SheetJS inflates zip entries with: native zlib (faster
+ * than SheetJS's own inflater) with an output cap, so a zip bomb stops at `budget` bytes in total
+ * instead of growing buffers outside the V8 heap, where `resourceLimits` does not reach.
+ */
+function boundedZlib(budget: number): { InflateRaw: new () => unknown; exceeded: () => boolean } {
+  let left = budget;
+  let exceeded = false;
+  class BoundedInflateRaw {
+    readonly #inner = zlib.createInflateRaw({ maxOutputLength: Math.max(1, left) });
+    readonly _finishFlushFlag = zlib.constants.Z_FINISH;
+    get bytesRead(): number {
+      return this.#inner.bytesWritten;
+    }
+    _processChunk(chunk: Uint8Array, flush: number): Buffer {
+      // `_processChunk` is what SheetJS calls on zlib's inflater; it is not in Node's typings.
+      const inner = this.#inner as unknown as { _processChunk(c: Uint8Array, f: number): Buffer };
+      try {
+        const out = inner._processChunk(chunk, flush);
+        left -= out.length;
+        if (left < 0) throw new TooLarge();
+        return out;
+      } catch (error) {
+        if (error instanceof TooLarge || codeOf(error) === 'ERR_BUFFER_TOO_LARGE') {
+          exceeded = true;
+          throw new TooLarge();
+        }
+        throw error;
+      }
+    }
+  }
+  return { InflateRaw: BoundedInflateRaw, exceeded: () => exceeded };
+}
+
+/**
+ * The uncompressed size a zip's central directory declares for all its entries together, or 0
+ * when there is no readable directory (then SheetJS decides). Declared sizes can lie; the bounded
+ * inflater catches liars, this only refuses honest bombs before anything is inflated.
+ */
+function declaredUnpackedSize(bytes: Uint8Array): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const lowest = Math.max(0, bytes.length - 22 - 0xffff);
+  for (let end = bytes.length - 22; end >= lowest; end -= 1) {
+    if (view.getUint32(end, true) !== 0x06054b50) continue;
+    const count = view.getUint16(end + 10, true);
+    let at = view.getUint32(end + 16, true);
+    let total = 0;
+    for (let i = 0; i < count && at + 46 <= bytes.length; i += 1) {
+      if (view.getUint32(at, true) !== 0x02014b50) break;
+      total += view.getUint32(at + 24, true);
+      const names = view.getUint16(at + 28, true) + view.getUint16(at + 30, true);
+      at += 46 + names + view.getUint16(at + 32, true);
+    }
+    return total;
+  }
+  return 0;
+}
+
+function codeOf(error: unknown): unknown {
+  return typeof error === 'object' && error !== null
+    ? (error as { code?: unknown }).code
+    : undefined;
+}
+
+/** CSV as text: UTF-8 (BOM stripped) when it decodes as such, else Windows-1252. */
+function decodeCsv(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return new TextDecoder('windows-1252').decode(bytes);
+  }
+}
+
+function cellText(cell: unknown): string {
+  if (typeof cell !== 'object' || cell === null) return '';
+  const { w, v } = cell as { w?: unknown; v?: unknown };
+  if (typeof w === 'string') return w.trim();
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {
+    return String(v).trim();
+  }
+  return '';
+}
+
+/** Own, present indices of a (possibly sparse) array, ascending; never walks the holes. */
+function indices(list: unknown[]): number[] {
+  return Object.keys(list)
+    .map(Number)
+    .filter((i) => Number.isInteger(i) && i >= 0)
+    .sort((a, b) => a - b);
+}
+
+/** Header names: blank or repeated names become `column_N` (N = 1-based column). */
+export function headerNames(texts: string[], width: number): string[] {
+  const used = new Set<string>();
+  const names: string[] = [];
+  for (let c = 0; c < width; c += 1) {
+    let name = texts[c] ?? '';
+    if (name === '' || used.has(name)) name = `column_${c + 1}`;
+    for (let n = 2; used.has(name); n += 1) name = `column_${c + 1}_${n}`;
+    used.add(name);
+    names.push(name);
+  }
+  return names;
+}
+
+/** Parses `input.bytes` and shapes every sheet; never throws. */
+export function readWorkbook(input: WorkerInput): WorkerReply {
+  const inflater = boundedZlib(input.maxUnpackedBytes);
+  (XLSX.CFB as CfbModule).utils.use_zlib({ ...zlib, InflateRaw: inflater.InflateRaw });
+  const options: XLSX.ParsingOptions = {
+    dense: true,
+    cellFormula: false,
+    cellHTML: false,
+    cellNF: false,
+    cellStyles: false,
+    cellText: true,
+    cellDates: false,
+    sheetStubs: false,
+    bookVBA: false,
+    bookDeps: false,
+    bookFiles: false,
+  };
+  const zipped = input.format === 'xlsx' || input.format === 'ods';
+  const declared = zipped && input.bytes.length >= 22 ? declaredUnpackedSize(input.bytes) : 0;
+  if (declared > input.maxUnpackedBytes) {
+    return tooLarge(`it unpacks to ${declared} bytes; the limit is ${input.maxUnpackedBytes}`);
+  }
+  let workbook: XLSX.WorkBook;
+  try {
+    workbook =
+      input.format === 'csv'
+        ? XLSX.read(decodeCsv(input.bytes), { ...options, type: 'string', raw: true })
+        : XLSX.read(input.bytes, { ...options, type: 'buffer' });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (inflater.exceeded()) {
+      return tooLarge(`it unpacks to more than ${input.maxUnpackedBytes} bytes`);
+    }
+    if (/password|encrypt/i.test(message)) return { ok: false, reason: 'encrypted', message };
+    return { ok: false, reason: 'damaged', message: message.slice(0, 200) };
+  }
+  if (workbook.SheetNames.length > input.maxSheets) {
+    const count = workbook.SheetNames.length;
+    return tooLarge(`${count} sheets; the limit is ${input.maxSheets}`);
+  }
+  const sheets: WorkerSheet[] = [];
+  let cells = 0;
+  for (const name of workbook.SheetNames) {
+    // Dense sheets are arrays of rows (absolute, 0-based), each an array of cells by column.
+    const dense: unknown = workbook.Sheets[name];
+    if (!Array.isArray(dense)) {
+      return { ok: false, reason: 'damaged', message: `sheet "${name}" could not be read` };
+    }
+    const grid = dense as unknown[];
+    const rows: WorkerSheet['rows'] = [];
+    let width = 0;
+    for (const r of indices(grid)) {
+      const line = grid[r];
+      if (!Array.isArray(line)) continue;
+      const found: [number, string][] = [];
+      for (const c of indices(line as unknown[])) {
+        const text = cellText((line as unknown[])[c]);
+        if (text !== '') found.push([c, text]);
+      }
+      if (found.length === 0) continue;
+      cells += found.length;
+      if (cells > input.maxCells) return tooLarge(`more than ${input.maxCells} cells`);
+      width = Math.max(width, (found.at(-1)?.[0] ?? 0) + 1);
+      rows.push({ row: r + 1, cells: found });
+    }
+    const first = rows.shift();
+    const texts: string[] = [];
+    for (const [c, text] of first?.cells ?? []) texts[c] = text;
+    sheets.push({ name, header: first ? headerNames(texts, width) : [], rows });
+  }
+  return { ok: true, sheets };
+}
+
+function tooLarge(detail: string): WorkerReply {
+  return { ok: false, reason: 'too-large', message: detail };
+}
+
+if (!isMainThread && parentPort) {
+  parentPort.postMessage(readWorkbook(workerData as WorkerInput));
+}

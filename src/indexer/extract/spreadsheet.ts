@@ -1,0 +1,187 @@
+/**
+ * Rows of a spreadsheet (xlsx, xls, ods, csv), every sheet, read by SheetJS inside a worker thread
+ * that lives for one file, with a memory cap (`resourceLimits`) and a wall-clock timeout after
+ * which it is terminated. What the worker sends back is treated as untrusted data: its shape is
+ * checked and the limits are counted again here. See docs/knowledge.md for what this covers.
+ */
+import { Worker } from 'node:worker_threads';
+import { BotwireError } from '../../shared/errors.ts';
+import { unreadable } from './pdf.ts';
+import type { SpreadsheetFormat, WorkerInput, WorkerSheet } from './spreadsheet-worker.ts';
+
+export type { SpreadsheetFormat } from './spreadsheet-worker.ts';
+
+/** One data row: its 1-based row number in the sheet and its non-empty cells by header name. */
+export interface SheetRow {
+  row: number;
+  cells: Record<string, string>;
+}
+
+/** One sheet: the first non-empty row is the header; every later non-empty row is a data row. */
+export interface SheetRows {
+  sheet: string;
+  /** Column names; a blank or repeated name becomes `column_N` (N = 1-based column). */
+  header: string[];
+  rows: SheetRow[];
+}
+
+/** Limits for {@link extractSpreadsheet}. */
+export interface SpreadsheetLimits {
+  /** Most non-empty cells over all sheets, header rows included. @defaultValue 2000000 */
+  maxCells?: number;
+  /** Most sheets in one workbook. @defaultValue 100 */
+  maxSheets?: number;
+  /** Most bytes the zip entries of an xlsx or ods may inflate to. @defaultValue 268435456 (256 MiB) */
+  maxUnpackedBytes?: number;
+  /** The worker's V8 old-generation heap cap, in MiB (`maxOldGenerationSizeMb`). @defaultValue 512 */
+  maxMemoryMb?: number;
+  /** Wall-clock time for the whole read, worker start included, in milliseconds. @defaultValue 30000 */
+  timeoutMs?: number;
+}
+
+export const SPREADSHEET_DEFAULTS = {
+  maxCells: 2_000_000,
+  maxSheets: 100,
+  maxUnpackedBytes: 256 * 1024 * 1024,
+  maxMemoryMb: 512,
+  timeoutMs: 30_000,
+} as const;
+
+const WORKER_URL = new URL('./spreadsheet-worker.ts', import.meta.url).href;
+const TSX_API = import.meta.resolve('tsx/esm/api');
+/**
+ * Node 20 does not apply `--import` loaders to a worker's entry module, so the worker starts from
+ * this small script that registers tsx in its own thread and then imports the TypeScript module.
+ */
+const BOOTSTRAP = `import(${JSON.stringify(TSX_API)})
+  .then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
+
+/**
+ * Reads every sheet of a spreadsheet in a worker thread.
+ *
+ * @param bytes - The file's content (copied to the worker).
+ * @param format - How to parse it; the caller has checked that the content fits the format.
+ * @throws BotwireError `BW_ERR_DOCUMENT_UNREADABLE` (`details.reason` `too-large`, `encrypted` or
+ *   `damaged`) when the file cannot be read within the limits; `BW_ERR_INTERNAL` when the worker
+ *   itself fails (it could not start, or crashed without an answer).
+ */
+export async function extractSpreadsheet(
+  bytes: Uint8Array,
+  format: SpreadsheetFormat,
+  limits: SpreadsheetLimits = {},
+): Promise<SheetRows[]> {
+  const settings = { ...SPREADSHEET_DEFAULTS, ...limits };
+  const input: WorkerInput = {
+    bytes,
+    format,
+    maxCells: settings.maxCells,
+    maxSheets: settings.maxSheets,
+    maxUnpackedBytes: settings.maxUnpackedBytes,
+  };
+  const worker = new Worker(BOOTSTRAP, {
+    eval: true,
+    workerData: input,
+    execArgv: [],
+    resourceLimits: { maxOldGenerationSizeMb: settings.maxMemoryMb },
+    // SheetJS writes warnings to the console; they must not reach our logs unstructured.
+    stdout: true,
+    stderr: true,
+  });
+  worker.stdout.resume();
+  worker.stderr.resume();
+  try {
+    const reply = await new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(tooLarge(`it could not be read within ${settings.timeoutMs} ms`));
+      }, settings.timeoutMs);
+      const settle = (): void => clearTimeout(timer);
+      worker.once('message', (message: unknown) => {
+        settle();
+        resolve(message);
+      });
+      worker.once('error', (error: Error & { code?: string }) => {
+        settle();
+        if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+          reject(
+            tooLarge(`reading it needs more than ${settings.maxMemoryMb} MiB of memory`, error),
+          );
+        } else {
+          reject(
+            new BotwireError('BW_ERR_INTERNAL', 'the spreadsheet worker failed', { cause: error }),
+          );
+        }
+      });
+      worker.once('exit', (code) => {
+        settle();
+        reject(new BotwireError('BW_ERR_INTERNAL', `the spreadsheet worker exited (${code})`));
+      });
+    });
+    return toSheets(reply, settings);
+  } finally {
+    await worker.terminate();
+  }
+}
+
+function tooLarge(detail: string, cause?: unknown): BotwireError {
+  return unreadable('too-large', `the spreadsheet is too large (${detail})`, cause);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isStringList = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+function malformed(): BotwireError {
+  return new BotwireError('BW_ERR_INTERNAL', 'the spreadsheet worker sent a malformed reply');
+}
+
+/** Checks the worker's reply field by field and builds the result from scratch. */
+function toSheets(reply: unknown, limits: { maxCells: number; maxSheets: number }): SheetRows[] {
+  if (!isRecord(reply)) throw malformed();
+  if (reply.ok === false) {
+    const message = typeof reply.message === 'string' ? reply.message : 'unknown';
+    switch (reply.reason) {
+      case 'too-large':
+        throw tooLarge(message);
+      case 'encrypted':
+        throw unreadable('encrypted', 'the spreadsheet is encrypted (it needs a password to open)');
+      case 'damaged':
+        throw unreadable('damaged', `the spreadsheet is damaged: ${message}`);
+      default:
+        throw malformed();
+    }
+  }
+  if (reply.ok !== true || !Array.isArray(reply.sheets)) throw malformed();
+  if (reply.sheets.length > limits.maxSheets) {
+    throw tooLarge(`${reply.sheets.length} sheets; the limit is ${limits.maxSheets}`);
+  }
+  let cells = 0;
+  return reply.sheets.map((sheet: unknown) => {
+    if (!isRecord(sheet) || typeof sheet.name !== 'string' || !isStringList(sheet.header)) {
+      throw malformed();
+    }
+    const { name, header } = sheet;
+    if (new Set(header).size !== header.length || !Array.isArray(sheet.rows)) throw malformed();
+    const rows = (sheet.rows as unknown[]).map((row): SheetRow => {
+      const entries = cellEntries(row, header);
+      cells += entries.length;
+      if (cells > limits.maxCells) throw tooLarge(`more than ${limits.maxCells} cells`);
+      // fromEntries defines own properties, so a header named "__proto__" stays a plain key.
+      return { row: (row as WorkerSheet['rows'][number]).row, cells: Object.fromEntries(entries) };
+    });
+    return { sheet: name, header: [...header], rows };
+  });
+}
+
+function cellEntries(row: unknown, header: string[]): [string, string][] {
+  if (!isRecord(row) || !Number.isSafeInteger(row.row) || (row.row as number) < 1)
+    throw malformed();
+  if (!Array.isArray(row.cells)) throw malformed();
+  return (row.cells as unknown[]).map((cell): [string, string] => {
+    if (!Array.isArray(cell) || cell.length !== 2) throw malformed();
+    const [column, text] = cell as unknown[];
+    const name = typeof column === 'number' ? header[column] : undefined;
+    if (name === undefined || typeof text !== 'string') throw malformed();
+    return [name, text];
+  });
+}
