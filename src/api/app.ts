@@ -74,9 +74,14 @@ export function createApp(edge: Edge, logger: Logger, metrics: EdgeMetrics): Koa
   const adminRoutes = adminRouter(edge);
 
   app.use(metrics.middleware);
-  app.use(async (ctx, next) => {
-    ctx.log = logger.child({ reqId: randomUUID(), method: ctx.method, path: ctx.path });
-    await next();
+  // The request logger is made on first use: most requests never log.
+  Object.defineProperty(app.context, 'log', {
+    get(this: Koa.Context): Logger {
+      const log = logger.child({ reqId: randomUUID(), method: this.method, path: this.path });
+      Object.defineProperty(this, 'log', { value: log });
+      return log;
+    },
+    configurable: true,
   });
   app.use(errorMiddleware);
   app.use(open.routes());

@@ -42,6 +42,11 @@ for i = 1, #KEYS, 2 do
 end
 return out`;
 
+/** The script as an ioredis command (defined once per connection). */
+interface PublishOnceCommand {
+  bwPublishOnce(numKeys: number, ...args: (string | number)[]): Promise<unknown>;
+}
+
 function unavailable(error: unknown): BotwireError {
   return new BotwireError('BW_ERR_UNAVAILABLE', 'could not publish: Redis is unavailable', {
     cause: error,
@@ -58,6 +63,9 @@ export class Producer {
 
   constructor(options: ProducerOptions) {
     this.#options = options;
+    if (!('bwPublishOnce' in options.redis)) {
+      options.redis.defineCommand('bwPublishOnce', { lua: PUBLISH_ONCE });
+    }
   }
 
   /** Checks a message against its topic's schema and returns it serialised. */
@@ -135,9 +143,14 @@ export class Producer {
     ]);
     let ids: (string | null)[];
     try {
-      ids = (await redis.eval(PUBLISH_ONCE, pairs.length, ...pairs, maxLen, ttlS, ...data)) as (
-        string | null
-      )[];
+      // EVALSHA, falling back to EVAL once per connection: the script is not resent per call.
+      ids = (await (redis as unknown as PublishOnceCommand).bwPublishOnce(
+        pairs.length,
+        ...pairs,
+        maxLen,
+        ttlS,
+        ...data,
+      )) as (string | null)[];
     } catch (error) {
       throw unavailable(error);
     }
