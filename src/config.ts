@@ -156,9 +156,9 @@ export const SETTINGS = {
   },
   DEDUPE_TTL_S: {
     kind: 'integer',
-    default: 604800,
+    default: 86400,
     min: 60,
-    doc: "How long a platform update id is remembered to drop redeliveries (seconds); covers the platforms' retry windows (WhatsApp retries for up to 7 days).",
+    doc: 'How long the edge remembers a platform update id to drop redeliveries (seconds). Each id costs about 100 bytes of Redis memory for this long; older redeliveries are still caught by channel, which records every platform message id in Postgres.',
   },
   TELEGRAM_API_URL: {
     kind: 'url',

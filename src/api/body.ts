@@ -47,7 +47,9 @@ function parseJson(text: string): unknown {
 
 /** Reads and parses the request body. @param limit most bytes accepted. */
 export async function readJson(ctx: Context, limit: number): Promise<JsonBody> {
-  if (!ctx.is('application/json')) {
+  // A plain prefix check: type-is parses the media type on every request.
+  const type = ctx.get('content-type').toLowerCase();
+  if (!type.startsWith('application/json') && !ctx.is('application/json')) {
     throw new BotwireError('BW_ERR_UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
   }
   let raw: Buffer;

@@ -27,7 +27,12 @@ export async function startApi(
   overrides: { fetch?: typeof fetch } = {},
 ): Promise<RunningApi> {
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
-  const redis = createRedis(config.redisUrl, { failFast: true, name: 'botwire-api' });
+  // Auto-pipelining coalesces the commands of concurrent requests into one socket write.
+  const redis = createRedis(config.redisUrl, {
+    failFast: true,
+    name: 'botwire-api',
+    enableAutoPipelining: true,
+  });
   redis.on('error', (error: Error) =>
     logger.warn({ err: error.message }, 'redis connection error'),
   );

@@ -48,8 +48,16 @@ export class SchemaRegistry {
   readonly #validators = new Map<string, ValidateFunction>();
 
   constructor(dir: string = SCHEMAS_DIR) {
+    // unicode: false measures maxLength in UTF-16 units (String#length) instead of walking each
+    // string for code points; the limits are size guards, and this is on every callback's path.
     const ajv = addFormats(
-      new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true }),
+      new Ajv({
+        allErrors: true,
+        strict: true,
+        strictRequired: false,
+        allowUnionTypes: true,
+        unicode: false,
+      }),
     );
     const files = listJsonFiles(dir);
     const named = files.map((file) => ({

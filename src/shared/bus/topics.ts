@@ -50,7 +50,20 @@ export function deadLetterKey(prefix: string, topic: Topic): string {
   return `${prefix}:{${topic}}:dead`;
 }
 
+const cache = new Map<string, TopicKeys>();
+
+/** The keys of a topic (built once per prefix, topic and partition count). */
 export function topicKeys(prefix: string, topic: Topic, partitions: number): TopicKeys {
+  const id = `${prefix}\u0000${topic}\u0000${partitions}`;
+  let keys = cache.get(id);
+  if (!keys) {
+    keys = buildKeys(prefix, topic, partitions);
+    cache.set(id, keys);
+  }
+  return keys;
+}
+
+function buildKeys(prefix: string, topic: Topic, partitions: number): TopicKeys {
   const base = `${prefix}:{${topic}}`;
   return {
     partitions: Array.from({ length: partitions }, (_, p) => `${base}:p${p}`),

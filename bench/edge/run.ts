@@ -1,0 +1,314 @@
+/**
+ * The edge bench (`npm run bench:edge`): the real edge (src/api/main.ts) against a baseline that
+ * only parses and XADDs, both as child processes, under autocannon. See README.md.
+ *
+ * Env: BENCH_SECONDS (each measured run, default 10), BENCH_CONNECTIONS (default 50),
+ * BENCH_WARMUP_SECONDS (unmeasured run before each scenario's first, default 2; 0 skips),
+ * BENCH_ROUNDS (measured runs per scenario, interleaved; the median is reported; default 1),
+ * BENCH_RATE (requests/s offered in total instead of as many as possible, default 0 = unlimited;
+ * with a fixed rate compare the server CPU per request, not req/s),
+ * BENCH_REDIS_URL
+ * (default redis://127.0.0.1:6379), BENCH_DATABASE_URL (a database to create the scratch one
+ * from, default postgres://postgres@127.0.0.1:5432/postgres), BENCH_PROF (a folder: the edge and
+ * the baseline run with --cpu-prof and write their profiles there when they stop).
+ */
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import { BotStore } from '../../src/shared/bots/store.ts';
+import { SETTINGS } from '../../src/config.ts';
+import { topicKeys } from '../../src/shared/bus/topics.ts';
+import { createDb } from '../../src/shared/db.ts';
+import { telegramRequests, whatsappRequests, type RequestFactory } from './payloads.ts';
+import {
+  type Child,
+  childEnv,
+  cpuSeconds,
+  freePort,
+  runCommand,
+  startNode,
+  stopChild,
+  waitReady,
+} from './processes.ts';
+import { printReport, type Outcome } from './report.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function intEnv(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(`${name} must be an integer >= ${min} (got ${JSON.stringify(raw)})`);
+  }
+  return value;
+}
+
+const options = {
+  seconds: intEnv('BENCH_SECONDS', 10, 1),
+  connections: intEnv('BENCH_CONNECTIONS', 50, 1),
+  warmupSeconds: intEnv('BENCH_WARMUP_SECONDS', 2, 0),
+  rounds: intEnv('BENCH_ROUNDS', 1, 1),
+  rate: intEnv('BENCH_RATE', 0, 0),
+  redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
+  adminDatabaseUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+  profileDir: process.env.BENCH_PROF || undefined,
+};
+
+interface Scenario {
+  name: string;
+  edge: boolean;
+  origin: string;
+  path: string;
+  requests: RequestFactory;
+  /** The server process, whose CPU time is measured. */
+  server: Child;
+}
+
+/** Cleanup steps, run last-in first-out, each on its own so one failure does not skip the rest. */
+const cleanups: { what: string; run: () => Promise<unknown> }[] = [];
+
+async function cleanUp(): Promise<void> {
+  for (let step = cleanups.pop(); step; step = cleanups.pop()) {
+    try {
+      await step.run();
+    } catch (error) {
+      console.error(`cleanup: ${step.what} failed: ${(error as Error).message}`);
+    }
+  }
+}
+
+async function load(scenario: Scenario, seconds: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: scenario.origin,
+    connections: options.connections,
+    duration: seconds,
+    ...(options.rate > 0 ? { overallRate: options.rate } : {}),
+    requests: [
+      {
+        method: 'POST',
+        path: scenario.path,
+        // A new body (new platform id, new signature) for every request.
+        setupRequest: (request) => {
+          const { body, headers } = scenario.requests();
+          return { ...request, body, headers: { ...request.headers, ...headers } };
+        },
+      },
+    ],
+  });
+}
+
+async function admin<T>(origin: string, key: string, path: string, body: unknown): Promise<T> {
+  const response = await fetch(`${origin}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 201) {
+    throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
+  }
+  return (await response.json()) as T;
+}
+
+async function totalLength(redis: Redis, streams: readonly string[]): Promise<number> {
+  const lengths = await Promise.all(streams.map((stream) => redis.xlen(stream)));
+  return lengths.reduce((sum, length) => sum + length, 0);
+}
+
+async function deleteKeys(redis: Redis, pattern: string): Promise<number> {
+  let deleted = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) deleted += await redis.unlink(...keys);
+  } while (cursor !== '0');
+  return deleted;
+}
+
+async function main(): Promise<void> {
+  const run = randomBytes(4).toString('hex');
+  const prefix = `bwbench-${run}`;
+  const baselineStream = `${prefix}-baseline:{channel}`;
+  // The edge spreads the channel topic over partition streams; the check adds them up.
+  const partitions = SETTINGS.TOPIC_PARTITIONS.default;
+  const edgeStreams = topicKeys(prefix, 'channel', partitions).partitions;
+  const dbName = `bwbench_${run}`;
+  const databaseUrl = new URL(options.adminDatabaseUrl);
+  databaseUrl.pathname = `/${dbName}`;
+
+  const redis = new Redis(options.redisUrl, { connectionName: 'bench-edge', lazyConnect: true });
+  await redis.connect();
+  cleanups.push({ what: 'redis', run: () => redis.quit() });
+  const adminDb = createDb(options.adminDatabaseUrl, { poolMax: 1 });
+  cleanups.push({ what: 'postgres', run: () => adminDb.destroy() });
+
+  console.error(`bench: scratch database ${dbName}, key prefix ${prefix}`);
+  await adminDb.raw('create database ??', [dbName]);
+  cleanups.push({
+    what: `drop database ${dbName}`,
+    run: () => adminDb.raw('drop database if exists ?? with (force)', [dbName]),
+  });
+  cleanups.push({
+    what: `delete keys ${prefix}*`,
+    run: async () => console.error(`bench: deleted ${await deleteKeys(redis, `${prefix}*`)} keys`),
+  });
+  await runCommand(
+    ROOT,
+    'bash',
+    ['scripts/upgrade-db.sh'],
+    childEnv({ ENV_FILE: '/nonexistent', DATABASE_URL: databaseUrl.toString() }),
+  );
+
+  const adminKey = randomBytes(32).toString('base64url');
+  const credentialsKey = randomBytes(32).toString('base64');
+  const [edgePort, baselinePort] = [await freePort(), await freePort()];
+  const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const edge = startNode(
+    'edge',
+    ROOT,
+    'src/api/main.ts',
+    childEnv({
+      STREAM_PREFIX: prefix,
+      DATABASE_URL: databaseUrl.toString(),
+      REDIS_URL: options.redisUrl,
+      ADMIN_API_KEY: adminKey,
+      CREDENTIALS_KEY: credentialsKey,
+      LOG_LEVEL: 'warn',
+      API_HOST: '127.0.0.1',
+      API_PORT: String(edgePort),
+      TOPIC_PARTITIONS: String(partitions),
+    }),
+    nodeArgs,
+  );
+  cleanups.push({ what: 'stop the edge', run: () => stopChild(edge) });
+  const baseline = startNode(
+    'baseline',
+    ROOT,
+    'bench/edge/baseline.ts',
+    childEnv({
+      BASELINE_PORT: String(baselinePort),
+      BASELINE_STREAM: baselineStream,
+      REDIS_URL: options.redisUrl,
+    }),
+    nodeArgs,
+  );
+  cleanups.push({ what: 'stop the baseline', run: () => stopChild(baseline) });
+  const edgeOrigin = `http://127.0.0.1:${edgePort}`;
+  const baselineOrigin = `http://127.0.0.1:${baselinePort}`;
+  await Promise.all([
+    waitReady(edge, `${edgeOrigin}/readyz`),
+    waitReady(baseline, `${baselineOrigin}/`),
+  ]);
+
+  type Created = { app_id: string; channels: { id: string }[] };
+  const phoneNumberId = `1555${Math.floor(Math.random() * 1e8)}`;
+  const appSecret = randomBytes(24).toString('hex');
+  await admin<Created>(edgeOrigin, adminKey, '/v2/bots', {
+    name: 'bench whatsapp',
+    channel: {
+      type: 'whatsapp',
+      details: { phone_number_id: phoneNumberId, access_token: 'bench', app_secret: appSecret },
+    },
+  });
+  const telegram = await admin<Created>(edgeOrigin, adminKey, '/v2/bots', {
+    name: 'bench telegram',
+    channel: {
+      type: 'telegram',
+      details: { bot_token: `123456789:${randomBytes(26).toString('base64url')}` },
+    },
+  });
+  // The secret token is generated by the edge and stored sealed: open it as the edge does.
+  const scratchDb = createDb(databaseUrl.toString(), { poolMax: 1 });
+  const bot = await new BotStore({
+    db: scratchDb,
+    credentialsKey: Buffer.from(credentialsKey, 'base64'),
+  }).getBot(telegram.app_id);
+  await scratchDb.destroy();
+  const secrets = bot?.channels[0]?.secrets;
+  if (secrets?.type !== 'telegram') throw new Error('the telegram bot has no telegram channel');
+
+  const scenarios: Scenario[] = [
+    {
+      name: 'edge whatsapp POST /callback',
+      edge: true,
+      origin: edgeOrigin,
+      path: '/callback',
+      requests: whatsappRequests(phoneNumberId, appSecret),
+      server: edge,
+    },
+    {
+      name: 'edge telegram POST /v2/callback/telegram/:id',
+      edge: true,
+      origin: edgeOrigin,
+      path: `/v2/callback/telegram/${telegram.app_id}`,
+      requests: telegramRequests(secrets.secret_token),
+      server: edge,
+    },
+    {
+      name: 'baseline koa+bodyparser+XADD (whatsapp body)',
+      edge: false,
+      origin: baselineOrigin,
+      path: '/callback',
+      requests: whatsappRequests(phoneNumberId, appSecret),
+      server: baseline,
+    },
+  ];
+  // Rounds interleave the scenarios, so a slow spell of the machine hits all of them alike.
+  const outcomes: Outcome[] = scenarios.map((s) => ({
+    name: s.name,
+    edge: s.edge,
+    runs: [],
+    warm2xx: 0,
+  }));
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const [index, scenario] of scenarios.entries()) {
+      const outcome = outcomes[index]!;
+      if (round === 1 && options.warmupSeconds > 0) {
+        console.error(`bench: warming up ${scenario.name} (${options.warmupSeconds} s)`);
+        outcome.warm2xx = (await load(scenario, options.warmupSeconds))['2xx'];
+      }
+      console.error(
+        `bench: round ${round}/${options.rounds} ${scenario.name} (${options.seconds} s, ${options.connections} connections)`,
+      );
+      const cpuBefore = cpuSeconds(scenario.server.process.pid);
+      const result = await load(scenario, options.seconds);
+      const cpuAfter = cpuSeconds(scenario.server.process.pid);
+      const cpuUsPerRequest =
+        cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0
+          ? undefined
+          : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total;
+      outcome.runs.push({ result, cpuUsPerRequest });
+    }
+  }
+  // Let requests cut off when a run stopped finish on the server side before counting.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  printReport({
+    outcomes,
+    connections: options.connections,
+    runsPerScenario: options.rounds + (options.warmupSeconds > 0 ? 1 : 0),
+    streams: [
+      {
+        key: `${edgeStreams[0]}..p${partitions - 1}`,
+        length: await totalLength(redis, edgeStreams),
+        edge: true,
+      },
+      { key: baselineStream, length: await redis.xlen(baselineStream), edge: false },
+    ],
+  });
+}
+
+process.once('SIGINT', () => {
+  console.error('bench: interrupted; cleaning up');
+  void cleanUp().finally(() => process.exit(130));
+});
+
+try {
+  await main();
+} catch (error) {
+  console.error(`bench: failed: ${(error as Error).stack ?? String(error)}`);
+  process.exitCode = 1;
+} finally {
+  await cleanUp();
+}
