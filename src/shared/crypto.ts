@@ -3,13 +3,7 @@
  * `v1.<iv>.<tag>.<ciphertext>` (base64url parts). The associated data binds a sealed value to its
  * row (the channel id), so a ciphertext copied onto another row does not open.
  */
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  randomBytes,
-  timingSafeEqual,
-} from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const VERSION = 'v1';
 
