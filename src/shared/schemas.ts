@@ -57,6 +57,17 @@ export class SchemaRegistry {
         strictRequired: false,
         allowUnionTypes: true,
         unicode: false,
+        // Ajv flags `unicode` as deprecated but still honours it; every other warning stays loud.
+        logger: {
+          log: () => undefined,
+          warn: (...args: unknown[]) => {
+            if (!String(args[0]).startsWith('DEPRECATED: option unicode'))
+              throw new Error(args.join(' '));
+          },
+          error: (...args: unknown[]) => {
+            throw new Error(args.join(' '));
+          },
+        },
       }),
     );
     const files = listJsonFiles(dir);

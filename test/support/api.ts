@@ -23,6 +23,8 @@ import {
 export interface TestApi {
   /** The settings the edge runs with; start other components with the same. */
   config: Config;
+  /** The same settings as environment variables, for component processes. */
+  env: Record<string, string>;
   url: string;
   adminKey: string;
   prefix: string;
@@ -44,30 +46,28 @@ export function urlWithSchema(schema: string): string {
   return `${DATABASE_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
 }
 
-export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+export async function startTestApi(overrides: Record<string, string> = {}): Promise<TestApi> {
   const schema = await createTestSchema();
   const prefix = uniquePrefix();
   const adminKey = randomBytes(24).toString('hex');
-  const config = loadConfig(
-    {
-      REDIS_URL,
-      DATABASE_URL: urlWithSchema(schema.schema),
-      STREAM_PREFIX: prefix,
-      API_PORT: '0',
-      API_HOST: '127.0.0.1',
-      ADMIN_API_KEY: adminKey,
-      CREDENTIALS_KEY: randomBytes(32).toString('base64'),
-      PUBLIC_BASE_URL: 'https://bots.example.test',
-      TELEGRAM_API_URL: 'https://telegram.example.test',
-      WHATSAPP_API_URL: 'https://graph.example.test/v21.0',
-      CONSUMER_LEASE_MS: '600',
-      CONSUMER_BLOCK_MS: '100',
-      CONSUMER_RETRY_BASE_MS: '50',
-      LOG_LEVEL: 'debug',
-      ...env,
-    },
-    'api',
-  );
+  const env: Record<string, string> = {
+    REDIS_URL,
+    DATABASE_URL: urlWithSchema(schema.schema),
+    STREAM_PREFIX: prefix,
+    API_PORT: '0',
+    API_HOST: '127.0.0.1',
+    ADMIN_API_KEY: adminKey,
+    CREDENTIALS_KEY: randomBytes(32).toString('base64'),
+    PUBLIC_BASE_URL: 'https://bots.example.test',
+    TELEGRAM_API_URL: 'https://telegram.example.test',
+    WHATSAPP_API_URL: 'https://graph.example.test/v21.0',
+    CONSUMER_LEASE_MS: '600',
+    CONSUMER_BLOCK_MS: '100',
+    CONSUMER_RETRY_BASE_MS: '50',
+    LOG_LEVEL: 'debug',
+    ...overrides,
+  };
+  const config = loadConfig(env, 'api');
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -83,6 +83,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   const redis = connectRedis();
   return {
     config,
+    env,
     url,
     adminKey,
     prefix,

@@ -1,0 +1,128 @@
+/**
+ * The pipeline with two processes of each of channel, language and flow, against a stand-in
+ * platform on loopback: one conversation's replies keep their order, and a component killed
+ * mid-conversation and restarted loses and duplicates nothing.
+ */
+import { expect } from 'chai';
+import { startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
+import {
+  startComponent,
+  stopComponent,
+  type ComponentName,
+  type ComponentProcess,
+} from './support/components.ts';
+import { startPlatformStub, type PlatformStub } from './support/platform-stub.ts';
+import { waitFor } from './support/services.ts';
+
+// Every message is an answer: the start state waits at once, then echoes and waits again.
+const ECHO_FLOW = {
+  version: 1,
+  start: 'listen',
+  states: {
+    listen: { wait: { store: 'said' }, next: 'echo' },
+    echo: { actions: [{ send: { text: 'echo: {{said}}' } }], next: 'listen' },
+  },
+};
+
+describe('pipeline with two processes of each component', function () {
+  this.timeout(120_000);
+  let stub: PlatformStub;
+  let t: TestApi;
+  let appId = '';
+  let secret = '';
+  const running: ComponentProcess[] = [];
+  const COMPONENTS: ComponentName[] = ['channel', 'language', 'flow'];
+
+  const settings = () => ({
+    ...t.env,
+    CONSUMER_LEASE_MS: '1500',
+    CONSUMER_BLOCK_MS: '200',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+  });
+  const launch = async (component: ComponentName, index: number) => {
+    const c = await startComponent(component, `${component}-${index}-${Date.now()}`, settings());
+    running.push(c);
+    return c;
+  };
+  const echoes = (chat: string) =>
+    stub.calls
+      .filter((c) => c.method === 'sendMessage' && String(c.body.chat_id) === chat)
+      .map((c) => String(c.body.text));
+  let updateId = 1000;
+  const say = (chat: number, text: string) =>
+    t.call('POST', `/v2/callback/telegram/${appId}`, {
+      auth: false,
+      headers: { 'x-telegram-bot-api-secret-token': secret },
+      body: {
+        update_id: (updateId += 1),
+        message: {
+          message_id: updateId,
+          date: 1,
+          chat: { id: chat, type: 'private' },
+          from: { id: chat },
+          text,
+        },
+      },
+    });
+
+  before(async () => {
+    stub = await startPlatformStub();
+    t = await startTestApi({ TELEGRAM_API_URL: stub.url, TOPIC_PARTITIONS: '4' });
+    const created = await t.call('POST', '/v2/bots', {
+      body: {
+        name: 'echo',
+        flow: ECHO_FLOW,
+        channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
+      },
+    });
+    expect(created.status, JSON.stringify(created.json)).to.equal(201);
+    appId = created.json.app_id;
+    await t.call('POST', `/v2/bots/${appId}/channels/${created.json.channels[0].id}/webhook`);
+    secret = String(stub.calls.find((c) => c.method === 'setWebhook')!.body.secret_token);
+    for (const component of COMPONENTS) {
+      await launch(component, 1);
+      await launch(component, 2);
+    }
+  });
+
+  after(async () => {
+    await Promise.all(running.map((c) => stopComponent(c, 'SIGKILL')));
+    await t?.stop();
+    await stub?.close();
+  });
+
+  it('when twenty messages arrive quickly in one conversation, then the twenty replies go out in the same order', async () => {
+    const texts = Array.from({ length: 20 }, (_, i) => `m${i + 1}`);
+    for (const text of texts) expect((await say(501, text)).status).to.equal(200);
+    await waitFor(() => echoes('501').length >= 20, { timeoutMs: 60_000, what: '20 replies' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(echoes('501')).to.deep.equal(texts.map((text) => `echo: ${text}`));
+  });
+
+  for (const victim of COMPONENTS) {
+    it(`when a ${victim} process is killed mid-conversation and restarted, then no reply is lost or sent twice`, async () => {
+      const chat = 600 + COMPONENTS.indexOf(victim);
+      const texts = Array.from({ length: 12 }, (_, i) => `${victim}${i + 1}`);
+      for (const text of texts.slice(0, 6)) await say(chat, text);
+      await waitFor(() => echoes(String(chat)).length >= 2, {
+        timeoutMs: 30_000,
+        what: 'the first replies',
+      });
+      const doomed = running.find(
+        (c) =>
+          c.component === victim &&
+          c.proc.child.exitCode === null &&
+          c.proc.child.signalCode === null,
+      )!;
+      await stopComponent(doomed, 'SIGKILL');
+      for (const text of texts.slice(6)) await say(chat, text);
+      await launch(victim, 3);
+      await waitFor(() => echoes(String(chat)).length >= 12, {
+        timeoutMs: 60_000,
+        what: '12 replies',
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(echoes(String(chat))).to.deep.equal(texts.map((text) => `echo: ${text}`));
+    });
+  }
+});

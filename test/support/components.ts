@@ -1,0 +1,44 @@
+/** Components of botwire as separate processes, for tests that kill and restart them. */
+import { start, type Running } from './run.ts';
+
+export type ComponentName = 'api' | 'channel' | 'language' | 'flow';
+
+export interface ComponentProcess {
+  name: string;
+  component: ComponentName;
+  proc: Running;
+}
+
+/** Turns settings into the environment a component process reads. */
+export function envOf(settings: Record<string, string>): Record<string, string> {
+  return { ENV_FILE: '/nonexistent/.env', LOG_LEVEL: 'warn', ...settings };
+}
+
+/** Starts one process of `component` and waits until it consumes (or listens). */
+export async function startComponent(
+  component: ComponentName,
+  name: string,
+  settings: Record<string, string>,
+): Promise<ComponentProcess> {
+  const proc = start('node', ['--import', 'tsx', `src/${component}/main.ts`], {
+    env: envOf({ ...settings, CONSUMER_NAME: name, LOG_LEVEL: 'info' }),
+  });
+  const deadline = Date.now() + 20_000;
+  while (!/"msg":"started"/.test(proc.stdout())) {
+    const exited = proc.child.exitCode !== null || proc.child.signalCode !== null;
+    if (exited || Date.now() > deadline) {
+      throw new Error(`${name} did not start: ${proc.stderr()}\n${proc.stdout().slice(-2000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { name, component, proc };
+}
+
+export async function stopComponent(
+  c: ComponentProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
+  if (c.proc.child.exitCode !== null || c.proc.child.signalCode !== null) return;
+  c.proc.child.kill(signal);
+  await c.proc.exited;
+}
