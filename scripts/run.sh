@@ -92,15 +92,17 @@ on_signal() {
 }
 trap on_signal INT TERM
 
-remaining=${#pids[@]}
-while [ "$remaining" -gt 0 ]; do
+alive=("${pids[@]}")
+while [ "${#alive[@]}" -gt 0 ]; do
   exited=""
   rc=0
-  wait -n -p exited "${pids[@]}" || rc=$?
+  wait -n -p exited "${alive[@]}" || rc=$?
   # Interrupted by a signal (the trap has run): bash leaves the -p variable unset, and set -u
   # would end run.sh there with status 1.
   [ -n "${exited:-}" ] || continue
-  remaining=$((remaining - 1))
+  still=()
+  for pid in "${alive[@]}"; do [ "$pid" = "$exited" ] || still+=("$pid"); done
+  alive=("${still[@]}")
   if [ "$rc" -ne 0 ]; then status=1; fi
   if [ "$stopping" = 0 ]; then
     bw_say "run.sh: ${names[$exited]} exited with $rc; stopping the others"
