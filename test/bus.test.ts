@@ -319,6 +319,49 @@ describe('topic bus', () => {
       await waitFor(() => seen.length === 8);
     });
 
+    it('when a second consumer joins mid-conversation, then no two messages of a key overlap and order holds', async () => {
+      const log: { n: number; start: number; end: number; by: string }[] = [];
+      const handler = (by: string) => async (m: IndexerMessage) => {
+        const start = Date.now();
+        await sleep(30);
+        log.push({ n: Number(m.collection_name.slice(1)), start, end: Date.now(), by });
+      };
+      const a = consumer({ name: 'a', handler: handler('a') });
+      await a.start();
+      const total = 40;
+      const publishing = (async () => {
+        for (let n = 0; n < total; n += 1) {
+          await producer.publish('indexer', msg(`n${n}`, 'one-key'));
+          await sleep(15);
+        }
+      })();
+      await sleep(150);
+      await consumer({ name: 'b', handler: handler('b') }).start();
+      await publishing;
+      await waitFor(() => log.length === total, { timeoutMs: 20_000, what: 'all handled' });
+      expect(log.map((l) => l.n)).to.deep.equal([...Array(total).keys()]);
+      for (let i = 1; i < log.length; i += 1) {
+        expect(log[i]!.start, `message ${i} started before ${i - 1} ended`).to.be.at.least(
+          log[i - 1]!.end,
+        );
+      }
+    });
+
+    it('when Redis loses the topic keys under a running consumer, then it recreates them and goes on', async () => {
+      const seen: string[] = [];
+      await consumer({ handler: async (m) => void seen.push(m.collection_name) }).start();
+      await producer.publish('indexer', msg('before'));
+      await waitFor(() => seen.length === 1);
+      await dropPrefix(redis, prefix); // what a restart of a Redis without persistence looks like
+      await sleep(100);
+      await producer.publish('indexer', msg('after'));
+      await waitFor(() => seen.length === 2, {
+        timeoutMs: 10_000,
+        what: 'the message sent after the loss',
+      });
+      expect(seen).to.deep.equal(['before', 'after']);
+    });
+
     it('when closed mid-handler, then the handler finishes and its entry is acknowledged; close is idempotent', async () => {
       let finished = false;
       let begun = false;

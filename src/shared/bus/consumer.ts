@@ -133,6 +133,10 @@ export class StreamConsumer<T> {
   /** Entries being handled, as `<partition>/<entry id>` (ids repeat across partitions). */
   readonly #inFlight = new Set<string>();
   readonly #busy = new Map<number, number>(); // partition -> entries in flight
+  /** Partitions covered by the read in flight. */
+  #reading = new Set<number>();
+  /** Partitions taken over whose previous reader's pending entries are not claimed yet. */
+  readonly #unclaimed = new Set<number>();
   readonly #stop = new AbortController();
   #wake: (() => void) | undefined;
   #loops: Promise<void> | undefined;
@@ -219,24 +223,50 @@ export class StreamConsumer<T> {
   }
 
   async #rebalance(): Promise<void> {
-    const changes = await this.#leases.tick((p) => (this.#busy.get(p) ?? 0) === 0);
-    for (const p of [...changes.released, ...changes.lost]) this.#cursors.delete(p);
+    // A partition is handed over only when nothing of it is in flight and no blocking read
+    // covering it is outstanding; otherwise Redis could deliver its next entry to this process
+    // after the new reader took over.
+    const changes = await this.#leases.tick(
+      (p) => (this.#busy.get(p) ?? 0) === 0 && !this.#reading.has(p),
+    );
+    for (const p of [...changes.released, ...changes.lost]) {
+      this.#cursors.delete(p);
+      this.#unclaimed.delete(p);
+    }
+    for (const p of changes.acquired) this.#unclaimed.add(p);
     if (changes.lost.length > 0) {
       this.#o.logger.warn(
         { partitions: changes.lost },
         'partition leases lost; their entries go to the next reader',
       );
     }
-    for (const p of changes.acquired) {
+    // A partition is read only once its previous reader's pending entries are ours; a failed
+    // claim (Redis restarting) is retried every round until it succeeds.
+    for (const p of [...this.#unclaimed]) {
       try {
         await this.#claimAll(this.#keys.partitions[p]!);
+        this.#unclaimed.delete(p);
         this.#cursors.set(p, '0');
       } catch (error) {
-        // Keep the lease; the next round retries the claim before the partition is read.
+        if (error instanceof Error && error.message.startsWith('NOGROUP')) {
+          await ensureGroups(this.#o.redis, this.#keys.partitions, this.#o.group).catch(
+            () => undefined,
+          );
+        }
         this.#o.logger.warn(
           { err: error, partition: p },
-          'could not claim a partition’s pending entries',
+          'could not claim a partition’s pending entries; retrying next round',
         );
+      }
+    }
+    // Entries a former reader took after handing over (it stalled past its lease) would stay
+    // pending with it: sweep them up and read this partition's pending entries again.
+    for (const p of this.#leases.readable()) {
+      if (this.#unclaimed.has(p) || this.#cursors.get(p) !== '>') continue;
+      try {
+        if (await this.#sweepStrays(this.#keys.partitions[p]!)) this.#cursors.set(p, '0');
+      } catch (error) {
+        this.#o.logger.warn({ err: error, partition: p }, 'pending sweep failed');
       }
     }
     if (changes.acquired.length + changes.released.length > 0) {
@@ -245,6 +275,26 @@ export class StreamConsumer<T> {
         'partitions rebalanced',
       );
     }
+  }
+
+  /**
+   * Takes the entries of this stream pending with other consumers for longer than a lease.
+   * @returns whether any were taken.
+   */
+  async #sweepStrays(stream: string): Promise<boolean> {
+    const { redis, group, name, leaseMs } = this.#o;
+    const rows = (await redis.call('XPENDING', stream, group, 'IDLE', leaseMs, '-', '+', 100)) as [
+      string,
+      string,
+    ][];
+    const strays = rows.filter(([, owner]) => owner !== name).map(([id]) => id);
+    if (strays.length === 0) return false;
+    await redis.call('XCLAIM', stream, group, name, leaseMs, ...strays, 'JUSTID');
+    this.#o.logger.warn(
+      { stream, count: strays.length },
+      'took over entries a former reader left pending',
+    );
+    return true;
   }
 
   /** Moves every pending entry of a stream (left by its previous reader) to this consumer. */
@@ -288,6 +338,7 @@ export class StreamConsumer<T> {
       }
       const cursors = partitions.map((p) => this.#cursors.get(p)!);
       const history = cursors.some((c) => c !== '>');
+      this.#reading = new Set(partitions);
       try {
         const reply = await this.#blocking.call(
           'XREADGROUP',
@@ -301,9 +352,13 @@ export class StreamConsumer<T> {
           ...partitions.map((p) => this.#keys.partitions[p]!),
           ...cursors,
         );
+        this.#reading = new Set();
         failures = 0;
         const byStream = entriesByStream(reply);
         for (const p of partitions) {
+          // Lost while the read was out (this process stalled past its lease): leave the entries
+          // pending; the partition's new reader sweeps them up.
+          if (!this.#leases.owns(p)) continue;
           const entries = parseEntries(byStream.get(this.#keys.partitions[p]!));
           if (this.#cursors.get(p) === '>') {
             this.#schedule(p, entries, undefined);
@@ -315,6 +370,7 @@ export class StreamConsumer<T> {
           }
         }
       } catch (error) {
+        this.#reading = new Set();
         if (this.#closed) break;
         if (error instanceof Error && error.message.startsWith('NOGROUP')) {
           // A Redis without persistence restarted: recreate the groups and read again.
@@ -420,12 +476,27 @@ export class StreamConsumer<T> {
         ...(typeof turnId === 'string' ? { turnId } : {}),
         deliveries,
       });
-      if (await this.#attempt(entry, decoded, deliveries, stream, log)) return;
-      await this.#pause(Math.min(this.#o.retryBaseMs * 2 ** (deliveries - 1), 30_000));
       // Closing, or another process reads this partition now: leave the entry pending for it.
       if (this.#closed || !this.#leases.owns(partition)) return;
-      // Count the redelivery in Redis, so a new reader after a crash knows how often it failed.
-      await this.#o.redis.xclaim(stream, this.#o.group, this.#o.name, 0, entry.id, 'JUSTID');
+      if (await this.#attempt(entry, decoded, deliveries, stream, log)) return;
+      await this.#pause(Math.min(this.#o.retryBaseMs * 2 ** (deliveries - 1), 30_000));
+      if (this.#closed || !this.#leases.owns(partition)) return;
+      // Record the redelivery in Redis (RETRYCOUNT sets the counter; JUSTID alone would not),
+      // so a new reader after a crash knows how often it failed. If Redis cannot be reached the
+      // attempt goes ahead anyway; the counter then lags by one.
+      await this.#o.redis
+        .call(
+          'XCLAIM',
+          stream,
+          this.#o.group,
+          this.#o.name,
+          0,
+          entry.id,
+          'RETRYCOUNT',
+          deliveries + 1,
+          'JUSTID',
+        )
+        .catch((error: unknown) => log.warn({ err: error }, 'could not record the redelivery'));
     }
   }
 
