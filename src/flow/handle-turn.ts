@@ -107,6 +107,20 @@ export function toInternal(message: OutMessage): InternalMessage {
   }
 }
 
+function setDeadline(
+  deps: TurnDeps,
+  requestId: string,
+  orderingKey: string,
+  conversation: ConversationRef,
+): Promise<void> {
+  return addDeadline(
+    deps.redis,
+    deps.prefix,
+    { request_id: requestId, ordering_key: orderingKey, conversation },
+    deps.effectTimeoutMs,
+  );
+}
+
 export async function handleTurn(
   deps: TurnDeps,
   input: FlowInput,
@@ -125,7 +139,16 @@ export async function handleTurn(
   if (stored.recentTurns.includes(turnId)) {
     const last = stored.recentTurns[stored.recentTurns.length - 1] === turnId;
     context.log.info({ republished: last }, 'turn already applied');
-    return last && Array.isArray(stored.outbox) ? (stored.outbox as Outgoing[]) : [];
+    if (!last || !Array.isArray(stored.outbox)) return [];
+    const outbox = stored.outbox as Outgoing[];
+    for (const { topic, message } of outbox) {
+      if (topic !== 'retriver') continue;
+      const { reply_to: to } = message as {
+        reply_to: { request_id: string; ordering_key: string; conversation: ConversationRef };
+      };
+      await setDeadline(deps, to.request_id, to.ordering_key, to.conversation);
+    }
+    return outbox;
   }
   let event = toEvent(input);
   if (!event) return [];
@@ -200,6 +223,9 @@ export async function handleTurn(
       },
     });
   }
+  // The deadline goes in before the state commits (and again, unchanged, on a redelivery), so
+  // a crash in between cannot leave the conversation waiting for an answer with no deadline.
+  if (pending) await setDeadline(deps, pending.request_id, orderingKey, ref);
   await saveState(deps.db, {
     appId: conversation.app_id,
     conversationId: conversation.conversation_id,
@@ -208,13 +234,5 @@ export async function handleTurn(
     turnId,
     outbox,
   });
-  if (pending) {
-    await addDeadline(
-      deps.redis,
-      deps.prefix,
-      { request_id: pending.request_id, ordering_key: orderingKey, conversation: ref },
-      deps.effectTimeoutMs,
-    );
-  }
   return outbox;
 }

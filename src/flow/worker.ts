@@ -11,7 +11,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit, type Kit } from '../shared/worker-kit.ts';
 import { handleTurn, type FlowInput } from './handle-turn.ts';
-import { claimDue } from './timeouts.ts';
+import { claimDue, settleDeadline } from './timeouts.ts';
 
 /** Publishes a failed result for every deadline that passed; runs until `signal` aborts. */
 async function fireDeadlines(kit: Kit, signal: AbortSignal): Promise<void> {
@@ -29,6 +29,7 @@ async function fireDeadlines(kit: Kit, signal: AbortSignal): Promise<void> {
           ok: false,
           error: 'no answer in time',
         });
+        await settleDeadline(redis, config.stream.prefix, due.member);
       }
     } catch (error) {
       logger.warn({ err: error }, 'could not fire effect deadlines; will try again');

@@ -1,0 +1,137 @@
+/**
+ * A flow's knowledge step through the topics: the question goes to `retriver` with a reply
+ * address; an answer on `flow` continues the conversation; with no answer, the deadline does.
+ */
+import { expect } from 'chai';
+import nock from 'nock';
+import { startChannel } from '../src/channel/worker.ts';
+import { Producer } from '../src/shared/bus/producer.ts';
+import { startFlow } from '../src/flow/worker.ts';
+import { startLanguage } from '../src/language/worker.ts';
+import { createLogger } from '../src/shared/logger.ts';
+import type { Service } from '../src/shared/process.ts';
+import { SchemaRegistry } from '../src/shared/schemas.ts';
+import { startTestApi, TELEGRAM_TOKEN, topicMessages, type TestApi } from './support/api.ts';
+import { waitFor } from './support/services.ts';
+
+const TG = 'https://telegram.example.test';
+const FAQ_FLOW = {
+  version: 1,
+  start: 'ask',
+  states: {
+    ask: { wait: { store: 'question' }, next: 'answer' },
+    answer: {
+      actions: [
+        { answer_from: { collection: 'faq', query: '{{question}}', k: 2 } },
+        { send: { text: 'A: {{answer}}' } },
+      ],
+      next: 'ask',
+    },
+  },
+};
+
+describe('flow: answers from a knowledge collection', function () {
+  this.timeout(30_000);
+  let t: TestApi;
+  let appId = '';
+  let secret = '';
+  const services: Service[] = [];
+  const sent: string[] = [];
+
+  before(async () => {
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    t = await startTestApi({ FLOW_EFFECT_TIMEOUT_MS: '700' });
+    const created = await t.call('POST', '/v2/bots', {
+      body: {
+        name: 'faq',
+        flow: FAQ_FLOW,
+        channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
+      },
+    });
+    appId = created.json.app_id;
+    nock(TG)
+      .post(
+        `/bot${TELEGRAM_TOKEN}/setWebhook`,
+        (form: Record<string, string>) => ((secret = form.secret_token!), true),
+      )
+      .reply(200, { ok: true, result: true });
+    await t.call('POST', `/v2/bots/${appId}/channels/${created.json.channels[0].id}/webhook`);
+    nock(TG)
+      .persist()
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .reply(
+        (_uri, body) => (
+          sent.push(String((body as { text: string }).text)),
+          [200, { ok: true, result: { message_id: sent.length } }]
+        ),
+      );
+    const logger = createLogger({ component: 'test', level: 'silent' });
+    services.push(
+      await startChannel(t.config, logger),
+      await startLanguage(t.config, logger),
+      await startFlow(t.config, logger),
+    );
+  });
+
+  after(async () => {
+    for (const s of services) await s.close();
+    nock.cleanAll();
+    nock.enableNetConnect();
+    await t?.stop();
+  });
+
+  const ask = (chat: number, update: number, text: string) =>
+    t.call('POST', `/v2/callback/telegram/${appId}`, {
+      auth: false,
+      headers: { 'x-telegram-bot-api-secret-token': secret },
+      body: {
+        update_id: update,
+        message: {
+          message_id: update,
+          date: 1,
+          chat: { id: chat, type: 'private' },
+          from: { id: chat },
+          text,
+        },
+      },
+    });
+
+  it('when a retriever answers on the flow topic in time, then the user gets the answer', async () => {
+    await ask(11, 1, 'when are you open?');
+    const question = await waitFor(
+      async () => (await topicMessages(t.redis, t.prefix, 'retriver'))[0],
+    );
+    expect(question).to.deep.include({ collection_name: 'faq', query: 'when are you open?', k: 2 });
+    expect(question.reply_to.topic).to.equal('flow');
+    const producer = new Producer({
+      redis: t.redis,
+      schemas: new SchemaRegistry(),
+      prefix: t.prefix,
+      maxLen: 1000,
+      partitions: t.config.stream.partitions,
+    });
+    await producer.publish('flow', {
+      source: 'retriver',
+      turn_id: `${question.reply_to.request_id}:answer`,
+      ordering_key: question.reply_to.ordering_key,
+      intent: 'callback',
+      conversation: question.reply_to.conversation,
+      request_id: question.reply_to.request_id,
+      ok: true,
+      value: 'We are open 9 to 5.',
+    });
+    await waitFor(() => sent.includes('A: We are open 9 to 5.'), { what: 'the answer' });
+  });
+
+  it('when no answer comes before the deadline, then the flow goes on without one', async () => {
+    const before = sent.length;
+    await ask(12, 2, 'anything?');
+    await waitFor(() => sent.length > before, {
+      timeoutMs: 10_000,
+      what: 'the reply after the deadline',
+    });
+    expect(sent[sent.length - 1]).to.match(/^A: /);
+    expect(sent[sent.length - 1]).to.not.equal('A: We are open 9 to 5.');
+  });
+});
