@@ -7,6 +7,10 @@
 # signal kills them. If one component exits by itself, the others are stopped too.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
+# `wait -n -p` (bash 5.1) tells which component exited.
+if [ "${BASH_VERSINFO[0]}" -lt 5 ] || { [ "${BASH_VERSINFO[0]}" -eq 5 ] && [ "${BASH_VERSINFO[1]}" -lt 1 ]; }; then
+  bw_die "run.sh needs bash 5.1 or newer (this is $BASH_VERSION)"
+fi
 
 ALL_COMPONENTS=(api channel language flow retriver indexer)
 
@@ -62,17 +66,7 @@ bash scripts/upgrade-db.sh >&2
 
 # Each component gets its own session (setsid) so a terminal's Ctrl-C reaches only run.sh, which
 # forwards one SIGTERM; the log prefixer ignores the signals and ends when its component does.
-SETSID=(); command -v setsid >/dev/null 2>&1 && SETSID=(setsid)
-declare -A names=()
 pids=()
-for c in "${components[@]}"; do
-  "${SETSID[@]}" node --env-file="$env_file" --import tsx "src/$c/main.ts" \
-    > >(trap '' INT TERM; exec sed -u "s/^/[$c] /") 2>&1 &
-  pids+=("$!")
-  names[$!]=$c
-done
-bw_say "run.sh: started ${components[*]} (pids ${pids[*]}); Ctrl-C to stop"
-
 stopping=0
 status=0
 stop_all() {
@@ -90,7 +84,21 @@ on_signal() {
   bw_say "run.sh: stopping ${components[*]}"
   stop_all TERM
 }
-trap on_signal INT TERM
+# Set before the first component starts: a signal (or the terminal closing) at any point stops
+# every component already running instead of leaving it orphaned.
+trap on_signal INT TERM HUP
+
+SETSID=(); command -v setsid >/dev/null 2>&1 && SETSID=(setsid)
+declare -A names=()
+for c in "${components[@]}"; do
+  [ "$stopping" = 0 ] || break
+  "${SETSID[@]}" node --env-file="$env_file" --import tsx "src/$c/main.ts" \
+    > >(trap '' INT TERM HUP; exec sed -u "s/^/[$c] /") 2>&1 &
+  pids+=("$!")
+  names[$!]=$c
+done
+bw_say "run.sh: started ${components[*]} (pids ${pids[*]}); Ctrl-C to stop"
+
 
 alive=("${pids[@]}")
 while [ "${#alive[@]}" -gt 0 ]; do

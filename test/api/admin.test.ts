@@ -107,6 +107,15 @@ describe('admin API', () => {
     expect(again.json.error.code).to.equal('BW_ERR_CONFLICT');
   });
 
+  it('when a second Telegram channel is added to a bot, then 409 BW_ERR_CONFLICT (its callback URL names the bot)', async () => {
+    const { json: bot } = await createTelegramBot('one telegram');
+    const again = await call('POST', `/v2/bots/${bot.app_id}/channels`, {
+      body: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
+    });
+    expect(again.status).to.equal(409);
+    expect(again.json.error.code).to.equal('BW_ERR_CONFLICT');
+  });
+
   it('when the body fails its schema, then 400 BW_ERR_SCHEMA naming the path', async () => {
     const response = await call('POST', '/v2/bots', {
       body: { name: 'x', channel: { type: 'telegram', details: { bot_token: 'not-a-token' } } },

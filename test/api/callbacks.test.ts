@@ -193,6 +193,28 @@ describe('platform callbacks', () => {
       expect(await channelTopic()).to.have.length(1);
     });
 
+    it('when a payload names more than ten phone numbers, then 400 before any lookup', async () => {
+      const payload = whatsappPayload(number, [{ id: 'wamid.many', body: 'x' }]) as {
+        entry: unknown[];
+      };
+      const entry = payload.entry[0] as {
+        changes: { value: { metadata: Record<string, string> } }[];
+      };
+      payload.entry = Array.from({ length: 11 }, (_, i) => ({
+        id: `E${i}`,
+        changes: [
+          {
+            field: 'messages',
+            value: { ...entry.changes[0]!.value, metadata: { phone_number_id: `9${i}` } },
+          },
+        ],
+      }));
+      const response = await post(payload);
+      expect(response.status).to.equal(400);
+      expect(response.json.error.code).to.equal('BW_ERR_SCHEMA');
+      expect(await channelTopic()).to.have.length(0);
+    });
+
     it('when the phone_number_id is unknown, then 404 BW_ERR_UNKNOWN_BOT and nothing published', async () => {
       const response = await post(whatsappPayload('999999', [{ id: 'wamid.x', body: 'x' }]));
       expect(response.status).to.equal(404);

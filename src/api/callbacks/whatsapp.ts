@@ -29,6 +29,9 @@ interface Payload {
   entry: { changes: { field: string; value: Value }[] }[];
 }
 
+/** Distinct numbers one payload may name (Meta sends one per change; a business has few). */
+const MAX_NUMBERS = 10;
+
 /** Phone number ids named anywhere in a payload that may not fit the schema yet. */
 function numbersIn(json: unknown): string[] {
   const numbers = new Set<string>();
@@ -42,6 +45,20 @@ function numbersIn(json: unknown): string[] {
         ?.metadata?.phone_number_id;
       if (typeof id === 'string') numbers.add(id);
     }
+  }
+  if (numbers.size > MAX_NUMBERS) {
+    // Checked before any lookup: a forged payload must not turn into a query per number.
+    throw new BotwireError(
+      'BW_ERR_SCHEMA',
+      `a payload may name at most ${MAX_NUMBERS} phone numbers`,
+      {
+        details: {
+          problems: [
+            { path: '/entry', message: `more than ${MAX_NUMBERS} distinct phone_number_id` },
+          ],
+        },
+      },
+    );
   }
   return [...numbers];
 }

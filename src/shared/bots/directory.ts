@@ -13,6 +13,9 @@ import type { Redis } from '../redis.ts';
 import type { BotStore } from './store.ts';
 import type { BotRecord, ChannelRecord } from './types.ts';
 
+/** Remembered misses at most; past this the memory of misses starts over. */
+const MAX_MISSES = 10_000;
+
 export interface DirectoryOptions {
   store: BotStore;
   /** Used for PUBLISH; the directory duplicates it for its subscription. */
@@ -36,6 +39,8 @@ export class BotDirectory {
   #bots = new Map<string, BotRecord>();
   #numbers = new Map<string, WhatsAppMatch>();
   readonly #misses = new Map<string, number>();
+  /** Bumped by every targeted reload; a full reload that started before one is discarded. */
+  #generation = 0;
   #timer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
 
@@ -71,7 +76,10 @@ export class BotDirectory {
   }
 
   async reloadAll(): Promise<void> {
+    const generation = this.#generation;
     const bots = await this.#o.store.loadAll();
+    // A bot changed while this read ran: its targeted reload is newer than this snapshot.
+    if (generation !== this.#generation) return;
     const next = new Map<string, BotRecord>();
     const numbers = new Map<string, WhatsAppMatch>();
     for (const bot of bots) {
@@ -92,6 +100,7 @@ export class BotDirectory {
 
   /** Reloads one bot from the database (after a change notification). */
   async reload(appId: string): Promise<void> {
+    this.#generation += 1;
     const bot = await this.#o.store.getBot(appId);
     for (const [number, match] of this.#numbers) {
       if (match.bot.appId === appId) this.#numbers.delete(number);
@@ -132,7 +141,11 @@ export class BotDirectory {
         cause: error,
       });
     }
-    if (found === undefined) this.#misses.set(key, Date.now() + this.#o.missTtlMs);
+    if (found === undefined) {
+      // Bounded: a flood of made-up ids must not grow memory without end.
+      if (this.#misses.size >= MAX_MISSES) this.#misses.clear();
+      this.#misses.set(key, Date.now() + this.#o.missTtlMs);
+    }
     return found;
   }
 

@@ -202,6 +202,14 @@ export class BotStore {
   }
 
   async addChannel(appId: string, channel: NewChannel): Promise<ChannelRecord> {
+    if (channel.type === 'telegram') {
+      // The Telegram callback URL names the bot, not the channel: one Telegram channel per bot.
+      const existing: { id: string } | undefined = await this.#db('channels')
+        .where({ app_id: appId, type: 'telegram' })
+        .first('id');
+      if (existing)
+        throw new BotwireError('BW_ERR_CONFLICT', 'this bot already has a telegram channel');
+    }
     const row = this.#channelRow(appId, channel);
     await this.#insertChannel(this.#db, row);
     return this.#toChannel(row);
