@@ -252,10 +252,14 @@ es_fix_pg_auth() {
     es_die "Postgres $masked rejected the login: $advice"
   fi
   role=$(es_sql_ident "$user")
-  exists=$(printf 'SELECT 1 FROM pg_roles WHERE rolname = %s;\n' "$(es_sql_literal "$user")" |
+  # 1: the role exists without a password (a fresh Debian install); 2: it has one already.
+  exists=$(printf 'SELECT CASE WHEN rolpassword IS NULL THEN 1 ELSE 2 END FROM pg_authid WHERE rolname = %s;\n' "$(es_sql_literal "$user")" |
     es_psql_as_postgres "$port") || es_die "could not reach Postgres as the postgres OS user: $advice"
-  if [[ $exists == 1 ]]; then
-    es_log "setting the password of Postgres user $user from DATABASE_URL"
+  if [[ $exists == 2 ]]; then
+    # Never overwrite a password someone set: other software on this machine may use it.
+    es_die "Postgres $masked rejected the login and user $user already has a password: $advice"
+  elif [[ $exists == 1 ]]; then
+    es_log "setting the password of Postgres user $user (it had none) from DATABASE_URL"
     printf 'ALTER ROLE %s WITH LOGIN PASSWORD %s;\n' "$role" "$(es_sql_literal "$password")" |
       es_psql_as_postgres "$port" >/dev/null || es_die "ALTER ROLE failed: $advice"
   else
