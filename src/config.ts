@@ -145,7 +145,7 @@ export const SETTINGS = {
     kind: 'secret',
     pattern: '^[A-Za-z0-9+/]{43}=$',
     requiredBy: ['api', 'channel', 'flow'],
-    doc: 'AES-256-GCM key sealing channel credentials at rest: 32 random bytes, base64 (`openssl rand -base64 32`). Secret; changing it makes stored credentials unreadable.',
+    doc: 'AES-256-GCM key sealing channel credentials at rest: 32 random bytes, base64 (`openssl rand -base64 32`). Also required by language when SPEECH_API_URL is set. Secret; changing it makes stored credentials unreadable.',
   },
   HTTP_BODY_LIMIT_BYTES: {
     kind: 'integer',
@@ -194,7 +194,7 @@ export const SETTINGS = {
     kind: 'url',
     default: '',
     pattern: '^(https?://\\S+[^/])?$',
-    doc: 'OpenAI-compatible audio API base URL (POST /audio/transcriptions, /audio/speech), no trailing slash; empty means voice messages get a reply that voice is not supported.',
+    doc: 'OpenAI-compatible audio API base URL (POST /audio/transcriptions, /audio/speech), no trailing slash; empty means voice messages get a reply that voice is not supported. When set, language reads channel credentials to download voice messages, so it needs DATABASE_URL and CREDENTIALS_KEY.',
   },
   SPEECH_API_KEY: {
     kind: 'secret',
@@ -225,6 +225,21 @@ export const SETTINGS = {
 } as const satisfies Record<string, Setting>;
 
 export type SettingKey = keyof typeof SETTINGS;
+
+/** Settings a component needs only when another one is set. */
+const REQUIRED_WHEN: readonly {
+  key: SettingKey;
+  component: string;
+  when: SettingKey;
+  why: string;
+}[] = [
+  {
+    key: 'CREDENTIALS_KEY',
+    component: 'language',
+    when: 'SPEECH_API_URL',
+    why: 'voice messages are downloaded with the channel credentials',
+  },
+];
 
 /** Typed, validated settings handed down from `main.ts`. */
 export interface Config {
@@ -316,6 +331,12 @@ export function loadConfig(
     else if (component && setting.requiredBy?.includes(component)) missing.push(key);
   }
   const problems = missing.map((key) => `${key} is required by ${component}`);
+  for (const rule of REQUIRED_WHEN) {
+    if (component === rule.component && raw[rule.when] && !raw[rule.key])
+      problems.push(
+        `${rule.key} is required by ${component} when ${rule.when} is set (${rule.why})`,
+      );
+  }
   if (!validate(raw)) {
     for (const e of validate.errors ?? []) {
       const key = e.instancePath.slice(1) || '?';

@@ -3,6 +3,7 @@ import { fromTelegram, fromWhatsApp } from '../src/channel/inbound.ts';
 import { renderTelegram } from '../src/channel/render-telegram.ts';
 import { renderWhatsApp } from '../src/channel/render-whatsapp.ts';
 import { split, truncate, truncateBytes } from '../src/channel/text-limits.ts';
+import type { InternalMessage } from '../src/shared/messages.ts';
 
 const tgMessage = (extra: Record<string, unknown>) => ({
   update_id: 9,
@@ -236,11 +237,26 @@ describe('channel: platform messages in and out', () => {
           ?.method,
       ).to.equal('sendVoice');
     });
+
+    it('when a voice note botwire made is sent, then sendVoice carries its bytes as a file', () => {
+      const [call] = renderTelegram('42', {
+        message_type: 'audio',
+        media: {
+          data_base64: Buffer.from('OggS-bytes').toString('base64'),
+          mime_type: 'audio/ogg',
+        },
+      });
+      expect(call).to.deep.include({ method: 'sendVoice', body: { chat_id: '42' } });
+      expect(call?.file?.name).to.equal('voice');
+      expect(Buffer.from(call!.file!.data).toString()).to.equal('OggS-bytes');
+    });
   });
 
   describe('WhatsApp out', () => {
+    const bodies = (message: InternalMessage) => renderWhatsApp('155', message).map((c) => c.body);
+
     it('when up to three buttons are sent, then they are reply buttons with titles cut to 20', () => {
-      const [body] = renderWhatsApp('155', {
+      const [body] = bodies({
         message_type: 'button',
         text: 'Pick',
         buttons: [{ id: 'a', title: 'A very long button title indeed' }],
@@ -262,7 +278,7 @@ describe('channel: platform messages in and out', () => {
 
     it('when a list has more than ten rows, then ten are sent; more than three buttons become a list', () => {
       const rows = Array.from({ length: 12 }, (_, i) => ({ id: `r${i}`, title: `Row ${i}` }));
-      const [body] = renderWhatsApp('155', {
+      const [body] = bodies({
         message_type: 'option_list',
         text: 'Menu',
         button_text: 'Choose',
@@ -273,7 +289,7 @@ describe('channel: platform messages in and out', () => {
       ).interactive;
       expect(interactive.type).to.equal('list');
       expect(interactive.action.sections[0]!.rows).to.have.length(10);
-      const [many] = renderWhatsApp('155', {
+      const [many] = bodies({
         message_type: 'button',
         text: 'Pick',
         buttons: rows.slice(0, 4),
@@ -282,15 +298,29 @@ describe('channel: platform messages in and out', () => {
     });
 
     it('when text, image or audio is sent, then the Cloud API body types match', () => {
-      expect(renderWhatsApp('155', { message_type: 'text', text: 'hi' })[0]).to.include({
+      expect(bodies({ message_type: 'text', text: 'hi' })[0]).to.include({
         type: 'text',
       });
       expect(
-        renderWhatsApp('155', { message_type: 'image', media: { url: 'https://x/i.png' } })[0],
+        bodies({ message_type: 'image', media: { url: 'https://x/i.png' } })[0],
       ).to.deep.include({ type: 'image', image: { link: 'https://x/i.png' } });
       expect(
-        renderWhatsApp('155', { message_type: 'audio', media: { url: 'https://x/a.ogg' } })[0],
+        bodies({ message_type: 'audio', media: { url: 'https://x/a.ogg' } })[0],
       ).to.deep.include({ type: 'audio', audio: { link: 'https://x/a.ogg' } });
+    });
+
+    it('when a voice note botwire made is sent, then its bytes are to be uploaded first', () => {
+      const [call] = renderWhatsApp('155', {
+        message_type: 'audio',
+        media: {
+          data_base64: Buffer.from('OggS-bytes').toString('base64'),
+          mime_type: 'audio/ogg',
+        },
+        text: 'hello',
+      });
+      expect(call?.body).to.deep.include({ type: 'audio', to: '155', audio: { voice: true } });
+      expect(Buffer.from(call!.upload!.data).toString()).to.equal('OggS-bytes');
+      expect(call?.upload?.mimeType).to.equal('audio/ogg');
     });
   });
 });

@@ -110,6 +110,21 @@ describe('configuration', () => {
       expect(loadConfig({}, 'language').api.adminApiKey).to.equal('');
     });
 
+    it('when language has a speech provider but no CREDENTIALS_KEY, then ConfigError names the key and why', () => {
+      const speech = { SPEECH_API_URL: 'https://speech.example.test/v1' };
+      const error = thrown(() => loadConfig(speech, 'language'));
+      expect(error).to.be.instanceOf(ConfigError);
+      expect((error as Error).message)
+        .to.contain('CREDENTIALS_KEY')
+        .and.contain('SPEECH_API_URL');
+      expect(
+        loadConfig({ ...speech, CREDENTIALS_KEY }, 'language').providers.speechApiUrl,
+      ).to.equal(speech.SPEECH_API_URL);
+      expect(loadConfig(speech).providers.speechApiUrl, 'no component, no requirement').to.equal(
+        speech.SPEECH_API_URL,
+      );
+    });
+
     it('when a secret is malformed, then ConfigError names the key but never shows the value', () => {
       const error = thrown(() =>
         loadConfig(

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import nock from 'nock';
 import { startChannel } from '../src/channel/worker.ts';
 import { startFlow } from '../src/flow/worker.ts';
+import { VOICE_UNSUPPORTED } from '../src/language/handle.ts';
 import { startLanguage } from '../src/language/worker.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
@@ -283,6 +284,30 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
       type: 'text',
       text: { body: 'Booked for mon.', preview_url: false },
     });
+  });
+
+  it('when a voice message arrives and no speech provider is configured, then the user is told voice is not supported', async () => {
+    const sent: Record<string, unknown>[] = [];
+    nock(TG)
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .reply(
+        (_uri, body) => (
+          sent.push(body as Record<string, unknown>),
+          [200, { ok: true, result: { message_id: 1 } }]
+        ),
+      );
+    await update({
+      update_id: 20,
+      message: {
+        message_id: 20,
+        date: 1,
+        chat: { id: 88, type: 'private' },
+        from: { id: 88 },
+        voice: { file_id: 'voice-88', mime_type: 'audio/ogg', duration: 3 },
+      },
+    });
+    await waitFor(() => sent.length === 1, { what: 'the notice' });
+    expect(sent[0]).to.deep.equal({ chat_id: '88', text: VOICE_UNSUPPORTED });
   });
 
   it('when the admin API lists the conversation, then its transcript holds both directions in order', async () => {

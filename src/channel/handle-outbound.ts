@@ -21,10 +21,11 @@ import { BotwireError } from '../shared/errors.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
 import type { Redis } from '../shared/redis.ts';
 import { PACES, reserve, type Pace } from './pacing.ts';
-import { PlatformError, type TelegramApi, type WhatsAppApi } from './platform-api.ts';
-import { renderTelegram } from './render-telegram.ts';
+import { formOf, PlatformError, type TelegramApi, type WhatsAppApi } from './platform-api.ts';
+import { renderTelegram, type TelegramCall } from './render-telegram.ts';
 import { renderWhatsApp } from './render-whatsapp.ts';
 import { recordOutbound, sentSoFar } from './store.ts';
+import { truncate } from './text-limits.ts';
 
 export interface ChannelOut {
   source: string;
@@ -55,6 +56,32 @@ interface PlannedCall {
   paces: [string, Pace][];
 }
 
+/**
+ * One Telegram call; a voice note we made goes as multipart. A user may refuse voice notes
+ * (Telegram Premium privacy: 400 VOICE_MESSAGES_FORBIDDEN); they then get its words as text.
+ */
+async function sendTelegram(
+  telegram: TelegramApi,
+  token: string,
+  call: TelegramCall,
+  message: InternalMessage,
+): Promise<unknown> {
+  const { file } = call;
+  if (!file) return telegram.call(token, call.method, call.body);
+  try {
+    return await telegram.call(token, call.method, formOf(call.body, file.name, file));
+  } catch (error) {
+    const words = message.message_type === 'audio' ? message.text : undefined;
+    const forbidden =
+      error instanceof PlatformError && error.message.includes('VOICE_MESSAGES_FORBIDDEN');
+    if (!words || !forbidden) throw error;
+    return telegram.call(token, 'sendMessage', {
+      chat_id: call.body.chat_id,
+      text: truncate(words, 4096),
+    });
+  }
+}
+
 function plan(
   deps: OutboundDeps,
   channel: ChannelRecord,
@@ -72,7 +99,7 @@ function plan(
           seq: `${i}.${j}`,
           message,
           send: async () => {
-            const result = (await deps.telegram.call(token, call.method, call.body)) as {
+            const result = (await sendTelegram(deps.telegram, token, call, message)) as {
               message_id?: number;
             };
             return `${conversation.chat_id}:${result.message_id ?? ''}`;
@@ -88,11 +115,22 @@ function plan(
       });
     } else {
       const { phone_number_id: number, access_token: accessToken } = secrets.details;
-      renderWhatsApp(conversation.chat_id, message).forEach((body, j) => {
+      renderWhatsApp(conversation.chat_id, message).forEach(({ body, upload }, j) => {
         calls.push({
           seq: `${i}.${j}`,
           message,
-          send: () => deps.whatsapp.send(number, accessToken, body),
+          send: async () => {
+            // A retry uploads again: an upload is cheap and its id is not worth a row of state.
+            const media = upload
+              ? {
+                  audio: {
+                    ...(body.audio as object),
+                    id: await deps.whatsapp.upload(number, accessToken, upload),
+                  },
+                }
+              : {};
+            return deps.whatsapp.send(number, accessToken, { ...body, ...media });
+          },
           paces: [[`${deps.prefix}:pace:wa:${number}`, PACES.whatsappNumber]],
         });
       });

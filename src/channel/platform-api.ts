@@ -23,19 +23,40 @@ export interface PlatformApiOptions {
   timeoutMs?: number;
 }
 
+/** A file sent in a multipart call: a voice note botwire made. */
+export interface UploadFile {
+  data: Uint8Array;
+  mimeType: string;
+  filename: string;
+}
+
+/** `fields` and `file` as multipart/form-data; objects among the fields as JSON (the Bot API reads them so). */
+export function formOf(fields: Record<string, unknown>, name: string, file: UploadFile): FormData {
+  const form = new FormData();
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    form.append(key, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  form.append(name, new Blob([file.data], { type: file.mimeType }), file.filename);
+  return form;
+}
+
+/** POSTs `body` as JSON, or as multipart when it is a FormData (fetch sets its content type). */
 async function post(
   options: PlatformApiOptions,
   url: string,
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; json: Record<string, unknown> }> {
+  const multipart = body instanceof FormData;
   let response: Response;
   try {
     response = await options.fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+      headers: multipart ? headers : { 'content-type': 'application/json', ...headers },
+      body: multipart ? body : JSON.stringify(body),
+      // Uploads carry up to 1 MiB: give them more time than a JSON call.
+      signal: AbortSignal.timeout((options.timeoutMs ?? 10_000) * (multipart ? 3 : 1)),
     });
   } catch (error) {
     // The URL may hold a bot token: report the kind of failure only.
@@ -61,8 +82,12 @@ export class TelegramApi {
     private readonly options: PlatformApiOptions,
   ) {}
 
-  /** Calls a Bot API method; resolves to its `result`. */
-  async call(token: string, method: string, body: Record<string, unknown>): Promise<unknown> {
+  /** Calls a Bot API method (as multipart when `body` is a FormData); resolves to its `result`. */
+  async call(
+    token: string,
+    method: string,
+    body: Record<string, unknown> | FormData,
+  ): Promise<unknown> {
     const { status, json } = await post(
       this.options,
       `${this.baseUrl}/bot${token}/${method}`,
@@ -100,9 +125,26 @@ export class WhatsAppApi {
     );
     const messages = json.messages as { id?: string }[] | undefined;
     if (status >= 200 && status < 300 && messages?.[0]?.id) return messages[0].id;
-    const error = json.error as { message?: string; code?: number } | undefined;
-    // 130429: throughput limit; 131056: pair rate limit — both say "slow down", not "give up".
-    const throttled = error?.code === 130429 || error?.code === 131056 || error?.code === 80007;
-    throw classify(throttled ? 429 : status, error?.message ?? 'no description');
+    throw whatsappFailure(status, json);
   }
+
+  /** Uploads a media file (`POST /<phone_number_id>/media`); resolves to its media id. */
+  async upload(phoneNumberId: string, accessToken: string, file: UploadFile): Promise<string> {
+    const form = formOf({ messaging_product: 'whatsapp', type: file.mimeType }, 'file', file);
+    const { status, json } = await post(
+      this.options,
+      `${this.baseUrl}/${phoneNumberId}/media`,
+      form,
+      { authorization: `Bearer ${accessToken}` },
+    );
+    if (status >= 200 && status < 300 && typeof json.id === 'string') return json.id;
+    throw whatsappFailure(status, json);
+  }
+}
+
+function whatsappFailure(status: number, json: Record<string, unknown>): PlatformError {
+  const error = json.error as { message?: string; code?: number } | undefined;
+  // 130429: throughput limit; 131056: pair rate limit — both say "slow down", not "give up".
+  const throttled = error?.code === 130429 || error?.code === 131056 || error?.code === 80007;
+  return classify(throttled ? 429 : status, error?.message ?? 'no description');
 }

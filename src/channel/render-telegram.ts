@@ -1,14 +1,18 @@
 /**
  * Internal messages as Telegram Bot API calls. Limits: text 4096 characters (longer text is sent
  * as several messages), captions 1024, callback data 64 bytes. Buttons and list rows become an
- * inline keyboard, one button per row.
+ * inline keyboard, one button per row. A voice note botwire made (inline bytes) is uploaded with
+ * `sendVoice` as multipart.
  */
-import type { InternalMessage } from '../shared/messages.ts';
+import { isInline, type InternalMessage } from '../shared/messages.ts';
+import type { UploadFile } from './platform-api.ts';
 import { split, truncate, truncateBytes } from './text-limits.ts';
 
 export interface TelegramCall {
   method: 'sendMessage' | 'sendPhoto' | 'sendDocument' | 'sendVoice' | 'sendLocation';
   body: Record<string, unknown>;
+  /** A file to upload with the call (multipart), under the field `name`: a voice note we made. */
+  file?: UploadFile & { name: string };
 }
 
 const TEXT_MAX = 4096;
@@ -72,6 +76,20 @@ export function renderTelegram(chatId: string, message: InternalMessage): Telegr
         },
       ];
     case 'audio':
+      if (isInline(message.media)) {
+        return [
+          {
+            method: 'sendVoice',
+            body: { chat_id: chatId },
+            file: {
+              name: 'voice',
+              data: new Uint8Array(Buffer.from(message.media.data_base64, 'base64')),
+              mimeType: message.media.mime_type,
+              filename: 'voice.ogg',
+            },
+          },
+        ];
+      }
       return [{ method: 'sendVoice', body: { chat_id: chatId, voice: mediaUrl(message) } }];
     case 'location':
       return [

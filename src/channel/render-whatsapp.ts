@@ -4,10 +4,25 @@
  * 1024; reply buttons at most 3, titles 20; list button 20, at most 10 rows, row titles 24,
  * descriptions 72, section titles 24; captions 1024. More than three buttons become a list.
  */
-import type { Button, InternalMessage, ListSection } from '../shared/messages.ts';
+import {
+  isInline,
+  type Button,
+  type InternalMessage,
+  type ListSection,
+} from '../shared/messages.ts';
+import type { UploadFile } from './platform-api.ts';
 import { split, truncate } from './text-limits.ts';
 
 export type WhatsAppBody = Record<string, unknown>;
+
+/**
+ * One message to send. With `upload` (a voice note botwire made), the file is uploaded first
+ * (`POST /<phone_number_id>/media`) and the media id it gets is set as `body.audio.id`.
+ */
+export interface WhatsAppCall {
+  body: WhatsAppBody;
+  upload?: UploadFile;
+}
 
 const base = (to: string) => ({ messaging_product: 'whatsapp', recipient_type: 'individual', to });
 
@@ -61,7 +76,20 @@ function link(message: { media: unknown }): Record<string, string> {
   return media.url ? { link: media.url } : { id: media.media_id ?? '' };
 }
 
-export function renderWhatsApp(to: string, message: InternalMessage): WhatsAppBody[] {
+export function renderWhatsApp(to: string, message: InternalMessage): WhatsAppCall[] {
+  if (message.message_type === 'audio' && isInline(message.media)) {
+    const upload = {
+      data: new Uint8Array(Buffer.from(message.media.data_base64, 'base64')),
+      mimeType: message.media.mime_type,
+      filename: 'voice.ogg',
+    };
+    // `voice: true`: shown as a voice note (Ogg Opus only; a play icon up to 512 KB).
+    return [{ body: { ...base(to), type: 'audio', audio: { voice: true } }, upload }];
+  }
+  return renderBodies(to, message).map((body) => ({ body }));
+}
+
+function renderBodies(to: string, message: InternalMessage): WhatsAppBody[] {
   switch (message.message_type) {
     case 'text':
       return split(message.text, 4096).map((body) => ({

@@ -1,7 +1,7 @@
 /** What `channel` keeps in Postgres: users, conversations and both directions of messages. */
 import type { BotRecord, ChannelRecord } from '../shared/bots/types.ts';
 import type { Knex } from '../shared/db.ts';
-import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
+import { isInline, type ConversationRef, type InternalMessage } from '../shared/messages.ts';
 import type { Inbound } from './inbound.ts';
 
 export interface RecordedInbound {
@@ -114,6 +114,19 @@ export async function sentSoFar(
   return new Map(rows.map((r) => [r.seq, r.status]));
 }
 
+/**
+ * What the transcript keeps of a message: a voice note we made keeps its text, type and size, not
+ * its bytes (up to 1 MiB a row otherwise).
+ */
+function forTranscript(message: InternalMessage): object {
+  if (message.message_type !== 'audio' || !isInline(message.media)) return message;
+  const { data_base64: data, mime_type: mimeType } = message.media;
+  return {
+    ...message,
+    media: { inline: true, mime_type: mimeType, bytes: Buffer.byteLength(data, 'base64') },
+  };
+}
+
 /** Marks an outbound call as being sent (or as failed for good, with the platform's reason). */
 export async function recordOutbound(
   db: Knex,
@@ -134,7 +147,7 @@ export async function recordOutbound(
       turn_id: row.turnId,
       seq: row.seq,
       message_type: row.message.message_type,
-      body: row.message,
+      body: forTranscript(row.message),
       status: row.status,
       platform_message_id: row.platformMessageId ?? null,
       error: row.error ?? null,

@@ -7,14 +7,16 @@
  * (`translation: "none"`). A provider failure does not hold the conversation up: the text passes
  * through untranslated (`translation: "failed"`) and the failure is logged.
  *
- * Voice: without a speech provider, a voice message is answered at once, in the bot's language,
- * that voice is not supported.
+ * Voice: with a speech provider, a voice message is transcribed and goes on as text marked
+ * `voice: true`, and the reply to it is spoken (`voice.ts`). Without one, or when the words cannot
+ * be had, the user is answered at once that voice is not supported or was not understood.
  */
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
 import { detectLanguage } from './detect.ts';
 import type { Translator } from './translator.ts';
+import { hear, speak, VOICE_NOT_UNDERSTOOD, type VoiceDeps } from './voice.ts';
 
 export interface LanguageMessage {
   source: string;
@@ -30,6 +32,8 @@ export interface LanguageMessage {
 export interface LanguageDeps {
   /** Undefined when no translation provider is configured. */
   translator: Translator | undefined;
+  /** Undefined when no speech provider is configured. */
+  voice?: VoiceDeps | undefined;
 }
 
 export const VOICE_UNSUPPORTED =
@@ -68,23 +72,35 @@ async function handleIn(
     turn_id: input.turn_id,
     ordering_key: input.ordering_key ?? conversation.conversation_id,
   };
-  if (message?.message_type === 'audio') {
-    context.log.info('voice message without a speech provider; telling the user');
+  const tell = async (notice: string): Promise<Outgoing[]> => {
+    // The notices are written in English; they go out in the user's language when it is known.
+    const to = conversation.user_language ?? conversation.bot_language;
+    const { text } = await translate(deps, notice, 'en', to, context);
     return [
       {
         topic: 'channel',
         message: {
           ...base,
           intent: 'channel_out',
-          bot_output: {
-            conversation,
-            messages: [{ message_type: 'text', text: VOICE_UNSUPPORTED }],
-          },
+          bot_output: { conversation, messages: [{ message_type: 'text', text }] },
         },
       },
     ];
-  }
-  if (message?.message_type !== 'text') {
+  };
+  let text: string;
+  let voice = false;
+  if (message?.message_type === 'audio') {
+    if (!deps.voice) {
+      context.log.info('voice message without a speech provider; telling the user');
+      return tell(VOICE_UNSUPPORTED);
+    }
+    const heard = await hear(deps.voice, conversation, message.media, context);
+    if (heard === undefined) return tell(VOICE_NOT_UNDERSTOOD);
+    text = heard;
+    voice = true;
+  } else if (message?.message_type === 'text') {
+    text = message.text;
+  } else {
     return [
       {
         topic: 'flow',
@@ -92,17 +108,11 @@ async function handleIn(
       },
     ];
   }
-  const detection = detectLanguage(message.text);
+  const detection = detectLanguage(text);
   const userLanguage = detection.reliable
     ? detection.language
     : (conversation.user_language ?? detection.language);
-  const { text, translation } = await translate(
-    deps,
-    message.text,
-    userLanguage,
-    conversation.bot_language,
-    context,
-  );
+  const translated = await translate(deps, text, userLanguage, conversation.bot_language, context);
   return [
     {
       topic: 'flow',
@@ -113,10 +123,11 @@ async function handleIn(
           ...conversation,
           ...(userLanguage ? { user_language: conversation.user_language ?? userLanguage } : {}),
         },
-        message: { message_type: 'text', text },
-        original_text: message.text,
+        message: { message_type: 'text', text: translated.text },
+        original_text: text,
         ...(userLanguage ? { detected_language: userLanguage } : {}),
-        translation,
+        translation: translated.translation,
+        ...(voice ? { voice: true } : {}),
       },
     },
   ];
@@ -175,11 +186,20 @@ async function handleOut(
   context: MessageContext,
 ): Promise<Outgoing[]> {
   const { conversation } = input;
-  const messages = await Promise.all(
+  const translated = await Promise.all(
     (input.messages ?? []).map((m) =>
       translateMessage(deps, m, conversation.bot_language, conversation.user_language, context),
     ),
   );
+  const messages =
+    input.reply_with_voice && deps.voice
+      ? await speak(
+          deps.voice,
+          translated,
+          conversation.user_language ?? conversation.bot_language,
+          context,
+        )
+      : translated;
   return [
     {
       topic: 'channel',

@@ -1,26 +1,98 @@
-/** Wires `language`: the translation provider (when configured) and the `language` topic. */
+/**
+ * Wires `language`: the translation provider and the speech provider (each when configured) and
+ * the `language` topic. Speech needs the channels' credentials to download voice messages, so with
+ * SPEECH_API_URL set the component also opens Postgres and the bot directory.
+ */
 import type { Config } from '../config.ts';
+import { BotDirectory } from '../shared/bots/directory.ts';
+import { BotStore } from '../shared/bots/store.ts';
+import { createDb } from '../shared/db.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
-import { consume, createKit } from '../shared/worker-kit.ts';
+import { consume, createKit, type Kit } from '../shared/worker-kit.ts';
 import { handleLanguage, type LanguageMessage } from './handle.ts';
+import { PlatformMedia } from './media.ts';
+import { OpenAiSpeech } from './speech.ts';
 import { LibreTranslate } from './translator.ts';
+import type { VoiceDeps } from './voice.ts';
+
+/** Deliveries a voice message may fail retryably before the user is told (at most the consumer's). */
+const VOICE_ATTEMPTS = 3;
+
+async function startVoice(
+  kit: Kit,
+  credentialsKey: Buffer,
+  http: typeof fetch,
+): Promise<{ voice: VoiceDeps; closers: (() => Promise<unknown>)[] }> {
+  const { config, logger } = kit;
+  const providers = config.providers;
+  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
+  const directory = new BotDirectory({
+    store: new BotStore({ db, credentialsKey }),
+    redis: kit.redis,
+    prefix: config.stream.prefix,
+    logger,
+  });
+  try {
+    await directory.start();
+  } catch (error) {
+    await directory.close().catch(() => undefined);
+    await db.destroy().catch(() => undefined);
+    throw error;
+  }
+  const voice: VoiceDeps = {
+    speech: new OpenAiSpeech(providers.speechApiUrl, {
+      fetch: http,
+      ...(providers.speechApiKey ? { apiKey: providers.speechApiKey } : {}),
+      sttModel: providers.speechSttModel,
+      ttsModel: providers.speechTtsModel,
+      voice: providers.speechTtsVoice,
+    }),
+    media: new PlatformMedia({
+      directory,
+      fetch: http,
+      telegramApiUrl: providers.telegramApiUrl,
+      whatsappApiUrl: providers.whatsappApiUrl,
+    }),
+    attempts: Math.min(VOICE_ATTEMPTS, config.consumer.maxDeliveries),
+  };
+  return { voice, closers: [() => directory.close(), () => db.destroy()] };
+}
 
 export async function startLanguage(
   config: Config,
   logger: Logger,
   overrides: { fetch?: typeof fetch } = {},
 ): Promise<Service> {
+  const { translateApiUrl, translateApiKey, speechApiUrl } = config.providers;
+  if (speechApiUrl && !config.credentialsKey) {
+    throw new Error('CREDENTIALS_KEY is required by language when SPEECH_API_URL is set');
+  }
+  const http = overrides.fetch ?? fetch;
   const kit = createKit(config, logger, 'botwire-language');
-  const { translateApiUrl, translateApiKey } = config.providers;
   const translator = translateApiUrl
     ? new LibreTranslate(translateApiUrl, {
-        fetch: overrides.fetch ?? fetch,
+        fetch: http,
         ...(translateApiKey ? { apiKey: translateApiKey } : {}),
       })
     : undefined;
   if (!translator) logger.info('no TRANSLATE_API_URL: text passes through untranslated');
-  return consume<LanguageMessage>(kit, 'language', (message, context) =>
-    handleLanguage({ translator }, message, context),
+  let voice: VoiceDeps | undefined;
+  let closers: (() => Promise<unknown>)[] = [];
+  if (speechApiUrl && config.credentialsKey) {
+    try {
+      ({ voice, closers } = await startVoice(kit, config.credentialsKey, http));
+    } catch (error) {
+      await kit.redis.quit().catch(() => undefined);
+      throw error;
+    }
+  } else {
+    logger.info('no SPEECH_API_URL: voice messages are answered that voice is not supported');
+  }
+  return consume<LanguageMessage>(
+    kit,
+    'language',
+    (message, context) => handleLanguage({ translator, voice }, message, context),
+    closers,
   );
 }

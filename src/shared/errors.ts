@@ -147,15 +147,22 @@ export class BotwireError extends Error {
   readonly code: ErrorCode;
   /** Extra machine-readable facts (a schema path, a topic name); never secrets. */
   readonly details: Record<string, unknown> | undefined;
+  readonly #retryable: boolean | undefined;
 
+  /**
+   * @param options.retryable overrides the code's usual answer for this one failure: an upstream
+   *   that refused (4xx) rather than failed (5xx, timeout) is `BW_ERR_UPSTREAM` all the same, but
+   *   trying again cannot help.
+   */
   constructor(
     code: ErrorCode,
     message: string,
-    options?: { cause?: unknown; details?: Record<string, unknown> },
+    options?: { cause?: unknown; details?: Record<string, unknown>; retryable?: boolean },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.details = options?.details;
+    this.#retryable = options?.retryable;
   }
 
   get status(): number {
@@ -163,7 +170,7 @@ export class BotwireError extends Error {
   }
 
   get retryable(): boolean {
-    return ERRORS[this.code].retryable;
+    return this.#retryable ?? ERRORS[this.code].retryable;
   }
 }
 

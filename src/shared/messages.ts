@@ -4,11 +4,31 @@
  * is the same shape as a JSON Schema.
  */
 
-/** A media file as the platform knows it (downloaded only when needed, e.g. for speech-to-text). */
+/**
+ * A media file: as the platform knows it (downloaded only when needed, e.g. for speech-to-text),
+ * at a URL, or inline: bytes botwire made itself (a synthesized voice reply), which the channel
+ * uploads. Inline media rides in a stream entry, so it is kept small (`INLINE_MEDIA_MAX_BYTES`).
+ */
 export type MediaRef =
   | { platform: 'telegram'; file_id: string; mime_type?: string }
   | { platform: 'whatsapp'; media_id: string; mime_type?: string }
-  | { url: string; mime_type?: string };
+  | { url: string; mime_type?: string }
+  | InlineMedia;
+
+export interface InlineMedia {
+  data_base64: string;
+  mime_type: string;
+}
+
+/**
+ * Most bytes of inline media in one message (1 MiB: two to four minutes of speech at the 32 to
+ * 64 kbit/s of Ogg Opus). `schemas/parts/message.json` caps `data_base64` at the same size, base64-encoded.
+ */
+export const INLINE_MEDIA_MAX_BYTES = 1024 * 1024;
+
+export function isInline(media: MediaRef): media is InlineMedia {
+  return 'data_base64' in media;
+}
 
 export interface Button {
   id: string;
@@ -28,7 +48,8 @@ export interface ListSection {
 
 export type InternalMessage =
   | { message_type: 'text'; text: string }
-  | { message_type: 'audio'; media: MediaRef }
+  /** `text`: the words spoken, when botwire made the audio (for transcripts). */
+  | { message_type: 'audio'; media: MediaRef; text?: string }
   | { message_type: 'image'; media: MediaRef; caption?: string }
   | { message_type: 'document'; media: MediaRef; caption?: string; filename?: string }
   | { message_type: 'location'; latitude: number; longitude: number }
