@@ -353,5 +353,17 @@ describe('channel component', function () {
     await waitFor(async () =>
       (await rows()).some((r) => r.platform_message_id === 'wamid.out9' && r.status === 'read'),
     );
+    const late = whatsappPayload(number, []) as {
+      entry: { changes: { value: Record<string, unknown> }[] }[];
+    };
+    late.entry[0]!.changes[0]!.value.statuses = [
+      { id: 'wamid.out9', status: 'delivered', timestamp: '3', recipient_id: '15550002222' },
+    ];
+    await t.call('POST', '/callback', { auth: false, body: late });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(
+      (await rows()).find((r) => r.platform_message_id === 'wamid.out9')?.status,
+      'a late delivered does not undo read',
+    ).to.equal('read');
   });
 });

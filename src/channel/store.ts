@@ -95,10 +95,18 @@ export async function recordStatus(
   status: string,
   error?: string,
 ): Promise<number> {
-  const known = ['sent', 'delivered', 'read', 'failed'];
-  if (!known.includes(status)) return 0;
+  // Statuses only move forward (a late `delivered` must not undo `read`); `failed` always lands.
+  const earlier: Record<string, string[]> = {
+    sent: ['sending'],
+    delivered: ['sending', 'sent'],
+    read: ['sending', 'sent', 'delivered'],
+    failed: ['sending', 'sent', 'delivered', 'read'],
+  };
+  const from = earlier[status];
+  if (!from) return 0;
   return db('messages')
     .where({ platform_message_id: platformMessageId, direction: 'out' })
+    .whereIn('status', from)
     .update({ status, ...(error ? { error } : {}), updated_at: db.fn.now() });
 }
 
