@@ -1,0 +1,300 @@
+/**
+ * The simulated users of the pipeline bench and the ledger of their turns.
+ *
+ * Load is offered open-loop at a fixed rate: turn k goes to user k mod U as that user's message
+ * number floor(k / U), with the text `u<user>-<seq>`, whether or not earlier turns were answered,
+ * so a slow pipeline shows as latency and backlog instead of slowing the users down. One user's
+ * callback POSTs go out one after another (the next once the edge has answered the previous), as
+ * Telegram does for one chat: otherwise two POSTs of one chat could overtake each other on the way
+ * in and the bench would count the reorder against the pipeline.
+ *
+ * A turn's latency runs from when the generator issues its POST to when the stand-in platform has
+ * the `sendMessage` with `echo: <text>` for that chat.
+ */
+import { Agent, request } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SentMessage } from './platform.ts';
+
+/** One simulated user: a chat of one bot. */
+export interface User {
+  chatId: number;
+  /** The bot's callback path, `/v2/callback/telegram/<app_id>`. */
+  path: string;
+  /** The bot's webhook secret token. */
+  secret: string;
+}
+
+interface Turn {
+  user: number;
+  seq: number;
+  chatId: string;
+  text: string;
+  /** `performance.now()` when the POST was issued. */
+  sentAt: number;
+  /** Issued inside the measured window. */
+  measured: boolean;
+  /** The edge answered the POST with 200. */
+  accepted: boolean;
+  /** The POST failed or was answered with anything but 200. */
+  refused: boolean;
+  replies: number;
+  repliedAt?: number;
+}
+
+interface UserLine {
+  busy: boolean;
+  queue: Turn[];
+}
+
+export interface LoadOptions {
+  origin: URL;
+  users: readonly User[];
+  /** Turns offered per second, in total. */
+  rate: number;
+  /** Most keep-alive connections to the edge. */
+  connections: number;
+  /** Turns issued but not yet answered by the edge beyond which new turns are not offered. */
+  maxBacklog: number;
+}
+
+/** What a run came to; times are `performance.now()` values, durations in ms. */
+export interface LoadResult {
+  windowMs: number;
+  /** Turns issued in the measured window. */
+  measuredTurns: number;
+  /** Latencies of the measured turns that were answered, sorted ascending (ms). */
+  latencies: number[];
+  /** First replies that arrived inside the measured window (any turn). */
+  repliesInWindow: number;
+  /** Every turn issued, warm-up included. */
+  issued: number;
+  /** Turns not offered because the backlog was full. */
+  skipped: number;
+  /** Callback POSTs that failed or were answered with anything but 200. */
+  refused: number;
+  /** Turns sent and not refused with no reply by the end of the grace period. */
+  lost: number;
+  /** Replies beyond the first for a text. */
+  duplicated: number;
+  /** Replies that arrived after a reply to a later message of the same chat. */
+  outOfOrder: number;
+  /** `sendMessage` calls for no known turn, or for the wrong chat. */
+  unknown: number;
+  /** Replies counted, first replies and duplicates. */
+  replies: number;
+}
+
+export class Load {
+  readonly #o: LoadOptions;
+  readonly #agent: Agent;
+  readonly #turns = new Map<string, Turn>();
+  readonly #lines: UserLine[];
+  /** Per chat: the highest message number replied to so far. */
+  readonly #lastReplied = new Map<string, number>();
+  readonly #replyTimes: number[] = [];
+  /** Turn number k of the next turn: user k mod U, that user's message number floor(k / U). */
+  #next = 0;
+  #updateId = 1_000_000;
+  #backlog = 0;
+  #unanswered = 0;
+  #window = { start: Infinity, end: Infinity };
+  #counts = { issued: 0, skipped: 0, refused: 0, duplicated: 0, outOfOrder: 0, unknown: 0 };
+  #replies = 0;
+
+  constructor(options: LoadOptions) {
+    this.#o = options;
+    this.#agent = new Agent({ keepAlive: true, maxSockets: options.connections });
+    this.#lines = options.users.map(() => ({ busy: false, queue: [] }));
+  }
+
+  /** Accounts one `sendMessage` seen by the stand-in platform. */
+  onReply(sent: SentMessage): void {
+    this.#replies += 1;
+    const turn = sent.text.startsWith('echo: ') ? this.#turns.get(sent.text.slice(6)) : undefined;
+    if (!turn || turn.chatId !== sent.chatId) {
+      this.#counts.unknown += 1;
+      return;
+    }
+    turn.replies += 1;
+    if (turn.replies > 1) {
+      this.#counts.duplicated += 1;
+      return;
+    }
+    turn.repliedAt = sent.at;
+    this.#replyTimes.push(sent.at);
+    if (turn.accepted) this.#unanswered -= 1;
+    const last = this.#lastReplied.get(turn.chatId) ?? -1;
+    if (turn.seq < last) this.#counts.outOfOrder += 1;
+    else this.#lastReplied.set(turn.chatId, turn.seq);
+  }
+
+  /**
+   * Sends every user's first message (`u<user>-0`) at `rate` per second, then waits for the replies
+   * (at most `graceMs`). A first message creates the user, the conversation and its state, so it
+   * costs more than the turns after it; doing them first keeps them out of the measured window.
+   */
+  async introduce(rate: number, graceMs: number): Promise<void> {
+    const start = performance.now();
+    const users = this.#o.users.length;
+    for (let now = start; this.#next < users; now = performance.now()) {
+      const due = Math.min(users, Math.floor(((now - start) * rate) / 1000));
+      for (; this.#next < due; this.#next += 1) this.#issue(this.#next, 0, now, false);
+      await sleep(1);
+    }
+    await this.drain(graceMs, 0);
+  }
+
+  /**
+   * Offers the rate for `warmupMs`, then for `measureMs` (the measured window); `onMark` is called
+   * as the window starts and ends (for CPU snapshots). Turns go on from where `introduce` stopped.
+   */
+  async drive(
+    warmupMs: number,
+    measureMs: number,
+    onMark: (mark: 'start' | 'end') => void,
+  ): Promise<void> {
+    const start = performance.now();
+    const windowStart = start + warmupMs;
+    const end = windowStart + measureMs;
+    const users = this.#o.users.length;
+    const first = this.#next;
+    let marked = false;
+    for (let now = start; now < end; now = performance.now()) {
+      if (!marked && now >= windowStart) {
+        marked = true;
+        this.#window.start = now;
+        onMark('start');
+      }
+      const due = first + Math.floor(((now - start) * this.#o.rate) / 1000);
+      for (; this.#next < due; this.#next += 1) {
+        this.#issue(this.#next % users, Math.floor(this.#next / users), now, marked);
+      }
+      await sleep(1);
+    }
+    this.#window.end = performance.now();
+    onMark('end');
+  }
+
+  /**
+   * Waits until every accepted turn has its reply, at most `graceMs`; then `settleMs` more, for
+   * duplicates that would come late.
+   */
+  async drain(graceMs: number, settleMs: number): Promise<void> {
+    const deadline = performance.now() + graceMs;
+    while (performance.now() < deadline && (this.#backlog > 0 || this.#unanswered > 0)) {
+      await sleep(50);
+    }
+    await sleep(settleMs);
+  }
+
+  /** Turns still owed a reply (or still waiting for the edge). */
+  get owed(): number {
+    return this.#backlog + this.#unanswered;
+  }
+
+  result(): LoadResult {
+    const { start, end } = this.#window;
+    const measured = [...this.#turns.values()].filter((t) => t.measured);
+    const latencies = measured
+      .filter((t) => t.repliedAt !== undefined)
+      .map((t) => t.repliedAt! - t.sentAt)
+      .sort((a, b) => a - b);
+    let lost = 0;
+    for (const turn of this.#turns.values()) if (!turn.refused && turn.replies === 0) lost += 1;
+    return {
+      windowMs: end - start,
+      measuredTurns: measured.length,
+      latencies,
+      repliesInWindow: this.#replyTimes.filter((at) => at >= start && at <= end).length,
+      lost,
+      replies: this.#replies,
+      ...this.#counts,
+    };
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+
+  #issue(user: number, seq: number, now: number, measured: boolean): void {
+    if (this.#backlog >= this.#o.maxBacklog) {
+      this.#counts.skipped += 1;
+      return;
+    }
+    const { chatId } = this.#o.users[user]!;
+    const text = `u${user}-${seq}`;
+    const turn: Turn = {
+      user,
+      seq,
+      chatId: String(chatId),
+      text,
+      sentAt: now,
+      measured,
+      accepted: false,
+      refused: false,
+      replies: 0,
+    };
+    this.#turns.set(text, turn);
+    this.#counts.issued += 1;
+    this.#backlog += 1;
+    const line = this.#lines[user]!;
+    if (line.busy) line.queue.push(turn);
+    else this.#post(turn, line);
+  }
+
+  #post(turn: Turn, line: UserLine): void {
+    line.busy = true;
+    const user = this.#o.users[turn.user]!;
+    this.#updateId += 1;
+    const body = JSON.stringify({
+      update_id: this.#updateId,
+      message: {
+        message_id: this.#updateId,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: user.chatId, type: 'private' },
+        from: { id: user.chatId, first_name: 'Bench' },
+        text: turn.text,
+      },
+    });
+    let settled = false;
+    const settle = (status: number): void => {
+      if (settled) return;
+      settled = true;
+      this.#backlog -= 1;
+      if (status === 200) {
+        turn.accepted = true;
+        if (turn.replies === 0) this.#unanswered += 1;
+      } else {
+        turn.refused = true;
+        this.#counts.refused += 1;
+      }
+      const next = line.queue.shift();
+      if (next) this.#post(next, line);
+      else line.busy = false;
+    };
+    const req = request(
+      {
+        agent: this.#agent,
+        host: this.#o.origin.hostname,
+        port: this.#o.origin.port,
+        method: 'POST',
+        path: user.path,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'x-telegram-bot-api-secret-token': user.secret,
+        },
+        timeout: 30_000,
+      },
+      (res) => {
+        res.resume();
+        res.once('end', () => settle(res.statusCode ?? 0));
+        res.once('error', () => settle(0));
+      },
+    );
+    req.once('timeout', () => req.destroy(new Error('callback POST timed out')));
+    req.once('error', () => settle(0));
+    req.end(body);
+  }
+}

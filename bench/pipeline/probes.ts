@@ -1,0 +1,200 @@
+/**
+ * What the pipeline bench reads about the system while it runs: CPU time per process group and of
+ * the machine (from /proc), the backlog of each topic, and Postgres and Redis work counters.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+import { topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
+import type { Knex } from '../../src/shared/db.ts';
+import { cpuSeconds, type Child } from '../edge/processes.ts';
+
+/** A group of processes whose CPU time is reported as one row. */
+export interface CpuGroup {
+  name: string;
+  /** CPU seconds (user + system) the group has used so far; undefined without /proc. */
+  read: () => number | undefined;
+  processes: () => number;
+}
+
+function sumOf(values: (number | undefined)[]): number | undefined {
+  if (values.length === 0 || values.some((v) => v === undefined)) return undefined;
+  return values.reduce<number>((sum, v) => sum + v!, 0);
+}
+
+export function childGroup(name: string, children: Child[]): CpuGroup {
+  return {
+    name,
+    read: () => sumOf(children.map((c) => cpuSeconds(c.process.pid))),
+    processes: () => children.length,
+  };
+}
+
+export function pidGroup(name: string, pids: number[]): CpuGroup {
+  return {
+    name,
+    read: () => sumOf(pids.map((pid) => cpuSeconds(pid))),
+    processes: () => pids.length,
+  };
+}
+
+/** Pids of the processes named `comm` whose command line contains `text`. */
+function pidsOf(comm: string, text: string): number[] {
+  const pids: number[] = [];
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== comm) continue;
+        const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+        if (cmdline.includes(text)) pids.push(Number(entry));
+      } catch {
+        // exited meanwhile
+      }
+    }
+  } catch {
+    // no /proc
+  }
+  return pids;
+}
+
+/**
+ * The Postgres backends connected to `database` (their process title names it). The server's own
+ * processes (WAL writer, checkpointer) are left out: they also work for every other database.
+ * The set is taken at each reading, since pools open connections as they need them.
+ */
+export function postgresGroup(name: string, database: string): CpuGroup {
+  let count = 0;
+  return {
+    name,
+    read: () => {
+      const pids = pidsOf('postgres', ` ${database} `);
+      count = pids.length;
+      return pids.length === 0 ? undefined : pids.reduce((s, pid) => s + (cpuSeconds(pid) ?? 0), 0);
+    },
+    processes: () => count,
+  };
+}
+
+/** [busy, iowait, total] clock ticks of the whole machine so far, from /proc/stat. */
+export function machineTicks(): [number, number, number] | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = line
+      .split(/\s+/)
+      .slice(1, 9)
+      .map(Number) as [number, number, number, number, number, number, number, number];
+    const busy = user + nice + system + irq + softirq + steal;
+    return [busy, iowait, busy + idle + iowait];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits until every process in `children` has joined the group of `topic` and the partitions are
+ * spread over them as the lease rule wants (partition p to the (p mod n)-th member by name), so
+ * the measured run does not include a rebalance. Each child's name is its CONSUMER_NAME.
+ */
+export async function waitConsuming(
+  redis: Redis,
+  prefix: string,
+  topic: Topic,
+  partitions: number,
+  children: Child[],
+  timeoutMs = 30_000,
+): Promise<void> {
+  const keys = topicKeys(prefix, topic, partitions);
+  const names = children.map((c) => c.name).sort();
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const dead = children.find((c) => c.process.exitCode !== null || c.process.signalCode);
+    if (dead) throw new Error(`${dead.name} exited before it was consuming`);
+    const members = (await redis.zrange(keys.members, '0', '-1')).sort();
+    if (members.join() === names.join()) {
+      const owners = await redis.mget(keys.partitions.map((_, p) => keys.lease(p)));
+      if (owners.every((owner, p) => owner === members[p % members.length])) return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${topic} consumers did not settle on their partitions in ${timeoutMs} ms`);
+}
+
+/** A topic's entries not yet read by its group (lag), and read but not acknowledged (pending). */
+export interface Backlog {
+  topic: Topic;
+  lag: number;
+  pending: number;
+}
+
+export async function backlogOf(
+  redis: Redis,
+  prefix: string,
+  topic: Topic,
+  partitions: number,
+): Promise<Backlog> {
+  const total: Backlog = { topic, lag: 0, pending: 0 };
+  for (const stream of topicKeys(prefix, topic, partitions).partitions) {
+    const groups = (await redis.call('XINFO', 'GROUPS', stream)) as unknown[][];
+    for (const fields of groups) {
+      const info = new Map<unknown, unknown>();
+      for (let i = 0; i + 1 < fields.length; i += 2) info.set(fields[i], fields[i + 1]);
+      if (info.get('name') !== topic) continue;
+      total.lag += Number(info.get('lag') ?? 0);
+      total.pending += Number(info.get('pending') ?? 0);
+    }
+  }
+  return total;
+}
+
+/** Work counters: Postgres for the scratch database, Redis for the whole server. */
+export interface Counters {
+  postgres: Record<'commits' | 'inserted' | 'updated' | 'fetched', number>;
+  /** Per Redis command: calls and microseconds spent. */
+  redis: Map<string, { calls: number; usec: number }>;
+}
+
+export async function readCounters(db: Knex, database: string, redis: Redis): Promise<Counters> {
+  type Row = { commits: string; inserted: string; updated: string; fetched: string };
+  const result = await db.raw<{ rows: Row[] }>(
+    `select xact_commit as commits, tup_inserted as inserted, tup_updated as updated,
+            tup_fetched as fetched
+       from pg_stat_database where datname = ?`,
+    [database],
+  );
+  const row = result.rows[0];
+  const commands = new Map<string, { calls: number; usec: number }>();
+  for (const line of (await redis.info('commandstats')).split('\n')) {
+    const match = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line);
+    if (match) commands.set(match[1]!, { calls: Number(match[2]), usec: Number(match[3]) });
+  }
+  return {
+    postgres: {
+      commits: Number(row?.commits ?? 0),
+      inserted: Number(row?.inserted ?? 0),
+      updated: Number(row?.updated ?? 0),
+      fetched: Number(row?.fetched ?? 0),
+    },
+    redis: commands,
+  };
+}
+
+/** What happened between two readings. */
+export function counterDelta(before: Counters, after: Counters): Counters {
+  const redis = new Map<string, { calls: number; usec: number }>();
+  for (const [command, now] of after.redis) {
+    const then = before.redis.get(command) ?? { calls: 0, usec: 0 };
+    if (now.calls > then.calls) {
+      redis.set(command, { calls: now.calls - then.calls, usec: now.usec - then.usec });
+    }
+  }
+  const p = (key: keyof Counters['postgres']): number => after.postgres[key] - before.postgres[key];
+  return {
+    postgres: {
+      commits: p('commits'),
+      inserted: p('inserted'),
+      updated: p('updated'),
+      fetched: p('fetched'),
+    },
+    redis,
+  };
+}

@@ -1,0 +1,191 @@
+/** The pipeline bench's results: turns table, CPU by component and the target verdict, on stdout. */
+import type { LoadResult } from './load.ts';
+import type { Backlog, Counters } from './probes.ts';
+
+/** Sustained turns per second the pipeline must carry on the 2-core machine. */
+export const TARGET_TURNS_PER_S = 500;
+/** p99 latency, callback POST to sendMessage, it must stay under (ms). */
+export const TARGET_P99_MS = 100;
+
+export interface Setup {
+  processes: number;
+  users: number;
+  bots: number;
+  rate: number;
+  seconds: number;
+  warmupSeconds: number;
+  /** Turns/s channel's pacing lets this many bots and chats send (see pacing.ts). */
+  paceCeiling: number;
+}
+
+/** CPU time one group of processes used in the measured window. */
+export interface CpuRow {
+  name: string;
+  processes: number;
+  /** Seconds of user + system CPU; undefined where /proc could not be read. */
+  seconds: number | undefined;
+}
+
+/** Share of the machine's CPU time in the window, from /proc/stat. */
+export interface MachineCpu {
+  cores: number;
+  /** user, nice, system, irq, softirq, steal over all time (0..1). */
+  busy: number;
+  iowait: number;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((r) => r[column]!.length)));
+  const cell = (text: string, column: number): string =>
+    column === 0 ? text.padEnd(widths[column]!) : text.padStart(widths[column]!);
+  return rows.map((row) => row.map(cell).join('  ')).join('\n');
+}
+
+/** Nearest-rank percentile of sorted values; NaN when there are none. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+}
+
+const ms = (value: number): string => (Number.isNaN(value) ? '-' : value.toFixed(1));
+
+export function printReport(report: {
+  setup: Setup;
+  result: LoadResult;
+  cpu: CpuRow[];
+  machine: MachineCpu | undefined;
+  /** Per topic, at the end of the window. */
+  backlog: Backlog[];
+  /** Postgres and Redis work in the window. */
+  counters: Counters | undefined;
+}): void {
+  const { setup, result: r } = report;
+  const windowS = r.windowMs / 1000;
+  const sustained = r.repliesInWindow / windowS;
+  const p50 = percentile(r.latencies, 0.5);
+  const p99 = percentile(r.latencies, 0.99);
+
+  console.log(
+    `\n${setup.processes} process(es) each of channel, language, flow (+ 1 api); ${setup.users} users over ${setup.bots} bot(s); ` +
+      `offered ${setup.rate} turns/s open-loop; ${windowS.toFixed(1)} s measured after ${setup.warmupSeconds} s warm-up\n`,
+  );
+  console.log(
+    table([
+      [
+        'offered/s',
+        'turns/s',
+        'p50 ms',
+        'p90 ms',
+        'p99 ms',
+        'max ms',
+        'lost',
+        'duplicated',
+        'out-of-order',
+      ],
+      [
+        (r.measuredTurns / windowS).toFixed(0),
+        sustained.toFixed(0),
+        ms(p50),
+        ms(percentile(r.latencies, 0.9)),
+        ms(p99),
+        ms(r.latencies[r.latencies.length - 1] ?? Number.NaN),
+        String(r.lost),
+        String(r.duplicated),
+        String(r.outOfOrder),
+      ],
+    ]),
+  );
+  console.log(
+    `\nturns sent ${r.issued} (warm-up included), replies ${r.replies}; callbacks refused ${r.refused}, ` +
+      `not offered (backlog full) ${r.skipped}, replies to no known turn ${r.unknown}`,
+  );
+  console.log(
+    `backlog at the end of the window (unread + unacknowledged entries): ${report.backlog
+      .map((b) => `${b.topic} ${b.lag} + ${b.pending}`)
+      .join(', ')}`,
+  );
+  if (setup.rate > setup.paceCeiling) {
+    console.log(
+      `note: channel paces Telegram sends (30/s per bot, 1/s per private chat), so ${setup.bots} bot(s) and ` +
+        `${setup.users} chats carry at most ${setup.paceCeiling.toFixed(0)} turns/s: this run measures the pacing, not the pipeline`,
+    );
+  }
+
+  const totalCpu = report.cpu.reduce((sum, row) => sum + (row.seconds ?? 0), 0);
+  const cpuRows = [...report.cpu, { name: 'total', processes: 0, seconds: totalCpu }];
+  console.log(`\nCPU in the measured window (user + system, from /proc)\n`);
+  console.log(
+    table([
+      ['component', 'processes', 'CPU s', '% of a core', 'CPU µs/turn'],
+      ...cpuRows.map((row) => [
+        row.name,
+        row.processes > 0 ? String(row.processes) : '',
+        row.seconds?.toFixed(2) ?? '-',
+        row.seconds === undefined ? '-' : ((row.seconds / windowS) * 100).toFixed(0),
+        row.seconds === undefined || r.repliesInWindow === 0
+          ? '-'
+          : ((row.seconds * 1e6) / r.repliesInWindow).toFixed(0),
+      ]),
+    ]),
+  );
+  if (report.machine) {
+    const { cores, busy, iowait } = report.machine;
+    // The machine may be shared: what the rows above do not account for ran elsewhere.
+    const ours = totalCpu / windowS / cores;
+    console.log(
+      `machine: ${(busy * 100).toFixed(0)}% of ${cores} cores busy (the rows above ${(ours * 100).toFixed(0)}%, ` +
+        `other processes ${(Math.max(0, busy - ours) * 100).toFixed(0)}%), ${(iowait * 100).toFixed(0)}% iowait`,
+    );
+    // Only when the pipeline kept up is every turn's work inside the window it was counted in.
+    const keptUp = r.lost === 0 && sustained >= 0.95 * (r.measuredTurns / windowS);
+    if (keptUp && r.repliesInWindow > 0 && totalCpu > 0) {
+      const perTurn = totalCpu / r.repliesInWindow;
+      console.log(
+        `at ${(perTurn * 1e6).toFixed(0)} µs of CPU per turn, ${cores} idle cores carry at most ` +
+          `${(cores / perTurn).toFixed(0)} turns/s`,
+      );
+    } else {
+      console.log(
+        'the pipeline did not keep up: the window holds work for turns not yet replied, so the ' +
+          'per-turn figures overstate the cost of a turn',
+      );
+    }
+  }
+
+  if (report.counters && r.repliesInWindow > 0) {
+    const per = (n: number): string => (n / r.repliesInWindow).toFixed(1);
+    const { postgres: pg, redis } = report.counters;
+    console.log(
+      `per turn: postgres ${per(pg.commits)} commits, rows ${per(pg.inserted)} inserted, ` +
+        `${per(pg.updated)} updated, ${per(pg.fetched)} fetched (scratch database)`,
+    );
+    const commands = [...redis].sort((a, b) => b[1].usec - a[1].usec);
+    const calls = commands.reduce((sum, [, c]) => sum + c.calls, 0);
+    const usec = commands.reduce((sum, [, c]) => sum + c.usec, 0);
+    // The Redis server may be shared, so its counters can include other clients' commands.
+    console.log(
+      `          redis ${per(calls)} commands, ${per(usec)} µs in commands (whole server): ` +
+        commands
+          .slice(0, 8)
+          .map(([name, c]) => `${name} ${per(c.calls)} (${per(c.usec)} µs)`)
+          .join(', '),
+    );
+  }
+
+  const checks: [boolean, string][] = [
+    [sustained >= TARGET_TURNS_PER_S, `${sustained.toFixed(0)} turns/s >= ${TARGET_TURNS_PER_S}`],
+    [p99 < TARGET_P99_MS, `p99 ${ms(p99)} ms < ${TARGET_P99_MS}`],
+    [r.lost === 0, `lost ${r.lost} = 0`],
+    [r.duplicated === 0, `duplicated ${r.duplicated} = 0`],
+    [r.outOfOrder === 0, `out-of-order ${r.outOfOrder} = 0`],
+    [
+      r.refused + r.skipped + r.unknown === 0,
+      `refused/not offered/unknown ${r.refused}/${r.skipped}/${r.unknown} = 0`,
+    ],
+  ];
+  console.log(
+    `\ntarget: >= ${TARGET_TURNS_PER_S} turns/s with p99 < ${TARGET_P99_MS} ms, nothing lost, duplicated or out of order`,
+  );
+  for (const [ok, what] of checks) console.log(`  ${ok ? 'ok   ' : 'FAIL '} ${what}`);
+  console.log(`  ${checks.every(([ok]) => ok) ? 'MEETS' : 'BELOW'}`);
+}
