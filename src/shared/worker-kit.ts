@@ -21,7 +21,8 @@ export interface Kit {
 }
 
 export function createKit(config: Config, logger: Logger, name: string): Kit {
-  const redis = createRedis(config.redisUrl, { name });
+  // Auto-pipelining coalesces the commands of concurrent handlers into fewer socket writes.
+  const redis = createRedis(config.redisUrl, { name, enableAutoPipelining: true });
   redis.on('error', (error: Error) =>
     logger.warn({ err: error.message }, 'redis connection error'),
   );
