@@ -33,15 +33,7 @@ export const PACES = {
   whatsappNumber: { intervalMs: 13, burst: 80 },
 } as const satisfies Record<string, Pace>;
 
-/** The script as an ioredis command: EVALSHA, not the script's text on every send. */
-interface ReserveCommand {
-  bwReserve(numKeys: number, key: string, intervalMs: number, burst: number): Promise<unknown>;
-}
-
 /** Reserves a slot under `key` and resolves to how long (ms) to wait for it. */
 export async function reserve(redis: Redis, key: string, pace: Pace): Promise<number> {
-  if (!('bwReserve' in redis)) redis.defineCommand('bwReserve', { lua: RESERVE });
-  return Number(
-    await (redis as unknown as ReserveCommand).bwReserve(1, key, pace.intervalMs, pace.burst),
-  );
+  return Number(await redis.eval(RESERVE, 1, key, pace.intervalMs, pace.burst));
 }

@@ -21,8 +21,7 @@ export interface Kit {
 }
 
 export function createKit(config: Config, logger: Logger, name: string): Kit {
-  // Auto-pipelining coalesces the commands of concurrent handlers into fewer socket writes.
-  const redis = createRedis(config.redisUrl, { name, enableAutoPipelining: true });
+  const redis = createRedis(config.redisUrl, { name });
   redis.on('error', (error: Error) =>
     logger.warn({ err: error.message }, 'redis connection error'),
   );

@@ -51,7 +51,6 @@ export class BotDirectory {
       connectionName: 'bot-directory',
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,
-      enableAutoPipelining: false,
     });
   }
 

@@ -155,10 +155,7 @@ export class StreamConsumer<T> {
       ...options,
     };
     this.#keys = topicKeys(options.prefix, options.topic, options.partitions);
-    this.#blocking = options.redis.duplicate({
-      connectionName: `${options.name}:blocking`,
-      enableAutoPipelining: false,
-    });
+    this.#blocking = options.redis.duplicate({ connectionName: `${options.name}:blocking` });
     this.#runner = new KeyedRunner(this.#o.concurrency);
     this.#leases = new PartitionLeases({
       redis: options.redis,
@@ -525,16 +522,11 @@ export class StreamConsumer<T> {
       }
       const outgoing = await handler(decoded.message, { id: entry.id, topic, deliveries, log });
       if (outgoing && outgoing.length > 0) await producer.publishMany(outgoing);
-      if (deliveries === 1) {
-        // A first delivery has no recorded failure to clear: one command instead of four.
-        await redis.xack(stream, group, entry.id);
-      } else {
-        await redis
-          .multi()
-          .xack(stream, group, entry.id)
-          .hdel(this.#keys.failures, failureField(stream, entry.id))
-          .exec();
-      }
+      await redis
+        .multi()
+        .xack(stream, group, entry.id)
+        .hdel(this.#keys.failures, failureField(stream, entry.id))
+        .exec();
       this.#o.onOutcome?.('acked', topic);
       return true;
     } catch (error) {
