@@ -1,12 +1,9 @@
 /** Wires `channel`: Postgres, the bot directory, the platform APIs, and the `channel` topic. */
 import type { Config } from '../config.ts';
-import { BotDirectory } from '../shared/bots/directory.ts';
-import { BotStore } from '../shared/bots/store.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
-import { createDb } from '../shared/db.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
-import { consume, createKit } from '../shared/worker-kit.ts';
+import { consume, createKit, openDirectory } from '../shared/worker-kit.ts';
 import { handleInbound, type ChannelIn } from './handle-inbound.ts';
 import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
@@ -18,14 +15,7 @@ export async function startChannel(
 ): Promise<Service> {
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
   const kit = createKit(config, logger, 'botwire-channel');
-  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
-  const directory = new BotDirectory({
-    store: new BotStore({ db, credentialsKey: config.credentialsKey }),
-    redis: kit.redis,
-    prefix: config.stream.prefix,
-    logger,
-  });
-  await directory.start();
+  const { db, directory } = await openDirectory(kit, config.credentialsKey);
   const http = { fetch: overrides.fetch ?? fetch };
   const telegram = new TelegramApi(config.providers.telegramApiUrl, http);
   const whatsapp = new WhatsAppApi(config.providers.whatsappApiUrl, http);

@@ -4,12 +4,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.ts';
-import { BotDirectory } from '../shared/bots/directory.ts';
-import { BotStore } from '../shared/bots/store.ts';
-import { createDb } from '../shared/db.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
-import { consume, createKit, type Kit } from '../shared/worker-kit.ts';
+import { consume, createKit, openDirectory, type Kit } from '../shared/worker-kit.ts';
 import { handleTurn, type FlowInput } from './handle-turn.ts';
 import { claimDue, settleDeadline } from './timeouts.ts';
 
@@ -45,14 +42,7 @@ export async function startFlow(
 ): Promise<Service> {
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
   const kit = createKit(config, logger, 'botwire-flow');
-  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
-  const directory = new BotDirectory({
-    store: new BotStore({ db, credentialsKey: config.credentialsKey }),
-    redis: kit.redis,
-    prefix: config.stream.prefix,
-    logger,
-  });
-  await directory.start();
+  const { db, directory } = await openDirectory(kit, config.credentialsKey);
   const deps = {
     db,
     redis: kit.redis,

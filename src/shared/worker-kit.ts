@@ -4,6 +4,9 @@
  * dependencies and handler.
  */
 import type { Config } from '../config.ts';
+import { BotDirectory } from './bots/directory.ts';
+import { BotStore } from './bots/store.ts';
+import { createDb, type Knex } from './db.ts';
 import { StreamConsumer, type Handler } from './bus/consumer.ts';
 import { Producer } from './bus/producer.ts';
 import type { Topic } from './bus/topics.ts';
@@ -85,4 +88,26 @@ export async function consume<T>(
       return closing;
     },
   };
+}
+
+/** Postgres and a started bot directory, for components that look bots and channels up. */
+export async function openDirectory(
+  kit: Kit,
+  credentialsKey: Buffer,
+): Promise<{ db: Knex; directory: BotDirectory }> {
+  const { config, logger, redis } = kit;
+  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
+  const directory = new BotDirectory({
+    store: new BotStore({ db, credentialsKey }),
+    redis,
+    prefix: config.stream.prefix,
+    logger,
+  });
+  try {
+    await directory.start();
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return { db, directory };
 }

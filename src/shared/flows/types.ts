@@ -3,25 +3,13 @@
  * `Flow` has passed `validateFlow`; see docs/flows.md for the meaning of each field.
  */
 
+import type { Button, ListSection } from '../messages.ts';
+
 /** A text with `{{var.path}}` placeholders, at most 4096 characters. */
 export type Template = string;
 
-export interface Button {
-  /** What a press reports (`choice_id`) and what `expect: "choice"` stores. */
-  id: string;
-  title: string;
-}
-
-export interface ListRow {
-  id: string;
-  title: string;
-  description?: string;
-}
-
-export interface ListSection {
-  title?: string;
-  rows: ListRow[];
-}
+// The flow's buttons and list rows are the internal message's (a press reports the button's id).
+export type { Button, ListRow, ListSection } from '../messages.ts';
 
 export interface OptionList {
   /** The label of the button that opens the list. */
