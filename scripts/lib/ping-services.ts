@@ -4,6 +4,7 @@
 // 3 database missing (Postgres 3D000), 4 authentication failed.
 import { createRequire } from 'node:module';
 import { Redis } from 'ioredis';
+import { maskUrl } from '../../src/shared/logger.ts';
 
 // The project has no @types/pg; this is the small part of pg used here.
 interface PgClient {
@@ -22,17 +23,6 @@ const TIMEOUT_MS = 3000;
 const UNREACHABLE = new Set(
   'ECONNREFUSED ETIMEDOUT ECONNRESET EHOSTUNREACH ENETUNREACH ENOTFOUND EAI_AGAIN 57P03'.split(' '),
 );
-
-/** The URL with its password replaced, safe to print. */
-function masked(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '<invalid URL>';
-  }
-}
 
 function fail(code: number, message: string): never {
   console.error(`ping-services: ${message}`);
@@ -65,11 +55,12 @@ async function pingRedis(url: string): Promise<void> {
   } catch (err) {
     const cause = socketError ?? err;
     const message = errorMessage(cause);
-    if (/^(NOAUTH|WRONGPASS)/.test(message)) fail(4, `Redis ${masked(url)}: authentication failed`);
+    if (/^(NOAUTH|WRONGPASS)/.test(message))
+      fail(4, `Redis ${maskUrl(url)}: authentication failed`);
     if (UNREACHABLE.has(errorCode(cause)) || /^LOADING|Connection is closed/.test(message)) {
-      fail(2, `Redis ${masked(url)} is unreachable (${errorCode(cause) || message})`);
+      fail(2, `Redis ${maskUrl(url)} is unreachable (${errorCode(cause) || message})`);
     }
-    fail(1, `Redis ${masked(url)}: ${message}`);
+    fail(1, `Redis ${maskUrl(url)}: ${message}`);
   } finally {
     redis.disconnect();
   }
@@ -85,7 +76,7 @@ async function withPostgres(url: string, sql: string, ignore: string[] = []): Pr
   } catch (err) {
     const code = errorCode(err);
     if (ignore.includes(code)) return;
-    const where = `Postgres ${masked(url)}`;
+    const where = `Postgres ${maskUrl(url)}`;
     if (code === '3D000') fail(3, `${where}: database does not exist`);
     if (code === '28P01' || code === '28000') fail(4, `${where}: authentication failed (${code})`);
     if (UNREACHABLE.has(code) || /timeout|terminated/i.test(errorMessage(err))) {
@@ -99,7 +90,7 @@ async function withPostgres(url: string, sql: string, ignore: string[] = []): Pr
 
 async function createDatabase(url: string): Promise<void> {
   const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
-  if (!name) fail(1, `no database name in ${masked(url)}`);
+  if (!name) fail(1, `no database name in ${maskUrl(url)}`);
   const maintenance = new URL(url);
   maintenance.pathname = '/postgres';
   // Identifiers cannot be bound as parameters; double embedded quotes instead.
@@ -119,7 +110,7 @@ async function main(argv: string[]): Promise<void> {
     fail(1, `not a valid ${command} URL`);
   }
   // A last resort if a driver ignores its own timeout; unref so it never delays a clean exit.
-  setTimeout(() => fail(2, `${masked(url)}: no answer in time`), TIMEOUT_MS * 5).unref();
+  setTimeout(() => fail(2, `${maskUrl(url)}: no answer in time`), TIMEOUT_MS * 5).unref();
   if (command === 'redis') await pingRedis(url);
   else if (command === 'postgres') await withPostgres(url, 'select 1');
   else await createDatabase(url);

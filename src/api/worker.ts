@@ -4,14 +4,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { Config } from '../config.ts';
-import { BotDirectory } from '../shared/bots/directory.ts';
-import { BotStore } from '../shared/bots/store.ts';
-import { Producer } from '../shared/bus/producer.ts';
-import { createDb } from '../shared/db.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
-import { createRedis } from '../shared/redis.ts';
-import { SchemaRegistry } from '../shared/schemas.ts';
+import { createKit, openDirectory } from '../shared/worker-kit.ts';
 import { createApp } from './app.ts';
 import type { Edge } from './edge.ts';
 import { createMetrics } from './metrics.ts';
@@ -27,30 +22,18 @@ export async function startApi(
   overrides: { fetch?: typeof fetch } = {},
 ): Promise<RunningApi> {
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
-  // Auto-pipelining coalesces the commands of concurrent requests into one socket write.
-  const redis = createRedis(config.redisUrl, {
-    failFast: true,
-    name: 'botwire-api',
-    enableAutoPipelining: true,
-  });
-  redis.on('error', (error: Error) =>
-    logger.warn({ err: error.message }, 'redis connection error'),
-  );
-  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
-  const schemas = new SchemaRegistry();
   const metrics = createMetrics();
-  const producer = new Producer({
-    redis,
-    schemas,
-    prefix: config.stream.prefix,
-    maxLen: config.stream.maxLen,
-    partitions: config.stream.partitions,
+  // Fails fast so a Redis outage answers 503 at once; auto-pipelining coalesces the commands of
+  // concurrent requests into one socket write.
+  const kit = createKit(config, logger, {
+    name: 'botwire-api',
+    failFast: true,
+    enableAutoPipelining: true,
     onPublished: (topic) => metrics.published.inc({ topic }),
   });
-  const store = new BotStore({ db, credentialsKey: config.credentialsKey });
-  const directory = new BotDirectory({ store, redis, prefix: config.stream.prefix, logger });
+  const { redis, schemas, producer } = kit;
   await redis.ping().catch(() => undefined); // the first connect; failFast commands do not wait for it
-  await directory.start();
+  const { db, store, directory } = await openDirectory(kit, config.credentialsKey);
   const edge: Edge = {
     redis,
     db,

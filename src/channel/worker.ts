@@ -14,7 +14,7 @@ export async function startChannel(
   overrides: { fetch?: typeof fetch } = {},
 ): Promise<Service> {
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
-  const kit = createKit(config, logger, 'botwire-channel');
+  const kit = createKit(config, logger, { name: 'botwire-channel' });
   const { db, directory } = await openDirectory(kit, config.credentialsKey);
   const http = { fetch: overrides.fetch ?? fetch };
   const telegram = new TelegramApi(config.providers.telegramApiUrl, http);

@@ -41,7 +41,7 @@ export async function startFlow(
   overrides: { fetch?: typeof fetch } = {},
 ): Promise<Service> {
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
-  const kit = createKit(config, logger, 'botwire-flow');
+  const kit = createKit(config, logger, { name: 'botwire-flow' });
   const { db, directory } = await openDirectory(kit, config.credentialsKey);
   const deps = {
     db,

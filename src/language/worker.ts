@@ -4,12 +4,9 @@
  * SPEECH_API_URL set the component also opens Postgres and the bot directory.
  */
 import type { Config } from '../config.ts';
-import { BotDirectory } from '../shared/bots/directory.ts';
-import { BotStore } from '../shared/bots/store.ts';
-import { createDb } from '../shared/db.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
-import { consume, createKit, type Kit } from '../shared/worker-kit.ts';
+import { consume, createKit, openDirectory, type Kit } from '../shared/worker-kit.ts';
 import { handleLanguage, type LanguageMessage } from './handle.ts';
 import { PlatformMedia } from './media.ts';
 import { OpenAiSpeech } from './speech.ts';
@@ -24,22 +21,9 @@ async function startVoice(
   credentialsKey: Buffer,
   http: typeof fetch,
 ): Promise<{ voice: VoiceDeps; closers: (() => Promise<unknown>)[] }> {
-  const { config, logger } = kit;
+  const { config } = kit;
   const providers = config.providers;
-  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
-  const directory = new BotDirectory({
-    store: new BotStore({ db, credentialsKey }),
-    redis: kit.redis,
-    prefix: config.stream.prefix,
-    logger,
-  });
-  try {
-    await directory.start();
-  } catch (error) {
-    await directory.close().catch(() => undefined);
-    await db.destroy().catch(() => undefined);
-    throw error;
-  }
+  const { db, directory } = await openDirectory(kit, credentialsKey);
   const voice: VoiceDeps = {
     speech: new OpenAiSpeech(providers.speechApiUrl, {
       fetch: http,
@@ -69,7 +53,7 @@ export async function startLanguage(
     throw new Error('CREDENTIALS_KEY is required by language when SPEECH_API_URL is set');
   }
   const http = overrides.fetch ?? fetch;
-  const kit = createKit(config, logger, 'botwire-language');
+  const kit = createKit(config, logger, { name: 'botwire-language' });
   const translator = translateApiUrl
     ? new LibreTranslate(translateApiUrl, {
         fetch: http,

@@ -8,7 +8,7 @@ import { BotDirectory } from './bots/directory.ts';
 import { BotStore } from './bots/store.ts';
 import { createDb, type Knex } from './db.ts';
 import { StreamConsumer, type Handler } from './bus/consumer.ts';
-import { Producer } from './bus/producer.ts';
+import { Producer, type ProducerOptions } from './bus/producer.ts';
 import type { Topic } from './bus/topics.ts';
 import type { Logger } from './logger.ts';
 import type { Service } from './process.ts';
@@ -23,8 +23,20 @@ export interface Kit {
   producer: Producer;
 }
 
-export function createKit(config: Config, logger: Logger, name: string): Kit {
-  const redis = createRedis(config.redisUrl, { name });
+export interface KitOptions {
+  /** Connection name shown by CLIENT LIST. */
+  name: string;
+  /** Commands fail at once while Redis is down (request paths answer 503). @defaultValue false */
+  failFast?: boolean;
+  /** Coalesce concurrent commands into one socket write. @defaultValue false */
+  enableAutoPipelining?: boolean;
+  /** Called once per published message, for metrics. */
+  onPublished?: ProducerOptions['onPublished'];
+}
+
+export function createKit(config: Config, logger: Logger, options: KitOptions): Kit {
+  const { name, failFast = false, enableAutoPipelining = false, onPublished } = options;
+  const redis = createRedis(config.redisUrl, { name, failFast, enableAutoPipelining });
   redis.on('error', (error: Error) =>
     logger.warn({ err: error.message }, 'redis connection error'),
   );
@@ -35,6 +47,7 @@ export function createKit(config: Config, logger: Logger, name: string): Kit {
     prefix: config.stream.prefix,
     maxLen: config.stream.maxLen,
     partitions: config.stream.partitions,
+    ...(onPublished ? { onPublished } : {}),
   });
   return { config, logger, redis, schemas, producer };
 }
@@ -94,11 +107,12 @@ export async function consume<T>(
 export async function openDirectory(
   kit: Kit,
   credentialsKey: Buffer,
-): Promise<{ db: Knex; directory: BotDirectory }> {
+): Promise<{ db: Knex; store: BotStore; directory: BotDirectory }> {
   const { config, logger, redis } = kit;
   const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
+  const store = new BotStore({ db, credentialsKey });
   const directory = new BotDirectory({
-    store: new BotStore({ db, credentialsKey }),
+    store,
     redis,
     prefix: config.stream.prefix,
     logger,
@@ -106,8 +120,9 @@ export async function openDirectory(
   try {
     await directory.start();
   } catch (error) {
-    await db.destroy();
+    await directory.close().catch(() => undefined);
+    await db.destroy().catch(() => undefined);
     throw error;
   }
-  return { db, directory };
+  return { db, store, directory };
 }
