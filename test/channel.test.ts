@@ -7,6 +7,7 @@ import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
 import {
+  createTelegramBot,
   startTestApi,
   TELEGRAM_TOKEN,
   topicMessages,
@@ -46,21 +47,7 @@ describe('channel component', function () {
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');
     t = await startTestApi();
-    const created = await t.call('POST', '/v2/bots', {
-      body: { name: 'tg', channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } } },
-    });
-    let secret = '';
-    nock(TG)
-      .post(
-        `/bot${TELEGRAM_TOKEN}/setWebhook`,
-        (form: Record<string, string>) => ((secret = form.secret_token!), true),
-      )
-      .reply(200, { ok: true, result: true });
-    await t.call(
-      'POST',
-      `/v2/bots/${created.json.app_id}/channels/${created.json.channels[0].id}/webhook`,
-    );
-    tg = { appId: created.json.app_id, channelId: created.json.channels[0].id, secret };
+    tg = await createTelegramBot(t, { name: 'tg' });
     const w = await t.call('POST', '/v2/bots', {
       body: {
         name: 'wa',

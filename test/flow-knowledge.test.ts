@@ -11,7 +11,13 @@ import { startLanguage } from '../src/language/worker.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
-import { startTestApi, TELEGRAM_TOKEN, topicMessages, type TestApi } from './support/api.ts';
+import {
+  createTelegramBot,
+  startTestApi,
+  TELEGRAM_TOKEN,
+  topicMessages,
+  type TestApi,
+} from './support/api.ts';
 import { waitFor } from './support/services.ts';
 
 const TG = 'https://telegram.example.test';
@@ -42,21 +48,7 @@ describe('flow: answers from a knowledge collection', function () {
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');
     t = await startTestApi({ FLOW_EFFECT_TIMEOUT_MS: '700' });
-    const created = await t.call('POST', '/v2/bots', {
-      body: {
-        name: 'faq',
-        flow: FAQ_FLOW,
-        channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
-      },
-    });
-    appId = created.json.app_id;
-    nock(TG)
-      .post(
-        `/bot${TELEGRAM_TOKEN}/setWebhook`,
-        (form: Record<string, string>) => ((secret = form.secret_token!), true),
-      )
-      .reply(200, { ok: true, result: true });
-    await t.call('POST', `/v2/bots/${appId}/channels/${created.json.channels[0].id}/webhook`);
+    ({ appId, secret } = await createTelegramBot(t, { name: 'faq', flow: FAQ_FLOW }));
     nock(TG)
       .persist()
       .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)

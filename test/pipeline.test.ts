@@ -10,7 +10,7 @@ import { VOICE_UNSUPPORTED } from '../src/language/handle.ts';
 import { startLanguage } from '../src/language/worker.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
-import { startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
+import { createTelegramBot, startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
 import { waitFor } from './support/services.ts';
 
 const TG = 'https://telegram.example.test';
@@ -81,26 +81,7 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');
     t = await startTestApi();
-    const created = await t.call('POST', '/v2/bots', {
-      body: {
-        name: 'shop',
-        flow: SHOP_FLOW,
-        channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
-      },
-    });
-    expect(created.status, JSON.stringify(created.json)).to.equal(201);
-    let secret = '';
-    nock(TG)
-      .post(
-        `/bot${TELEGRAM_TOKEN}/setWebhook`,
-        (form: Record<string, string>) => ((secret = form.secret_token!), true),
-      )
-      .reply(200, { ok: true, result: true });
-    await t.call(
-      'POST',
-      `/v2/bots/${created.json.app_id}/channels/${created.json.channels[0].id}/webhook`,
-    );
-    tg = { appId: created.json.app_id, secret };
+    tg = await createTelegramBot(t, { name: 'shop', flow: SHOP_FLOW });
     await startComponents('channel', 'language', 'flow');
   });
 

@@ -11,7 +11,7 @@ import { startLanguage } from '../src/language/worker.ts';
 import { deadLetterKey } from '../src/shared/bus/topics.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
-import { startTestApi, TELEGRAM_TOKEN, topicMessages, type TestApi } from './support/api.ts';
+import { createTelegramBot, startTestApi, topicMessages, type TestApi } from './support/api.ts';
 import { waitFor } from './support/services.ts';
 import {
   asText,
@@ -20,7 +20,6 @@ import {
   stubSpeech,
   stubTelegram,
   stubTranscriptions,
-  TG,
   whatsappMessage,
 } from './support/voice-stubs.ts';
 
@@ -58,26 +57,7 @@ describe('voice (speech to text in, text to speech out)', function () {
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');
     t = await startTestApi({ SPEECH_API_URL: `${SPEECH}/v1`, SPEECH_API_KEY: SPEECH_KEY });
-    const created = await t.call('POST', '/v2/bots', {
-      body: {
-        name: 'echo',
-        flow: ECHO_FLOW,
-        channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
-      },
-    });
-    expect(created.status, JSON.stringify(created.json)).to.equal(201);
-    let secret = '';
-    nock(TG)
-      .post(
-        `/bot${TELEGRAM_TOKEN}/setWebhook`,
-        (form: Record<string, string>) => ((secret = form.secret_token!), true),
-      )
-      .reply(200, { ok: true, result: true });
-    await t.call(
-      'POST',
-      `/v2/bots/${created.json.app_id}/channels/${created.json.channels[0].id}/webhook`,
-    );
-    tg = { appId: created.json.app_id, secret };
+    tg = await createTelegramBot(t, { name: 'echo', flow: ECHO_FLOW });
     for (const start of [startChannel, startLanguage, startFlow]) {
       services.push(await start(t.config, createLogger({ component: 'test', level: 'silent' })));
     }

@@ -4,8 +4,8 @@ import nock from 'nock';
 import { quarantineKey } from '../../src/api/callbacks/accept.ts';
 import { clearTopic } from '../support/services.ts';
 import {
+  createTelegramBot,
   startTestApi,
-  TELEGRAM_TOKEN,
   topicMessages,
   whatsappPayload,
   type TestApi,
@@ -44,22 +44,8 @@ describe('platform callbacks', () => {
     });
     expect(wa.status).to.equal(201);
     waAppId = wa.json.app_id;
-    const tg = await t.call('POST', '/v2/bots', {
-      body: { name: 'tg', channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } } },
-    });
-    tgAppId = tg.json.app_id;
     // The secret token reaches Telegram only: learn it the way Telegram does, through setWebhook.
-    nock('https://telegram.example.test')
-      .post(`/bot${TELEGRAM_TOKEN}/setWebhook`, (form: Record<string, string>) => {
-        tgSecret = form.secret_token!;
-        return true;
-      })
-      .reply(200, { ok: true, result: true, description: 'Webhook was set' });
-    const registered = await t.call(
-      'POST',
-      `/v2/bots/${tgAppId}/channels/${tg.json.channels[0].id}/webhook`,
-    );
-    expect(registered.status).to.equal(200);
+    ({ appId: tgAppId, secret: tgSecret } = await createTelegramBot(t, { name: 'tg' }));
   });
 
   afterEach(async () => {

@@ -9,6 +9,7 @@ import { startApi, type RunningApi } from '../../src/api/worker.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import type { Topic } from '../../src/shared/bus/topics.ts';
 import type { Redis } from '../../src/shared/redis.ts';
+import nock from 'nock';
 import {
   connectRedis,
   createTestSchema,
@@ -152,4 +153,43 @@ export function whatsappPayload(
       },
     ],
   };
+}
+
+/** A Telegram bot created through the admin API, with the webhook secret Telegram was given. */
+export interface TelegramTestBot {
+  appId: string;
+  channelId: string;
+  secret: string;
+  /** The admin API's answer to the creation. */
+  created: any;
+}
+
+/**
+ * Creates a Telegram bot (with `flow` when given) and registers its webhook against the nock
+ * stand-in for TELEGRAM_API_URL, learning the secret token the way Telegram does.
+ */
+export async function createTelegramBot(
+  t: TestApi,
+  options: { name?: string; flow?: unknown } = {},
+): Promise<TelegramTestBot> {
+  const created = await t.call('POST', '/v2/bots', {
+    body: {
+      name: options.name ?? 'telegram bot',
+      ...(options.flow === undefined ? {} : { flow: options.flow }),
+      channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
+    },
+  });
+  if (created.status !== 201) throw new Error(`bot not created: ${created.text}`);
+  let secret = '';
+  nock(t.config.providers.telegramApiUrl)
+    .post(`/bot${TELEGRAM_TOKEN}/setWebhook`, (form: Record<string, string>) => {
+      secret = form.secret_token ?? '';
+      return true;
+    })
+    .reply(200, { ok: true, result: true, description: 'Webhook was set' });
+  const appId: string = created.json.app_id;
+  const channelId: string = created.json.channels[0].id;
+  const registered = await t.call('POST', `/v2/bots/${appId}/channels/${channelId}/webhook`);
+  if (registered.status !== 200) throw new Error(`webhook not registered: ${registered.text}`);
+  return { appId, channelId, secret, created: created.json };
 }
