@@ -216,6 +216,61 @@ export const SETTINGS = {
     default: 'alloy',
     doc: 'Text-to-speech voice name.',
   },
+  STORAGE_DIR: {
+    kind: 'string',
+    default: './storage',
+    doc: 'Folder where uploaded documents are kept, one subfolder per collection; api writes it, indexer reads it (share it between machines, e.g. NFS, when they run apart). Relative paths are from the working directory.',
+  },
+  MAX_DOCUMENT_BYTES: {
+    kind: 'integer',
+    default: 52428800,
+    min: 1024,
+    max: 1073741824,
+    doc: 'Largest document accepted for upload and indexing (bytes); larger uploads get 413, larger files fail in the job.',
+  },
+  INDEXER_CONCURRENCY: {
+    kind: 'integer',
+    default: 1,
+    min: 1,
+    max: 16,
+    doc: 'Indexing jobs one indexer process runs at once.',
+  },
+  INDEXER_LOCK_MS: {
+    kind: 'integer',
+    default: 30000,
+    min: 1000,
+    doc: 'How long a job stays locked to an indexer that stopped renewing it (died) before another takes it over (milliseconds).',
+  },
+  INDEXER_ATTEMPTS: {
+    kind: 'integer',
+    default: 3,
+    min: 1,
+    max: 20,
+    doc: 'Tries of one indexing job (after a crash or an infrastructure failure; a bad file fails alone and is not retried).',
+  },
+  LLM_API_URL: {
+    kind: 'url',
+    default: '',
+    pattern: '^(https?://\\S+[^/])?$',
+    doc: 'OpenAI-compatible chat completions API base URL (POST /chat/completions), no trailing slash; when set, knowledge answers are written by the model from the passages found; empty means the best passages are sent, cited by source.',
+  },
+  LLM_API_KEY: {
+    kind: 'secret',
+    default: '',
+    doc: 'Bearer key for the LLM API. Secret.',
+  },
+  LLM_MODEL: {
+    kind: 'string',
+    default: 'gpt-4o-mini',
+    doc: 'Model name sent to the LLM API.',
+  },
+  LLM_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 10000,
+    min: 100,
+    max: 120000,
+    doc: 'How long the retriever waits for the LLM before it answers with the passages instead (milliseconds).',
+  },
   SHUTDOWN_TIMEOUT_MS: {
     kind: 'integer',
     default: 15000,
@@ -287,6 +342,18 @@ export interface Config {
   };
   flow: {
     effectTimeoutMs: number;
+  };
+  knowledge: {
+    storageDir: string;
+    maxDocumentBytes: number;
+    indexerConcurrency: number;
+    indexerLockMs: number;
+    indexerAttempts: number;
+    /** Empty when no LLM is configured. */
+    llmApiUrl: string;
+    llmApiKey: string;
+    llmModel: string;
+    llmTimeoutMs: number;
   };
 }
 
@@ -385,5 +452,16 @@ export function loadConfig(
       speechTtsVoice: v.SPEECH_TTS_VOICE,
     },
     flow: { effectTimeoutMs: v.FLOW_EFFECT_TIMEOUT_MS },
+    knowledge: {
+      storageDir: v.STORAGE_DIR,
+      maxDocumentBytes: v.MAX_DOCUMENT_BYTES,
+      indexerConcurrency: v.INDEXER_CONCURRENCY,
+      indexerLockMs: v.INDEXER_LOCK_MS,
+      indexerAttempts: v.INDEXER_ATTEMPTS,
+      llmApiUrl: v.LLM_API_URL,
+      llmApiKey: v.LLM_API_KEY,
+      llmModel: v.LLM_MODEL,
+      llmTimeoutMs: v.LLM_TIMEOUT_MS,
+    },
   };
 }

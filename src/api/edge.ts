@@ -19,6 +19,9 @@ export interface Edge {
   adminApiKey: string;
   publicBaseUrl: string;
   telegramApiUrl: string;
+  /** Where uploaded documents are stored (STORAGE_DIR). */
+  storageDir: string;
+  maxDocumentBytes: number;
   /** The HTTP client for outside calls (replaceable in tests of failure paths). */
   fetch: typeof fetch;
 }

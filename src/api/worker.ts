@@ -47,6 +47,8 @@ export async function startApi(
     adminApiKey: config.api.adminApiKey,
     publicBaseUrl: config.api.publicBaseUrl,
     telegramApiUrl: config.providers.telegramApiUrl,
+    storageDir: config.knowledge.storageDir,
+    maxDocumentBytes: config.knowledge.maxDocumentBytes,
     fetch: overrides.fetch ?? fetch,
   };
   const app = createApp(edge, logger, metrics);

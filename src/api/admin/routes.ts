@@ -1,5 +1,6 @@
 /**
- * The admin API (bearer ADMIN_API_KEY): bots, channels, webhook registration and transcripts.
+ * The admin API (bearer ADMIN_API_KEY): bots, channels, webhook registration, transcripts and
+ * knowledge collections (./collections.ts).
  * Bodies are checked against schemas/http/*.json; errors go through the error middleware.
  */
 import type { Context, Next } from 'koa';
@@ -11,6 +12,7 @@ import { readJson } from '../body.ts';
 import type { Edge } from '../edge.ts';
 import { DEFAULT_FLOW } from '../../shared/flows/default-flow.ts';
 import { validateFlow } from '../../shared/flows/validate-flow.ts';
+import { collectionRoutes } from './collections.ts';
 import { presentBot, presentChannel } from './present.ts';
 import { registerTelegramWebhook } from './telegram-webhook.ts';
 import { listConversations, listMessages } from './transcripts.ts';
@@ -170,5 +172,6 @@ export function adminRouter(edge: Edge): Router {
     ctx.body = page;
   });
 
+  collectionRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   return router;
 }

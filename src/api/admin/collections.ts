@@ -1,0 +1,169 @@
+/**
+ * Knowledge collection routes: upload documents, start indexing (the same work as an `indexer`
+ * topic message: the api records the job and publishes the message), follow a job, search.
+ */
+import { readdir } from 'node:fs/promises';
+import { extname } from 'node:path';
+import type { Context } from 'koa';
+import type { Router } from '@koa/router';
+import { BotwireError } from '../../shared/errors.ts';
+import {
+  createJob,
+  findJob,
+  jobView,
+  newJobId,
+  type JobOptions,
+} from '../../shared/knowledge/jobs.ts';
+import { checkCollectionName, collectionDir } from '../../shared/knowledge/names.ts';
+import { MAX_K, searchCollection } from '../../shared/knowledge/search.ts';
+import type { Edge } from '../edge.ts';
+import { DOCUMENT_EXTENSIONS, receiveUpload } from './uploads.ts';
+
+interface IndexBody extends JobOptions {
+  files?: string[];
+}
+
+/** Default chunk size, to check an overlap given without a size (src/indexer/chunk.ts). */
+const DEFAULT_CHUNK_SIZE = 1200;
+
+function nameOf(ctx: Context & { params: Record<string, string> }): string {
+  return checkCollectionName(ctx.params.name ?? '');
+}
+
+/** The documents uploaded to a collection, by name. */
+async function uploadedFiles(storageDir: string, collection: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(collectionDir(storageDir, collection));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return names
+    .filter(
+      (n) =>
+        !n.startsWith('.') &&
+        (DOCUMENT_EXTENSIONS as readonly string[]).includes(extname(n).toLowerCase()),
+    )
+    .sort();
+}
+
+function queryError(path: string, message: string): BotwireError {
+  return new BotwireError('BW_ERR_SCHEMA', `${path.slice(7)} ${message}`, {
+    details: { problems: [{ path, message }] },
+  });
+}
+
+export function collectionRoutes(
+  router: Router,
+  edge: Edge,
+  readBody: <T>(ctx: Context, schema: string) => Promise<T>,
+): void {
+  router.post('/v2/collections/:name/files', async (ctx) => {
+    const collection = nameOf(ctx);
+    const files = await receiveUpload(ctx, edge.storageDir, collection, edge.maxDocumentBytes);
+    ctx.status = 201;
+    ctx.body = { collection, files };
+  });
+
+  router.get('/v2/collections/:name', async (ctx) => {
+    const collection = nameOf(ctx);
+    const [row, files, lastJob] = await Promise.all([
+      edge
+        .db<{
+          name: string;
+          language: string;
+          file_count: number;
+          chunk_count: number;
+          indexed_at: Date | null;
+        }>('collections')
+        .where({ name: collection })
+        .first(),
+      uploadedFiles(edge.storageDir, collection),
+      edge
+        .db<{ collection_name: string; id: string; job_id: string; status: string }>('index_jobs')
+        .where({ collection_name: collection })
+        .orderBy('id', 'desc')
+        .first('job_id', 'status'),
+    ]);
+    const r = row;
+    if (!r && files.length === 0)
+      throw new BotwireError('BW_ERR_NOT_FOUND', `no collection named "${collection}"`);
+    ctx.body = {
+      collection,
+      uploaded_files: files,
+      indexed: r
+        ? { language: r.language, files: r.file_count, chunks: r.chunk_count, at: r.indexed_at }
+        : null,
+      last_job: lastJob ?? null,
+    };
+  });
+
+  router.post('/v2/collections/:name/index', async (ctx) => {
+    const collection = nameOf(ctx);
+    const hasBody =
+      Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+    const input = hasBody ? await readBody<IndexBody>(ctx, 'http/index-collection') : {};
+    const { files: named, ...options } = input;
+    const size = options.chunk_size ?? DEFAULT_CHUNK_SIZE;
+    if (options.chunk_overlap !== undefined && options.chunk_overlap * 2 > size) {
+      throw new BotwireError('BW_ERR_SCHEMA', 'chunk_overlap may be at most half of chunk_size', {
+        details: {
+          problems: [{ path: '/chunk_overlap', message: 'must be at most chunk_size / 2' }],
+        },
+      });
+    }
+    const files = named ?? (await uploadedFiles(edge.storageDir, collection));
+    if (files.length === 0) {
+      throw new BotwireError(
+        'BW_ERR_NOT_FOUND',
+        `the collection "${collection}" has no uploaded documents; upload with POST /v2/collections/${collection}/files`,
+      );
+    }
+    const jobId = newJobId();
+    await createJob(edge.db, { jobId, collection, files, options });
+    try {
+      await edge.producer.publish('indexer', {
+        collection_name: collection,
+        files,
+        ...options,
+        job_id: jobId,
+      });
+    } catch (error) {
+      await edge
+        .db('index_jobs')
+        .where({ job_id: jobId })
+        .update({
+          status: 'failed',
+          error: 'not queued: the job queue was unavailable',
+          finished_at: edge.db.fn.now(),
+        })
+        .catch(() => undefined);
+      throw error;
+    }
+    ctx.status = 202;
+    ctx.set('Location', `/v2/index-jobs/${jobId}`);
+    ctx.body = { job_id: jobId, collection, files, status: 'queued' };
+  });
+
+  router.get('/v2/index-jobs/:job_id', async (ctx) => {
+    const jobId = ctx.params.job_id ?? '';
+    const row = /^[A-Za-z0-9_-]{1,128}$/.test(jobId) ? await findJob(edge.db, jobId) : undefined;
+    if (!row) throw new BotwireError('BW_ERR_NOT_FOUND', 'no indexing job has this id');
+    ctx.body = jobView(row);
+  });
+
+  router.get('/v2/collections/:name/search', async (ctx) => {
+    const collection = nameOf(ctx);
+    const { q, k: rawK } = ctx.query;
+    if (typeof q !== 'string' || q.trim() === '' || q.length > 2000) {
+      throw queryError('/query/q', 'is required: 1 to 2000 characters');
+    }
+    const k = rawK === undefined ? 5 : Number(rawK);
+    if (!Number.isInteger(k) || k < 1 || k > MAX_K) {
+      throw queryError('/query/k', `must be an integer from 1 to ${MAX_K}`);
+    }
+    const result = await searchCollection(edge.db, collection, q, k);
+    ctx.body = { ...result, query: q, k };
+  });
+}

@@ -1,0 +1,181 @@
+/**
+ * One indexing job: every file is read, chunked and stored under the job's generation, each file
+ * on its own (a bad file fails alone, with its reason); then the collection swaps to the new
+ * generation. Failures of our infrastructure (Postgres, a spreadsheet worker that cannot start)
+ * are thrown, so BullMQ retries the job; the retry skips files already stored.
+ */
+import { eld } from 'eld/medium';
+import { BotwireError } from '../shared/errors.ts';
+import type { Knex } from '../shared/db.ts';
+import type { FileOutcome, JobRow } from '../shared/knowledge/jobs.ts';
+import { documentPath } from '../shared/knowledge/names.ts';
+import type { Logger } from '../shared/logger.ts';
+import { chunkPages, chunkSheets, type ChunkOptions } from './chunk.ts';
+import { extractFile, type ExtractLimits } from './extract/index.ts';
+import {
+  beginAttempt,
+  ensureCollection,
+  finishJob,
+  recordOutcome,
+  reloadJob,
+  saveJobLanguage,
+  storeFile,
+  type Finish,
+  type StoredChunk,
+} from './store.ts';
+
+export interface JobDeps {
+  db: Knex;
+  storageDir: string;
+  limits: ExtractLimits;
+  logger: Logger;
+}
+
+/** Postgres text search configurations by the ISO 639-1 code eld detects. */
+const CONFIG_OF: Record<string, string> = {
+  ar: 'arabic',
+  hy: 'armenian',
+  eu: 'basque',
+  ca: 'catalan',
+  da: 'danish',
+  nl: 'dutch',
+  en: 'english',
+  fi: 'finnish',
+  fr: 'french',
+  de: 'german',
+  el: 'greek',
+  hi: 'hindi',
+  hu: 'hungarian',
+  id: 'indonesian',
+  ga: 'irish',
+  it: 'italian',
+  lt: 'lithuanian',
+  ne: 'nepali',
+  no: 'norwegian',
+  nb: 'norwegian',
+  pt: 'portuguese',
+  ro: 'romanian',
+  ru: 'russian',
+  sr: 'serbian',
+  es: 'spanish',
+  sv: 'swedish',
+  ta: 'tamil',
+  tr: 'turkish',
+  yi: 'yiddish',
+};
+
+/** Characters of text the language is detected from. */
+const SAMPLE_CHARS = 20_000;
+
+/**
+ * The text search configuration for a collection whose first indexed text is `sample`: the
+ * detected language's, when Postgres has it and the detection is reliable; else `simple` (no
+ * stemming, no stop words), which works for every language.
+ */
+export async function chooseLanguage(db: Knex, sample: string): Promise<string> {
+  const result = eld.detect(sample.slice(0, SAMPLE_CHARS));
+  const config = result.isReliable() ? CONFIG_OF[result.language] : undefined;
+  if (!config) return 'simple';
+  const found = await db<{ cfgname: string }>('pg_catalog.pg_ts_config')
+    .where({ cfgname: config })
+    .first('cfgname');
+  return found ? config : 'simple';
+}
+
+/** Whether a failure belongs to the file (not retried) rather than to our infrastructure. */
+function isFileError(error: unknown): error is BotwireError {
+  return (
+    error instanceof BotwireError &&
+    [
+      'BW_ERR_DOCUMENT_UNREADABLE',
+      'BW_ERR_DOCUMENT_TOO_LARGE',
+      'BW_ERR_DOCUMENT_UNSUPPORTED',
+      'BW_ERR_NOT_FOUND',
+      'BW_ERR_SCHEMA',
+    ].includes(error.code)
+  );
+}
+
+function reasonOf(error: BotwireError): string | undefined {
+  const reason = (error.details as { reason?: unknown } | undefined)?.reason;
+  return typeof reason === 'string' ? reason : undefined;
+}
+
+async function chunksOf(
+  deps: JobDeps,
+  job: JobRow,
+  file: string,
+): Promise<{
+  chunks: StoredChunk[];
+  counts: Omit<FileOutcome & { status: 'indexed' }, 'status' | 'chunks'>;
+}> {
+  const options: ChunkOptions = {
+    ...(job.options.chunk_size ? { size: job.options.chunk_size } : {}),
+    ...(job.options.chunk_overlap !== undefined ? { overlap: job.options.chunk_overlap } : {}),
+  };
+  const document = await extractFile(
+    { path: documentPath(deps.storageDir, job.collection_name, file) },
+    deps.limits,
+  );
+  if (document.kind === 'pdf') {
+    const chunks = chunkPages(document.pages, options).map((c) => ({
+      text: c.text,
+      page: c.source.page,
+    }));
+    return { chunks, counts: { pages: document.pages.length } };
+  }
+  const chunks = chunkSheets(document.sheets, options).map((c) => ({
+    text: c.text,
+    sheet: c.source.sheet,
+    rows: c.source.rows,
+  }));
+  const rows = document.sheets.reduce((sum, sheet) => sum + sheet.rows.length, 0);
+  return { chunks, counts: { sheets: document.sheets.length, rows } };
+}
+
+/**
+ * Runs the job `jobId` (one attempt). Returns how it finished, or undefined when the job is
+ * unknown or already finished.
+ */
+export async function runIndexJob(deps: JobDeps, jobId: string): Promise<Finish | undefined> {
+  const { db, logger } = deps;
+  let job = await beginAttempt(db, jobId);
+  if (!job) return undefined;
+  const log = logger.child({ jobId, collection: job.collection_name, attempt: job.attempts });
+  const collectionId = await ensureCollection(db, job.collection_name);
+  let language = job.options.language;
+  for (const file of job.files) {
+    if (job.outcome[file]) continue; // stored by an earlier attempt
+    let stored: Awaited<ReturnType<typeof chunksOf>>;
+    try {
+      stored = await chunksOf(deps, job, file);
+    } catch (error) {
+      if (!isFileError(error)) throw error;
+      log.warn({ file, code: error.code, reason: reasonOf(error) }, error.message);
+      const reason = reasonOf(error);
+      await recordOutcome(db, job, file, {
+        status: 'failed',
+        kept_chunks: 0,
+        error: { code: error.code, ...(reason ? { reason } : {}), message: error.message },
+      });
+      continue;
+    }
+    if (!language && stored.chunks.length > 0) {
+      language = await chooseLanguage(db, stored.chunks.map((c) => c.text).join('\n'));
+      await saveJobLanguage(db, job, language);
+    }
+    await storeFile(db, {
+      job,
+      collectionId,
+      file,
+      language: language ?? 'simple',
+      chunks: stored.chunks,
+      outcome: { status: 'indexed', chunks: stored.chunks.length, ...stored.counts },
+    });
+    log.info({ file, chunks: stored.chunks.length }, 'file indexed');
+  }
+  job = await reloadJob(db, job);
+  const finish = await finishJob(db, job, collectionId, language ?? 'simple');
+  log.info(finish, 'indexing job finished');
+  return finish;
+}

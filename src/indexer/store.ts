@@ -1,0 +1,227 @@
+/**
+ * What an indexing job writes: its chunks under its own generation, its progress and per-file
+ * outcome, and at the end the swap that makes the generation the one searches read.
+ *
+ * Every file is stored in one transaction together with its outcome, so after a crash a retried
+ * job skips the files already done and rewrites the one that was half-way (its chunks are deleted
+ * first): no chunk is stored twice.
+ */
+import type { Knex } from '../shared/db.ts';
+import type { FileOutcome, JobRow } from '../shared/knowledge/jobs.ts';
+
+/** A chunk ready to store: text and where it came from. */
+export interface StoredChunk {
+  text: string;
+  page?: number;
+  sheet?: string;
+  rows?: [number, number];
+}
+
+/** Chunks sent to Postgres per statement. */
+const BATCH = 500;
+
+const INSERT_SQL = `
+insert into chunks (collection_id, generation, file, ordinal, page, sheet, row_first, row_last, text, tsv)
+select :collection, :generation, :file, x.ordinal, x.page, x.sheet, x.row_first, x.row_last, x.text,
+       to_tsvector(:language::regconfig, x.text)
+from jsonb_to_recordset(:rows::jsonb)
+  as x(ordinal int, page int, sheet text, row_first int, row_last int, text text)`;
+
+/**
+ * Marks the job running for one more attempt. Returns the row, or undefined when it is missing or
+ * already finished (a duplicate of a job that ran).
+ */
+export async function beginAttempt(db: Knex, jobId: string): Promise<JobRow | undefined> {
+  const [row] = (await db('index_jobs')
+    .where({ job_id: jobId })
+    .whereIn('status', ['queued', 'running'])
+    .update({
+      status: 'running',
+      attempts: db.raw('attempts + 1'),
+      started_at: db.raw('coalesce(started_at, now())'),
+    })
+    .returning('*')) as JobRow[];
+  return row;
+}
+
+/** The collection's id, creating the collection on its first job. */
+export async function ensureCollection(db: Knex, name: string): Promise<string> {
+  await db('collections').insert({ name }).onConflict('name').ignore();
+  const row = await db<{ id: string; name: string }>('collections').where({ name }).first('id');
+  if (!row) throw new Error(`collection ${name} vanished after insert`);
+  return String(row.id);
+}
+
+/** Keeps the language a job chose, so a retry of the job indexes with the same one. */
+export async function saveJobLanguage(db: Knex, job: JobRow, language: string): Promise<void> {
+  await db('index_jobs')
+    .where({ id: job.id })
+    .update({ options: db.raw(`options || jsonb_build_object('language', ?::text)`, [language]) });
+}
+
+/** Stores one file's chunks and its outcome in one transaction (replacing a half-done attempt). */
+export async function storeFile(
+  db: Knex,
+  args: {
+    job: JobRow;
+    collectionId: string;
+    file: string;
+    language: string;
+    chunks: readonly StoredChunk[];
+    outcome: FileOutcome;
+  },
+): Promise<void> {
+  const { job, collectionId, file, language, chunks, outcome } = args;
+  await db.transaction(async (trx) => {
+    await trx('chunks').where({ collection_id: collectionId, generation: job.id, file }).delete();
+    for (let start = 0; start < chunks.length; start += BATCH) {
+      const rows = chunks.slice(start, start + BATCH).map((chunk, i) => ({
+        ordinal: start + i,
+        page: chunk.page ?? null,
+        sheet: chunk.sheet ?? null,
+        row_first: chunk.rows?.[0] ?? null,
+        row_last: chunk.rows?.[1] ?? null,
+        text: chunk.text,
+      }));
+      await trx.raw(INSERT_SQL, {
+        collection: collectionId,
+        generation: job.id,
+        file,
+        language,
+        rows: JSON.stringify(rows),
+      });
+    }
+    await recordOutcome(trx, job, file, outcome, chunks.length);
+  });
+}
+
+/** Records a file's outcome and counts it done. */
+export async function recordOutcome(
+  db: Knex,
+  job: JobRow,
+  file: string,
+  outcome: FileOutcome,
+  chunks = 0,
+): Promise<void> {
+  await db('index_jobs')
+    .where({ id: job.id })
+    .update({
+      outcome: db.raw('outcome || jsonb_build_object(?::text, ?::jsonb)', [
+        file,
+        JSON.stringify(outcome),
+      ]),
+      files_done: db.raw('files_done + 1'),
+      chunks_done: db.raw('chunks_done + ?', [chunks]),
+    });
+}
+
+/** The job's current row (outcomes recorded so far). */
+export async function reloadJob(db: Knex, job: JobRow): Promise<JobRow> {
+  const row = await db<JobRow>('index_jobs').where({ id: job.id }).first();
+  if (!row) throw new Error(`index job ${job.job_id} vanished`);
+  return row;
+}
+
+export type Finish = { status: 'succeeded' | 'partial' | 'failed' | 'superseded'; chunks: number };
+
+/**
+ * Ends the job. With at least one file indexed, the collection switches to the job's generation in
+ * one update; a failed file's chunks from the previous content are carried over first, so a bad
+ * upload does not erase what was searchable. With no file indexed, nothing changes. A job that
+ * finishes after a newer job of the same collection already swapped is `superseded`. Older
+ * generations are deleted after the swap commits.
+ */
+export async function finishJob(
+  db: Knex,
+  job: JobRow,
+  collectionId: string,
+  language: string,
+): Promise<Finish> {
+  const result = await db.transaction(async (trx): Promise<Finish> => {
+    const collection = await trx<{ id: string; active_generation: string | null }>('collections')
+      .where({ id: collectionId })
+      .forUpdate()
+      .first('active_generation');
+    const active = collection?.active_generation ?? null;
+    const outcomes = Object.entries(job.outcome);
+    const indexed = outcomes.filter(([, o]) => o.status === 'indexed').length;
+    const end = async (status: Finish['status'], error?: string): Promise<void> => {
+      await trx('index_jobs')
+        .where({ id: job.id })
+        .update({ status, finished_at: trx.fn.now(), error: error ?? null });
+    };
+    if (active !== null && BigInt(active) > BigInt(job.id)) {
+      await trx('chunks').where({ collection_id: collectionId, generation: job.id }).delete();
+      await end('superseded', 'a newer indexing job of this collection finished first');
+      return { status: 'superseded', chunks: 0 };
+    }
+    if (indexed === 0) {
+      await trx('chunks').where({ collection_id: collectionId, generation: job.id }).delete();
+      await end('failed', 'no file could be indexed; the collection is unchanged');
+      return { status: 'failed', chunks: 0 };
+    }
+    const failed = outcomes.filter(([, o]) => o.status === 'failed').map(([file]) => file);
+    if (active !== null && failed.length > 0) {
+      const { rows } = await trx.raw<{ rows: { file: string }[] }>(
+        `insert into chunks (collection_id, generation, file, ordinal, page, sheet, row_first, row_last, text, tsv)
+         select collection_id, ?, file, ordinal, page, sheet, row_first, row_last, text, tsv
+         from chunks where collection_id = ? and generation = ? and file = any(?)
+         returning file`,
+        [job.id, collectionId, active, failed],
+      );
+      const kept = new Map<string, number>();
+      for (const { file } of rows) kept.set(file, (kept.get(file) ?? 0) + 1);
+      for (const [file, count] of kept) {
+        await trx('index_jobs')
+          .where({ id: job.id })
+          .update({
+            outcome: trx.raw(
+              `jsonb_set(outcome, array[?::text, 'kept_chunks'], to_jsonb(?::int))`,
+              [file, count],
+            ),
+          });
+      }
+    }
+    const totals = (await trx('chunks')
+      .where({ collection_id: collectionId, generation: job.id })
+      .select(trx.raw('count(*)::int as chunks, count(distinct file)::int as files'))
+      .first()) as { chunks: number; files: number };
+    await trx('collections').where({ id: collectionId }).update({
+      active_generation: job.id,
+      language,
+      file_count: totals.files,
+      chunk_count: totals.chunks,
+      indexed_at: trx.fn.now(),
+    });
+    const status = failed.length > 0 ? 'partial' : 'succeeded';
+    await end(status);
+    return { status, chunks: totals.chunks };
+  });
+  if (result.status === 'succeeded' || result.status === 'partial') {
+    await db('chunks')
+      .where({ collection_id: collectionId })
+      .where('generation', '<', job.id)
+      .delete();
+  }
+  return result;
+}
+
+/** Marks a job failed for good (its attempts are spent); its chunks go. */
+export async function failJob(db: Knex, jobId: string, error: string): Promise<void> {
+  await db.transaction(async (trx) => {
+    const rows: { id: string; collection_name: string }[] = await trx('index_jobs')
+      .where({ job_id: jobId })
+      .whereIn('status', ['queued', 'running'])
+      .update({ status: 'failed', error: error.slice(0, 2000), finished_at: trx.fn.now() })
+      .returning(['id', 'collection_name']);
+    const row = rows[0];
+    if (!row) return;
+    await trx('chunks')
+      .where({ generation: row.id })
+      .whereIn(
+        'collection_id',
+        trx('collections').select('id').where({ name: row.collection_name }),
+      )
+      .delete();
+  });
+}

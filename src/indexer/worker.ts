@@ -1,0 +1,128 @@
+/**
+ * Wires `indexer`: the `indexer` topic turns each request into a BullMQ job (one per job id, so a
+ * redelivered message adds nothing), and a BullMQ worker runs the jobs: retries with backoff,
+ * stalled-job recovery when an indexer dies (another, or the restarted one, takes the job over after
+ * `INDEXER_LOCK_MS`), finished jobs trimmed. Progress and outcomes live in Postgres (`index_jobs`).
+ */
+import { createHash } from 'node:crypto';
+import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import type { Config } from '../config.ts';
+import { createDb } from '../shared/db.ts';
+import { BotwireError } from '../shared/errors.ts';
+import { createJob, type JobOptions } from '../shared/knowledge/jobs.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { Service } from '../shared/process.ts';
+import { consume, createKit } from '../shared/worker-kit.ts';
+import { CHUNK_DEFAULTS } from './chunk.ts';
+import { EXTRACT_DEFAULTS } from './extract/index.ts';
+import { runIndexJob } from './run-job.ts';
+import { failJob } from './store.ts';
+
+/** An `indexer` topic message (schemas/topics/indexer.json). */
+export interface IndexRequest {
+  collection_name: string;
+  files: string[];
+  chunk_size?: number;
+  chunk_overlap?: number;
+  language?: string;
+  job_id?: string;
+}
+
+const QUEUE = 'index';
+
+/**
+ * The job id of a request: the one the api gave it, or one derived from the stream entry and its
+ * content, so a redelivery of the same entry names the same job.
+ */
+export function jobIdOf(request: IndexRequest, entryId: string): string {
+  if (request.job_id) return request.job_id;
+  const digest = createHash('sha256')
+    .update(`${entryId}\n${JSON.stringify(request)}`)
+    .digest('base64url');
+  return `job_t${digest.slice(0, 22)}`;
+}
+
+export async function startIndexer(config: Config, logger: Logger): Promise<Service> {
+  const kit = createKit(config, logger, { name: 'botwire-indexer' });
+  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
+  const { knowledge } = config;
+  // BullMQ opens its own connections (a worker needs a blocking one); retries are unbounded so a
+  // Redis restart does not fail jobs. The hash tag keeps the queue's keys in one cluster slot.
+  const connection: ConnectionOptions = { url: config.redisUrl, maxRetriesPerRequest: null };
+  const prefix = `${config.stream.prefix}:{indexer-jobs}`;
+  const queue = new Queue(QUEUE, {
+    connection,
+    prefix,
+    defaultJobOptions: {
+      attempts: knowledge.indexerAttempts,
+      backoff: { type: 'exponential', delay: 2000 },
+      removeOnComplete: { age: 7 * 24 * 3600, count: 1000 },
+      removeOnFail: { age: 30 * 24 * 3600, count: 5000 },
+    },
+  });
+  queue.on('error', (error) => logger.warn({ err: error.message }, 'job queue error'));
+  const deps = {
+    db,
+    storageDir: knowledge.storageDir,
+    limits: { ...EXTRACT_DEFAULTS, maxFileBytes: knowledge.maxDocumentBytes },
+    logger,
+  };
+  const worker = new Worker<{ job_id: string }>(
+    QUEUE,
+    async (job) => runIndexJob(deps, job.data.job_id),
+    {
+      connection,
+      prefix,
+      concurrency: knowledge.indexerConcurrency,
+      lockDuration: knowledge.indexerLockMs,
+      stalledInterval: knowledge.indexerLockMs,
+      maxStalledCount: knowledge.indexerAttempts,
+    },
+  );
+  worker.on('error', (error) => logger.warn({ err: error.message }, 'job worker error'));
+  worker.on('failed', (job, error) => {
+    if (!job) return;
+    const spent = job.attemptsMade >= (job.opts.attempts ?? 1);
+    logger.warn(
+      { jobId: job.data.job_id, attempt: job.attemptsMade, err: error.message, spent },
+      'indexing attempt failed',
+    );
+    if (spent) {
+      failJob(db, job.data.job_id, error.message).catch((err: unknown) =>
+        logger.error({ err, jobId: job.data.job_id }, 'could not record a failed job'),
+      );
+    }
+  });
+
+  return consume<IndexRequest>(
+    kit,
+    'indexer',
+    async (request, context) => {
+      const size = request.chunk_size ?? CHUNK_DEFAULTS.size;
+      if (request.chunk_overlap !== undefined && request.chunk_overlap * 2 > size) {
+        throw new BotwireError(
+          'BW_ERR_MESSAGE_INVALID',
+          'chunk_overlap may be at most half of chunk_size',
+        );
+      }
+      const jobId = jobIdOf(request, context.id);
+      const options: JobOptions = {
+        ...(request.chunk_size ? { chunk_size: request.chunk_size } : {}),
+        ...(request.chunk_overlap !== undefined ? { chunk_overlap: request.chunk_overlap } : {}),
+        ...(request.language ? { language: request.language } : {}),
+      };
+      await createJob(db, {
+        jobId,
+        collection: request.collection_name,
+        files: request.files,
+        options,
+      });
+      await queue.add(QUEUE, { job_id: jobId }, { jobId });
+      context.log.info(
+        { jobId, collection: request.collection_name, files: request.files.length },
+        'indexing job queued',
+      );
+    },
+    [() => worker.close(), () => queue.close(), () => db.destroy()],
+  );
+}

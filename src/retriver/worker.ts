@@ -1,0 +1,153 @@
+/**
+ * Wires `retriver`: each `retriver` topic message is a question against a collection; the answer
+ * goes to the `flow` topic addressed by the question's `reply_to` (intent `callback`, its
+ * `request_id`), with `value` the answer text and `results` the chunks found (score, source,
+ * snippet). A redelivered question answers again with the same turn id, which flow applies once.
+ */
+import type { Config } from '../config.ts';
+import type { Outgoing } from '../shared/bus/producer.ts';
+import { createDb, type Knex } from '../shared/db.ts';
+import { BotwireError } from '../shared/errors.ts';
+import { searchCollection, type SearchResult } from '../shared/knowledge/search.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { Service } from '../shared/process.ts';
+import { consume, createKit } from '../shared/worker-kit.ts';
+import { llmAnswer, nothingFound, passagesAnswer, type LlmSettings } from './answer.ts';
+
+/** A `retriver` topic message (schemas/topics/retriver.json). */
+export interface Question {
+  source: string;
+  turn_id?: string;
+  collection_name: string;
+  query: string;
+  k?: number;
+  reply_to?: {
+    topic: 'flow';
+    request_id: string;
+    conversation: Record<string, unknown>;
+    ordering_key?: string;
+  };
+  ordering_key?: string;
+}
+
+export const DEFAULT_K = 3;
+
+interface Deps {
+  db: Knex;
+  llm: LlmSettings | undefined;
+}
+
+async function answerOf(deps: Deps, question: Question, context: MessageContext) {
+  let result: SearchResult;
+  try {
+    result = await searchCollection(
+      deps.db,
+      question.collection_name,
+      question.query,
+      question.k ?? DEFAULT_K,
+    );
+  } catch (error) {
+    if (error instanceof BotwireError && error.code === 'BW_ERR_NOT_FOUND') {
+      return { ok: false as const, error: error.message };
+    }
+    throw error;
+  }
+  const { hits } = result;
+  if (hits.length === 0)
+    return {
+      ok: true as const,
+      value: nothingFound(question.collection_name),
+      hits,
+      by: 'passages',
+    };
+  if (deps.llm) {
+    try {
+      return {
+        ok: true as const,
+        value: await llmAnswer(deps.llm, question.query, hits),
+        hits,
+        by: 'llm',
+      };
+    } catch (error) {
+      context.log.warn(
+        { err: (error as Error).message },
+        'LLM failed; answering with the passages',
+      );
+    }
+  }
+  return { ok: true as const, value: passagesAnswer(hits), hits, by: 'passages' };
+}
+
+export async function handleQuestion(
+  deps: Deps,
+  question: Question,
+  context: MessageContext,
+): Promise<Outgoing[]> {
+  const answer = await answerOf(deps, question, context);
+  const to = question.reply_to;
+  context.log.info(
+    {
+      collection: question.collection_name,
+      ok: answer.ok,
+      hits: answer.ok ? answer.hits.length : 0,
+      requestId: to?.request_id,
+    },
+    'question answered',
+  );
+  if (!to) return [];
+  return [
+    {
+      topic: 'flow',
+      message: {
+        source: 'retriver',
+        turn_id: `${to.request_id}:answer`,
+        ...(to.ordering_key ? { ordering_key: to.ordering_key } : {}),
+        intent: 'callback',
+        conversation: to.conversation,
+        request_id: to.request_id,
+        ...(answer.ok
+          ? {
+              ok: true,
+              value: answer.value,
+              answered_by: answer.by,
+              results: answer.hits.map(({ chunk_id, score, source, snippet }) => ({
+                chunk_id,
+                score,
+                source,
+                snippet,
+              })),
+            }
+          : { ok: false, error: answer.error }),
+      },
+    },
+  ];
+}
+
+export async function startRetriever(
+  config: Config,
+  logger: Logger,
+  overrides: { fetch?: typeof fetch } = {},
+): Promise<Service> {
+  const kit = createKit(config, logger, { name: 'botwire-retriver' });
+  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
+  const { knowledge } = config;
+  const deps: Deps = {
+    db,
+    llm: knowledge.llmApiUrl
+      ? {
+          baseUrl: knowledge.llmApiUrl,
+          apiKey: knowledge.llmApiKey,
+          model: knowledge.llmModel,
+          timeoutMs: knowledge.llmTimeoutMs,
+          fetch: overrides.fetch ?? fetch,
+        }
+      : undefined,
+  };
+  return consume<Question>(
+    kit,
+    'retriver',
+    (question, context) => handleQuestion(deps, question, context),
+    [() => db.destroy()],
+  );
+}

@@ -1,0 +1,162 @@
+/**
+ * Full-text search over a collection's active generation, used by the retriver and by
+ * `GET /v2/collections/<name>/search`.
+ *
+ * The query's words become prefix terms (`word:*`) normalised by the collection's text search
+ * configuration (stemming, stop words). Chunks holding every term rank first, then chunks holding
+ * any of them (only looked at when the first group has fewer than `k`); within a group
+ * `ts_rank_cd` orders, and a chunk holding the query as a phrase gets a bonus. One SQL statement
+ * reads the collection's generation and its chunks, so a search sees the content before a re-index
+ * or after it, never a mix (see docs/knowledge.md).
+ */
+import { BotwireError } from '../errors.ts';
+import type { Knex } from '../db.ts';
+
+export type HitSource =
+  { file: string; page: number } | { file: string; sheet: string; rows: [number, number] };
+
+export interface SearchHit {
+  chunk_id: string;
+  score: number;
+  source: HitSource;
+  text: string;
+  /** The best fragments of the chunk, matches wrapped in `<mark>` and `</mark>`. */
+  snippet: string;
+}
+
+export interface SearchResult {
+  collection: string;
+  /** The text search configuration the collection was indexed with. */
+  language: string;
+  hits: SearchHit[];
+}
+
+/** Most query words used; the rest of a long query is ignored. */
+export const MAX_QUERY_TERMS = 32;
+export const MAX_K = 50;
+export const MARK = { start: '<mark>', stop: '</mark>' } as const;
+
+const words = new Intl.Segmenter(undefined, { granularity: 'word' });
+
+/** The word-like segments of a query, at most {@link MAX_QUERY_TERMS}, each at most 64 characters. */
+export function queryTerms(query: string): string[] {
+  const terms: string[] = [];
+  for (const segment of words.segment(query.normalize('NFKC'))) {
+    if (!segment.isWordLike) continue;
+    terms.push(segment.segment.slice(0, 64).toLowerCase());
+    if (terms.length === MAX_QUERY_TERMS) break;
+  }
+  return terms;
+}
+
+/** A tsquery source text joining the terms, each quoted (so no operator can be injected) as a prefix. */
+function tsqueryText(terms: readonly string[], operator: '&' | '|'): string {
+  return terms
+    .map((term) => `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}':*`)
+    .join(` ${operator} `);
+}
+
+const HEADLINE = `StartSel=${MARK.start}, StopSel=${MARK.stop}, MaxWords=30, MinWords=10, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "`;
+
+const SEARCH_SQL = `
+with c as (
+  select id, language::regconfig as cfg, active_generation as gen from collections where name = :name
+), q as (
+  select to_tsquery(c.cfg, :all) as all_q, to_tsquery(c.cfg, :any) as any_q,
+         phraseto_tsquery(c.cfg, :phrase) as phrase_q
+  from c
+), strict as (
+  select ch.id, ch.file, ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text,
+         2 + ts_rank_cd(ch.tsv, q.any_q, 1) + case when ch.tsv @@ q.phrase_q then 1 else 0 end as score
+  from chunks ch, c, q
+  where ch.tsv @@ q.all_q and ch.collection_id = c.id and ch.generation = c.gen
+  order by score desc, ch.id
+  limit :k
+), loose as (
+  select ch.id, ch.file, ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text,
+         ts_rank_cd(ch.tsv, q.any_q, 1) as score
+  from chunks ch, c, q
+  where (select count(*) from strict) < :k
+    and ch.tsv @@ q.any_q and ch.collection_id = c.id and ch.generation = c.gen
+    and ch.id not in (select id from strict)
+  order by score desc, ch.id
+  limit :k
+), top as (
+  select * from strict union all select * from loose
+  order by score desc, id
+  limit :k
+)
+select c.cfg::text as language, top.id, top.file, top.page, top.sheet, top.row_first, top.row_last,
+       top.text, top.score, ts_headline(c.cfg, top.text, q.any_q, :headline) as snippet
+from c cross join q left join top on true
+order by top.score desc nulls last, top.id`;
+
+interface Row {
+  language: string;
+  id: string | null;
+  file: string;
+  page: number | null;
+  sheet: string | null;
+  row_first: number | null;
+  row_last: number | null;
+  text: string;
+  score: number;
+  snippet: string;
+}
+
+function notFound(collection: string): BotwireError {
+  return new BotwireError('BW_ERR_NOT_FOUND', `no collection named "${collection}"`, {
+    details: { collection },
+  });
+}
+
+/**
+ * The `k` best chunks of `collection` for `query`.
+ * @throws BotwireError `BW_ERR_NOT_FOUND` when the collection does not exist.
+ */
+export async function searchCollection(
+  db: Knex,
+  collection: string,
+  query: string,
+  k: number,
+): Promise<SearchResult> {
+  const terms = queryTerms(query);
+  if (terms.length === 0) {
+    const row = await db<{ name: string; language: string }>('collections')
+      .where({ name: collection })
+      .first('language');
+    if (!row) throw notFound(collection);
+    return { collection, language: row.language, hits: [] };
+  }
+  const { rows } = await db.raw<{ rows: Row[] }>(SEARCH_SQL, {
+    name: collection,
+    all: tsqueryText(terms, '&'),
+    any: tsqueryText(terms, '|'),
+    phrase: terms.join(' '),
+    k: Math.min(Math.max(1, Math.trunc(k)), MAX_K),
+    headline: HEADLINE,
+  });
+  const first = rows[0];
+  if (!first) throw notFound(collection);
+  const hits = rows
+    .filter((row) => row.id !== null)
+    .map((row): SearchHit => ({
+      chunk_id: String(row.id),
+      score: Math.round(Number(row.score) * 10000) / 10000,
+      source:
+        row.sheet === null
+          ? { file: row.file, page: row.page ?? 0 }
+          : { file: row.file, sheet: row.sheet, rows: [row.row_first ?? 0, row.row_last ?? 0] },
+      text: row.text,
+      snippet: row.snippet,
+    }));
+  return { collection, language: first.language, hits };
+}
+
+/** A source as people read it: `manual.pdf, page 3`, `prices.xlsx, sheet Bikes, rows 2-9`. */
+export function citeSource(source: HitSource): string {
+  if ('page' in source) return `${source.file}, page ${source.page}`;
+  const [first, last] = source.rows;
+  const rows = first === last ? `row ${first}` : `rows ${first}-${last}`;
+  return `${source.file}, sheet ${source.sheet}, ${rows}`;
+}

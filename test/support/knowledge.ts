@@ -1,0 +1,128 @@
+/**
+ * The knowledge components around a test edge: a storage folder of its own, the indexer and the
+ * retriver started in-process with the edge's settings, and helpers to upload, index and wait.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { loadConfig } from '../../src/config.ts';
+import { startIndexer } from '../../src/indexer/worker.ts';
+import { startRetriever } from '../../src/retriver/worker.ts';
+import { createLogger } from '../../src/shared/logger.ts';
+import type { Service } from '../../src/shared/process.ts';
+import { startTestApi, type TestApi } from './api.ts';
+import { waitFor } from './services.ts';
+
+export interface KnowledgeEnv {
+  api: TestApi;
+  storageDir: string;
+  logs: string[];
+  /** Starts the in-process indexer and retriver (again, after `stopComponents`). */
+  startComponents(overrides?: { fetch?: typeof fetch }): Promise<void>;
+  stopComponents(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Settings for knowledge tests: short job locks so a dead indexer's job is taken over quickly. */
+export async function startKnowledge(
+  overrides: Record<string, string> = {},
+): Promise<KnowledgeEnv> {
+  const storageDir = await mkdtemp(join(tmpdir(), 'botwire-storage-'));
+  const api = await startTestApi({
+    STORAGE_DIR: storageDir,
+    INDEXER_LOCK_MS: '2000',
+    ...overrides,
+  });
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
+  let services: Service[] = [];
+  const env: KnowledgeEnv = {
+    api,
+    storageDir,
+    logs,
+    async startComponents(options = {}) {
+      const config = loadConfig(api.env);
+      services = [
+        await startIndexer(
+          config,
+          createLogger({ component: 'indexer', level: 'info', destination }),
+        ),
+        await startRetriever(
+          config,
+          createLogger({ component: 'retriver', level: 'info', destination }),
+          options,
+        ),
+      ];
+    },
+    async stopComponents() {
+      await Promise.all(services.map((s) => s.close()));
+      services = [];
+    },
+    async stop() {
+      await env.stopComponents();
+      await api.stop();
+      await rm(storageDir, { recursive: true, force: true });
+    },
+  };
+  return env;
+}
+
+/** Uploads documents through `POST /v2/collections/<name>/files` (multipart). */
+export async function upload(
+  api: TestApi,
+  collection: string,
+  files: Record<string, Buffer>,
+): Promise<{ status: number; json: any }> {
+  const form = new FormData();
+  for (const [name, bytes] of Object.entries(files)) form.append('file', new Blob([bytes]), name);
+  const response = await fetch(`${api.url}/v2/collections/${collection}/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${api.adminKey}` },
+    body: form,
+  });
+  const text = await response.text();
+  return { status: response.status, json: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+/** Starts indexing through the admin API; returns the job id. */
+export async function index(api: TestApi, collection: string, body?: unknown): Promise<string> {
+  const response = await api.call(
+    'POST',
+    `/v2/collections/${collection}/index`,
+    body === undefined ? {} : { body },
+  );
+  if (response.status !== 202)
+    throw new Error(`index answered ${response.status}: ${response.text}`);
+  return (response.json as { job_id: string }).job_id;
+}
+
+const FINISHED = ['succeeded', 'partial', 'failed', 'superseded'];
+
+/** Polls `GET /v2/index-jobs/<id>` until the job has finished; returns its view. */
+export async function waitForJob(api: TestApi, jobId: string, timeoutMs = 60_000): Promise<any> {
+  return waitFor(
+    async () => {
+      const { status, json } = await api.call('GET', `/v2/index-jobs/${jobId}`);
+      return status === 200 && FINISHED.includes((json as { status: string }).status)
+        ? json
+        : undefined;
+    },
+    { timeoutMs, intervalMs: 100, what: `indexing job ${jobId} to finish` },
+  );
+}
+
+/** Searches through the admin API. */
+export async function search(api: TestApi, collection: string, q: string, k = 5): Promise<any> {
+  const { status, json, text } = await api.call(
+    'GET',
+    `/v2/collections/${collection}/search?q=${encodeURIComponent(q)}&k=${k}`,
+  );
+  if (status !== 200) throw new Error(`search answered ${status}: ${text}`);
+  return json;
+}
