@@ -228,6 +228,19 @@ export const SETTINGS = {
     max: 1073741824,
     doc: 'Largest document accepted for upload and indexing (bytes); larger uploads get 413, larger files fail in the job.',
   },
+  SPREADSHEET_MEMORY_MB: {
+    kind: 'integer',
+    default: 512,
+    min: 16,
+    max: 16384,
+    doc: 'V8 heap cap of the worker thread that reads one spreadsheet (MiB); a file needing more fails as too large. See docs/knowledge.md.',
+  },
+  SPREADSHEET_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 30000,
+    min: 500,
+    doc: 'Wall-clock limit for reading one spreadsheet, worker start included (milliseconds); a slower file fails as too large.',
+  },
   INDEXER_CONCURRENCY: {
     kind: 'integer',
     default: 1,
@@ -346,6 +359,8 @@ export interface Config {
   knowledge: {
     storageDir: string;
     maxDocumentBytes: number;
+    spreadsheetMemoryMb: number;
+    spreadsheetTimeoutMs: number;
     indexerConcurrency: number;
     indexerLockMs: number;
     indexerAttempts: number;
@@ -455,6 +470,8 @@ export function loadConfig(
     knowledge: {
       storageDir: v.STORAGE_DIR,
       maxDocumentBytes: v.MAX_DOCUMENT_BYTES,
+      spreadsheetMemoryMb: v.SPREADSHEET_MEMORY_MB,
+      spreadsheetTimeoutMs: v.SPREADSHEET_TIMEOUT_MS,
       indexerConcurrency: v.INDEXER_CONCURRENCY,
       indexerLockMs: v.INDEXER_LOCK_MS,
       indexerAttempts: v.INDEXER_ATTEMPTS,

@@ -4,10 +4,11 @@
  * searched through the admin API. Real PDFs (pdfkit) and workbooks (SheetJS), non-ASCII text.
  */
 import { expect } from 'chai';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import XLSX from 'xlsx';
-import { pdf } from './support/knowledge-fixtures.ts';
+import { startComponent, stopComponent } from './support/components.ts';
+import { ods, pdf } from './support/knowledge-fixtures.ts';
 import {
   index,
   search,
@@ -17,7 +18,7 @@ import {
   type KnowledgeEnv,
 } from './support/knowledge.ts';
 import { run } from './support/run.ts';
-import { REDIS_URL } from './support/services.ts';
+import { REDIS_URL, waitFor } from './support/services.ts';
 
 const MANUAL_PAGES = [
   'Welcome to the Velo bike shop manual. This first page introduces the shop and its friendly staff.',
@@ -49,6 +50,14 @@ function priceBook(): Buffer {
   return XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
 }
 
+/** Documents over this size are refused (set small so the test makes one cheaply). */
+const MAX_DOCUMENT_BYTES = 300_000;
+
+/** An ods under 1 KiB that SheetJS expands to 10^9 cells: stopped by the worker's memory cap. */
+const ODS_BOMB = ods(
+  '<table:table-row table:number-rows-repeated="1000000"><table:table-cell office:value-type="string" table:number-columns-repeated="1000"><text:p>boom</text:p></table:table-cell></table:table-row>',
+);
+
 describe('knowledge: indexing and search', function () {
   this.timeout(120_000);
   let env: KnowledgeEnv;
@@ -56,7 +65,10 @@ describe('knowledge: indexing and search', function () {
   let prices: Buffer;
 
   before(async () => {
-    env = await startKnowledge();
+    env = await startKnowledge({
+      MAX_DOCUMENT_BYTES: String(MAX_DOCUMENT_BYTES),
+      SPREADSHEET_MEMORY_MB: '64',
+    });
     await env.startComponents();
     manual = await pdf(MANUAL_PAGES);
     prices = priceBook();
@@ -119,10 +131,14 @@ describe('knowledge: indexing and search', function () {
     expect(sent.code, sent.stderr).to.equal(0);
 
     const db = env.api.schema.db;
-    const row = await waitForRow(() =>
-      db('index_jobs').where({ collection_name: 'shop-topic' }).first('job_id'),
+    const row = await waitFor(
+      () =>
+        db<{ job_id: string; collection_name: string }>('index_jobs')
+          .where({ collection_name: 'shop-topic' })
+          .first('job_id'),
+      { what: 'the job of the topic message' },
     );
-    const job = await waitForJob(env.api, (row as { job_id: string }).job_id);
+    const job = await waitForJob(env.api, row.job_id);
     expect(job.status).to.equal('succeeded');
 
     const chunksOf = (name: string) =>
@@ -145,14 +161,219 @@ describe('knowledge: indexing and search', function () {
     expect(viaApi.length).to.be.greaterThan(2);
     expect(await chunksOf('shop-topic')).to.deep.equal(viaApi);
   });
-});
 
-async function waitForRow<T>(query: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const row = await query();
-    if (row) return row;
-    if (Date.now() > deadline) throw new Error('timed out waiting for a row');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+  it('when a collection is re-indexed while queries run, then every query answers from the old or the new content, never an empty or a mixed one', async () => {
+    const edition = (n: string) =>
+      Promise.all(
+        [1, 2, 3, 4, 5, 6].map((f) =>
+          pdf(
+            [1, 2, 3, 4].map(
+              (p) => `Bicycle guide ${f}, page ${p}: edition ${n} of the bicycle text.`,
+            ),
+          ),
+        ),
+      );
+    const files = (docs: Buffer[]) =>
+      Object.fromEntries(docs.map((d, i) => [`guide-${i + 1}.pdf`, d]));
+    expect((await upload(env.api, 'swap', files(await edition('one')))).status).to.equal(201);
+    expect((await waitForJob(env.api, await index(env.api, 'swap'))).status).to.equal('succeeded');
+
+    expect((await upload(env.api, 'swap', files(await edition('two')))).status).to.equal(201);
+    const jobId = await index(env.api, 'swap');
+    const seen: string[] = [];
+    let finished = false;
+    const watcher = waitForJob(env.api, jobId).finally(() => (finished = true));
+    for (let after = 0; after < 5;) {
+      if (finished) after += 1;
+      const { hits } = await search(env.api, 'swap', 'bicycle', 50);
+      const editions = new Set(
+        hits.map((h: { text: string }) => /edition (one|two)/.exec(h.text)?.[1]),
+      );
+      expect(hits.length, 'hits of one query').to.equal(24);
+      expect([...editions], 'editions in one answer').to.have.length(1);
+      seen.push([...editions][0] as string);
+    }
+    expect((await watcher).status).to.equal('succeeded');
+    expect(seen[0]).to.equal('one');
+    expect(seen[seen.length - 1]).to.equal('two');
+    expect(seen.join(' ')).to.match(/^(one )*(two ?)+$/);
+  });
+
+  describe('bad files', () => {
+    const outcomes = (job: { files: { name: string }[] }): Record<string, any> =>
+      Object.fromEntries(job.files.map((f) => [f.name, f]));
+
+    it('when some files of a re-index are bad, then each fails alone with its reason, the good ones are indexed, and a bad file keeps its previous content', async () => {
+      const notes = await pdf(['Tyre pressure notes: pump road tyres to six bar.']);
+      expect(
+        (
+          await upload(env.api, 'bad', {
+            'notes.pdf': notes,
+            'good.pdf': await pdf(['Saddle height, first edition.']),
+          })
+        ).status,
+      ).to.equal(201);
+      expect((await waitForJob(env.api, await index(env.api, 'bad'))).status).to.equal('succeeded');
+
+      const dir = join(env.storageDir, 'bad');
+      await writeFile(join(dir, 'good.pdf'), await pdf(['Saddle height, second edition.']));
+      await writeFile(join(dir, 'notes.pdf'), notes.subarray(0, notes.length / 2));
+      await writeFile(join(dir, 'encrypted.pdf'), await pdf(['secret'], { userPassword: 'pw' }));
+      await writeFile(join(dir, 'text.pdf'), 'this is not a PDF at all');
+      await writeFile(join(dir, 'bomb.ods'), ODS_BOMB);
+      await writeFile(
+        join(dir, 'big.pdf'),
+        Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(MAX_DOCUMENT_BYTES + 1)]),
+      );
+      const files = [
+        'good.pdf',
+        'notes.pdf',
+        'encrypted.pdf',
+        'text.pdf',
+        'bomb.ods',
+        'missing.pdf',
+        'big.pdf',
+      ];
+      const searches: number[] = [];
+      const jobId = await index(env.api, 'bad', { files });
+      let done = false;
+      const watcher = waitForJob(env.api, jobId).finally(() => (done = true));
+      while (!done) searches.push((await search(env.api, 'bad', 'tyre pressure')).hits.length);
+      const job = await watcher;
+
+      expect(job.status, JSON.stringify(job)).to.equal('partial');
+      const byName = outcomes(job);
+      expect(byName['good.pdf']).to.include({ status: 'indexed' });
+      const failure = (name: string) => ({
+        code: byName[name].error.code,
+        reason: byName[name].error.reason,
+      });
+      expect(failure('notes.pdf')).to.deep.equal({
+        code: 'BW_ERR_DOCUMENT_UNREADABLE',
+        reason: 'damaged',
+      });
+      expect(byName['notes.pdf'].kept_chunks).to.equal(1);
+      expect(failure('encrypted.pdf')).to.deep.equal({
+        code: 'BW_ERR_DOCUMENT_UNREADABLE',
+        reason: 'encrypted',
+      });
+      expect(failure('text.pdf')).to.deep.equal({
+        code: 'BW_ERR_DOCUMENT_UNREADABLE',
+        reason: 'wrong-type',
+      });
+      expect(failure('bomb.ods')).to.deep.equal({
+        code: 'BW_ERR_DOCUMENT_UNREADABLE',
+        reason: 'too-large',
+      });
+      expect(failure('missing.pdf')).to.deep.equal({ code: 'BW_ERR_NOT_FOUND', reason: 'missing' });
+      expect(failure('big.pdf')).to.deep.equal({
+        code: 'BW_ERR_DOCUMENT_TOO_LARGE',
+        reason: undefined,
+      });
+      for (const name of files.slice(1))
+        expect(byName[name].error.message).to.be.a('string').and.not.equal('');
+
+      expect(
+        searches.every((n) => n === 1),
+        `hits while indexing: ${searches.join(',')}`,
+      ).to.equal(true);
+      const tyre = await search(env.api, 'bad', 'tyre pressure');
+      expect(tyre.hits[0].source).to.deep.equal({ file: 'notes.pdf', page: 1 });
+      const saddle = await search(env.api, 'bad', 'saddle height edition');
+      expect(saddle.hits.map((h: { text: string }) => h.text)).to.deep.equal([
+        'Saddle height, second edition.',
+      ]);
+    });
+
+    it('when every file of a re-index is bad, then the job fails and the collection is unchanged', async () => {
+      const job = await waitForJob(
+        env.api,
+        await index(env.api, 'bad', { files: ['missing.pdf', 'text.pdf'] }),
+      );
+      expect(job.status).to.equal('failed');
+      expect(job.error).to.match(/no file could be indexed/);
+      expect((await search(env.api, 'bad', 'tyre pressure')).hits).to.have.length(1);
+      expect((await search(env.api, 'bad', 'saddle')).hits).to.have.length(1);
+    });
+
+    it('when an upload is too large, of an unread type or badly named, then it is refused with its code and nothing is stored', async () => {
+      const before = await readdir(join(env.storageDir, 'bad'));
+      const big = await upload(env.api, 'bad', {
+        'huge.pdf': Buffer.alloc(MAX_DOCUMENT_BYTES + 10, 1),
+      });
+      expect([big.status, big.json.error.code]).to.deep.equal([413, 'BW_ERR_DOCUMENT_TOO_LARGE']);
+      const docx = await upload(env.api, 'bad', {
+        'ok.pdf': Buffer.from('%PDF-'),
+        'letter.docx': Buffer.from('x'),
+      });
+      expect([docx.status, docx.json.error.code]).to.deep.equal([
+        415,
+        'BW_ERR_DOCUMENT_UNSUPPORTED',
+      ]);
+      const dots = await upload(env.api, 'bad', { '..': Buffer.from('x') });
+      expect(dots.status).to.equal(400);
+      const name = await upload(env.api, '..evil', { 'a.pdf': Buffer.from('x') });
+      expect([name.status, name.json.error.code]).to.deep.equal([400, 'BW_ERR_SCHEMA']);
+      const json = await env.api.call('POST', '/v2/collections/bad/files', { body: { file: 'x' } });
+      expect([json.status, json.json.error.code]).to.deep.equal([
+        415,
+        'BW_ERR_UNSUPPORTED_MEDIA_TYPE',
+      ]);
+      expect(await readdir(join(env.storageDir, 'bad'))).to.deep.equal(before);
+    });
+  });
+
+  describe('an indexer killed mid-job', () => {
+    it('when the indexer process is killed with SIGKILL during a job, then a new one takes the job over and it ends with no duplicated chunk', async () => {
+      await env.stopComponents();
+      const docs = await Promise.all(
+        Array.from({ length: 12 }, (_, f) =>
+          pdf(
+            Array.from(
+              { length: 40 },
+              (_, p) =>
+                `Workshop manual ${f}, page ${p + 1}. ${'Spokes, rims and hubs. '.repeat(20)}`,
+            ),
+          ),
+        ),
+      );
+      const files = Object.fromEntries(
+        docs.map((d, i) => [`manual-${String(i).padStart(2, '0')}.pdf`, d]),
+      );
+      expect((await upload(env.api, 'killed', files)).status).to.equal(201);
+      const settings = { ...env.api.env, LOG_LEVEL: 'info' };
+      let indexer = await startComponent('indexer', 'indexer-1', settings);
+      try {
+        const jobId = await index(env.api, 'killed');
+        await waitFor(
+          async () =>
+            ((await env.api.call('GET', `/v2/index-jobs/${jobId}`)).json.progress
+              .files_done as number) >= 2,
+          { timeoutMs: 60_000, what: 'two files done' },
+        );
+        await stopComponent(indexer, 'SIGKILL');
+        const doneAtKill = (await env.api.call('GET', `/v2/index-jobs/${jobId}`)).json.progress
+          .files_done as number;
+        expect(doneAtKill).to.be.lessThan(12);
+        indexer = await startComponent('indexer', 'indexer-2', settings);
+        const job = await waitForJob(env.api, jobId, 90_000);
+        expect(job.status, JSON.stringify(job)).to.equal('succeeded');
+        expect(job.attempts).to.be.greaterThan(1);
+
+        const db = env.api.schema.db;
+        const stored = await db('chunks as c')
+          .join('collections as k', 'k.id', 'c.collection_id')
+          .where('k.name', 'killed')
+          .select('c.generation', 'c.file', 'c.ordinal', 'c.text');
+        const perFile = job.files.reduce((sum: number, f: { chunks: number }) => sum + f.chunks, 0);
+        expect(stored.length).to.equal(perFile);
+        expect(job.progress.chunks_done).to.equal(perFile);
+        expect(new Set(stored.map((c) => c.generation)).size).to.equal(1);
+        expect(new Set(stored.map((c) => `${c.file}#${c.text}`)).size).to.equal(stored.length);
+      } finally {
+        await stopComponent(indexer);
+        await env.startComponents();
+      }
+    });
+  });
+});

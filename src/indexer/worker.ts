@@ -64,7 +64,14 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
   const deps = {
     db,
     storageDir: knowledge.storageDir,
-    limits: { ...EXTRACT_DEFAULTS, maxFileBytes: knowledge.maxDocumentBytes },
+    limits: {
+      ...EXTRACT_DEFAULTS,
+      maxFileBytes: knowledge.maxDocumentBytes,
+      spreadsheet: {
+        maxMemoryMb: knowledge.spreadsheetMemoryMb,
+        timeoutMs: knowledge.spreadsheetTimeoutMs,
+      },
+    },
     logger,
   };
   const worker = new Worker<{ job_id: string }>(

@@ -1,7 +1,7 @@
 /** Components of botwire as separate processes, for tests that kill and restart them. */
 import { start, type Running } from './run.ts';
 
-export type ComponentName = 'api' | 'channel' | 'language' | 'flow';
+export type ComponentName = 'api' | 'channel' | 'language' | 'flow' | 'retriver' | 'indexer';
 
 export interface ComponentProcess {
   name: string;

@@ -19,7 +19,10 @@ export interface KnowledgeEnv {
   storageDir: string;
   logs: string[];
   /** Starts the in-process indexer and retriver (again, after `stopComponents`). */
-  startComponents(overrides?: { fetch?: typeof fetch }): Promise<void>;
+  startComponents(overrides?: {
+    env?: Record<string, string>;
+    fetch?: typeof fetch;
+  }): Promise<void>;
   stopComponents(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -47,7 +50,7 @@ export async function startKnowledge(
     storageDir,
     logs,
     async startComponents(options = {}) {
-      const config = loadConfig(api.env);
+      const config = loadConfig({ ...api.env, ...options.env });
       services = [
         await startIndexer(
           config,
@@ -56,7 +59,7 @@ export async function startKnowledge(
         await startRetriever(
           config,
           createLogger({ component: 'retriver', level: 'info', destination }),
-          options,
+          options.fetch ? { fetch: options.fetch } : {},
         ),
       ];
     },
