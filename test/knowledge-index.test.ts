@@ -4,7 +4,8 @@
  * searched through the admin API. Real PDFs (pdfkit) and workbooks (SheetJS), non-ASCII text.
  */
 import { expect } from 'chai';
-import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import XLSX from 'xlsx';
 import { startComponent, stopComponent } from './support/components.ts';
@@ -374,6 +375,62 @@ describe('knowledge: indexing and search', function () {
         await stopComponent(indexer);
         await env.startComponents();
       }
+    });
+  });
+
+  describe('scripts/index.sh', () => {
+    const script = (args: string[], url = env.api.url) =>
+      run('./scripts/index.sh', args, {
+        env: {
+          BOTWIRE_API_URL: url,
+          ADMIN_API_KEY: env.api.adminKey,
+          ENV_FILE: '/nonexistent/.env',
+        },
+      });
+
+    it('when a file fails, then it uploads and indexes the rest, shows progress, and exits 1 naming the file and its reason', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'botwire-index-sh-'));
+      try {
+        await writeFile(
+          join(dir, 'pumps.pdf'),
+          await pdf(['Floor pumps with a gauge.', 'Mini pumps for the road.']),
+        );
+        await writeFile(join(dir, 'broken.pdf'), 'not a pdf');
+        const failed = await script(['cli', join(dir, 'pumps.pdf'), join(dir, 'broken.pdf')]);
+        expect(failed.code, failed.stderr).to.equal(1);
+        expect(failed.stderr).to.match(/\[#{30}\] 2\/2 files, \d+ chunks/);
+        expect(failed.stdout).to.match(/^indexed {2}pumps\.pdf \(\d+ chunks\)$/m);
+        expect(failed.stdout).to.match(
+          /^FAILED {3}broken\.pdf: BW_ERR_DOCUMENT_UNREADABLE \(wrong-type\): the file is not a PDF$/m,
+        );
+        expect(failed.stdout).to.match(/^job job_\S+ partial$/m);
+        expect((await search(env.api, 'cli', 'mini pumps')).hits[0].source).to.deep.equal({
+          file: 'pumps.pdf',
+          page: 2,
+        });
+
+        const ok = await script(['cli', join(dir, 'pumps.pdf')]);
+        expect(ok.code, ok.stderr).to.equal(0);
+        expect(ok.stdout).to.match(/^job job_\S+ succeeded$/m);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('when used wrongly or the api is down, then it exits 2 or 3 with the reason', async () => {
+      const usage = await script(['cli']);
+      expect([usage.code, usage.stderr.trim()]).to.deep.equal([
+        2,
+        'error: usage: index.sh <collection> <file ...>',
+      ]);
+      const missing = await script(['cli', '/nonexistent/file.pdf']);
+      expect([missing.code, missing.stderr.trim()]).to.deep.equal([
+        2,
+        'error: /nonexistent/file.pdf: no such file',
+      ]);
+      const down = await script(['cli', 'package.json'], 'http://127.0.0.1:9');
+      expect(down.code).to.equal(3);
+      expect(down.stderr).to.match(/could not be reached/);
     });
   });
 });

@@ -44,6 +44,13 @@ const appId = {
   schema: { type: 'string', format: 'uuid' },
 };
 
+const collection = {
+  name: 'name',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$' },
+};
+
 export function openApiDocument(): Record<string, unknown> {
   return {
     openapi: '3.1.0',
@@ -86,6 +93,7 @@ export function openApiDocument(): Record<string, unknown> {
         'create-bot': schema('http/create-bot'),
         'patch-bot': schema('http/patch-bot'),
         channel: schema('http/channel'),
+        'index-collection': schema('http/index-collection'),
       },
     },
     paths: {
@@ -214,6 +222,80 @@ export function openApiDocument(): Record<string, unknown> {
             ...page,
           ],
           responses: { 200: ok('{items, next_after}'), '4XX': error },
+        },
+      },
+      '/v2/collections/{name}/files': {
+        post: {
+          ...admin,
+          summary:
+            'Upload documents (.pdf, .xlsx, .xls, .ods, .csv) to a collection: one multipart file part each, named by its filename; files of the same name are replaced, all or none',
+          parameters: [collection],
+          requestBody: {
+            content: {
+              'multipart/form-data': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: { type: 'string', format: 'binary' },
+                },
+              },
+            },
+          },
+          responses: { 201: ok('{collection, files: [{name, bytes, sha256}]}'), '4XX': error },
+        },
+      },
+      '/v2/collections/{name}': {
+        get: {
+          ...admin,
+          summary: 'A collection: uploaded files, what is indexed, the last job',
+          parameters: [collection],
+          responses: { 200: ok('{collection, uploaded_files, indexed, last_job}'), '4XX': error },
+        },
+      },
+      '/v2/collections/{name}/index': {
+        post: {
+          ...admin,
+          summary:
+            'Start (re)indexing: every uploaded document, or the files named; the same work as an indexer topic message',
+          parameters: [collection],
+          requestBody: { required: false, ...json('index-collection') },
+          responses: { 202: ok('{job_id, collection, files, status}'), '4XX': error, 503: error },
+        },
+      },
+      '/v2/index-jobs/{job_id}': {
+        get: {
+          ...admin,
+          summary: 'Progress and per-file outcome of an indexing job',
+          parameters: [{ name: 'job_id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            200: ok('{job_id, collection, status, progress, files: [{name, status, ...}], ...}'),
+            '4XX': error,
+          },
+        },
+      },
+      '/v2/collections/{name}/search': {
+        get: {
+          ...admin,
+          summary: 'Full-text search of a collection',
+          parameters: [
+            collection,
+            {
+              name: 'q',
+              in: 'query',
+              required: true,
+              schema: { type: 'string', minLength: 1, maxLength: 2000 },
+            },
+            {
+              name: 'k',
+              in: 'query',
+              schema: { type: 'integer', minimum: 1, maximum: 50, default: 5 },
+            },
+          ],
+          responses: {
+            200: ok(
+              '{collection, language, query, k, hits: [{chunk_id, score, source, text, snippet}]}',
+            ),
+            '4XX': error,
+          },
         },
       },
       '/healthz': {

@@ -1,0 +1,167 @@
+/**
+ * The tool behind index.sh: uploads documents to a collection through the admin API, starts a job
+ * indexing exactly those files, and draws its progress (files and chunks done) until it ends. A
+ * terminal gets a redrawn bar on stderr; a pipe or log gets one line per change. The outcome is
+ * printed per file; failures with their code and reason.
+ *
+ *   index-cli.ts <collection> <file ...>
+ *
+ * Exit codes: 0 every file indexed; 1 a file failed or the job failed; 2 bad usage, bad settings
+ * or an upload refused (too large, unread type); 3 the api could not be reached or answered 5xx.
+ */
+import { openAsBlob } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const USAGE = 'usage: index.sh <collection> <file ...>';
+const FINISHED = new Set(['succeeded', 'partial', 'failed', 'superseded']);
+
+class Exit extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface FileView {
+  name: string;
+  status: string;
+  chunks?: number;
+  kept_chunks?: number;
+  error?: { code: string; reason?: string; message: string };
+}
+
+interface JobView {
+  job_id: string;
+  status: string;
+  progress: { files_total: number; files_done: number; chunks_done: number };
+  files: FileView[];
+  error?: string;
+}
+
+function apiUrl(env: NodeJS.ProcessEnv): string {
+  if (env.BOTWIRE_API_URL) return env.BOTWIRE_API_URL.replace(/\/+$/, '');
+  const host = !env.API_HOST || env.API_HOST === '0.0.0.0' ? '127.0.0.1' : env.API_HOST;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${env.API_PORT || '8000'}`;
+}
+
+type ApiError = { error?: { code: string; message: string } } | undefined;
+
+async function call(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: FormData | string,
+  type?: string,
+): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(type ? { 'content-type': type } : {}) },
+      ...(body === undefined ? {} : { body }),
+      signal: AbortSignal.timeout(120_000),
+    });
+  } catch (error) {
+    throw new Exit(
+      3,
+      `the api at ${base} could not be reached (${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}); is it running? (./scripts/run.sh)`,
+    );
+  }
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text) as unknown;
+  } catch {
+    json = undefined;
+  }
+  if (!response.ok) {
+    const problem = (json as ApiError)?.error;
+    const detail = problem ? `${problem.code}: ${problem.message}` : text.slice(0, 200);
+    throw new Exit(
+      response.status >= 500 ? 3 : 2,
+      `${method} ${path} answered ${response.status}: ${detail}`,
+    );
+  }
+  return json;
+}
+
+function bar(job: JobView, width = 30): string {
+  const { files_total: total, files_done: done, chunks_done: chunks } = job.progress;
+  const filled = total === 0 ? width : Math.round((done / total) * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} files, ${chunks} chunks`;
+}
+
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const [collection, ...paths] = argv;
+  if (!collection || paths.length === 0) throw new Exit(2, USAGE);
+  const key = env.ADMIN_API_KEY;
+  if (!key) throw new Exit(2, 'ADMIN_API_KEY is not set (env file or environment)');
+  const base = apiUrl(env);
+
+  const form = new FormData();
+  const names: string[] = [];
+  for (const path of paths) {
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile()) throw new Exit(2, `${path}: no such file`);
+    const name = basename(path);
+    if (names.includes(name)) throw new Exit(2, `two files are named ${name}`);
+    names.push(name);
+    form.append('file', await openAsBlob(path), name);
+  }
+  const collectionPath = `/v2/collections/${encodeURIComponent(collection)}`;
+  process.stderr.write(`uploading ${names.length} file(s) to ${collection}\n`);
+  await call(base, key, 'POST', `${collectionPath}/files`, form);
+  const started = (await call(
+    base,
+    key,
+    'POST',
+    `${collectionPath}/index`,
+    JSON.stringify({ files: names }),
+    'application/json',
+  )) as { job_id: string };
+  process.stderr.write(`indexing job ${started.job_id}\n`);
+
+  const tty = process.stderr.isTTY;
+  let last = '';
+  let job: JobView;
+  for (;;) {
+    job = (await call(base, key, 'GET', `/v2/index-jobs/${started.job_id}`)) as JobView;
+    const line = bar(job);
+    if (line !== last) {
+      process.stderr.write(tty ? `\r${line}` : `${line}\n`);
+      last = line;
+    }
+    if (FINISHED.has(job.status)) break;
+    await sleep(250);
+  }
+  if (tty) process.stderr.write('\n');
+
+  let failed = 0;
+  for (const file of job.files) {
+    if (file.status === 'indexed') {
+      process.stdout.write(`indexed  ${file.name} (${file.chunks ?? 0} chunks)\n`);
+    } else {
+      failed += 1;
+      const e = file.error;
+      const kept = file.kept_chunks ? `; its previous ${file.kept_chunks} chunks are kept` : '';
+      process.stdout.write(
+        `FAILED   ${file.name}: ${e ? `${e.code}${e.reason ? ` (${e.reason})` : ''}: ${e.message}` : file.status}${kept}\n`,
+      );
+    }
+  }
+  process.stdout.write(`job ${job.job_id} ${job.status}${job.error ? `: ${job.error}` : ''}\n`);
+  return failed > 0 || job.status !== 'succeeded' ? 1 : 0;
+}
+
+main(process.argv.slice(2), process.env).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    process.exit(error instanceof Exit ? error.code : 1);
+  },
+);
