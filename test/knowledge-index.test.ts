@@ -4,7 +4,7 @@
  * searched through the admin API. Real PDFs (pdfkit) and workbooks (SheetJS), non-ASCII text.
  */
 import { expect } from 'chai';
-import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import XLSX from 'xlsx';
@@ -19,7 +19,7 @@ import {
   type KnowledgeEnv,
 } from './support/knowledge.ts';
 import { run } from './support/run.ts';
-import { REDIS_URL, waitFor } from './support/services.ts';
+import { REDIS_URL, ROOT, waitFor } from './support/services.ts';
 
 const MANUAL_PAGES = [
   'Welcome to the Velo bike shop manual. This first page introduces the shop and its friendly staff.',
@@ -113,6 +113,16 @@ describe('knowledge: indexing and search', function () {
 
     const prefix = await search(env.api, 'shop', 'worksh');
     expect(prefix.hits[0].source).to.deep.equal({ file: 'manual.pdf', page: 3 });
+  });
+
+  it('when the example FAQ (examples/shop-faq.csv) is indexed, then a question finds its row', async () => {
+    const csv = await readFile(join(ROOT, 'examples/shop-faq.csv'));
+    expect((await upload(env.api, 'shop-faq', { 'shop-faq.csv': csv })).status).to.equal(201);
+    const job = await waitForJob(env.api, await index(env.api, 'shop-faq'));
+    expect(job.status).to.equal('succeeded');
+    const { hits } = await search(env.api, 'shop-faq', 'rent an e-bike');
+    expect(hits[0].text).to.contain('Question: Do you rent bikes?');
+    expect(hits[0].source.sheet).to.be.a('string');
   });
 
   it('when the same files are named in an indexer topic message sent with send-message.sh, then the collection holds the same chunks as through the API', async () => {
