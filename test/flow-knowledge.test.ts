@@ -18,23 +18,11 @@ import {
   topicMessages,
   type TestApi,
 } from './support/api.ts';
+import { faqFlow } from './support/flows.ts';
 import { waitFor } from './support/services.ts';
 
 const TG = 'https://telegram.example.test';
-const FAQ_FLOW = {
-  version: 1,
-  start: 'ask',
-  states: {
-    ask: { wait: { store: 'question' }, next: 'answer' },
-    answer: {
-      actions: [
-        { answer_from: { collection: 'faq', query: '{{question}}', k: 2 } },
-        { send: { text: 'A: {{answer}}' } },
-      ],
-      next: 'ask',
-    },
-  },
-};
+const FAQ_FLOW = faqFlow('faq', 2);
 
 describe('flow: answers from a knowledge collection', function () {
   this.timeout(30_000);

@@ -24,23 +24,11 @@ import {
   waitForJob,
   type KnowledgeEnv,
 } from './support/knowledge.ts';
+import { faqFlow } from './support/flows.ts';
 import { waitFor } from './support/services.ts';
 
 const TG = 'https://telegram.example.test';
-const FAQ_FLOW = {
-  version: 1,
-  start: 'ask',
-  states: {
-    ask: { wait: { store: 'question' }, next: 'answer' },
-    answer: {
-      actions: [
-        { answer_from: { collection: 'faq', query: '{{question}}', k: 3 } },
-        { send: { text: 'A: {{answer}}' } },
-      ],
-      next: 'ask',
-    },
-  },
-};
+const FAQ_FLOW = faqFlow('faq', 3);
 
 /** A stand-in OpenAI-compatible chat completions endpoint on loopback. */
 async function startLlm(): Promise<{

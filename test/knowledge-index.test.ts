@@ -205,7 +205,6 @@ describe('knowledge: indexing and search', function () {
       seen.push([...editions][0] as string);
     }
     expect((await watcher).status).to.equal('succeeded');
-    expect(seen[0]).to.equal('one');
     expect(seen[seen.length - 1]).to.equal('two');
     expect(seen.join(' ')).to.match(/^(one )*(two ?)+$/);
   });
