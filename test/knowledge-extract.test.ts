@@ -106,6 +106,36 @@ describe('knowledge extraction', () => {
       }
     });
 
+    it('when a PDF cannot be read within the time limit, then its thread is stopped, it fails as too large, and the next PDF is read', async () => {
+      const bytes = await pdf(
+        Array.from({ length: 200 }, (_, i) => `Page ${i + 1}. ${'Text. '.repeat(200)}`),
+      );
+      const error = await extractFile(
+        { bytes, filename: 'slow.pdf' },
+        { pdf: { timeoutMs: 30 } },
+      ).then(
+        () => undefined,
+        (e: unknown) => e as BotwireError,
+      );
+      expectFailure(
+        error as BotwireError,
+        'BW_ERR_DOCUMENT_UNREADABLE',
+        'too-large',
+        /could not be read within 30 ms/,
+      );
+      const next = await extractFile({ bytes: await pdf(PAGES), filename: 'next.pdf' });
+      expect(next.kind === 'pdf' && next.pages.length).to.equal(3);
+    });
+
+    it('when PDFs have been read, then JSON.parse in this thread is still strict (pdf.js and its polyfills live in the worker)', async () => {
+      await extractFile({ bytes: await pdf(PAGES), filename: 'a.pdf' });
+      // V8's own parser names the position "in JSON at position N"; core-js's polyfill, which
+      // pdf.js's legacy build installs wherever it loads, words it differently.
+      expect(() => JSON.parse('{"a":1,}', (_key, value: unknown) => value)).to.throw(
+        /in JSON at position 7/,
+      );
+    });
+
     it('when the PDF has more pages than the limit, then it fails as too large', async () => {
       const error = await failure(
         { bytes: await pdf(PAGES), filename: 'long.pdf' },

@@ -1,9 +1,11 @@
 /**
- * Text of a PDF, page by page, with pdf-parse v2 (pdf.js underneath). Every failure becomes a
- * `BW_ERR_DOCUMENT_UNREADABLE` whose message says why: encrypted, damaged, not a PDF, too large.
+ * Text of a PDF, page by page, with pdf-parse v2 (pdf.js underneath) in a worker thread. Every
+ * failure becomes a `BW_ERR_DOCUMENT_UNREADABLE` whose message says why: encrypted, damaged, not a
+ * PDF, too large.
  */
-import { InvalidPDFException, PasswordException, PDFParse } from 'pdf-parse';
+import { Worker } from 'node:worker_threads';
 import { BotwireError } from '../../shared/errors.ts';
+import { workerBootstrap } from './thread.ts';
 
 /** The text of one page. */
 export interface PageText {
@@ -19,9 +21,34 @@ export interface PdfLimits {
   maxPages?: number;
   /** Wall-clock time for the whole extraction, in milliseconds. @defaultValue 120000 (2 min) */
   timeoutMs?: number;
+  /** The worker's V8 old-generation heap cap, in MiB. @defaultValue 1024 */
+  maxMemoryMb?: number;
 }
 
-export const PDF_DEFAULTS = { maxPages: 5000, timeoutMs: 120_000 } as const;
+export const PDF_DEFAULTS = { maxPages: 5000, timeoutMs: 120_000, maxMemoryMb: 1024 } as const;
+
+const BOOTSTRAP = workerBootstrap(new URL('./pdf-worker.ts', import.meta.url));
+
+/** What the caller posts to the PDF worker for one file. */
+export interface PdfInput {
+  bytes: Uint8Array;
+  maxPages: number;
+  timeoutMs: number;
+}
+
+/** What the PDF worker posts back. */
+export type PdfReply =
+  | { ok: true; pages: PageText[] }
+  | { ok: false; reason: 'encrypted' | 'damaged' | 'too-large'; message: string };
+
+export const pdfTooLarge = (detail: string): PdfReply => ({
+  ok: false,
+  reason: 'too-large',
+  message: `the PDF is too large (${detail})`,
+});
+
+export const pdfTimedOut = (timeoutMs: number): PdfReply =>
+  pdfTooLarge(`it could not be read within ${timeoutMs} ms`);
 
 /** Why a document could not be read; rides in `BotwireError.details.reason`. */
 export type UnreadableReason = 'encrypted' | 'damaged' | 'wrong-type' | 'too-large';
@@ -48,81 +75,123 @@ export function looksLikePdf(bytes: Uint8Array): boolean {
   return false;
 }
 
+/** Idle PDF threads kept for the next file, by heap cap. */
+const idle: { worker: Worker; maxMemoryMb: number }[] = [];
+const MAX_IDLE = 2;
+
+function acquire(maxMemoryMb: number): Worker {
+  const found = idle.findIndex((entry) => entry.maxMemoryMb === maxMemoryMb);
+  if (found >= 0) {
+    const [entry] = idle.splice(found, 1);
+    if (entry) {
+      entry.worker.ref();
+      return entry.worker;
+    }
+  }
+  const worker = new Worker(BOOTSTRAP, {
+    eval: true,
+    execArgv: [],
+    resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb },
+    stdout: true,
+    stderr: true,
+  });
+  // pdf.js warns on the console about fonts and broken objects; that is not our log.
+  worker.stdout.resume();
+  worker.stderr.resume();
+  return worker;
+}
+
+function release(worker: Worker, maxMemoryMb: number): void {
+  if (idle.length >= MAX_IDLE) {
+    void worker.terminate();
+    return;
+  }
+  worker.unref(); // an idle thread must not keep the process alive
+  idle.push({ worker, maxMemoryMb });
+}
+
 /**
- * Extracts the text of every page of a PDF.
+ * Asks `worker` to read one PDF; settles on its reply, its death, or the timeout. `reusable` says
+ * whether the thread may read another file (not after a timeout or running out of memory).
+ */
+function ask(
+  worker: Worker,
+  input: PdfInput,
+  limits: Required<PdfLimits>,
+): Promise<{ reply: PdfReply; reusable: boolean }> {
+  return new Promise((resolve, reject) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    const onMessage = (reply: PdfReply): void => {
+      done();
+      resolve({ reply, reusable: true });
+    };
+    const onError = (error: Error & { code?: string }): void => {
+      done();
+      if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        const detail = `reading it needs more than ${limits.maxMemoryMb} MiB of memory`;
+        resolve({ reply: pdfTooLarge(detail), reusable: false });
+      } else {
+        reject(new BotwireError('BW_ERR_INTERNAL', 'the PDF worker failed', { cause: error }));
+      }
+    };
+    const onExit = (code: number): void => {
+      done();
+      reject(new BotwireError('BW_ERR_INTERNAL', `the PDF worker exited (${code})`));
+    };
+    const timer = setTimeout(() => {
+      done();
+      resolve({ reply: pdfTimedOut(limits.timeoutMs), reusable: false });
+    }, limits.timeoutMs);
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    worker.postMessage(input, [input.bytes.buffer as ArrayBuffer]);
+  });
+}
+
+/**
+ * Extracts the text of every page of a PDF, in a worker thread (pdf.js never runs on the calling
+ * thread; see `pdf-worker.ts`).
  *
  * Encrypted PDFs: pdf.js opens a PDF whose user password is empty (one protected only by an owner
  * password, that is by permissions) and reads it normally; a PDF that needs a password to open
- * fails as "the PDF is encrypted". pdf.js runs on this thread in Node; the time limit is checked
- * between pages, so one pathological page can overrun it (the indexer is its own process).
+ * fails as "the PDF is encrypted". The time limit is enforced by terminating the thread, so even a
+ * page that never finishes cannot overrun it; the heap is capped with `resourceLimits`.
  *
- * @param bytes - The file's content; not modified (pdf.js gets a copy).
+ * @param bytes - The file's content; not modified (the worker gets a copy).
  * @throws BotwireError `BW_ERR_DOCUMENT_UNREADABLE` with `details.reason` one of
- *   `wrong-type`, `encrypted`, `damaged`, `too-large`.
+ *   `wrong-type`, `encrypted`, `damaged`, `too-large`; `BW_ERR_INTERNAL` when the thread itself
+ *   fails (it could not start, or died without an answer), which is worth a retry.
  */
 export async function extractPdf(bytes: Uint8Array, limits: PdfLimits = {}): Promise<PageText[]> {
-  const maxPages = limits.maxPages ?? PDF_DEFAULTS.maxPages;
-  const timeoutMs = limits.timeoutMs ?? PDF_DEFAULTS.timeoutMs;
+  const settings = { ...PDF_DEFAULTS, ...limits };
   if (!looksLikePdf(bytes)) throw unreadable('wrong-type', 'the file is not a PDF');
-
-  const parser = new PDFParse({
-    data: new Uint8Array(bytes),
-    // Defence in depth against font programs: never compile them to JavaScript.
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
+  const worker = acquire(settings.maxMemoryMb);
+  const input = {
+    bytes: new Uint8Array(bytes),
+    maxPages: settings.maxPages,
+    timeoutMs: settings.timeoutMs,
+  };
+  const { reply, reusable } = await ask(worker, input, settings).catch((error: unknown) => {
+    void worker.terminate();
+    throw error;
   });
-  const deadline = performance.now() + timeoutMs;
-  const timedOut = (): BotwireError =>
-    unreadable('too-large', `the PDF is too large (it could not be read within ${timeoutMs} ms)`);
-  let timer: NodeJS.Timeout | undefined;
-  const alarm = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timedOut()), timeoutMs);
-  });
-  try {
-    return await Promise.race([readPages(parser, maxPages, deadline, timedOut), alarm]);
-  } catch (error) {
-    throw classify(error);
-  } finally {
-    clearTimeout(timer);
-    await parser.destroy().catch(() => undefined);
-  }
-}
-
-/**
- * Reads page by page, checking the deadline and yielding to the event loop between pages: pdf.js
- * works in promise chains that starve timers, so a timer alone would fire only at the end.
- */
-async function readPages(
-  parser: PDFParse,
-  maxPages: number,
-  deadline: number,
-  timedOut: () => BotwireError,
-): Promise<PageText[]> {
-  const { total } = await parser.getInfo();
-  if (total > maxPages) {
-    throw unreadable(
-      'too-large',
-      `the PDF is too large (${total} pages; the limit is ${maxPages})`,
+  if (reusable) release(worker, settings.maxMemoryMb);
+  else void worker.terminate();
+  if (!reply.ok) throw unreadable(reply.reason, reply.message);
+  const pages: unknown = reply.pages;
+  const wellFormed =
+    Array.isArray(pages) &&
+    pages.every(
+      (p: { page?: unknown; text?: unknown }) =>
+        typeof p.page === 'number' && typeof p.text === 'string',
     );
-  }
-  const pages: PageText[] = [];
-  for (let page = 1; page <= total; page += 1) {
-    if (performance.now() > deadline) throw timedOut();
-    const result = await parser.getText({ partial: [page] });
-    const text = result.pages[0]?.text ?? '';
-    pages.push({ page, text: text.replace(/\r\n?/g, '\n') });
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return pages;
-}
-
-function classify(error: unknown): BotwireError {
-  if (error instanceof BotwireError) return error;
-  if (error instanceof PasswordException) {
-    return unreadable('encrypted', 'the PDF is encrypted (it needs a password to open)', error);
-  }
-  const detail = error instanceof Error ? error.message : String(error);
-  const reason = error instanceof InvalidPDFException ? 'invalid PDF structure' : detail;
-  return unreadable('damaged', `the PDF is damaged: ${reason.replace(/\.$/, '')}`, error);
+  if (!wellFormed)
+    throw new BotwireError('BW_ERR_INTERNAL', 'the PDF worker sent a malformed reply');
+  return reply.pages;
 }

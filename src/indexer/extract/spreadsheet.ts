@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { BotwireError } from '../../shared/errors.ts';
 import { unreadable } from './pdf.ts';
 import type { SpreadsheetFormat, WorkerInput, WorkerSheet } from './spreadsheet-worker.ts';
+import { workerBootstrap } from './thread.ts';
 
 export type { SpreadsheetFormat } from './spreadsheet-worker.ts';
 
@@ -47,14 +48,7 @@ export const SPREADSHEET_DEFAULTS = {
   timeoutMs: 30_000,
 } as const;
 
-const WORKER_URL = new URL('./spreadsheet-worker.ts', import.meta.url).href;
-const TSX_API = import.meta.resolve('tsx/esm/api');
-/**
- * Node 20 does not apply `--import` loaders to a worker's entry module, so the worker starts from
- * this small script that registers tsx in its own thread and then imports the TypeScript module.
- */
-const BOOTSTRAP = `import(${JSON.stringify(TSX_API)})
-  .then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
+const BOOTSTRAP = workerBootstrap(new URL('./spreadsheet-worker.ts', import.meta.url));
 
 /**
  * Reads every sheet of a spreadsheet in a worker thread.
