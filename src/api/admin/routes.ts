@@ -5,7 +5,7 @@
 import type { Context, Next } from 'koa';
 import { Router } from '@koa/router';
 import type { NewBot, NewChannel, BotPatch } from '../../shared/bots/types.ts';
-import { secretsEqual } from '../../shared/crypto.ts';
+import { matchesDigest, secretDigest } from '../../shared/crypto.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { unstorableString } from '../../shared/json.ts';
 import { readJson } from '../body.ts';
@@ -104,10 +104,12 @@ export function adminRouter(edge: Edge): Router {
   const router = new Router();
   const present = presentBot.bind(null, edge.publicBaseUrl);
 
+  // Compared as digests: the key is the operator's choice, so even its length stays private.
+  const adminKeyDigest = secretDigest(edge.adminApiKey);
   router.use(async (ctx: Context, next: Next) => {
     const header = ctx.get('authorization');
     const token = header.startsWith('Bearer ') ? header.slice(7) : undefined;
-    if (!secretsEqual(token, edge.adminApiKey)) {
+    if (!matchesDigest(token, adminKeyDigest)) {
       ctx.set('WWW-Authenticate', 'Bearer');
       throw new BotwireError('BW_ERR_UNAUTHORIZED', 'a valid admin bearer token is required');
     }
