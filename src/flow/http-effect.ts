@@ -14,7 +14,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 async function readCapped(response: Response, max: number): Promise<string> {
   if (!response.body) return '';
-  const reader = response.body.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
