@@ -17,6 +17,7 @@ import { listDeadLetters, replayDeadLetters } from '../../src/shared/bus/dead-le
 import { Producer } from '../../src/shared/bus/producer.ts';
 import { groupOf, isTopic, topicKeys, TOPICS, type Topic } from '../../src/shared/bus/topics.ts';
 import { BotwireError } from '../../src/shared/errors.ts';
+import { parseJsonStrict } from '../../src/shared/json.ts';
 import { maskUrl } from '../../src/shared/logger.ts';
 import { createRedis, type Redis } from '../../src/shared/redis.ts';
 import { SchemaRegistry } from '../../src/shared/schemas.ts';
@@ -33,7 +34,12 @@ topics: ${TOPICS.join(', ')}`;
 
 function topicArg(name: string | undefined): Topic {
   if (!name) throw new UsageError('a topic is required');
-  if (!isTopic(name)) throw new UsageError(`unknown topic "${name}"`);
+  if (!isTopic(name)) {
+    throw new BotwireError(
+      'BW_ERR_UNKNOWN_TOPIC',
+      `unknown topic "${name.slice(0, 64)}"; topics: ${TOPICS.join(', ')}`,
+    );
+  }
   return name;
 }
 
@@ -93,12 +99,17 @@ async function create(topic: Topic): Promise<void> {
 
 async function send(topic: Topic, json: string | undefined): Promise<void> {
   if (json === undefined) throw new UsageError('a JSON message is required');
-  let message: unknown;
-  try {
-    message = JSON.parse(json);
-  } catch (error) {
-    throw new UsageError(`the message is not valid JSON: ${(error as Error).message}`);
+  // The edge's parser: nesting bounded, prototype keys refused (see src/shared/json.ts).
+  const parsed = parseJsonStrict(json);
+  if (!parsed.ok) {
+    throw parsed.kind === 'key'
+      ? new BotwireError('BW_ERR_MESSAGE_INVALID', `${parsed.path ?? '/'}: ${parsed.message}`)
+      : new BotwireError(
+          'BW_ERR_MESSAGE_MALFORMED',
+          `the message is not valid JSON: ${parsed.message}`,
+        );
   }
+  const message = parsed.value;
   const redis = await connect();
   try {
     const id = await producerFor(redis).publish(topic, message);

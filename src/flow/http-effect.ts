@@ -6,7 +6,29 @@
 import type { Effect, EffectResultEvent } from './engine/types.ts';
 
 /** Largest response body read (bytes); more is cut off, so one endpoint cannot exhaust memory. */
-const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The response body as text, read up to `max` bytes; the rest is not downloaded (the stream is
+ * cancelled), so a huge or endless answer costs at most `max` bytes of memory.
+ */
+async function readCapped(response: Response, max: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    if (size >= max) {
+      await reader.cancel().catch(() => undefined);
+      break;
+    }
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
+}
 
 export async function runHttpEffect(
   fetchImpl: typeof fetch,
@@ -24,7 +46,7 @@ export async function runHttpEffect(
       signal: AbortSignal.timeout(effect.timeout_ms),
       redirect: 'follow',
     });
-    const text = (await response.text()).slice(0, MAX_BODY_BYTES);
+    const text = await readCapped(response, MAX_BODY_BYTES);
     let body: unknown = text;
     if ((response.headers.get('content-type') ?? '').includes('json')) {
       try {

@@ -3,7 +3,13 @@
  * `v1.<iv>.<tag>.<ciphertext>` (base64url parts). The associated data binds a sealed value to its
  * row (the channel id), so a ciphertext copied onto another row does not open.
  */
-import { createCipheriv, createDecipheriv, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 
 const VERSION = 'v1';
 
@@ -41,6 +47,19 @@ export function secretsEqual(given: string | undefined, expected: string): boole
   const a = Buffer.from(given, 'utf8');
   const b = Buffer.from(expected, 'utf8');
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The SHA-256 digest of a secret, for `matchesDigest`. */
+export function secretDigest(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+/**
+ * Compares a secret with the digest of the expected one in constant time, whatever the lengths:
+ * for secrets an operator chooses (the admin API key), whose length is not public.
+ */
+export function matchesDigest(given: string | undefined, digest: Buffer): boolean {
+  return given !== undefined && timingSafeEqual(secretDigest(given), digest);
 }
 
 /** A fresh random token for webhooks (Telegram allows A-Z, a-z, 0-9, _ and -). */

@@ -45,7 +45,11 @@ export const ERRORS = {
     retryable: false,
     doc: 'The body is not `application/json`.',
   },
-  BW_ERR_MALFORMED_JSON: { status: 400, retryable: false, doc: 'The body is not valid JSON.' },
+  BW_ERR_MALFORMED_JSON: {
+    status: 400,
+    retryable: false,
+    doc: 'The body is not valid JSON: a syntax error, bytes that are not UTF-8, or nesting deeper than 100 levels.',
+  },
   BW_ERR_SCHEMA: {
     status: 400,
     retryable: false,

@@ -2,7 +2,23 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
 
-/** Paths pino blanks out wherever they appear in a log line. */
+/** Keys whose values are credentials wherever they appear. */
+const SECRET_KEYS = [
+  'password',
+  'token',
+  'bot_token',
+  'access_token',
+  'app_secret',
+  'verify_token',
+  'secret_token',
+  'credentials',
+  'apiKey',
+];
+
+/**
+ * Paths pino blanks out. Redaction paths have no recursive wildcard, so each secret key is listed
+ * at the top level and up to four levels down (`{channel: {details: {bot_token}}}` is three).
+ */
 export const REDACT_PATHS = [
   'authorization',
   '*.authorization',
@@ -11,19 +27,13 @@ export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers["x-telegram-bot-api-secret-token"]',
   'req.headers["x-hub-signature-256"]',
-  '*.password',
-  '*.token',
-  '*.bot_token',
-  '*.access_token',
-  '*.app_secret',
-  '*.verify_token',
-  '*.secret_token',
-  '*.credentials',
-  '*.apiKey',
-  'details.bot_token',
-  'details.access_token',
-  'details.app_secret',
-  'details.verify_token',
+  ...SECRET_KEYS.flatMap((key) => [
+    key,
+    `*.${key}`,
+    `*.*.${key}`,
+    `*.*.*.${key}`,
+    `*.*.*.*.${key}`,
+  ]),
 ];
 
 /**

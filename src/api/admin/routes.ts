@@ -6,8 +6,9 @@
 import type { Context, Next } from 'koa';
 import { Router } from '@koa/router';
 import type { NewBot, NewChannel, BotPatch } from '../../shared/bots/types.ts';
-import { secretsEqual } from '../../shared/crypto.ts';
+import { matchesDigest, secretDigest } from '../../shared/crypto.ts';
 import { BotwireError } from '../../shared/errors.ts';
+import { unstorableString } from '../../shared/json.ts';
 import { readJson } from '../body.ts';
 import type { Edge } from '../edge.ts';
 import { DEFAULT_FLOW } from '../../shared/flows/default-flow.ts';
@@ -20,7 +21,15 @@ import { listConversations, listMessages } from './transcripts.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function body<T>(ctx: Context, edge: Edge, schema: string): Promise<T> {
-  const { json } = await readJson(ctx, edge.bodyLimitBytes);
+  const { raw, json } = await readJson(ctx, edge.bodyLimitBytes);
+  // Admin bodies are stored in Postgres, whose text and jsonb refuse these (a 500 otherwise).
+  const unstorable = unstorableString(json, raw.toString('utf8'));
+  if (unstorable !== undefined) {
+    const message = 'must not contain U+0000 or an unpaired UTF-16 surrogate';
+    throw new BotwireError('BW_ERR_SCHEMA', `${unstorable} ${message}`, {
+      details: { problems: [{ path: unstorable, message }] },
+    });
+  }
   const result = edge.schemas.validate<T>(schema, json);
   if (!result.ok) {
     const problems = result.problems;
@@ -66,11 +75,25 @@ function limitOf(ctx: Context): number {
   return limit;
 }
 
-function afterOf(ctx: Context): string | undefined {
-  return typeof ctx.query.after === 'string' && ctx.query.after !== ''
-    ? ctx.query.after
-    : undefined;
+/**
+ * The `after` cursor of a page: absent, or the `next_after` of an earlier page (`shape` says what
+ * one looks like). Anything else is refused rather than read as "no more pages".
+ */
+function afterOf(ctx: Context, shape: RegExp): string | undefined {
+  const raw = ctx.query.after;
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string' || !shape.test(raw)) {
+    throw new BotwireError('BW_ERR_SCHEMA', 'after must be the next_after of an earlier page', {
+      details: {
+        problems: [{ path: '/query/after', message: 'must be the next_after of an earlier page' }],
+      },
+    });
+  }
+  return raw;
 }
+
+/** Messages are paged by their numeric id. */
+const MESSAGE_ID = /^\d{1,19}$/;
 
 function appIdOf(ctx: Context & { params: Record<string, string> }): string {
   const appId = ctx.params.app_id ?? '';
@@ -83,10 +106,12 @@ export function adminRouter(edge: Edge): Router {
   const router = new Router();
   const present = presentBot.bind(null, edge.publicBaseUrl);
 
+  // Compared as digests: the key is the operator's choice, so even its length stays private.
+  const adminKeyDigest = secretDigest(edge.adminApiKey);
   router.use(async (ctx: Context, next: Next) => {
     const header = ctx.get('authorization');
     const token = header.startsWith('Bearer ') ? header.slice(7) : undefined;
-    if (!secretsEqual(token, edge.adminApiKey)) {
+    if (!matchesDigest(token, adminKeyDigest)) {
       ctx.set('WWW-Authenticate', 'Bearer');
       throw new BotwireError('BW_ERR_UNAUTHORIZED', 'a valid admin bearer token is required');
     }
@@ -104,7 +129,7 @@ export function adminRouter(edge: Edge): Router {
 
   router.get('/v2/bots', async (ctx) => {
     const limit = limitOf(ctx);
-    const bots = await edge.store.listBots({ limit: limit + 1, after: afterOf(ctx) });
+    const bots = await edge.store.listBots({ limit: limit + 1, after: afterOf(ctx, UUID) });
     const items = bots.slice(0, limit);
     ctx.body = {
       items: items.map(present),
@@ -160,14 +185,14 @@ export function adminRouter(edge: Edge): Router {
     const appId = appIdOf(ctx);
     if (!(await edge.directory.byAppId(appId)))
       throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
-    ctx.body = await listConversations(edge.db, appId, limitOf(ctx), afterOf(ctx));
+    ctx.body = await listConversations(edge.db, appId, limitOf(ctx), afterOf(ctx, UUID));
   });
 
   router.get('/v2/conversations/:id/messages', async (ctx) => {
     const id = ctx.params.id ?? '';
-    const page = UUID.test(id)
-      ? await listMessages(edge.db, id, limitOf(ctx), afterOf(ctx))
-      : undefined;
+    const limit = limitOf(ctx);
+    const after = afterOf(ctx, MESSAGE_ID);
+    const page = UUID.test(id) ? await listMessages(edge.db, id, limit, after) : undefined;
     if (!page) throw new BotwireError('BW_ERR_NOT_FOUND', 'no conversation has this id');
     ctx.body = page;
   });

@@ -1,0 +1,129 @@
+/**
+ * The claims of docs/security.md that no other test checks: credentials are sealed at rest and
+ * bound to their row, secrets are redacted from logs, the admin key is compared as a digest.
+ */
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import nock from 'nock';
+import { BotStore } from '../src/shared/bots/store.ts';
+import { matchesDigest, open, secretDigest } from '../src/shared/crypto.ts';
+import { createLogger } from '../src/shared/logger.ts';
+import { startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
+
+describe('security claims', () => {
+  let t: TestApi;
+  const wa = {
+    phone_number_id: '300400500',
+    access_token: 'EAAG-sealed-access-token',
+    app_secret: 'sealed-app-secret',
+    verify_token: 'sealed-verify-token',
+  };
+
+  before(async () => {
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    t = await startTestApi();
+  });
+
+  after(async () => {
+    nock.enableNetConnect();
+    await t.stop();
+  });
+
+  it('when channels are created, then Postgres holds only AES-GCM sealed credentials, bound to their row', async () => {
+    const tg = await t.call('POST', '/v2/bots', {
+      body: { name: 'tg', channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } } },
+    });
+    const w = await t.call('POST', '/v2/bots', {
+      body: { name: 'wa', channel: { type: 'whatsapp', details: wa } },
+    });
+    expect([tg.status, w.status]).to.deep.equal([201, 201]);
+    for (const answer of [tg.text, w.text]) {
+      for (const secret of [TELEGRAM_TOKEN, ...Object.values(wa).slice(1)]) {
+        expect(answer).not.to.contain(secret);
+      }
+    }
+    const rows = await t.schema
+      .db<{ id: string; credentials: string }>('channels')
+      .select('id', 'credentials')
+      .orderBy('created_at');
+    expect(rows).to.have.length(2);
+    const dump = JSON.stringify(await t.schema.db('channels').select('*'));
+    for (const secret of [TELEGRAM_TOKEN, wa.access_token, wa.app_secret, wa.verify_token]) {
+      expect(dump).not.to.contain(secret);
+    }
+    const key = Buffer.from(t.env.CREDENTIALS_KEY!, 'base64');
+    const [a, b] = rows as [
+      { id: string; credentials: string },
+      { id: string; credentials: string },
+    ];
+    expect(a.credentials).to.match(/^v1\.[\w-]{16}\.[\w-]{22}\.[\w-]+$/);
+    expect(JSON.parse(open(key, a.credentials, a.id)).details.bot_token).to.equal(TELEGRAM_TOKEN);
+    // Copied onto another row, or opened with another key, a sealed value does not open.
+    expect(() => open(key, a.credentials, b.id)).to.throw();
+    expect(() => open(randomBytes(32), a.credentials, a.id)).to.throw();
+    const tampered = a.credentials.slice(0, -2) + (a.credentials.endsWith('A') ? 'BA' : 'AA');
+    expect(() => open(key, tampered, a.id)).to.throw();
+
+    await t.schema.db('channels').where({ id: b.id }).update({ credentials: a.credentials });
+    const store = new BotStore({ db: t.schema.db, credentialsKey: key });
+    const error = await store.getBot(w.json.app_id).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error, 'a swapped ciphertext must not open').to.be.instanceOf(Error);
+  });
+
+  it('when a log line carries credentials and auth headers, then they are redacted', () => {
+    const lines: string[] = [];
+    const logger = createLogger({
+      component: 'test',
+      destination: new Writable({
+        write(chunk: Buffer, _e, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      }),
+    });
+    logger.info(
+      {
+        channel: { details: { bot_token: TELEGRAM_TOKEN, ...wa } },
+        req: {
+          headers: {
+            authorization: 'Bearer admin-key-xyz',
+            'x-telegram-bot-api-secret-token': 'tg-secret-xyz',
+            'x-hub-signature-256': 'sha256=abc',
+          },
+        },
+        details: { app_secret: wa.app_secret },
+        token: 'top-level-token-xyz',
+        a: { b: { c: { access_token: 'four-deep-token-xyz' } } },
+      },
+      'with secrets',
+    );
+    const text = lines.join('');
+    for (const secret of [
+      TELEGRAM_TOKEN,
+      wa.access_token,
+      wa.app_secret,
+      wa.verify_token,
+      'admin-key-xyz',
+      'tg-secret-xyz',
+      'sha256=abc',
+      'top-level-token-xyz',
+      'four-deep-token-xyz',
+    ]) {
+      expect(text).not.to.contain(secret);
+    }
+    expect(text).to.contain('[redacted]');
+  });
+
+  it('when the admin key is compared, then it is compared as a SHA-256 digest whatever the lengths', () => {
+    const digest = secretDigest('k'.repeat(40));
+    expect(matchesDigest('k'.repeat(40), digest)).to.equal(true);
+    expect(matchesDigest('k'.repeat(39), digest)).to.equal(false);
+    expect(matchesDigest('k'.repeat(4000), digest)).to.equal(false);
+    expect(matchesDigest(undefined, digest)).to.equal(false);
+  });
+});
