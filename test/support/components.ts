@@ -1,7 +1,8 @@
 /** Components of botwire as separate processes, for tests that kill and restart them. */
 import { start, type Running } from './run.ts';
 
-export type ComponentName = 'api' | 'channel' | 'language' | 'flow';
+/** A component with a `src/<name>/main.ts`, as `scripts/run.sh` starts it. */
+export type ComponentName = 'api' | 'channel' | 'language' | 'flow' | 'retriver' | 'indexer';
 
 export interface ComponentProcess {
   name: string;
