@@ -44,6 +44,8 @@ export interface FaultRow {
   reordered: number;
   /** Posts the sender had to repeat (connection errors, 503s). */
   retriedPosts: number;
+  /** The same by answer: an HTTP status, or the name of the network error. */
+  retriedBy: Record<string, number>;
   /** Seconds from the first message to the last reply. */
   seconds: number;
 }
@@ -213,6 +215,7 @@ export function startTraffic(system: FaultSystem, options: TrafficOptions): Traf
         duplicated: 0,
         reordered: 0,
         retriedPosts: [...retries.values()].reduce((a, b) => a + b, 0),
+        retriedBy: Object.fromEntries(retries),
         seconds: Math.round((lastReplyAt - started) / 100) / 10,
       };
       for (const c of conversations) {
@@ -251,7 +254,7 @@ export function recordRow(row: FaultRow): void {
     `lost ${row.lost}`,
     `duplicated ${row.duplicated}`,
     `reordered ${row.reordered}`,
-    `retried posts ${row.retriedPosts}`,
+    `retried posts ${row.retriedPosts} ${JSON.stringify(row.retriedBy)}`,
     `${row.seconds} s`,
   ];
   process.stderr.write(`      fault matrix | ${cells.join(' | ')}\n`);
