@@ -48,6 +48,8 @@ export interface FaultRow {
   retriedBy: Record<string, number>;
   /** Seconds from the first message to the last reply. */
   seconds: number;
+  /** Other figures a fault has to tell (sends the platform refused, dead letters). */
+  extra?: Record<string, number>;
 }
 
 export interface Traffic {
@@ -256,6 +258,7 @@ export function recordRow(row: FaultRow): void {
     `reordered ${row.reordered}`,
     `retried posts ${row.retriedPosts} ${JSON.stringify(row.retriedBy)}`,
     `${row.seconds} s`,
+    ...Object.entries(row.extra ?? {}).map(([key, value]) => `${key} ${value}`),
   ];
   process.stderr.write(`      fault matrix | ${cells.join(' | ')}\n`);
   mkdirSync(FAULT_MATRIX_DIR, { recursive: true });
