@@ -15,7 +15,7 @@ interface PlatformFault {
   name: string;
   /** How long the platform misbehaves (ms). */
   forMs: number;
-  answer(call: PlatformCall): StubAnswer;
+  answer: (call: PlatformCall) => StubAnswer;
 }
 
 const FAULTS: PlatformFault[] = [
