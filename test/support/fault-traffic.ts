@@ -94,58 +94,11 @@ export function startTraffic(system: FaultSystem, options: TrafficOptions): Traf
   let running = true;
   let abandoned = false;
 
-  const post = async (c: Conversation, text: string): Promise<void> => {
-    let request: { path: string; headers: Record<string, string>; body: unknown };
-    if (c.platform === 'telegram') {
-      updateId += 1;
-      request = {
-        path: `/v2/callback/telegram/${system.telegram.appId}`,
-        headers: { 'x-telegram-bot-api-secret-token': system.telegram.secret },
-        body: {
-          update_id: updateId,
-          message: {
-            message_id: updateId,
-            date: Math.floor(Date.now() / 1000),
-            chat: { id: Number(c.chat), type: 'private' },
-            from: { id: Number(c.chat), first_name: 'Ana' },
-            text,
-          },
-        },
-      };
-    } else {
-      request = {
-        path: '/callback',
-        headers: {},
-        body: whatsappPayload(system.whatsapp.number, [
-          { id: `wamid.${text}`, body: text, from: c.chat },
-        ]),
-      };
-    }
-    const body = JSON.stringify(request.body);
-    for (;;) {
-      let answer: string;
-      try {
-        const response = await fetch(`${system.apiUrl}${request.path}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...request.headers },
-          body,
-          signal: AbortSignal.timeout(10_000),
-        });
-        const reply = await response.text();
-        if (response.status === 200) return;
-        if (response.status < 500) {
-          throw new Error(`the edge refused ${text}: ${response.status} ${reply}`);
-        }
-        answer = String(response.status);
-      } catch (error) {
-        if ((error as Error).message.startsWith('the edge refused')) throw error;
-        answer = (error as Error).name;
-      }
-      retries.set(answer, (retries.get(answer) ?? 0) + 1);
-      if (abandoned) throw new Error(`abandoned ${text} (last answer ${answer})`);
-      await sleep(200);
-    }
-  };
+  const post = (c: Conversation, text: string): Promise<void> =>
+    postMessage(system, c, text, {
+      onRetry: (answer) => retries.set(answer, (retries.get(answer) ?? 0) + 1),
+      abandoned: () => abandoned,
+    });
 
   const failures: unknown[] = [];
   const loops = conversations.map(async (c) => {
@@ -241,6 +194,68 @@ export function startTraffic(system: FaultSystem, options: TrafficOptions): Traf
     },
   };
   return traffic;
+}
+
+/**
+ * Posts one user message to the edge as the platform would (Telegram update, WhatsApp payload),
+ * sending it again after 200 ms while the edge cannot be reached or answers 5xx; a 4xx throws.
+ */
+export async function postMessage(
+  system: FaultSystem,
+  c: { platform: 'telegram' | 'whatsapp'; chat: string },
+  text: string,
+  options: { onRetry?: (answer: string) => void; abandoned?: () => boolean } = {},
+): Promise<void> {
+  let request: { path: string; headers: Record<string, string>; body: unknown };
+  if (c.platform === 'telegram') {
+    updateId += 1;
+    request = {
+      path: `/v2/callback/telegram/${system.telegram.appId}`,
+      headers: { 'x-telegram-bot-api-secret-token': system.telegram.secret },
+      body: {
+        update_id: updateId,
+        message: {
+          message_id: updateId,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: Number(c.chat), type: 'private' },
+          from: { id: Number(c.chat), first_name: 'Ana' },
+          text,
+        },
+      },
+    };
+  } else {
+    request = {
+      path: '/callback',
+      headers: {},
+      body: whatsappPayload(system.whatsapp.number, [
+        { id: `wamid.${text}`, body: text, from: c.chat },
+      ]),
+    };
+  }
+  const body = JSON.stringify(request.body);
+  for (;;) {
+    let answer: string;
+    try {
+      const response = await fetch(`${system.apiUrl}${request.path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...request.headers },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      const reply = await response.text();
+      if (response.status === 200) return;
+      if (response.status < 500) {
+        throw new Error(`the edge refused ${text}: ${response.status} ${reply}`);
+      }
+      answer = String(response.status);
+    } catch (error) {
+      if ((error as Error).message.startsWith('the edge refused')) throw error;
+      answer = (error as Error).name;
+    }
+    options.onRetry?.(answer);
+    if (options.abandoned?.()) throw new Error(`abandoned ${text} (last answer ${answer})`);
+    await sleep(200);
+  }
 }
 
 /** Where fault-matrix rows are written: FAULT_MATRIX_DIR, else a folder under the temp dir. */
