@@ -44,7 +44,7 @@ export interface FaultRow {
   reordered: number;
   /** Posts the sender had to repeat (connection errors, 503s). */
   retriedPosts: number;
-  /** The same by answer: an HTTP status, or the name of the network error. */
+  /** The same by answer: an HTTP status, or the network error's code (ECONNREFUSED) or name. */
   retriedBy: Record<string, number>;
   /** Seconds from the first message to the last reply. */
   seconds: number;
@@ -250,7 +250,9 @@ export async function postMessage(
       answer = String(response.status);
     } catch (error) {
       if ((error as Error).message.startsWith('the edge refused')) throw error;
-      answer = (error as Error).name;
+      // fetch reports a refused or reset connection as a TypeError whose cause has the code.
+      const cause = (error as { cause?: { code?: unknown } }).cause;
+      answer = typeof cause?.code === 'string' ? cause.code : (error as Error).name;
     }
     options.onRetry?.(answer);
     if (options.abandoned?.()) throw new Error(`abandoned ${text} (last answer ${answer})`);
