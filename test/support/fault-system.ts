@@ -121,7 +121,10 @@ export async function startFaultSystem(options: FaultSystemOptions = {}): Promis
   let generation = 0;
   const launch = async (component: ComponentName): Promise<void> => {
     generation += 1;
-    processes.set(component, await startComponent(component, `${component}-${generation}`, env));
+    processes.set(
+      component,
+      await startComponent(component, `${component}-${generation}`, env, { timeoutMs: 90_000 }),
+    );
   };
   const apiUrl = `http://127.0.0.1:${port}`;
   const admin = async (method: string, path: string, body?: unknown): Promise<HttpAnswer> => {
@@ -170,7 +173,13 @@ export async function startFaultSystem(options: FaultSystemOptions = {}): Promis
     },
   };
   try {
-    await Promise.all([launch('api'), ...WORKERS.map((w) => launch(w.component))]);
+    // allSettled: on a failure, every process that did start is in `processes` for close().
+    const started = await Promise.allSettled([
+      launch('api'),
+      ...WORKERS.map((w) => launch(w.component)),
+    ]);
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
     await createBots(system);
   } catch (error) {
     await system.close();
