@@ -24,16 +24,24 @@ describe('faults: a component process killed and restarted', function () {
 
   const victims: ComponentName[] = ['api', ...WORKERS.map((w) => w.component)];
   victims.forEach((victim, index) => {
-    it(`when ${victim} is killed (SIGKILL) under a steady stream of conversations and restarted, then no message is lost, no reply sent twice, and each conversation keeps its order`, async () => {
+    const promise =
+      victim === 'channel'
+        ? 'no reply is sent twice except a send the platform accepted in the instant of the kill'
+        : 'no reply is sent twice';
+    it(`when ${victim} is killed (SIGKILL) under a steady stream of conversations and restarted, then no message is lost, ${promise}, and each conversation keeps its order`, async () => {
       const sys = system!;
       const traffic = startTraffic(sys, { label: `kill-${victim}`, index });
+      let killedAt = 0;
+      let restartedAt = 0;
       try {
         await waitFor(() => [...traffic.replies().values()].flat().length >= 6, {
           timeoutMs: 30_000,
           what: 'replies flowing before the fault',
         });
         await sys.kill(victim);
+        killedAt = Date.now();
         await sleep(1500);
+        restartedAt = Date.now();
         await sys.restart(victim);
         await sleep(1500);
         await traffic.stop();
@@ -41,14 +49,27 @@ describe('faults: a component process killed and restarted', function () {
         await traffic.stop(true).catch(() => undefined);
       }
       await traffic.settle();
-      const row = traffic.measure(`SIGKILL ${victim} and restart`);
+      // The one repeat the design admits (docs/pipeline.md, exactly-once effects): channel dies
+      // after the platform accepted a call and before its row says sent, and the call is made
+      // again after the restart. The platforms have no idempotency key. One send per conversation
+      // is in flight at a time, so at most one such repeat per conversation.
+      const duplicates = traffic.duplicates();
+      const inKillWindow = duplicates.filter(
+        (d) =>
+          victim === 'channel' &&
+          d.at.length === 2 &&
+          d.at[0]! <= killedAt &&
+          d.at[1]! >= restartedAt,
+      );
+      const row = {
+        ...traffic.measure(`SIGKILL ${victim} and restart`),
+        extra: { 'sent again after the kill': inKillWindow.length },
+      };
       recordRow(row);
       expect(row.sent).to.be.greaterThan(10);
-      expect({
-        lost: row.lost,
-        duplicated: row.duplicated,
-        reordered: row.reordered,
-      }).to.deep.equal({ lost: 0, duplicated: 0, reordered: 0 });
+      expect(duplicates.filter((d) => !inKillWindow.includes(d))).to.deep.equal([]);
+      expect(new Set(inKillWindow.map((d) => d.chat)).size).to.equal(inKillWindow.length);
+      expect({ lost: row.lost, reordered: row.reordered }).to.deep.equal({ lost: 0, reordered: 0 });
       if (victim === 'api') {
         // The platforms' side of it: posts refused while the edge was down were sent again.
         expect(row.retriedPosts).to.be.greaterThan(0);

@@ -64,6 +64,8 @@ export interface Traffic {
   /** Waits until every accepted message has a reply (or `timeoutMs` passes), then a little more for duplicates. */
   settle(timeoutMs?: number): Promise<void>;
   measure(fault: string): FaultRow;
+  /** Replies the platform accepted more than once: chat, text, and when each copy arrived (ms). */
+  duplicates(): { chat: string; text: string; at: number[] }[];
   /** Posts repeated so far, by answer: a status, or the network error's name. */
   retries: Map<string, number>;
 }
@@ -137,6 +139,19 @@ export function startTraffic(system: FaultSystem, options: TrafficOptions): Traf
       if (failures.length > 0) throw failures[0];
     },
     replies,
+    duplicates() {
+      const copies = new Map<string, { chat: string; text: string; at: number[] }>();
+      const chats = new Set(conversations.map((c) => c.chat));
+      for (const call of system.stub.calls) {
+        if (!call.delivered || !call.chat || !chats.has(call.chat)) continue;
+        if (!call.text?.startsWith(`echo: ${options.label}.`)) continue;
+        const key = `${call.chat}/${call.text}`;
+        const entry = copies.get(key) ?? { chat: call.chat, text: call.text, at: [] };
+        entry.at.push(call.at);
+        copies.set(key, entry);
+      }
+      return [...copies.values()].filter((d) => d.at.length > 1);
+    },
     async settle(timeoutMs = 90_000) {
       const missing = (): number => {
         const got = replies();
