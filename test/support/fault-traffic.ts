@@ -294,6 +294,9 @@ export function recordRow(row: FaultRow): void {
   ];
   process.stderr.write(`      fault matrix | ${cells.join(' | ')}\n`);
   mkdirSync(FAULT_MATRIX_DIR, { recursive: true });
-  const file = row.fault.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
+  const file = row.fault
+    .replace(/[^a-z0-9]+/gi, '-')
+    .replace(/^-|-$/g, '')
+    .toLowerCase();
   writeFileSync(join(FAULT_MATRIX_DIR, `${file}.json`), `${JSON.stringify(row, null, 2)}\n`);
 }
