@@ -215,6 +215,58 @@ describe('topic bus', () => {
       expect(letter!.reason).to.contain('no such collection');
     });
 
+    it('when the handler fails because Postgres or Redis cannot be reached, more often than maxDeliveries, then the entry is not dead-lettered and is handled once they are back', async () => {
+      const seen: number[] = [];
+      const outage = [
+        Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+        Object.assign(new Error('terminating connection due to administrator command'), {
+          code: '57P01',
+        }),
+        new Error('Connection terminated unexpectedly'),
+        new BotwireError('BW_ERR_UNAVAILABLE', 'the bot directory cannot reach the database'),
+        new AggregateError(
+          [Object.assign(new Error('connect ECONNREFUSED ::1:5432'), { code: 'ECONNREFUSED' })],
+          'connect failed',
+        ),
+        new Error('Connection is closed.'),
+      ];
+      await consumer({
+        handler: async (_m, ctx) => {
+          seen.push(ctx.deliveries);
+          const failure = outage[seen.length - 1];
+          if (failure) throw failure;
+        },
+      }).start();
+      await producer.publish('indexer', msg('faq'));
+      await waitFor(async () => seen.length === outage.length + 1 && (await pending()) === 0, {
+        timeoutMs: 20_000,
+        what: 'the entry handled after the outage',
+      });
+      expect(seen, 'an outage uses up no delivery').to.deep.equal(outage.map(() => 1).concat(1));
+      expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    });
+
+    it('when an outside HTTP call fails to connect, then it counts as a failed delivery (not an outage of ours)', async () => {
+      let calls = 0;
+      await consumer({
+        handler: async () => {
+          calls += 1;
+          throw new TypeError('fetch failed', {
+            cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+          });
+        },
+      }).start();
+      await producer.publish('indexer', msg('faq'));
+      const [letter] = await waitFor(async () => {
+        const all = await listDeadLetters(redis, prefix, 'indexer');
+        return all.length > 0 ? all : undefined;
+      });
+      expect(calls).to.equal(3);
+      expect(letter!.reason).to.match(
+        /failed 3 deliveries; last failure: BW_ERR_HANDLER: fetch failed/,
+      );
+    });
+
     it('when a handler fails once, then the entry is retried after a backoff and succeeds', async () => {
       const deliveries: number[] = [];
       await consumer({

@@ -4,32 +4,7 @@
  * log. Driver errors and secrets never reach a response.
  */
 import type { Middleware } from 'koa';
-import { BotwireError } from '../shared/errors.ts';
-
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  '57P01',
-  '57P03',
-]);
-
-/** Whether an unclassified error means Redis or Postgres is out of reach (answer 503, not 500). */
-function isUnreachable(error: unknown): boolean {
-  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && UNREACHABLE.has(code)) return true;
-    const message = (e as { message?: unknown }).message;
-    if (
-      typeof message === 'string' &&
-      /Timeout acquiring a connection|Connection is closed|Connection terminated/.test(message)
-    )
-      return true;
-  }
-  return false;
-}
+import { BotwireError, isUnavailable } from '../shared/errors.ts';
 
 export const errorMiddleware: Middleware = async (ctx, next) => {
   try {
@@ -41,7 +16,7 @@ export const errorMiddleware: Middleware = async (ctx, next) => {
     const known =
       error instanceof BotwireError
         ? error
-        : isUnreachable(error)
+        : isUnavailable(error)
           ? new BotwireError('BW_ERR_UNAVAILABLE', 'a backing service is unavailable', {
               cause: error,
             })

@@ -17,7 +17,7 @@ import type { BotDirectory } from '../shared/bots/directory.ts';
 import type { ChannelRecord } from '../shared/bots/types.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Knex } from '../shared/db.ts';
-import { BotwireError } from '../shared/errors.ts';
+import { BotwireError, isUnavailable } from '../shared/errors.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
 import type { Redis } from '../shared/redis.ts';
 import { PACES, reserve, type Pace } from './pacing.ts';
@@ -169,6 +169,35 @@ async function deliver(
   }
 }
 
+/** Longest wait between tries to record a sent call while Postgres is unreachable (ms). */
+const RECORD_RETRY_MAX_MS = 5000;
+
+/**
+ * Records a call the platform accepted. While Postgres cannot be reached it keeps trying, here:
+ * failing the turn instead would send the call again on the retry (the platforms have no
+ * idempotency key), so a Postgres outage would duplicate every message in flight.
+ */
+async function recordSent(
+  deps: OutboundDeps,
+  row: Parameters<typeof recordOutbound>[1],
+  context: MessageContext,
+): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await recordOutbound(deps.db, row);
+      return;
+    } catch (error) {
+      if (!isUnavailable(error)) throw error;
+      const delay = Math.min(100 * 2 ** (attempt - 1), RECORD_RETRY_MAX_MS);
+      context.log.warn(
+        { err: (error as Error).message, seq: row.seq, delayMs: delay },
+        'sent, but Postgres is unreachable; recording again',
+      );
+      await sleep(delay);
+    }
+  }
+}
+
 export async function handleOutbound(
   deps: OutboundDeps,
   input: ChannelOut,
@@ -197,7 +226,7 @@ export async function handleOutbound(
     await recordOutbound(deps.db, { ...row, status: 'sending' });
     try {
       const platformMessageId = await deliver(deps, call, context);
-      await recordOutbound(deps.db, { ...row, status: 'sent', platformMessageId });
+      await recordSent(deps, { ...row, status: 'sent', platformMessageId }, context);
     } catch (error) {
       if (error instanceof PlatformError && !error.retryable) {
         await recordOutbound(deps.db, { ...row, status: 'failed', error: error.message });

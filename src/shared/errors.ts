@@ -183,6 +183,52 @@ export function isRetryable(error: unknown): boolean {
   return error instanceof BotwireError ? error.retryable : true;
 }
 
+/**
+ * Driver error codes that mean Redis or Postgres cannot be reached right now: a refused, reset or
+ * timed-out connection, or Postgres shutting down (57P01-57P03) or refusing a connection (08xxx).
+ */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
+
+/** Messages of drivers that give no code: knex's pool, pg's client, ioredis. */
+const UNREACHABLE_MESSAGE =
+  /Timeout acquiring a connection|Connection is closed|Connection terminated|Reached the max retries per request limit/;
+
+/**
+ * Whether a failure means Redis or Postgres is out of reach (an outage, not the fault of the work
+ * at hand): `BW_ERR_UNAVAILABLE`, or a driver's connection failure anywhere in the cause chain.
+ * An error we classified otherwise (`BW_ERR_UPSTREAM` wrapping an unreachable provider) and a
+ * failed `fetch` (an outside HTTP service) are not outages of ours.
+ */
+export function isUnavailable(error: unknown, depth = 0): boolean {
+  for (let e: unknown = error; e && depth < 10; e = (e as { cause?: unknown }).cause, depth += 1) {
+    if (e instanceof BotwireError) return e.code === 'BW_ERR_UNAVAILABLE';
+    if (e instanceof TypeError && e.message === 'fetch failed') return false;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && UNREACHABLE_MESSAGE.test(message)) return true;
+    // Node reports a failed connection to several addresses (localhost) as an AggregateError.
+    if (e instanceof AggregateError && e.errors.some((inner) => isUnavailable(inner, depth + 1)))
+      return true;
+  }
+  return false;
+}
+
 /** The catalogue code of any thrown value (`BW_ERR_HANDLER` for errors we did not classify). */
 export function codeOf(error: unknown): ErrorCode {
   return error instanceof BotwireError ? error.code : 'BW_ERR_HANDLER';

@@ -42,9 +42,9 @@ export interface TestApi {
   stop(): Promise<void>;
 }
 
-/** DATABASE_URL whose connections work in `schema` (pg passes `options` to the server). */
-export function urlWithSchema(schema: string): string {
-  return `${DATABASE_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+/** A database URL (the shared test database by default) whose connections work in `schema` (pg passes `options` to the server). */
+export function urlWithSchema(schema: string, databaseUrl = DATABASE_URL): string {
+  return `${databaseUrl}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
 }
 
 export async function startTestApi(overrides: Record<string, string> = {}): Promise<TestApi> {

@@ -1,6 +1,7 @@
 /** Components of botwire as separate processes, for tests that kill and restart them. */
 import { start, type Running } from './run.ts';
 
+/** A component with a `src/<name>/main.ts`, as `scripts/run.sh` starts it. */
 export type ComponentName = 'api' | 'channel' | 'language' | 'flow' | 'retriver' | 'indexer';
 
 export interface ComponentProcess {
@@ -14,19 +15,25 @@ export function envOf(settings: Record<string, string>): Record<string, string> 
   return { ENV_FILE: '/nonexistent/.env', LOG_LEVEL: 'warn', ...settings };
 }
 
-/** Starts one process of `component` and waits until it consumes (or listens). */
+/**
+ * Starts one process of `component` and waits until it consumes (or listens).
+ * @param options.timeoutMs how long it may take to start (ms); on a loaded 2-core machine, several
+ *   processes compiling at once take a while. @defaultValue 20000
+ */
 export async function startComponent(
   component: ComponentName,
   name: string,
   settings: Record<string, string>,
+  options: { timeoutMs?: number } = {},
 ): Promise<ComponentProcess> {
   const proc = start('node', ['--import', 'tsx', `src/${component}/main.ts`], {
     env: envOf({ ...settings, CONSUMER_NAME: name, LOG_LEVEL: 'info' }),
   });
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
   while (!/"msg":"started"/.test(proc.stdout())) {
     const exited = proc.child.exitCode !== null || proc.child.signalCode !== null;
     if (exited || Date.now() > deadline) {
+      if (!exited) proc.child.kill('SIGKILL');
       throw new Error(`${name} did not start: ${proc.stderr()}\n${proc.stdout().slice(-2000)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,9 +1,10 @@
 /**
  * A stand-in for the Telegram Bot API and the WhatsApp Cloud API on 127.0.0.1, for components
  * running as separate processes (nock reaches only its own process). It records every call and
- * answers like the platforms do; `failNext` scripts failures.
+ * answers like the platforms do; `failNext` scripts failures, `behave` scripts a platform having a
+ * bad time (rate limits, errors, hanging requests) for as long as the test wants.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 export interface PlatformCall {
   at: number;
@@ -11,6 +12,12 @@ export interface PlatformCall {
   /** Telegram method, or `messages` for WhatsApp. */
   method: string;
   body: Record<string, unknown>;
+  /** The chat a send goes to: Telegram `chat_id`, WhatsApp `to`. */
+  chat: string | undefined;
+  /** The text of a text send. */
+  text: string | undefined;
+  /** Whether the platform accepted it (answered 2xx); a refused or hung call was not delivered. */
+  delivered: boolean;
 }
 
 export interface ScriptedFailure {
@@ -18,11 +25,19 @@ export interface ScriptedFailure {
   body: Record<string, unknown>;
 }
 
+/** How the stand-in answers one send: normally, with a failure, or never (the request hangs). */
+export type StubAnswer = 'ok' | 'hang' | ScriptedFailure;
+
 export interface PlatformStub {
   url: string;
   calls: PlatformCall[];
   /** Answers the next `count` sends (sendMessage, WhatsApp messages) with this failure. */
   failNext(failure: ScriptedFailure, count?: number): void;
+  /**
+   * Decides the answer to every send from now on (after scripted `failNext` failures), until
+   * called with `undefined`. Requests left hanging are never answered; the caller times out.
+   */
+  behave(answer: ((call: PlatformCall) => StubAnswer) | undefined): void;
   close(): Promise<void>;
 }
 
@@ -37,9 +52,22 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   return JSON.parse(text) as Record<string, unknown>;
 }
 
+function chatOf(body: Record<string, unknown>): string | undefined {
+  const chat = body.chat_id ?? body.to;
+  return typeof chat === 'string' || typeof chat === 'number' ? String(chat) : undefined;
+}
+
+function textOf(body: Record<string, unknown>): string | undefined {
+  if (typeof body.text === 'string') return body.text;
+  const wa = body.text as { body?: unknown } | undefined;
+  return typeof wa?.body === 'string' ? wa.body : undefined;
+}
+
 export async function startPlatformStub(): Promise<PlatformStub> {
   const calls: PlatformCall[] = [];
   const failures: ScriptedFailure[] = [];
+  const hanging = new Set<ServerResponse>();
+  let behaviour: ((call: PlatformCall) => StubAnswer) | undefined;
   let nextId = 1;
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -48,16 +76,32 @@ export async function startPlatformStub(): Promise<PlatformStub> {
       const telegram = /^\/bot[^/]+\/(\w+)$/.exec(url);
       const whatsapp = /^\/v[\d.]+\/\d+\/messages$/.exec(url);
       const method = telegram?.[1] ?? (whatsapp ? 'messages' : 'unknown');
-      calls.push({ at: Date.now(), platform: telegram ? 'telegram' : 'whatsapp', method, body });
+      const call: PlatformCall = {
+        at: Date.now(),
+        platform: telegram ? 'telegram' : 'whatsapp',
+        method,
+        body,
+        chat: chatOf(body),
+        text: textOf(body),
+        delivered: false,
+      };
+      calls.push(call);
       const send = method === 'messages' || method.startsWith('send');
-      const failure = send ? failures.shift() : undefined;
+      const answer: StubAnswer =
+        (send ? failures.shift() : undefined) ?? (send && behaviour ? behaviour(call) : 'ok');
+      if (answer === 'hang') {
+        hanging.add(res);
+        res.on('close', () => hanging.delete(res));
+        return;
+      }
       res.setHeader('content-type', 'application/json');
-      if (failure) {
-        res.statusCode = failure.status;
-        res.end(JSON.stringify(failure.body));
+      if (answer !== 'ok') {
+        res.statusCode = answer.status;
+        res.end(JSON.stringify(answer.body));
         return;
       }
       const id = nextId++;
+      call.delivered = true;
       res.end(
         JSON.stringify(
           telegram
@@ -76,8 +120,12 @@ export async function startPlatformStub(): Promise<PlatformStub> {
     failNext(failure, count = 1) {
       for (let i = 0; i < count; i += 1) failures.push(failure);
     },
+    behave(answer) {
+      behaviour = answer;
+    },
     close: () =>
       new Promise((resolve) => {
+        for (const res of hanging) res.destroy();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

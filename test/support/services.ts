@@ -45,12 +45,13 @@ export interface TestSchema {
   drop(): Promise<void>;
 }
 
-export async function createTestSchema(): Promise<TestSchema> {
+/** A migrated schema of its own in the database at `databaseUrl` (the shared test database by default). */
+export async function createTestSchema(databaseUrl = DATABASE_URL): Promise<TestSchema> {
   const schema = uniqueName('t');
-  const admin = createDb(DATABASE_URL, { poolMax: 1 });
+  const admin = createDb(databaseUrl, { poolMax: 1 });
   await admin.raw('create schema ??', [schema]);
   await admin.destroy();
-  const db = createDb(DATABASE_URL, { poolMax: 4, searchPath: schema });
+  const db = createDb(databaseUrl, { poolMax: 4, searchPath: schema });
   await db.migrate.latest({
     directory: MIGRATIONS_DIR,
     loadExtensions: ['.ts'],

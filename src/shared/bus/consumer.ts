@@ -20,7 +20,7 @@
  *   left pending for the next reader), hands the leases back and closes its blocking connection.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BotwireError, codeOf, isRetryable } from '../errors.ts';
+import { BotwireError, codeOf, isRetryable, isUnavailable } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Redis } from '../redis.ts';
 import { describeProblems, type SchemaRegistry } from '../schemas.ts';
@@ -97,6 +97,12 @@ type Decoded<T> = { ok: true; message: T } | { ok: false; error: BotwireError };
 
 /** Seconds a recorded failure reason is kept for an entry that stays pending. */
 const FAILURE_TTL_S = 7 * 24 * 3600;
+
+/** Longest wait between tries while Redis or Postgres is unreachable (ms): catch up soon after. */
+const OUTAGE_RETRY_MAX_MS = 5000;
+
+/** How an attempt at an entry ended. */
+type Attempt = 'settled' | 'retry' | 'outage';
 
 /** The field of an entry in the failures hash: entry ids repeat across partitions. */
 function failureField(stream: string, id: string): string {
@@ -460,7 +466,11 @@ export class StreamConsumer<T> {
     return { ok: true, message: result.value };
   }
 
-  /** Handles one entry, retrying in place while the failure is retryable and deliveries remain. */
+  /**
+   * Handles one entry, retrying in place while the failure is retryable and deliveries remain. A
+   * failure because Redis or Postgres cannot be reached does not use up a delivery: the outage is
+   * not the message's fault, and counting it would dead-letter every message of a longer outage.
+   */
   async #process(
     entry: Entry,
     decoded: Decoded<T>,
@@ -469,6 +479,7 @@ export class StreamConsumer<T> {
   ): Promise<void> {
     const stream = this.#keys.partitions[partition]!;
     const turnId = decoded.ok ? (decoded.message as { turn_id?: unknown }).turn_id : undefined;
+    let outages = 0;
     for (let deliveries = firstDelivery; ; deliveries += 1) {
       const log = this.#o.logger.child({
         topic: this.#o.topic,
@@ -478,7 +489,15 @@ export class StreamConsumer<T> {
       });
       // Closing, or another process reads this partition now: leave the entry pending for it.
       if (this.#closed || !this.#leases.owns(partition)) return;
-      if (await this.#attempt(entry, decoded, deliveries, stream, log)) return;
+      let outcome = await this.#attempt(entry, decoded, deliveries, stream, log);
+      while (outcome === 'outage') {
+        outages += 1;
+        await this.#pause(Math.min(this.#o.retryBaseMs * 2 ** (outages - 1), OUTAGE_RETRY_MAX_MS));
+        if (this.#closed || !this.#leases.owns(partition)) return;
+        outcome = await this.#attempt(entry, decoded, deliveries, stream, log);
+      }
+      if (outcome === 'settled') return;
+      outages = 0;
       await this.#pause(Math.min(this.#o.retryBaseMs * 2 ** (deliveries - 1), 30_000));
       if (this.#closed || !this.#leases.owns(partition)) return;
       // Record the redelivery in Redis (RETRYCOUNT sets the counter; JUSTID alone would not),
@@ -500,14 +519,17 @@ export class StreamConsumer<T> {
     }
   }
 
-  /** @returns true when the entry is settled (acknowledged or dead-lettered). */
+  /**
+   * @returns `settled` when the entry is acknowledged or dead-lettered, `outage` when Redis or
+   *   Postgres could not be reached (try the same delivery again), `retry` for another delivery.
+   */
   async #attempt(
     entry: Entry,
     decoded: Decoded<T>,
     deliveries: number,
     stream: string,
     log: Logger,
-  ): Promise<boolean> {
+  ): Promise<Attempt> {
     const { redis, group, handler, producer, maxDeliveries, topic } = this.#o;
     try {
       if (!decoded.ok) throw decoded.error;
@@ -528,15 +550,22 @@ export class StreamConsumer<T> {
         .hdel(this.#keys.failures, failureField(stream, entry.id))
         .exec();
       this.#o.onOutcome?.('acked', topic);
-      return true;
+      return 'settled';
     } catch (error) {
       const reason = `${codeOf(error)}: ${errorMessage(error)}`;
+      if (decoded.ok && isUnavailable(error)) {
+        log.warn({ err: error }, 'a backing service is unreachable; trying again (not counted)');
+        this.#o.onOutcome?.('retry', topic);
+        return 'outage';
+      }
       if (!isRetryable(error) || deliveries >= maxDeliveries) {
         const final =
           isRetryable(error) && codeOf(error) !== 'BW_ERR_MAX_DELIVERIES'
             ? `failed ${deliveries} deliveries; last failure: ${reason}`
             : reason;
-        return this.#deadLetter(entry, error, final, deliveries, stream, log);
+        return (await this.#deadLetter(entry, error, final, deliveries, stream, log))
+          ? 'settled'
+          : 'retry';
       }
       log.warn({ err: error }, 'handler failed; retrying after a backoff');
       await redis
@@ -548,7 +577,7 @@ export class StreamConsumer<T> {
           log.warn({ err: recordError }, 'could not record the failure reason'),
         );
       this.#o.onOutcome?.('retry', topic);
-      return false;
+      return 'retry';
     }
   }
 

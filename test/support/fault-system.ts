@@ -1,0 +1,218 @@
+/**
+ * The whole pipeline as separate processes, for fault tests: the api (src/api/main.ts, the entry
+ * scripts/run.sh starts) and one process of each worker component in `WORKERS`, against real
+ * Redis and Postgres (the shared test servers, or private ones a test can stop), with a stand-in
+ * Telegram and WhatsApp on loopback. Two echo bots are created through the admin API: a Telegram
+ * one (webhook registered, secret learnt) and a WhatsApp one.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Topic } from '../../src/shared/bus/topics.ts';
+import { createRedis, type Redis } from '../../src/shared/redis.ts';
+import { TELEGRAM_TOKEN, urlWithSchema } from './api.ts';
+import {
+  startComponent,
+  stopComponent,
+  type ComponentName,
+  type ComponentProcess,
+} from './components.ts';
+import { startPlatformStub, type PlatformStub } from './platform-stub.ts';
+import { freePort } from './private-services.ts';
+import {
+  createTestSchema,
+  DATABASE_URL,
+  dropPrefix,
+  REDIS_URL,
+  uniquePrefix,
+  type TestSchema,
+} from './services.ts';
+
+export interface WorkerSpec {
+  component: ComponentName;
+  /** The topic it consumes. */
+  topic: Topic;
+}
+
+/**
+ * The worker components the fault tests start, kill and poison. A new component (retriver,
+ * indexer) joins every fault test by adding its entry here.
+ */
+export const WORKERS: readonly WorkerSpec[] = [
+  { component: 'channel', topic: 'channel' },
+  { component: 'language', topic: 'language' },
+  { component: 'flow', topic: 'flow' },
+];
+
+/** Every message is an answer: the start state waits at once, then echoes and waits again. */
+export const ECHO_FLOW = {
+  version: 1,
+  start: 'listen',
+  states: {
+    listen: { wait: { store: 'said' }, next: 'echo' },
+    echo: { actions: [{ send: { text: 'echo: {{said}}' } }], next: 'listen' },
+  },
+};
+
+/** The WhatsApp bot's phone_number_id. */
+export const WHATSAPP_NUMBER = '5550001';
+
+export interface HttpAnswer {
+  status: number;
+  json: any;
+}
+
+export interface FaultSystem {
+  /** The settings every process runs with. */
+  env: Record<string, string>;
+  prefix: string;
+  apiUrl: string;
+  stub: PlatformStub;
+  /** A connection to the Redis the processes use. */
+  redis: Redis;
+  schema: TestSchema;
+  telegram: { appId: string; secret: string };
+  whatsapp: { appId: string; number: string };
+  /** The running process of each component. */
+  processes: Map<ComponentName, ComponentProcess>;
+  /** Calls the admin API with the admin key. */
+  admin(method: string, path: string, body?: unknown): Promise<HttpAnswer>;
+  kill(component: ComponentName, signal?: NodeJS.Signals): Promise<void>;
+  /** Starts the component again (after `kill`) and waits until it runs. */
+  restart(component: ComponentName): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface FaultSystemOptions {
+  /** Default: the shared test Redis. */
+  redisUrl?: string;
+  /** Default: the shared test database; the system migrates a schema of its own in it. */
+  databaseUrl?: string;
+  /** Settings over the defaults below. */
+  settings?: Record<string, string>;
+}
+
+export async function startFaultSystem(options: FaultSystemOptions = {}): Promise<FaultSystem> {
+  const redisUrl = options.redisUrl ?? REDIS_URL;
+  const stub = await startPlatformStub();
+  const schema = await createTestSchema(options.databaseUrl ?? DATABASE_URL);
+  const prefix = uniquePrefix();
+  const port = await freePort();
+  const adminKey = randomBytes(24).toString('hex');
+  const env: Record<string, string> = {
+    REDIS_URL: redisUrl,
+    DATABASE_URL: urlWithSchema(schema.schema, options.databaseUrl ?? DATABASE_URL),
+    STREAM_PREFIX: prefix,
+    API_HOST: '127.0.0.1',
+    API_PORT: String(port),
+    ADMIN_API_KEY: adminKey,
+    CREDENTIALS_KEY: randomBytes(32).toString('base64'),
+    PUBLIC_BASE_URL: 'https://bots.example.test',
+    TELEGRAM_API_URL: stub.url,
+    WHATSAPP_API_URL: `${stub.url}/v21.0`,
+    TOPIC_PARTITIONS: '4',
+    CONSUMER_LEASE_MS: '1500',
+    CONSUMER_BLOCK_MS: '200',
+    CONSUMER_RETRY_BASE_MS: '100',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    ...options.settings,
+  };
+  const redis = createRedis(redisUrl, { name: 'botwire-fault-test' });
+  redis.on('error', () => undefined); // the tests stop this Redis on purpose
+  const processes = new Map<ComponentName, ComponentProcess>();
+  let generation = 0;
+  const launch = async (component: ComponentName): Promise<void> => {
+    generation += 1;
+    processes.set(
+      component,
+      await startComponent(component, `${component}-${generation}`, env, { timeoutMs: 90_000 }),
+    );
+  };
+  const apiUrl = `http://127.0.0.1:${port}`;
+  const admin = async (method: string, path: string, body?: unknown): Promise<HttpAnswer> => {
+    const response = await fetch(`${apiUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${adminKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = text;
+    }
+    return { status: response.status, json };
+  };
+  const system: FaultSystem = {
+    env,
+    prefix,
+    apiUrl,
+    stub,
+    redis,
+    schema,
+    telegram: { appId: '', secret: '' },
+    whatsapp: { appId: '', number: WHATSAPP_NUMBER },
+    processes,
+    admin,
+    async kill(component, signal = 'SIGKILL') {
+      const running = processes.get(component);
+      if (running) await stopComponent(running, signal);
+    },
+    restart: launch,
+    async close() {
+      await Promise.all([...processes.values()].map((c) => stopComponent(c, 'SIGKILL')));
+      await stub.close();
+      await Promise.race([
+        dropPrefix(redis, prefix),
+        new Promise((resolve) => setTimeout(resolve, 2000)),
+      ]).catch(() => undefined);
+      redis.disconnect();
+      await schema.drop().catch(() => schema.db.destroy().catch(() => undefined));
+    },
+  };
+  try {
+    // allSettled: on a failure, every process that did start is in `processes` for close().
+    const started = await Promise.allSettled([
+      launch('api'),
+      ...WORKERS.map((w) => launch(w.component)),
+    ]);
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    await createBots(system);
+  } catch (error) {
+    await system.close();
+    throw error;
+  }
+  return system;
+}
+
+async function createBots(system: FaultSystem): Promise<void> {
+  const tg = await system.admin('POST', '/v2/bots', {
+    name: 'echo telegram',
+    flow: ECHO_FLOW,
+    channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
+  });
+  if (tg.status !== 201) throw new Error(`telegram bot not created: ${JSON.stringify(tg.json)}`);
+  const appId: string = tg.json.app_id;
+  const hook = await system.admin(
+    'POST',
+    `/v2/bots/${appId}/channels/${tg.json.channels[0].id}/webhook`,
+  );
+  if (hook.status !== 200) throw new Error(`webhook not set: ${JSON.stringify(hook.json)}`);
+  const setWebhook = system.stub.calls.find((c) => c.method === 'setWebhook');
+  const secret = setWebhook?.body.secret_token;
+  if (typeof secret !== 'string') throw new Error('setWebhook carried no secret_token');
+  system.telegram = { appId, secret };
+  const wa = await system.admin('POST', '/v2/bots', {
+    name: 'echo whatsapp',
+    flow: ECHO_FLOW,
+    channel: {
+      type: 'whatsapp',
+      details: { phone_number_id: WHATSAPP_NUMBER, access_token: 'wa-token' },
+    },
+  });
+  if (wa.status !== 201) throw new Error(`whatsapp bot not created: ${JSON.stringify(wa.json)}`);
+  system.whatsapp = { appId: wa.json.app_id, number: WHATSAPP_NUMBER };
+}

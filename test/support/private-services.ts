@@ -1,0 +1,183 @@
+/**
+ * A Redis and a Postgres of a test's own, on free loopback ports with their data in a temporary
+ * folder, so the test can stop, kill and restart them without disturbing anyone else. Always call
+ * `close()` (in an `after` hook): it stops the server whatever state it is in and removes the
+ * folder.
+ */
+import { execFile } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createDb } from '../../src/shared/db.ts';
+import { start, type Running } from './run.ts';
+import { waitFor } from './services.ts';
+
+const exec = promisify(execFile);
+
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+export interface PrivateRedis {
+  url: string;
+  port: number;
+  /** Stops the server (SIGKILL by default) and waits for it to exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again on the same port and folder (its append-only file is read back). */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A redis-server with an append-only file synced on every write (`appendfsync always`): a write
+ * Redis acknowledged survives even SIGKILL.
+ */
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const dir = mkdtempSync(join(tmpdir(), 'botwire-redis-'));
+  const port = await freePort();
+  let server: Running | undefined;
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'always',
+  ];
+  const alive = () => server && server.child.exitCode === null && server.child.signalCode === null;
+  const redis: PrivateRedis = {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async stop(signal = 'SIGKILL') {
+      if (!server || !alive()) return;
+      server.child.kill(signal);
+      await server.exited;
+    },
+    async start() {
+      const running = start('redis-server', args);
+      server = running;
+      await waitFor(
+        () => {
+          if (running.child.exitCode !== null) {
+            throw new Error(`redis-server exited: ${running.stdout().slice(-1000)}`);
+          }
+          return /Ready to accept connections/.test(running.stdout());
+        },
+        { timeoutMs: 15_000, what: 'the private redis-server to be ready' },
+      );
+    },
+    async close() {
+      await redis.stop('SIGKILL').catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await redis.start();
+  } catch (error) {
+    await redis.close();
+    throw error;
+  }
+  return redis;
+}
+
+export interface PrivatePostgres {
+  /** URL of its `botwire` database. */
+  url: string;
+  port: number;
+  /** `pg_ctl stop -m fast`: open sessions are ended, the server shuts down cleanly. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Postgres refuses to run as root; as root, its tools run as the `postgres` user. */
+function asPostgresUser(command: string, args: string[]): [string, string[]] {
+  return process.getuid?.() === 0
+    ? ['runuser', ['-u', 'postgres', '--', command, ...args]]
+    : [command, args];
+}
+
+async function pgTool(tool: string, args: string[], timeoutMs = 60_000): Promise<void> {
+  const [command, full] = asPostgresUser(tool, args);
+  await exec(command, full, { timeout: timeoutMs, cwd: '/' });
+}
+
+/** A Postgres cluster of its own (initdb, trust auth, fsync off) with a `botwire` database. */
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const dir = mkdtempSync(join(tmpdir(), 'botwire-pg-'));
+  if (process.getuid?.() === 0) chownSync(dir, ...(await postgresIds()));
+  const data = join(dir, 'data');
+  const port = await freePort();
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`;
+  let started = false;
+  const pg: PrivatePostgres = {
+    url: `postgres://postgres@127.0.0.1:${port}/botwire`,
+    port,
+    async start() {
+      await pgTool('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
+      started = true;
+    },
+    async stop() {
+      await pgTool('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      started = false;
+    },
+    async close() {
+      if (started) {
+        await pgTool('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(
+          () => undefined,
+        );
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await pgTool('initdb', [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '-A',
+      'trust',
+      '--no-sync',
+      '-E',
+      'UTF8',
+    ]);
+    await pg.start();
+    const admin = createDb(`postgres://postgres@127.0.0.1:${port}/postgres`, { poolMax: 1 });
+    try {
+      await admin.raw('create database botwire');
+    } finally {
+      await admin.destroy();
+    }
+  } catch (error) {
+    await pg.close();
+    throw error;
+  }
+  return pg;
+}
+
+async function postgresIds(): Promise<[number, number]> {
+  const { stdout: uid } = await exec('id', ['-u', 'postgres']);
+  const { stdout: gid } = await exec('id', ['-g', 'postgres']);
+  return [Number(uid.trim()), Number(gid.trim())];
+}
