@@ -397,7 +397,7 @@ describe('knowledge: indexing and search', function () {
         },
       });
 
-    it('when a file fails, then it uploads and indexes the rest, shows progress, and exits 1 naming the file and its reason', async () => {
+    it('when a file fails, then it uploads and indexes the rest, shows progress, and exits 1 naming the file and its reason; mended, the collection indexes whole', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'botwire-index-sh-'));
       try {
         await writeFile(
@@ -418,8 +418,13 @@ describe('knowledge: indexing and search', function () {
           page: 2,
         });
 
-        const ok = await script(['cli', join(dir, 'pumps.pdf')]);
+        // The collection is indexed whole: mending the broken file makes the next run clean, and
+        // the file uploaded before stays searchable.
+        await writeFile(join(dir, 'broken.pdf'), await pdf(['Tyre levers and patches.']));
+        const ok = await script(['cli', join(dir, 'broken.pdf')]);
         expect(ok.code, ok.stderr).to.equal(0);
+        expect(ok.stdout).to.match(/^indexed {2}broken\.pdf \(1 chunks\)$/m);
+        expect(ok.stdout).to.match(/^indexed {2}pumps\.pdf/m);
         expect(ok.stdout).to.match(/^job job_\S+ succeeded$/m);
       } finally {
         await rm(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 /**
  * The tool behind index.sh: uploads documents to a collection through the admin API, starts a job
- * indexing exactly those files, and draws its progress (files and chunks done) until it ends. A
+ * indexing the collection (every document uploaded to it, these included), and draws its progress (files and chunks done) until it ends. A
  * terminal gets a redrawn bar on stderr; a pipe or log gets one line per change. The outcome is
  * printed per file; failures with their code and reason.
  *
@@ -92,7 +92,7 @@ async function call(
 
 function bar(job: JobView, width = 30): string {
   const { files_total: total, files_done: done, chunks_done: chunks } = job.progress;
-  const filled = total === 0 ? width : Math.round((done / total) * width);
+  const filled = total === 0 ? width : Math.min(width, Math.round((done / total) * width));
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} files, ${chunks} chunks`;
 }
 
@@ -116,15 +116,17 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const collectionPath = `/v2/collections/${encodeURIComponent(collection)}`;
   process.stderr.write(`uploading ${names.length} file(s) to ${collection}\n`);
   await call(base, key, 'POST', `${collectionPath}/files`, form);
-  const started = (await call(
-    base,
-    key,
-    'POST',
-    `${collectionPath}/index`,
-    JSON.stringify({ files: names }),
-    'application/json',
-  )) as { job_id: string };
-  process.stderr.write(`indexing job ${started.job_id}\n`);
+  // The whole collection: a job's content replaces the collection's, so indexing only the files
+  // given would drop the others from search.
+  const started = (await call(base, key, 'POST', `${collectionPath}/index`)) as {
+    job_id: string;
+    files: string[];
+  };
+  process.stderr.write(
+    `indexing job ${started.job_id}: ${started.files.length} file(s) of ${collection}\n`,
+  );
+  const since = Date.now();
+  let hinted = false;
 
   const tty = process.stderr.isTTY;
   let last = '';
@@ -137,6 +139,12 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       last = line;
     }
     if (FINISHED.has(job.status)) break;
+    if (!hinted && job.status === 'queued' && Date.now() - since > 30_000) {
+      process.stderr.write(
+        '\nstill queued after 30 s: is an indexer running? (./scripts/run.sh)\n',
+      );
+      hinted = true;
+    }
     await sleep(250);
   }
   if (tty) process.stderr.write('\n');

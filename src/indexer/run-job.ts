@@ -12,6 +12,7 @@ import { documentPath } from '../shared/knowledge/names.ts';
 import type { Logger } from '../shared/logger.ts';
 import { chunkPages, chunkSheets, type ChunkOptions } from './chunk.ts';
 import { extractFile, type ExtractLimits } from './extract/index.ts';
+import { unreadable } from './extract/pdf.ts';
 import {
   beginAttempt,
   ensureCollection,
@@ -133,45 +134,99 @@ async function chunksOf(
   return { chunks, counts: { sheets: document.sheets.length, rows } };
 }
 
+/** Postgres refusing a file's text as data (bad encoding, invalid text): the file's fault. */
+const DATA_ERRORS = new Set(['22021', '22P02', '22P05', '54000']);
+
+function isDataError(error: unknown): boolean {
+  return DATA_ERRORS.has((error as { code?: unknown }).code as string);
+}
+
+function failure(error: BotwireError): FileOutcome {
+  const reason = reasonOf(error);
+  return {
+    status: 'failed',
+    kept_chunks: 0,
+    error: { code: error.code, ...(reason ? { reason } : {}), message: error.message },
+  };
+}
+
+/** The first `SAMPLE_CHARS` characters of the chunks' text. */
+function sampleOf(chunks: readonly StoredChunk[]): string {
+  let sample = '';
+  for (const chunk of chunks) {
+    if (sample.length >= SAMPLE_CHARS) break;
+    sample += `${chunk.text}\n`;
+  }
+  return sample;
+}
+
+/** The collection's language while it has content, so a re-index keeps searching the same way. */
+async function currentLanguage(db: Knex, collectionId: string): Promise<string | undefined> {
+  const row = await db<{ id: string; language: string; active_generation: string | null }>(
+    'collections',
+  )
+    .where({ id: collectionId })
+    .first('language', 'active_generation');
+  return row?.active_generation ? row.language : undefined;
+}
+
+/** `runIndexJob` stopped between files because the indexer is closing; the job should go back to wait. */
+export const STOPPED = 'stopped';
+
 /**
- * Runs the job `jobId` (one attempt). Returns how it finished, or undefined when the job is
- * unknown or already finished.
+ * Runs the job `jobId` (one attempt). Returns how it finished, `STOPPED` when `stopping()` became
+ * true between two files (the next attempt resumes after the files done), or undefined when the
+ * job is unknown or already finished.
  */
-export async function runIndexJob(deps: JobDeps, jobId: string): Promise<Finish | undefined> {
+export async function runIndexJob(
+  deps: JobDeps,
+  jobId: string,
+  stopping: () => boolean = () => false,
+): Promise<Finish | typeof STOPPED | undefined> {
   const { db, logger } = deps;
   let job = await beginAttempt(db, jobId);
   if (!job) return undefined;
   const log = logger.child({ jobId, collection: job.collection_name, attempt: job.attempts });
   const collectionId = await ensureCollection(db, job.collection_name);
-  let language = job.options.language;
+  let language = job.options.language ?? (await currentLanguage(db, collectionId));
   for (const file of job.files) {
     if (job.outcome[file]) continue; // stored by an earlier attempt
+    if (stopping()) {
+      log.info('indexer closing: the job goes back to wait and resumes after the files done');
+      return STOPPED;
+    }
     let stored: Awaited<ReturnType<typeof chunksOf>>;
     try {
       stored = await chunksOf(deps, job, file);
+      if (stored.chunks.length === 0) {
+        throw unreadable('no-text', 'the file holds no text (a scanned PDF needs OCR first)');
+      }
     } catch (error) {
       if (!isFileError(error)) throw error;
       log.warn({ file, code: error.code, reason: reasonOf(error) }, error.message);
-      const reason = reasonOf(error);
-      await recordOutcome(db, job, file, {
-        status: 'failed',
-        kept_chunks: 0,
-        error: { code: error.code, ...(reason ? { reason } : {}), message: error.message },
-      });
+      await recordOutcome(db, job, file, failure(error));
       continue;
     }
-    if (!language && stored.chunks.length > 0) {
-      language = await chooseLanguage(db, stored.chunks.map((c) => c.text).join('\n'));
+    if (!language) {
+      language = await chooseLanguage(db, sampleOf(stored.chunks));
       await saveJobLanguage(db, job, language);
     }
-    await storeFile(db, {
-      job,
-      collectionId,
-      file,
-      language: language ?? 'simple',
-      chunks: stored.chunks,
-      outcome: { status: 'indexed', chunks: stored.chunks.length, ...stored.counts },
-    });
+    try {
+      await storeFile(db, {
+        job,
+        collectionId,
+        file,
+        language,
+        chunks: stored.chunks,
+        outcome: { status: 'indexed', chunks: stored.chunks.length, ...stored.counts },
+      });
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      const refused = unreadable('damaged', 'the file holds text the database cannot store', error);
+      log.warn({ file, err: (error as Error).message }, refused.message);
+      await recordOutcome(db, job, file, failure(refused));
+      continue;
+    }
     log.info({ file, chunks: stored.chunks.length }, 'file indexed');
   }
   job = await reloadJob(db, job);

@@ -20,6 +20,16 @@ export interface StoredChunk {
 /** Chunks sent to Postgres per statement. */
 const BATCH = 500;
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text Postgres can store: lone UTF-16 surrogates (a spreadsheet can hold them) become U+FFFD and
+ * NUL characters go; anything else is kept as it is.
+ */
+export function storable(text: string): string {
+  return text.replace(LONE_SURROGATE, '\uFFFD').replaceAll('\u0000', '');
+}
+
 const INSERT_SQL = `
 insert into chunks (collection_id, generation, file, ordinal, page, sheet, row_first, row_last, text, tsv)
 select :collection, :generation, :file, x.ordinal, x.page, x.sheet, x.row_first, x.row_last, x.text,
@@ -78,10 +88,10 @@ export async function storeFile(
       const rows = chunks.slice(start, start + BATCH).map((chunk, i) => ({
         ordinal: start + i,
         page: chunk.page ?? null,
-        sheet: chunk.sheet ?? null,
+        sheet: chunk.sheet === undefined ? null : storable(chunk.sheet),
         row_first: chunk.rows?.[0] ?? null,
         row_last: chunk.rows?.[1] ?? null,
-        text: chunk.text,
+        text: storable(chunk.text),
       }));
       await trx.raw(INSERT_SQL, {
         collection: collectionId,
@@ -95,7 +105,10 @@ export async function storeFile(
   });
 }
 
-/** Records a file's outcome and counts it done. */
+/**
+ * Records a file's outcome and counts it done, once: a second attempt racing the first (a lost
+ * lock) cannot count a file twice.
+ */
 export async function recordOutcome(
   db: Knex,
   job: JobRow,
@@ -105,6 +118,7 @@ export async function recordOutcome(
 ): Promise<void> {
   await db('index_jobs')
     .where({ id: job.id })
+    .whereRaw('not (outcome \\? ?)', [file])
     .update({
       outcome: db.raw('outcome || jsonb_build_object(?::text, ?::jsonb)', [
         file,
@@ -143,6 +157,11 @@ export async function finishJob(
       .forUpdate()
       .first('active_generation');
     const active = collection?.active_generation ?? null;
+    const current = await trx<JobRow>('index_jobs').where({ id: job.id }).first('status');
+    if (current?.status !== 'running') {
+      // Another attempt of this job (one that lost its lock) finished it already.
+      return { status: 'superseded', chunks: 0 };
+    }
     const outcomes = Object.entries(job.outcome);
     const indexed = outcomes.filter(([, o]) => o.status === 'indexed').length;
     const end = async (status: Finish['status'], error?: string): Promise<void> => {
@@ -164,10 +183,11 @@ export async function finishJob(
     if (active !== null && failed.length > 0) {
       const { rows } = await trx.raw<{ rows: { file: string }[] }>(
         `insert into chunks (collection_id, generation, file, ordinal, page, sheet, row_first, row_last, text, tsv)
-         select collection_id, ?, file, ordinal, page, sheet, row_first, row_last, text, tsv
+         select collection_id, ?, file, ordinal, page, sheet, row_first, row_last, text,
+                to_tsvector(?::regconfig, text)
          from chunks where collection_id = ? and generation = ? and file = any(?)
          returning file`,
-        [job.id, collectionId, active, failed],
+        [job.id, language, collectionId, active, failed],
       );
       const kept = new Map<string, number>();
       for (const { file } of rows) kept.set(file, (kept.get(file) ?? 0) + 1);

@@ -5,7 +5,7 @@
  * `INDEXER_LOCK_MS`), finished jobs trimmed. Progress and outcomes live in Postgres (`index_jobs`).
  */
 import { createHash } from 'node:crypto';
-import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import { Queue, WaitingError, Worker, type ConnectionOptions } from 'bullmq';
 import type { Config } from '../config.ts';
 import { createDb } from '../shared/db.ts';
 import { BotwireError } from '../shared/errors.ts';
@@ -15,7 +15,7 @@ import type { Service } from '../shared/process.ts';
 import { consume, createKit } from '../shared/worker-kit.ts';
 import { CHUNK_DEFAULTS } from './chunk.ts';
 import { EXTRACT_DEFAULTS } from './extract/index.ts';
-import { runIndexJob } from './run-job.ts';
+import { runIndexJob, STOPPED } from './run-job.ts';
 import { failJob } from './store.ts';
 
 /** An `indexer` topic message (schemas/topics/indexer.json). */
@@ -74,9 +74,18 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
     },
     logger,
   };
+  let closing = false;
   const worker = new Worker<{ job_id: string }>(
     QUEUE,
-    async (job) => runIndexJob(deps, job.data.job_id),
+    async (job, token) => {
+      const result = await runIndexJob(deps, job.data.job_id, () => closing);
+      if (result === STOPPED) {
+        // Back to wait without spending an attempt; the next indexer resumes after the files done.
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
+      return result;
+    },
     {
       connection,
       prefix,
@@ -89,13 +98,21 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
   worker.on('error', (error) => logger.warn({ err: error.message }, 'job worker error'));
   worker.on('failed', (job, error) => {
     if (!job) return;
-    const spent = job.attemptsMade >= (job.opts.attempts ?? 1);
+    // BullMQ sets finishedOn when a job fails for good: its attempts are spent, or it stalled
+    // more often than maxStalledCount (which does not count as attempts).
+    const spent = job.finishedOn !== undefined && job.finishedOn !== null;
     logger.warn(
       { jobId: job.data.job_id, attempt: job.attemptsMade, err: error.message, spent },
       'indexing attempt failed',
     );
     if (spent) {
-      failJob(db, job.data.job_id, error.message).catch((err: unknown) =>
+      const reason =
+        error instanceof BotwireError
+          ? error.message
+          : /stalled/.test(error.message)
+            ? 'the indexer stopped too often while running this job'
+            : 'an internal error (see the indexer log)';
+      failJob(db, job.data.job_id, `indexing failed: ${reason}`).catch((err: unknown) =>
         logger.error({ err, jobId: job.data.job_id }, 'could not record a failed job'),
       );
     }
@@ -118,18 +135,31 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
         ...(request.chunk_overlap !== undefined ? { chunk_overlap: request.chunk_overlap } : {}),
         ...(request.language ? { language: request.language } : {}),
       };
-      await createJob(db, {
+      const row = await createJob(db, {
         jobId,
         collection: request.collection_name,
         files: request.files,
         options,
       });
+      if (row.collection_name !== request.collection_name) {
+        throw new BotwireError(
+          'BW_ERR_MESSAGE_INVALID',
+          `job_id ${jobId} already names a job of another collection`,
+        );
+      }
       await queue.add(QUEUE, { job_id: jobId }, { jobId });
       context.log.info(
         { jobId, collection: request.collection_name, files: request.files.length },
         'indexing job queued',
       );
     },
-    [() => worker.close(), () => queue.close(), () => db.destroy()],
+    [
+      () => {
+        closing = true;
+        return worker.close();
+      },
+      () => queue.close(),
+      () => db.destroy(),
+    ],
   );
 }

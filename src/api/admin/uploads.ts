@@ -26,12 +26,20 @@ export interface UploadedFile {
   sha256: string;
 }
 
+const cutShort = (cause: unknown): BotwireError =>
+  new BotwireError('BW_ERR_SCHEMA', 'the multipart body is malformed or was cut short', { cause });
+
 interface Part extends UploadedFile {
   temp: string;
 }
 
 function checkDocumentName(filename: string): string {
   const name = checkFileName(filename);
+  if (name.startsWith('.')) {
+    throw new BotwireError('BW_ERR_SCHEMA', 'a document name may not start with "."', {
+      details: { file: name },
+    });
+  }
   const extension = extname(name).toLowerCase();
   if (!(DOCUMENT_EXTENSIONS as readonly string[]).includes(extension)) {
     throw new BotwireError(
@@ -119,7 +127,15 @@ export async function receiveUpload(
         () => {
           part.sha256 = hash.digest('hex');
         },
-        (error: unknown) => fail(error),
+        (error: unknown) =>
+          // A file system error (no space, permissions) is ours; anything else is the body's:
+          // busboy ends a part's stream with an error when the body stops mid-file.
+          fail(
+            typeof (error as NodeJS.ErrnoException).code === 'string' &&
+              (error as NodeJS.ErrnoException).syscall !== undefined
+              ? error
+              : cutShort(error),
+          ),
       ),
     );
   });
@@ -141,11 +157,7 @@ export async function receiveUpload(
   try {
     await pipeline(ctx.req, parser);
   } catch (error) {
-    fail(
-      new BotwireError('BW_ERR_SCHEMA', 'the multipart body is malformed or was cut short', {
-        cause: error,
-      }),
-    );
+    fail(cutShort(error));
   }
   await Promise.all(writes);
   if (!failure && parts.length === 0) {

@@ -51,7 +51,7 @@ export const pdfTimedOut = (timeoutMs: number): PdfReply =>
   pdfTooLarge(`it could not be read within ${timeoutMs} ms`);
 
 /** Why a document could not be read; rides in `BotwireError.details.reason`. */
-export type UnreadableReason = 'encrypted' | 'damaged' | 'wrong-type' | 'too-large';
+export type UnreadableReason = 'encrypted' | 'damaged' | 'wrong-type' | 'too-large' | 'no-text';
 
 /** A `BW_ERR_DOCUMENT_UNREADABLE` with its reason in `details.reason`. */
 export function unreadable(

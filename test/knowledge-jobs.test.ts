@@ -1,0 +1,235 @@
+/**
+ * Indexing jobs at their edges (found in review): text Postgres cannot store, a re-index whose
+ * detected language differs, files without text, a job whose indexer keeps dying, an indexer
+ * stopped with SIGTERM mid-job, uploads cut short, ids BullMQ refuses.
+ */
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runIndexJob } from '../src/indexer/run-job.ts';
+import type { Knex } from '../src/shared/db.ts';
+import { createJob } from '../src/shared/knowledge/jobs.ts';
+import { searchCollection } from '../src/shared/knowledge/search.ts';
+import { createLogger } from '../src/shared/logger.ts';
+import { SchemaRegistry } from '../src/shared/schemas.ts';
+import { startTestApi, type TestApi } from './support/api.ts';
+import { startComponent, stopComponent, type ComponentProcess } from './support/components.ts';
+import { pdf, worksheet, xlsx } from './support/knowledge-fixtures.ts';
+import { index, upload, waitForJob } from './support/knowledge.ts';
+import { createTestSchema, waitFor, type TestSchema } from './support/services.ts';
+
+describe('knowledge: indexing jobs at their edges', function () {
+  this.timeout(180_000);
+
+  describe('one job run in-process', () => {
+    let schema: TestSchema;
+    let db: Knex;
+    let storageDir: string;
+    let dir: string;
+    let jobs = 0;
+    const logger = createLogger({ component: 'indexer', level: 'silent' });
+
+    before(async () => {
+      schema = await createTestSchema();
+      db = schema.db;
+      storageDir = await mkdtemp(join(tmpdir(), 'botwire-jobs-'));
+      dir = join(storageDir, 'c');
+      await mkdir(dir);
+    });
+
+    after(async () => {
+      await schema?.drop();
+      await rm(storageDir, { recursive: true, force: true });
+    });
+
+    const run = async (files: string[]) => {
+      jobs += 1;
+      const jobId = `job_${jobs}`;
+      await createJob(db, { jobId, collection: 'c', files, options: {} });
+      const finish = await runIndexJob({ db, storageDir, limits: {}, logger }, jobId);
+      const row = await db('index_jobs').where({ job_id: jobId }).first();
+      return { finish, outcome: row.outcome as Record<string, any> };
+    };
+
+    it('when a spreadsheet cell holds a lone surrogate, then the file is stored with U+FFFD in its place', async () => {
+      const cell = (r: string, t: string) => `<c r="${r}" t="inlineStr"><is><t>${t}</t></is></c>`;
+      const sheet = worksheet(
+        `<sheetData><row r="1">${cell('A1', 'Frage')}${cell('B1', 'Antwort')}</row><row r="2">${cell('A2', 'Seltsam &#xD800; Zeichen')}${cell('B2', 'Die Fahrräder werden jeden Montag in der Werkstatt gewartet.')}</row></sheetData>`,
+      );
+      await writeFile(join(dir, 'odd.xlsx'), xlsx(sheet));
+      await writeFile(
+        join(dir, 'good.csv'),
+        'Frage,Antwort\nWann ist offen?,Die Werkstatt ist von Montag bis Freitag geöffnet und repariert Fahrräder.\n',
+      );
+      const { finish, outcome } = await run(['good.csv', 'odd.xlsx']);
+      expect(finish).to.deep.include({ status: 'succeeded' });
+      expect(outcome['odd.xlsx']).to.include({ status: 'indexed' });
+      const { hits, language } = await searchCollection(db, 'c', 'seltsam', 5);
+      expect(language).to.equal('german');
+      expect(hits[0]?.text).to.contain('Seltsam \uFFFD Zeichen');
+    });
+
+    it('when a re-index would detect another language and a file fails, then the collection keeps its language and the kept chunks stay findable', async () => {
+      await writeFile(
+        join(dir, 'english.csv'),
+        'Question,Answer\nWhen is the shop open?,The shop is open every weekday from nine in the morning until six in the evening.\n',
+      );
+      await writeFile(join(dir, 'odd.xlsx'), Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0]));
+      const { finish, outcome } = await run(['english.csv', 'odd.xlsx', 'good.csv']);
+      expect(finish).to.deep.include({ status: 'partial' });
+      expect(outcome['odd.xlsx']).to.deep.include({ status: 'failed', kept_chunks: 1 });
+      const seltsam = await searchCollection(db, 'c', 'seltsam', 5);
+      expect(seltsam.language).to.equal('german');
+      expect(seltsam.hits).to.have.length(1);
+      expect((await searchCollection(db, 'c', 'Fahrräder', 5)).hits).to.have.length(2);
+    });
+
+    it('when a PDF holds no text (a scan), then it fails as no-text and its previous content is kept', async () => {
+      await writeFile(join(dir, 'scan.pdf'), await pdf(['']));
+      const { finish, outcome } = await run(['good.csv', 'scan.pdf']);
+      expect(finish).to.deep.include({ status: 'partial' });
+      expect(outcome['scan.pdf'].error).to.deep.include({
+        code: 'BW_ERR_DOCUMENT_UNREADABLE',
+        reason: 'no-text',
+      });
+      const only = await run(['scan.pdf']);
+      expect(only.finish).to.deep.include({ status: 'failed' });
+      expect((await searchCollection(db, 'c', 'Werkstatt', 5)).hits).to.have.length(1);
+    });
+  });
+
+  describe('the indexer as a process', () => {
+    let api: TestApi;
+    let storageDir: string;
+    let indexer: ComponentProcess | undefined;
+
+    before(async () => {
+      storageDir = await mkdtemp(join(tmpdir(), 'botwire-jobs-'));
+      api = await startTestApi({
+        STORAGE_DIR: storageDir,
+        INDEXER_LOCK_MS: '1000',
+        INDEXER_ATTEMPTS: '2',
+        MAX_DOCUMENT_BYTES: '100000',
+      });
+    });
+
+    afterEach(async () => {
+      if (indexer) await stopComponent(indexer, 'SIGKILL');
+      indexer = undefined;
+    });
+
+    after(async () => {
+      await api?.stop();
+      await rm(storageDir, { recursive: true, force: true });
+    });
+
+    it('when the indexer dies on a job more often than allowed, then the job is recorded failed, not left running', async () => {
+      await mkdir(join(storageDir, 'stall'), { recursive: true });
+      execFileSync('mkfifo', [join(storageDir, 'stall', 'hang.csv')]); // reading it never ends
+      const jobId = await index(api, 'stall', { files: ['hang.csv'] });
+      const row = () => api.schema.db('index_jobs').where({ job_id: jobId }).first();
+      for (let i = 1; i <= 3; i += 1) {
+        indexer = await startComponent('indexer', `ix-${i}`, api.env);
+        await waitFor(async () => ((await row()).attempts as number) >= i, {
+          timeoutMs: 60_000,
+          what: `attempt ${i}`,
+        });
+        await stopComponent(indexer, 'SIGKILL');
+      }
+      indexer = await startComponent('indexer', 'ix-4', api.env);
+      const job = await waitForJob(api, jobId, 90_000);
+      expect(job.status).to.equal('failed');
+      expect(job.error).to.equal(
+        'indexing failed: the indexer stopped too often while running this job',
+      );
+    });
+
+    it('when the indexer is stopped with SIGTERM mid-job, then it exits after the file in hand and the next one finishes the job', async () => {
+      const docs = await Promise.all(
+        Array.from({ length: 10 }, (_, f) =>
+          pdf(
+            Array.from(
+              { length: 30 },
+              (_, p) => `Manual ${f}, page ${p + 1}. ${'Gears and chains. '.repeat(20)}`,
+            ),
+          ),
+        ),
+      );
+      const files = Object.fromEntries(docs.map((d, i) => [`m-${i}.pdf`, d]));
+      expect((await upload(api, 'term', files)).status).to.equal(201);
+      indexer = await startComponent('indexer', 'ix-term-1', api.env);
+      const jobId = await index(api, 'term');
+      await waitFor(
+        async () =>
+          ((await api.call('GET', `/v2/index-jobs/${jobId}`)).json.progress.files_done as number) >=
+          1,
+        { timeoutMs: 60_000, what: 'one file done' },
+      );
+      await stopComponent(indexer, 'SIGTERM');
+      expect(indexer.proc.child.exitCode).to.equal(0);
+      const between = (await api.call('GET', `/v2/index-jobs/${jobId}`)).json;
+      expect(between.status).to.equal('running');
+      expect(between.progress.files_done).to.be.lessThan(10);
+      indexer = await startComponent('indexer', 'ix-term-2', api.env);
+      const job = await waitForJob(api, jobId, 90_000);
+      expect(job.status).to.equal('succeeded');
+      expect(job.progress.files_done).to.equal(10);
+    });
+
+    it('when an upload is cut short or names a hidden file, then 400 BW_ERR_SCHEMA and nothing is stored', async () => {
+      const head = (name: string) =>
+        `--XyZ\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`;
+      const send = (parts: (string | Buffer)[]) =>
+        new Promise<{ status: number; code: string }>((resolve, reject) => {
+          const url = new URL(api.url);
+          const req = request(
+            {
+              host: url.hostname,
+              port: url.port,
+              method: 'POST',
+              path: '/v2/collections/cut/files',
+              headers: {
+                authorization: `Bearer ${api.adminKey}`,
+                'content-type': 'multipart/form-data; boundary=XyZ',
+              },
+            },
+            (res) => {
+              let body = '';
+              res.on('data', (c: Buffer) => (body += c.toString()));
+              res.on('end', () =>
+                resolve({
+                  status: res.statusCode ?? 0,
+                  code: (JSON.parse(body) as { error: { code: string } }).error.code,
+                }),
+              );
+            },
+          );
+          req.on('error', reject);
+          for (const part of parts) req.write(part);
+          req.end();
+        });
+      expect(await send([head('a.pdf'), Buffer.alloc(5000, 65)])).to.deep.equal({
+        status: 400,
+        code: 'BW_ERR_SCHEMA',
+      });
+      expect(await send([head('.secret.pdf'), 'x', '\r\n--XyZ--\r\n'])).to.deep.equal({
+        status: 400,
+        code: 'BW_ERR_SCHEMA',
+      });
+      expect(await readdir(join(storageDir, 'cut'))).to.deep.equal([]);
+      expect(api.logs.some((line) => /"level":50/.test(line))).to.equal(false);
+    });
+
+    it('when an indexer topic message names an all-digit job id (BullMQ refuses those), then the schema refuses it', () => {
+      const result = new SchemaRegistry().validate('topics/indexer', {
+        collection_name: 'c',
+        files: ['a.pdf'],
+        job_id: '12345',
+      });
+      expect(result.ok).to.equal(false);
+    });
+  });
+});
