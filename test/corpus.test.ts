@@ -7,6 +7,9 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -24,6 +27,7 @@ import {
   totalsMarkdown,
 } from './corpus/index.ts';
 import type { CorpusContext, CorpusRequest, HttpCase, ReplayCase } from './corpus/types.ts';
+import { MAX_DOCUMENT_BYTES } from './corpus/documents.ts';
 
 interface Answer {
   status: number;
@@ -120,6 +124,8 @@ interface Snapshot {
   streams: Map<string, number>;
   keys: number;
   rows: Map<string, number>;
+  /** Every path under the storage folder, where uploads land. */
+  files: string[];
 }
 
 /** What one case produced, for the totals. */
@@ -134,6 +140,7 @@ describe('bad-input corpus', function () {
   let t: TestApi;
   let c: CorpusContext;
   let quarantine: string;
+  let storageDir: string;
   const outcomes: Outcome[] = [];
   const secrets: string[] = [];
   let serverErrors = 0;
@@ -163,7 +170,8 @@ describe('bad-input corpus', function () {
       const [row] = await t.schema.db(tablename).count<{ n: string }[]>({ n: '*' });
       rows.set(tablename, Number(row?.n ?? 0));
     }
-    return { streams, keys, rows };
+    const files = (await readdir(storageDir, { recursive: true })).sort();
+    return { streams, keys, rows, files };
   }
 
   const channelEntries = (s: Snapshot): number =>
@@ -179,6 +187,7 @@ describe('bad-input corpus', function () {
       ),
     ),
     rows: Object.fromEntries(s.rows),
+    files: s.files,
   });
 
   /** The error body the edge must give: exactly `{error: {code, message, details?}}`, no secret. */
@@ -238,12 +247,16 @@ describe('bad-input corpus', function () {
     outcome.ok = true;
   }
 
-  const isAdmin = (k: HttpCase) => k.surface === 'admin' || k.surface === 'flow';
+  const isAdmin = (k: HttpCase) => ['admin', 'flow', 'document'].includes(k.surface);
 
   before(async () => {
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');
-    t = await startTestApi();
+    storageDir = await mkdtemp(join(tmpdir(), 'botwire-corpus-'));
+    t = await startTestApi({
+      STORAGE_DIR: storageDir,
+      MAX_DOCUMENT_BYTES: String(MAX_DOCUMENT_BYTES),
+    });
     quarantine = quarantineKey(t.prefix);
     const telegram = await createTelegramBot(t, { name: 'corpus telegram' });
     const other = await createTelegramBot(t, { name: 'corpus other' });
@@ -335,6 +348,7 @@ describe('bad-input corpus', function () {
     nock.enableNetConnect();
     printTotals();
     await t?.stop();
+    await rm(storageDir, { recursive: true, force: true });
   });
 
   function printTotals(): void {

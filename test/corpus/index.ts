@@ -3,6 +3,7 @@
  * documents uploaded to /v2/collections/<name>/files) by exporting its cases and listing them here.
  */
 import { ADMIN_CASES } from './admin.ts';
+import { DOCUMENT_CASES } from './documents.ts';
 import { FLOW_CASES } from './flows.ts';
 import { SCRIPT_CASES } from './scripts.ts';
 import { TELEGRAM_CASES, TELEGRAM_REPLAYS } from './telegram.ts';
@@ -21,6 +22,7 @@ export const HTTP_CASES: HttpCase[] = [
   ...WHATSAPP_CASES,
   ...ADMIN_CASES,
   ...FLOW_CASES,
+  ...DOCUMENT_CASES,
 ];
 export const REPLAY_CASES: ReplayCase[] = [...TELEGRAM_REPLAYS, ...WHATSAPP_REPLAYS];
 export { SCRIPT_CASES };

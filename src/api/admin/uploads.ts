@@ -7,7 +7,7 @@
 import busboy from 'busboy';
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Context } from 'koa';
@@ -69,8 +69,6 @@ export async function receiveUpload(
       'the body must be multipart/form-data with one file part per document',
     );
   }
-  const dir = collectionDir(storageDir, collection);
-  await mkdir(dir, { recursive: true });
   const parts: Part[] = [];
   const writes: Promise<void>[] = [];
   let failure: unknown;
@@ -89,6 +87,8 @@ export async function receiveUpload(
       cause: error,
     });
   }
+  const dir = collectionDir(storageDir, collection);
+  const created = await mkdir(dir, { recursive: true });
   parser.on('file', (_field, stream, info) => {
     let part: Part;
     try {
@@ -170,6 +170,8 @@ export async function receiveUpload(
   }
   if (failure) {
     await Promise.all(parts.map((p) => rm(p.temp, { force: true })));
+    // A folder made for this upload goes too, so a refused upload leaves no trace.
+    if (created !== undefined) await rmdir(dir).catch(() => undefined);
     throw failure instanceof BotwireError
       ? failure
       : new BotwireError('BW_ERR_INTERNAL', 'the upload could not be stored', { cause: failure });
