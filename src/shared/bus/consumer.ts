@@ -155,7 +155,12 @@ export class StreamConsumer<T> {
       ...options,
     };
     this.#keys = topicKeys(options.prefix, options.topic, options.partitions);
-    this.#blocking = options.redis.duplicate({ connectionName: `${options.name}:blocking` });
+    // Never auto-pipelined: ioredis keeps one auto-pipeline in flight per connection, so a
+    // blocking XREADGROUP in it would hold every command queued behind it for up to BLOCK ms.
+    this.#blocking = options.redis.duplicate({
+      connectionName: `${options.name}:blocking`,
+      enableAutoPipelining: false,
+    });
     this.#runner = new KeyedRunner(this.#o.concurrency);
     this.#leases = new PartitionLeases({
       redis: options.redis,
@@ -413,7 +418,7 @@ export class StreamConsumer<T> {
       this.#busy.set(partition, (this.#busy.get(partition) ?? 0) + 1);
       void this.#runner
         .run(decoded.ok ? orderingKeyOf(decoded.message) : undefined, () =>
-          this.#process(entry, decoded, deliveries, partition),
+          this.#process(entry, decoded, deliveries, partition, counts === undefined),
         )
         .catch((error: unknown) =>
           this.#o.logger.error({ err: error, msgId: entry.id }, 'entry handling failed'),
@@ -466,6 +471,7 @@ export class StreamConsumer<T> {
     decoded: Decoded<T>,
     firstDelivery: number,
     partition: number,
+    fresh: boolean,
   ): Promise<void> {
     const stream = this.#keys.partitions[partition]!;
     const turnId = decoded.ok ? (decoded.message as { turn_id?: unknown }).turn_id : undefined;
@@ -478,7 +484,9 @@ export class StreamConsumer<T> {
       });
       // Closing, or another process reads this partition now: leave the entry pending for it.
       if (this.#closed || !this.#leases.owns(partition)) return;
-      if (await this.#attempt(entry, decoded, deliveries, stream, log)) return;
+      // Only the first attempt of an entry read as new can skip clearing a recorded failure.
+      const unfailed = fresh && deliveries === firstDelivery;
+      if (await this.#attempt(entry, decoded, deliveries, stream, log, unfailed)) return;
       await this.#pause(Math.min(this.#o.retryBaseMs * 2 ** (deliveries - 1), 30_000));
       if (this.#closed || !this.#leases.owns(partition)) return;
       // Record the redelivery in Redis (RETRYCOUNT sets the counter; JUSTID alone would not),
@@ -507,6 +515,7 @@ export class StreamConsumer<T> {
     deliveries: number,
     stream: string,
     log: Logger,
+    unfailed: boolean,
   ): Promise<boolean> {
     const { redis, group, handler, producer, maxDeliveries, topic } = this.#o;
     try {
@@ -522,11 +531,17 @@ export class StreamConsumer<T> {
       }
       const outgoing = await handler(decoded.message, { id: entry.id, topic, deliveries, log });
       if (outgoing && outgoing.length > 0) await producer.publishMany(outgoing);
-      await redis
-        .multi()
-        .xack(stream, group, entry.id)
-        .hdel(this.#keys.failures, failureField(stream, entry.id))
-        .exec();
+      if (unfailed) {
+        // Read as new (`>`) and not failed yet: no failure can be recorded for it, so one XACK
+        // (not MULTI, XACK, HDEL, EXEC). It is sent only after the publish above resolved.
+        await redis.xack(stream, group, entry.id);
+      } else {
+        await redis
+          .multi()
+          .xack(stream, group, entry.id)
+          .hdel(this.#keys.failures, failureField(stream, entry.id))
+          .exec();
+      }
       this.#o.onOutcome?.('acked', topic);
       return true;
     } catch (error) {
