@@ -24,7 +24,7 @@ import { PACES, reserve, type Pace } from './pacing.ts';
 import { formOf, PlatformError, type TelegramApi, type WhatsAppApi } from './platform-api.ts';
 import { renderTelegram, type TelegramCall } from './render-telegram.ts';
 import { renderWhatsApp } from './render-whatsapp.ts';
-import { recordOutbound, sentSoFar } from './store.ts';
+import { claimOutbound, finishOutbound } from './store.ts';
 import { truncate } from './text-limits.ts';
 
 export interface ChannelOut {
@@ -184,23 +184,21 @@ export async function handleOutbound(
     );
     return;
   }
-  const done = await sentSoFar(deps.db, conversation.conversation_id, input.turn_id);
   for (const call of plan(deps, channel, conversation, messages)) {
-    const status = done.get(call.seq);
-    if (status && status !== 'sending') continue;
-    const row = {
+    // Claimed (or already sent, on a redelivered or republished turn) before it is sent.
+    const id = await claimOutbound(deps.db, {
       conversationId: conversation.conversation_id,
       turnId: input.turn_id,
       seq: call.seq,
       message: call.message,
-    };
-    await recordOutbound(deps.db, { ...row, status: 'sending' });
+    });
+    if (id === undefined) continue;
     try {
       const platformMessageId = await deliver(deps, call, context);
-      await recordOutbound(deps.db, { ...row, status: 'sent', platformMessageId });
+      await finishOutbound(deps.db, id, { status: 'sent', platformMessageId });
     } catch (error) {
       if (error instanceof PlatformError && !error.retryable) {
-        await recordOutbound(deps.db, { ...row, status: 'failed', error: error.message });
+        await finishOutbound(deps.db, id, { status: 'failed', error: error.message });
         context.log.warn(
           { seq: call.seq, reason: error.message },
           'the platform refused a message; recorded, not retried',

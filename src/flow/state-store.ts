@@ -42,7 +42,7 @@ export async function loadState(db: Knex, conversationId: string): Promise<Store
 /**
  * Writes the state after a turn, if nobody wrote since `previous` was read; records the turn id
  * and what it published. The user's chosen language goes onto the conversation in the same
- * transaction.
+ * statement. One statement, so one round trip and atomic without BEGIN and COMMIT.
  */
 export async function saveState(
   db: Knex,
@@ -57,41 +57,37 @@ export async function saveState(
 ): Promise<void> {
   const { appId, conversationId, previous, state, turnId, outbox } = input;
   const recent = [...previous.recentTurns, turnId].slice(-RECENT_TURNS);
-  await db.transaction(async (trx) => {
-    let written: number;
-    if (previous.version === 0) {
-      const rows: unknown[] = await trx('conversation_state')
-        .insert({
-          conversation_id: conversationId,
-          app_id: appId,
-          state,
-          version: 1,
-          recent_turns: JSON.stringify(recent),
-          outbox: JSON.stringify(outbox),
-        })
-        .onConflict('conversation_id')
-        .ignore()
-        .returning('version');
-      written = rows.length;
-    } else {
-      written = await trx('conversation_state')
-        .where({ conversation_id: conversationId, version: previous.version })
-        .update({
-          state,
-          version: previous.version + 1,
-          recent_turns: JSON.stringify(recent),
-          outbox: JSON.stringify(outbox),
-          updated_at: trx.fn.now(),
-        });
-    }
-    if (written === 0) {
-      throw new BotwireError(
-        'BW_ERR_STATE_CONFLICT',
-        'the conversation state changed while this turn ran',
-      );
-    }
-    if (state.language && state.language !== previous.state.language) {
-      await trx('conversations').where({ id: conversationId }).update({ language: state.language });
-    }
+  const write =
+    previous.version === 0
+      ? `insert into conversation_state (conversation_id, app_id, state, version, recent_turns, outbox)
+         values (:conversationId, :appId, cast(:state as jsonb), 1, cast(:recent as jsonb), cast(:outbox as jsonb))
+         on conflict (conversation_id) do nothing
+         returning version`
+      : `update conversation_state
+         set state = cast(:state as jsonb), version = :version + 1, recent_turns = cast(:recent as jsonb),
+             outbox = cast(:outbox as jsonb), updated_at = now()
+         where conversation_id = :conversationId and version = :version
+         returning version`;
+  const language = state.language && state.language !== previous.state.language;
+  const sql = language
+    ? `with s as (${write}),
+       l as (update conversations set language = :language
+             where id = :conversationId and exists (select 1 from s))
+       select count(*)::int as written from s`
+    : `with s as (${write}) select count(*)::int as written from s`;
+  const result: { rows: { written: number }[] } = await db.raw(sql, {
+    conversationId,
+    appId,
+    state: JSON.stringify(state),
+    recent: JSON.stringify(recent),
+    outbox: JSON.stringify(outbox),
+    version: previous.version,
+    ...(language ? { language: state.language } : {}),
   });
+  if ((result.rows[0]?.written ?? 0) === 0) {
+    throw new BotwireError(
+      'BW_ERR_STATE_CONFLICT',
+      'the conversation state changed while this turn ran',
+    );
+  }
 }
