@@ -216,6 +216,12 @@ export const SETTINGS = {
     default: 'alloy',
     doc: 'Text-to-speech voice name.',
   },
+  LANGUAGE_HOP: {
+    kind: 'string',
+    default: 'always',
+    enum: ['always', 'when_needed'],
+    doc: 'always: every text goes through the language component. when_needed: while TRANSLATE_API_URL and SPEECH_API_URL are both empty, channel detects the language itself and passes text straight to flow, and flow sends replies straight to channel (two hops fewer per turn, same messages); every component must then read the same provider settings.',
+  },
   SHUTDOWN_TIMEOUT_MS: {
     kind: 'integer',
     default: 15000,
@@ -288,6 +294,11 @@ export interface Config {
   flow: {
     effectTimeoutMs: number;
   };
+  /**
+   * True when `LANGUAGE_HOP=when_needed` and no translation or speech provider is configured:
+   * channel and flow then do language's pass-through work themselves.
+   */
+  skipLanguage: boolean;
 }
 
 /** Thrown when a setting is missing or malformed; its message names the key. */
@@ -385,5 +396,6 @@ export function loadConfig(
       speechTtsVoice: v.SPEECH_TTS_VOICE,
     },
     flow: { effectTimeoutMs: v.FLOW_EFFECT_TIMEOUT_MS },
+    skipLanguage: v.LANGUAGE_HOP === 'when_needed' && !v.TRANSLATE_API_URL && !v.SPEECH_API_URL,
   };
 }

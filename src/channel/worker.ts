@@ -19,7 +19,8 @@ export async function startChannel(
   const http = { fetch: overrides.fetch ?? fetch };
   const telegram = new TelegramApi(config.providers.telegramApiUrl, http);
   const whatsapp = new WhatsAppApi(config.providers.whatsappApiUrl, http);
-  const inbound = { db, directory, telegram };
+  const inbound = { db, directory, telegram, skipLanguage: config.skipLanguage };
+  if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: text goes straight to flow');
   const outbound = {
     db,
     redis: kit.redis,

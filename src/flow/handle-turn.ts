@@ -16,6 +16,7 @@ import type { Knex } from '../shared/db.ts';
 import { BotwireError } from '../shared/errors.ts';
 import type { Flow } from '../shared/flows/types.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
+import { botOutputForChannel } from '../shared/language/pass-through.ts';
 import type { Redis } from '../shared/redis.ts';
 import { runTurn } from './engine/run-turn.ts';
 import type { Effect, FlowEvent, OutMessage } from './engine/types.ts';
@@ -46,6 +47,11 @@ export interface TurnDeps {
   fetch: typeof fetch;
   /** How long a knowledge answer may take before the flow goes on without it (ms). */
   effectTimeoutMs: number;
+  /**
+   * Send the bot's messages straight to `channel`: no translation or speech provider, so
+   * `language` would pass them on unchanged (LANGUAGE_HOP=when_needed). @defaultValue false
+   */
+  skipLanguage?: boolean;
 }
 
 /** HTTP steps one turn may chain before it is stopped (a flow calling out in a loop). */
@@ -190,7 +196,16 @@ export async function handleTurn(
   };
   const orderingKey = input.ordering_key ?? conversation.conversation_id;
   const outbox: Outgoing[] = [];
-  if (outputs.length > 0) {
+  if (outputs.length > 0 && deps.skipLanguage) {
+    outbox.push({
+      topic: 'channel',
+      message: botOutputForChannel(
+        { source: 'flow', turn_id: turnId, ordering_key: orderingKey },
+        ref,
+        outputs.map(toInternal),
+      ),
+    });
+  } else if (outputs.length > 0) {
     outbox.push({
       topic: 'language',
       message: {

@@ -50,7 +50,9 @@ export async function startFlow(
     directory,
     fetch: overrides.fetch ?? fetch,
     effectTimeoutMs: config.flow.effectTimeoutMs,
+    skipLanguage: config.skipLanguage,
   };
+  if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: replies go straight to channel');
   const stop = new AbortController();
   const deadlines = fireDeadlines(kit, stop.signal);
   return consume<FlowInput>(kit, 'flow', (message, context) => handleTurn(deps, message, context), [
