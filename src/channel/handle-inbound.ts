@@ -17,7 +17,7 @@ import {
   userLanguageOf,
   userTextForFlow,
   VOICE_UNSUPPORTED,
-} from '../shared/language/pass-through.ts';
+} from '../shared/languages/pass-through.ts';
 import {
   fromTelegram,
   fromWhatsApp,

@@ -16,7 +16,7 @@ import type { Knex } from '../shared/db.ts';
 import { BotwireError } from '../shared/errors.ts';
 import type { Flow } from '../shared/flows/types.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
-import { botOutputForChannel } from '../shared/language/pass-through.ts';
+import { botOutputForChannel } from '../shared/languages/pass-through.ts';
 import type { Redis } from '../shared/redis.ts';
 import { runTurn } from './engine/run-turn.ts';
 import type { Effect, FlowEvent, OutMessage } from './engine/types.ts';

@@ -20,7 +20,7 @@ import {
   userTextForFlow,
   VOICE_UNSUPPORTED,
   type Translation,
-} from '../shared/language/pass-through.ts';
+} from '../shared/languages/pass-through.ts';
 import type { Translator } from './translator.ts';
 import { hear, speak, VOICE_NOT_UNDERSTOOD, type VoiceDeps } from './voice.ts';
 
