@@ -160,6 +160,12 @@ export const SETTINGS = {
     min: 60,
     doc: 'How long the edge remembers a platform update id to drop redeliveries (seconds). Each id costs about 100 bytes of Redis memory for this long; older redeliveries are still caught by channel, which records every platform message id in Postgres.',
   },
+  EDGE_MAX_BACKLOG: {
+    kind: 'integer',
+    default: 2000,
+    min: 0,
+    doc: 'Backpressure: while more than this many messages wait in the channel, language and flow topics (unread plus unacknowledged, sampled every 250 ms), the edge answers platform callbacks 503 with Retry-After, so the platform retries later instead of the backlog growing without bound (count; 0 turns it off).',
+  },
   TELEGRAM_API_URL: {
     kind: 'url',
     default: 'https://api.telegram.org',
@@ -275,6 +281,8 @@ export interface Config {
     adminApiKey: string;
     bodyLimitBytes: number;
     dedupeTtlS: number;
+    /** Pipeline backlog (messages) over which callbacks are refused; 0 for never. */
+    maxBacklog: number;
   };
   /** AES-256-GCM key (32 bytes), or undefined where the component does not need it. */
   credentialsKey: Buffer | undefined;
@@ -382,6 +390,7 @@ export function loadConfig(
       adminApiKey: (raw.ADMIN_API_KEY as string | undefined) ?? '',
       bodyLimitBytes: v.HTTP_BODY_LIMIT_BYTES,
       dedupeTtlS: v.DEDUPE_TTL_S,
+      maxBacklog: v.EDGE_MAX_BACKLOG,
     },
     credentialsKey: key ? Buffer.from(key, 'base64') : undefined,
     providers: {
