@@ -127,12 +127,52 @@ describe('pipeline with LANGUAGE_HOP=when_needed and no language provider', func
     expect((await topicMessages(t.redis, t.prefix, 'flow')).length).to.equal(before);
   });
 
+  it('when another process wrote the conversation state after flow cached it, then the turn is applied on the stored state, not the cached one', async () => {
+    const sent: Record<string, unknown>[] = [];
+    sendMessages(sent, 2);
+    const say = (id: number, text: string) =>
+      update({
+        update_id: id,
+        message: {
+          message_id: id,
+          date: 1,
+          chat: { id: 77, type: 'private' },
+          from: { id: 77 },
+          text,
+        },
+      });
+    await say(30, 'first');
+    await waitFor(() => sent.length === 1, { what: 'the first echo' });
+    const row = () =>
+      t.schema
+        .db('conversation_state as s')
+        .join('conversations as c', 'c.id', 's.conversation_id')
+        .where('c.chat_id', '77')
+        .first('s.conversation_id', 's.version', 's.recent_turns');
+    const before = await row();
+    // Another flow process (this conversation's partition moved away and back) applied a turn.
+    await t.schema
+      .db('conversation_state')
+      .where({ conversation_id: before.conversation_id })
+      .update({
+        version: before.version + 1,
+        recent_turns: JSON.stringify([...before.recent_turns, 'turn-of-another-process']),
+      });
+    await say(31, 'second');
+    await waitFor(() => sent.length === 2, { what: 'the second echo' });
+    expect(sent[1]).to.deep.include({ text: 'echo: second' });
+    const after = await row();
+    expect(after.version).to.equal(before.version + 2);
+    expect(after.recent_turns).to.include('turn-of-another-process');
+    expect(after.recent_turns).to.have.length(before.recent_turns.length + 2);
+  });
+
   it('when a translation or speech provider is configured, then the language hop is kept', () => {
     const base = { LANGUAGE_HOP: 'when_needed' };
     expect(loadConfig(base).skipLanguage).to.equal(true);
-    expect(loadConfig({ ...base, TRANSLATE_API_URL: 'http://127.0.0.1:5000' }).skipLanguage).to.equal(
-      false,
-    );
+    expect(
+      loadConfig({ ...base, TRANSLATE_API_URL: 'http://127.0.0.1:5000' }).skipLanguage,
+    ).to.equal(false);
     expect(loadConfig({ ...base, SPEECH_API_URL: 'http://127.0.0.1:5001' }).skipLanguage).to.equal(
       false,
     );

@@ -21,6 +21,7 @@ import type { Redis } from '../shared/redis.ts';
 import { runTurn } from './engine/run-turn.ts';
 import type { Effect, FlowEvent, OutMessage } from './engine/types.ts';
 import { runHttpEffect } from './http-effect.ts';
+import type { StateCache } from './state-cache.ts';
 import { loadState, saveState } from './state-store.ts';
 import { addDeadline } from './timeouts.ts';
 
@@ -52,6 +53,8 @@ export interface TurnDeps {
    * `language` would pass them on unchanged (LANGUAGE_HOP=when_needed). @defaultValue false
    */
   skipLanguage?: boolean;
+  /** States this process wrote last, to skip reading them back; none by default. */
+  cache?: StateCache;
 }
 
 /** HTTP steps one turn may chain before it is stopped (a flow calling out in a loop). */
@@ -132,6 +135,20 @@ export async function handleTurn(
   input: FlowInput,
   context: MessageContext,
 ): Promise<Outgoing[]> {
+  try {
+    return await runOneTurn(deps, input, context);
+  } catch (error) {
+    // A failed turn may have left the cached state half-changed, or found it stale: read it anew.
+    deps.cache?.delete(input.conversation.conversation_id);
+    throw error;
+  }
+}
+
+async function runOneTurn(
+  deps: TurnDeps,
+  input: FlowInput,
+  context: MessageContext,
+): Promise<Outgoing[]> {
   const { conversation, turn_id: turnId } = input;
   const bot = await deps.directory.byAppId(conversation.app_id);
   if (!bot) {
@@ -141,7 +158,9 @@ export async function handleTurn(
     );
     return [];
   }
-  const stored = await loadState(deps.db, conversation.conversation_id);
+  const stored =
+    deps.cache?.get(conversation.conversation_id) ??
+    (await loadState(deps.db, conversation.conversation_id));
   if (stored.recentTurns.includes(turnId)) {
     const last = stored.recentTurns[stored.recentTurns.length - 1] === turnId;
     context.log.info({ republished: last }, 'turn already applied');
@@ -241,7 +260,7 @@ export async function handleTurn(
   // The deadline goes in before the state commits (and again, unchanged, on a redelivery), so
   // a crash in between cannot leave the conversation waiting for an answer with no deadline.
   if (pending) await setDeadline(deps, pending.request_id, orderingKey, ref);
-  await saveState(deps.db, {
+  const saved = await saveState(deps.db, {
     appId: conversation.app_id,
     conversationId: conversation.conversation_id,
     previous: stored,
@@ -249,5 +268,6 @@ export async function handleTurn(
     turnId,
     outbox,
   });
+  deps.cache?.set(conversation.conversation_id, saved);
   return outbox;
 }

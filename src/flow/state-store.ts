@@ -43,6 +43,7 @@ export async function loadState(db: Knex, conversationId: string): Promise<Store
  * Writes the state after a turn, if nobody wrote since `previous` was read; records the turn id
  * and what it published. The user's chosen language goes onto the conversation in the same
  * statement. One statement, so one round trip and atomic without BEGIN and COMMIT.
+ * @returns the state as now stored.
  */
 export async function saveState(
   db: Knex,
@@ -54,7 +55,7 @@ export async function saveState(
     turnId: string;
     outbox: unknown;
   },
-): Promise<void> {
+): Promise<StoredState> {
   const { appId, conversationId, previous, state, turnId, outbox } = input;
   const recent = [...previous.recentTurns, turnId].slice(-RECENT_TURNS);
   const write =
@@ -90,4 +91,5 @@ export async function saveState(
       'the conversation state changed while this turn ran',
     );
   }
+  return { state, version: previous.version + 1, recentTurns: recent, outbox };
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDirectory, type Kit } from '../shared/worker-kit.ts';
 import { handleTurn, type FlowInput } from './handle-turn.ts';
+import { StateCache } from './state-cache.ts';
 import { claimDue, settleDeadline } from './timeouts.ts';
 
 /** Publishes a failed result for every deadline that passed; runs until `signal` aborts. */
@@ -51,6 +52,7 @@ export async function startFlow(
     fetch: overrides.fetch ?? fetch,
     effectTimeoutMs: config.flow.effectTimeoutMs,
     skipLanguage: config.skipLanguage,
+    cache: new StateCache(),
   };
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: replies go straight to channel');
   const stop = new AbortController();
