@@ -14,10 +14,10 @@ import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Knex } from '../shared/db.ts';
 import {
   botOutputForChannel,
-  userLanguageOf,
   userTextForFlow,
   VOICE_UNSUPPORTED,
 } from '../shared/languages/pass-through.ts';
+import { userLanguageOf } from '../shared/languages/detect.ts';
 import {
   fromTelegram,
   fromWhatsApp,
@@ -116,7 +116,7 @@ export async function handleInbound(
   const base = { ...turn, conversation };
   const message = inbound.message;
   if (deps.skipLanguage && message.message_type === 'text') {
-        const userLanguage = userLanguageOf(message.text, conversation);
+    const userLanguage = userLanguageOf(message.text, conversation);
     return [
       {
         topic: 'flow',

@@ -55,7 +55,12 @@ export async function recordInbound(
   const { bot, channel, inbound, turnId } = input;
   const pid = `${channel.type}:${inbound.userId}`;
   const result: {
-    rows: { id: string; language: string | null; inserted: boolean; existing_turn: string | null }[];
+    rows: {
+      id: string;
+      language: string | null;
+      inserted: boolean;
+      existing_turn: string | null;
+    }[];
   } = await db.raw(RECORD_INBOUND, {
     pid,
     firstName: inbound.firstName ?? null,

@@ -6,6 +6,7 @@ import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDirectory } from '../shared/worker-kit.ts';
 import { handleInbound, type ChannelIn } from './handle-inbound.ts';
 import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
+import { createJsonPost } from './json-post.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
 
 export async function startChannel(
@@ -16,7 +17,9 @@ export async function startChannel(
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
   const kit = createKit(config, logger, { name: 'botwire-channel' });
   const { db, directory } = await openDirectory(kit, config.credentialsKey);
-  const http = { fetch: overrides.fetch ?? fetch };
+  // A fetch given by a test carries every call; otherwise JSON calls use keep-alive node:http.
+  const jsonPost = overrides.fetch ? undefined : createJsonPost();
+  const http = { fetch: overrides.fetch ?? fetch, ...(jsonPost ? { post: jsonPost } : {}) };
   const telegram = new TelegramApi(config.providers.telegramApiUrl, http);
   const whatsapp = new WhatsAppApi(config.providers.whatsappApiUrl, http);
   const inbound = { db, directory, telegram, skipLanguage: config.skipLanguage };
@@ -36,6 +39,6 @@ export async function startChannel(
       message.intent === 'channel_in'
         ? handleInbound(inbound, message, context)
         : handleOutbound(outbound, message, context),
-    [() => directory.close(), () => db.destroy()],
+    [() => directory.close(), () => db.destroy(), () => Promise.resolve(jsonPost?.close())],
   );
 }

@@ -16,11 +16,11 @@ import type { Outgoing } from '../shared/bus/producer.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
 import {
   botOutputForChannel,
-  userLanguageOf,
   userTextForFlow,
   VOICE_UNSUPPORTED,
   type Translation,
 } from '../shared/languages/pass-through.ts';
+import { userLanguageOf } from '../shared/languages/detect.ts';
 import type { Translator } from './translator.ts';
 import { hear, speak, VOICE_NOT_UNDERSTOOD, type VoiceDeps } from './voice.ts';
 

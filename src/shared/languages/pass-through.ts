@@ -2,10 +2,10 @@
  * What `language` does to a conversation's messages when it has neither a translation nor a
  * speech provider, as plain functions, so that `channel` and `flow` can do the same in-process
  * and skip the `language` hop (`LANGUAGE_HOP=when_needed`, docs/pipeline.md). `language` builds
- * its messages with these too, so both paths say the same thing.
+ * its messages with these too, so both paths say the same thing. Detection (`userLanguageOf`)
+ * is in `detect.ts`, so that `flow`, which needs none, does not load its model.
  */
 import type { ConversationRef, InternalMessage } from '../messages.ts';
-import { detectLanguage } from './detect.ts';
 
 /** The notice a voice message gets when no speech provider is configured. */
 export const VOICE_UNSUPPORTED =
@@ -19,17 +19,6 @@ export interface TurnBase {
   source: string;
   turn_id: string;
   ordering_key: string;
-}
-
-/**
- * The user's language for a text: the detected one when detection is reliable (offline, eld),
- * else the one the conversation already knew, else the unreliable guess.
- */
-export function userLanguageOf(text: string, conversation: ConversationRef): string | undefined {
-  const detection = detectLanguage(text);
-  return detection.reliable
-    ? detection.language
-    : (conversation.user_language ?? detection.language);
 }
 
 /** The `flow` message for a user's text (`text` already in the bot's language). */
