@@ -126,6 +126,8 @@ export class StreamConsumer<T> {
     Pick<ConsumerOptions<T>, 'onOutcome'>;
   readonly #keys: TopicKeys;
   readonly #blocking: Redis;
+  /** Leases, heartbeats and claims: never queued behind the handlers' auto-pipelined commands. */
+  readonly #control: Redis;
   readonly #runner: KeyedRunner;
   readonly #leases: PartitionLeases;
   /** Per owned partition: '0' while its pending entries are being read, then '>'. */
@@ -161,9 +163,16 @@ export class StreamConsumer<T> {
       connectionName: `${options.name}:blocking`,
       enableAutoPipelining: false,
     });
+    // A lease must be renewed within CONSUMER_LEASE_MS whatever the handlers are doing: on the
+    // shared connection an auto-pipeline holds each command until the one in flight is answered,
+    // and under load the renewal could wait long enough for the lease to run out.
+    this.#control = options.redis.duplicate({
+      connectionName: `${options.name}:control`,
+      enableAutoPipelining: false,
+    });
     this.#runner = new KeyedRunner(this.#o.concurrency);
     this.#leases = new PartitionLeases({
-      redis: options.redis,
+      redis: this.#control,
       keys: this.#keys,
       name: options.name,
       leaseMs: this.#o.leaseMs,
@@ -206,6 +215,7 @@ export class StreamConsumer<T> {
     await step('loops', async () => this.#loops);
     await step('in-flight work', () => this.#runner.idle());
     await step('leases', () => this.#leases.releaseAll());
+    await step('control connection', () => this.#control.quit());
   }
 
   get #closed(): boolean {
@@ -287,14 +297,20 @@ export class StreamConsumer<T> {
    * @returns whether any were taken.
    */
   async #sweepStrays(stream: string): Promise<boolean> {
-    const { redis, group, name, leaseMs } = this.#o;
-    const rows = (await redis.call('XPENDING', stream, group, 'IDLE', leaseMs, '-', '+', 100)) as [
-      string,
-      string,
-    ][];
+    const { group, name, leaseMs } = this.#o;
+    const rows = (await this.#control.call(
+      'XPENDING',
+      stream,
+      group,
+      'IDLE',
+      leaseMs,
+      '-',
+      '+',
+      100,
+    )) as [string, string][];
     const strays = rows.filter(([, owner]) => owner !== name).map(([id]) => id);
     if (strays.length === 0) return false;
-    await redis.call('XCLAIM', stream, group, name, leaseMs, ...strays, 'JUSTID');
+    await this.#control.call('XCLAIM', stream, group, name, leaseMs, ...strays, 'JUSTID');
     this.#o.logger.warn(
       { stream, count: strays.length },
       'took over entries a former reader left pending',
@@ -306,7 +322,7 @@ export class StreamConsumer<T> {
   async #claimAll(stream: string): Promise<void> {
     let cursor = '0-0';
     do {
-      const [next, , deleted] = (await this.#o.redis.call(
+      const [next, , deleted] = (await this.#control.call(
         'XAUTOCLAIM',
         stream,
         this.#o.group,
