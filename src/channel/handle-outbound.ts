@@ -105,9 +105,10 @@ function plan(
             return `${conversation.chat_id}:${result.message_id ?? ''}`;
           },
           paces: [
-            [`${deps.prefix}:pace:tg:${channel.id}`, PACES.telegramBot],
+            // One hash tag per bot channel: both keys are reserved in one script.
+            [`${deps.prefix}:pace:{tg:${channel.id}}`, PACES.telegramBot],
             [
-              `${deps.prefix}:pace:tg:${channel.id}:${conversation.chat_id}`,
+              `${deps.prefix}:pace:{tg:${channel.id}}:${conversation.chat_id}`,
               group ? PACES.telegramGroupChat : PACES.telegramPrivateChat,
             ],
           ],
@@ -147,10 +148,7 @@ async function deliver(
 ): Promise<string> {
   const attempts = deps.attempts ?? 4;
   for (let attempt = 1; ; attempt += 1) {
-    const waits = await Promise.all(
-      call.paces.map(([key, pace]) => reserve(deps.redis, key, pace)),
-    );
-    const wait = Math.max(0, ...waits);
+    const wait = await reserve(deps.redis, call.paces);
     if (wait > 0) await sleep(wait);
     try {
       return await call.send();
