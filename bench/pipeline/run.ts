@@ -10,7 +10,8 @@
  * (keep-alive connections to the edge; default 64), BENCH_CONCURRENCY (CONSUMER_CONCURRENCY;
  * default 32), BENCH_POOL_MAX (DATABASE_POOL_MAX; default 10), BENCH_REDIS_URL, BENCH_DATABASE_URL,
  * BENCH_PROF (a folder: every child runs with --cpu-prof and writes there when it stops),
- * BENCH_LANGUAGE_HOP (LANGUAGE_HOP of every component; default when_needed).
+ * BENCH_LANGUAGE_HOP (LANGUAGE_HOP of every component; default when_needed), BENCH_MAX_BACKLOG
+ * (EDGE_MAX_BACKLOG of the api; default the api's own, 1000).
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
@@ -72,6 +73,7 @@ const options = {
   // The bench configures no translation or speech provider, so with when_needed text skips the
   // language component (docs/pipeline.md); `always` measures the full five-hop pipeline.
   languageHop: process.env.BENCH_LANGUAGE_HOP || 'when_needed',
+  maxBacklog: process.env.BENCH_MAX_BACKLOG ? intEnv('BENCH_MAX_BACKLOG', 1000, 0) : undefined,
 };
 if (!['always', 'when_needed'].includes(options.languageHop)) {
   throw new Error(`BENCH_LANGUAGE_HOP must be always or when_needed (got ${options.languageHop})`);
@@ -181,6 +183,7 @@ async function main(): Promise<void> {
       ...common,
       ADMIN_API_KEY: adminKey,
       API_HOST: '127.0.0.1',
+      ...(options.maxBacklog === undefined ? {} : { EDGE_MAX_BACKLOG: String(options.maxBacklog) }),
       API_PORT: String(apiPort),
       PUBLIC_BASE_URL: apiOrigin,
     }),

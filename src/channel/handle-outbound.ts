@@ -24,7 +24,7 @@ import { PACES, reserve, type Pace } from './pacing.ts';
 import { formOf, PlatformError, type TelegramApi, type WhatsAppApi } from './platform-api.ts';
 import { renderTelegram, type TelegramCall } from './render-telegram.ts';
 import { renderWhatsApp } from './render-whatsapp.ts';
-import { claimOutbound, finishOutbound } from './store.ts';
+import { claimOutbound, finishOutbound, type OutboundOutcome } from './store.ts';
 import { truncate } from './text-limits.ts';
 
 export interface ChannelOut {
@@ -47,6 +47,8 @@ export interface OutboundDeps {
   backoffMs?: number;
   /** Longest `retry_after` waited in place (s); longer ones go back to the consumer. @defaultValue 30 */
   maxRetryAfterS?: number;
+  /** Records how a claimed call ended; `finishOutbound` one by one when absent. */
+  finish?: (id: string, outcome: OutboundOutcome) => Promise<void>;
 }
 
 interface PlannedCall {
@@ -182,6 +184,7 @@ export async function handleOutbound(
     );
     return;
   }
+  const finish = deps.finish ?? ((id, outcome) => finishOutbound(deps.db, id, outcome));
   for (const call of plan(deps, channel, conversation, messages)) {
     // Claimed (or already sent, on a redelivered or republished turn) before it is sent.
     const id = await claimOutbound(deps.db, {
@@ -193,10 +196,10 @@ export async function handleOutbound(
     if (id === undefined) continue;
     try {
       const platformMessageId = await deliver(deps, call, context);
-      await finishOutbound(deps.db, id, { status: 'sent', platformMessageId });
+      await finish(id, { status: 'sent', platformMessageId });
     } catch (error) {
       if (error instanceof PlatformError && !error.retryable) {
-        await finishOutbound(deps.db, id, { status: 'failed', error: error.message });
+        await finish(id, { status: 'failed', error: error.message });
         context.log.warn(
           { seq: call.seq, reason: error.message },
           'the platform refused a message; recorded, not retried',

@@ -2,6 +2,7 @@
 import type { BotRecord, ChannelRecord } from '../shared/bots/types.ts';
 import type { Knex } from '../shared/db.ts';
 import { isInline, type ConversationRef, type InternalMessage } from '../shared/messages.ts';
+import { Batcher } from '../shared/batcher.ts';
 import type { Inbound } from './inbound.ts';
 
 export interface RecordedInbound {
@@ -164,7 +165,7 @@ export async function claimOutbound(db: Knex, row: OutboundRow): Promise<string 
 export async function finishOutbound(
   db: Knex,
   id: string,
-  outcome: { status: 'sent'; platformMessageId: string } | { status: 'failed'; error: string },
+  outcome: OutboundOutcome,
 ): Promise<void> {
   await db('messages')
     .where({ id })
@@ -174,4 +175,40 @@ export async function finishOutbound(
       error: outcome.status === 'failed' ? outcome.error : null,
       updated_at: db.fn.now(),
     });
+}
+
+/** How a claimed call ended. */
+export type OutboundOutcome =
+  { status: 'sent'; platformMessageId: string } | { status: 'failed'; error: string };
+
+/**
+ * `finishOutbound` by group commit (`shared/batcher.ts`): the calls that end while the process
+ * is busy are recorded in one UPDATE, one commit. Each caller resolves once its row committed.
+ */
+export function batchedFinishOutbound(
+  db: Knex,
+): (id: string, outcome: OutboundOutcome) => Promise<void> {
+  const batcher = new Batcher<{ id: string; outcome: OutboundOutcome }, void>(async (items) => {
+    if (items.length === 1) {
+      await finishOutbound(db, items[0]!.id, items[0]!.outcome);
+      return [undefined];
+    }
+    const values = items.map(() => '(cast(? as bigint), ?, ?, ?)').join(', ');
+    const bindings = items.flatMap(({ id, outcome }) => [
+      id,
+      outcome.status,
+      outcome.status === 'sent' ? outcome.platformMessageId : null,
+      outcome.status === 'failed' ? outcome.error : null,
+    ]);
+    await db.raw(
+      `update messages m
+       set status = v.status, platform_message_id = v.platform_message_id, error = v.error,
+           updated_at = now()
+       from (values ${values}) as v (id, status, platform_message_id, error)
+       where m.id = v.id`,
+      bindings,
+    );
+    return items.map(() => undefined);
+  });
+  return (id, outcome) => batcher.add({ id, outcome });
 }

@@ -8,6 +8,7 @@ import { handleInbound, type ChannelIn } from './handle-inbound.ts';
 import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
 import { createJsonPost } from './json-post.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
+import { batchedFinishOutbound } from './store.ts';
 
 export async function startChannel(
   config: Config,
@@ -31,6 +32,7 @@ export async function startChannel(
     directory,
     telegram,
     whatsapp,
+    finish: batchedFinishOutbound(db),
   };
   return consume<ChannelIn | ChannelOut>(
     kit,
