@@ -24,7 +24,7 @@ import { PACES, reserve, type Pace } from './pacing.ts';
 import { formOf, PlatformError, type TelegramApi, type WhatsAppApi } from './platform-api.ts';
 import { renderTelegram, type TelegramCall } from './render-telegram.ts';
 import { renderWhatsApp } from './render-whatsapp.ts';
-import { claimOutbound, finishOutbound, type OutboundOutcome } from './store.ts';
+import { claimOutbound, finishOutbound, type OutboundOutcome, type OutboundRow } from './store.ts';
 import { truncate } from './text-limits.ts';
 
 export interface ChannelOut {
@@ -47,6 +47,8 @@ export interface OutboundDeps {
   backoffMs?: number;
   /** Longest `retry_after` waited in place (s); longer ones go back to the consumer. @defaultValue 30 */
   maxRetryAfterS?: number;
+  /** Claims a call before it is sent; `claimOutbound` one by one when absent. */
+  claim?: (row: OutboundRow) => Promise<string | undefined>;
   /** Records how a claimed call ended; `finishOutbound` one by one when absent. */
   finish?: (id: string, outcome: OutboundOutcome) => Promise<void>;
 }
@@ -184,10 +186,11 @@ export async function handleOutbound(
     );
     return;
   }
+  const claim = deps.claim ?? ((row) => claimOutbound(deps.db, row));
   const finish = deps.finish ?? ((id, outcome) => finishOutbound(deps.db, id, outcome));
   for (const call of plan(deps, channel, conversation, messages)) {
     // Claimed (or already sent, on a redelivered or republished turn) before it is sent.
-    const id = await claimOutbound(deps.db, {
+    const id = await claim({
       conversationId: conversation.conversation_id,
       turnId: input.turn_id,
       seq: call.seq,

@@ -212,3 +212,38 @@ export function batchedFinishOutbound(
   });
   return (id, outcome) => batcher.add({ id, outcome });
 }
+
+/**
+ * `claimOutbound` by group commit: the calls claimed in the same turn of the event loop are
+ * claimed by one multi-row statement, one commit. No two of them are the same call: a turn's
+ * calls are claimed one after another, and one conversation's turns never overlap in a process.
+ */
+export function batchedClaimOutbound(db: Knex): (row: OutboundRow) => Promise<string | undefined> {
+  const batcher = new Batcher<OutboundRow, string | undefined>(async (rows) => {
+    if (rows.length === 1) return [await claimOutbound(db, rows[0]!)];
+    const values = rows
+      .map(() => "(cast(? as uuid), 'out', ?, ?, ?, cast(? as jsonb), 'sending')")
+      .join(', ');
+    const result: {
+      rows: { id: string; conversation_id: string; turn_id: string; seq: string }[];
+    } = await db.raw(
+      `insert into messages (conversation_id, direction, turn_id, seq, message_type, body, status)
+         values ${values}
+         on conflict (conversation_id, turn_id, seq) where direction = 'out'
+         do update set updated_at = now() where messages.status = 'sending'
+         returning id, conversation_id, turn_id, seq`,
+      rows.flatMap((row) => [
+        row.conversationId,
+        row.turnId,
+        row.seq,
+        row.message.message_type,
+        JSON.stringify(forTranscript(row.message)),
+      ]),
+    );
+    const claimed = new Map(
+      result.rows.map((r) => [`${r.conversation_id}/${r.turn_id}/${r.seq}`, r.id]),
+    );
+    return rows.map((row) => claimed.get(`${row.conversationId}/${row.turnId}/${row.seq}`));
+  });
+  return (row) => batcher.add(row);
+}

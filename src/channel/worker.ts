@@ -8,7 +8,7 @@ import { handleInbound, type ChannelIn } from './handle-inbound.ts';
 import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
 import { createJsonPost } from './json-post.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
-import { batchedFinishOutbound } from './store.ts';
+import { batchedClaimOutbound, batchedFinishOutbound } from './store.ts';
 
 export async function startChannel(
   config: Config,
@@ -32,6 +32,7 @@ export async function startChannel(
     directory,
     telegram,
     whatsapp,
+    claim: batchedClaimOutbound(db),
     finish: batchedFinishOutbound(db),
   };
   return consume<ChannelIn | ChannelOut>(

@@ -22,7 +22,7 @@ import { runTurn } from './engine/run-turn.ts';
 import type { Effect, FlowEvent, OutMessage } from './engine/types.ts';
 import { runHttpEffect } from './http-effect.ts';
 import type { StateCache } from './state-cache.ts';
-import { loadState, saveState } from './state-store.ts';
+import { loadState, saveState, type StoredState } from './state-store.ts';
 import { addDeadline } from './timeouts.ts';
 
 export interface FlowInput {
@@ -55,6 +55,8 @@ export interface TurnDeps {
   skipLanguage?: boolean;
   /** States this process wrote last, to skip reading them back; none by default. */
   cache?: StateCache;
+  /** Writes the state after a turn; `saveState` one by one when absent. */
+  save?: (input: Parameters<typeof saveState>[1]) => Promise<StoredState>;
 }
 
 /** HTTP steps one turn may chain before it is stopped (a flow calling out in a loop). */
@@ -260,7 +262,8 @@ async function runOneTurn(
   // The deadline goes in before the state commits (and again, unchanged, on a redelivery), so
   // a crash in between cannot leave the conversation waiting for an answer with no deadline.
   if (pending) await setDeadline(deps, pending.request_id, orderingKey, ref);
-  const saved = await saveState(deps.db, {
+  const save = deps.save ?? ((i: Parameters<typeof saveState>[1]) => saveState(deps.db, i));
+  const saved = await save({
     appId: conversation.app_id,
     conversationId: conversation.conversation_id,
     previous: stored,

@@ -5,6 +5,7 @@
  * on the fresh state instead of overwriting it.
  */
 import type { Knex } from '../shared/db.ts';
+import { Batcher } from '../shared/batcher.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { newConversation, type ConversationState } from './engine/types.ts';
 
@@ -92,4 +93,55 @@ export async function saveState(
     );
   }
   return { state, version: previous.version + 1, recentTurns: recent, outbox };
+}
+
+type SaveInput = Parameters<typeof saveState>[1];
+
+/**
+ * `saveState` by group commit (`shared/batcher.ts`): the plain state updates of turns that end in
+ * the same turn of the event loop are written by one multi-row UPDATE, one commit, each row still
+ * guarded by its own version; a row whose version moved fails only its own turn with
+ * `BW_ERR_STATE_CONFLICT`. A conversation's first write and a change of the user's language go
+ * alone through `saveState`. No two items of a batch are the same conversation: one
+ * conversation's turns never overlap in a process.
+ */
+export function batchedSaveState(db: Knex): (input: SaveInput) => Promise<StoredState> {
+  const batcher = new Batcher<SaveInput & { recent: string[] }, boolean>(async (items) => {
+    const values = items
+      .map(
+        () =>
+          '(cast(? as uuid), cast(? as integer), cast(? as jsonb), cast(? as jsonb), cast(? as jsonb))',
+      )
+      .join(', ');
+    const result: { rows: { conversation_id: string }[] } = await db.raw(
+      `update conversation_state s
+       set state = v.state, version = v.version + 1, recent_turns = v.recent,
+           outbox = v.outbox, updated_at = now()
+       from (values ${values}) as v (id, version, state, recent, outbox)
+       where s.conversation_id = v.id and s.version = v.version
+       returning s.conversation_id`,
+      items.flatMap((item) => [
+        item.conversationId,
+        item.previous.version,
+        JSON.stringify(item.state),
+        JSON.stringify(item.recent),
+        JSON.stringify(item.outbox),
+      ]),
+    );
+    const written = new Set(result.rows.map((r) => r.conversation_id));
+    return items.map((item) => written.has(item.conversationId));
+  });
+  return async (input) => {
+    const { previous, state } = input;
+    const languageChanged = state.language && state.language !== previous.state.language;
+    if (previous.version === 0 || languageChanged) return saveState(db, input);
+    const recent = [...previous.recentTurns, input.turnId].slice(-RECENT_TURNS);
+    if (!(await batcher.add({ ...input, recent }))) {
+      throw new BotwireError(
+        'BW_ERR_STATE_CONFLICT',
+        'the conversation state changed while this turn ran',
+      );
+    }
+    return { state, version: previous.version + 1, recentTurns: recent, outbox: input.outbox };
+  };
 }
