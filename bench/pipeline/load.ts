@@ -39,6 +39,8 @@ interface Turn {
   measured: boolean;
   /** The edge answered the POST with 200. */
   accepted: boolean;
+  /** `performance.now()` when the edge accepted it (after any 503s). */
+  acceptedAt?: number;
   /** The POST failed or was answered with anything but 200 (503 only after the last retry). */
   refused: boolean;
   /** The platform update id, kept across retries as a platform keeps it. */
@@ -82,8 +84,12 @@ export interface LoadResult {
   refused: number;
   /** 503 answers (the edge's backpressure), each retried after its Retry-After, as a platform does. */
   deferred: number;
-  /** Turns sent and not refused with no reply by the end of the grace period. */
+  /** Turns the edge accepted with no reply by the end of the grace period. */
   lost: number;
+  /** Turns still being deferred by the edge's backpressure at the end (waiting at the "platform"). */
+  stillDeferred: number;
+  /** Latencies from acceptance by the edge to the reply, of measured turns that were deferred (ms, sorted). */
+  afterAcceptance: number[];
   /** Replies beyond the first for a text. */
   duplicated: number;
   /** Replies that arrived after a reply to a later message of the same chat. */
@@ -218,13 +224,25 @@ export class Load {
       .map((t) => t.repliedAt! - t.sentAt)
       .sort((a, b) => a - b);
     let lost = 0;
-    for (const turn of this.#turns.values()) if (!turn.refused && turn.replies === 0) lost += 1;
+    let stillDeferred = 0;
+    for (const turn of this.#turns.values()) {
+      if (turn.replies > 0 || turn.refused) continue;
+      // A POST still being retried after 503s has not been accepted: it waits at the platform.
+      if (!turn.accepted && turn.deferrals > 0) stillDeferred += 1;
+      else lost += 1;
+    }
+    const afterAcceptance = measured
+      .filter((t) => t.deferrals > 0 && t.repliedAt !== undefined && t.acceptedAt !== undefined)
+      .map((t) => t.repliedAt! - t.acceptedAt!)
+      .sort((a, b) => a - b);
     return {
       windowMs: end - start,
       measuredTurns: measured.length,
       latencies,
       repliesInWindow: this.#replyTimes.filter((at) => at >= start && at <= end).length,
       lost,
+      stillDeferred,
+      afterAcceptance,
       replies: this.#replies,
       ...this.#counts,
     };
@@ -290,6 +308,7 @@ export class Load {
       this.#backlog -= 1;
       if (status === 200) {
         turn.accepted = true;
+        turn.acceptedAt = performance.now();
         if (turn.replies === 0) this.#unanswered += 1;
       } else {
         turn.refused = true;

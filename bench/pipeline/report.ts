@@ -102,6 +102,14 @@ export function printReport(report: {
       `deferred by backpressure (503, retried) ${r.deferred}, ` +
       `not offered (backlog full) ${r.skipped}, replies to no known turn ${r.unknown}`,
   );
+  if (r.deferred > 0) {
+    const a = r.afterAcceptance;
+    console.log(
+      `backpressure: ${r.stillDeferred} turn(s) still deferred at the end (not lost: the platform holds them); ` +
+        `measured turns that were deferred, from acceptance to reply: p50 ${ms(percentile(a, 0.5))} ms, ` +
+        `p99 ${ms(percentile(a, 0.99))} ms (${a.length} turns)`,
+    );
+  }
   console.log(
     `backlog at the end of the window (unread + unacknowledged entries): ${report.backlog
       .map((b) => `${b.topic} ${b.lag} + ${b.pending}`)
