@@ -160,6 +160,12 @@ export const SETTINGS = {
     min: 60,
     doc: 'How long the edge remembers a platform update id to drop redeliveries (seconds). Each id costs about 100 bytes of Redis memory for this long; older redeliveries are still caught by channel, which records every platform message id in Postgres.',
   },
+  EDGE_MAX_BACKLOG: {
+    kind: 'integer',
+    default: 1000,
+    min: 0,
+    doc: 'Backpressure: while more than this many messages wait in the channel, language and flow topics (unread plus unacknowledged, sampled every 250 ms), the edge answers platform callbacks 503 with Retry-After, so the platform retries later instead of the backlog growing without bound (count; 0 turns it off).',
+  },
   TELEGRAM_API_URL: {
     kind: 'url',
     default: 'https://api.telegram.org',
@@ -284,6 +290,12 @@ export const SETTINGS = {
     max: 120000,
     doc: 'How long the retriever waits for the LLM before it answers with the passages instead (milliseconds).',
   },
+  LANGUAGE_HOP: {
+    kind: 'string',
+    default: 'always',
+    enum: ['always', 'when_needed'],
+    doc: 'always: every text goes through the language component. when_needed: while TRANSLATE_API_URL and SPEECH_API_URL are both empty, channel detects the language itself and passes text straight to flow, and flow sends replies straight to channel (two hops fewer per turn, same messages); every component must then read the same provider settings.',
+  },
   SHUTDOWN_TIMEOUT_MS: {
     kind: 'integer',
     default: 15000,
@@ -337,6 +349,8 @@ export interface Config {
     adminApiKey: string;
     bodyLimitBytes: number;
     dedupeTtlS: number;
+    /** Pipeline backlog (messages) over which callbacks are refused; 0 for never. */
+    maxBacklog: number;
   };
   /** AES-256-GCM key (32 bytes), or undefined where the component does not need it. */
   credentialsKey: Buffer | undefined;
@@ -370,6 +384,11 @@ export interface Config {
     llmModel: string;
     llmTimeoutMs: number;
   };
+  /**
+   * True when `LANGUAGE_HOP=when_needed` and no translation or speech provider is configured:
+   * channel and flow then do language's pass-through work themselves.
+   */
+  skipLanguage: boolean;
 }
 
 /** Thrown when a setting is missing or malformed; its message names the key. */
@@ -453,6 +472,7 @@ export function loadConfig(
       adminApiKey: (raw.ADMIN_API_KEY as string | undefined) ?? '',
       bodyLimitBytes: v.HTTP_BODY_LIMIT_BYTES,
       dedupeTtlS: v.DEDUPE_TTL_S,
+      maxBacklog: v.EDGE_MAX_BACKLOG,
     },
     credentialsKey: key ? Buffer.from(key, 'base64') : undefined,
     providers: {
@@ -480,5 +500,6 @@ export function loadConfig(
       llmModel: v.LLM_MODEL,
       llmTimeoutMs: v.LLM_TIMEOUT_MS,
     },
+    skipLanguage: v.LANGUAGE_HOP === 'when_needed' && !v.TRANSLATE_API_URL && !v.SPEECH_API_URL,
   };
 }

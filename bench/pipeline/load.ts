@@ -25,6 +25,9 @@ export interface User {
   secret: string;
 }
 
+/** 503 answers a turn is retried after, at most, before it counts as refused. */
+const MAX_DEFERRALS = 30;
+
 interface Turn {
   user: number;
   seq: number;
@@ -36,8 +39,14 @@ interface Turn {
   measured: boolean;
   /** The edge answered the POST with 200. */
   accepted: boolean;
-  /** The POST failed or was answered with anything but 200. */
+  /** `performance.now()` when the edge accepted it (after any 503s). */
+  acceptedAt?: number;
+  /** The POST failed or was answered with anything but 200 (503 only after the last retry). */
   refused: boolean;
+  /** The platform update id, kept across retries as a platform keeps it. */
+  updateId?: number;
+  /** 503 answers (backpressure) so far; each is retried after Retry-After. */
+  deferrals: number;
   replies: number;
   repliedAt?: number;
 }
@@ -71,10 +80,16 @@ export interface LoadResult {
   issued: number;
   /** Turns not offered because the backlog was full. */
   skipped: number;
-  /** Callback POSTs that failed or were answered with anything but 200. */
+  /** Callback POSTs that failed or were answered with anything but 200 (and 503 past the retries). */
   refused: number;
-  /** Turns sent and not refused with no reply by the end of the grace period. */
+  /** 503 answers (the edge's backpressure), each retried after its Retry-After, as a platform does. */
+  deferred: number;
+  /** Turns the edge accepted with no reply by the end of the grace period. */
   lost: number;
+  /** Turns still being deferred by the edge's backpressure at the end (waiting at the "platform"). */
+  stillDeferred: number;
+  /** Latencies from acceptance by the edge to the reply, of measured turns that were deferred (ms, sorted). */
+  afterAcceptance: number[];
   /** Replies beyond the first for a text. */
   duplicated: number;
   /** Replies that arrived after a reply to a later message of the same chat. */
@@ -99,7 +114,15 @@ export class Load {
   #backlog = 0;
   #unanswered = 0;
   #window = { start: Infinity, end: Infinity };
-  #counts = { issued: 0, skipped: 0, refused: 0, duplicated: 0, outOfOrder: 0, unknown: 0 };
+  #counts = {
+    issued: 0,
+    skipped: 0,
+    refused: 0,
+    deferred: 0,
+    duplicated: 0,
+    outOfOrder: 0,
+    unknown: 0,
+  };
   #replies = 0;
 
   constructor(options: LoadOptions) {
@@ -201,13 +224,25 @@ export class Load {
       .map((t) => t.repliedAt! - t.sentAt)
       .sort((a, b) => a - b);
     let lost = 0;
-    for (const turn of this.#turns.values()) if (!turn.refused && turn.replies === 0) lost += 1;
+    let stillDeferred = 0;
+    for (const turn of this.#turns.values()) {
+      if (turn.replies > 0 || turn.refused) continue;
+      // A POST still being retried after 503s has not been accepted: it waits at the platform.
+      if (!turn.accepted && turn.deferrals > 0) stillDeferred += 1;
+      else lost += 1;
+    }
+    const afterAcceptance = measured
+      .filter((t) => t.deferrals > 0 && t.repliedAt !== undefined && t.acceptedAt !== undefined)
+      .map((t) => t.repliedAt! - t.acceptedAt!)
+      .sort((a, b) => a - b);
     return {
       windowMs: end - start,
       measuredTurns: measured.length,
       latencies,
       repliesInWindow: this.#replyTimes.filter((at) => at >= start && at <= end).length,
       lost,
+      stillDeferred,
+      afterAcceptance,
       replies: this.#replies,
       ...this.#counts,
     };
@@ -233,6 +268,7 @@ export class Load {
       measured,
       accepted: false,
       refused: false,
+      deferrals: 0,
       replies: 0,
     };
     this.#turns.set(text, turn);
@@ -246,11 +282,11 @@ export class Load {
   #post(turn: Turn, line: UserLine): void {
     line.busy = true;
     const user = this.#o.users[turn.user]!;
-    this.#updateId += 1;
+    turn.updateId ??= this.#updateId += 1;
     const body = JSON.stringify({
-      update_id: this.#updateId,
+      update_id: turn.updateId,
       message: {
-        message_id: this.#updateId,
+        message_id: turn.updateId,
         date: Math.floor(Date.now() / 1000),
         chat: { id: user.chatId, type: 'private' },
         from: { id: user.chatId, first_name: 'Bench' },
@@ -258,12 +294,21 @@ export class Load {
       },
     });
     let settled = false;
-    const settle = (status: number): void => {
+    const settle = (status: number, retryAfterS = 1): void => {
       if (settled) return;
       settled = true;
+      if (status === 503 && turn.deferrals < MAX_DEFERRALS) {
+        // Backpressure: a platform delivers the same update again later, and holds the chat's
+        // later updates until then (the user's line stays busy), so order is kept.
+        turn.deferrals += 1;
+        this.#counts.deferred += 1;
+        setTimeout(() => this.#post(turn, line), retryAfterS * 1000).unref();
+        return;
+      }
       this.#backlog -= 1;
       if (status === 200) {
         turn.accepted = true;
+        turn.acceptedAt = performance.now();
         if (turn.replies === 0) this.#unanswered += 1;
       } else {
         turn.refused = true;
@@ -289,7 +334,13 @@ export class Load {
       },
       (res) => {
         res.resume();
-        res.once('end', () => settle(res.statusCode ?? 0));
+        const retryAfter = Number(res.headers['retry-after']);
+        res.once('end', () =>
+          settle(
+            res.statusCode ?? 0,
+            Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 1,
+          ),
+        );
         res.once('error', () => settle(0));
       },
     );

@@ -9,6 +9,8 @@ export const TARGET_P99_MS = 100;
 
 export interface Setup {
   processes: number;
+  /** LANGUAGE_HOP given to the components. */
+  languageHop: string;
   users: number;
   bots: number;
   rate: number;
@@ -66,7 +68,7 @@ export function printReport(report: {
   const p99 = percentile(r.latencies, 0.99);
 
   console.log(
-    `\n${setup.processes} process(es) each of channel, language, flow (+ 1 api); ${setup.users} users over ${setup.bots} bot(s); ` +
+    `\n${setup.processes} process(es) each of channel, language, flow (+ 1 api), LANGUAGE_HOP=${setup.languageHop}; ${setup.users} users over ${setup.bots} bot(s); ` +
       `offered ${setup.rate} turns/s open-loop; ${windowS.toFixed(1)} s measured after ${setup.warmupSeconds} s warm-up\n`,
   );
   console.log(
@@ -97,8 +99,17 @@ export function printReport(report: {
   );
   console.log(
     `\nturns sent ${r.issued} (warm-up included), replies ${r.replies}; callbacks refused ${r.refused}, ` +
+      `deferred by backpressure (503, retried) ${r.deferred}, ` +
       `not offered (backlog full) ${r.skipped}, replies to no known turn ${r.unknown}`,
   );
+  if (r.deferred > 0) {
+    const a = r.afterAcceptance;
+    console.log(
+      `backpressure: ${r.stillDeferred} turn(s) still deferred at the end (not lost: the platform holds them); ` +
+        `measured turns that were deferred, from acceptance to reply: p50 ${ms(percentile(a, 0.5))} ms, ` +
+        `p99 ${ms(percentile(a, 0.99))} ms (${a.length} turns)`,
+    );
+  }
   console.log(
     `backlog at the end of the window (unread + unacknowledged entries): ${report.backlog
       .map((b) => `${b.topic} ${b.lag} + ${b.pending}`)

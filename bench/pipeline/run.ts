@@ -9,7 +9,9 @@
  * BENCH_GRACE_SECONDS (how long replies may take after the run; default 10), BENCH_CONNECTIONS
  * (keep-alive connections to the edge; default 64), BENCH_CONCURRENCY (CONSUMER_CONCURRENCY;
  * default 32), BENCH_POOL_MAX (DATABASE_POOL_MAX; default 10), BENCH_REDIS_URL, BENCH_DATABASE_URL,
- * BENCH_PROF (a folder: every child runs with --cpu-prof and writes there when it stops).
+ * BENCH_PROF (a folder: every child runs with --cpu-prof and writes there when it stops),
+ * BENCH_LANGUAGE_HOP (LANGUAGE_HOP of every component; default when_needed), BENCH_MAX_BACKLOG
+ * (EDGE_MAX_BACKLOG of the api; default the api's own, 1000).
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
@@ -68,7 +70,14 @@ const options = {
   redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
   adminDatabaseUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
   profileDir: process.env.BENCH_PROF || undefined,
+  // The bench configures no translation or speech provider, so with when_needed text skips the
+  // language component (docs/pipeline.md); `always` measures the full five-hop pipeline.
+  languageHop: process.env.BENCH_LANGUAGE_HOP || 'when_needed',
+  maxBacklog: process.env.BENCH_MAX_BACKLOG ? intEnv('BENCH_MAX_BACKLOG', 1000, 0) : undefined,
 };
+if (!['always', 'when_needed'].includes(options.languageHop)) {
+  throw new Error(`BENCH_LANGUAGE_HOP must be always or when_needed (got ${options.languageHop})`);
+}
 const warmupSeconds = intEnv('BENCH_WARMUP_SECONDS', 5, 0);
 /** Turns/s at which every user's first message is sent before the warm-up. */
 const INTRODUCTION_RATE = 100;
@@ -161,6 +170,7 @@ async function main(): Promise<void> {
     // about a second after start, at one small Lua call per second per process.
     CONSUMER_LEASE_MS: '3000',
     SHUTDOWN_TIMEOUT_MS: '5000',
+    LANGUAGE_HOP: options.languageHop,
   };
   const children: Child[] = [];
   // Every child pipes its stdout and stderr into ours (startNode).
@@ -173,6 +183,7 @@ async function main(): Promise<void> {
       ...common,
       ADMIN_API_KEY: adminKey,
       API_HOST: '127.0.0.1',
+      ...(options.maxBacklog === undefined ? {} : { EDGE_MAX_BACKLOG: String(options.maxBacklog) }),
       API_PORT: String(apiPort),
       PUBLIC_BASE_URL: apiOrigin,
     }),
@@ -295,6 +306,7 @@ async function main(): Promise<void> {
   printReport({
     setup: {
       processes: options.processes,
+      languageHop: options.languageHop,
       users: options.users,
       bots: options.bots,
       rate: options.rate,

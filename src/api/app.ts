@@ -58,7 +58,17 @@ export function createApp(edge: Edge, logger: Logger, metrics: EdgeMetrics): Koa
   open.get('/v2/openapi.json', (ctx) => {
     ctx.body = document;
   });
+  // Backpressure (backlog.ts): refused before any work, so an overloaded edge stays cheap.
+  const admit = (): void => {
+    if (edge.overloaded()) {
+      throw new BotwireError(
+        'BW_ERR_OVERLOADED',
+        'too many messages are waiting to be handled; try again shortly',
+      );
+    }
+  };
   open.post('/v2/callback/:chat_channel/:app_id', async (ctx) => {
+    admit();
     const { chat_channel: channel = '', app_id: appId = '' } = ctx.params;
     if (channel === 'telegram') return telegramCallback(ctx, edge, appId);
     if (channel === 'whatsapp') return whatsappCallback(ctx, edge, appId);
@@ -68,7 +78,10 @@ export function createApp(edge: Edge, logger: Logger, metrics: EdgeMetrics): Koa
     );
   });
   open.get('/v2/callback/whatsapp/:app_id', (ctx) => whatsappVerify(ctx, edge, ctx.params.app_id));
-  open.post('/callback', (ctx) => whatsappCallback(ctx, edge));
+  open.post('/callback', (ctx) => {
+    admit();
+    return whatsappCallback(ctx, edge);
+  });
   open.get('/callback', (ctx) => whatsappVerify(ctx, edge));
 
   const adminRoutes = adminRouter(edge);

@@ -24,4 +24,6 @@ export interface Edge {
   maxDocumentBytes: number;
   /** The HTTP client for outside calls (replaceable in tests of failure paths). */
   fetch: typeof fetch;
+  /** Whether the pipeline's backlog is over EDGE_MAX_BACKLOG (callbacks are refused then). */
+  overloaded: () => boolean;
 }

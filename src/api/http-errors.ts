@@ -30,7 +30,8 @@ export const errorMiddleware: Middleware = async (ctx, next) => {
     }
     ctx.status = status;
     ctx.set('Cache-Control', 'no-store');
-    if (status === 503) ctx.set('Retry-After', '5');
+    // An overloaded pipeline drains in about a second; an outage takes longer.
+    if (status === 503) ctx.set('Retry-After', code === 'BW_ERR_OVERLOADED' ? '1' : '5');
     // A platform's refusal is the caller's business (it says what to fix); other 5xx stay opaque.
     const exposed = known !== undefined && (status < 500 || known.code === 'BW_ERR_UPSTREAM');
     ctx.body = {

@@ -8,6 +8,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { createKit, openDirectory } from '../shared/worker-kit.ts';
 import { createApp } from './app.ts';
+import { BacklogGauge } from './backlog.ts';
 import type { Edge } from './edge.ts';
 import { createMetrics } from './metrics.ts';
 
@@ -34,6 +35,14 @@ export async function startApi(
   const { redis, schemas, producer } = kit;
   await redis.ping().catch(() => undefined); // the first connect; failFast commands do not wait for it
   const { db, store, directory } = await openDirectory(kit, config.credentialsKey);
+  const backlog = new BacklogGauge({
+    redis,
+    prefix: config.stream.prefix,
+    partitions: config.stream.partitions,
+    max: config.api.maxBacklog,
+    logger,
+  });
+  backlog.start();
   const edge: Edge = {
     redis,
     db,
@@ -50,6 +59,7 @@ export async function startApi(
     storageDir: config.knowledge.storageDir,
     maxDocumentBytes: config.knowledge.maxDocumentBytes,
     fetch: overrides.fetch ?? fetch,
+    overloaded: () => backlog.overloaded,
   };
   const app = createApp(edge, logger, metrics);
   const handle = app.callback();
@@ -82,6 +92,7 @@ export async function startApi(
             server.closeIdleConnections();
           }),
       );
+      backlog.stop();
       await step('bot directory', () => directory.close());
       await step('redis', () => redis.quit());
       await step('postgres', () => db.destroy());

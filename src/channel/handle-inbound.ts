@@ -3,11 +3,21 @@
  * created or found, the message is logged for the transcript, a Telegram button press is
  * answered, and the message is routed: text and voice to `language` (detection, translation,
  * speech to text), button presses, dialogs, media and locations straight to `flow`.
+ *
+ * With `skipLanguage` (LANGUAGE_HOP=when_needed and no translation or speech provider), channel
+ * does what `language` would: it detects the language of a text offline and passes it to `flow`
+ * untranslated (`translation: "none"`), and answers a voice message that voice is not supported.
  */
 import type { BotDirectory } from '../shared/bots/directory.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Knex } from '../shared/db.ts';
+import {
+  botOutputForChannel,
+  userTextForFlow,
+  VOICE_UNSUPPORTED,
+} from '../shared/languages/pass-through.ts';
+import { userLanguageOf } from '../shared/languages/detect.ts';
 import {
   fromTelegram,
   fromWhatsApp,
@@ -39,6 +49,8 @@ export interface InboundDeps {
   db: Knex;
   directory: BotDirectory;
   telegram: TelegramApi;
+  /** Do language's pass-through work here instead of publishing to `language`. @defaultValue false */
+  skipLanguage?: boolean;
 }
 
 export async function handleInbound(
@@ -96,13 +108,41 @@ export async function handleInbound(
     return [];
   }
   if (!bot.active) return [];
-  const base = {
+  const turn = {
     source: 'channel',
     turn_id: turnId,
     ordering_key: input.ordering_key ?? conversation.conversation_id,
-    conversation,
   };
+  const base = { ...turn, conversation };
   const message = inbound.message;
+  if (deps.skipLanguage && message.message_type === 'text') {
+    const userLanguage = userLanguageOf(message.text, conversation);
+    return [
+      {
+        topic: 'flow',
+        message: userTextForFlow({
+          base: turn,
+          conversation,
+          original: message.text,
+          text: message.text,
+          userLanguage,
+          translation: 'none',
+        }),
+      },
+    ];
+  }
+  if (deps.skipLanguage && message.message_type === 'audio') {
+    context.log.info('voice message without a speech provider; telling the user');
+    // In English: without a translator the notice cannot be put in the user's language.
+    return [
+      {
+        topic: 'channel',
+        message: botOutputForChannel(turn, conversation, [
+          { message_type: 'text', text: VOICE_UNSUPPORTED },
+        ]),
+      },
+    ];
+  }
   if (message.message_type === 'text' || message.message_type === 'audio') {
     return [{ topic: 'language', message: { ...base, intent: 'language_in', message } }];
   }

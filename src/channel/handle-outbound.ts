@@ -24,7 +24,7 @@ import { PACES, reserve, type Pace } from './pacing.ts';
 import { formOf, PlatformError, type TelegramApi, type WhatsAppApi } from './platform-api.ts';
 import { renderTelegram, type TelegramCall } from './render-telegram.ts';
 import { renderWhatsApp } from './render-whatsapp.ts';
-import { recordOutbound, sentSoFar } from './store.ts';
+import { claimOutbound, finishOutbound, type OutboundOutcome, type OutboundRow } from './store.ts';
 import { truncate } from './text-limits.ts';
 
 export interface ChannelOut {
@@ -47,6 +47,10 @@ export interface OutboundDeps {
   backoffMs?: number;
   /** Longest `retry_after` waited in place (s); longer ones go back to the consumer. @defaultValue 30 */
   maxRetryAfterS?: number;
+  /** Claims a call before it is sent; `claimOutbound` one by one when absent. */
+  claim?: (row: OutboundRow) => Promise<string | undefined>;
+  /** Records how a claimed call ended; `finishOutbound` one by one when absent. */
+  finish?: (id: string, outcome: OutboundOutcome) => Promise<void>;
 }
 
 interface PlannedCall {
@@ -105,9 +109,10 @@ function plan(
             return `${conversation.chat_id}:${result.message_id ?? ''}`;
           },
           paces: [
-            [`${deps.prefix}:pace:tg:${channel.id}`, PACES.telegramBot],
+            // One hash tag per bot channel: both keys are reserved in one script.
+            [`${deps.prefix}:pace:{tg:${channel.id}}`, PACES.telegramBot],
             [
-              `${deps.prefix}:pace:tg:${channel.id}:${conversation.chat_id}`,
+              `${deps.prefix}:pace:{tg:${channel.id}}:${conversation.chat_id}`,
               group ? PACES.telegramGroupChat : PACES.telegramPrivateChat,
             ],
           ],
@@ -147,10 +152,7 @@ async function deliver(
 ): Promise<string> {
   const attempts = deps.attempts ?? 4;
   for (let attempt = 1; ; attempt += 1) {
-    const waits = await Promise.all(
-      call.paces.map(([key, pace]) => reserve(deps.redis, key, pace)),
-    );
-    const wait = Math.max(0, ...waits);
+    const wait = await reserve(deps.redis, call.paces);
     if (wait > 0) await sleep(wait);
     try {
       return await call.send();
@@ -178,19 +180,19 @@ const RECORD_RETRY_MAX_MS = 5000;
  * idempotency key), so a Postgres outage would duplicate every message in flight.
  */
 async function recordSent(
-  deps: OutboundDeps,
-  row: Parameters<typeof recordOutbound>[1],
+  record: () => Promise<void>,
+  seq: string,
   context: MessageContext,
 ): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await recordOutbound(deps.db, row);
+      await record();
       return;
     } catch (error) {
       if (!isUnavailable(error)) throw error;
       const delay = Math.min(100 * 2 ** (attempt - 1), RECORD_RETRY_MAX_MS);
       context.log.warn(
-        { err: (error as Error).message, seq: row.seq, delayMs: delay },
+        { err: (error as Error).message, seq, delayMs: delay },
         'sent, but Postgres is unreachable; recording again',
       );
       await sleep(delay);
@@ -213,23 +215,23 @@ export async function handleOutbound(
     );
     return;
   }
-  const done = await sentSoFar(deps.db, conversation.conversation_id, input.turn_id);
+  const claim = deps.claim ?? ((row) => claimOutbound(deps.db, row));
+  const finish = deps.finish ?? ((id, outcome) => finishOutbound(deps.db, id, outcome));
   for (const call of plan(deps, channel, conversation, messages)) {
-    const status = done.get(call.seq);
-    if (status && status !== 'sending') continue;
-    const row = {
+    // Claimed (or already sent, on a redelivered or republished turn) before it is sent.
+    const id = await claim({
       conversationId: conversation.conversation_id,
       turnId: input.turn_id,
       seq: call.seq,
       message: call.message,
-    };
-    await recordOutbound(deps.db, { ...row, status: 'sending' });
+    });
+    if (id === undefined) continue;
+    let platformMessageId: string | undefined;
     try {
-      const platformMessageId = await deliver(deps, call, context);
-      await recordSent(deps, { ...row, status: 'sent', platformMessageId }, context);
+      platformMessageId = await deliver(deps, call, context);
     } catch (error) {
       if (error instanceof PlatformError && !error.retryable) {
-        await recordOutbound(deps.db, { ...row, status: 'failed', error: error.message });
+        await finish(id, { status: 'failed', error: error.message });
         context.log.warn(
           { seq: call.seq, reason: error.message },
           'the platform refused a message; recorded, not retried',
@@ -240,5 +242,13 @@ export async function handleOutbound(
         cause: error,
       });
     }
+    // Outside the try: a failure to record must never be taken for a failed send (that would
+    // send the call again).
+    const sent = platformMessageId;
+    await recordSent(
+      () => finish(id, { status: 'sent', platformMessageId: sent }),
+      call.seq,
+      context,
+    );
   }
 }

@@ -9,17 +9,22 @@
  */
 import type { Redis } from '../shared/redis.ts';
 
+// One slot under each key (KEYS[i] paced by ARGV[2i-1] ms with bursts of ARGV[2i]); returns the
+// longest wait. All keys of one call share a hash tag, so one script serves a Cluster too.
 const RESERVE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local interval = tonumber(ARGV[1])
-local tolerance = interval * (tonumber(ARGV[2]) - 1)
-local tat = tonumber(redis.call('GET', KEYS[1]) or now)
-if tat < now then tat = now end
-local wait = tat - tolerance - now
-if wait < 0 then wait = 0 end
-redis.call('SET', KEYS[1], tat + interval, 'PX', math.ceil(tat + interval - now + 1000))
-return wait`;
+local longest = 0
+for i = 1, #KEYS do
+  local interval = tonumber(ARGV[2 * i - 1])
+  local tolerance = interval * (tonumber(ARGV[2 * i]) - 1)
+  local tat = tonumber(redis.call('GET', KEYS[i]) or now)
+  if tat < now then tat = now end
+  local wait = tat - tolerance - now
+  if wait > longest then longest = wait end
+  redis.call('SET', KEYS[i], tat + interval, 'PX', math.ceil(tat + interval - now + 1000))
+end
+return longest`;
 
 export interface Pace {
   intervalMs: number;
@@ -33,7 +38,11 @@ export const PACES = {
   whatsappNumber: { intervalMs: 13, burst: 80 },
 } as const satisfies Record<string, Pace>;
 
-/** Reserves a slot under `key` and resolves to how long (ms) to wait for it. */
-export async function reserve(redis: Redis, key: string, pace: Pace): Promise<number> {
-  return Number(await redis.eval(RESERVE, 1, key, pace.intervalMs, pace.burst));
+/**
+ * Reserves a slot under every key at once (one round trip) and resolves to how long (ms) to wait
+ * for the latest of them. The keys must share a Redis Cluster hash tag.
+ */
+export async function reserve(redis: Redis, paces: readonly [string, Pace][]): Promise<number> {
+  const args = paces.flatMap(([, pace]) => [pace.intervalMs, pace.burst]);
+  return Number(await redis.eval(RESERVE, paces.length, ...paces.map(([key]) => key), ...args));
 }

@@ -3,6 +3,7 @@
  * a `PlatformError` says whether trying again can help and how long the platform asked to wait.
  * Base URLs come from config (TELEGRAM_API_URL, WHATSAPP_API_URL) so tests and emulators stand in.
  */
+import type { JsonPost } from './json-post.ts';
 
 export class PlatformError extends Error {
   override name = 'PlatformError';
@@ -18,7 +19,10 @@ export class PlatformError extends Error {
 }
 
 export interface PlatformApiOptions {
+  /** For multipart uploads, and for every call when `post` is not given. */
   fetch: typeof fetch;
+  /** JSON calls over keep-alive node:http (`json-post.ts`); fetch is used when absent. */
+  post?: JsonPost;
   /** Per-request timeout (ms). @defaultValue 10000 */
   timeoutMs?: number;
 }
@@ -49,6 +53,27 @@ async function post(
   headers: Record<string, string> = {},
 ): Promise<{ status: number; json: Record<string, unknown> }> {
   const multipart = body instanceof FormData;
+  if (options.post && !multipart) {
+    let response: { status: number; text: string };
+    try {
+      response = await options.post(
+        url,
+        JSON.stringify(body),
+        headers,
+        options.timeoutMs ?? 10_000,
+      );
+    } catch (error) {
+      // The URL may hold a bot token: report the kind of failure only.
+      throw new PlatformError(`the platform could not be reached (${(error as Error).name})`, true);
+    }
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(response.text) as Record<string, unknown>;
+    } catch {
+      // A proxy's HTML error page: the status says enough.
+    }
+    return { status: response.status, json };
+  }
   let response: Response;
   try {
     response = await options.fetch(url, {

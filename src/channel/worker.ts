@@ -6,7 +6,9 @@ import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDirectory } from '../shared/worker-kit.ts';
 import { handleInbound, type ChannelIn } from './handle-inbound.ts';
 import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
+import { createJsonPost } from './json-post.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
+import { batchedClaimOutbound, batchedFinishOutbound } from './store.ts';
 
 export async function startChannel(
   config: Config,
@@ -16,10 +18,13 @@ export async function startChannel(
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
   const kit = createKit(config, logger, { name: 'botwire-channel' });
   const { db, directory } = await openDirectory(kit, config.credentialsKey);
-  const http = { fetch: overrides.fetch ?? fetch };
+  // A fetch given by a test carries every call; otherwise JSON calls use keep-alive node:http.
+  const jsonPost = overrides.fetch ? undefined : createJsonPost();
+  const http = { fetch: overrides.fetch ?? fetch, ...(jsonPost ? { post: jsonPost } : {}) };
   const telegram = new TelegramApi(config.providers.telegramApiUrl, http);
   const whatsapp = new WhatsAppApi(config.providers.whatsappApiUrl, http);
-  const inbound = { db, directory, telegram };
+  const inbound = { db, directory, telegram, skipLanguage: config.skipLanguage };
+  if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: text goes straight to flow');
   const outbound = {
     db,
     redis: kit.redis,
@@ -27,6 +32,8 @@ export async function startChannel(
     directory,
     telegram,
     whatsapp,
+    claim: batchedClaimOutbound(db),
+    finish: batchedFinishOutbound(db),
   };
   return consume<ChannelIn | ChannelOut>(
     kit,
@@ -35,6 +42,6 @@ export async function startChannel(
       message.intent === 'channel_in'
         ? handleInbound(inbound, message, context)
         : handleOutbound(outbound, message, context),
-    [() => directory.close(), () => db.destroy()],
+    [() => directory.close(), () => db.destroy(), () => Promise.resolve(jsonPost?.close())],
   );
 }

@@ -16,11 +16,13 @@ import type { Knex } from '../shared/db.ts';
 import { BotwireError } from '../shared/errors.ts';
 import type { Flow } from '../shared/flows/types.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
+import { botOutputForChannel } from '../shared/languages/pass-through.ts';
 import type { Redis } from '../shared/redis.ts';
 import { runTurn } from './engine/run-turn.ts';
 import type { Effect, FlowEvent, OutMessage } from './engine/types.ts';
 import { runHttpEffect } from './http-effect.ts';
-import { loadState, saveState } from './state-store.ts';
+import type { StateCache } from './state-cache.ts';
+import { loadState, saveState, type StoredState } from './state-store.ts';
 import { addDeadline } from './timeouts.ts';
 
 export interface FlowInput {
@@ -46,6 +48,15 @@ export interface TurnDeps {
   fetch: typeof fetch;
   /** How long a knowledge answer may take before the flow goes on without it (ms). */
   effectTimeoutMs: number;
+  /**
+   * Send the bot's messages straight to `channel`: no translation or speech provider, so
+   * `language` would pass them on unchanged (LANGUAGE_HOP=when_needed). @defaultValue false
+   */
+  skipLanguage?: boolean;
+  /** States this process wrote last, to skip reading them back; none by default. */
+  cache?: StateCache;
+  /** Writes the state after a turn; `saveState` one by one when absent. */
+  save?: (input: Parameters<typeof saveState>[1]) => Promise<StoredState>;
 }
 
 /** HTTP steps one turn may chain before it is stopped (a flow calling out in a loop). */
@@ -126,6 +137,20 @@ export async function handleTurn(
   input: FlowInput,
   context: MessageContext,
 ): Promise<Outgoing[]> {
+  try {
+    return await runOneTurn(deps, input, context);
+  } catch (error) {
+    // A failed turn may have left the cached state half-changed, or found it stale: read it anew.
+    deps.cache?.delete(input.conversation.conversation_id);
+    throw error;
+  }
+}
+
+async function runOneTurn(
+  deps: TurnDeps,
+  input: FlowInput,
+  context: MessageContext,
+): Promise<Outgoing[]> {
   const { conversation, turn_id: turnId } = input;
   const bot = await deps.directory.byAppId(conversation.app_id);
   if (!bot) {
@@ -135,7 +160,9 @@ export async function handleTurn(
     );
     return [];
   }
-  const stored = await loadState(deps.db, conversation.conversation_id);
+  const stored =
+    deps.cache?.get(conversation.conversation_id) ??
+    (await loadState(deps.db, conversation.conversation_id));
   if (stored.recentTurns.includes(turnId)) {
     const last = stored.recentTurns[stored.recentTurns.length - 1] === turnId;
     context.log.info({ republished: last }, 'turn already applied');
@@ -190,7 +217,16 @@ export async function handleTurn(
   };
   const orderingKey = input.ordering_key ?? conversation.conversation_id;
   const outbox: Outgoing[] = [];
-  if (outputs.length > 0) {
+  if (outputs.length > 0 && deps.skipLanguage) {
+    outbox.push({
+      topic: 'channel',
+      message: botOutputForChannel(
+        { source: 'flow', turn_id: turnId, ordering_key: orderingKey },
+        ref,
+        outputs.map(toInternal),
+      ),
+    });
+  } else if (outputs.length > 0) {
     outbox.push({
       topic: 'language',
       message: {
@@ -226,7 +262,8 @@ export async function handleTurn(
   // The deadline goes in before the state commits (and again, unchanged, on a redelivery), so
   // a crash in between cannot leave the conversation waiting for an answer with no deadline.
   if (pending) await setDeadline(deps, pending.request_id, orderingKey, ref);
-  await saveState(deps.db, {
+  const save = deps.save ?? ((i: Parameters<typeof saveState>[1]) => saveState(deps.db, i));
+  const saved = await save({
     appId: conversation.app_id,
     conversationId: conversation.conversation_id,
     previous: stored,
@@ -234,5 +271,6 @@ export async function handleTurn(
     turnId,
     outbox,
   });
+  deps.cache?.set(conversation.conversation_id, saved);
   return outbox;
 }

@@ -8,6 +8,8 @@ import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDirectory, type Kit } from '../shared/worker-kit.ts';
 import { handleTurn, type FlowInput } from './handle-turn.ts';
+import { StateCache } from './state-cache.ts';
+import { batchedSaveState } from './state-store.ts';
 import { claimDue, settleDeadline } from './timeouts.ts';
 
 /** Publishes a failed result for every deadline that passed; runs until `signal` aborts. */
@@ -50,7 +52,11 @@ export async function startFlow(
     directory,
     fetch: overrides.fetch ?? fetch,
     effectTimeoutMs: config.flow.effectTimeoutMs,
+    skipLanguage: config.skipLanguage,
+    cache: new StateCache(),
+    save: batchedSaveState(db),
   };
+  if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: replies go straight to channel');
   const stop = new AbortController();
   const deadlines = fireDeadlines(kit, stop.signal);
   return consume<FlowInput>(kit, 'flow', (message, context) => handleTurn(deps, message, context), [

@@ -14,7 +14,13 @@
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
-import { detectLanguage } from './detect.ts';
+import {
+  botOutputForChannel,
+  userTextForFlow,
+  VOICE_UNSUPPORTED,
+  type Translation,
+} from '../shared/languages/pass-through.ts';
+import { userLanguageOf } from '../shared/languages/detect.ts';
 import type { Translator } from './translator.ts';
 import { hear, speak, VOICE_NOT_UNDERSTOOD, type VoiceDeps } from './voice.ts';
 
@@ -36,10 +42,7 @@ export interface LanguageDeps {
   voice?: VoiceDeps | undefined;
 }
 
-export const VOICE_UNSUPPORTED =
-  "Sorry, I can't listen to voice messages yet. Please type your message.";
-
-type Translation = 'none' | 'same_language' | 'translated' | 'failed';
+export { VOICE_UNSUPPORTED };
 
 async function translate(
   deps: LanguageDeps,
@@ -79,11 +82,7 @@ async function handleIn(
     return [
       {
         topic: 'channel',
-        message: {
-          ...base,
-          intent: 'channel_out',
-          bot_output: { conversation, messages: [{ message_type: 'text', text }] },
-        },
+        message: botOutputForChannel(base, conversation, [{ message_type: 'text', text }]),
       },
     ];
   };
@@ -108,27 +107,20 @@ async function handleIn(
       },
     ];
   }
-  const detection = detectLanguage(text);
-  const userLanguage = detection.reliable
-    ? detection.language
-    : (conversation.user_language ?? detection.language);
+  const userLanguage = userLanguageOf(text, conversation);
   const translated = await translate(deps, text, userLanguage, conversation.bot_language, context);
   return [
     {
       topic: 'flow',
-      message: {
-        ...base,
-        intent: 'user_input',
-        conversation: {
-          ...conversation,
-          ...(userLanguage ? { user_language: conversation.user_language ?? userLanguage } : {}),
-        },
-        message: { message_type: 'text', text: translated.text },
-        original_text: text,
-        ...(userLanguage ? { detected_language: userLanguage } : {}),
+      message: userTextForFlow({
+        base,
+        conversation,
+        original: text,
+        text: translated.text,
+        userLanguage,
         translation: translated.translation,
-        ...(voice ? { voice: true } : {}),
-      },
+        voice,
+      }),
     },
   ];
 }
@@ -200,18 +192,12 @@ async function handleOut(
           context,
         )
       : translated;
-  return [
-    {
-      topic: 'channel',
-      message: {
-        source: 'language',
-        turn_id: input.turn_id,
-        ordering_key: input.ordering_key ?? conversation.conversation_id,
-        intent: 'channel_out',
-        bot_output: { conversation, messages },
-      },
-    },
-  ];
+  const base = {
+    source: 'language',
+    turn_id: input.turn_id,
+    ordering_key: input.ordering_key ?? conversation.conversation_id,
+  };
+  return [{ topic: 'channel', message: botOutputForChannel(base, conversation, messages) }];
 }
 
 export function handleLanguage(

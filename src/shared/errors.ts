@@ -13,6 +13,11 @@ export const ERRORS = {
     retryable: true,
     doc: 'Redis or Postgres cannot be reached; try again.',
   },
+  BW_ERR_OVERLOADED: {
+    status: 503,
+    retryable: true,
+    doc: 'More messages wait in the pipeline than EDGE_MAX_BACKLOG: the callback is refused (with Retry-After) and nothing is published; the platform delivers it again later.',
+  },
   BW_ERR_UNKNOWN_TOPIC: { status: 400, retryable: false, doc: 'No such topic.' },
   BW_ERR_MESSAGE_MALFORMED: {
     status: 400,

@@ -51,6 +51,7 @@ export class BotDirectory {
       connectionName: 'bot-directory',
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,
+      enableAutoPipelining: false,
     });
   }
 

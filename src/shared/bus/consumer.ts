@@ -132,6 +132,8 @@ export class StreamConsumer<T> {
     Pick<ConsumerOptions<T>, 'onOutcome'>;
   readonly #keys: TopicKeys;
   readonly #blocking: Redis;
+  /** Leases, heartbeats and claims: never queued behind the handlers' auto-pipelined commands. */
+  readonly #control: Redis;
   readonly #runner: KeyedRunner;
   readonly #leases: PartitionLeases;
   /** Per owned partition: '0' while its pending entries are being read, then '>'. */
@@ -161,10 +163,22 @@ export class StreamConsumer<T> {
       ...options,
     };
     this.#keys = topicKeys(options.prefix, options.topic, options.partitions);
-    this.#blocking = options.redis.duplicate({ connectionName: `${options.name}:blocking` });
+    // Never auto-pipelined: ioredis keeps one auto-pipeline in flight per connection, so a
+    // blocking XREADGROUP in it would hold every command queued behind it for up to BLOCK ms.
+    this.#blocking = options.redis.duplicate({
+      connectionName: `${options.name}:blocking`,
+      enableAutoPipelining: false,
+    });
+    // A lease must be renewed within CONSUMER_LEASE_MS whatever the handlers are doing: on the
+    // shared connection an auto-pipeline holds each command until the one in flight is answered,
+    // and under load the renewal could wait long enough for the lease to run out.
+    this.#control = options.redis.duplicate({
+      connectionName: `${options.name}:control`,
+      enableAutoPipelining: false,
+    });
     this.#runner = new KeyedRunner(this.#o.concurrency);
     this.#leases = new PartitionLeases({
-      redis: options.redis,
+      redis: this.#control,
       keys: this.#keys,
       name: options.name,
       leaseMs: this.#o.leaseMs,
@@ -207,6 +221,7 @@ export class StreamConsumer<T> {
     await step('loops', async () => this.#loops);
     await step('in-flight work', () => this.#runner.idle());
     await step('leases', () => this.#leases.releaseAll());
+    await step('control connection', () => this.#control.quit());
   }
 
   get #closed(): boolean {
@@ -288,14 +303,20 @@ export class StreamConsumer<T> {
    * @returns whether any were taken.
    */
   async #sweepStrays(stream: string): Promise<boolean> {
-    const { redis, group, name, leaseMs } = this.#o;
-    const rows = (await redis.call('XPENDING', stream, group, 'IDLE', leaseMs, '-', '+', 100)) as [
-      string,
-      string,
-    ][];
+    const { group, name, leaseMs } = this.#o;
+    const rows = (await this.#control.call(
+      'XPENDING',
+      stream,
+      group,
+      'IDLE',
+      leaseMs,
+      '-',
+      '+',
+      100,
+    )) as [string, string][];
     const strays = rows.filter(([, owner]) => owner !== name).map(([id]) => id);
     if (strays.length === 0) return false;
-    await redis.call('XCLAIM', stream, group, name, leaseMs, ...strays, 'JUSTID');
+    await this.#control.call('XCLAIM', stream, group, name, leaseMs, ...strays, 'JUSTID');
     this.#o.logger.warn(
       { stream, count: strays.length },
       'took over entries a former reader left pending',
@@ -307,7 +328,7 @@ export class StreamConsumer<T> {
   async #claimAll(stream: string): Promise<void> {
     let cursor = '0-0';
     do {
-      const [next, , deleted] = (await this.#o.redis.call(
+      const [next, , deleted] = (await this.#control.call(
         'XAUTOCLAIM',
         stream,
         this.#o.group,
@@ -419,7 +440,7 @@ export class StreamConsumer<T> {
       this.#busy.set(partition, (this.#busy.get(partition) ?? 0) + 1);
       void this.#runner
         .run(decoded.ok ? orderingKeyOf(decoded.message) : undefined, () =>
-          this.#process(entry, decoded, deliveries, partition),
+          this.#process(entry, decoded, deliveries, partition, counts === undefined),
         )
         .catch((error: unknown) =>
           this.#o.logger.error({ err: error, msgId: entry.id }, 'entry handling failed'),
@@ -476,6 +497,7 @@ export class StreamConsumer<T> {
     decoded: Decoded<T>,
     firstDelivery: number,
     partition: number,
+    fresh: boolean,
   ): Promise<void> {
     const stream = this.#keys.partitions[partition]!;
     const turnId = decoded.ok ? (decoded.message as { turn_id?: unknown }).turn_id : undefined;
@@ -489,12 +511,15 @@ export class StreamConsumer<T> {
       });
       // Closing, or another process reads this partition now: leave the entry pending for it.
       if (this.#closed || !this.#leases.owns(partition)) return;
-      let outcome = await this.#attempt(entry, decoded, deliveries, stream, log);
+      // Only an entry read as new, on its first delivery, can skip clearing a recorded failure
+      // (an outage records none).
+      const unfailed = fresh && deliveries === firstDelivery;
+      let outcome = await this.#attempt(entry, decoded, deliveries, stream, log, unfailed);
       while (outcome === 'outage') {
         outages += 1;
         await this.#pause(Math.min(this.#o.retryBaseMs * 2 ** (outages - 1), OUTAGE_RETRY_MAX_MS));
         if (this.#closed || !this.#leases.owns(partition)) return;
-        outcome = await this.#attempt(entry, decoded, deliveries, stream, log);
+        outcome = await this.#attempt(entry, decoded, deliveries, stream, log, unfailed);
       }
       if (outcome === 'settled') return;
       outages = 0;
@@ -529,6 +554,7 @@ export class StreamConsumer<T> {
     deliveries: number,
     stream: string,
     log: Logger,
+    unfailed: boolean,
   ): Promise<Attempt> {
     const { redis, group, handler, producer, maxDeliveries, topic } = this.#o;
     try {
@@ -544,11 +570,17 @@ export class StreamConsumer<T> {
       }
       const outgoing = await handler(decoded.message, { id: entry.id, topic, deliveries, log });
       if (outgoing && outgoing.length > 0) await producer.publishMany(outgoing);
-      await redis
-        .multi()
-        .xack(stream, group, entry.id)
-        .hdel(this.#keys.failures, failureField(stream, entry.id))
-        .exec();
+      if (unfailed) {
+        // Read as new (`>`) and not failed yet: no failure can be recorded for it, so one XACK
+        // (not MULTI, XACK, HDEL, EXEC). It is sent only after the publish above resolved.
+        await redis.xack(stream, group, entry.id);
+      } else {
+        await redis
+          .multi()
+          .xack(stream, group, entry.id)
+          .hdel(this.#keys.failures, failureField(stream, entry.id))
+          .exec();
+      }
       this.#o.onOutcome?.('acked', topic);
       return 'settled';
     } catch (error) {

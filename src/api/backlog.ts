@@ -1,0 +1,114 @@
+/**
+ * Backpressure at the edge. Every `intervalMs` the edge adds up what waits in the pipeline's
+ * topics (channel, language, flow): entries its group has not read yet (`lag`) plus entries read
+ * and not acknowledged yet (`pending`), over every partition, in one pipelined round trip of
+ * XINFO GROUPS. While that is over the limit, platform callbacks are refused with 503 and
+ * Retry-After (`BW_ERR_OVERLOADED`): the platforms deliver them again later, so an overloaded
+ * pipeline keeps replying at its own pace instead of queueing without bound and answering
+ * every message late. A failed sample counts as no backlog: if Redis is down, publishing fails
+ * and answers 503 anyway.
+ */
+import type { Logger } from '../shared/logger.ts';
+import type { Redis } from '../shared/redis.ts';
+import { groupOf, topicKeys, type Topic } from '../shared/bus/topics.ts';
+
+/** The topics between the edge and the platform call, whose backlog delays a reply. */
+const PIPELINE_TOPICS: readonly Topic[] = ['channel', 'language', 'flow'];
+
+export interface BacklogOptions {
+  redis: Redis;
+  prefix: string;
+  partitions: number;
+  /** Messages waiting over which callbacks are refused; 0 for never. */
+  max: number;
+  logger: Logger;
+  /** Time between samples (ms). @defaultValue 250 */
+  intervalMs?: number;
+}
+
+/** Fields of one XINFO GROUPS group; RESP3 may give a map, RESP2 a flat field list. */
+function fieldsOf(group: unknown): Map<string, unknown> {
+  if (group instanceof Map) return group as Map<string, unknown>;
+  const fields = new Map<string, unknown>();
+  if (Array.isArray(group)) {
+    for (let i = 0; i + 1 < group.length; i += 2) fields.set(String(group[i]), group[i + 1]);
+  } else if (group && typeof group === 'object') {
+    for (const [k, v] of Object.entries(group)) fields.set(k, v);
+  }
+  return fields;
+}
+
+export class BacklogGauge {
+  readonly #o: Required<BacklogOptions>;
+  readonly #streams: { topic: Topic; stream: string }[];
+  #waiting = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #sampling = false;
+
+  constructor(options: BacklogOptions) {
+    this.#o = { intervalMs: 250, ...options };
+    this.#streams = PIPELINE_TOPICS.flatMap((topic) =>
+      topicKeys(options.prefix, topic, options.partitions).partitions.map((stream) => ({
+        topic,
+        stream,
+      })),
+    );
+  }
+
+  /** Messages waiting in the pipeline at the last sample. */
+  get waiting(): number {
+    return this.#waiting;
+  }
+
+  /** Whether callbacks should be refused now. */
+  get overloaded(): boolean {
+    return this.#o.max > 0 && this.#waiting > this.#o.max;
+  }
+
+  start(): void {
+    if (this.#o.max === 0 || this.#timer) return;
+    this.#timer = setInterval(() => void this.sample(), this.#o.intervalMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Takes one sample now. */
+  async sample(): Promise<void> {
+    if (this.#sampling) return;
+    this.#sampling = true;
+    try {
+      const pipeline = this.#o.redis.pipeline();
+      for (const { stream } of this.#streams) pipeline.call('XINFO', 'GROUPS', stream);
+      const replies = (await pipeline.exec()) ?? [];
+      let waiting = 0;
+      replies.forEach(([error, groups], i) => {
+        if (error || !Array.isArray(groups)) return; // a stream not created yet waits for nothing
+        const topic = this.#streams[i]!.topic;
+        for (const group of groups) {
+          const fields = fieldsOf(group);
+          if (fields.get('name') !== groupOf(topic)) continue;
+          waiting += Number(fields.get('lag') ?? 0) + Number(fields.get('pending') ?? 0);
+        }
+      });
+      const was = this.overloaded;
+      this.#waiting = waiting;
+      if (this.overloaded !== was) {
+        this.#o.logger.warn(
+          { waiting, max: this.#o.max },
+          this.overloaded
+            ? 'pipeline backlog over EDGE_MAX_BACKLOG: refusing callbacks with 503'
+            : 'pipeline backlog back under EDGE_MAX_BACKLOG: accepting callbacks',
+        );
+      }
+    } catch (error) {
+      this.#waiting = 0;
+      this.#o.logger.debug({ err: error }, 'backlog sample failed');
+    } finally {
+      this.#sampling = false;
+    }
+  }
+}

@@ -1,0 +1,153 @@
+import { expect } from 'chai';
+import {
+  batchedClaimOutbound,
+  batchedFinishOutbound,
+  claimOutbound,
+} from '../src/channel/store.ts';
+import { newConversation } from '../src/flow/engine/types.ts';
+import { batchedSaveState, loadState } from '../src/flow/state-store.ts';
+import { Batcher } from '../src/shared/batcher.ts';
+import { createTestSchema, type TestSchema } from './support/services.ts';
+
+describe('group commit (Batcher): outbound claims and outcomes, flow state writes', () => {
+  let t: TestSchema;
+  let conversationId = '';
+  let channelId = '';
+
+  before(async () => {
+    t = await createTestSchema();
+    await t.db('bots').insert({ app_id: 'b1', name: 'b', flow: {} });
+    const [channel] = await t
+      .db('channels')
+      .insert({ app_id: 'b1', type: 'telegram', credentials: 'sealed' })
+      .returning('id');
+    await t.db('users').insert({ pid: 'telegram:1', first_name: null, last_name: null });
+    const [conversation] = await t
+      .db('conversations')
+      .insert({ app_id: 'b1', channel_id: channel.id, user_pid: 'telegram:1', chat_id: '1' })
+      .returning('id');
+    conversationId = conversation.id;
+    channelId = channel.id;
+  });
+
+  after(async () => t?.drop());
+
+  it('when calls end in the same turn of the event loop, then their outcomes are written by one statement and each caller resolves after it', async () => {
+    const message = { message_type: 'text' as const, text: 'hi' };
+    const ids = await Promise.all(
+      ['0.0', '1.0', '2.0'].map((seq) =>
+        claimOutbound(t.db, { conversationId, turnId: 'turn-1', seq, message }),
+      ),
+    );
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql);
+    t.db.on('query', onQuery);
+    const finish = batchedFinishOutbound(t.db);
+    await Promise.all([
+      finish(ids[0]!, { status: 'sent', platformMessageId: '1:10' }),
+      finish(ids[1]!, { status: 'failed', error: '400: chat not found' }),
+      finish(ids[2]!, { status: 'sent', platformMessageId: '1:12' }),
+    ]);
+    t.db.off('query', onQuery);
+    expect(statements.filter((sql) => sql.startsWith('update'))).to.have.length(1);
+    const rows = await t
+      .db('messages')
+      .whereIn('id', ids as string[])
+      .orderBy('seq')
+      .select('seq', 'status', 'platform_message_id', 'error');
+    expect(rows).to.deep.equal([
+      { seq: '0.0', status: 'sent', platform_message_id: '1:10', error: null },
+      { seq: '1.0', status: 'failed', platform_message_id: null, error: '400: chat not found' },
+      { seq: '2.0', status: 'sent', platform_message_id: '1:12', error: null },
+    ]);
+    // Claimed again (a redelivered turn): already finished, so not to be sent.
+    expect(
+      await claimOutbound(t.db, { conversationId, turnId: 'turn-1', seq: '0.0', message }),
+    ).to.equal(undefined);
+  });
+
+  it('when calls are claimed in the same turn of the event loop, then one statement claims them, and a call already sent is not claimed again', async () => {
+    const message = { message_type: 'text' as const, text: 'hi' };
+    const claim = batchedClaimOutbound(t.db);
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql);
+    t.db.on('query', onQuery);
+    const ids = await Promise.all(
+      ['a', 'b', 'c'].map((turnId) => claim({ conversationId, turnId, seq: '0.0', message })),
+    );
+    t.db.off('query', onQuery);
+    expect(statements.filter((sql) => sql.startsWith('insert'))).to.have.length(1);
+    expect(new Set(ids).size).to.equal(3);
+    await batchedFinishOutbound(t.db)(ids[1]!, { status: 'sent', platformMessageId: '1:20' });
+    const again = await Promise.all(
+      ['a', 'b'].map((turnId) => claim({ conversationId, turnId, seq: '0.0', message })),
+    );
+    // `a` was left `sending` (its attempt died before the outcome): claimed again, same row.
+    expect(again).to.deep.equal([ids[0], undefined]);
+  });
+
+  it('when two turns write their states in one batch and one read a stale version, then only that one fails with BW_ERR_STATE_CONFLICT', async () => {
+    const conversations: string[] = [];
+    for (const chat of ['s1', 's2']) {
+      const [c] = await t
+        .db('conversations')
+        .insert({ app_id: 'b1', channel_id: channelId, user_pid: 'telegram:1', chat_id: chat })
+        .returning('id');
+      conversations.push(c.id);
+      await t.db('conversation_state').insert({
+        conversation_id: c.id,
+        app_id: 'b1',
+        state: newConversation(),
+        version: 3,
+        recent_turns: JSON.stringify(['t0']),
+        outbox: JSON.stringify([]),
+      });
+    }
+    const save = batchedSaveState(t.db);
+    const fresh = await loadState(t.db, conversations[0]!);
+    const stale = { ...(await loadState(t.db, conversations[1]!)), version: 2 };
+    const results = await Promise.allSettled([
+      save({
+        appId: 'b1',
+        conversationId: conversations[0]!,
+        previous: fresh,
+        state: fresh.state,
+        turnId: 't1',
+        outbox: [],
+      }),
+      save({
+        appId: 'b1',
+        conversationId: conversations[1]!,
+        previous: stale,
+        state: stale.state,
+        turnId: 't1',
+        outbox: [],
+      }),
+    ]);
+    expect(results[0].status).to.equal('fulfilled');
+    expect((results[0] as PromiseFulfilledResult<{ version: number }>).value.version).to.equal(4);
+    expect(results[1].status).to.equal('rejected');
+    expect((results[1] as PromiseRejectedResult).reason.code).to.equal('BW_ERR_STATE_CONFLICT');
+    expect(await loadState(t.db, conversations[0]!)).to.deep.include({
+      version: 4,
+      recentTurns: ['t0', 't1'],
+    });
+    expect(await loadState(t.db, conversations[1]!)).to.deep.include({
+      version: 3,
+      recentTurns: ['t0'],
+    });
+  });
+
+  it('when a batch fails, then each item is tried alone and only the bad one fails', async () => {
+    const seen: number[][] = [];
+    const batcher = new Batcher<number, number>(async (items) => {
+      seen.push(items);
+      if (items.includes(13)) throw new Error('unlucky');
+      return items.map((n) => n * 2);
+    });
+    const results = await Promise.allSettled([1, 13, 3].map((n) => batcher.add(n)));
+    expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[0] as PromiseFulfilledResult<number>).value).to.equal(2);
+    expect(seen[0]).to.deep.equal([1, 13, 3]);
+  });
+});
