@@ -38,21 +38,55 @@ function fieldsOf(group: unknown): Map<string, unknown> {
   return fields;
 }
 
+/** What waits in one topic: unread plus unacknowledged entries, and its dead letters. */
+export interface TopicDepth {
+  topic: Topic;
+  waiting: number;
+  dead: number;
+}
+
+/**
+ * Every topic's depth in one pipelined round trip: XINFO GROUPS of each partition (the group's
+ * `lag` plus `pending`) and XLEN of its dead-letter stream. A stream not created yet counts 0.
+ */
+export async function topicDepths(
+  redis: Redis,
+  prefix: string,
+  partitions: number,
+  topics: readonly Topic[],
+): Promise<TopicDepth[]> {
+  const pipeline = redis.pipeline();
+  for (const topic of topics) {
+    const keys = topicKeys(prefix, topic, partitions);
+    for (const stream of keys.partitions) pipeline.call('XINFO', 'GROUPS', stream);
+    pipeline.xlen(keys.dead);
+  }
+  const replies = (await pipeline.exec()) ?? [];
+  let at = 0;
+  return topics.map((topic) => {
+    let waiting = 0;
+    for (let p = 0; p < partitions; p += 1) {
+      const [error, groups] = replies[at++] ?? [];
+      if (error || !Array.isArray(groups)) continue;
+      for (const group of groups) {
+        const fields = fieldsOf(group);
+        if (fields.get('name') !== groupOf(topic)) continue;
+        waiting += Number(fields.get('lag') ?? 0) + Number(fields.get('pending') ?? 0);
+      }
+    }
+    const [error, dead] = replies[at++] ?? [];
+    return { topic, waiting, dead: error ? 0 : Number(dead ?? 0) };
+  });
+}
+
 export class BacklogGauge {
   readonly #o: Required<BacklogOptions>;
-  readonly #streams: { topic: Topic; stream: string }[];
   #waiting = 0;
   #timer: NodeJS.Timeout | undefined;
   #sampling = false;
 
   constructor(options: BacklogOptions) {
     this.#o = { intervalMs: 250, ...options };
-    this.#streams = PIPELINE_TOPICS.flatMap((topic) =>
-      topicKeys(options.prefix, topic, options.partitions).partitions.map((stream) => ({
-        topic,
-        stream,
-      })),
-    );
   }
 
   /** Messages waiting in the pipeline at the last sample. */
@@ -81,19 +115,13 @@ export class BacklogGauge {
     if (this.#sampling) return;
     this.#sampling = true;
     try {
-      const pipeline = this.#o.redis.pipeline();
-      for (const { stream } of this.#streams) pipeline.call('XINFO', 'GROUPS', stream);
-      const replies = (await pipeline.exec()) ?? [];
-      let waiting = 0;
-      replies.forEach(([error, groups], i) => {
-        if (error || !Array.isArray(groups)) return; // a stream not created yet waits for nothing
-        const topic = this.#streams[i]!.topic;
-        for (const group of groups) {
-          const fields = fieldsOf(group);
-          if (fields.get('name') !== groupOf(topic)) continue;
-          waiting += Number(fields.get('lag') ?? 0) + Number(fields.get('pending') ?? 0);
-        }
-      });
+      const depths = await topicDepths(
+        this.#o.redis,
+        this.#o.prefix,
+        this.#o.partitions,
+        PIPELINE_TOPICS,
+      );
+      const waiting = depths.reduce((sum, d) => sum + d.waiting, 0);
       const was = this.overloaded;
       this.#waiting = waiting;
       if (this.overloaded !== was) {

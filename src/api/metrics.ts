@@ -4,7 +4,8 @@
  * Node; its histogram and text exposition are not worth rewriting.
  */
 import type { Middleware } from 'koa';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { TopicDepth } from './backlog.ts';
 
 export interface EdgeMetrics {
   registry: Registry;
@@ -12,9 +13,43 @@ export interface EdgeMetrics {
   published: Counter<'topic'>;
 }
 
-export function createMetrics(): EdgeMetrics {
+/**
+ * @param depths read on each scrape: what waits in every topic and its dead letters (one
+ *   pipelined round trip to Redis); a failed read leaves the gauges out of that scrape.
+ */
+export function createMetrics(depths?: () => Promise<TopicDepth[]>): EdgeMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  if (depths) {
+    let last: Promise<TopicDepth[] | undefined> | undefined;
+    // Both gauges are filled from one read per scrape.
+    const read = (): Promise<TopicDepth[] | undefined> => {
+      last ??= depths()
+        .catch(() => undefined)
+        .finally(() => setImmediate(() => (last = undefined)));
+      return last;
+    };
+    new Gauge({
+      name: 'botwire_topic_waiting_messages',
+      help: 'Messages waiting in a topic: not read yet by its consumer group, or read and not acknowledged.',
+      labelNames: ['topic'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const d of (await read()) ?? []) this.set({ topic: d.topic }, d.waiting);
+      },
+    });
+    new Gauge({
+      name: 'botwire_dead_letters',
+      help: "Entries in a topic's dead-letter stream (inspect and replay with scripts/dead-letters.sh).",
+      labelNames: ['topic'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const d of (await read()) ?? []) this.set({ topic: d.topic }, d.dead);
+      },
+    });
+  }
   const requests = new Counter({
     name: 'botwire_http_requests_total',
     help: 'HTTP requests by route, method and status.',

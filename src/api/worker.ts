@@ -8,7 +8,8 @@ import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { createKit, openDirectory } from '../shared/worker-kit.ts';
 import { createApp } from './app.ts';
-import { BacklogGauge } from './backlog.ts';
+import { BacklogGauge, topicDepths } from './backlog.ts';
+import { TOPICS } from '../shared/bus/topics.ts';
 import type { Edge } from './edge.ts';
 import { createMetrics } from './metrics.ts';
 
@@ -23,7 +24,10 @@ export async function startApi(
   overrides: { fetch?: typeof fetch } = {},
 ): Promise<RunningApi> {
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
-  const metrics = createMetrics();
+  // Topic depths for /metrics, read on each scrape through the edge's Redis (made just below).
+  const metrics = createMetrics(() =>
+    topicDepths(kit.redis, config.stream.prefix, config.stream.partitions, TOPICS),
+  );
   // Fails fast so a Redis outage answers 503 at once; auto-pipelining coalesces the commands of
   // concurrent requests into one socket write.
   const kit = createKit(config, logger, {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import nock from 'nock';
+import { groupOf, topicKeys } from '../../src/shared/bus/topics.ts';
 import { startTestApi, TELEGRAM_TOKEN, type TestApi } from '../support/api.ts';
 
 const WA_DETAILS = {
@@ -270,6 +271,31 @@ describe('admin API', () => {
       '/v2/bots/{app_id}/channels/{channel_id}/webhook',
       '/callback',
     ]);
+  });
+
+  it('when messages wait in a topic and one is dead-lettered, then /metrics shows each by topic', async () => {
+    const keys = topicKeys(t.prefix, 'indexer', t.config.stream.partitions);
+    for (const stream of keys.partitions) {
+      await t.redis.call('XGROUP', 'CREATE', stream, groupOf('indexer'), '0', 'MKSTREAM');
+    }
+    await t.redis.xadd(
+      keys.partitions[0]!,
+      '*',
+      'data',
+      '{"collection_name":"a","files":["a.pdf"]}',
+    );
+    await t.redis.xadd(
+      keys.partitions[3]!,
+      '*',
+      'data',
+      '{"collection_name":"b","files":["b.pdf"]}',
+    );
+    await t.redis.xadd(keys.dead, '*', 'data', '{}', 'code', 'BW_ERR_MESSAGE_INVALID');
+    const metrics = await call('GET', '/metrics', { auth: false });
+    expect(metrics.text).to.contain('botwire_topic_waiting_messages{topic="indexer"} 2');
+    expect(metrics.text).to.contain('botwire_topic_waiting_messages{topic="flow"} 0');
+    expect(metrics.text).to.contain('botwire_dead_letters{topic="indexer"} 1');
+    expect(metrics.text).to.contain('botwire_dead_letters{topic="channel"} 0');
   });
 
   it('after all of the above, then no credential appeared in any response, log line or database column', async () => {
