@@ -267,6 +267,46 @@ describe('topic bus', () => {
       );
     });
 
+    it('when a process loses its partition while a read is out and takes it again, then nothing stays pending and the key keeps its order', async () => {
+      // e0 fails once; meanwhile its partition's lease is taken by an intruder for 250 ms, so e0
+      // is left pending. The read the process had out when it lost the partition comes back
+      // with e1 after the partition was taken again: it must not be read as the new tenure's
+      // pending entries (e0 would be skipped for good), nor go ahead of e0.
+      const single = new Producer({ redis, schemas, prefix, maxLen: 10_000, partitions: 1 });
+      const keys1 = topicKeys(prefix, 'indexer', 1);
+      const handled: string[] = [];
+      await consumer({
+        producer: single,
+        partitions: 1,
+        blockMs: 1500,
+        leaseMs: 300,
+        retryBaseMs: 200,
+        handler: async (m, ctx) => {
+          if (m.collection_name === 'e0' && ctx.deliveries === 1) {
+            await redis.set(keys1.lease(0), 'intruder', 'PX', 250);
+            throw new Error('transient');
+          }
+          handled.push(m.collection_name);
+        },
+      }).start();
+      await single.publish('indexer', msg('e0', 'A'));
+      await waitFor(async () => (await redis.get(keys1.lease(0))) === 'intruder', {
+        what: 'the intruder',
+      });
+      await waitFor(async () => (await redis.get(keys1.lease(0))) === 'c1', {
+        timeoutMs: 5000,
+        what: 'the partition taken again',
+      });
+      await single.publish('indexer', msg('e1', 'A'));
+      await waitFor(
+        async () =>
+          handled.length >= 2 &&
+          Number(((await redis.xpending(keys1.partitions[0]!, 'indexer')) as [number])[0]) === 0,
+        { timeoutMs: 10_000, what: 'both entries handled, nothing pending' },
+      );
+      expect(handled).to.deep.equal(['e0', 'e1']);
+    });
+
     it('when a handler fails once, then the entry is retried after a backoff and succeeds', async () => {
       const deliveries: number[] = [];
       await consumer({

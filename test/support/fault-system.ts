@@ -6,7 +6,7 @@
  * one (webhook registered, secret learnt) and a WhatsApp one.
  */
 import { randomBytes } from 'node:crypto';
-import type { Topic } from '../../src/shared/bus/topics.ts';
+import { topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
 import { createRedis, type Redis } from '../../src/shared/redis.ts';
 import { TELEGRAM_TOKEN, urlWithSchema } from './api.ts';
 import {
@@ -215,4 +215,29 @@ async function createBots(system: FaultSystem): Promise<void> {
   });
   if (wa.status !== 201) throw new Error(`whatsapp bot not created: ${JSON.stringify(wa.json)}`);
   system.whatsapp = { appId: wa.json.app_id, number: WHATSAPP_NUMBER };
+}
+
+/**
+ * What the topics hold now, for failure messages: per topic, entries pending (read, not yet
+ * acknowledged) per partition with their consumers, and dead letters.
+ */
+export async function busState(system: FaultSystem): Promise<Record<string, unknown>> {
+  const state: Record<string, unknown> = {};
+  const partitions = Number(system.env.TOPIC_PARTITIONS);
+  for (const { topic, component } of WORKERS) {
+    const keys = topicKeys(system.prefix, topic, partitions);
+    const pending: Record<string, unknown> = {};
+    for (const [p, stream] of keys.partitions.entries()) {
+      const rows = (await system.redis.call('XPENDING', stream, component, '-', '+', 20)) as [
+        string,
+        string,
+        number,
+        number,
+      ][];
+      if (rows.length > 0)
+        pending[`p${p}`] = rows.map(([id, owner, idle, n]) => ({ id, owner, idle, n }));
+    }
+    state[topic] = { pending, dead: await system.redis.xlen(keys.dead) };
+  }
+  return state;
 }

@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { whatsappPayload } from './api.ts';
-import type { FaultSystem } from './fault-system.ts';
+import { busState, type FaultSystem } from './fault-system.ts';
 import { waitFor } from './services.ts';
 
 interface Conversation {
@@ -64,6 +64,8 @@ export interface Traffic {
   /** Waits until every accepted message has a reply (or `timeoutMs` passes), then a little more for duplicates. */
   settle(timeoutMs?: number): Promise<void>;
   measure(fault: string): FaultRow;
+  /** The texts lost, and the replies that came before an earlier message's, for failure messages. */
+  anomalies(): { lost: string[]; reordered: string[] };
   /** Replies the platform accepted more than once: chat, text, and when each copy arrived (ms). */
   duplicates(): { chat: string; text: string; at: number[] }[];
   /** Posts repeated so far, by answer: a status, or the network error's name. */
@@ -139,6 +141,27 @@ export function startTraffic(system: FaultSystem, options: TrafficOptions): Traf
       if (failures.length > 0) throw failures[0];
     },
     replies,
+    anomalies() {
+      const got = replies();
+      const lost: string[] = [];
+      const reordered: string[] = [];
+      for (const c of conversations) {
+        const received = got.get(c.chat) ?? [];
+        const seen = new Set(received);
+        lost.push(...c.sent.filter((text) => !seen.has(text)));
+        const position = new Map(c.sent.map((text, i) => [text, i]));
+        let highest = -1;
+        const first = new Set<string>();
+        for (const text of received) {
+          if (first.has(text)) continue;
+          first.add(text);
+          const at = position.get(text) ?? -1;
+          if (at < highest) reordered.push(`${text} after ${c.sent[highest]}`);
+          highest = Math.max(highest, at);
+        }
+      }
+      return { lost, reordered };
+    },
     duplicates() {
       const copies = new Map<string, { chat: string; text: string; at: number[] }>();
       const chats = new Set(conversations.map((c) => c.chat));
@@ -299,4 +322,27 @@ export function recordRow(row: FaultRow): void {
     .replace(/^-|-$/g, '')
     .toLowerCase();
   writeFileSync(join(FAULT_MATRIX_DIR, `${file}.json`), `${JSON.stringify(row, null, 2)}\n`);
+}
+
+/**
+ * Asserts the row shows nothing lost, nothing reordered and (unless `duplicates` is false)
+ * nothing sent twice; on failure the message names the texts and what the topics hold.
+ */
+export async function expectDelivered(
+  system: FaultSystem,
+  traffic: Traffic,
+  row: FaultRow,
+  options: { duplicates?: boolean } = {},
+): Promise<void> {
+  const checkDuplicates = options.duplicates ?? true;
+  const bad = row.lost > 0 || row.reordered > 0 || (checkDuplicates ? row.duplicated > 0 : false);
+  if (!bad) return;
+  const details = {
+    ...traffic.anomalies(),
+    ...(checkDuplicates ? { duplicates: traffic.duplicates() } : {}),
+    bus: await busState(system).catch((error: unknown) => String(error)),
+  };
+  throw new Error(
+    `${row.fault}: lost ${row.lost}, reordered ${row.reordered}, duplicated ${row.duplicated}\n${JSON.stringify(details, null, 2)}`,
+  );
 }

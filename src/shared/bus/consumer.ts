@@ -145,6 +145,14 @@ export class StreamConsumer<T> {
   #reading = new Set<number>();
   /** Partitions taken over whose previous reader's pending entries are not claimed yet. */
   readonly #unclaimed = new Set<number>();
+  /**
+   * Per partition, bumped whenever this process stops owning it. A read or a handler started
+   * under an older tenure leaves its entries pending, and a partition taken again is read only
+   * once that older work is over: otherwise a read that was out across the loss (queued while
+   * Redis restarted) is taken for the new tenure's pending read, moving the cursor past entries
+   * left pending, which are then never read; or a later entry of a key overtakes an earlier one.
+   */
+  readonly #tenures = new Map<number, number>();
   readonly #stop = new AbortController();
   #wake: (() => void) | undefined;
   #loops: Promise<void> | undefined;
@@ -253,6 +261,7 @@ export class StreamConsumer<T> {
     for (const p of [...changes.released, ...changes.lost]) {
       this.#cursors.delete(p);
       this.#unclaimed.delete(p);
+      this.#tenures.set(p, (this.#tenures.get(p) ?? 0) + 1);
     }
     for (const p of changes.acquired) this.#unclaimed.add(p);
     if (changes.lost.length > 0) {
@@ -264,6 +273,9 @@ export class StreamConsumer<T> {
     // A partition is read only once its previous reader's pending entries are ours; a failed
     // claim (Redis restarting) is retried every round until it succeeds.
     for (const p of [...this.#unclaimed]) {
+      // Taken again after a loss: read it only once the work of the former tenure has drained,
+      // or an entry still in flight would be skipped by the read from the start and never read.
+      if ((this.#busy.get(p) ?? 0) > 0 || this.#reading.has(p)) continue;
       try {
         await this.#claimAll(this.#keys.partitions[p]!);
         this.#unclaimed.delete(p);
@@ -364,6 +376,7 @@ export class StreamConsumer<T> {
         continue;
       }
       const cursors = partitions.map((p) => this.#cursors.get(p)!);
+      const tenures = partitions.map((p) => this.#tenures.get(p) ?? 0);
       const history = cursors.some((c) => c !== '>');
       this.#reading = new Set(partitions);
       try {
@@ -382,10 +395,10 @@ export class StreamConsumer<T> {
         this.#reading = new Set();
         failures = 0;
         const byStream = entriesByStream(reply);
-        for (const p of partitions) {
+        for (const [i, p] of partitions.entries()) {
           // Lost while the read was out (this process stalled past its lease): leave the entries
-          // pending; the partition's new reader sweeps them up.
-          if (!this.#leases.owns(p)) continue;
+          // pending; the partition's new reader (maybe this process again) reads them.
+          if (!this.#leases.owns(p) || (this.#tenures.get(p) ?? 0) !== tenures[i]) continue;
           const entries = parseEntries(byStream.get(this.#keys.partitions[p]!));
           if (this.#cursors.get(p) === '>') {
             this.#schedule(p, entries, undefined);
@@ -436,11 +449,12 @@ export class StreamConsumer<T> {
       const deliveries = counts ? counts.get(entry.id) : 1;
       if (deliveries === undefined) continue; // acknowledged meanwhile
       const decoded = this.#decode(entry);
+      const tenure = this.#tenures.get(partition) ?? 0;
       this.#inFlight.add(slot);
       this.#busy.set(partition, (this.#busy.get(partition) ?? 0) + 1);
       void this.#runner
         .run(decoded.ok ? orderingKeyOf(decoded.message) : undefined, () =>
-          this.#process(entry, decoded, deliveries, partition, counts === undefined),
+          this.#process(entry, decoded, deliveries, partition, counts === undefined, tenure),
         )
         .catch((error: unknown) =>
           this.#o.logger.error({ err: error, msgId: entry.id }, 'entry handling failed'),
@@ -498,7 +512,14 @@ export class StreamConsumer<T> {
     firstDelivery: number,
     partition: number,
     fresh: boolean,
+    tenure: number,
   ): Promise<void> {
+    // Closing, or this process lost the partition since the entry was read (another process may
+    // read it now, or this one again from the pending list): leave the entry pending.
+    const mine = (): boolean =>
+      !this.#closed &&
+      this.#leases.owns(partition) &&
+      (this.#tenures.get(partition) ?? 0) === tenure;
     const stream = this.#keys.partitions[partition]!;
     const turnId = decoded.ok ? (decoded.message as { turn_id?: unknown }).turn_id : undefined;
     let outages = 0;
@@ -509,8 +530,7 @@ export class StreamConsumer<T> {
         ...(typeof turnId === 'string' ? { turnId } : {}),
         deliveries,
       });
-      // Closing, or another process reads this partition now: leave the entry pending for it.
-      if (this.#closed || !this.#leases.owns(partition)) return;
+      if (!mine()) return;
       // Only an entry read as new, on its first delivery, can skip clearing a recorded failure
       // (an outage records none).
       const unfailed = fresh && deliveries === firstDelivery;
@@ -518,13 +538,13 @@ export class StreamConsumer<T> {
       while (outcome === 'outage') {
         outages += 1;
         await this.#pause(Math.min(this.#o.retryBaseMs * 2 ** (outages - 1), OUTAGE_RETRY_MAX_MS));
-        if (this.#closed || !this.#leases.owns(partition)) return;
+        if (!mine()) return;
         outcome = await this.#attempt(entry, decoded, deliveries, stream, log, unfailed);
       }
       if (outcome === 'settled') return;
       outages = 0;
       await this.#pause(Math.min(this.#o.retryBaseMs * 2 ** (deliveries - 1), 30_000));
-      if (this.#closed || !this.#leases.owns(partition)) return;
+      if (!mine()) return;
       // Record the redelivery in Redis (RETRYCOUNT sets the counter; JUSTID alone would not),
       // so a new reader after a crash knows how often it failed. If Redis cannot be reached the
       // attempt goes ahead anyway; the counter then lags by one.
