@@ -88,6 +88,8 @@ export interface LoadResult {
   lost: number;
   /** Turns still being deferred by the edge's backpressure at the end (waiting at the "platform"). */
   stillDeferred: number;
+  /** Of `lost`, turns the edge accepted in the last 5 s before the end: late rather than lost. */
+  lostRecent: number;
   /** Latencies from acceptance by the edge to the reply, of measured turns that were deferred (ms, sorted). */
   afterAcceptance: number[];
   /** Replies beyond the first for a text. */
@@ -224,12 +226,17 @@ export class Load {
       .map((t) => t.repliedAt! - t.sentAt)
       .sort((a, b) => a - b);
     let lost = 0;
+    let lostRecent = 0;
     let stillDeferred = 0;
+    const now = performance.now();
     for (const turn of this.#turns.values()) {
       if (turn.replies > 0 || turn.refused) continue;
       // A POST still being retried after 503s has not been accepted: it waits at the platform.
       if (!turn.accepted && turn.deferrals > 0) stillDeferred += 1;
-      else lost += 1;
+      else {
+        lost += 1;
+        if (turn.acceptedAt !== undefined && now - turn.acceptedAt < 5000) lostRecent += 1;
+      }
     }
     const afterAcceptance = measured
       .filter((t) => t.deferrals > 0 && t.repliedAt !== undefined && t.acceptedAt !== undefined)
@@ -242,6 +249,7 @@ export class Load {
       repliesInWindow: this.#replyTimes.filter((at) => at >= start && at <= end).length,
       lost,
       stillDeferred,
+      lostRecent,
       afterAcceptance,
       replies: this.#replies,
       ...this.#counts,

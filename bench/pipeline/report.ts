@@ -105,7 +105,8 @@ export function printReport(report: {
   if (r.deferred > 0) {
     const a = r.afterAcceptance;
     console.log(
-      `backpressure: ${r.stillDeferred} turn(s) still deferred at the end (not lost: the platform holds them); ` +
+      `backpressure: ${r.stillDeferred} turn(s) still deferred at the end (not lost: the platform holds them), ` +
+        `${r.lostRecent} of the lost accepted in the last 5 s (late deferred turns, most likely); ` +
         `measured turns that were deferred, from acceptance to reply: p50 ${ms(percentile(a, 0.5))} ms, ` +
         `p99 ${ms(percentile(a, 0.99))} ms (${a.length} turns)`,
     );

@@ -23,7 +23,11 @@ export const errorMiddleware: Middleware = async (ctx, next) => {
           : undefined;
     const status = known?.status ?? 500;
     const code = known?.code ?? 'BW_ERR_INTERNAL';
-    if (status >= 500) {
+    if (code === 'BW_ERR_OVERLOADED') {
+      // Expected under load and logged once per episode by the backlog gauge; a stack per refused
+      // callback would cost more CPU than refusing it.
+      ctx.log.debug({ code }, 'callback refused: pipeline backlog over EDGE_MAX_BACKLOG');
+    } else if (status >= 500) {
       ctx.log.error({ err: error, code }, 'request failed');
     } else {
       ctx.log.info({ code, reason: known?.message }, 'request refused');
