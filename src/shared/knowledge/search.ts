@@ -5,9 +5,11 @@
  * The query's words become prefix terms (`word:*`) normalised by the collection's text search
  * configuration (stemming, stop words). Chunks holding every term rank first, then chunks holding
  * any of them (only looked at when the first group has fewer than `k`); within a group
- * `ts_rank_cd` orders, and a chunk holding the query as a phrase gets a bonus. One SQL statement
- * reads the collection's generation and its chunks, so a search sees the content before a re-index
- * or after it, never a mix (see docs/knowledge.md).
+ * `ts_rank_cd` orders, and a chunk holding the query as a phrase gets a bonus. Each group ranks at
+ * most {@link RANKED_CANDIDATES} of its matching chunks: ranking reads every candidate's row, so a
+ * common word matching half of a 100,000-chunk collection would otherwise cost half a second. One
+ * SQL statement reads the collection's generation and its chunks, so a search sees the content
+ * before a re-index or after it, never a mix (see docs/knowledge.md).
  */
 import { BotwireError } from '../errors.ts';
 import type { Knex } from '../db.ts';
@@ -34,6 +36,13 @@ export interface SearchResult {
 /** Most query words used; the rest of a long query is ignored. */
 export const MAX_QUERY_TERMS = 32;
 export const MAX_K = 50;
+/**
+ * Most matching chunks ranked per group (all terms, then any term). Beyond this many matches the
+ * best `k` are chosen among the first ones the index returns (in storage order, so the earlier
+ * files of a collection), not among all: a query that broad says little about which chunk is
+ * best, and ranking them all costs a row read each (see docs/knowledge.md, "Search").
+ */
+export const RANKED_CANDIDATES = 1000;
 export const MARK = { start: '<mark>', stop: '</mark>' } as const;
 
 const words = new Intl.Segmenter(undefined, { granularity: 'word' });
@@ -68,17 +77,23 @@ with c as (
 ), strict as (
   select ch.id, ch.file, ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text,
          2 + ts_rank_cd(ch.tsv, q.any_q, 1) + case when ch.tsv @@ q.phrase_q then 1 else 0 end as score
-  from chunks ch, c, q
-  where ch.tsv @@ q.all_q and ch.collection_id = c.id and ch.generation = c.gen
+  from (
+    select ch.* from chunks ch, c, q
+    where ch.tsv @@ q.all_q and ch.collection_id = c.id and ch.generation = c.gen
+    limit :candidates
+  ) ch, q
   order by score desc, ch.id
   limit :k
 ), loose as (
   select ch.id, ch.file, ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text,
          ts_rank_cd(ch.tsv, q.any_q, 1) as score
-  from chunks ch, c, q
-  where (select count(*) from strict) < :k
-    and ch.tsv @@ q.any_q and ch.collection_id = c.id and ch.generation = c.gen
-    and ch.id not in (select id from strict)
+  from (
+    select ch.* from chunks ch, c, q
+    where (select count(*) from strict) < :k
+      and ch.tsv @@ q.any_q and ch.collection_id = c.id and ch.generation = c.gen
+      and ch.id not in (select id from strict)
+    limit :candidates
+  ) ch, q
   order by score desc, ch.id
   limit :k
 ), top as (
@@ -112,6 +127,7 @@ function notFound(collection: string): BotwireError {
 
 /**
  * The `k` best chunks of `collection` for `query`.
+ * @param options.candidates - Most matching chunks ranked per group. @defaultValue {@link RANKED_CANDIDATES}
  * @throws BotwireError `BW_ERR_NOT_FOUND` when the collection does not exist.
  */
 export async function searchCollection(
@@ -119,6 +135,7 @@ export async function searchCollection(
   collection: string,
   query: string,
   k: number,
+  options: { candidates?: number } = {},
 ): Promise<SearchResult> {
   const terms = queryTerms(query);
   if (terms.length === 0) {
@@ -134,6 +151,7 @@ export async function searchCollection(
     any: tsqueryText(terms, '|'),
     phrase: terms.join(' '),
     k: Math.min(Math.max(1, Math.trunc(k)), MAX_K),
+    candidates: Math.max(1, Math.trunc(options.candidates ?? RANKED_CANDIDATES)),
     headline: HEADLINE,
   });
   const first = rows[0];
