@@ -329,7 +329,20 @@ async function main(): Promise<void> {
   console.error(`bench: ${options.queries} searches through searchCollection`);
   const direct = directSearch(db, 'bench-search');
   await timeQueries(warmQueries, direct);
+  // CPU per search barely moves with what else runs on the machine; latency does.
+  const backends = postgresGroup('postgres', dbName);
+  const pgBefore = backends.read();
+  const benchBefore = process.cpuUsage();
   const directTimes = await timeQueries(queries, direct);
+  const pgAfter = backends.read();
+  const benchCpu = process.cpuUsage(benchBefore);
+  const cpuPerSearch = {
+    postgresMs:
+      pgBefore !== undefined && pgAfter !== undefined
+        ? ((pgAfter - pgBefore) * 1000) / queries.length
+        : undefined,
+    callerMs: (benchCpu.user + benchCpu.system) / 1000 / queries.length,
+  };
 
   let httpTimes: Timed[] | undefined;
   if (options.httpQueries > 0) {
@@ -371,7 +384,7 @@ async function main(): Promise<void> {
     oursPdf,
     rawSheets,
     oursSheets,
-    search: { built, direct: directTimes, http: httpTimes },
+    search: { built, direct: directTimes, http: httpTimes, cpuPerSearch },
   });
 }
 
