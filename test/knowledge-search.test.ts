@@ -27,22 +27,33 @@ describe('knowledge: search ranking', function () {
   this.timeout(60_000);
   let schema: TestSchema;
 
-  before(async () => {
-    schema = await createTestSchema();
+  /** Stores `texts` as the pages of manual.pdf, the whole content of `collection`. */
+  async function storeCollection(collection: string, texts: string[]): Promise<void> {
     const { db } = schema;
-    await createJob(db, { jobId: 'job_ranking', collection: 'shop', files: [], options: {} });
-    const job = await beginAttempt(db, 'job_ranking');
+    const jobId = `job_${collection}`;
+    await createJob(db, { jobId, collection, files: [], options: {} });
+    const job = await beginAttempt(db, jobId);
     if (!job) throw new Error('the job did not begin');
-    const collectionId = await ensureCollection(db, 'shop');
+    const collectionId = await ensureCollection(db, collection);
     await storeFile(db, {
       job,
       collectionId,
       file: 'manual.pdf',
       language: 'english',
-      chunks: TEXTS.map((text, i) => ({ text, page: i + 1 })),
-      outcome: { status: 'indexed', chunks: TEXTS.length },
+      chunks: texts.map((text, i) => ({ text, page: i + 1 })),
+      outcome: { status: 'indexed', chunks: texts.length },
     });
     await finishJob(db, await reloadJob(db, job), collectionId, 'english');
+  }
+
+  before(async () => {
+    schema = await createTestSchema();
+    await storeCollection('shop', TEXTS);
+    await storeCollection('prices', [
+      'Tandem Deluxe costs 1299 euros.',
+      'Brake pads: 12 in stock.',
+      'Inner tubes for wheels of 28 inches.',
+    ]);
   });
 
   after(async () => {
@@ -70,5 +81,14 @@ describe('knowledge: search ranking', function () {
     });
     expect(result.hits).to.have.length(2);
     for (const hit of result.hits) expect(hit.text.toLowerCase()).to.contain('bicycle');
+  });
+
+  it('when a query holds a number or a short word, then it matches that whole word, not every word it starts', async () => {
+    const twelve = await searchCollection(schema.db, 'prices', '12', 5);
+    expect(twelve.hits.map((hit) => hit.source)).to.deep.equal([{ file: 'manual.pdf', page: 2 }]);
+    const half = await searchCollection(schema.db, 'prices', '½', 5);
+    expect(half.hits).to.deep.equal([]);
+    const prefix = await searchCollection(schema.db, 'prices', 'tand', 5);
+    expect(prefix.hits.map((hit) => hit.source)).to.deep.equal([{ file: 'manual.pdf', page: 1 }]);
   });
 });

@@ -2,10 +2,10 @@
  * Full-text search over a collection's active generation, used by the retriver and by
  * `GET /v2/collections/<name>/search`.
  *
- * The query's words become prefix terms (`word:*`) normalised by the collection's text search
- * configuration (stemming, stop words). Chunks holding every term rank first, then chunks holding
- * any of them (only looked at when the first group has fewer than `k`); within a group
- * `ts_rank_cd` orders, and a chunk holding the query as a phrase gets a bonus. Each group ranks at
+ * The query's words become prefix terms (`word:*`; numbers and words under 3 characters match
+ * whole words only) normalised by the collection's text search configuration (stemming, stop
+ * words). Chunks holding every term rank first, then chunks holding any of them (only looked at
+ * when the first group has fewer than `k`); within a group `ts_rank_cd` orders, and a chunk holding the query as a phrase gets a bonus. Each group ranks at
  * most {@link RANKED_CANDIDATES} of its matching chunks: ranking reads every candidate's row, so a
  * common word matching half of a 100,000-chunk collection would otherwise cost half a second. One
  * SQL statement reads the collection's generation and its chunks, so a search sees the content
@@ -58,10 +58,24 @@ export function queryTerms(query: string): string[] {
   return terms;
 }
 
-/** A tsquery source text joining the terms, each quoted (so no operator can be injected) as a prefix. */
+/** Shortest term matched as a prefix (`word:*`); shorter ones must match a whole word. */
+export const MIN_PREFIX_CHARS = 3;
+
+/**
+ * Whether a term is matched as a prefix: 3 or more characters and a letter among them. A number
+ * or a one- or two-letter prefix would match thousands of distinct index entries (`1:*` is every
+ * number starting with 1, `½` is the terms `1` and `2`), which is slow and finds nothing useful;
+ * `12` should not find `1299` either.
+ */
+const isPrefix = (term: string): boolean => term.length >= MIN_PREFIX_CHARS && /\p{L}/u.test(term);
+
+/** A tsquery source text joining the terms, each quoted (so no operator can be injected). */
 function tsqueryText(terms: readonly string[], operator: '&' | '|'): string {
   return terms
-    .map((term) => `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}':*`)
+    .map(
+      (term) =>
+        `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'${isPrefix(term) ? ':*' : ''}`,
+    )
     .join(` ${operator} `);
 }
 
