@@ -31,6 +31,16 @@ export interface IndexRun {
   memory: MemorySample;
 }
 
+/** Raw and ours measured back to back on the same files. */
+export interface Round {
+  raw: RawRun;
+  ours: IndexRun;
+}
+
+/** Ours units/s over raw units/s. */
+export const ratioOf = ({ raw, ours }: Round): number =>
+  ours.units / ours.seconds / (raw.units / raw.seconds);
+
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((r) => r[column]!.length)));
   const cell = (text: string, column: number): string =>
@@ -75,6 +85,10 @@ export function printReport(report: {
   oursPdf: IndexRun;
   rawSheets: RawRun;
   oursSheets: IndexRun;
+  /** The indexer's RSS once started, before the warm-up job. */
+  indexerStartRss: number | undefined;
+  /** Ours/raw of each round, in order. */
+  roundRatios: { pdfs: number[]; sheets: number[] };
   search: {
     built: BuiltCollection;
     direct: Timed[];
@@ -138,8 +152,16 @@ export function printReport(report: {
       `started→finished: PDFs ${fixed(oursPdf.jobSeconds, 2)} s, spreadsheets ${fixed(oursSheets.jobSeconds, 2)} s);` +
       `\n  RSS: raw = the baseline process's peak; ours = the indexer process (spreadsheet worker ` +
       `threads included) before the job → its peak during the job (VmHWM; sampled peak ` +
-      `${MiB(oursPdf.memory.sampled)} and ${MiB(oursSheets.memory.sampled)} MiB)`,
+      `${MiB(oursPdf.memory.sampled)} and ${MiB(oursSheets.memory.sampled)} MiB; ` +
+      `${MiB(report.indexerStartRss)} MiB once started, before the warm-up job)`,
   );
+  if (report.roundRatios.pdfs.length > 1) {
+    const each = (ratios: number[]): string => ratios.map((r) => r.toFixed(2)).join(' ');
+    console.log(
+      `\n  ${report.roundRatios.pdfs.length} rounds, the median round shown; ours/raw in each: ` +
+        `PDFs ${each(report.roundRatios.pdfs)}, spreadsheets ${each(report.roundRatios.sheets)}`,
+    );
+  }
   console.log(`\ntarget: indexing units/s >= ${TARGET_RATIO} x raw`);
   for (const [name, ours, raw] of [
     ['PDFs', oursPdf, rawPdf],

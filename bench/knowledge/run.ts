@@ -6,13 +6,14 @@
  * Env: BENCH_PAGES (default 1000), BENCH_PDF_FILES (5), BENCH_ROWS (100000), BENCH_XLSX_FILES
  * (3), BENCH_CSV_FILES (2), BENCH_SHEETS (sheets per xlsx, 3), BENCH_SEARCH_CHUNKS (100000),
  * BENCH_QUERIES (1200), BENCH_HTTP_QUERIES (600; 0 skips the HTTP route), BENCH_WARMUP_QUERIES
- * (300), BENCH_SEED (1), BENCH_REDIS_URL, BENCH_DATABASE_URL, BENCH_PROF (a folder: the indexer
+ * (300), BENCH_SEED (1), BENCH_ROUNDS (raw and ours alternate this many times; the median round
+ * by ratio is shown; 1), BENCH_REDIS_URL, BENCH_DATABASE_URL, BENCH_PROF (a folder: the indexer
  * and the raw baseline run with --cpu-prof and write there).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +34,7 @@ import {
 } from '../edge/processes.ts';
 import { postgresGroup, waitConsuming } from '../pipeline/probes.ts';
 import { writePdfs, writeSheets, type Corpus } from './corpus.ts';
-import { sampleMemory, type MemorySample } from './memory.ts';
+import { rssOf, sampleMemory, type MemorySample } from './memory.ts';
 import {
   buildCollection,
   directSearch,
@@ -42,7 +43,7 @@ import {
   timeQueries,
   type Timed,
 } from './queries.ts';
-import { printReport, type IndexRun, type RawRun } from './report.ts';
+import { printReport, ratioOf, type IndexRun, type RawRun, type Round } from './report.ts';
 import { loadModel, prng } from './text.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -69,6 +70,7 @@ const options = {
   httpQueries: intEnv('BENCH_HTTP_QUERIES', 600, 0),
   warmupQueries: intEnv('BENCH_WARMUP_QUERIES', 300, 0),
   seed: intEnv('BENCH_SEED', 1, 0),
+  rounds: intEnv('BENCH_ROUNDS', 1, 1),
   redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
   adminDatabaseUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
   profileDir: process.env.BENCH_PROF || undefined,
@@ -102,6 +104,12 @@ async function deleteKeys(redis: Redis, pattern: string): Promise<number> {
     if (keys.length > 0) deleted += await redis.unlink(...keys);
   } while (cursor !== '0');
   return deleted;
+}
+
+/** The round whose ours/raw ratio is the median (the lower middle one for an even count). */
+function medianRound(rounds: Round[]): Round {
+  const sorted = [...rounds].sort((a, b) => ratioOf(a) - ratioOf(b));
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
 /** Runs raw.ts in its own process and returns what it printed. */
@@ -281,6 +289,7 @@ async function main(): Promise<void> {
   );
   children.push(child);
   await waitConsuming(redis, prefix, 'indexer', PARTITIONS, [child]);
+  const startRss = rssOf(child.process.pid!);
   const indexer: Indexer = {
     child,
     db,
@@ -304,18 +313,39 @@ async function main(): Promise<void> {
 
   const paths = (folderPath: string, corpus: Corpus): string[] =>
     corpus.files.map((file) => join(folderPath, file));
-  console.error(`bench: raw pdf-parse on ${pdfs.units} pages`);
-  const rawPdf = await runRaw('pdf', join(warmDir, warmPdf.files[0]!), paths(pdfDir, pdfs));
-  console.error(`bench: indexing ${pdfs.units} pages`);
-  const oursPdf = await indexThrough(indexer, 'bench-pdf', pdfs.files, pdfs.units);
-  console.error(`bench: raw SheetJS on ${sheets.units} rows`);
-  const rawSheets = await runRaw(
-    'sheets',
-    join(warmDir, warmSheets.files[0]!),
-    paths(sheetDir, sheets),
-  );
-  console.error(`bench: indexing ${sheets.units} rows`);
-  const oursSheets = await indexThrough(indexer, 'bench-sheets', sheets.files, sheets.units);
+  // Raw and ours alternate, round after round; each round indexes into collections of its own
+  // (a copy of the files), so every round is a first index, like the first.
+  const pdfRounds: Round[] = [];
+  const sheetRounds: Round[] = [];
+  for (let round = 1; round <= options.rounds; round += 1) {
+    const suffix = round === 1 ? '' : `-${round}`;
+    if (round > 1) {
+      await cp(pdfDir, `${pdfDir}${suffix}`, { recursive: true });
+      await cp(sheetDir, `${sheetDir}${suffix}`, { recursive: true });
+    }
+    const what = options.rounds > 1 ? ` (round ${round} of ${options.rounds})` : '';
+    console.error(`bench: raw pdf-parse on ${pdfs.units} pages${what}`);
+    const rawPdf = await runRaw('pdf', join(warmDir, warmPdf.files[0]!), paths(pdfDir, pdfs));
+    console.error(`bench: indexing ${pdfs.units} pages${what}`);
+    const oursPdf = await indexThrough(indexer, `bench-pdf${suffix}`, pdfs.files, pdfs.units);
+    pdfRounds.push({ raw: rawPdf, ours: oursPdf });
+    console.error(`bench: raw SheetJS on ${sheets.units} rows${what}`);
+    const rawSheets = await runRaw(
+      'sheets',
+      join(warmDir, warmSheets.files[0]!),
+      paths(sheetDir, sheets),
+    );
+    console.error(`bench: indexing ${sheets.units} rows${what}`);
+    const oursSheets = await indexThrough(
+      indexer,
+      `bench-sheets${suffix}`,
+      sheets.files,
+      sheets.units,
+    );
+    sheetRounds.push({ raw: rawSheets, ours: oursSheets });
+  }
+  const pdfRound = medianRound(pdfRounds);
+  const sheetRound = medianRound(sheetRounds);
 
   // Search latency on a big collection.
   console.error(`bench: storing a collection of ${options.searchChunks} chunks`);
@@ -380,10 +410,12 @@ async function main(): Promise<void> {
     xlsxFiles: options.xlsxFiles,
     csvFiles: options.csvFiles,
     sheetsPerFile: options.sheets,
-    rawPdf,
-    oursPdf,
-    rawSheets,
-    oursSheets,
+    rawPdf: pdfRound.raw,
+    oursPdf: pdfRound.ours,
+    rawSheets: sheetRound.raw,
+    oursSheets: sheetRound.ours,
+    indexerStartRss: startRss,
+    roundRatios: { pdfs: pdfRounds.map(ratioOf), sheets: sheetRounds.map(ratioOf) },
     search: { built, direct: directTimes, http: httpTimes, cpuPerSearch },
   });
 }
