@@ -5,11 +5,12 @@
  * The query's words become prefix terms (`word:*`; numbers and words under 3 characters match
  * whole words only) normalised by the collection's text search configuration (stemming, stop
  * words). Chunks holding every term rank first, then chunks holding any of them (only looked at
- * when the first group has fewer than `k`); within a group `ts_rank_cd` orders, and a chunk holding the query as a phrase gets a bonus. Each group ranks at
- * most {@link RANKED_CANDIDATES} of its matching chunks: ranking reads every candidate's row, so a
- * common word matching half of a 100,000-chunk collection would otherwise cost half a second. One
- * SQL statement reads the collection's generation and its chunks, so a search sees the content
- * before a re-index or after it, never a mix (see docs/knowledge.md).
+ * when the first group has fewer than `k`); within a group `ts_rank_cd` orders, and a chunk
+ * holding the query as a phrase gets a bonus. Each group ranks at most {@link RANKED_CANDIDATES}
+ * of its matching chunks: ranking reads every candidate's row, so a common word matching half of
+ * a 100,000-chunk collection would otherwise cost half a second. One SQL statement reads the
+ * collection's generation and its chunks, so a search sees the content before a re-index or after
+ * it, never a mix (see docs/knowledge.md).
  */
 import { BotwireError } from '../errors.ts';
 import type { Knex } from '../db.ts';
