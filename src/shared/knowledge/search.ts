@@ -2,12 +2,15 @@
  * Full-text search over a collection's active generation, used by the retriver and by
  * `GET /v2/collections/<name>/search`.
  *
- * The query's words become prefix terms (`word:*`) normalised by the collection's text search
- * configuration (stemming, stop words). Chunks holding every term rank first, then chunks holding
- * any of them (only looked at when the first group has fewer than `k`); within a group
- * `ts_rank_cd` orders, and a chunk holding the query as a phrase gets a bonus. One SQL statement
- * reads the collection's generation and its chunks, so a search sees the content before a re-index
- * or after it, never a mix (see docs/knowledge.md).
+ * The query's words become prefix terms (`word:*`; numbers and words under 3 characters match
+ * whole words only) normalised by the collection's text search configuration (stemming, stop
+ * words). Chunks holding every term rank first, then chunks holding any of them (only looked at
+ * when the first group has fewer than `k`); within a group `ts_rank_cd` orders, and a chunk
+ * holding the query as a phrase gets a bonus. Each group ranks at most {@link RANKED_CANDIDATES}
+ * of its matching chunks: ranking reads every candidate's row, so a common word matching half of
+ * a 100,000-chunk collection would otherwise cost half a second. One SQL statement reads the
+ * collection's generation and its chunks, so a search sees the content before a re-index or after
+ * it, never a mix (see docs/knowledge.md).
  */
 import { BotwireError } from '../errors.ts';
 import type { Knex } from '../db.ts';
@@ -34,6 +37,13 @@ export interface SearchResult {
 /** Most query words used; the rest of a long query is ignored. */
 export const MAX_QUERY_TERMS = 32;
 export const MAX_K = 50;
+/**
+ * Most matching chunks ranked per group (all terms, then any term). Beyond this many matches the
+ * best `k` are chosen among the first ones the index returns (in storage order, so the earlier
+ * files of a collection), not among all: a query that broad says little about which chunk is
+ * best, and ranking them all costs a row read each (see docs/knowledge.md, "Search").
+ */
+export const RANKED_CANDIDATES = 1000;
 export const MARK = { start: '<mark>', stop: '</mark>' } as const;
 
 const words = new Intl.Segmenter(undefined, { granularity: 'word' });
@@ -49,10 +59,24 @@ export function queryTerms(query: string): string[] {
   return terms;
 }
 
-/** A tsquery source text joining the terms, each quoted (so no operator can be injected) as a prefix. */
+/** Shortest term matched as a prefix (`word:*`); shorter ones must match a whole word. */
+export const MIN_PREFIX_CHARS = 3;
+
+/**
+ * Whether a term is matched as a prefix: 3 or more characters and a letter among them. A number
+ * or a one- or two-letter prefix would match thousands of distinct index entries (`1:*` is every
+ * number starting with 1, `½` is the terms `1` and `2`), which is slow and finds nothing useful;
+ * `12` should not find `1299` either.
+ */
+const isPrefix = (term: string): boolean => term.length >= MIN_PREFIX_CHARS && /\p{L}/u.test(term);
+
+/** A tsquery source text joining the terms, each quoted (so no operator can be injected). */
 function tsqueryText(terms: readonly string[], operator: '&' | '|'): string {
   return terms
-    .map((term) => `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}':*`)
+    .map(
+      (term) =>
+        `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'${isPrefix(term) ? ':*' : ''}`,
+    )
     .join(` ${operator} `);
 }
 
@@ -68,17 +92,23 @@ with c as (
 ), strict as (
   select ch.id, ch.file, ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text,
          2 + ts_rank_cd(ch.tsv, q.any_q, 1) + case when ch.tsv @@ q.phrase_q then 1 else 0 end as score
-  from chunks ch, c, q
-  where ch.tsv @@ q.all_q and ch.collection_id = c.id and ch.generation = c.gen
+  from (
+    select ch.* from chunks ch, c, q
+    where ch.tsv @@ q.all_q and ch.collection_id = c.id and ch.generation = c.gen
+    limit :candidates
+  ) ch, q
   order by score desc, ch.id
   limit :k
 ), loose as (
   select ch.id, ch.file, ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text,
          ts_rank_cd(ch.tsv, q.any_q, 1) as score
-  from chunks ch, c, q
-  where (select count(*) from strict) < :k
-    and ch.tsv @@ q.any_q and ch.collection_id = c.id and ch.generation = c.gen
-    and ch.id not in (select id from strict)
+  from (
+    select ch.* from chunks ch, c, q
+    where (select count(*) from strict) < :k
+      and ch.tsv @@ q.any_q and ch.collection_id = c.id and ch.generation = c.gen
+      and ch.id not in (select id from strict)
+    limit :candidates
+  ) ch, q
   order by score desc, ch.id
   limit :k
 ), top as (
@@ -112,6 +142,7 @@ function notFound(collection: string): BotwireError {
 
 /**
  * The `k` best chunks of `collection` for `query`.
+ * @param options.candidates - Most matching chunks ranked per group. @defaultValue {@link RANKED_CANDIDATES}
  * @throws BotwireError `BW_ERR_NOT_FOUND` when the collection does not exist.
  */
 export async function searchCollection(
@@ -119,6 +150,7 @@ export async function searchCollection(
   collection: string,
   query: string,
   k: number,
+  options: { candidates?: number } = {},
 ): Promise<SearchResult> {
   const terms = queryTerms(query);
   if (terms.length === 0) {
@@ -134,6 +166,7 @@ export async function searchCollection(
     any: tsqueryText(terms, '|'),
     phrase: terms.join(' '),
     k: Math.min(Math.max(1, Math.trunc(k)), MAX_K),
+    candidates: Math.max(1, Math.trunc(options.candidates ?? RANKED_CANDIDATES)),
     headline: HEADLINE,
   });
   const first = rows[0];

@@ -1,0 +1,94 @@
+/**
+ * searchCollection against real Postgres: how many matching chunks it ranks. Chunks are stored
+ * through the indexer's own store code (a job created, begun and finished), without files.
+ */
+import { expect } from 'chai';
+import {
+  beginAttempt,
+  ensureCollection,
+  finishJob,
+  reloadJob,
+  storeFile,
+} from '../src/indexer/store.ts';
+import { createJob } from '../src/shared/knowledge/jobs.ts';
+import { RANKED_CANDIDATES, searchCollection } from '../src/shared/knowledge/search.ts';
+import { createTestSchema, type TestSchema } from './support/services.ts';
+
+/** Ten chunks that all hold "bicycle"; the last one holds it most often, so it ranks best. */
+const TEXTS = [
+  ...Array.from(
+    { length: 9 },
+    (_, i) => `Chunk ${i + 1} mentions a bicycle once, among many other words about the shop.`,
+  ),
+  'Bicycle, bicycle, bicycle: the bicycle chapter.',
+];
+
+describe('knowledge: search ranking', function () {
+  this.timeout(60_000);
+  let schema: TestSchema;
+
+  /** Stores `texts` as the pages of manual.pdf, the whole content of `collection`. */
+  async function storeCollection(collection: string, texts: string[]): Promise<void> {
+    const { db } = schema;
+    const jobId = `job_${collection}`;
+    await createJob(db, { jobId, collection, files: [], options: {} });
+    const job = await beginAttempt(db, jobId);
+    if (!job) throw new Error('the job did not begin');
+    const collectionId = await ensureCollection(db, collection);
+    await storeFile(db, {
+      job,
+      collectionId,
+      file: 'manual.pdf',
+      language: 'english',
+      chunks: texts.map((text, i) => ({ text, page: i + 1 })),
+      outcome: { status: 'indexed', chunks: texts.length },
+    });
+    await finishJob(db, await reloadJob(db, job), collectionId, 'english');
+  }
+
+  before(async () => {
+    schema = await createTestSchema();
+    await storeCollection('shop', TEXTS);
+    await storeCollection('prices', [
+      'Tandem Deluxe costs 1299 euros.',
+      'Brake pads: 12 in stock.',
+      'Inner tubes for wheels of 28 inches.',
+    ]);
+  });
+
+  after(async () => {
+    await schema?.drop();
+  });
+
+  it('when fewer chunks match than are ranked, then the best-ranked chunk of all comes first', async () => {
+    expect(RANKED_CANDIDATES).to.be.greaterThan(TEXTS.length);
+    const result = await searchCollection(schema.db, 'shop', 'bicycle', 3);
+    expect(result.hits).to.have.length(3);
+    expect(result.hits[0]?.source).to.deep.equal({ file: 'manual.pdf', page: 10 });
+  });
+
+  it('when more chunks match than are ranked, then the hits are the best of the first candidates, each holding the term', async () => {
+    const result = await searchCollection(schema.db, 'shop', 'bicycle', 3, { candidates: 4 });
+    expect(result.hits).to.have.length(3);
+    const pages = result.hits.map((hit) => (hit.source as { page: number }).page);
+    expect(pages.every((page) => page <= 4)).to.equal(true, `pages ${pages.join(', ')}`);
+    for (const hit of result.hits) expect(hit.text.toLowerCase()).to.contain('bicycle');
+  });
+
+  it('when no chunk holds every term, then chunks holding any term still fill the k hits', async () => {
+    const result = await searchCollection(schema.db, 'shop', 'bicycle zeppelin', 2, {
+      candidates: 4,
+    });
+    expect(result.hits).to.have.length(2);
+    for (const hit of result.hits) expect(hit.text.toLowerCase()).to.contain('bicycle');
+  });
+
+  it('when a query holds a number or a short word, then it matches that whole word, not every word it starts', async () => {
+    const twelve = await searchCollection(schema.db, 'prices', '12', 5);
+    expect(twelve.hits.map((hit) => hit.source)).to.deep.equal([{ file: 'manual.pdf', page: 2 }]);
+    const half = await searchCollection(schema.db, 'prices', '½', 5);
+    expect(half.hits).to.deep.equal([]);
+    const prefix = await searchCollection(schema.db, 'prices', 'tand', 5);
+    expect(prefix.hits.map((hit) => hit.source)).to.deep.equal([{ file: 'manual.pdf', page: 1 }]);
+  });
+});
