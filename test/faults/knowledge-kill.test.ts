@@ -78,6 +78,7 @@ async function finishedJob(sys: FaultSystem, jobId: string, timeoutMs: number): 
 }
 
 interface Questions {
+  /** Stops asking once each chat has its answer in flight, waits 1 s for duplicates; idempotent. */
   stop(): Promise<void>;
   /** Per chat: questions asked, and the answers the platform accepted, in order. */
   asked: Map<string, string[]>;
@@ -108,12 +109,15 @@ function startQuestions(
     return byChat;
   };
   const failures: unknown[] = [];
+  const retries = new Map<string, number>();
   let longestWait = 0;
   const loops = chats.map(async (chat) => {
     for (let n = 1; running; n += 1) {
       const question = `when does the workshop open, ${label} ${chat} question ${n}?`;
       try {
-        await postMessage(asBot, { platform: 'telegram', chat }, question);
+        await postMessage(asBot, { platform: 'telegram', chat }, question, {
+          onRetry: (answer) => retries.set(answer, (retries.get(answer) ?? 0) + 1),
+        });
         asked.get(chat)!.push(question);
         const askedAt = Date.now();
         await waitFor(
@@ -136,15 +140,20 @@ function startQuestions(
     }
   });
   let lastAt = started;
+  let stopping: Promise<void> | undefined;
   return {
     asked,
     answers,
-    async stop() {
-      running = false;
-      await Promise.all(loops);
-      lastAt = Date.now();
-      await sleep(1000); // a duplicate would come right behind
-      if (failures.length > 0) throw failures[0];
+    stop() {
+      stopping ??= (async () => {
+        running = false;
+        await Promise.all(loops);
+        lastAt = Date.now();
+        await sleep(1000); // a duplicate would come right behind
+      })();
+      return stopping.then(() => {
+        if (failures.length > 0) throw failures[0];
+      });
     },
     row(fault) {
       const got = answers();
@@ -155,8 +164,8 @@ function startQuestions(
         lost: 0,
         duplicated: 0,
         reordered: 0,
-        retriedPosts: 0,
-        retriedBy: {},
+        retriedPosts: [...retries.values()].reduce((a, b) => a + b, 0),
+        retriedBy: Object.fromEntries(retries),
         seconds: Math.round((lastAt - started) / 100) / 10,
         extra: {
           'answers without a cited source': 0,
