@@ -2,10 +2,14 @@
  * The whole pipeline as separate processes, for fault tests: the api (src/api/main.ts, the entry
  * scripts/run.sh starts) and one process of each worker component in `WORKERS`, against real
  * Redis and Postgres (the shared test servers, or private ones a test can stop), with a stand-in
- * Telegram and WhatsApp on loopback. Two echo bots are created through the admin API: a Telegram
+ * Telegram and WhatsApp on loopback, and a storage folder of its own (STORAGE_DIR, removed on
+ * close) for the api's uploads and the indexer. Two echo bots are created through the admin API: a Telegram
  * one (webhook registered, secret learnt) and a WhatsApp one.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
 import { createRedis, type Redis } from '../../src/shared/redis.ts';
 import { TELEGRAM_TOKEN, urlWithSchema } from './api.ts';
@@ -40,6 +44,8 @@ export const WORKERS: readonly WorkerSpec[] = [
   { component: 'channel', topic: 'channel' },
   { component: 'language', topic: 'language' },
   { component: 'flow', topic: 'flow' },
+  { component: 'retriver', topic: 'retriver' },
+  { component: 'indexer', topic: 'indexer' },
 ];
 
 /** Every message is an answer: the start state waits at once, then echoes and waits again. */
@@ -97,6 +103,8 @@ export async function startFaultSystem(options: FaultSystemOptions = {}): Promis
   const prefix = uniquePrefix();
   const port = await freePort();
   const adminKey = randomBytes(24).toString('hex');
+  // The uploaded documents, shared by the api (uploads) and the indexer (reads them).
+  const storageDir = await mkdtemp(join(tmpdir(), 'botwire-fault-storage-'));
   const env: Record<string, string> = {
     REDIS_URL: redisUrl,
     DATABASE_URL: urlWithSchema(schema.schema, options.databaseUrl ?? DATABASE_URL),
@@ -113,6 +121,9 @@ export async function startFaultSystem(options: FaultSystemOptions = {}): Promis
     CONSUMER_BLOCK_MS: '200',
     CONSUMER_RETRY_BASE_MS: '100',
     SHUTDOWN_TIMEOUT_MS: '5000',
+    STORAGE_DIR: storageDir,
+    // A dead indexer's job is taken over 2 s after its lock lapses.
+    INDEXER_LOCK_MS: '2000',
     ...options.settings,
   };
   const redis = createRedis(redisUrl, { name: 'botwire-fault-test' });
@@ -170,6 +181,7 @@ export async function startFaultSystem(options: FaultSystemOptions = {}): Promis
       ]).catch(() => undefined);
       redis.disconnect();
       await schema.drop().catch(() => schema.db.destroy().catch(() => undefined));
+      await rm(storageDir, { recursive: true, force: true });
     },
   };
   try {
