@@ -9,6 +9,7 @@
  * chunk, never split; a row longer than `size` is a chunk of its own, cut at `maxRowChars` with a
  * marker. Overlap is counted in whole rows.
  */
+import { CHUNK_DEFAULTS } from '../shared/knowledge/jobs.ts';
 import type { PageText } from './extract/pdf.ts';
 import type { SheetRows } from './extract/spreadsheet.ts';
 
@@ -25,7 +26,7 @@ export interface ChunkOptions {
   maxRowChars?: number;
 }
 
-export const CHUNK_DEFAULTS = { size: 1200, overlap: 150 } as const;
+export { CHUNK_DEFAULTS };
 export const TRUNCATION_MARKER = ' … [truncated]';
 
 export interface PageChunk {

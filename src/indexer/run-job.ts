@@ -4,8 +4,8 @@
  * generation. Failures of our infrastructure (Postgres, a spreadsheet worker that cannot start)
  * are thrown, so BullMQ retries the job; the retry skips files already stored.
  */
-import { eld } from 'eld/medium';
 import { BotwireError } from '../shared/errors.ts';
+import { detectLanguage } from '../shared/languages/detect.ts';
 import type { Knex } from '../shared/db.ts';
 import type { FileOutcome, JobRow } from '../shared/knowledge/jobs.ts';
 import { documentPath } from '../shared/knowledge/names.ts';
@@ -74,8 +74,8 @@ const SAMPLE_CHARS = 20_000;
  * stemming, no stop words), which works for every language.
  */
 export async function chooseLanguage(db: Knex, sample: string): Promise<string> {
-  const result = eld.detect(sample.slice(0, SAMPLE_CHARS));
-  const config = result.isReliable() ? CONFIG_OF[result.language] : undefined;
+  const { language, reliable } = detectLanguage(sample.slice(0, SAMPLE_CHARS));
+  const config = reliable && language ? CONFIG_OF[language] : undefined;
   if (!config) return 'simple';
   const found = await db<{ cfgname: string }>('pg_catalog.pg_ts_config')
     .where({ cfgname: config })

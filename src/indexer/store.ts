@@ -7,6 +7,7 @@
  * first): no chunk is stored twice.
  */
 import type { Knex } from '../shared/db.ts';
+import { storable } from '../shared/pg-text.ts';
 import type { FileOutcome, JobRow } from '../shared/knowledge/jobs.ts';
 
 /** A chunk ready to store: text and where it came from. */
@@ -19,16 +20,6 @@ export interface StoredChunk {
 
 /** Chunks sent to Postgres per statement. */
 const BATCH = 500;
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/**
- * Text Postgres can store: lone UTF-16 surrogates (a spreadsheet can hold them) become U+FFFD and
- * NUL characters go; anything else is kept as it is.
- */
-export function storable(text: string): string {
-  return text.replace(LONE_SURROGATE, '\uFFFD').replaceAll('\u0000', '');
-}
 
 const INSERT_SQL = `
 insert into chunks (collection_id, generation, file, ordinal, page, sheet, row_first, row_last, text, tsv)

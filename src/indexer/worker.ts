@@ -9,11 +9,10 @@ import { Queue, WaitingError, Worker, type ConnectionOptions } from 'bullmq';
 import type { Config } from '../config.ts';
 import { createDb } from '../shared/db.ts';
 import { BotwireError } from '../shared/errors.ts';
-import { createJob, type JobOptions } from '../shared/knowledge/jobs.ts';
+import { createJob, overlapTooLarge, type JobOptions } from '../shared/knowledge/jobs.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit } from '../shared/worker-kit.ts';
-import { CHUNK_DEFAULTS } from './chunk.ts';
 import { EXTRACT_DEFAULTS } from './extract/index.ts';
 import { runIndexJob, STOPPED } from './run-job.ts';
 import { failJob } from './store.ts';
@@ -122,8 +121,7 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
     kit,
     'indexer',
     async (request, context) => {
-      const size = request.chunk_size ?? CHUNK_DEFAULTS.size;
-      if (request.chunk_overlap !== undefined && request.chunk_overlap * 2 > size) {
+      if (overlapTooLarge(request)) {
         throw new BotwireError(
           'BW_ERR_MESSAGE_INVALID',
           'chunk_overlap may be at most half of chunk_size',

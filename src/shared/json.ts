@@ -4,6 +4,7 @@
  * object's prototype (`__proto__`, `constructor`, `prototype`), however it is spelled.
  */
 import { isUtf8 } from 'node:buffer';
+import { UNSTORABLE } from './pg-text.ts';
 
 /**
  * Deepest nesting accepted. Platform payloads nest about 6 levels and flows about 30; deeper
@@ -100,9 +101,6 @@ export function parseJsonStrict(input: Buffer | string): JsonParse {
   }
   return { ok: true, value };
 }
-
-// U+0000, a high surrogate without its low half, or a low surrogate without its high half.
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * The pointer of the first string Postgres cannot store (text and jsonb refuse U+0000 and lone

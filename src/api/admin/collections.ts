@@ -3,7 +3,6 @@
  * topic message: the api records the job and publishes the message), follow a job, search.
  */
 import { readdir } from 'node:fs/promises';
-import { extname } from 'node:path';
 import type { Context } from 'koa';
 import type { Router } from '@koa/router';
 import { BotwireError } from '../../shared/errors.ts';
@@ -12,19 +11,21 @@ import {
   findJob,
   jobView,
   newJobId,
+  overlapTooLarge,
   type JobOptions,
 } from '../../shared/knowledge/jobs.ts';
-import { checkCollectionName, collectionDir } from '../../shared/knowledge/names.ts';
+import {
+  checkCollectionName,
+  collectionDir,
+  documentExtension,
+} from '../../shared/knowledge/names.ts';
 import { MAX_K, searchCollection } from '../../shared/knowledge/search.ts';
 import type { Edge } from '../edge.ts';
-import { DOCUMENT_EXTENSIONS, receiveUpload } from './uploads.ts';
+import { receiveUpload } from './uploads.ts';
 
 interface IndexBody extends JobOptions {
   files?: string[];
 }
-
-/** Default chunk size, to check an overlap given without a size (src/indexer/chunk.ts). */
-const DEFAULT_CHUNK_SIZE = 1200;
 
 function nameOf(ctx: Context & { params: Record<string, string> }): string {
   return checkCollectionName(ctx.params.name ?? '');
@@ -39,13 +40,7 @@ async function uploadedFiles(storageDir: string, collection: string): Promise<st
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  return names
-    .filter(
-      (n) =>
-        !n.startsWith('.') &&
-        (DOCUMENT_EXTENSIONS as readonly string[]).includes(extname(n).toLowerCase()),
-    )
-    .sort();
+  return names.filter((n) => !n.startsWith('.') && documentExtension(n) !== undefined).sort();
 }
 
 function queryError(path: string, message: string): BotwireError {
@@ -105,8 +100,7 @@ export function collectionRoutes(
       Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
     const input = hasBody ? await readBody<IndexBody>(ctx, 'http/index-collection') : {};
     const { files: named, ...options } = input;
-    const size = options.chunk_size ?? DEFAULT_CHUNK_SIZE;
-    if (options.chunk_overlap !== undefined && options.chunk_overlap * 2 > size) {
+    if (overlapTooLarge(options)) {
       throw new BotwireError('BW_ERR_SCHEMA', 'chunk_overlap may be at most half of chunk_size', {
         details: {
           problems: [{ path: '/chunk_overlap', message: 'must be at most chunk_size / 2' }],

@@ -12,10 +12,12 @@ import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Context } from 'koa';
 import { BotwireError } from '../../shared/errors.ts';
-import { checkFileName, collectionDir } from '../../shared/knowledge/names.ts';
-
-/** The extensions the indexer reads (src/indexer/extract/index.ts). */
-export const DOCUMENT_EXTENSIONS = ['.pdf', '.xlsx', '.xls', '.ods', '.csv'] as const;
+import {
+  checkFileName,
+  collectionDir,
+  documentExtension,
+  DOCUMENT_EXTENSIONS,
+} from '../../shared/knowledge/names.ts';
 
 /** Most files in one upload request. */
 export const MAX_FILES_PER_UPLOAD = 100;
@@ -40,8 +42,8 @@ function checkDocumentName(filename: string): string {
       details: { file: name },
     });
   }
-  const extension = extname(name).toLowerCase();
-  if (!(DOCUMENT_EXTENSIONS as readonly string[]).includes(extension)) {
+  if (!documentExtension(name)) {
+    const extension = extname(name).toLowerCase();
     throw new BotwireError(
       'BW_ERR_DOCUMENT_UNSUPPORTED',
       `${extension || 'files without an extension'}${extension ? ' files' : ''} are not supported; the indexer reads ${DOCUMENT_EXTENSIONS.join(', ')}`,

@@ -6,6 +6,7 @@
 import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { BotwireError } from '../../shared/errors.ts';
+import type { DocumentExtension } from '../../shared/knowledge/names.ts';
 import { extractPdf, unreadable, type PageText, type PdfLimits } from './pdf.ts';
 import {
   extractSpreadsheet,
@@ -36,14 +37,14 @@ export interface ExtractLimits {
 
 export const EXTRACT_DEFAULTS = { maxFileBytes: 50 * 1024 * 1024 } as const;
 
-/** The extensions read, lower-case, with the reader each one goes to. */
+/** The reader each extension the indexer reads goes to (every one of `DOCUMENT_EXTENSIONS`). */
 export const DOCUMENT_TYPES = {
   '.pdf': 'pdf',
   '.xlsx': 'xlsx',
   '.xls': 'xls',
   '.ods': 'ods',
   '.csv': 'csv',
-} as const satisfies Record<string, 'pdf' | SpreadsheetFormat>;
+} as const satisfies Record<DocumentExtension, 'pdf' | SpreadsheetFormat>;
 
 type DocumentType = (typeof DOCUMENT_TYPES)[keyof typeof DOCUMENT_TYPES];
 

@@ -25,6 +25,15 @@ export interface JobOptions {
   language?: string;
 }
 
+/** Chunking when a request names none (src/indexer/chunk.ts reads these). */
+export const CHUNK_DEFAULTS = { size: 1200, overlap: 150 } as const;
+
+/** Whether the request's overlap is over half its chunk size (the chunker refuses that). */
+export function overlapTooLarge(options: JobOptions): boolean {
+  const size = options.chunk_size ?? CHUNK_DEFAULTS.size;
+  return options.chunk_overlap !== undefined && options.chunk_overlap * 2 > size;
+}
+
 export interface JobRow {
   id: string;
   job_id: string;

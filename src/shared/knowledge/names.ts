@@ -2,7 +2,7 @@
  * Collection and document names, and where a collection's documents live on disk. The api writes
  * uploads there and the indexer reads them, so both derive paths from here.
  */
-import { join, resolve } from 'node:path';
+import { extname, join, resolve } from 'node:path';
 import { BotwireError } from '../errors.ts';
 
 /** The pattern of a collection name (also in schemas/topics/indexer.json and retriver.json). */
@@ -41,6 +41,19 @@ export function checkFileName(name: string): string {
     );
   }
   return name;
+}
+
+/** The extensions the indexer reads (lower-case); uploads of other types are refused. */
+export const DOCUMENT_EXTENSIONS = ['.pdf', '.xlsx', '.xls', '.ods', '.csv'] as const;
+
+export type DocumentExtension = (typeof DOCUMENT_EXTENSIONS)[number];
+
+/** The lower-cased extension of `name` when the indexer reads it, else undefined. */
+export function documentExtension(name: string): DocumentExtension | undefined {
+  const extension = extname(name).toLowerCase();
+  return (DOCUMENT_EXTENSIONS as readonly string[]).includes(extension)
+    ? (extension as DocumentExtension)
+    : undefined;
 }
 
 /** The folder holding a collection's documents. */
