@@ -29,15 +29,7 @@ import {
   stopChild,
   waitReady,
 } from './processes.ts';
-import {
-  cleanups,
-  commonOptions,
-  intEnv,
-  openScratch,
-  profileArgs,
-  ROOT,
-  runBench,
-} from '../lib/setup.ts';
+import { cleanups, commonOptions, intEnv, openScratch, ROOT, runBench } from '../lib/setup.ts';
 import { printReport, type Outcome } from './report.ts';
 
 const options = {
@@ -106,7 +98,7 @@ async function main(): Promise<void> {
   const adminKey = randomBytes(32).toString('base64url');
   const credentialsKey = randomBytes(32).toString('base64');
   const [edgePort, baselinePort] = [await freePort(), await freePort()];
-  const nodeArgs = profileArgs(options.profileDir);
+  const nodeArgs = options.nodeArgs;
   const edge = startNode(
     'edge',
     ROOT,

@@ -29,15 +29,7 @@ import {
   stopChild,
   waitReady,
 } from '../edge/processes.ts';
-import {
-  cleanups,
-  commonOptions,
-  intEnv,
-  openScratch,
-  profileArgs,
-  ROOT,
-  runBench,
-} from '../lib/setup.ts';
+import { cleanups, commonOptions, intEnv, openScratch, ROOT, runBench } from '../lib/setup.ts';
 import { postgresGroup, waitConsuming } from '../pipeline/probes.ts';
 import { writePdfs, writeSheets, type Corpus } from './corpus.ts';
 import { rssOf, sampleMemory, type MemorySample } from './memory.ts';
@@ -82,7 +74,7 @@ function medianRound(rounds: Round[]): Round {
 
 /** Runs raw.ts in its own process and returns what it printed. */
 async function runRaw(kind: 'pdf' | 'sheets', warmup: string, files: string[]): Promise<RawRun> {
-  const nodeArgs = profileArgs(options.profileDir);
+  const nodeArgs = options.nodeArgs;
   const child = spawn(
     process.execPath,
     [...nodeArgs, '--import', 'tsx', 'bench/knowledge/raw.ts', kind, warmup, ...files],
@@ -209,7 +201,7 @@ async function main(): Promise<void> {
   });
 
   // The indexer, as `./scripts/run.sh indexer` starts it.
-  const nodeArgs = profileArgs(options.profileDir);
+  const nodeArgs = options.nodeArgs;
   const common = {
     STREAM_PREFIX: prefix,
     DATABASE_URL: databaseUrl.toString(),

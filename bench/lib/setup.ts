@@ -23,23 +23,24 @@ export function intEnv(name: string, fallback: number, min: number): number {
   return value;
 }
 
-/** BENCH_REDIS_URL, BENCH_DATABASE_URL and BENCH_PROF, which every bench reads alike. */
+/**
+ * BENCH_REDIS_URL, BENCH_DATABASE_URL and BENCH_PROF, which every bench reads alike, and the Node
+ * arguments of a child that make it write a CPU profile into BENCH_PROF (none without it).
+ */
 export function commonOptions(): {
   redisUrl: string;
   adminDatabaseUrl: string;
   profileDir: string | undefined;
+  nodeArgs: string[];
 } {
+  const profileDir = process.env.BENCH_PROF || undefined;
   return {
     redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
     adminDatabaseUrl:
       process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
-    profileDir: process.env.BENCH_PROF || undefined,
+    profileDir,
+    nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   };
-}
-
-/** Node arguments that make a child write a CPU profile into `profileDir` (none without one). */
-export function profileArgs(profileDir: string | undefined): string[] {
-  return profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 }
 
 /** Cleanup steps, run last-in first-out, each on its own so one failure does not skip the rest. */

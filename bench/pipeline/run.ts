@@ -25,15 +25,7 @@ import {
   stopChild,
   waitReady,
 } from '../edge/processes.ts';
-import {
-  cleanups,
-  commonOptions,
-  intEnv,
-  openScratch,
-  profileArgs,
-  ROOT,
-  runBench,
-} from '../lib/setup.ts';
+import { cleanups, commonOptions, intEnv, openScratch, ROOT, runBench } from '../lib/setup.ts';
 import { createEchoBots } from './bots.ts';
 import { Load, type User } from './load.ts';
 import { startPlatform } from './platform.ts';
@@ -89,7 +81,7 @@ async function main(): Promise<void> {
   const adminKey = randomBytes(32).toString('base64url');
   const apiPort = await freePort();
   const apiOrigin = `http://127.0.0.1:${apiPort}`;
-  const nodeArgs = profileArgs(options.profileDir);
+  const nodeArgs = options.nodeArgs;
   const common = {
     STREAM_PREFIX: prefix,
     DATABASE_URL: databaseUrl.toString(),
