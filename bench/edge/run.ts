@@ -13,7 +13,6 @@
  * the baseline run with --cpu-prof and write their profiles there when they stop).
  */
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { BotStore } from '../../src/shared/bots/store.ts';
@@ -26,24 +25,12 @@ import {
   childEnv,
   cpuSeconds,
   freePort,
-  runCommand,
   startNode,
   stopChild,
   waitReady,
 } from './processes.ts';
+import { cleanups, commonOptions, intEnv, openScratch, ROOT, runBench } from '../lib/setup.ts';
 import { printReport, type Outcome } from './report.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    throw new Error(`${name} must be an integer >= ${min} (got ${JSON.stringify(raw)})`);
-  }
-  return value;
-}
 
 const options = {
   seconds: intEnv('BENCH_SECONDS', 10, 1),
@@ -51,9 +38,7 @@ const options = {
   warmupSeconds: intEnv('BENCH_WARMUP_SECONDS', 2, 0),
   rounds: intEnv('BENCH_ROUNDS', 1, 1),
   rate: intEnv('BENCH_RATE', 0, 0),
-  redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
-  adminDatabaseUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
-  profileDir: process.env.BENCH_PROF || undefined,
+  ...commonOptions(),
 };
 
 interface Scenario {
@@ -64,19 +49,6 @@ interface Scenario {
   requests: RequestFactory;
   /** The server process, whose CPU time is measured. */
   server: Child;
-}
-
-/** Cleanup steps, run last-in first-out, each on its own so one failure does not skip the rest. */
-const cleanups: { what: string; run: () => Promise<unknown> }[] = [];
-
-async function cleanUp(): Promise<void> {
-  for (let step = cleanups.pop(); step; step = cleanups.pop()) {
-    try {
-      await step.run();
-    } catch (error) {
-      console.error(`cleanup: ${step.what} failed: ${(error as Error).message}`);
-    }
-  }
 }
 
 async function load(scenario: Scenario, seconds: number): Promise<autocannon.Result> {
@@ -116,55 +88,17 @@ async function totalLength(redis: Redis, streams: readonly string[]): Promise<nu
   return lengths.reduce((sum, length) => sum + length, 0);
 }
 
-async function deleteKeys(redis: Redis, pattern: string): Promise<number> {
-  let deleted = 0;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.unlink(...keys);
-  } while (cursor !== '0');
-  return deleted;
-}
-
 async function main(): Promise<void> {
-  const run = randomBytes(4).toString('hex');
-  const prefix = `bwbench-${run}`;
+  const { prefix, databaseUrl, redis } = await openScratch(options, 'bench-edge');
   const baselineStream = `${prefix}-baseline:{channel}`;
   // The edge spreads the channel topic over partition streams; the check adds them up.
   const partitions = SETTINGS.TOPIC_PARTITIONS.default;
   const edgeStreams = topicKeys(prefix, 'channel', partitions).partitions;
-  const dbName = `bwbench_${run}`;
-  const databaseUrl = new URL(options.adminDatabaseUrl);
-  databaseUrl.pathname = `/${dbName}`;
-
-  const redis = new Redis(options.redisUrl, { connectionName: 'bench-edge', lazyConnect: true });
-  await redis.connect();
-  cleanups.push({ what: 'redis', run: () => redis.quit() });
-  const adminDb = createDb(options.adminDatabaseUrl, { poolMax: 1 });
-  cleanups.push({ what: 'postgres', run: () => adminDb.destroy() });
-
-  console.error(`bench: scratch database ${dbName}, key prefix ${prefix}`);
-  await adminDb.raw('create database ??', [dbName]);
-  cleanups.push({
-    what: `drop database ${dbName}`,
-    run: () => adminDb.raw('drop database if exists ?? with (force)', [dbName]),
-  });
-  cleanups.push({
-    what: `delete keys ${prefix}*`,
-    run: async () => console.error(`bench: deleted ${await deleteKeys(redis, `${prefix}*`)} keys`),
-  });
-  await runCommand(
-    ROOT,
-    'bash',
-    ['scripts/upgrade-db.sh'],
-    childEnv({ ENV_FILE: '/nonexistent', DATABASE_URL: databaseUrl.toString() }),
-  );
 
   const adminKey = randomBytes(32).toString('base64url');
   const credentialsKey = randomBytes(32).toString('base64');
   const [edgePort, baselinePort] = [await freePort(), await freePort()];
-  const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const nodeArgs = options.nodeArgs;
   const edge = startNode(
     'edge',
     ROOT,
@@ -299,16 +233,4 @@ async function main(): Promise<void> {
   });
 }
 
-process.once('SIGINT', () => {
-  console.error('bench: interrupted; cleaning up');
-  void cleanUp().finally(() => process.exit(130));
-});
-
-try {
-  await main();
-} catch (error) {
-  console.error(`bench: failed: ${(error as Error).stack ?? String(error)}`);
-  process.exitCode = 1;
-} finally {
-  await cleanUp();
-}
+await runBench(main);

@@ -16,8 +16,6 @@ import { once } from 'node:events';
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { Producer } from '../../src/shared/bus/producer.ts';
 import { createDb, type Knex } from '../../src/shared/db.ts';
 import type { JobRow } from '../../src/shared/knowledge/jobs.ts';
@@ -27,11 +25,11 @@ import {
   childEnv,
   cpuSeconds,
   freePort,
-  runCommand,
   startNode,
   stopChild,
   waitReady,
 } from '../edge/processes.ts';
+import { cleanups, commonOptions, intEnv, openScratch, ROOT, runBench } from '../lib/setup.ts';
 import { postgresGroup, waitConsuming } from '../pipeline/probes.ts';
 import { writePdfs, writeSheets, type Corpus } from './corpus.ts';
 import { rssOf, sampleMemory, type MemorySample } from './memory.ts';
@@ -46,18 +44,6 @@ import {
 import { printReport, ratioOf, type IndexRun, type RawRun, type Round } from './report.ts';
 import { loadModel, prng } from './text.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    throw new Error(`${name} must be an integer >= ${min} (got ${JSON.stringify(raw)})`);
-  }
-  return value;
-}
-
 const options = {
   pages: intEnv('BENCH_PAGES', 1000, 1),
   pdfFiles: intEnv('BENCH_PDF_FILES', 5, 1),
@@ -71,9 +57,7 @@ const options = {
   warmupQueries: intEnv('BENCH_WARMUP_QUERIES', 300, 0),
   seed: intEnv('BENCH_SEED', 1, 0),
   rounds: intEnv('BENCH_ROUNDS', 1, 1),
-  redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
-  adminDatabaseUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
-  profileDir: process.env.BENCH_PROF || undefined,
+  ...commonOptions(),
 };
 if (options.xlsxFiles + options.csvFiles === 0) {
   throw new Error('BENCH_XLSX_FILES + BENCH_CSV_FILES must be at least 1');
@@ -81,30 +65,6 @@ if (options.xlsxFiles + options.csvFiles === 0) {
 
 const PARTITIONS = 8;
 const FINISHED = ['succeeded', 'partial', 'failed', 'superseded'];
-
-/** Cleanup steps, run last-in first-out, each on its own so one failure does not skip the rest. */
-const cleanups: { what: string; run: () => Promise<unknown> }[] = [];
-
-async function cleanUp(): Promise<void> {
-  for (let step = cleanups.pop(); step; step = cleanups.pop()) {
-    try {
-      await step.run();
-    } catch (error) {
-      console.error(`cleanup: ${step.what} failed: ${(error as Error).message}`);
-    }
-  }
-}
-
-async function deleteKeys(redis: Redis, pattern: string): Promise<number> {
-  let deleted = 0;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.unlink(...keys);
-  } while (cursor !== '0');
-  return deleted;
-}
 
 /** The round whose ours/raw ratio is the median (the lower middle one for an even count). */
 function medianRound(rounds: Round[]): Round {
@@ -114,7 +74,7 @@ function medianRound(rounds: Round[]): Round {
 
 /** Runs raw.ts in its own process and returns what it printed. */
 async function runRaw(kind: 'pdf' | 'sheets', warmup: string, files: string[]): Promise<RawRun> {
-  const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const nodeArgs = options.nodeArgs;
   const child = spawn(
     process.execPath,
     [...nodeArgs, '--import', 'tsx', 'bench/knowledge/raw.ts', kind, warmup, ...files],
@@ -200,39 +160,14 @@ async function indexThrough(
 }
 
 async function main(): Promise<void> {
-  const run = randomBytes(4).toString('hex');
-  const prefix = `bwbench-${run}`;
-  const dbName = `bwbench_${run}`;
-  const databaseUrl = new URL(options.adminDatabaseUrl);
-  databaseUrl.pathname = `/${dbName}`;
   const load = loadavg();
 
   const dir = await mkdtemp(join(tmpdir(), 'bwbench-knowledge-'));
   cleanups.push({ what: `remove ${dir}`, run: () => rm(dir, { recursive: true, force: true }) });
-  const redis = new Redis(options.redisUrl, {
-    connectionName: 'bench-knowledge',
-    lazyConnect: true,
-  });
-  await redis.connect();
-  cleanups.push({ what: 'redis', run: () => redis.quit() });
-  const adminDb = createDb(options.adminDatabaseUrl, { poolMax: 1 });
-  cleanups.push({ what: 'postgres', run: () => adminDb.destroy() });
-
-  console.error(`bench: scratch database ${dbName}, key prefix ${prefix}, files in ${dir}`);
-  await adminDb.raw('create database ??', [dbName]);
-  cleanups.push({
-    what: `drop database ${dbName}`,
-    run: () => adminDb.raw('drop database if exists ?? with (force)', [dbName]),
-  });
-  cleanups.push({
-    what: `delete keys ${prefix}*`,
-    run: async () => console.error(`bench: deleted ${await deleteKeys(redis, `${prefix}*`)} keys`),
-  });
-  await runCommand(
-    ROOT,
-    'bash',
-    ['scripts/upgrade-db.sh'],
-    childEnv({ ENV_FILE: '/nonexistent', DATABASE_URL: databaseUrl.toString() }),
+  const { prefix, dbName, databaseUrl, redis } = await openScratch(
+    options,
+    'bench-knowledge',
+    `, files in ${dir}`,
   );
   const db = createDb(databaseUrl.toString(), { poolMax: 4 });
   cleanups.push({ what: 'scratch database pool', run: () => db.destroy() });
@@ -266,7 +201,7 @@ async function main(): Promise<void> {
   });
 
   // The indexer, as `./scripts/run.sh indexer` starts it.
-  const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const nodeArgs = options.nodeArgs;
   const common = {
     STREAM_PREFIX: prefix,
     DATABASE_URL: databaseUrl.toString(),
@@ -420,16 +355,4 @@ async function main(): Promise<void> {
   });
 }
 
-process.once('SIGINT', () => {
-  console.error('bench: interrupted; cleaning up');
-  void cleanUp().finally(() => process.exit(130));
-});
-
-try {
-  await main();
-} catch (error) {
-  console.error(`bench: failed: ${(error as Error).stack ?? String(error)}`);
-  process.exitCode = 1;
-} finally {
-  await cleanUp();
-}
+await runBench(main);

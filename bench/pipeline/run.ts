@@ -15,20 +15,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { PACES } from '../../src/channel/pacing.ts';
 import type { Topic } from '../../src/shared/bus/topics.ts';
-import { createDb } from '../../src/shared/db.ts';
 import {
   type Child,
   childEnv,
   freePort,
-  runCommand,
   startNode,
   stopChild,
   waitReady,
 } from '../edge/processes.ts';
+import { cleanups, commonOptions, intEnv, openScratch, ROOT, runBench } from '../lib/setup.ts';
 import { createEchoBots } from './bots.ts';
 import { Load, type User } from './load.ts';
 import { startPlatform } from './platform.ts';
@@ -45,18 +42,6 @@ import {
 } from './probes.ts';
 import { printReport, type CpuRow, type MachineCpu } from './report.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    throw new Error(`${name} must be an integer >= ${min} (got ${JSON.stringify(raw)})`);
-  }
-  return value;
-}
-
 const options = {
   processes: intEnv('BENCH_PROCESSES', 1, 1),
   users: intEnv('BENCH_USERS', 1000, 1),
@@ -67,9 +52,7 @@ const options = {
   connections: intEnv('BENCH_CONNECTIONS', 64, 1),
   concurrency: intEnv('BENCH_CONCURRENCY', 32, 1),
   poolMax: intEnv('BENCH_POOL_MAX', 10, 1),
-  redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
-  adminDatabaseUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
-  profileDir: process.env.BENCH_PROF || undefined,
+  ...commonOptions(),
   // The bench configures no translation or speech provider, so with when_needed text skips the
   // language component (docs/pipeline.md); `always` measures the full five-hop pipeline.
   languageHop: process.env.BENCH_LANGUAGE_HOP || 'when_needed',
@@ -86,61 +69,10 @@ const INTRODUCTION_RATE = 100;
 const PARTITIONS = 8;
 const COMPONENTS = ['channel', 'language', 'flow'] as const satisfies readonly Topic[];
 
-/** Cleanup steps, run last-in first-out, each on its own so one failure does not skip the rest. */
-const cleanups: { what: string; run: () => Promise<unknown> }[] = [];
-
-async function cleanUp(): Promise<void> {
-  for (let step = cleanups.pop(); step; step = cleanups.pop()) {
-    try {
-      await step.run();
-    } catch (error) {
-      console.error(`cleanup: ${step.what} failed: ${(error as Error).message}`);
-    }
-  }
-}
-
-async function deleteKeys(redis: Redis, pattern: string): Promise<number> {
-  let deleted = 0;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.unlink(...keys);
-  } while (cursor !== '0');
-  return deleted;
-}
-
 async function main(): Promise<void> {
-  const run = randomBytes(4).toString('hex');
-  const prefix = `bwbench-${run}`;
-  const dbName = `bwbench_${run}`;
-  const databaseUrl = new URL(options.adminDatabaseUrl);
-  databaseUrl.pathname = `/${dbName}`;
-
-  const redis = new Redis(options.redisUrl, {
-    connectionName: 'bench-pipeline',
-    lazyConnect: true,
-  });
-  await redis.connect();
-  cleanups.push({ what: 'redis', run: () => redis.quit() });
-  const adminDb = createDb(options.adminDatabaseUrl, { poolMax: 1 });
-  cleanups.push({ what: 'postgres', run: () => adminDb.destroy() });
-
-  console.error(`bench: scratch database ${dbName}, key prefix ${prefix}`);
-  await adminDb.raw('create database ??', [dbName]);
-  cleanups.push({
-    what: `drop database ${dbName}`,
-    run: () => adminDb.raw('drop database if exists ?? with (force)', [dbName]),
-  });
-  cleanups.push({
-    what: `delete keys ${prefix}*`,
-    run: async () => console.error(`bench: deleted ${await deleteKeys(redis, `${prefix}*`)} keys`),
-  });
-  await runCommand(
-    ROOT,
-    'bash',
-    ['scripts/upgrade-db.sh'],
-    childEnv({ ENV_FILE: '/nonexistent', DATABASE_URL: databaseUrl.toString() }),
+  const { prefix, dbName, databaseUrl, redis, adminDb } = await openScratch(
+    options,
+    'bench-pipeline',
   );
 
   const platform = await startPlatform();
@@ -149,7 +81,7 @@ async function main(): Promise<void> {
   const adminKey = randomBytes(32).toString('base64url');
   const apiPort = await freePort();
   const apiOrigin = `http://127.0.0.1:${apiPort}`;
-  const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const nodeArgs = options.nodeArgs;
   const common = {
     STREAM_PREFIX: prefix,
     DATABASE_URL: databaseUrl.toString(),
@@ -328,16 +260,4 @@ async function main(): Promise<void> {
   });
 }
 
-process.once('SIGINT', () => {
-  console.error('bench: interrupted; cleaning up');
-  void cleanUp().finally(() => process.exit(130));
-});
-
-try {
-  await main();
-} catch (error) {
-  console.error(`bench: failed: ${(error as Error).stack ?? String(error)}`);
-  process.exitCode = 1;
-} finally {
-  await cleanUp();
-}
+await runBench(main);

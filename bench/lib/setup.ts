@@ -1,0 +1,136 @@
+/**
+ * What every bench sets up the same way: its settings from the environment, the cleanup steps, a
+ * scratch database (created, migrated, dropped) and Redis key prefix (deleted), and the frame that
+ * runs `main` and cleans up on success, failure or Ctrl-C.
+ */
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { createDb, type Knex } from '../../src/shared/db.ts';
+import { childEnv, runCommand } from '../edge/processes.ts';
+
+/** The repository root: the children run there. */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The integer in env `name`, `fallback` when unset or empty; throws when not an integer >= `min`. */
+export function intEnv(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(`${name} must be an integer >= ${min} (got ${JSON.stringify(raw)})`);
+  }
+  return value;
+}
+
+/**
+ * BENCH_REDIS_URL, BENCH_DATABASE_URL and BENCH_PROF, which every bench reads alike, and the Node
+ * arguments of a child that make it write a CPU profile into BENCH_PROF (none without it).
+ */
+export function commonOptions(): {
+  redisUrl: string;
+  adminDatabaseUrl: string;
+  profileDir: string | undefined;
+  nodeArgs: string[];
+} {
+  const profileDir = process.env.BENCH_PROF || undefined;
+  return {
+    redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
+    adminDatabaseUrl:
+      process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+    profileDir,
+    nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  };
+}
+
+/** Cleanup steps, run last-in first-out, each on its own so one failure does not skip the rest. */
+export const cleanups: { what: string; run: () => Promise<unknown> }[] = [];
+
+export async function cleanUp(): Promise<void> {
+  for (let step = cleanups.pop(); step; step = cleanups.pop()) {
+    try {
+      await step.run();
+    } catch (error) {
+      console.error(`cleanup: ${step.what} failed: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** Runs `main`, then the cleanups, also when it fails (exit code 1) or on Ctrl-C (exit 130). */
+export async function runBench(main: () => Promise<void>): Promise<void> {
+  process.once('SIGINT', () => {
+    console.error('bench: interrupted; cleaning up');
+    void cleanUp().finally(() => process.exit(130));
+  });
+  try {
+    await main();
+  } catch (error) {
+    console.error(`bench: failed: ${(error as Error).stack ?? String(error)}`);
+    process.exitCode = 1;
+  } finally {
+    await cleanUp();
+  }
+}
+
+export async function deleteKeys(redis: Redis, pattern: string): Promise<number> {
+  let deleted = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) deleted += await redis.unlink(...keys);
+  } while (cursor !== '0');
+  return deleted;
+}
+
+export interface Scratch {
+  /** The key prefix of this run, `bwbench-<random>`. */
+  prefix: string;
+  /** The scratch database, `bwbench_<random>`. */
+  dbName: string;
+  databaseUrl: URL;
+  redis: Redis;
+  /** One connection to the admin database (the scratch one was created from it). */
+  adminDb: Knex;
+}
+
+/**
+ * Connects to Redis and the admin database, creates and migrates a scratch database, and pushes
+ * the cleanups that drop it, delete the run's keys and close both connections. `note` is added to
+ * the line that names the scratch database and key prefix.
+ */
+export async function openScratch(
+  options: { redisUrl: string; adminDatabaseUrl: string },
+  connectionName: string,
+  note = '',
+): Promise<Scratch> {
+  const run = randomBytes(4).toString('hex');
+  const prefix = `bwbench-${run}`;
+  const dbName = `bwbench_${run}`;
+  const databaseUrl = new URL(options.adminDatabaseUrl);
+  databaseUrl.pathname = `/${dbName}`;
+
+  const redis = new Redis(options.redisUrl, { connectionName, lazyConnect: true });
+  await redis.connect();
+  cleanups.push({ what: 'redis', run: () => redis.quit() });
+  const adminDb = createDb(options.adminDatabaseUrl, { poolMax: 1 });
+  cleanups.push({ what: 'postgres', run: () => adminDb.destroy() });
+
+  console.error(`bench: scratch database ${dbName}, key prefix ${prefix}${note}`);
+  await adminDb.raw('create database ??', [dbName]);
+  cleanups.push({
+    what: `drop database ${dbName}`,
+    run: () => adminDb.raw('drop database if exists ?? with (force)', [dbName]),
+  });
+  cleanups.push({
+    what: `delete keys ${prefix}*`,
+    run: async () => console.error(`bench: deleted ${await deleteKeys(redis, `${prefix}*`)} keys`),
+  });
+  await runCommand(
+    ROOT,
+    'bash',
+    ['scripts/upgrade-db.sh'],
+    childEnv({ ENV_FILE: '/nonexistent', DATABASE_URL: databaseUrl.toString() }),
+  );
+  return { prefix, dbName, databaseUrl, redis, adminDb };
+}
