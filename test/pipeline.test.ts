@@ -12,6 +12,7 @@ import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
 import { createTelegramBot, startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
 import { waitFor } from './support/services.ts';
+import { whatsappMessage } from './support/voice-stubs.ts';
 
 const TG = 'https://telegram.example.test';
 const WA = 'https://graph.example.test';
@@ -227,25 +228,7 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
     const inbound = (id: string, message: Record<string, unknown>) =>
       t.call('POST', '/callback', {
         auth: false,
-        body: {
-          object: 'whatsapp_business_account',
-          entry: [
-            {
-              id: 'WABA',
-              changes: [
-                {
-                  field: 'messages',
-                  value: {
-                    messaging_product: 'whatsapp',
-                    metadata: { display_phone_number: '1', phone_number_id: NUMBER },
-                    contacts: [{ wa_id: '155', profile: { name: 'Ana' } }],
-                    messages: [{ from: '155', id, timestamp: '1', ...message }],
-                  },
-                },
-              ],
-            },
-          ],
-        },
+        body: whatsappMessage(NUMBER, '155', id, message),
       });
     await inbound('wamid.a', { type: 'text', text: { body: 'hola' } });
     await waitFor(() => bodies.length === 1, { what: 'the greeting' });
