@@ -17,28 +17,11 @@ import {
   startTraffic,
   type FaultRow,
 } from '../support/fault-traffic.ts';
+import { faqFlow } from '../support/flows.ts';
 import { pdf } from '../support/knowledge-fixtures.ts';
 import { waitFor } from '../support/services.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The bot's flow: waits for a question, answers it from `collection`, and says which it was. */
-function questionFlow(collection: string): Record<string, unknown> {
-  return {
-    version: 1,
-    start: 'ask',
-    states: {
-      ask: { wait: { store: 'question' }, next: 'answer' },
-      answer: {
-        actions: [
-          { answer_from: { collection, query: '{{question}}', k: 2 } },
-          { send: { text: 'A({{question}}): {{answer}}' } },
-        ],
-        next: 'ask',
-      },
-    },
-  };
-}
 
 async function uploadFiles(
   sys: FaultSystem,
@@ -213,7 +196,8 @@ describe('faults: a knowledge component killed and restarted', function () {
     expect(first.status, JSON.stringify(first)).to.equal('succeeded');
     const created = await sys.admin('POST', '/v2/bots', {
       name: 'questions',
-      flow: questionFlow('faq'),
+      // each answer says which question it answers
+      flow: faqFlow('faq', 2, 'A({{question}}): {{answer}}'),
       channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
     });
     expect(created.status, JSON.stringify(created.json)).to.equal(201);
