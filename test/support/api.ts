@@ -186,16 +186,43 @@ export function postTelegramUpdate(
   });
 }
 
-/** A Telegram update holding a private text from `chat` (message_id = update_id = `update`). */
-export function telegramText(chat: number, update: number, text: string): Record<string, unknown> {
+/**
+ * A Telegram update holding a private text from `chat` (message_id = update_id = `update`);
+ * `from` adds fields to the sender.
+ */
+export function telegramText(
+  chat: number,
+  update: number,
+  text: string,
+  from: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     update_id: update,
     message: {
       message_id: update,
       date: 1,
       chat: { id: chat, type: 'private' },
-      from: { id: chat },
+      from: { id: chat, ...from },
       text,
+    },
+  };
+}
+
+/** A Telegram update: `chat` pressed the button `data` (query `id`) under its message `messageId`. */
+export function telegramPress(
+  chat: number,
+  update: number,
+  id: string,
+  data: string,
+  messageId: number,
+): Record<string, unknown> {
+  return {
+    update_id: update,
+    callback_query: {
+      id,
+      from: { id: chat },
+      data,
+      message: { message_id: messageId, date: 1, chat: { id: chat, type: 'private' } },
     },
   };
 }
