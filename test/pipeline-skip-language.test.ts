@@ -19,18 +19,10 @@ import {
   topicMessages,
   type TestApi,
 } from './support/api.ts';
+import { ECHO_FLOW } from './support/flows.ts';
 import { waitFor } from './support/services.ts';
 
 const TG = 'https://telegram.example.test';
-
-const ECHO_FLOW = {
-  version: 1,
-  start: 'listen',
-  states: {
-    listen: { wait: { store: 'said' }, next: 'echo' },
-    echo: { actions: [{ send: { text: 'echo: {{said}}' } }], next: 'listen' },
-  },
-};
 
 describe('pipeline with LANGUAGE_HOP=when_needed and no language provider', function () {
   this.timeout(30_000);

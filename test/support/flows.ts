@@ -1,5 +1,15 @@
 /** Flows several tests use. */
 
+/** Every message is an answer: the start state waits at once, then echoes and waits again. */
+export const ECHO_FLOW = {
+  version: 1,
+  start: 'listen',
+  states: {
+    listen: { wait: { store: 'said' }, next: 'echo' },
+    echo: { actions: [{ send: { text: 'echo: {{said}}' } }], next: 'listen' },
+  },
+};
+
 /**
  * A question-answer bot: every message is a question answered from `collection` with `reply`
  * (`A: <answer>` by default).
