@@ -8,6 +8,7 @@ import type { Service } from '../src/shared/process.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
 import {
   createTelegramBot,
+  postTelegramUpdate,
   startTestApi,
   TELEGRAM_TOKEN,
   topicMessages,
@@ -79,11 +80,7 @@ describe('channel component', function () {
   afterEach(() => nock.cleanAll());
 
   const telegramUpdate = (update: Record<string, unknown>) =>
-    t.call('POST', `/v2/callback/telegram/${tg.appId}`, {
-      auth: false,
-      headers: { 'x-telegram-bot-api-secret-token': tg.secret },
-      body: update,
-    });
+    postTelegramUpdate(t, tg.appId, tg.secret, update);
 
   it('when a Telegram text arrives, then user, conversation and message are stored and it goes to language', async () => {
     await telegramUpdate({

@@ -12,16 +12,17 @@ import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
 import {
+  captureTelegramTexts,
   createTelegramBot,
+  postTelegramUpdate,
   startTestApi,
-  TELEGRAM_TOKEN,
+  telegramText,
   topicMessages,
   type TestApi,
 } from './support/api.ts';
 import { faqFlow } from './support/flows.ts';
 import { waitFor } from './support/services.ts';
 
-const TG = 'https://telegram.example.test';
 const FAQ_FLOW = faqFlow('faq', 2);
 
 describe('flow: answers from a knowledge collection', function () {
@@ -37,15 +38,7 @@ describe('flow: answers from a knowledge collection', function () {
     nock.enableNetConnect('127.0.0.1');
     t = await startTestApi({ FLOW_EFFECT_TIMEOUT_MS: '700' });
     ({ appId, secret } = await createTelegramBot(t, { name: 'faq', flow: FAQ_FLOW }));
-    nock(TG)
-      .persist()
-      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
-      .reply(
-        (_uri, body) => (
-          sent.push(String((body as { text: string }).text)),
-          [200, { ok: true, result: { message_id: sent.length } }]
-        ),
-      );
+    captureTelegramTexts(sent);
     const logger = createLogger({ component: 'test', level: 'silent' });
     services.push(
       await startChannel(t.config, logger),
@@ -62,20 +55,7 @@ describe('flow: answers from a knowledge collection', function () {
   });
 
   const ask = (chat: number, update: number, text: string) =>
-    t.call('POST', `/v2/callback/telegram/${appId}`, {
-      auth: false,
-      headers: { 'x-telegram-bot-api-secret-token': secret },
-      body: {
-        update_id: update,
-        message: {
-          message_id: update,
-          date: 1,
-          chat: { id: chat, type: 'private' },
-          from: { id: chat },
-          text,
-        },
-      },
-    });
+    postTelegramUpdate(t, appId, secret, telegramText(chat, update, text));
 
   it('when a retriever answers on the flow topic in time, then the user gets the answer', async () => {
     await ask(11, 1, 'when are you open?');

@@ -15,7 +15,13 @@ import { Producer } from '../src/shared/bus/producer.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
-import { createTelegramBot, TELEGRAM_TOKEN, topicMessages } from './support/api.ts';
+import {
+  captureTelegramTexts,
+  createTelegramBot,
+  postTelegramUpdate,
+  telegramText,
+  topicMessages,
+} from './support/api.ts';
 import { pdf } from './support/knowledge-fixtures.ts';
 import {
   index,
@@ -27,7 +33,6 @@ import {
 import { faqFlow } from './support/flows.ts';
 import { waitFor } from './support/services.ts';
 
-const TG = 'https://telegram.example.test';
 const FAQ_FLOW = faqFlow('faq', 3);
 
 /** A stand-in OpenAI-compatible chat completions endpoint on loopback. */
@@ -97,13 +102,7 @@ describe('knowledge: the answer step end to end', function () {
     expect((await upload(env.api, 'faq', { 'faq.pdf': manual })).status).to.equal(201);
     expect((await waitForJob(env.api, await index(env.api, 'faq'))).status).to.equal('succeeded');
     ({ appId, secret } = await createTelegramBot(env.api, { name: 'faq', flow: FAQ_FLOW }));
-    nock(TG)
-      .persist()
-      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
-      .reply((_uri, body) => {
-        sent.push(String((body as { text: string }).text));
-        return [200, { ok: true, result: { message_id: sent.length } }];
-      });
+    captureTelegramTexts(sent);
     const logger = createLogger({ component: 'test', level: 'silent' });
     const config = env.api.config;
     services.push(
@@ -124,20 +123,12 @@ describe('knowledge: the answer step end to end', function () {
   const ask = async (chat: number, text: string): Promise<string> => {
     const before = sent.length;
     update += 1;
-    const response = await env.api.call('POST', `/v2/callback/telegram/${appId}`, {
-      auth: false,
-      headers: { 'x-telegram-bot-api-secret-token': secret },
-      body: {
-        update_id: update,
-        message: {
-          message_id: update,
-          date: 1,
-          chat: { id: chat, type: 'private' },
-          from: { id: chat },
-          text,
-        },
-      },
-    });
+    const response = await postTelegramUpdate(
+      env.api,
+      appId,
+      secret,
+      telegramText(chat, update, text),
+    );
     expect(response.status).to.equal(200);
     return waitFor(() => sent[before], { timeoutMs: 20_000, what: `the answer to "${text}"` });
   };

@@ -11,18 +11,9 @@ import {
   type ComponentName,
   type ComponentProcess,
 } from './support/components.ts';
+import { ECHO_FLOW } from './support/flows.ts';
 import { startPlatformStub, type PlatformStub } from './support/platform-stub.ts';
 import { waitFor } from './support/services.ts';
-
-// Every message is an answer: the start state waits at once, then echoes and waits again.
-const ECHO_FLOW = {
-  version: 1,
-  start: 'listen',
-  states: {
-    listen: { wait: { store: 'said' }, next: 'echo' },
-    echo: { actions: [{ send: { text: 'echo: {{said}}' } }], next: 'listen' },
-  },
-};
 
 describe('pipeline with two processes of each component', function () {
   this.timeout(120_000);

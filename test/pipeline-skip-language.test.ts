@@ -12,23 +12,17 @@ import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
 import {
   createTelegramBot,
+  postTelegramUpdate,
   startTestApi,
   TELEGRAM_TOKEN,
+  telegramText,
   topicMessages,
   type TestApi,
 } from './support/api.ts';
+import { ECHO_FLOW } from './support/flows.ts';
 import { waitFor } from './support/services.ts';
 
 const TG = 'https://telegram.example.test';
-
-const ECHO_FLOW = {
-  version: 1,
-  start: 'listen',
-  states: {
-    listen: { wait: { store: 'said' }, next: 'echo' },
-    echo: { actions: [{ send: { text: 'echo: {{said}}' } }], next: 'listen' },
-  },
-};
 
 describe('pipeline with LANGUAGE_HOP=when_needed and no language provider', function () {
   this.timeout(30_000);
@@ -57,11 +51,7 @@ describe('pipeline with LANGUAGE_HOP=when_needed and no language provider', func
   afterEach(() => nock.cleanAll());
 
   const update = (body: Record<string, unknown>) =>
-    t.call('POST', `/v2/callback/telegram/${tg.appId}`, {
-      auth: false,
-      headers: { 'x-telegram-bot-api-secret-token': tg.secret },
-      body,
-    });
+    postTelegramUpdate(t, tg.appId, tg.secret, body);
   const sendMessages = (sent: Record<string, unknown>[], times: number) =>
     nock(TG)
       .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
@@ -76,16 +66,16 @@ describe('pipeline with LANGUAGE_HOP=when_needed and no language provider', func
   it('when a user writes, then the text reaches flow with its detected language and the reply comes back, nothing on the language topic', async () => {
     const sent: Record<string, unknown>[] = [];
     sendMessages(sent, 1);
-    await update({
-      update_id: 1,
-      message: {
-        message_id: 1,
-        date: 1,
-        chat: { id: 42, type: 'private' },
-        from: { id: 42, first_name: 'Ana' },
-        text: 'Bonjour, je voudrais réserver une table pour ce soir, s’il vous plaît.',
-      },
-    });
+    await update(
+      telegramText(
+        42,
+        1,
+        'Bonjour, je voudrais réserver une table pour ce soir, s’il vous plaît.',
+        {
+          first_name: 'Ana',
+        },
+      ),
+    );
     await waitFor(() => sent.length === 1, { what: 'the echo' });
     expect(sent[0]).to.deep.equal({
       chat_id: '42',

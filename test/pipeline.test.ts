@@ -10,8 +10,17 @@ import { VOICE_UNSUPPORTED } from '../src/language/handle.ts';
 import { startLanguage } from '../src/language/worker.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
-import { createTelegramBot, startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
+import {
+  createTelegramBot,
+  postTelegramUpdate,
+  startTestApi,
+  TELEGRAM_TOKEN,
+  telegramPress,
+  telegramText,
+  type TestApi,
+} from './support/api.ts';
 import { waitFor } from './support/services.ts';
+import { whatsappMessage } from './support/voice-stubs.ts';
 
 const TG = 'https://telegram.example.test';
 const WA = 'https://graph.example.test';
@@ -95,11 +104,7 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
   afterEach(() => nock.cleanAll());
 
   const update = (body: Record<string, unknown>) =>
-    t.call('POST', `/v2/callback/telegram/${tg.appId}`, {
-      auth: false,
-      headers: { 'x-telegram-bot-api-secret-token': tg.secret },
-      body,
-    });
+    postTelegramUpdate(t, tg.appId, tg.secret, body);
 
   it('when a Telegram user writes, then the greeting comes back with buttons; a press is answered and the next state speaks', async () => {
     const sent: Record<string, unknown>[] = [];
@@ -112,16 +117,7 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
           [200, { ok: true, result: { message_id: sent.length } }]
         ),
       );
-    await update({
-      update_id: 1,
-      message: {
-        message_id: 1,
-        date: 1,
-        chat: { id: 42, type: 'private' },
-        from: { id: 42, first_name: 'Ana' },
-        text: 'hello',
-      },
-    });
+    await update(telegramText(42, 1, 'hello', { first_name: 'Ana' }));
     await waitFor(() => sent.length === 1, { what: 'the greeting' });
     expect(sent[0]).to.deep.include({
       chat_id: '42',
@@ -136,15 +132,7 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
     const answered = nock(TG)
       .post(`/bot${TELEGRAM_TOKEN}/answerCallbackQuery`, { callback_query_id: 'q1' })
       .reply(200, { ok: true, result: true });
-    await update({
-      update_id: 2,
-      callback_query: {
-        id: 'q1',
-        from: { id: 42 },
-        data: 'hours',
-        message: { message_id: 1, date: 1, chat: { id: 42, type: 'private' } },
-      },
-    });
+    await update(telegramPress(42, 2, 'q1', 'hours', 1));
     await waitFor(() => sent.length === 2, { what: 'the next state' });
     expect(answered.isDone()).to.be.true;
     expect(sent[1]).to.deep.equal({ chat_id: '42', text: 'We are open 9 to 5.' });
@@ -165,39 +153,14 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
       .post(`/bot${TELEGRAM_TOKEN}/answerCallbackQuery`)
       .times(2)
       .reply(200, { ok: true, result: true });
-    await update({
-      update_id: 10,
-      message: {
-        message_id: 10,
-        date: 1,
-        chat: { id: 77, type: 'private' },
-        from: { id: 77 },
-        text: 'hi',
-      },
-    });
+    await update(telegramText(77, 10, 'hi'));
     await waitFor(() => sent.length === 1, { what: 'the greeting' });
     await services.flow!.close();
     await startComponents('flow');
-    await update({
-      update_id: 11,
-      callback_query: {
-        id: 'q2',
-        from: { id: 77 },
-        data: 'book',
-        message: { message_id: 101, date: 1, chat: { id: 77, type: 'private' } },
-      },
-    });
+    await update(telegramPress(77, 11, 'q2', 'book', 101));
     await waitFor(() => sent.length === 2, { what: 'the day list' });
     expect(sent[1]).to.deep.include({ chat_id: '77', text: 'Which day?' });
-    await update({
-      update_id: 12,
-      callback_query: {
-        id: 'q3',
-        from: { id: 77 },
-        data: 'tue',
-        message: { message_id: 102, date: 1, chat: { id: 77, type: 'private' } },
-      },
-    });
+    await update(telegramPress(77, 12, 'q3', 'tue', 102));
     await waitFor(() => sent.length === 3, { what: 'the booking' });
     expect(sent[2]).to.deep.equal({ chat_id: '77', text: 'Booked for tue.' });
   });
@@ -227,25 +190,7 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
     const inbound = (id: string, message: Record<string, unknown>) =>
       t.call('POST', '/callback', {
         auth: false,
-        body: {
-          object: 'whatsapp_business_account',
-          entry: [
-            {
-              id: 'WABA',
-              changes: [
-                {
-                  field: 'messages',
-                  value: {
-                    messaging_product: 'whatsapp',
-                    metadata: { display_phone_number: '1', phone_number_id: NUMBER },
-                    contacts: [{ wa_id: '155', profile: { name: 'Ana' } }],
-                    messages: [{ from: '155', id, timestamp: '1', ...message }],
-                  },
-                },
-              ],
-            },
-          ],
-        },
+        body: whatsappMessage(NUMBER, '155', id, message),
       });
     await inbound('wamid.a', { type: 'text', text: { body: 'hola' } });
     await waitFor(() => bodies.length === 1, { what: 'the greeting' });

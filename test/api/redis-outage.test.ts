@@ -1,24 +1,10 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { start, type Running } from '../support/run.ts';
 import { startTestApi, topicMessages, whatsappPayload, type TestApi } from '../support/api.ts';
+import { freePort } from '../support/private-services.ts';
 import { waitFor } from '../support/services.ts';
 import { createRedis, type Redis } from '../../src/shared/redis.ts';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 

@@ -2,6 +2,7 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { CorpusContext, CorpusRequest, HttpCase, ReplayCase } from './types.ts';
 import { nested } from './types.ts';
+import { whatsappChange } from '../support/api.ts';
 
 const S = 'whatsapp';
 
@@ -30,25 +31,7 @@ function textMessage(c: CorpusContext, extra: Partial<Msg> = {}): Msg {
 
 /** A payload for `number` holding `value` (merged over a valid change value). */
 export function payload(number: string, value: Record<string, unknown> = {}): Record<string, any> {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: 'WABA',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550001111', phone_number_id: number },
-              contacts: [{ profile: { name: 'Ana' }, wa_id: '15550002222' }],
-              ...value,
-            },
-          },
-        ],
-      },
-    ],
-  };
+  return whatsappChange(number, value, { entryId: 'WABA' });
 }
 
 /** POST /callback of `body` (serialised once), signed with the bot's app secret. */

@@ -11,34 +11,18 @@ import { expect } from 'chai';
 import { TELEGRAM_TOKEN } from '../support/api.ts';
 import { startFaultSystem, type FaultSystem } from '../support/fault-system.ts';
 import {
+  emptyRow,
   expectDelivered,
   postMessage,
   recordRow,
   startTraffic,
   type FaultRow,
 } from '../support/fault-traffic.ts';
+import { faqFlow } from '../support/flows.ts';
 import { pdf } from '../support/knowledge-fixtures.ts';
 import { waitFor } from '../support/services.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The bot's flow: waits for a question, answers it from `collection`, and says which it was. */
-function questionFlow(collection: string): Record<string, unknown> {
-  return {
-    version: 1,
-    start: 'ask',
-    states: {
-      ask: { wait: { store: 'question' }, next: 'answer' },
-      answer: {
-        actions: [
-          { answer_from: { collection, query: '{{question}}', k: 2 } },
-          { send: { text: 'A({{question}}): {{answer}}' } },
-        ],
-        next: 'ask',
-      },
-    },
-  };
-}
 
 async function uploadFiles(
   sys: FaultSystem,
@@ -84,6 +68,17 @@ interface Questions {
   asked: Map<string, string[]>;
   answers(): Map<string, string[]>;
   row(fault: string): FaultRow;
+}
+
+/** Every question got exactly one answer, in order, citing its source. */
+function expectAllAnswered(questions: Questions, qrow: FaultRow): void {
+  expect(qrow, JSON.stringify(Object.fromEntries(questions.answers()))).to.deep.include({
+    received: qrow.sent,
+    lost: 0,
+    duplicated: 0,
+    reordered: 0,
+  });
+  expect(qrow.extra!['answers without a cited source']).to.equal(0);
 }
 
 /**
@@ -158,15 +153,7 @@ function startQuestions(
     row(fault) {
       const got = answers();
       const row: FaultRow = {
-        fault,
-        sent: 0,
-        received: 0,
-        lost: 0,
-        duplicated: 0,
-        reordered: 0,
-        retriedPosts: [...retries.values()].reduce((a, b) => a + b, 0),
-        retriedBy: Object.fromEntries(retries),
-        seconds: Math.round((lastAt - started) / 100) / 10,
+        ...emptyRow(fault, retries, lastAt - started),
         extra: {
           'answers without a cited source': 0,
           'longest wait for an answer ms': longestWait,
@@ -213,7 +200,8 @@ describe('faults: a knowledge component killed and restarted', function () {
     expect(first.status, JSON.stringify(first)).to.equal('succeeded');
     const created = await sys.admin('POST', '/v2/bots', {
       name: 'questions',
-      flow: questionFlow('faq'),
+      // each answer says which question it answers
+      flow: faqFlow('faq', 2, 'A({{question}}): {{answer}}'),
       channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
     });
     expect(created.status, JSON.stringify(created.json)).to.equal(201);
@@ -261,13 +249,7 @@ describe('faults: a knowledge component killed and restarted', function () {
     const row = traffic.measure('SIGKILL retriver, echo traffic');
     recordRow(row);
     expect(qrow.sent).to.be.greaterThan(8);
-    expect(qrow, JSON.stringify(Object.fromEntries(questions.answers()))).to.deep.include({
-      received: qrow.sent,
-      lost: 0,
-      duplicated: 0,
-      reordered: 0,
-    });
-    expect(qrow.extra!['answers without a cited source']).to.equal(0);
+    expectAllAnswered(questions, qrow);
     expect(row.sent).to.be.greaterThan(10);
     await expectDelivered(sys, traffic, row);
   });
@@ -335,13 +317,7 @@ describe('faults: a knowledge component killed and restarted', function () {
     expect(new Set(stored.map((c) => c.generation)).size).to.equal(1);
     expect(new Set(stored.map((c) => `${c.file}#${c.text}`)).size).to.equal(stored.length);
     expect(qrow.sent).to.be.greaterThan(3);
-    expect(qrow, JSON.stringify(Object.fromEntries(questions.answers()))).to.deep.include({
-      received: qrow.sent,
-      lost: 0,
-      duplicated: 0,
-      reordered: 0,
-    });
-    expect(qrow.extra!['answers without a cited source']).to.equal(0);
+    expectAllAnswered(questions, qrow);
     await expectDelivered(sys, traffic, row);
   });
 });

@@ -98,6 +98,21 @@ function deadLettersScript(sys: FaultSystem, args: string[]) {
   });
 }
 
+/** The dead letter `id` as `scripts/dead-letters.sh list` shows it (the script must succeed). */
+async function listedLetter(
+  sys: FaultSystem,
+  topic: Topic,
+  id: string,
+): Promise<DeadLetter | undefined> {
+  const listed = await deadLettersScript(sys, ['list', topic]);
+  expect(listed.code, listed.stderr).to.equal(0);
+  return listed.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as DeadLetter)
+    .find((d) => d.id === id);
+}
+
 describe('faults: poison messages on each topic', function () {
   this.timeout(240_000);
   let system: FaultSystem | undefined;
@@ -123,13 +138,7 @@ describe('faults: poison messages on each topic', function () {
         { timeoutMs: 20_000, what: `the dead letter on ${topic}` },
       );
 
-      const listed = await deadLettersScript(sys, ['list', topic]);
-      expect(listed.code, listed.stderr).to.equal(0);
-      const shown = listed.stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as DeadLetter)
-        .find((d) => d.id === letter.id);
+      const shown = await listedLetter(sys, topic, letter.id);
       expect(shown?.code).to.equal('BW_ERR_MESSAGE_INVALID');
       expect(shown?.reason).to.match(
         new RegExp(`^BW_ERR_MESSAGE_INVALID: .*/${MISSING[topic]} is required`),
@@ -182,13 +191,7 @@ describe('faults: poison messages on each topic', function () {
       }
       expect(repliesTo().filter((c) => c.delivered)).to.have.length(0);
 
-      const listed = await deadLettersScript(sys, ['list', topic]);
-      expect(listed.code, listed.stderr).to.equal(0);
-      const shown = listed.stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as DeadLetter)
-        .find((d) => d.id === letter.id);
+      const shown = await listedLetter(sys, topic, letter.id);
       expect(shown?.code).to.equal(poison.code);
       expect(shown?.reason, shown?.reason).to.match(poison.reason);
 

@@ -124,35 +124,118 @@ export async function topicMessages(redis: Redis, prefix: string, topic: Topic):
 
 export const TELEGRAM_TOKEN = '123456789:AAExampleTokenForTests_abcdefghijk';
 
-export function whatsappPayload(
+/**
+ * A WhatsApp Cloud API callback body for `phoneNumberId` holding `value` (merged over a valid
+ * change value). `entryId`, `displayNumber` and `contacts` replace the defaults when given.
+ */
+export function whatsappChange(
   phoneNumberId: string,
-  messages: { id: string; body: string; from?: string }[],
-): Record<string, unknown> {
+  value: Record<string, unknown> = {},
+  options: { entryId?: string; displayNumber?: string; contacts?: unknown[] } = {},
+): Record<string, any> {
   return {
     object: 'whatsapp_business_account',
     entry: [
       {
-        id: 'WHATSAPP_BUSINESS_ACCOUNT_ID',
+        id: options.entryId ?? 'WHATSAPP_BUSINESS_ACCOUNT_ID',
         changes: [
           {
             field: 'messages',
             value: {
               messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId },
-              contacts: [{ profile: { name: 'Ana' }, wa_id: '15550002222' }],
-              messages: messages.map((m) => ({
-                from: m.from ?? '15550002222',
-                id: m.id,
-                timestamp: '1700000000',
-                type: 'text',
-                text: { body: m.body },
-              })),
+              metadata: {
+                display_phone_number: options.displayNumber ?? '15550001111',
+                phone_number_id: phoneNumberId,
+              },
+              contacts: options.contacts ?? [{ profile: { name: 'Ana' }, wa_id: '15550002222' }],
+              ...value,
             },
           },
         ],
       },
     ],
   };
+}
+
+export function whatsappPayload(
+  phoneNumberId: string,
+  messages: { id: string; body: string; from?: string }[],
+): Record<string, unknown> {
+  return whatsappChange(phoneNumberId, {
+    messages: messages.map((m) => ({
+      from: m.from ?? '15550002222',
+      id: m.id,
+      timestamp: '1700000000',
+      type: 'text',
+      text: { body: m.body },
+    })),
+  });
+}
+
+/** Posts a Telegram update to the edge's callback for `appId` with the webhook `secret`. */
+export function postTelegramUpdate(
+  t: Pick<TestApi, 'call'>,
+  appId: string,
+  secret: string,
+  update: unknown,
+): ReturnType<TestApi['call']> {
+  return t.call('POST', `/v2/callback/telegram/${appId}`, {
+    auth: false,
+    headers: { 'x-telegram-bot-api-secret-token': secret },
+    body: update,
+  });
+}
+
+/**
+ * A Telegram update holding a private text from `chat` (message_id = update_id = `update`);
+ * `from` adds fields to the sender.
+ */
+export function telegramText(
+  chat: number,
+  update: number,
+  text: string,
+  from: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    update_id: update,
+    message: {
+      message_id: update,
+      date: 1,
+      chat: { id: chat, type: 'private' },
+      from: { id: chat, ...from },
+      text,
+    },
+  };
+}
+
+/** A Telegram update: `chat` pressed the button `data` (query `id`) under its message `messageId`. */
+export function telegramPress(
+  chat: number,
+  update: number,
+  id: string,
+  data: string,
+  messageId: number,
+): Record<string, unknown> {
+  return {
+    update_id: update,
+    callback_query: {
+      id,
+      from: { id: chat },
+      data,
+      message: { message_id: messageId, date: 1, chat: { id: chat, type: 'private' } },
+    },
+  };
+}
+
+/** Answers every Telegram sendMessage (nock, persisting) and pushes each message's text to `sent`. */
+export function captureTelegramTexts(sent: string[]): nock.Scope {
+  return nock('https://telegram.example.test')
+    .persist()
+    .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+    .reply((_uri, body) => {
+      sent.push(String((body as { text: string }).text));
+      return [200, { ok: true, result: { message_id: sent.length } }];
+    });
 }
 
 /** A Telegram bot created through the admin API, with the webhook secret Telegram was given. */

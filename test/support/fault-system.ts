@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
 import { createRedis, type Redis } from '../../src/shared/redis.ts';
 import { TELEGRAM_TOKEN, urlWithSchema } from './api.ts';
+import { ECHO_FLOW } from './flows.ts';
 import {
   startComponent,
   stopComponent,
@@ -47,16 +48,6 @@ export const WORKERS: readonly WorkerSpec[] = [
   { component: 'retriver', topic: 'retriver' },
   { component: 'indexer', topic: 'indexer' },
 ];
-
-/** Every message is an answer: the start state waits at once, then echoes and waits again. */
-export const ECHO_FLOW = {
-  version: 1,
-  start: 'listen',
-  states: {
-    listen: { wait: { store: 'said' }, next: 'echo' },
-    echo: { actions: [{ send: { text: 'echo: {{said}}' } }], next: 'listen' },
-  },
-};
 
 /** The WhatsApp bot's phone_number_id. */
 export const WHATSAPP_NUMBER = '5550001';

@@ -52,6 +52,21 @@ export interface FaultRow {
   extra?: Record<string, number>;
 }
 
+/** A row with nothing counted yet: the retried posts from `retries`, `ms` as seconds (0.1 s). */
+export function emptyRow(fault: string, retries: Map<string, number>, ms: number): FaultRow {
+  return {
+    fault,
+    sent: 0,
+    received: 0,
+    lost: 0,
+    duplicated: 0,
+    reordered: 0,
+    retriedPosts: [...retries.values()].reduce((a, b) => a + b, 0),
+    retriedBy: Object.fromEntries(retries),
+    seconds: Math.round(ms / 100) / 10,
+  };
+}
+
 export interface Traffic {
   conversations: Conversation[];
   /**
@@ -200,17 +215,7 @@ export function startTraffic(system: FaultSystem, options: TrafficOptions): Traf
     },
     measure(fault) {
       const got = replies();
-      const row: FaultRow = {
-        fault,
-        sent: 0,
-        received: 0,
-        lost: 0,
-        duplicated: 0,
-        reordered: 0,
-        retriedPosts: [...retries.values()].reduce((a, b) => a + b, 0),
-        retriedBy: Object.fromEntries(retries),
-        seconds: Math.round((lastReplyAt - started) / 100) / 10,
-      };
+      const row = emptyRow(fault, retries, lastReplyAt - started);
       for (const c of conversations) {
         const received = got.get(c.chat) ?? [];
         const position = new Map(c.sent.map((text, i) => [text, i]));

@@ -1,7 +1,24 @@
 /** Flows several tests use. */
 
-/** A question-answer bot: every message is a question answered from `collection` as `A: <answer>`. */
-export function faqFlow(collection: string, k: number): Record<string, unknown> {
+/** Every message is an answer: the start state waits at once, then echoes and waits again. */
+export const ECHO_FLOW = {
+  version: 1,
+  start: 'listen',
+  states: {
+    listen: { wait: { store: 'said' }, next: 'echo' },
+    echo: { actions: [{ send: { text: 'echo: {{said}}' } }], next: 'listen' },
+  },
+};
+
+/**
+ * A question-answer bot: every message is a question answered from `collection` with `reply`
+ * (`A: <answer>` by default).
+ */
+export function faqFlow(
+  collection: string,
+  k: number,
+  reply = 'A: {{answer}}',
+): Record<string, unknown> {
   return {
     version: 1,
     start: 'ask',
@@ -10,7 +27,7 @@ export function faqFlow(collection: string, k: number): Record<string, unknown> 
       answer: {
         actions: [
           { answer_from: { collection, query: '{{question}}', k } },
-          { send: { text: 'A: {{answer}}' } },
+          { send: { text: reply } },
         ],
         next: 'ask',
       },

@@ -3,7 +3,7 @@
  * records every send, an OpenAI-compatible audio API, and WhatsApp callback bodies.
  */
 import nock from 'nock';
-import { TELEGRAM_TOKEN } from './api.ts';
+import { TELEGRAM_TOKEN, whatsappChange } from './api.ts';
 
 export const TG = 'https://telegram.example.test';
 export const SPEECH = 'https://speech.example.test';
@@ -82,23 +82,9 @@ export function whatsappMessage(
   id: string,
   message: Record<string, unknown>,
 ): Record<string, unknown> {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: 'WABA',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '1', phone_number_id: number },
-              contacts: [{ wa_id: from, profile: { name: 'Ana' } }],
-              messages: [{ from, id, timestamp: '1', ...message }],
-            },
-          },
-        ],
-      },
-    ],
-  };
+  return whatsappChange(
+    number,
+    { messages: [{ from, id, timestamp: '1', ...message }] },
+    { entryId: 'WABA', displayNumber: '1', contacts: [{ wa_id: from, profile: { name: 'Ana' } }] },
+  );
 }
