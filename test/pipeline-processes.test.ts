@@ -105,15 +105,35 @@ describe('pipeline with two processes of each component', function () {
           c.proc.child.exitCode === null &&
           c.proc.child.signalCode === null,
       )!;
+      const killingAt = Date.now();
       await stopComponent(doomed, 'SIGKILL');
+      const killedAt = Date.now();
       for (const text of texts.slice(6)) await say(chat, text);
       await launch(victim, 3);
-      await waitFor(() => echoes(String(chat)).length >= 12, {
+      // Replies keep their order, so the last one's arrival means all have come.
+      await waitFor(() => echoes(String(chat)).includes(`echo: ${texts[11]}`), {
         timeoutMs: 60_000,
         what: '12 replies',
       });
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      expect(echoes(String(chat))).to.deep.equal(texts.map((text) => `echo: ${text}`));
+      const sends = stub.calls.filter(
+        (c) => c.method === 'sendMessage' && String(c.body.chat_id) === String(chat),
+      );
+      // The one repeat the design admits (docs/pipeline.md, exactly-once effects; the same rule
+      // as test/faults/process-kill.test.ts): channel dies after the platform accepted a call and
+      // before its row says sent, so the call is made again, next, once the partition is read
+      // again. Its first copy reached the platform just before the kill (2 s for a loaded machine).
+      const repeat = sends.findIndex(
+        (c, i) =>
+          victim === 'channel' &&
+          i > 0 &&
+          c.body.text === sends[i - 1]!.body.text &&
+          sends[i - 1]!.at >= killingAt - 2000 &&
+          sends[i - 1]!.at <= killedAt &&
+          c.at >= killedAt,
+      );
+      const replies = sends.filter((_, i) => i !== repeat).map((c) => String(c.body.text));
+      expect(replies).to.deep.equal(texts.map((text) => `echo: ${text}`));
     });
   }
 });

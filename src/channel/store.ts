@@ -1,6 +1,6 @@
 /** What `channel` keeps in Postgres: users, conversations and both directions of messages. */
 import type { BotRecord, ChannelRecord } from '../shared/bots/types.ts';
-import type { Knex } from '../shared/db.ts';
+import { prepared, runPrepared, type Knex } from '../shared/db.ts';
 import { isInline, type ConversationRef, type InternalMessage } from '../shared/messages.ts';
 import { Batcher } from '../shared/batcher.ts';
 import type { Inbound } from './inbound.ts';
@@ -14,11 +14,13 @@ export interface RecordedInbound {
 // One statement, one round trip: the user and the conversation are upserted and the message is
 // logged in data-modifying CTEs (atomic like the transaction it replaces, which took five round
 // trips: BEGIN, three INSERTs, COMMIT). `existing_turn` is read from the statement's snapshot,
-// i.e. the row as it was before this statement: null when this statement inserted it.
-const RECORD_INBOUND = `
-with u as (
+// i.e. the row as it was before this statement: null when this statement inserted it. Prepared
+// (`shared/db.ts`): planning this statement cost Postgres more than running it.
+const RECORD_INBOUND = prepared(
+  'channel_record_inbound',
+  `with u as (
   insert into users (pid, first_name, last_name, channel_type, external_id)
-  values (:pid, :firstName, :lastName, :channelType, :userId)
+  values ($1, $2, $3, $4, $5)
   on conflict (pid) do update set
     first_name = coalesce(excluded.first_name, users.first_name),
     last_name = coalesce(excluded.last_name, users.last_name),
@@ -26,12 +28,12 @@ with u as (
   returning pid
 ), c as (
   insert into conversations (app_id, channel_id, user_pid, chat_id)
-  select :appId, :channelId, u.pid, :chatId from u
+  select $6, $7, u.pid, $8 from u
   on conflict (channel_id, chat_id) do update set last_message_at = now()
   returning id, language
 ), m as (
   insert into messages (conversation_id, direction, turn_id, platform_message_id, message_type, body, status)
-  select c.id, 'in', :turnId, :platformMessageId, :messageType, cast(:body as jsonb), 'received' from c
+  select c.id, 'in', $9, $10, $11, cast($12 as jsonb), 'received' from c
   on conflict (conversation_id, direction, platform_message_id) where platform_message_id is not null
   do nothing
   returning id
@@ -40,8 +42,9 @@ select c.id, c.language,
   exists (select 1 from m) as inserted,
   (select e.turn_id from messages e
     where e.conversation_id = c.id and e.direction = 'in'
-      and e.platform_message_id = :platformMessageId) as existing_turn
-from c`;
+      and e.platform_message_id = $10) as existing_turn
+from c`,
+);
 
 /**
  * Creates or updates the user and the conversation, and logs the inbound message, atomically in
@@ -55,28 +58,26 @@ export async function recordInbound(
 ): Promise<RecordedInbound> {
   const { bot, channel, inbound, turnId } = input;
   const pid = `${channel.type}:${inbound.userId}`;
-  const result: {
-    rows: {
-      id: string;
-      language: string | null;
-      inserted: boolean;
-      existing_turn: string | null;
-    }[];
-  } = await db.raw(RECORD_INBOUND, {
+  const rows = await runPrepared<{
+    id: string;
+    language: string | null;
+    inserted: boolean;
+    existing_turn: string | null;
+  }>(db, RECORD_INBOUND, [
     pid,
-    firstName: inbound.firstName ?? null,
-    lastName: inbound.lastName ?? null,
-    channelType: channel.type,
-    userId: inbound.userId,
-    appId: bot.appId,
-    channelId: channel.id,
-    chatId: inbound.chatId,
+    inbound.firstName ?? null,
+    inbound.lastName ?? null,
+    channel.type,
+    inbound.userId,
+    bot.appId,
+    channel.id,
+    inbound.chatId,
     turnId,
-    platformMessageId: inbound.platformMessageId,
-    messageType: inbound.message.message_type,
-    body: JSON.stringify(inbound.message),
-  });
-  const row = result.rows[0]!;
+    inbound.platformMessageId,
+    inbound.message.message_type,
+    JSON.stringify(inbound.message),
+  ]);
+  const row = rows[0]!;
   const fresh = row.inserted || row.existing_turn === turnId;
   const language = row.language ?? undefined;
   return {
@@ -137,28 +138,89 @@ export interface OutboundRow {
   message: InternalMessage;
 }
 
+// The outbound calls' rows are claimed and finished by group commit (`shared/batcher.ts`), a
+// batch being one JSON array parameter, so that the statements' text never varies and each is
+// prepared once per connection (`shared/db.ts`).
+const CLAIM_OUTBOUND = prepared(
+  'channel_claim_outbound',
+  `insert into messages (conversation_id, direction, turn_id, seq, message_type, body, status)
+   select r.conversation_id, 'out', r.turn_id, r.seq, r.message_type, r.body, 'sending'
+   from jsonb_to_recordset($1::jsonb)
+     as r (conversation_id uuid, turn_id text, seq text, message_type text, body jsonb)
+   on conflict (conversation_id, turn_id, seq) where direction = 'out'
+   do update set updated_at = now() where messages.status = 'sending'
+   returning id, conversation_id, turn_id, seq`,
+);
+
+const FINISH_OUTBOUND = prepared(
+  'channel_finish_outbound',
+  `update messages m
+   set status = v.status, platform_message_id = v.platform_message_id, error = v.error,
+       updated_at = now()
+   from jsonb_to_recordset($1::jsonb) as v (id bigint, status text, platform_message_id text, error text)
+   where m.id = v.id`,
+);
+
 /**
- * Claims an outbound call before it is sent: inserts its row as `sending`, or takes over a row
- * left `sending` by an attempt that did not finish. One round trip.
+ * Claims outbound calls before they are sent: inserts each row as `sending`, or takes over a row
+ * left `sending` by an attempt that did not finish. One statement for all of them; no two may be
+ * the same call.
+ * @returns per row, the row id to finish, or undefined when the call is already `sent` or
+ * `failed` for good (a redelivered turn), so it must not be sent again.
+ */
+async function claimOutboundRows(
+  db: Knex,
+  rows: readonly OutboundRow[],
+): Promise<(string | undefined)[]> {
+  const claimed = await runPrepared<{
+    id: string;
+    conversation_id: string;
+    turn_id: string;
+    seq: string;
+  }>(db, CLAIM_OUTBOUND, [
+    JSON.stringify(
+      rows.map((row) => ({
+        conversation_id: row.conversationId,
+        turn_id: row.turnId,
+        seq: row.seq,
+        message_type: row.message.message_type,
+        body: forTranscript(row.message),
+      })),
+    ),
+  ]);
+  const ids = new Map(claimed.map((r) => [`${r.conversation_id}/${r.turn_id}/${r.seq}`, r.id]));
+  return rows.map((row) => ids.get(`${row.conversationId}/${row.turnId}/${row.seq}`));
+}
+
+/**
+ * Claims an outbound call before it is sent (see {@link claimOutboundRows}). One round trip.
  * @returns the row id to finish, or undefined when the call is already `sent` or `failed` for
  * good (a redelivered turn), so it must not be sent again.
  */
 export async function claimOutbound(db: Knex, row: OutboundRow): Promise<string | undefined> {
-  const result: { rows: { id: string }[] } = await db.raw(
-    `insert into messages (conversation_id, direction, turn_id, seq, message_type, body, status)
-     values (:conversationId, 'out', :turnId, :seq, :messageType, cast(:body as jsonb), 'sending')
-     on conflict (conversation_id, turn_id, seq) where direction = 'out'
-     do update set updated_at = now() where messages.status = 'sending'
-     returning id`,
-    {
-      conversationId: row.conversationId,
-      turnId: row.turnId,
-      seq: row.seq,
-      messageType: row.message.message_type,
-      body: JSON.stringify(forTranscript(row.message)),
-    },
-  );
-  return result.rows[0]?.id;
+  const [id] = await claimOutboundRows(db, [row]);
+  return id;
+}
+
+/** How a claimed call ended. */
+export type OutboundOutcome =
+  { status: 'sent'; platformMessageId: string } | { status: 'failed'; error: string };
+
+/** Records how claimed calls ended: `sent` with the platform's id, or `failed` for good with its reason. */
+async function finishOutboundRows(
+  db: Knex,
+  items: readonly { id: string; outcome: OutboundOutcome }[],
+): Promise<void> {
+  await runPrepared(db, FINISH_OUTBOUND, [
+    JSON.stringify(
+      items.map(({ id, outcome }) => ({
+        id,
+        status: outcome.status,
+        platform_message_id: outcome.status === 'sent' ? outcome.platformMessageId : null,
+        error: outcome.status === 'failed' ? outcome.error : null,
+      })),
+    ),
+  ]);
 }
 
 /** Records how a claimed call ended: `sent` with the platform's id, or `failed` for good with its reason. */
@@ -167,19 +229,8 @@ export async function finishOutbound(
   id: string,
   outcome: OutboundOutcome,
 ): Promise<void> {
-  await db('messages')
-    .where({ id })
-    .update({
-      status: outcome.status,
-      platform_message_id: outcome.status === 'sent' ? outcome.platformMessageId : null,
-      error: outcome.status === 'failed' ? outcome.error : null,
-      updated_at: db.fn.now(),
-    });
+  await finishOutboundRows(db, [{ id, outcome }]);
 }
-
-/** How a claimed call ended. */
-export type OutboundOutcome =
-  { status: 'sent'; platformMessageId: string } | { status: 'failed'; error: string };
 
 /**
  * `finishOutbound` by group commit (`shared/batcher.ts`): the calls that end while the process
@@ -189,25 +240,7 @@ export function batchedFinishOutbound(
   db: Knex,
 ): (id: string, outcome: OutboundOutcome) => Promise<void> {
   const batcher = new Batcher<{ id: string; outcome: OutboundOutcome }, void>(async (items) => {
-    if (items.length === 1) {
-      await finishOutbound(db, items[0]!.id, items[0]!.outcome);
-      return [undefined];
-    }
-    const values = items.map(() => '(cast(? as bigint), ?, ?, ?)').join(', ');
-    const bindings = items.flatMap(({ id, outcome }) => [
-      id,
-      outcome.status,
-      outcome.status === 'sent' ? outcome.platformMessageId : null,
-      outcome.status === 'failed' ? outcome.error : null,
-    ]);
-    await db.raw(
-      `update messages m
-       set status = v.status, platform_message_id = v.platform_message_id, error = v.error,
-           updated_at = now()
-       from (values ${values}) as v (id, status, platform_message_id, error)
-       where m.id = v.id`,
-      bindings,
-    );
+    await finishOutboundRows(db, items);
     return items.map(() => undefined);
   });
   return (id, outcome) => batcher.add({ id, outcome });
@@ -219,31 +252,8 @@ export function batchedFinishOutbound(
  * calls are claimed one after another, and one conversation's turns never overlap in a process.
  */
 export function batchedClaimOutbound(db: Knex): (row: OutboundRow) => Promise<string | undefined> {
-  const batcher = new Batcher<OutboundRow, string | undefined>(async (rows) => {
-    if (rows.length === 1) return [await claimOutbound(db, rows[0]!)];
-    const values = rows
-      .map(() => "(cast(? as uuid), 'out', ?, ?, ?, cast(? as jsonb), 'sending')")
-      .join(', ');
-    const result: {
-      rows: { id: string; conversation_id: string; turn_id: string; seq: string }[];
-    } = await db.raw(
-      `insert into messages (conversation_id, direction, turn_id, seq, message_type, body, status)
-         values ${values}
-         on conflict (conversation_id, turn_id, seq) where direction = 'out'
-         do update set updated_at = now() where messages.status = 'sending'
-         returning id, conversation_id, turn_id, seq`,
-      rows.flatMap((row) => [
-        row.conversationId,
-        row.turnId,
-        row.seq,
-        row.message.message_type,
-        JSON.stringify(forTranscript(row.message)),
-      ]),
-    );
-    const claimed = new Map(
-      result.rows.map((r) => [`${r.conversation_id}/${r.turn_id}/${r.seq}`, r.id]),
-    );
-    return rows.map((row) => claimed.get(`${row.conversationId}/${row.turnId}/${row.seq}`));
-  });
+  const batcher = new Batcher<OutboundRow, string | undefined>((rows) =>
+    claimOutboundRows(db, rows),
+  );
   return (row) => batcher.add(row);
 }

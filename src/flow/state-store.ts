@@ -4,7 +4,7 @@
  * should not happen; if it does (a stalled process whose lease passed on), the turn is retried
  * on the fresh state instead of overwriting it.
  */
-import type { Knex } from '../shared/db.ts';
+import { prepared, runPrepared, type Knex } from '../shared/db.ts';
 import { Batcher } from '../shared/batcher.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { newConversation, type ConversationState } from './engine/types.ts';
@@ -27,10 +27,15 @@ interface Row {
   outbox: unknown;
 }
 
+// Every statement here is prepared (`shared/db.ts`): flow runs them on every turn, and planning
+// them cost Postgres about as much as running them.
+const LOAD = prepared(
+  'flow_load_state',
+  `select state, version, recent_turns, outbox from conversation_state where conversation_id = $1`,
+);
+
 export async function loadState(db: Knex, conversationId: string): Promise<StoredState> {
-  const row: Row | undefined = await db('conversation_state')
-    .where({ conversation_id: conversationId })
-    .first('state', 'version', 'recent_turns', 'outbox');
+  const [row] = await runPrepared<Row>(db, LOAD, [conversationId]);
   if (!row) return { state: newConversation(), version: 0, recentTurns: [], outbox: null };
   return {
     state: row.state,
@@ -39,6 +44,31 @@ export async function loadState(db: Knex, conversationId: string): Promise<Store
     outbox: row.outbox,
   };
 }
+
+// A conversation's first write inserts; later ones update the version they read. Parameters: $1
+// conversation, $2 app (insert) or read version (update), $3 state, $4 recent turns, $5 outbox.
+const INSERT = `insert into conversation_state (conversation_id, app_id, state, version, recent_turns, outbox)
+  values ($1, $2, $3::jsonb, 1, $4::jsonb, $5::jsonb)
+  on conflict (conversation_id) do nothing
+  returning version`;
+const UPDATE = `update conversation_state
+  set state = $3::jsonb, version = $2::integer + 1, recent_turns = $4::jsonb, outbox = $5::jsonb,
+      updated_at = now()
+  where conversation_id = $1 and version = $2::integer
+  returning version`;
+const counted = (write: string): string =>
+  `with s as (${write}) select count(*)::int as written from s`;
+// The user's chosen language ($6) goes onto the conversation in the same statement.
+const withLanguage = (write: string): string =>
+  `with s as (${write}),
+   l as (update conversations set language = $6 where id = $1 and exists (select 1 from s))
+   select count(*)::int as written from s`;
+const SAVE = {
+  insert: prepared('flow_insert_state', counted(INSERT)),
+  update: prepared('flow_update_state', counted(UPDATE)),
+  insertWithLanguage: prepared('flow_insert_state_language', withLanguage(INSERT)),
+  updateWithLanguage: prepared('flow_update_state_language', withLanguage(UPDATE)),
+};
 
 /**
  * Writes the state after a turn, if nobody wrote since `previous` was read; records the turn id
@@ -59,34 +89,24 @@ export async function saveState(
 ): Promise<StoredState> {
   const { appId, conversationId, previous, state, turnId, outbox } = input;
   const recent = [...previous.recentTurns, turnId].slice(-RECENT_TURNS);
-  const write =
-    previous.version === 0
-      ? `insert into conversation_state (conversation_id, app_id, state, version, recent_turns, outbox)
-         values (:conversationId, :appId, cast(:state as jsonb), 1, cast(:recent as jsonb), cast(:outbox as jsonb))
-         on conflict (conversation_id) do nothing
-         returning version`
-      : `update conversation_state
-         set state = cast(:state as jsonb), version = :version + 1, recent_turns = cast(:recent as jsonb),
-             outbox = cast(:outbox as jsonb), updated_at = now()
-         where conversation_id = :conversationId and version = :version
-         returning version`;
   const language = state.language && state.language !== previous.state.language;
-  const sql = language
-    ? `with s as (${write}),
-       l as (update conversations set language = :language
-             where id = :conversationId and exists (select 1 from s))
-       select count(*)::int as written from s`
-    : `with s as (${write}) select count(*)::int as written from s`;
-  const result: { rows: { written: number }[] } = await db.raw(sql, {
+  const first = previous.version === 0;
+  const statement = language
+    ? first
+      ? SAVE.insertWithLanguage
+      : SAVE.updateWithLanguage
+    : first
+      ? SAVE.insert
+      : SAVE.update;
+  const [result] = await runPrepared<{ written: number }>(db, statement, [
     conversationId,
-    appId,
-    state: JSON.stringify(state),
-    recent: JSON.stringify(recent),
-    outbox: JSON.stringify(outbox),
-    version: previous.version,
-    ...(language ? { language: state.language } : {}),
-  });
-  if ((result.rows[0]?.written ?? 0) === 0) {
+    first ? appId : previous.version,
+    JSON.stringify(state),
+    JSON.stringify(recent),
+    JSON.stringify(outbox),
+    ...(language ? [state.language] : []),
+  ]);
+  if ((result?.written ?? 0) === 0) {
     throw new BotwireError(
       'BW_ERR_STATE_CONFLICT',
       'the conversation state changed while this turn ran',
@@ -94,6 +114,17 @@ export async function saveState(
   }
   return { state, version: previous.version + 1, recentTurns: recent, outbox };
 }
+
+// A batch of plain updates, one JSON array parameter so the text never varies.
+const SAVE_BATCH = prepared(
+  'flow_update_states',
+  `update conversation_state s
+   set state = v.state, version = v.version + 1, recent_turns = v.recent, outbox = v.outbox,
+       updated_at = now()
+   from jsonb_to_recordset($1::jsonb) as v (id uuid, version integer, state jsonb, recent jsonb, outbox jsonb)
+   where s.conversation_id = v.id and s.version = v.version
+   returning s.conversation_id`,
+);
 
 type SaveInput = Parameters<typeof saveState>[1];
 
@@ -107,29 +138,19 @@ type SaveInput = Parameters<typeof saveState>[1];
  */
 export function batchedSaveState(db: Knex): (input: SaveInput) => Promise<StoredState> {
   const batcher = new Batcher<SaveInput & { recent: string[] }, boolean>(async (items) => {
-    const values = items
-      .map(
-        () =>
-          '(cast(? as uuid), cast(? as integer), cast(? as jsonb), cast(? as jsonb), cast(? as jsonb))',
-      )
-      .join(', ');
-    const result: { rows: { conversation_id: string }[] } = await db.raw(
-      `update conversation_state s
-       set state = v.state, version = v.version + 1, recent_turns = v.recent,
-           outbox = v.outbox, updated_at = now()
-       from (values ${values}) as v (id, version, state, recent, outbox)
-       where s.conversation_id = v.id and s.version = v.version
-       returning s.conversation_id`,
-      items.flatMap((item) => [
-        item.conversationId,
-        item.previous.version,
-        JSON.stringify(item.state),
-        JSON.stringify(item.recent),
-        JSON.stringify(item.outbox),
-      ]),
-    );
-    const written = new Set(result.rows.map((r) => r.conversation_id));
-    return items.map((item) => written.has(item.conversationId));
+    const written = await runPrepared<{ conversation_id: string }>(db, SAVE_BATCH, [
+      JSON.stringify(
+        items.map((item) => ({
+          id: item.conversationId,
+          version: item.previous.version,
+          state: item.state,
+          recent: item.recent,
+          outbox: item.outbox ?? null,
+        })),
+      ),
+    ]);
+    const ids = new Set(written.map((r) => r.conversation_id));
+    return items.map((item) => ids.has(item.conversationId));
   });
   return async (input) => {
     const { previous, state } = input;
