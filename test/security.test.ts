@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import nock from 'nock';
 import { BotStore } from '../src/shared/bots/store.ts';
 import { matchesDigest, open, secretDigest } from '../src/shared/crypto.ts';
-import { createLogger } from '../src/shared/logger.ts';
+import { createLogger, lazyChild } from '../src/shared/logger.ts';
 import { startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
 
 describe('security claims', () => {
@@ -117,6 +117,38 @@ describe('security claims', () => {
       expect(text).not.to.contain(secret);
     }
     expect(text).to.contain('[redacted]');
+  });
+
+  it('when a lazy child logger writes, then its line carries the bindings and is redacted; below the level it makes no child', () => {
+    const lines: string[] = [];
+    const logger = createLogger({
+      component: 'test',
+      level: 'info',
+      destination: new Writable({
+        write(chunk: Buffer, _e, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      }),
+    });
+    let children = 0;
+    const child = logger.child.bind(logger);
+    logger.child = ((...args: Parameters<typeof logger.child>) => {
+      children += 1;
+      return child(...args);
+    }) as typeof logger.child;
+    const log = lazyChild(logger, { msgId: '1-0', turnId: 'turn-9' });
+    log.debug({ token: 'debug-token-xyz' }, 'below the level');
+    expect(children).to.equal(0);
+    expect(lines).to.deep.equal([]);
+    log.warn({ details: { bot_token: TELEGRAM_TOKEN } }, 'at the level');
+    log.info('again');
+    expect(children).to.equal(1);
+    expect(lines).to.have.length(2);
+    const line = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(line).to.deep.include({ msgId: '1-0', turnId: 'turn-9', msg: 'at the level' });
+    expect(lines.join('')).not.to.contain(TELEGRAM_TOKEN);
+    expect(lines.join('')).to.contain('[redacted]');
   });
 
   it('when the admin key is compared, then it is compared as a SHA-256 digest whatever the lengths', () => {

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { Router } from '@koa/router';
-import type { Logger } from '../shared/logger.ts';
+import { lazyChild, type Logger } from '../shared/logger.ts';
 import { adminRouter } from './admin/routes.ts';
 import { telegramCallback } from './callbacks/telegram.ts';
 import { whatsappCallback, whatsappVerify } from './callbacks/whatsapp.ts';
@@ -87,10 +87,11 @@ export function createApp(edge: Edge, logger: Logger, metrics: EdgeMetrics): Koa
   const adminRoutes = adminRouter(edge);
 
   app.use(metrics.middleware);
-  // The request logger is made on first use: most requests never log.
+  // The request logger is made on first use, and its child logger on its first line at the level:
+  // most requests never log.
   Object.defineProperty(app.context, 'log', {
     get(this: Koa.Context): Logger {
-      const log = logger.child({ reqId: randomUUID(), method: this.method, path: this.path });
+      const log = lazyChild(logger, { reqId: randomUUID(), method: this.method, path: this.path });
       Object.defineProperty(this, 'log', { value: log });
       return log;
     },

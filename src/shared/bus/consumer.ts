@@ -21,7 +21,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BotwireError, codeOf, isRetryable, isUnavailable } from '../errors.ts';
-import type { Logger } from '../logger.ts';
+import { lazyChild, type Logger } from '../logger.ts';
 import type { Redis } from '../redis.ts';
 import { describeProblems, type SchemaRegistry } from '../schemas.ts';
 import { entriesByStream, parseEntries, type Entry } from './entries.ts';
@@ -524,7 +524,7 @@ export class StreamConsumer<T> {
     const turnId = decoded.ok ? (decoded.message as { turn_id?: unknown }).turn_id : undefined;
     let outages = 0;
     for (let deliveries = firstDelivery; ; deliveries += 1) {
-      const log = this.#o.logger.child({
+      const log = lazyChild(this.#o.logger, {
         topic: this.#o.topic,
         msgId: entry.id,
         ...(typeof turnId === 'string' ? { turnId } : {}),
