@@ -102,14 +102,16 @@ function reasonOf(error: BotwireError): string | undefined {
   return typeof reason === 'string' ? reason : undefined;
 }
 
-async function chunksOf(
-  deps: JobDeps,
-  job: JobRow,
-  file: string,
-): Promise<{
+/** A file's chunks and what was counted in it. */
+interface Chunked {
   chunks: StoredChunk[];
   counts: Omit<FileOutcome & { status: 'indexed' }, 'status' | 'chunks'>;
-}> {
+}
+
+/** A file read: its chunks, or why it could not be read. */
+type Read = { stored: Chunked } | { error: unknown };
+
+async function chunksOf(deps: JobDeps, job: JobRow, file: string): Promise<Chunked> {
   const options: ChunkOptions = {
     ...(job.options.chunk_size ? { size: job.options.chunk_size } : {}),
     ...(job.options.chunk_overlap !== undefined ? { overlap: job.options.chunk_overlap } : {}),
@@ -189,20 +191,38 @@ export async function runIndexJob(
   const log = logger.child({ jobId, collection: job.collection_name, attempt: job.attempts });
   const collectionId = await ensureCollection(db, job.collection_name);
   let language = job.options.language ?? (await currentLanguage(db, collectionId));
-  for (const file of job.files) {
-    if (job.outcome[file]) continue; // stored by an earlier attempt
+  // File n + 1 is read (extracted in its worker thread, then chunked) while file n is stored, so
+  // Postgres indexes one file on one core while the next is parsed on the other. At most two
+  // files' text is in memory at once.
+  const begun = job;
+  const files = begun.files.filter((file) => !begun.outcome[file]); // the rest stored by an earlier attempt
+  const read = (file: string): Promise<Read> =>
+    chunksOf(deps, begun, file).then(
+      (stored) => ({ stored }),
+      (error: unknown) => ({ error }),
+    );
+  let next = files[0] === undefined ? undefined : read(files[0]);
+  for (const [i, file] of files.entries()) {
     if (stopping()) {
+      // The file read ahead is dropped unstored; the next attempt reads it again.
       log.info('indexer closing: the job goes back to wait and resumes after the files done');
       return STOPPED;
     }
-    let stored: Awaited<ReturnType<typeof chunksOf>>;
+    const result = await next!;
+    const following = files[i + 1];
+    next = following === undefined || stopping() ? undefined : read(following);
+    let stored: Chunked;
     try {
-      stored = await chunksOf(deps, job, file);
+      if ('error' in result) throw result.error;
+      stored = result.stored;
       if (stored.chunks.length === 0) {
         throw unreadable('no-text', 'the file holds no text (a scanned PDF needs OCR first)');
       }
     } catch (error) {
-      if (!isFileError(error)) throw error;
+      if (!isFileError(error)) {
+        await next; // settled, never rejects: nothing is left running unobserved
+        throw error;
+      }
       log.warn({ file, code: error.code, reason: reasonOf(error) }, error.message);
       await recordOutcome(db, job, file, failure(error));
       continue;
@@ -221,7 +241,10 @@ export async function runIndexJob(
         outcome: { status: 'indexed', chunks: stored.chunks.length, ...stored.counts },
       });
     } catch (error) {
-      if (!isDataError(error)) throw error;
+      if (!isDataError(error)) {
+        await next;
+        throw error;
+      }
       const refused = unreadable('damaged', 'the file holds text the database cannot store', error);
       log.warn({ file, err: (error as Error).message }, refused.message);
       await recordOutcome(db, job, file, failure(refused));
