@@ -24,7 +24,7 @@ if ((kind !== 'pdf' && kind !== 'sheets') || warmup === undefined) {
 }
 const contents = files.map((file) => ({ file, bytes: readFileSync(file) }));
 
-/** The parse options of src/indexer/extract/spreadsheet-worker.ts, so the baseline reads alike. */
+/** The parse options of src/indexer/extract/spreadsheet-worker.mjs, so the baseline reads alike. */
 const SHEET_OPTIONS: XLSX.ParsingOptions = {
   dense: true,
   cellFormula: false,

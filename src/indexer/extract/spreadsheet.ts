@@ -7,10 +7,9 @@
 import { Worker } from 'node:worker_threads';
 import { BotwireError } from '../../shared/errors.ts';
 import { unreadable } from './pdf.ts';
-import type { SpreadsheetFormat, WorkerInput, WorkerSheet } from './spreadsheet-worker.ts';
-import { workerBootstrap } from './thread.ts';
+import type { SpreadsheetFormat, WorkerInput, WorkerSheet } from './spreadsheet-types.ts';
 
-export type { SpreadsheetFormat } from './spreadsheet-worker.ts';
+export type { SpreadsheetFormat } from './spreadsheet-types.ts';
 
 /** One data row: its 1-based row number in the sheet and its non-empty cells by header name. */
 export interface SheetRow {
@@ -48,7 +47,8 @@ export const SPREADSHEET_DEFAULTS = {
   timeoutMs: 30_000,
 } as const;
 
-const BOOTSTRAP = workerBootstrap(new URL('./spreadsheet-worker.ts', import.meta.url));
+// Plain JavaScript, started without the TypeScript loader (see the module's comment).
+const WORKER = new URL('./spreadsheet-worker.mjs', import.meta.url);
 
 /**
  * Reads every sheet of a spreadsheet in a worker thread.
@@ -72,8 +72,7 @@ export async function extractSpreadsheet(
     maxSheets: settings.maxSheets,
     maxUnpackedBytes: settings.maxUnpackedBytes,
   };
-  const worker = new Worker(BOOTSTRAP, {
-    eval: true,
+  const worker = new Worker(WORKER, {
     workerData: input,
     execArgv: [],
     resourceLimits: { maxOldGenerationSizeMb: settings.maxMemoryMb },

@@ -1,39 +1,37 @@
+// @ts-check
 /**
  * The inside of the spreadsheet worker thread started by `spreadsheet.ts`: parses one file with
  * SheetJS and posts back plain data (arrays, strings, numbers), never SheetJS objects. SheetJS
  * 0.18.5 has published advisories (prototype pollution, ReDoS), so it only ever runs here, in a
  * thread that lives for one file and whose memory and time the caller bounds.
+ *
+ * Plain JavaScript (type-checked from its JSDoc), because a new thread starts for every file:
+ * registering the TypeScript loader in it cost about 0.4 s of CPU per file, and loading SheetJS's
+ * default build (which bundles every codepage table) about 0.3 s more. The thread loads SheetJS's
+ * core build (about 0.08 s), plus the codepage tables only for legacy xls, the one format read
+ * here whose text can be in a codepage (xlsx and ods are XML; csv is decoded below).
  */
+import { createRequire } from 'node:module';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import zlib from 'node:zlib';
-import XLSX from 'xlsx';
 
-export type SpreadsheetFormat = 'xlsx' | 'xls' | 'ods' | 'csv';
+/** @typedef {import('./spreadsheet-types.ts').WorkerInput} WorkerInput */
+/** @typedef {import('./spreadsheet-types.ts').WorkerSheet} WorkerSheet */
+/** @typedef {import('./spreadsheet-types.ts').WorkerReply} WorkerReply */
 
-/** What the caller hands the worker (as `workerData`). */
-export interface WorkerInput {
-  bytes: Uint8Array;
-  format: SpreadsheetFormat;
-  maxCells: number;
-  maxSheets: number;
-  /** Most bytes all zip entries together may inflate to. */
-  maxUnpackedBytes: number;
-}
+const require = createRequire(import.meta.url);
 
-/** One sheet as it crosses the thread boundary: cells as `[column index, text]` pairs. */
-export interface WorkerSheet {
-  name: string;
-  header: string[];
-  rows: { row: number; cells: [number, string][] }[];
-}
-
-export type WorkerReply =
-  | { ok: true; sheets: WorkerSheet[] }
-  | { ok: false; reason: 'too-large' | 'encrypted' | 'damaged'; message: string };
-
-/** SheetJS's hook for a native inflater (documented as `CFB.utils.use_zlib`); typed `any` upstream. */
-interface CfbModule {
-  utils: { use_zlib(zlib: unknown): void };
+/**
+ * SheetJS's core build; with the codepage tables when `codepages`. The build reads them from the
+ * global `cptable` when it is made, as its default build does through `require`.
+ * @param {boolean} codepages
+ * @returns {typeof import('xlsx')}
+ */
+function loadSheetJs(codepages) {
+  if (codepages) {
+    /** @type {{ cptable?: unknown }} */ (globalThis).cptable = require('xlsx/dist/cpexcel.js');
+  }
+  return require('xlsx/dist/xlsx.core.min.js');
 }
 
 class TooLarge extends Error {}
@@ -43,18 +41,29 @@ class TooLarge extends Error {}
  * than SheetJS's own inflater) with an output cap, so a zip bomb stops at `budget` bytes in total
  * instead of growing buffers outside the V8 heap, where `resourceLimits` does not reach.
  */
-function boundedZlib(budget: number): { InflateRaw: new () => unknown; exceeded: () => boolean } {
+/**
+ * @param {number} budget
+ * @returns {{ InflateRaw: new () => unknown, exceeded: () => boolean }}
+ */
+function boundedZlib(budget) {
   let left = budget;
   let exceeded = false;
   class BoundedInflateRaw {
-    readonly #inner = zlib.createInflateRaw({ maxOutputLength: Math.max(1, left) });
-    readonly _finishFlushFlag = zlib.constants.Z_FINISH;
-    get bytesRead(): number {
+    #inner = zlib.createInflateRaw({ maxOutputLength: Math.max(1, left) });
+    _finishFlushFlag = zlib.constants.Z_FINISH;
+    get bytesRead() {
       return this.#inner.bytesWritten;
     }
-    _processChunk(chunk: Uint8Array, flush: number): Buffer {
+    /**
+     * @param {Uint8Array} chunk
+     * @param {number} flush
+     * @returns {Buffer}
+     */
+    _processChunk(chunk, flush) {
       // `_processChunk` is what SheetJS calls on zlib's inflater; it is not in Node's typings.
-      const inner = this.#inner as unknown as { _processChunk(c: Uint8Array, f: number): Buffer };
+      const inner = /** @type {{ _processChunk(c: Uint8Array, f: number): Buffer }} */ (
+        /** @type {unknown} */ (this.#inner)
+      );
       try {
         const out = inner._processChunk(chunk, flush);
         left -= out.length;
@@ -77,7 +86,11 @@ function boundedZlib(budget: number): { InflateRaw: new () => unknown; exceeded:
  * when there is no readable directory (then SheetJS decides). Declared sizes can lie; the bounded
  * inflater catches liars, this only refuses honest bombs before anything is inflated.
  */
-function declaredUnpackedSize(bytes: Uint8Array): number {
+/**
+ * @param {Uint8Array} bytes
+ * @returns {number}
+ */
+function declaredUnpackedSize(bytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const lowest = Math.max(0, bytes.length - 22 - 0xffff);
   for (let end = bytes.length - 22; end >= lowest; end -= 1) {
@@ -96,14 +109,22 @@ function declaredUnpackedSize(bytes: Uint8Array): number {
   return 0;
 }
 
-function codeOf(error: unknown): unknown {
+/**
+ * @param {unknown} error
+ * @returns {unknown}
+ */
+function codeOf(error) {
   return typeof error === 'object' && error !== null
-    ? (error as { code?: unknown }).code
+    ? /** @type {{ code?: unknown }} */ (error).code
     : undefined;
 }
 
 /** CSV as text: UTF-8 (BOM stripped) when it decodes as such, else Windows-1252. */
-function decodeCsv(bytes: Uint8Array): string {
+/**
+ * @param {Uint8Array} bytes
+ * @returns {string}
+ */
+function decodeCsv(bytes) {
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
@@ -111,9 +132,13 @@ function decodeCsv(bytes: Uint8Array): string {
   }
 }
 
-function cellText(cell: unknown): string {
+/**
+ * @param {unknown} cell
+ * @returns {string}
+ */
+function cellText(cell) {
   if (typeof cell !== 'object' || cell === null) return '';
-  const { w, v } = cell as { w?: unknown; v?: unknown };
+  const { w, v } = /** @type {{ w?: unknown, v?: unknown }} */ (cell);
   if (typeof w === 'string') return w.trim();
   if (v instanceof Date) return v.toISOString();
   if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {
@@ -123,7 +148,11 @@ function cellText(cell: unknown): string {
 }
 
 /** Own, present indices of a (possibly sparse) array, ascending; never walks the holes. */
-function indices(list: unknown[]): number[] {
+/**
+ * @param {unknown[]} list
+ * @returns {number[]}
+ */
+function indices(list) {
   return Object.keys(list)
     .map(Number)
     .filter((i) => Number.isInteger(i) && i >= 0)
@@ -131,9 +160,16 @@ function indices(list: unknown[]): number[] {
 }
 
 /** Header names: blank or repeated names become `column_N` (N = 1-based column). */
-export function headerNames(texts: string[], width: number): string[] {
-  const used = new Set<string>();
-  const names: string[] = [];
+/**
+ * @param {string[]} texts
+ * @param {number} width
+ * @returns {string[]}
+ */
+function headerNames(texts, width) {
+  /** @type {Set<string>} */
+  const used = new Set();
+  /** @type {string[]} */
+  const names = [];
   for (let c = 0; c < width; c += 1) {
     let name = texts[c] ?? '';
     if (name === '' || used.has(name)) name = `column_${c + 1}`;
@@ -145,10 +181,20 @@ export function headerNames(texts: string[], width: number): string[] {
 }
 
 /** Parses `input.bytes` and shapes every sheet; never throws. */
-export function readWorkbook(input: WorkerInput): WorkerReply {
+/**
+ * @param {WorkerInput} input
+ * @returns {WorkerReply}
+ */
+function readWorkbook(input) {
+  const XLSX = loadSheetJs(input.format === 'xls');
   const inflater = boundedZlib(input.maxUnpackedBytes);
-  (XLSX.CFB as CfbModule).utils.use_zlib({ ...zlib, InflateRaw: inflater.InflateRaw });
-  const options: XLSX.ParsingOptions = {
+  // SheetJS's hook for a native inflater (documented as `CFB.utils.use_zlib`); typed `any` upstream.
+  /** @type {{ utils: { use_zlib(zlib: unknown): void } }} */ (XLSX.CFB).utils.use_zlib({
+    ...zlib,
+    InflateRaw: inflater.InflateRaw,
+  });
+  /** @type {import('xlsx').ParsingOptions} */
+  const options = {
     dense: true,
     cellFormula: false,
     cellHTML: false,
@@ -166,7 +212,8 @@ export function readWorkbook(input: WorkerInput): WorkerReply {
   if (declared > input.maxUnpackedBytes) {
     return tooLarge(`it unpacks to ${declared} bytes; the limit is ${input.maxUnpackedBytes}`);
   }
-  let workbook: XLSX.WorkBook;
+  /** @type {import('xlsx').WorkBook} */
+  let workbook;
   try {
     workbook =
       input.format === 'csv'
@@ -184,23 +231,27 @@ export function readWorkbook(input: WorkerInput): WorkerReply {
     const count = workbook.SheetNames.length;
     return tooLarge(`${count} sheets; the limit is ${input.maxSheets}`);
   }
-  const sheets: WorkerSheet[] = [];
+  /** @type {WorkerSheet[]} */
+  const sheets = [];
   let cells = 0;
   for (const name of workbook.SheetNames) {
     // Dense sheets are arrays of rows (absolute, 0-based), each an array of cells by column.
-    const dense: unknown = workbook.Sheets[name];
+    /** @type {unknown} */
+    const dense = workbook.Sheets[name];
     if (!Array.isArray(dense)) {
       return { ok: false, reason: 'damaged', message: `sheet "${name}" could not be read` };
     }
-    const grid = dense as unknown[];
-    const rows: WorkerSheet['rows'] = [];
+    const grid = /** @type {unknown[]} */ (dense);
+    /** @type {WorkerSheet['rows']} */
+    const rows = [];
     let width = 0;
     for (const r of indices(grid)) {
       const line = grid[r];
       if (!Array.isArray(line)) continue;
-      const found: [number, string][] = [];
-      for (const c of indices(line as unknown[])) {
-        const text = cellText((line as unknown[])[c]);
+      /** @type {[number, string][]} */
+      const found = [];
+      for (const c of indices(/** @type {unknown[]} */ (line))) {
+        const text = cellText(/** @type {unknown[]} */ (line)[c]);
         if (text !== '') found.push([c, text]);
       }
       if (found.length === 0) continue;
@@ -210,17 +261,22 @@ export function readWorkbook(input: WorkerInput): WorkerReply {
       rows.push({ row: r + 1, cells: found });
     }
     const first = rows.shift();
-    const texts: string[] = [];
+    /** @type {string[]} */
+    const texts = [];
     for (const [c, text] of first?.cells ?? []) texts[c] = text;
     sheets.push({ name, header: first ? headerNames(texts, width) : [], rows });
   }
   return { ok: true, sheets };
 }
 
-function tooLarge(detail: string): WorkerReply {
+/**
+ * @param {string} detail
+ * @returns {WorkerReply}
+ */
+function tooLarge(detail) {
   return { ok: false, reason: 'too-large', message: detail };
 }
 
 if (!isMainThread && parentPort) {
-  parentPort.postMessage(readWorkbook(workerData as WorkerInput));
+  parentPort.postMessage(readWorkbook(/** @type {WorkerInput} */ (workerData)));
 }
