@@ -17,27 +17,13 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { PDFParse } from 'pdf-parse';
 import XLSX from 'xlsx';
+import { SHEET_PARSE_OPTIONS } from '../../src/indexer/extract/sheet-options.mjs';
 
 const [kind, warmup, ...files] = process.argv.slice(2);
 if ((kind !== 'pdf' && kind !== 'sheets') || warmup === undefined) {
   throw new Error('usage: raw.ts pdf|sheets <warm-up file> <file> ...');
 }
 const contents = files.map((file) => ({ file, bytes: readFileSync(file) }));
-
-/** The parse options of src/indexer/extract/spreadsheet-worker.mjs, so the baseline reads alike. */
-const SHEET_OPTIONS: XLSX.ParsingOptions = {
-  dense: true,
-  cellFormula: false,
-  cellHTML: false,
-  cellNF: false,
-  cellStyles: false,
-  cellText: true,
-  cellDates: false,
-  sheetStubs: false,
-  bookVBA: false,
-  bookDeps: false,
-  bookFiles: false,
-};
 
 async function readPdf(bytes: Buffer): Promise<{ units: number; characters: number }> {
   const parser = new PDFParse({ data: new Uint8Array(bytes) });
@@ -53,8 +39,8 @@ async function readPdf(bytes: Buffer): Promise<{ units: number; characters: numb
 function readSheets(file: string, bytes: Buffer): { units: number; characters: number } {
   const book =
     extname(file) === '.csv'
-      ? XLSX.read(bytes.toString('utf8'), { ...SHEET_OPTIONS, type: 'string', raw: true })
-      : XLSX.read(bytes, { ...SHEET_OPTIONS, type: 'buffer' });
+      ? XLSX.read(bytes.toString('utf8'), { ...SHEET_PARSE_OPTIONS, type: 'string', raw: true })
+      : XLSX.read(bytes, { ...SHEET_PARSE_OPTIONS, type: 'buffer' });
   let units = 0;
   let characters = 0;
   for (const name of book.SheetNames) {

@@ -14,6 +14,7 @@
 import { createRequire } from 'node:module';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import zlib from 'node:zlib';
+import { SHEET_PARSE_OPTIONS } from './sheet-options.mjs';
 
 /** @typedef {import('./spreadsheet-types.ts').WorkerInput} WorkerInput */
 /** @typedef {import('./spreadsheet-types.ts').WorkerSheet} WorkerSheet */
@@ -193,20 +194,6 @@ function readWorkbook(input) {
     ...zlib,
     InflateRaw: inflater.InflateRaw,
   });
-  /** @type {import('xlsx').ParsingOptions} */
-  const options = {
-    dense: true,
-    cellFormula: false,
-    cellHTML: false,
-    cellNF: false,
-    cellStyles: false,
-    cellText: true,
-    cellDates: false,
-    sheetStubs: false,
-    bookVBA: false,
-    bookDeps: false,
-    bookFiles: false,
-  };
   const zipped = input.format === 'xlsx' || input.format === 'ods';
   const declared = zipped && input.bytes.length >= 22 ? declaredUnpackedSize(input.bytes) : 0;
   if (declared > input.maxUnpackedBytes) {
@@ -217,8 +204,8 @@ function readWorkbook(input) {
   try {
     workbook =
       input.format === 'csv'
-        ? XLSX.read(decodeCsv(input.bytes), { ...options, type: 'string', raw: true })
-        : XLSX.read(input.bytes, { ...options, type: 'buffer' });
+        ? XLSX.read(decodeCsv(input.bytes), { ...SHEET_PARSE_OPTIONS, type: 'string', raw: true })
+        : XLSX.read(input.bytes, { ...SHEET_PARSE_OPTIONS, type: 'buffer' });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (inflater.exceeded()) {
