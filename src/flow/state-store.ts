@@ -64,10 +64,14 @@ const withLanguage = (write: string): string =>
    l as (update conversations set language = $6 where id = $1 and exists (select 1 from s))
    select count(*)::int as written from s`;
 const SAVE = {
-  insert: prepared('flow_insert_state', counted(INSERT)),
-  update: prepared('flow_update_state', counted(UPDATE)),
-  insertWithLanguage: prepared('flow_insert_state_language', withLanguage(INSERT)),
-  updateWithLanguage: prepared('flow_update_state_language', withLanguage(UPDATE)),
+  insert: {
+    plain: prepared('flow_insert_state', counted(INSERT)),
+    language: prepared('flow_insert_state_language', withLanguage(INSERT)),
+  },
+  update: {
+    plain: prepared('flow_update_state', counted(UPDATE)),
+    language: prepared('flow_update_state_language', withLanguage(UPDATE)),
+  },
 };
 
 /**
@@ -91,13 +95,7 @@ export async function saveState(
   const recent = [...previous.recentTurns, turnId].slice(-RECENT_TURNS);
   const language = state.language && state.language !== previous.state.language;
   const first = previous.version === 0;
-  const statement = language
-    ? first
-      ? SAVE.insertWithLanguage
-      : SAVE.updateWithLanguage
-    : first
-      ? SAVE.insert
-      : SAVE.update;
+  const statement = SAVE[first ? 'insert' : 'update'][language ? 'language' : 'plain'];
   const [result] = await runPrepared<{ written: number }>(db, statement, [
     conversationId,
     first ? appId : previous.version,
