@@ -204,7 +204,9 @@ export async function runIndexJob(
   let next = files[0] === undefined ? undefined : read(files[0]);
   for (const [i, file] of files.entries()) {
     if (stopping()) {
-      // The file read ahead is dropped unstored; the next attempt reads it again.
+      // A file read ahead (only when the stop came while the current one was stored) finishes
+      // on its own and is dropped unstored (its promise never rejects); the next attempt reads it
+      // again. Waiting for it would hold the shutdown for a whole file.
       log.info('indexer closing: the job goes back to wait and resumes after the files done');
       return STOPPED;
     }
