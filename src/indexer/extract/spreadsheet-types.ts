@@ -12,11 +12,18 @@ export interface WorkerInput {
   maxUnpackedBytes: number;
 }
 
-/** One sheet as it crosses the thread boundary: cells as `[column index, text]` pairs. */
+/**
+ * One sheet as it crosses the thread boundary, in flat columns: data row `i` (1-based sheet row
+ * `rows[i]`) holds the cells `ends[i - 1]` (0 for the first) up to `ends[i]`; cell `j` is the
+ * text `texts[j]` in the 0-based column `columns[j]`, whose name is `header[columns[j]]`.
+ */
 export interface WorkerSheet {
   name: string;
   header: string[];
-  rows: { row: number; cells: [number, string][] }[];
+  rows: Int32Array;
+  ends: Int32Array;
+  columns: Int32Array;
+  texts: string[];
 }
 
 export type WorkerReply =

@@ -149,32 +149,45 @@ function toSheets(reply: unknown, limits: { maxCells: number; maxSheets: number 
     throw tooLarge(`${reply.sheets.length} sheets; the limit is ${limits.maxSheets}`);
   }
   let cells = 0;
-  return reply.sheets.map((sheet: unknown) => {
-    if (!isRecord(sheet) || typeof sheet.name !== 'string' || !isStringList(sheet.header)) {
-      throw malformed();
-    }
-    const { name, header } = sheet;
-    if (new Set(header).size !== header.length || !Array.isArray(sheet.rows)) throw malformed();
-    const rows = (sheet.rows as unknown[]).map((row): SheetRow => {
-      const entries = cellEntries(row, header);
-      cells += entries.length;
-      if (cells > limits.maxCells) throw tooLarge(`more than ${limits.maxCells} cells`);
+  return reply.sheets.map((sheet: unknown): SheetRows => {
+    if (!isWorkerSheet(sheet)) throw malformed();
+    const { name, header, rows, ends, columns, texts } = sheet;
+    cells += texts.length;
+    if (cells > limits.maxCells) throw tooLarge(`more than ${limits.maxCells} cells`);
+    const out: SheetRow[] = [];
+    let start = 0;
+    for (let i = 0; i < rows.length; i += 1) {
+      const row = rows[i]!;
+      const end = ends[i]!;
+      if (row < 1 || end < start || end > texts.length) throw malformed();
+      const entries: [string, string][] = [];
+      for (let j = start; j < end; j += 1) {
+        const name = header[columns[j]!];
+        if (name === undefined) throw malformed();
+        entries.push([name, texts[j]!]);
+      }
       // fromEntries defines own properties, so a header named "__proto__" stays a plain key.
-      return { row: (row as WorkerSheet['rows'][number]).row, cells: Object.fromEntries(entries) };
-    });
-    return { sheet: name, header: [...header], rows };
+      out.push({ row, cells: Object.fromEntries(entries) });
+      start = end;
+    }
+    if (start !== texts.length) throw malformed();
+    return { sheet: name, header: [...header], rows: out };
   });
 }
 
-function cellEntries(row: unknown, header: string[]): [string, string][] {
-  if (!isRecord(row) || !Number.isSafeInteger(row.row) || (row.row as number) < 1)
-    throw malformed();
-  if (!Array.isArray(row.cells)) throw malformed();
-  return (row.cells as unknown[]).map((cell): [string, string] => {
-    if (!Array.isArray(cell) || cell.length !== 2) throw malformed();
-    const [column, text] = cell as unknown[];
-    const name = typeof column === 'number' ? header[column] : undefined;
-    if (name === undefined || typeof text !== 'string') throw malformed();
-    return [name, text];
-  });
+/** The shape of a {@link WorkerSheet}, index arrays of matching lengths and unique header names. */
+function isWorkerSheet(sheet: unknown): sheet is WorkerSheet {
+  if (!isRecord(sheet) || typeof sheet.name !== 'string' || !isStringList(sheet.header)) {
+    return false;
+  }
+  const { header, rows, ends, columns, texts } = sheet;
+  return (
+    new Set(header).size === header.length &&
+    rows instanceof Int32Array &&
+    ends instanceof Int32Array &&
+    columns instanceof Int32Array &&
+    isStringList(texts) &&
+    rows.length === ends.length &&
+    columns.length === texts.length
+  );
 }
