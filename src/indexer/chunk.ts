@@ -164,12 +164,20 @@ function truncate(text: string, max: number): string {
 
 /** One row as a line: `header: value; header: value`, in header order, empty cells left out. */
 export function renderRow(header: string[], cells: Record<string, string>): string {
-  return header
-    .filter((name) => Object.hasOwn(cells, name))
-    .map((name) => [flatten(name), flatten(cells[name] ?? '')] as const)
-    .filter(([, value]) => value !== '')
-    .map(([name, value]) => `${name}: ${value}`)
-    .join('; ');
+  return renderWith(header, header.map(flatten), cells);
+}
+
+/** {@link renderRow} with the header names already flattened (`names[i]` for `header[i]`). */
+function renderWith(header: string[], names: string[], cells: Record<string, string>): string {
+  let line = '';
+  for (let i = 0; i < header.length; i += 1) {
+    const key = header[i]!;
+    if (!Object.hasOwn(cells, key)) continue;
+    const value = flatten(cells[key]!);
+    if (value === '') continue;
+    line += `${line === '' ? '' : '; '}${names[i]!}: ${value}`;
+  }
+  return line;
 }
 
 /** Chunks the rows of every sheet; each chunk holds whole rows of one sheet. */
@@ -177,7 +185,10 @@ export function chunkSheets(sheets: SheetRows[], options: ChunkOptions = {}): Sh
   const { size, overlap, maxRowChars } = settingsOf(options);
   const chunks: SheetChunk[] = [];
   for (const { sheet, header, rows } of sheets) {
+    const names = header.map(flatten);
     let lines: { row: number; text: string }[] = [];
+    // The characters `lines` take joined by line breaks.
+    let used = -1;
     const flush = (): void => {
       const first = lines[0];
       const last = lines.at(-1);
@@ -185,17 +196,21 @@ export function chunkSheets(sheets: SheetRows[], options: ChunkOptions = {}): Sh
       const text = lines.map((line) => line.text).join('\n');
       chunks.push({ text, source: { sheet, rows: [first.row, last.row] } });
     };
+    const restart = (next: { row: number; text: string }[]): void => {
+      lines = next;
+      used = next.reduce((sum, line) => sum + line.text.length + 1, -1);
+    };
     for (const { row, cells } of rows) {
-      const text = renderRow(header, cells);
+      const text = renderWith(header, names, cells);
       if (text === '') continue;
-      const used = lines.reduce((sum, line) => sum + line.text.length + 1, -1);
       if (lines.length === 0 || used + 1 + text.length <= size) {
         if (text.length > size) {
           lines.push({ row, text: truncate(text, maxRowChars) });
           flush();
-          lines = [];
+          restart([]);
         } else {
           lines.push({ row, text });
+          used += text.length + 1;
         }
         continue;
       }
@@ -211,11 +226,11 @@ export function chunkSheets(sheets: SheetRows[], options: ChunkOptions = {}): Sh
       }
       const keptLength = kept.reduce((sum, line) => sum + line.text.length + 1, 0);
       if (text.length > size) {
-        lines = [{ row, text: truncate(text, maxRowChars) }];
+        restart([{ row, text: truncate(text, maxRowChars) }]);
         flush();
-        lines = [];
+        restart([]);
       } else {
-        lines = keptLength + text.length <= size ? [...kept, { row, text }] : [{ row, text }];
+        restart(keptLength + text.length <= size ? [...kept, { row, text }] : [{ row, text }]);
       }
     }
     flush();
