@@ -17,7 +17,7 @@ import {
   beginAttempt,
   ensureCollection,
   finishJob,
-  recordOutcome,
+  recordFailure,
   reloadJob,
   saveJobLanguage,
   storeFile,
@@ -226,7 +226,7 @@ export async function runIndexJob(
         throw error;
       }
       log.warn({ file, code: error.code, reason: reasonOf(error) }, error.message);
-      await recordOutcome(db, job, file, failure(error));
+      await recordFailure(db, job, collectionId, file, failure(error));
       continue;
     }
     if (!language) {
@@ -249,7 +249,7 @@ export async function runIndexJob(
       }
       const refused = unreadable('damaged', 'the file holds text the database cannot store', error);
       log.warn({ file, err: (error as Error).message }, refused.message);
-      await recordOutcome(db, job, file, failure(refused));
+      await recordFailure(db, job, collectionId, file, failure(refused));
       continue;
     }
     log.info({ file, chunks: stored.chunks.length }, 'file indexed');
