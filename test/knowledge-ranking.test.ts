@@ -27,10 +27,17 @@ describe('knowledge: search ranking', function () {
   this.timeout(60_000);
   let schema: TestSchema;
 
+  let jobs = 0;
+
   /** Stores `texts` as the pages of manual.pdf, the whole content of `collection`. */
-  async function storeCollection(collection: string, texts: string[]): Promise<void> {
+  async function storeCollection(
+    collection: string,
+    texts: string[],
+    language = 'english',
+  ): Promise<void> {
     const { db } = schema;
-    const jobId = `job_${collection}`;
+    jobs += 1;
+    const jobId = `job_${collection}_${jobs}`;
     await createJob(db, { jobId, collection, files: [], options: {} });
     const job = await beginAttempt(db, jobId);
     if (!job) throw new Error('the job did not begin');
@@ -39,11 +46,11 @@ describe('knowledge: search ranking', function () {
       job,
       collectionId,
       file: 'manual.pdf',
-      language: 'english',
+      language,
       chunks: texts.map((text, i) => ({ text, page: i + 1 })),
       outcome: { status: 'indexed', chunks: texts.length },
     });
-    await finishJob(db, await reloadJob(db, job), collectionId, 'english');
+    await finishJob(db, await reloadJob(db, job), collectionId, language);
   }
 
   before(async () => {
@@ -90,5 +97,29 @@ describe('knowledge: search ranking', function () {
     expect(half.hits).to.deep.equal([]);
     const prefix = await searchCollection(schema.db, 'prices', 'tand', 5);
     expect(prefix.hits.map((hit) => hit.source)).to.deep.equal([{ file: 'manual.pdf', page: 1 }]);
+  });
+
+  it('when one chunk holds the words whole and another only as prefixes, then the whole words rank first, however often the other holds them', async () => {
+    await storeCollection('words', [
+      'Bikeshed, shop. Bikeshed, shop. Bikeshed shop: the bikeshed shop again.',
+      'Our shop repairs every bike.',
+    ]);
+    const result = await searchCollection(schema.db, 'words', 'bike shop', 5);
+    expect(result.hits.map((hit) => hit.source)).to.deep.equal([
+      { file: 'manual.pdf', page: 2 },
+      { file: 'manual.pdf', page: 1 },
+    ]);
+  });
+
+  it('when a collection is re-indexed in another language after a search, then the next search parses the query in the new one', async () => {
+    await storeCollection('relang', ['The quick fox.']);
+    const before = await searchCollection(schema.db, 'relang', 'quick', 5);
+    expect(before.language).to.equal('english');
+    // "the" is an English stop word; the simple configuration indexes it.
+    expect((await searchCollection(schema.db, 'relang', 'the', 5)).hits).to.deep.equal([]);
+    await storeCollection('relang', ['The slow fox.'], 'simple');
+    const after = await searchCollection(schema.db, 'relang', 'the', 5);
+    expect(after.language).to.equal('simple');
+    expect(after.hits.map((hit) => hit.text)).to.deep.equal(['The slow fox.']);
   });
 });

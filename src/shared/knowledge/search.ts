@@ -2,15 +2,20 @@
  * Full-text search over a collection's active generation, used by the retriver and by
  * `GET /v2/collections/<name>/search`.
  *
- * The query's words become prefix terms (`word:*`; numbers and words under 3 characters match
- * whole words only) normalised by the collection's text search configuration (stemming, stop
- * words). Chunks holding every term rank first, then chunks holding any of them (only looked at
- * when the first group has fewer than `k`); within a group `ts_rank_cd` orders, and a chunk
- * holding the query as a phrase gets a bonus. Each group ranks at most {@link RANKED_CANDIDATES}
- * of its matching chunks: ranking reads every candidate's row, so a common word matching half of
- * a 100,000-chunk collection would otherwise cost half a second. One SQL statement reads the
- * collection's generation and its chunks, so a search sees the content before a re-index or after
- * it, never a mix (see docs/knowledge.md).
+ * The query's words are normalised by the collection's text search configuration (stemming, stop
+ * words). Chunks holding every word, as whole words, rank first; when fewer than `k` do, chunks
+ * holding any of the words as a prefix (`word:*`; numbers and words under 3 characters match
+ * whole words only) fill the hits, those holding every word that way first. Within a group
+ * `ts_rank_cd` orders, and a chunk holding the query as a phrase gets a bonus. Each group ranks at
+ * most {@link RANKED_CANDIDATES} of its matching chunks: ranking reads every candidate's row, so a
+ * common word matching half of a 100,000-chunk collection would otherwise cost half a second. One
+ * SQL statement reads the collection's generation and its chunks, so a search sees the content
+ * before a re-index or after it, never a mix (see docs/knowledge.md).
+ *
+ * The statement holds the query's tsqueries as constants in the collection's configuration (known
+ * from a per-process cache, checked by the statement itself), so the planner sees how common the
+ * words are: a common word is read by a sequential scan that stops at the candidate cap, a rare
+ * one through the GIN index.
  */
 import { BotwireError } from '../errors.ts';
 import type { Knex } from '../db.ts';
@@ -71,55 +76,68 @@ export const MIN_PREFIX_CHARS = 3;
 const isPrefix = (term: string): boolean => term.length >= MIN_PREFIX_CHARS && /\p{L}/u.test(term);
 
 /** A tsquery source text joining the terms, each quoted (so no operator can be injected). */
-function tsqueryText(terms: readonly string[], operator: '&' | '|'): string {
+function tsqueryText(
+  terms: readonly string[],
+  operator: '&' | '|',
+  prefixes: 'prefixes' | 'whole words',
+): string {
   return terms
-    .map(
-      (term) =>
-        `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'${isPrefix(term) ? ':*' : ''}`,
-    )
+    .map((term) => {
+      const quoted = `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+      return prefixes === 'prefixes' && isPrefix(term) ? `${quoted}:*` : quoted;
+    })
     .join(` ${operator} `);
 }
 
 const HEADLINE = `StartSel=${MARK.start}, StopSel=${MARK.stop}, MaxWords=30, MinWords=10, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "`;
 
+// `searched` is the collection only when `:language` is its configuration: the tsqueries below are
+// parsed in `:language`, and a collection re-indexed in another one since the caller looked is
+// answered with its language and no hits (the caller searches again). The group queries take the
+// tsqueries as constants, not from `q`, so the planner can estimate how many chunks match.
 const SEARCH_SQL = `
 with c as (
-  select id, language::regconfig as cfg, active_generation as gen from collections where name = :name
+  select id, language, language::regconfig as cfg, active_generation as gen
+  from collections where name = :name
+), searched as (
+  select id, gen from c where language = :language
 ), q as (
-  select to_tsquery(c.cfg, :all) as all_q, to_tsquery(c.cfg, :any) as any_q,
+  select to_tsquery(c.cfg, :any) as any_q, to_tsquery(c.cfg, :all) as all_q,
          phraseto_tsquery(c.cfg, :phrase) as phrase_q
   from c
-), strict as (
-  select ch.id, ch.file, ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text,
-         2 + ts_rank_cd(ch.tsv, q.any_q, 1) + case when ch.tsv @@ q.phrase_q then 1 else 0 end as score
+), whole as (
+  select ch.id, 1 as grp,
+         4 + ts_rank_cd(ch.tsv, q.any_q, 1) + case when ch.tsv @@ q.phrase_q then 1 else 0 end as score
   from (
-    select ch.* from chunks ch, c, q
-    where ch.tsv @@ q.all_q and ch.collection_id = c.id and ch.generation = c.gen
+    select ch.id, ch.tsv from chunks ch, searched s
+    where ch.tsv @@ to_tsquery(:language::regconfig, :whole)
+      and ch.collection_id = s.id and ch.generation = s.gen
     limit :candidates
   ) ch, q
   order by score desc, ch.id
   limit :k
 ), loose as (
-  select ch.id, ch.file, ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text,
-         ts_rank_cd(ch.tsv, q.any_q, 1) as score
+  select ch.id, 2 as grp,
+         ts_rank_cd(ch.tsv, q.any_q, 1) + case when ch.tsv @@ q.all_q then 2 else 0 end as score
   from (
-    select ch.* from chunks ch, c, q
-    where (select count(*) from strict) < :k
-      and ch.tsv @@ q.any_q and ch.collection_id = c.id and ch.generation = c.gen
-      and ch.id not in (select id from strict)
+    select ch.id, ch.tsv from chunks ch, searched s
+    where (select count(*) from whole) < :k
+      and ch.tsv @@ to_tsquery(:language::regconfig, :any)
+      and ch.collection_id = s.id and ch.generation = s.gen
+      and ch.id not in (select id from whole)
     limit :candidates
   ) ch, q
   order by score desc, ch.id
   limit :k
 ), top as (
-  select * from strict union all select * from loose
-  order by score desc, id
+  select * from whole union all select * from loose
+  order by grp, score desc, id
   limit :k
 )
-select c.cfg::text as language, top.id, top.file, top.page, top.sheet, top.row_first, top.row_last,
-       top.text, top.score, ts_headline(c.cfg, top.text, q.any_q, :headline) as snippet
-from c cross join q left join top on true
-order by top.score desc nulls last, top.id`;
+select c.language, top.id, ch.file, ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text,
+       top.score, ts_headline(c.cfg, ch.text, q.any_q, :headline) as snippet
+from c cross join q left join top on true left join chunks ch on ch.id = top.id
+order by top.grp nulls last, top.score desc, top.id`;
 
 interface Row {
   language: string;
@@ -138,6 +156,34 @@ function notFound(collection: string): BotwireError {
   return new BotwireError('BW_ERR_NOT_FOUND', `no collection named "${collection}"`, {
     details: { collection },
   });
+}
+
+/**
+ * The text search configuration of each collection searched, per database handle: the statement
+ * parses the query in it and checks it, so a stale entry costs one more statement, never a wrong
+ * answer. Bounded: cleared when it holds {@link MAX_CACHED_LANGUAGES} collections.
+ */
+const languages = new WeakMap<Knex, Map<string, string>>();
+const MAX_CACHED_LANGUAGES = 10_000;
+
+/** The collection's configuration, read from the database on a miss; undefined if it does not exist. */
+async function languageOf(db: Knex, collection: string): Promise<string | undefined> {
+  let known = languages.get(db);
+  if (!known) languages.set(db, (known = new Map<string, string>()));
+  const cached = known.get(collection);
+  if (cached !== undefined) return cached;
+  const row = await db<{ name: string; language: string }>('collections')
+    .where({ name: collection })
+    .first('language');
+  if (row) remember(db, collection, row.language);
+  return row?.language;
+}
+
+function remember(db: Knex, collection: string, language: string): void {
+  const known = languages.get(db);
+  if (!known) return;
+  if (known.size >= MAX_CACHED_LANGUAGES) known.clear();
+  known.set(collection, language);
 }
 
 /**
@@ -160,15 +206,28 @@ export async function searchCollection(
     if (!row) throw notFound(collection);
     return { collection, language: row.language, hits: [] };
   }
-  const { rows } = await db.raw<{ rows: Row[] }>(SEARCH_SQL, {
+  const cached = await languageOf(db, collection);
+  if (cached === undefined) throw notFound(collection);
+  const bindings = {
     name: collection,
-    all: tsqueryText(terms, '&'),
-    any: tsqueryText(terms, '|'),
+    whole: tsqueryText(terms, '&', 'whole words'),
+    all: tsqueryText(terms, '&', 'prefixes'),
+    any: tsqueryText(terms, '|', 'prefixes'),
     phrase: terms.join(' '),
     k: Math.min(Math.max(1, Math.trunc(k)), MAX_K),
     candidates: Math.max(1, Math.trunc(options.candidates ?? RANKED_CANDIDATES)),
     headline: HEADLINE,
-  });
+  };
+  const search = async (language: string): Promise<Row[]> => {
+    const { rows } = await db.raw<{ rows: Row[] }>(SEARCH_SQL, { ...bindings, language });
+    if (rows[0] === undefined) languages.get(db)?.delete(collection);
+    else if (rows[0].language !== language) remember(db, collection, rows[0].language);
+    return rows;
+  };
+  let rows = await search(cached);
+  // A collection re-indexed in another language since it was cached answers with its language
+  // and no hits: it is searched again, once, in that language.
+  if (rows[0] !== undefined && rows[0].language !== cached) rows = await search(rows[0].language);
   const first = rows[0];
   if (!first) throw notFound(collection);
   const hits = rows
