@@ -91,16 +91,18 @@ function tsqueryText(
 
 const HEADLINE = `StartSel=${MARK.start}, StopSel=${MARK.stop}, MaxWords=30, MinWords=10, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "`;
 
-// `searched` is the collection only when `:language` is its configuration: the tsqueries below are
-// parsed in `:language`, and a collection re-indexed in another one since the caller looked is
-// answered with its language and no hits (the caller searches again). The group queries take the
-// tsqueries as constants, not from `q`, so the planner can estimate how many chunks match.
+// The statement searches the generation `:generation` of collection `:collection_id`, parsing the
+// query in `:language`: what the caller last saw of the collection. It checks them against the
+// collection row in its own snapshot, and when the collection changed (re-indexed since), it
+// answers with the row as it is now and no hits; the caller searches again with that. The groups
+// take the collection, the generation and the tsqueries as constants, not from `c` or `q`, so the
+// planner can estimate how many chunks each condition matches.
 const SEARCH_SQL = `
 with c as (
-  select id, language, language::regconfig as cfg, active_generation as gen
+  select id, language, language::regconfig as cfg, active_generation as gen,
+         id = :collection_id and language = :language
+           and active_generation is not distinct from :generation::bigint as current
   from collections where name = :name
-), searched as (
-  select id, gen from c where language = :language
 ), q as (
   select to_tsquery(c.cfg, :any) as any_q, to_tsquery(c.cfg, :all) as all_q,
          phraseto_tsquery(c.cfg, :phrase) as phrase_q
@@ -109,9 +111,10 @@ with c as (
   select ch.id, 1 as grp,
          4 + ts_rank_cd(ch.tsv, q.any_q, 1) + case when ch.tsv @@ q.phrase_q then 1 else 0 end as score
   from (
-    select ch.id, ch.tsv from chunks ch, searched s
-    where ch.tsv @@ to_tsquery(:language::regconfig, :whole)
-      and ch.collection_id = s.id and ch.generation = s.gen
+    select ch.id, ch.tsv from chunks ch
+    where (select current from c)
+      and ch.collection_id = :collection_id and ch.generation = :generation::bigint
+      and ch.tsv @@ to_tsquery(:language::regconfig, :whole)
     limit :candidates
   ) ch, q
   order by score desc, ch.id
@@ -120,10 +123,10 @@ with c as (
   select ch.id, 2 as grp,
          ts_rank_cd(ch.tsv, q.any_q, 1) + case when ch.tsv @@ q.all_q then 2 else 0 end as score
   from (
-    select ch.id, ch.tsv from chunks ch, searched s
-    where (select count(*) from whole) < :k
+    select ch.id, ch.tsv from chunks ch
+    where (select current from c) and (select count(*) from whole) < :k
+      and ch.collection_id = :collection_id and ch.generation = :generation::bigint
       and ch.tsv @@ to_tsquery(:language::regconfig, :any)
-      and ch.collection_id = s.id and ch.generation = s.gen
       and ch.id not in (select id from whole)
     limit :candidates
   ) ch, q
@@ -134,13 +137,17 @@ with c as (
   order by grp, score desc, id
   limit :k
 )
-select c.language, top.id, ch.file, ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text,
-       top.score, ts_headline(c.cfg, ch.text, q.any_q, :headline) as snippet
+select c.id as collection_id, c.gen as generation, c.language, c.current, top.id, ch.file,
+       ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text, top.score,
+       ts_headline(c.cfg, ch.text, q.any_q, :headline) as snippet
 from c cross join q left join top on true left join chunks ch on ch.id = top.id
 order by top.grp nulls last, top.score desc, top.id`;
 
 interface Row {
+  collection_id: string;
+  generation: string | null;
   language: string;
+  current: boolean;
   id: string | null;
   file: string;
   page: number | null;
@@ -158,38 +165,56 @@ function notFound(collection: string): BotwireError {
   });
 }
 
+/** What a search must know of a collection before it asks: its id, searched generation and language. */
+interface Searched {
+  collection_id: string;
+  generation: string | null;
+  language: string;
+}
+
 /**
- * The text search configuration of each collection searched, per database handle: the statement
- * parses the query in it and checks it, so a stale entry costs one more statement, never a wrong
- * answer. Bounded: cleared when it holds {@link MAX_CACHED_LANGUAGES} collections.
+ * What each process last saw of each collection searched, per database handle. The statement
+ * checks it, so a stale entry costs one more statement, never a wrong answer. Bounded: cleared
+ * when it holds {@link MAX_CACHED_COLLECTIONS} collections.
  */
-const languages = new WeakMap<Knex, Map<string, string>>();
-const MAX_CACHED_LANGUAGES = 10_000;
+const seen = new WeakMap<Knex, Map<string, Searched>>();
+const MAX_CACHED_COLLECTIONS = 10_000;
 
-/** The collection's configuration, read from the database on a miss; undefined if it does not exist. */
-async function languageOf(db: Knex, collection: string): Promise<string | undefined> {
-  let known = languages.get(db);
-  if (!known) languages.set(db, (known = new Map<string, string>()));
-  const cached = known.get(collection);
-  if (cached !== undefined) return cached;
-  const row = await db<{ name: string; language: string }>('collections')
-    .where({ name: collection })
-    .first('language');
-  if (row) remember(db, collection, row.language);
-  return row?.language;
+function remember(db: Knex, collection: string, searched: Searched | undefined): void {
+  let known = seen.get(db);
+  if (!known) seen.set(db, (known = new Map<string, Searched>()));
+  if (searched === undefined) known.delete(collection);
+  else {
+    if (known.size >= MAX_CACHED_COLLECTIONS) known.clear();
+    known.set(collection, searched);
+  }
 }
 
-function remember(db: Knex, collection: string, language: string): void {
-  const known = languages.get(db);
-  if (!known) return;
-  if (known.size >= MAX_CACHED_LANGUAGES) known.clear();
-  known.set(collection, language);
+/** The collection as last seen, read from the database on a miss; undefined if it does not exist. */
+async function collectionOf(db: Knex, collection: string): Promise<Searched | undefined> {
+  const cached = seen.get(db)?.get(collection);
+  if (cached) return cached;
+  const row: { id: string; active_generation: string | null; language: string } | undefined =
+    await db('collections')
+      .where({ name: collection })
+      .first('id', 'active_generation', 'language');
+  const searched = row && {
+    collection_id: String(row.id),
+    generation: row.active_generation === null ? null : String(row.active_generation),
+    language: row.language,
+  };
+  remember(db, collection, searched);
+  return searched;
 }
+
+/** Searches in a row when the collection keeps changing under the search (re-indexed each time). */
+const MAX_ATTEMPTS = 5;
 
 /**
  * The `k` best chunks of `collection` for `query`.
  * @param options.candidates - Most matching chunks ranked per group. @defaultValue {@link RANKED_CANDIDATES}
- * @throws BotwireError `BW_ERR_NOT_FOUND` when the collection does not exist.
+ * @throws BotwireError `BW_ERR_NOT_FOUND` when the collection does not exist;
+ *   `BW_ERR_UNAVAILABLE` when it was re-indexed under each of {@link MAX_ATTEMPTS} searches.
  */
 export async function searchCollection(
   db: Knex,
@@ -199,15 +224,9 @@ export async function searchCollection(
   options: { candidates?: number } = {},
 ): Promise<SearchResult> {
   const terms = queryTerms(query);
-  if (terms.length === 0) {
-    const row = await db<{ name: string; language: string }>('collections')
-      .where({ name: collection })
-      .first('language');
-    if (!row) throw notFound(collection);
-    return { collection, language: row.language, hits: [] };
-  }
-  const cached = await languageOf(db, collection);
-  if (cached === undefined) throw notFound(collection);
+  let searched: Searched | undefined = await collectionOf(db, collection);
+  if (searched === undefined) throw notFound(collection);
+  if (terms.length === 0) return { collection, language: searched.language, hits: [] };
   const bindings = {
     name: collection,
     whole: tsqueryText(terms, '&', 'whole words'),
@@ -218,31 +237,42 @@ export async function searchCollection(
     candidates: Math.max(1, Math.trunc(options.candidates ?? RANKED_CANDIDATES)),
     headline: HEADLINE,
   };
-  const search = async (language: string): Promise<Row[]> => {
-    const { rows } = await db.raw<{ rows: Row[] }>(SEARCH_SQL, { ...bindings, language });
-    if (rows[0] === undefined) languages.get(db)?.delete(collection);
-    else if (rows[0].language !== language) remember(db, collection, rows[0].language);
-    return rows;
-  };
-  let rows = await search(cached);
-  // A collection re-indexed in another language since it was cached answers with its language
-  // and no hits: it is searched again, once, in that language.
-  if (rows[0] !== undefined && rows[0].language !== cached) rows = await search(rows[0].language);
-  const first = rows[0];
-  if (!first) throw notFound(collection);
-  const hits = rows
-    .filter((row) => row.id !== null)
-    .map((row): SearchHit => ({
-      chunk_id: String(row.id),
-      score: Math.round(Number(row.score) * 10000) / 10000,
-      source:
-        row.sheet === null
-          ? { file: row.file, page: row.page ?? 0 }
-          : { file: row.file, sheet: row.sheet, rows: [row.row_first ?? 0, row.row_last ?? 0] },
-      text: row.text,
-      snippet: row.snippet,
-    }));
-  return { collection, language: first.language, hits };
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+    const { rows }: { rows: Row[] } = await db.raw(SEARCH_SQL, { ...bindings, ...searched });
+    const first: Row | undefined = rows[0];
+    if (!first) {
+      remember(db, collection, undefined);
+      throw notFound(collection);
+    }
+    if (!first.current) {
+      // Re-indexed since it was last seen: search again as it is now.
+      searched = {
+        collection_id: String(first.collection_id),
+        generation: first.generation === null ? null : String(first.generation),
+        language: first.language,
+      };
+      remember(db, collection, searched);
+      continue;
+    }
+    const hits = rows
+      .filter((row) => row.id !== null)
+      .map((row): SearchHit => ({
+        chunk_id: String(row.id),
+        score: Math.round(Number(row.score) * 10000) / 10000,
+        source:
+          row.sheet === null
+            ? { file: row.file, page: row.page ?? 0 }
+            : { file: row.file, sheet: row.sheet, rows: [row.row_first ?? 0, row.row_last ?? 0] },
+        text: row.text,
+        snippet: row.snippet,
+      }));
+    return { collection, language: first.language, hits };
+  }
+  throw new BotwireError(
+    'BW_ERR_UNAVAILABLE',
+    `collection "${collection}" was re-indexed during each of ${MAX_ATTEMPTS} searches; try again`,
+    { details: { collection } },
+  );
 }
 
 /** A source as people read it: `manual.pdf, page 3`, `prices.xlsx, sheet Bikes, rows 2-9`. */
