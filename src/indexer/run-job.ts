@@ -17,7 +17,7 @@ import {
   beginAttempt,
   ensureCollection,
   finishJob,
-  recordFailure,
+  recordOutcome,
   reloadJob,
   saveJobLanguage,
   storeFile,
@@ -172,6 +172,38 @@ async function currentLanguage(db: Knex, collectionId: string): Promise<string |
   return row?.active_generation ? row.language : undefined;
 }
 
+/** Files stored at once by one job (see `runIndexJob`). */
+const STORE_LANES = 2;
+
+/**
+ * Stores one file's chunks with its outcome; a file whose text Postgres refuses is recorded
+ * failed instead (its transaction stored nothing). Throws only our infrastructure's failures.
+ */
+async function storeOne(
+  db: Knex,
+  log: Logger,
+  args: { job: JobRow; collectionId: string; file: string; language: string; stored: Chunked },
+): Promise<void> {
+  const { job, collectionId, file, language, stored } = args;
+  try {
+    await storeFile(db, {
+      job,
+      collectionId,
+      file,
+      language,
+      chunks: stored.chunks,
+      outcome: { status: 'indexed', chunks: stored.chunks.length, ...stored.counts },
+    });
+  } catch (error) {
+    if (!isDataError(error)) throw error;
+    const refused = unreadable('damaged', 'the file holds text the database cannot store', error);
+    log.warn({ file, err: (error as Error).message }, refused.message);
+    await recordOutcome(db, job, file, failure(refused));
+    return;
+  }
+  log.info({ file, chunks: stored.chunks.length }, 'file indexed');
+}
+
 /** `runIndexJob` stopped between files because the indexer is closing; the job should go back to wait. */
 export const STOPPED = 'stopped';
 
@@ -191,9 +223,10 @@ export async function runIndexJob(
   const log = logger.child({ jobId, collection: job.collection_name, attempt: job.attempts });
   const collectionId = await ensureCollection(db, job.collection_name);
   let language = job.options.language ?? (await currentLanguage(db, collectionId));
-  // File n + 1 is read (extracted in its worker thread, then chunked) while file n is stored, so
-  // Postgres indexes one file on one core while the next is parsed on the other. At most two
-  // files' text is in memory at once.
+  // Files are read one after another (extracted in a worker thread, then chunked) and stored up to
+  // STORE_LANES at a time, each in its own transaction on its own connection: most of storing is
+  // Postgres turning text into vectors, one core per backend. File n + 1 is read while earlier
+  // ones are stored, so at most STORE_LANES + 1 files' text is in memory at once.
   const begun = job;
   const files = begun.files.filter((file) => !begun.outcome[file]); // the rest stored by an earlier attempt
   const read = (file: string): Promise<Read> =>
@@ -202,11 +235,37 @@ export async function runIndexJob(
       (error: unknown) => ({ error }),
     );
   let next = files[0] === undefined ? undefined : read(files[0]);
+  // Stores in flight; they never reject: the first infrastructure failure is kept in `failed`.
+  const storing = new Set<Promise<void>>();
+  let failed: { error: unknown } | undefined;
+  const store = (file: string, stored: Chunked, config: string): void => {
+    const task: Promise<void> = storeOne(db, log, {
+      job: begun,
+      collectionId,
+      file,
+      language: config,
+      stored,
+    })
+      .catch((error: unknown) => {
+        failed ??= { error };
+      })
+      .finally(() => storing.delete(task));
+    storing.add(task);
+  };
+  // Waits for every store and the file read ahead (neither rejects), then throws a store's failure.
+  const drain = async (): Promise<void> => {
+    await Promise.all(storing);
+    await next;
+    if (failed) throw failed.error;
+  };
   for (const [i, file] of files.entries()) {
     if (stopping()) {
-      // A file read ahead (only when the stop came while the current one was stored) finishes
-      // on its own and is dropped unstored (its promise never rejects); the next attempt reads it
-      // again. Waiting for it would hold the shutdown for a whole file.
+      // A file read ahead (only when the stop came while others were stored) finishes on its own
+      // and is dropped unstored (its promise never rejects); the next attempt reads it again.
+      // Waiting for it would hold the shutdown for a whole file; the stores in flight are waited
+      // for, so the job's row is final before it goes back to wait.
+      await Promise.all(storing);
+      if (failed) throw failed.error;
       log.info('indexer closing: the job goes back to wait and resumes after the files done');
       return STOPPED;
     }
@@ -222,38 +281,22 @@ export async function runIndexJob(
       }
     } catch (error) {
       if (!isFileError(error)) {
-        await next; // settled, never rejects: nothing is left running unobserved
+        await drain();
         throw error;
       }
       log.warn({ file, code: error.code, reason: reasonOf(error) }, error.message);
-      await recordFailure(db, job, collectionId, file, failure(error));
+      await recordOutcome(db, job, file, failure(error));
       continue;
     }
     if (!language) {
       language = await chooseLanguage(db, sampleOf(stored.chunks));
       await saveJobLanguage(db, job, language);
     }
-    try {
-      await storeFile(db, {
-        job,
-        collectionId,
-        file,
-        language,
-        chunks: stored.chunks,
-        outcome: { status: 'indexed', chunks: stored.chunks.length, ...stored.counts },
-      });
-    } catch (error) {
-      if (!isDataError(error)) {
-        await next;
-        throw error;
-      }
-      const refused = unreadable('damaged', 'the file holds text the database cannot store', error);
-      log.warn({ file, err: (error as Error).message }, refused.message);
-      await recordFailure(db, job, collectionId, file, failure(refused));
-      continue;
-    }
-    log.info({ file, chunks: stored.chunks.length }, 'file indexed');
+    while (storing.size >= STORE_LANES) await Promise.race(storing);
+    if (failed) await drain(); // throws the store's failure
+    store(file, stored, language);
   }
+  await drain();
   job = await reloadJob(db, job);
   const finish = await finishJob(db, job, collectionId, language ?? 'simple');
   log.info(finish, 'indexing job finished');

@@ -2,12 +2,9 @@
  * What an indexing job writes: its chunks under its own generation, its progress and per-file
  * outcome, and at the end the swap that makes the generation the one searches read.
  *
- * A file's chunks are stored in batches, two at a time on two connections, and its outcome is
- * recorded after the last batch commits. So after a crash a retried job skips the files that have
- * an outcome and rewrites the one that was half-way (its chunks of this generation are deleted
- * first); a file that fails has its chunks of this generation deleted with the failure recorded:
- * no chunk is stored twice, and a generation never holds part of a file. Searches read only the
- * active generation, so they never see a file half-stored.
+ * Every file is stored in one transaction together with its outcome, so after a crash a retried
+ * job skips the files already done and rewrites the one that was half-way (its chunks are deleted
+ * first): no chunk is stored twice.
  */
 import type { Knex } from '../shared/db.ts';
 import { storable } from '../shared/pg-text.ts';
@@ -23,13 +20,6 @@ export interface StoredChunk {
 
 /** Chunks sent to Postgres per statement. */
 const BATCH = 500;
-
-/**
- * Batches of one file inserted at once, each in its own transaction on its own connection: most
- * of a file's storing is Postgres parsing text into `tsvector`s, which one backend does on one
- * core. Two keep a second core busy while the next file is read on the first in between.
- */
-const PARALLEL_BATCHES = 2;
 
 const INSERT_SQL = `
 insert into chunks (collection_id, generation, file, ordinal, page, sheet, row_first, row_last, text, tsv)
@@ -70,11 +60,7 @@ export async function saveJobLanguage(db: Knex, job: JobRow, language: string): 
     .update({ options: db.raw(`options || jsonb_build_object('language', ?::text)`, [language]) });
 }
 
-/**
- * Stores one file's chunks (replacing a half-done attempt's), then records its outcome. On a
- * failure part of the chunks may be stored; the caller records the file failed with
- * {@link recordFailure}, which deletes them, or the job's next attempt replaces them.
- */
+/** Stores one file's chunks and its outcome in one transaction (replacing a half-done attempt). */
 export async function storeFile(
   db: Knex,
   args: {
@@ -87,59 +73,26 @@ export async function storeFile(
   },
 ): Promise<void> {
   const { job, collectionId, file, language, chunks, outcome } = args;
-  await deleteFileChunks(db, job, collectionId, file);
-  const insertBatch = async (start: number): Promise<void> => {
-    const rows = chunks.slice(start, start + BATCH).map((chunk, i) => ({
-      ordinal: start + i,
-      page: chunk.page ?? null,
-      sheet: chunk.sheet === undefined ? null : storable(chunk.sheet),
-      row_first: chunk.rows?.[0] ?? null,
-      row_last: chunk.rows?.[1] ?? null,
-      text: storable(chunk.text),
-    }));
-    await db.raw(INSERT_SQL, {
-      collection: collectionId,
-      generation: job.id,
-      file,
-      language,
-      rows: JSON.stringify(rows),
-    });
-  };
-  // Lanes take the next batch in turn; after a failure they take no more, and the first error
-  // is thrown once both have stopped (nothing is left writing behind the caller's back).
-  let next = 0;
-  let failed = false;
-  const lane = async (): Promise<void> => {
-    while (next < chunks.length && !failed) {
-      const start = next;
-      next += BATCH;
-      await insertBatch(start).catch((error: unknown) => {
-        failed = true;
-        throw error;
+  await db.transaction(async (trx) => {
+    await trx('chunks').where({ collection_id: collectionId, generation: job.id, file }).delete();
+    for (let start = 0; start < chunks.length; start += BATCH) {
+      const rows = chunks.slice(start, start + BATCH).map((chunk, i) => ({
+        ordinal: start + i,
+        page: chunk.page ?? null,
+        sheet: chunk.sheet === undefined ? null : storable(chunk.sheet),
+        row_first: chunk.rows?.[0] ?? null,
+        row_last: chunk.rows?.[1] ?? null,
+        text: storable(chunk.text),
+      }));
+      await trx.raw(INSERT_SQL, {
+        collection: collectionId,
+        generation: job.id,
+        file,
+        language,
+        rows: JSON.stringify(rows),
       });
     }
-  };
-  const lanes = await Promise.allSettled(Array.from({ length: PARALLEL_BATCHES }, lane));
-  const rejected = lanes.find((result) => result.status === 'rejected');
-  if (rejected) throw rejected.reason;
-  await recordOutcome(db, job, file, outcome, chunks.length);
-}
-
-function deleteFileChunks(db: Knex, job: JobRow, collectionId: string, file: string) {
-  return db('chunks').where({ collection_id: collectionId, generation: job.id, file }).delete();
-}
-
-/** Records a file failed, deleting whatever of its chunks an attempt stored in this generation. */
-export async function recordFailure(
-  db: Knex,
-  job: JobRow,
-  collectionId: string,
-  file: string,
-  outcome: FileOutcome,
-): Promise<void> {
-  await db.transaction(async (trx) => {
-    await deleteFileChunks(trx, job, collectionId, file);
-    await recordOutcome(trx, job, file, outcome);
+    await recordOutcome(trx, job, file, outcome, chunks.length);
   });
 }
 
