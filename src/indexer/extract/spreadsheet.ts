@@ -121,8 +121,12 @@ function tooLarge(detail: string, cause?: unknown): BotwireError {
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-const isStringList = (value: unknown): value is string[] =>
-  Array.isArray(value) && value.every((item) => typeof item === 'string');
+/** An array whose every element, holes included, is a string (`every` would skip holes). */
+function isStringList(value: unknown): value is string[] {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i += 1) if (typeof value[i] !== 'string') return false;
+  return true;
+}
 
 function malformed(): BotwireError {
   return new BotwireError('BW_ERR_INTERNAL', 'the spreadsheet worker sent a malformed reply');
@@ -162,7 +166,8 @@ function toSheets(reply: unknown, limits: { maxCells: number; maxSheets: number 
       if (row < 1 || end < start || end > texts.length) throw malformed();
       const entries: [string, string][] = [];
       for (let j = start; j < end; j += 1) {
-        const name = header[columns[j]!];
+        const column = columns[j]!;
+        const name = column < header.length ? header[column] : undefined;
         if (name === undefined) throw malformed();
         entries.push([name, texts[j]!]);
       }
