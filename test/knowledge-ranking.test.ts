@@ -11,7 +11,11 @@ import {
   storeFile,
 } from '../src/indexer/store.ts';
 import { createJob } from '../src/shared/knowledge/jobs.ts';
-import { RANKED_CANDIDATES, searchCollection } from '../src/shared/knowledge/search.ts';
+import {
+  CollectionCache,
+  RANKED_CANDIDATES,
+  searchCollection,
+} from '../src/shared/knowledge/search.ts';
 import { createTestSchema, type TestSchema } from './support/services.ts';
 
 /** Ten chunks that all hold "bicycle"; the last one holds it most often, so it ranks best. */
@@ -111,15 +115,20 @@ describe('knowledge: search ranking', function () {
     ]);
   });
 
-  it('when a collection is re-indexed in another language after a search, then the next search parses the query in the new one', async () => {
+  it('when a collection is re-indexed in another language after a search, then the next search parses the query in the new one, with or without a cache', async () => {
+    const cache = new CollectionCache();
     await storeCollection('relang', ['The quick fox.']);
-    const before = await searchCollection(schema.db, 'relang', 'quick', 5);
+    const before = await searchCollection(schema.db, 'relang', 'quick', 5, { cache });
     expect(before.language).to.equal('english');
     // "the" is an English stop word; the simple configuration indexes it.
-    expect((await searchCollection(schema.db, 'relang', 'the', 5)).hits).to.deep.equal([]);
+    expect((await searchCollection(schema.db, 'relang', 'the', 5, { cache })).hits).to.deep.equal(
+      [],
+    );
     await storeCollection('relang', ['The slow fox.'], 'simple');
-    const after = await searchCollection(schema.db, 'relang', 'the', 5);
-    expect(after.language).to.equal('simple');
-    expect(after.hits.map((hit) => hit.text)).to.deep.equal(['The slow fox.']);
+    for (const options of [{ cache }, {}]) {
+      const after = await searchCollection(schema.db, 'relang', 'the', 5, options);
+      expect(after.language).to.equal('simple');
+      expect(after.hits.map((hit) => hit.text)).to.deep.equal(['The slow fox.']);
+    }
   });
 });

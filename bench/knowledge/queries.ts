@@ -17,7 +17,7 @@ import {
 } from '../../src/indexer/store.ts';
 import type { Knex } from '../../src/shared/db.ts';
 import { createJob } from '../../src/shared/knowledge/jobs.ts';
-import { searchCollection } from '../../src/shared/knowledge/search.ts';
+import { CollectionCache, searchCollection } from '../../src/shared/knowledge/search.ts';
 import { HEADER, pageText, sheetRow } from './corpus.ts';
 import { NON_ASCII, pick, type Random, type TextModel } from './text.ts';
 
@@ -182,11 +182,12 @@ export async function timeQueries(
   return timed;
 }
 
-/** `searchCollection` with k = 5; returns the hit count. */
-export const directSearch =
-  (db: Knex, collection: string) =>
-  async (q: string): Promise<number> =>
-    (await searchCollection(db, collection, q, 5)).hits.length;
+/** `searchCollection` with k = 5 and a collection cache, as the retriver calls it; returns the hit count. */
+export const directSearch = (db: Knex, collection: string) => {
+  const cache = new CollectionCache();
+  return async (q: string): Promise<number> =>
+    (await searchCollection(db, collection, q, 5, { cache })).hits.length;
+};
 
 /** `GET /v2/collections/<name>/search?q=&k=5`; returns the hit count. */
 export const httpSearch =

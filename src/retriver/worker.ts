@@ -8,7 +8,11 @@ import type { Config } from '../config.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
 import { createDb, type Knex } from '../shared/db.ts';
 import { BotwireError } from '../shared/errors.ts';
-import { searchCollection, type SearchResult } from '../shared/knowledge/search.ts';
+import {
+  CollectionCache,
+  searchCollection,
+  type SearchResult,
+} from '../shared/knowledge/search.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Service } from '../shared/process.ts';
@@ -35,6 +39,8 @@ export const DEFAULT_K = 3;
 
 interface Deps {
   db: Knex;
+  /** What this process last saw of the collections it searched. */
+  collections: CollectionCache;
   llm: LlmSettings | undefined;
 }
 
@@ -46,6 +52,7 @@ async function answerOf(deps: Deps, question: Question, context: MessageContext)
       question.collection_name,
       question.query,
       question.k ?? DEFAULT_K,
+      { cache: deps.collections },
     );
   } catch (error) {
     if (error instanceof BotwireError && error.code === 'BW_ERR_NOT_FOUND') {
@@ -134,6 +141,7 @@ export async function startRetriever(
   const { knowledge } = config;
   const deps: Deps = {
     db,
+    collections: new CollectionCache(),
     llm: knowledge.llmApiUrl
       ? {
           baseUrl: knowledge.llmApiUrl,

@@ -19,7 +19,7 @@ import {
   collectionDir,
   documentExtension,
 } from '../../shared/knowledge/names.ts';
-import { MAX_K, searchCollection } from '../../shared/knowledge/search.ts';
+import { CollectionCache, MAX_K, searchCollection } from '../../shared/knowledge/search.ts';
 import type { Edge } from '../edge.ts';
 import { receiveUpload } from './uploads.ts';
 
@@ -54,6 +54,7 @@ export function collectionRoutes(
   edge: Edge,
   readBody: <T>(ctx: Context, schema: string) => Promise<T>,
 ): void {
+  const collections = new CollectionCache(); // what this process last saw of the ones searched
   router.post('/v2/collections/:name/files', async (ctx) => {
     const collection = nameOf(ctx);
     const files = await receiveUpload(ctx, edge.storageDir, collection, edge.maxDocumentBytes);
@@ -157,7 +158,7 @@ export function collectionRoutes(
     if (!Number.isInteger(k) || k < 1 || k > MAX_K) {
       throw queryError('/query/k', `must be an integer from 1 to ${MAX_K}`);
     }
-    const result = await searchCollection(edge.db, collection, q, k);
+    const result = await searchCollection(edge.db, collection, q, k, { cache: collections });
     ctx.body = { ...result, query: q, k };
   });
 }

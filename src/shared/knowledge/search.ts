@@ -12,10 +12,10 @@
  * SQL statement reads the collection's generation and its chunks, so a search sees the content
  * before a re-index or after it, never a mix (see docs/knowledge.md).
  *
- * The statement holds the query's tsqueries as constants in the collection's configuration (known
- * from a per-process cache, checked by the statement itself), so the planner sees how common the
- * words are: a common word is read by a sequential scan that stops at the candidate cap, a rare
- * one through the GIN index.
+ * The statement holds the query's tsqueries, the collection's id and its searched generation as
+ * constants (read first, or from a {@link CollectionCache}; checked by the statement itself), so
+ * the planner sees how common the words are: a common word is read by a sequential scan that
+ * stops at the candidate cap, a rare one through the GIN index.
  */
 import { BotwireError } from '../errors.ts';
 import type { Knex } from '../db.ts';
@@ -173,26 +173,37 @@ interface Searched {
 }
 
 /**
- * What each process last saw of each collection searched, per database handle. The statement
- * checks it, so a stale entry costs one more statement, never a wrong answer. Bounded: cleared
- * when it holds {@link MAX_CACHED_COLLECTIONS} collections.
+ * What one process last saw of each collection it searched; pass one (made once, kept for the
+ * process's life) to {@link searchCollection} to save a round trip per search. The statement
+ * checks what it holds, so a stale entry costs one more statement, never a wrong answer. Bounded:
+ * cleared when it holds `max` collections.
  */
-const seen = new WeakMap<Knex, Map<string, Searched>>();
-const MAX_CACHED_COLLECTIONS = 10_000;
+export class CollectionCache {
+  readonly #seen = new Map<string, Searched>();
 
-function remember(db: Knex, collection: string, searched: Searched | undefined): void {
-  let known = seen.get(db);
-  if (!known) seen.set(db, (known = new Map<string, Searched>()));
-  if (searched === undefined) known.delete(collection);
-  else {
-    if (known.size >= MAX_CACHED_COLLECTIONS) known.clear();
-    known.set(collection, searched);
+  constructor(private readonly max = 10_000) {}
+
+  get(collection: string): Searched | undefined {
+    return this.#seen.get(collection);
+  }
+
+  set(collection: string, searched: Searched | undefined): void {
+    if (searched === undefined) {
+      this.#seen.delete(collection);
+      return;
+    }
+    if (this.#seen.size >= this.max) this.#seen.clear();
+    this.#seen.set(collection, searched);
   }
 }
 
-/** The collection as last seen, read from the database on a miss; undefined if it does not exist. */
-async function collectionOf(db: Knex, collection: string): Promise<Searched | undefined> {
-  const cached = seen.get(db)?.get(collection);
+/** The collection as last seen, read from the database when not cached; undefined if it does not exist. */
+async function collectionOf(
+  db: Knex,
+  collection: string,
+  cache: CollectionCache | undefined,
+): Promise<Searched | undefined> {
+  const cached = cache?.get(collection);
   if (cached) return cached;
   const row: { id: string; active_generation: string | null; language: string } | undefined =
     await db('collections')
@@ -203,7 +214,7 @@ async function collectionOf(db: Knex, collection: string): Promise<Searched | un
     generation: row.active_generation === null ? null : String(row.active_generation),
     language: row.language,
   };
-  remember(db, collection, searched);
+  cache?.set(collection, searched);
   return searched;
 }
 
@@ -213,6 +224,8 @@ const MAX_ATTEMPTS = 5;
 /**
  * The `k` best chunks of `collection` for `query`.
  * @param options.candidates - Most matching chunks ranked per group. @defaultValue {@link RANKED_CANDIDATES}
+ * @param options.cache - What this process last saw of the collections searched; without one, each
+ *   search reads the collection row first.
  * @throws BotwireError `BW_ERR_NOT_FOUND` when the collection does not exist;
  *   `BW_ERR_UNAVAILABLE` when it was re-indexed under each of {@link MAX_ATTEMPTS} searches.
  */
@@ -221,10 +234,16 @@ export async function searchCollection(
   collection: string,
   query: string,
   k: number,
-  options: { candidates?: number } = {},
+  options: { candidates?: number; cache?: CollectionCache } = {},
 ): Promise<SearchResult> {
   const terms = queryTerms(query);
-  let searched: Searched | undefined = await collectionOf(db, collection);
+  const { cache } = options;
+  // A query without words reads the collection as it is now: nothing is searched to check it by.
+  let searched: Searched | undefined = await collectionOf(
+    db,
+    collection,
+    terms.length === 0 ? undefined : cache,
+  );
   if (searched === undefined) throw notFound(collection);
   if (terms.length === 0) return { collection, language: searched.language, hits: [] };
   const bindings = {
@@ -241,7 +260,7 @@ export async function searchCollection(
     const { rows }: { rows: Row[] } = await db.raw(SEARCH_SQL, { ...bindings, ...searched });
     const first: Row | undefined = rows[0];
     if (!first) {
-      remember(db, collection, undefined);
+      cache?.set(collection, undefined);
       throw notFound(collection);
     }
     if (!first.current) {
@@ -251,7 +270,7 @@ export async function searchCollection(
         generation: first.generation === null ? null : String(first.generation),
         language: first.language,
       };
-      remember(db, collection, searched);
+      cache?.set(collection, searched);
       continue;
     }
     const hits = rows
