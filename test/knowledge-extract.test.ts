@@ -12,6 +12,7 @@ import {
   type DocumentSource,
   type ExtractLimits,
 } from '../src/indexer/extract/index.ts';
+import { toSheets } from '../src/indexer/extract/spreadsheet.ts';
 import { BotwireError, type ErrorCode } from '../src/shared/errors.ts';
 import { MiB, ods, PAGES, pdf, worksheet, write, xlsx } from './support/knowledge-fixtures.ts';
 
@@ -299,6 +300,66 @@ describe('knowledge extraction', () => {
         'too-large',
         /^the spreadsheet is too large \(2 sheets; the limit is 1\)$/,
       );
+    });
+  });
+
+  // What the spreadsheet worker posts back is untrusted (SheetJS may have been subverted inside it).
+  describe("the worker's reply", () => {
+    const limits = { maxCells: 100, maxSheets: 5 };
+    const reply = (sheet: Record<string, unknown>) => ({
+      ok: true,
+      sheets: [
+        {
+          name: 'S',
+          header: ['a', '__proto__'],
+          rows: Int32Array.of(2, 4),
+          ends: Int32Array.of(2, 3),
+          columns: Int32Array.of(0, 1, 1),
+          texts: ['x', 'y', 'z'],
+          ...sheet,
+        },
+      ],
+    });
+
+    it('when the reply is well formed, then rows come back by header name, "__proto__" an ordinary key', () => {
+      const [sheet] = toSheets(reply({}), limits);
+      expect(sheet?.rows.map((row) => row.row)).to.deep.equal([2, 4]);
+      expect(Object.entries(sheet?.rows[0]?.cells ?? {})).to.deep.equal([
+        ['a', 'x'],
+        ['__proto__', 'y'],
+      ]);
+      expect(Object.getPrototypeOf(sheet?.rows[0]?.cells)).to.equal(Object.prototype);
+      expect(Object.entries(sheet?.rows[1]?.cells ?? {})).to.deep.equal([['__proto__', 'z']]);
+    });
+
+    it('when a list has a hole, a column is outside the header, or the index lists disagree, then it is refused as malformed', () => {
+      const holey: string[] = []; // a hole at 1
+      holey[0] = 'x';
+      holey[2] = 'z';
+      const headerHole: string[] = []; // a hole at 0
+      headerHole[1] = 'b';
+      const bad: Record<string, unknown>[] = [
+        { texts: holey },
+        { header: headerHole },
+        { columns: Int32Array.of(0, 2, 1) },
+        { columns: Int32Array.of(0, -1, 1) },
+        { ends: Int32Array.of(2, 4) },
+        { ends: Int32Array.of(2, 1) },
+        { ends: Int32Array.of(1, 2) },
+        { rows: Int32Array.of(0, 4) },
+        { rows: [2, 4] },
+        { header: ['a', 'a'] },
+      ];
+      for (const fields of bad) {
+        let error: unknown;
+        try {
+          toSheets(reply(fields), limits);
+        } catch (e) {
+          error = e;
+        }
+        expect(error, JSON.stringify(Object.keys(fields))).to.be.instanceOf(BotwireError);
+        expect((error as BotwireError).code).to.equal('BW_ERR_INTERNAL');
+      }
     });
   });
 

@@ -132,8 +132,16 @@ function malformed(): BotwireError {
   return new BotwireError('BW_ERR_INTERNAL', 'the spreadsheet worker sent a malformed reply');
 }
 
-/** Checks the worker's reply field by field and builds the result from scratch. */
-function toSheets(reply: unknown, limits: { maxCells: number; maxSheets: number }): SheetRows[] {
+/**
+ * Checks the worker's reply field by field and builds the result from scratch (exported for the
+ * tests of hostile replies).
+ * @throws BotwireError `BW_ERR_INTERNAL` for a reply of the wrong shape; the reply's own refusals
+ *   (`too-large`, `encrypted`, `damaged`) as `BW_ERR_DOCUMENT_UNREADABLE`.
+ */
+export function toSheets(
+  reply: unknown,
+  limits: { maxCells: number; maxSheets: number },
+): SheetRows[] {
   if (!isRecord(reply)) throw malformed();
   if (reply.ok === false) {
     const message = typeof reply.message === 'string' ? reply.message : 'unknown';
