@@ -12,7 +12,7 @@ import {
   type DocumentSource,
   type ExtractLimits,
 } from '../src/indexer/extract/index.ts';
-import { toSheets } from '../src/indexer/extract/spreadsheet.ts';
+import { SpreadsheetReader, toSheets } from '../src/indexer/extract/spreadsheet.ts';
 import { BotwireError, type ErrorCode } from '../src/shared/errors.ts';
 import { MiB, ods, PAGES, pdf, worksheet, write, xlsx } from './support/knowledge-fixtures.ts';
 
@@ -360,6 +360,32 @@ describe('knowledge extraction', () => {
         expect(error, JSON.stringify(Object.keys(fields))).to.be.instanceOf(BotwireError);
         expect((error as BotwireError).code).to.equal('BW_ERR_INTERNAL');
       }
+    });
+  });
+
+  describe('one reader for several files', () => {
+    it('when a read times out, then the worker is replaced and the next file is read; once closed, reads fail', async () => {
+      const reader = new SpreadsheetReader({ timeoutMs: 1500 });
+      const bomb = ods(
+        '<table:table-row table:number-rows-repeated="1000000"><table:table-cell office:value-type="string" table:number-columns-repeated="1000"><text:p>boom</text:p></table:table-cell></table:table-row>',
+      );
+      try {
+        const first = await reader.read(write('xlsx'), 'xlsx');
+        expect(first.map((sheet) => sheet.sheet)).to.have.length.above(0);
+        let error: unknown;
+        await reader.read(bomb, 'ods').catch((e: unknown) => (error = e));
+        expect((error as BotwireError).code).to.equal('BW_ERR_DOCUMENT_UNREADABLE');
+        expect((error as BotwireError).details).to.include({ reason: 'too-large' });
+        // After the replacement the reader gives what a worker of the file's own gives.
+        const alone = await extractFile({ bytes: write('csv'), filename: 'a.csv' });
+        const sheets = await reader.read(write('csv'), 'csv');
+        expect({ kind: 'sheet', sheets }).to.deep.equal(alone);
+      } finally {
+        await reader.close();
+      }
+      let closed: unknown;
+      await reader.read(write('csv'), 'csv').catch((e: unknown) => (closed = e));
+      expect((closed as BotwireError).code).to.equal('BW_ERR_INTERNAL');
     });
   });
 

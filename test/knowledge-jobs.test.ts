@@ -10,6 +10,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ExtractLimits } from '../src/indexer/extract/index.ts';
 import { runIndexJob } from '../src/indexer/run-job.ts';
 import { beginAttempt, ensureCollection, storeFile } from '../src/indexer/store.ts';
 import type { Knex } from '../src/shared/db.ts';
@@ -19,7 +20,7 @@ import { createLogger } from '../src/shared/logger.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
 import { startTestApi, type TestApi } from './support/api.ts';
 import { startComponent, stopComponent, type ComponentProcess } from './support/components.ts';
-import { pdf, worksheet, xlsx } from './support/knowledge-fixtures.ts';
+import { ods, pdf, worksheet, xlsx } from './support/knowledge-fixtures.ts';
 import { index, upload, waitForJob } from './support/knowledge.ts';
 import { createTestSchema, waitFor, type TestSchema } from './support/services.ts';
 
@@ -47,11 +48,11 @@ describe('knowledge: indexing jobs at their edges', function () {
       await rm(storageDir, { recursive: true, force: true });
     });
 
-    const run = async (files: string[]) => {
+    const run = async (files: string[], limits: ExtractLimits = {}) => {
       jobs += 1;
       const jobId = `job_${jobs}`;
       await createJob(db, { jobId, collection: 'c', files, options: {} });
-      const finish = await runIndexJob({ db, storageDir, limits: {}, logger }, jobId);
+      const finish = await runIndexJob({ db, storageDir, limits, logger }, jobId);
       const row = await db('index_jobs').where({ job_id: jobId }).first();
       return { finish, outcome: row.outcome as Record<string, any> };
     };
@@ -100,6 +101,40 @@ describe('knowledge: indexing jobs at their edges', function () {
       const only = await run(['scan.pdf']);
       expect(only.finish).to.deep.include({ status: 'failed' });
       expect((await searchCollection(db, 'c', 'Werkstatt', 5)).hits).to.have.length(1);
+    });
+
+    it("when a job's spreadsheets are read in one worker and one of them kills it, then the files before and after it are still read", async () => {
+      const sheet = (word: string) =>
+        `Name,Note\n${word},A spreadsheet row about ${word} for the worker test.\n`;
+      await writeFile(join(dir, 'before.csv'), sheet('alpha'));
+      // Expands to 10^9 cells: the worker runs out of its (small) memory and is terminated.
+      await writeFile(
+        join(dir, 'bomb.ods'),
+        ods(
+          '<table:table-row table:number-rows-repeated="1000000"><table:table-cell office:value-type="string" table:number-columns-repeated="1000"><text:p>boom</text:p></table:table-cell></table:table-row>',
+        ),
+      );
+      await writeFile(join(dir, 'after.csv'), sheet('omega'));
+      await writeFile(
+        join(dir, 'last.xlsx'),
+        xlsx(
+          worksheet(
+            '<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Name</t></is></c></row><row r="2"><c r="A2" t="inlineStr"><is><t>zeta</t></is></c></row></sheetData>',
+          ),
+        ),
+      );
+      const { finish, outcome } = await run(['before.csv', 'bomb.ods', 'after.csv', 'last.xlsx'], {
+        spreadsheet: { maxMemoryMb: 64 },
+      });
+      expect(finish).to.deep.include({ status: 'partial' });
+      expect(outcome['bomb.ods']).to.deep.include({ status: 'failed' });
+      expect(outcome['bomb.ods'].error).to.include({ reason: 'too-large' });
+      for (const file of ['before.csv', 'after.csv', 'last.xlsx']) {
+        expect(outcome[file], file).to.include({ status: 'indexed' });
+      }
+      for (const word of ['alpha', 'omega', 'zeta']) {
+        expect((await searchCollection(db, 'c', word, 5)).hits, word).to.have.length(1);
+      }
     });
   });
 

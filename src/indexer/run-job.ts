@@ -11,7 +11,7 @@ import type { FileOutcome, JobRow } from '../shared/knowledge/jobs.ts';
 import { documentPath } from '../shared/knowledge/names.ts';
 import type { Logger } from '../shared/logger.ts';
 import { chunkPages, chunkSheets, type ChunkOptions } from './chunk.ts';
-import { extractFile, type ExtractLimits } from './extract/index.ts';
+import { extractFile, SpreadsheetReader, type ExtractLimits } from './extract/index.ts';
 import { unreadable } from './extract/pdf.ts';
 import {
   beginAttempt,
@@ -111,7 +111,12 @@ interface Chunked {
 /** A file read: its chunks, or why it could not be read. */
 type Read = { stored: Chunked } | { error: unknown };
 
-async function chunksOf(deps: JobDeps, job: JobRow, file: string): Promise<Chunked> {
+async function chunksOf(
+  deps: JobDeps,
+  job: JobRow,
+  file: string,
+  sheets: SpreadsheetReader,
+): Promise<Chunked> {
   const options: ChunkOptions = {
     ...(job.options.chunk_size ? { size: job.options.chunk_size } : {}),
     ...(job.options.chunk_overlap !== undefined ? { overlap: job.options.chunk_overlap } : {}),
@@ -119,6 +124,7 @@ async function chunksOf(deps: JobDeps, job: JobRow, file: string): Promise<Chunk
   const document = await extractFile(
     { path: documentPath(deps.storageDir, job.collection_name, file) },
     deps.limits,
+    sheets,
   );
   if (document.kind === 'pdf') {
     const chunks = chunkPages(document.pages, options).map((c) => ({
@@ -227,78 +233,86 @@ export async function runIndexJob(
   // STORE_LANES at a time, each in its own transaction on its own connection: most of storing is
   // Postgres turning text into vectors, one core per backend. File n + 1 is read while earlier
   // ones are stored, so at most STORE_LANES + 1 files' text is in memory at once.
-  const begun = job;
-  const files = begun.files.filter((file) => !begun.outcome[file]); // the rest stored by an earlier attempt
-  const read = (file: string): Promise<Read> =>
-    chunksOf(deps, begun, file).then(
-      (stored) => ({ stored }),
-      (error: unknown) => ({ error }),
-    );
-  let next = files[0] === undefined ? undefined : read(files[0]);
-  // Stores in flight; they never reject: the first infrastructure failure is kept in `failed`.
-  const storing = new Set<Promise<void>>();
-  let failed: { error: unknown } | undefined;
-  const store = (file: string, stored: Chunked, config: string): void => {
-    const task: Promise<void> = storeOne(db, log, {
-      job: begun,
-      collectionId,
-      file,
-      language: config,
-      stored,
-    })
-      .catch((error: unknown) => {
-        failed ??= { error };
+  // One spreadsheet worker reads this job's spreadsheets in turn (they are one collection's
+  // content); it is terminated at the end, stop or failure included (a file still read ahead then
+  // fails unseen).
+  const sheets = new SpreadsheetReader(deps.limits.spreadsheet);
+  try {
+    const begun = job;
+    const files = begun.files.filter((file) => !begun.outcome[file]); // the rest stored by an earlier attempt
+    const read = (file: string): Promise<Read> =>
+      chunksOf(deps, begun, file, sheets).then(
+        (stored) => ({ stored }),
+        (error: unknown) => ({ error }),
+      );
+    let next = files[0] === undefined ? undefined : read(files[0]);
+    // Stores in flight; they never reject: the first infrastructure failure is kept in `failed`.
+    const storing = new Set<Promise<void>>();
+    let failed: { error: unknown } | undefined;
+    const store = (file: string, stored: Chunked, config: string): void => {
+      const task: Promise<void> = storeOne(db, log, {
+        job: begun,
+        collectionId,
+        file,
+        language: config,
+        stored,
       })
-      .finally(() => storing.delete(task));
-    storing.add(task);
-  };
-  // Waits for every store and the file read ahead (neither rejects), then throws a store's failure.
-  const drain = async (): Promise<void> => {
-    await Promise.all(storing);
-    await next;
-    if (failed) throw failed.error;
-  };
-  for (const [i, file] of files.entries()) {
-    if (stopping()) {
-      // A file read ahead (only when the stop came while others were stored) finishes on its own
-      // and is dropped unstored (its promise never rejects); the next attempt reads it again.
-      // Waiting for it would hold the shutdown for a whole file; the stores in flight are waited
-      // for, so the job's row is final before it goes back to wait.
+        .catch((error: unknown) => {
+          failed ??= { error };
+        })
+        .finally(() => storing.delete(task));
+      storing.add(task);
+    };
+    // Waits for every store and the file read ahead (neither rejects), then throws a store's failure.
+    const drain = async (): Promise<void> => {
       await Promise.all(storing);
+      await next;
       if (failed) throw failed.error;
-      log.info('indexer closing: the job goes back to wait and resumes after the files done');
-      return STOPPED;
-    }
-    const result = await next!;
-    const following = files[i + 1];
-    next = following === undefined || stopping() ? undefined : read(following);
-    let stored: Chunked;
-    try {
-      if ('error' in result) throw result.error;
-      stored = result.stored;
-      if (stored.chunks.length === 0) {
-        throw unreadable('no-text', 'the file holds no text (a scanned PDF needs OCR first)');
+    };
+    for (const [i, file] of files.entries()) {
+      if (stopping()) {
+        // A file read ahead (only when the stop came while others were stored) finishes on its own
+        // and is dropped unstored (its promise never rejects); the next attempt reads it again.
+        // Waiting for it would hold the shutdown for a whole file; the stores in flight are waited
+        // for, so the job's row is final before it goes back to wait.
+        await Promise.all(storing);
+        if (failed) throw failed.error;
+        log.info('indexer closing: the job goes back to wait and resumes after the files done');
+        return STOPPED;
       }
-    } catch (error) {
-      if (!isFileError(error)) {
-        await drain();
-        throw error;
+      const result = await next!;
+      const following = files[i + 1];
+      next = following === undefined || stopping() ? undefined : read(following);
+      let stored: Chunked;
+      try {
+        if ('error' in result) throw result.error;
+        stored = result.stored;
+        if (stored.chunks.length === 0) {
+          throw unreadable('no-text', 'the file holds no text (a scanned PDF needs OCR first)');
+        }
+      } catch (error) {
+        if (!isFileError(error)) {
+          await drain();
+          throw error;
+        }
+        log.warn({ file, code: error.code, reason: reasonOf(error) }, error.message);
+        await recordOutcome(db, job, file, failure(error));
+        continue;
       }
-      log.warn({ file, code: error.code, reason: reasonOf(error) }, error.message);
-      await recordOutcome(db, job, file, failure(error));
-      continue;
+      if (!language) {
+        language = await chooseLanguage(db, sampleOf(stored.chunks));
+        await saveJobLanguage(db, job, language);
+      }
+      while (storing.size >= STORE_LANES) await Promise.race(storing);
+      if (failed) await drain(); // throws the store's failure
+      store(file, stored, language);
     }
-    if (!language) {
-      language = await chooseLanguage(db, sampleOf(stored.chunks));
-      await saveJobLanguage(db, job, language);
-    }
-    while (storing.size >= STORE_LANES) await Promise.race(storing);
-    if (failed) await drain(); // throws the store's failure
-    store(file, stored, language);
+    await drain();
+    job = await reloadJob(db, job);
+    const finish = await finishJob(db, job, collectionId, language ?? 'simple');
+    log.info(finish, 'indexing job finished');
+    return finish;
+  } finally {
+    await sheets.close();
   }
-  await drain();
-  job = await reloadJob(db, job);
-  const finish = await finishJob(db, job, collectionId, language ?? 'simple');
-  log.info(finish, 'indexing job finished');
-  return finish;
 }

@@ -10,6 +10,7 @@ import type { DocumentExtension } from '../../shared/knowledge/names.ts';
 import { extractPdf, unreadable, type PageText, type PdfLimits } from './pdf.ts';
 import {
   extractSpreadsheet,
+  type SpreadsheetReader,
   type SheetRows,
   type SpreadsheetFormat,
   type SpreadsheetLimits,
@@ -18,7 +19,7 @@ import {
 export type { PageText, PdfLimits } from './pdf.ts';
 export { PDF_DEFAULTS } from './pdf.ts';
 export type { SheetRow, SheetRows, SpreadsheetLimits } from './spreadsheet.ts';
-export { SPREADSHEET_DEFAULTS } from './spreadsheet.ts';
+export { SPREADSHEET_DEFAULTS, SpreadsheetReader } from './spreadsheet.ts';
 
 /** What a document yields: pages of a PDF, or sheets of a spreadsheet. */
 export type ExtractedDocument =
@@ -127,7 +128,8 @@ async function readLimited(path: string, max: number): Promise<Uint8Array> {
 }
 
 /**
- * Extracts a document's text, dispatching on the file name's extension.
+ * Extracts a document's text, dispatching on the file name's extension. Spreadsheets are read in
+ * `sheets`'s worker when given (its limits apply), else in a worker thread of their own.
  *
  * @throws BotwireError `BW_ERR_DOCUMENT_UNSUPPORTED` for an extension not in
  *   {@link DOCUMENT_TYPES}; `BW_ERR_DOCUMENT_TOO_LARGE` over `maxFileBytes`; `BW_ERR_NOT_FOUND`
@@ -137,6 +139,7 @@ async function readLimited(path: string, max: number): Promise<Uint8Array> {
 export async function extractFile(
   source: DocumentSource,
   limits: ExtractLimits = {},
+  sheets?: SpreadsheetReader,
 ): Promise<ExtractedDocument> {
   const maxFileBytes = limits.maxFileBytes ?? EXTRACT_DEFAULTS.maxFileBytes;
   const type = typeOf('path' in source ? source.path : source.filename);
@@ -152,5 +155,8 @@ export async function extractFile(
     const what = type === 'csv' ? 'a text CSV file' : `an ${type.toUpperCase()} spreadsheet`;
     throw unreadable('wrong-type', `the file is not ${what}`);
   }
-  return { kind: 'sheet', sheets: await extractSpreadsheet(bytes, type, limits.spreadsheet) };
+  return {
+    kind: 'sheet',
+    sheets: await extractSpreadsheet(bytes, type, limits.spreadsheet, sheets),
+  };
 }

@@ -1,18 +1,19 @@
 // @ts-check
 /**
- * The inside of the spreadsheet worker thread started by `spreadsheet.ts`: parses one file with
- * SheetJS and posts back plain data (arrays, strings, numbers), never SheetJS objects. SheetJS
- * 0.18.5 has published advisories (prototype pollution, ReDoS), so it only ever runs here, in a
- * thread that lives for one file and whose memory and time the caller bounds.
+ * The inside of the spreadsheet worker thread started by `spreadsheet.ts`: parses the files posted
+ * to it, one at a time, with SheetJS and posts back plain data (arrays, strings, numbers), never
+ * SheetJS objects. SheetJS 0.18.5 has published advisories (prototype pollution, ReDoS), so it
+ * only ever runs here, in a thread that lives for one indexing job's files and whose memory and
+ * time the caller bounds.
  *
- * Plain JavaScript (type-checked from its JSDoc), because a new thread starts for every file:
- * registering the TypeScript loader in it cost about 0.4 s of CPU per file. SheetJS is loaded as
+ * Plain JavaScript (type-checked from its JSDoc), because a new thread starts for every job (and
+ * after every failed read): registering the TypeScript loader in it cost about 0.4 s of CPU. SheetJS is loaded as
  * its ES module build (`xlsx/xlsx.mjs`, about 0.06 s): it leaves the codepage tables out until
  * `set_cptable` hands them over, which only legacy xls needs (xlsx and ods are XML; csv is
  * decoded below). The ES build also parses several times faster than the minified `dist` builds
  * (csv 0.15 s against 0.63 s for 20,000 rows; see docs/knowledge.md).
  */
-import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort } from 'node:worker_threads';
 import * as XLSX from 'xlsx/xlsx.mjs';
 import { SHEET_PARSE_OPTIONS } from './sheet-options.mjs';
 import { boundedZlib, declaredUnpackedSize } from './zip-bounds.mjs';
@@ -212,12 +213,20 @@ function tooLarge(detail) {
 }
 
 if (!isMainThread && parentPort) {
-  const reply = await readWorkbook(/** @type {WorkerInput} */ (workerData));
-  // The index arrays move to the caller without a copy.
-  const buffers = reply.ok
-    ? reply.sheets.flatMap((sheet) =>
-        [sheet.rows, sheet.ends, sheet.columns].map((a) => /** @type {ArrayBuffer} */ (a.buffer)),
-      )
-    : [];
-  parentPort.postMessage(reply, buffers);
+  const port = parentPort;
+  // One file per message, in turn. A rejection (the codepage tables failing to load) is left
+  // unhandled: it ends the worker, and the caller sees the worker fail.
+  port.on('message', (/** @type {WorkerInput} */ input) => {
+    void readWorkbook(input).then((reply) => {
+      // The index arrays move to the caller without a copy.
+      const buffers = reply.ok
+        ? reply.sheets.flatMap((sheet) =>
+            [sheet.rows, sheet.ends, sheet.columns].map(
+              (a) => /** @type {ArrayBuffer} */ (a.buffer),
+            ),
+          )
+        : [];
+      port.postMessage(reply, buffers);
+    });
+  });
 }

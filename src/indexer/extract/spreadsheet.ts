@@ -1,7 +1,7 @@
 /**
  * Rows of a spreadsheet (xlsx, xls, ods, csv), every sheet, read by SheetJS inside a worker thread
- * that lives for one file, with a memory cap (`resourceLimits`) and a wall-clock timeout after
- * which it is terminated. What the worker sends back is treated as untrusted data: its shape is
+ * that lives for one indexing job's files (or one file), with a memory cap (`resourceLimits`) and
+ * a wall-clock timeout per file after which it is terminated. What the worker sends back is treated as untrusted data: its shape is
  * checked and the limits are counted again here. See docs/knowledge.md for what this covers.
  */
 import { Worker } from 'node:worker_threads';
@@ -51,67 +51,133 @@ export const SPREADSHEET_DEFAULTS = {
 const WORKER = new URL('./spreadsheet-worker.mjs', import.meta.url);
 
 /**
- * Reads every sheet of a spreadsheet in a worker thread.
- *
- * @param bytes - The file's content (copied to the worker).
- * @param format - How to parse it; the caller has checked that the content fits the format.
- * @throws BotwireError `BW_ERR_DOCUMENT_UNREADABLE` (`details.reason` `too-large`, `encrypted` or
- *   `damaged`) when the file cannot be read within the limits; `BW_ERR_INTERNAL` when the worker
- *   itself fails (it could not start, or crashed without an answer).
+ * Reads spreadsheets one at a time in a worker thread kept between them: an indexing job makes one
+ * for its files (one collection's content) and closes it at the end, so each file does not pay for
+ * a thread's start and a cold JIT. The worker is terminated, and the next file gets a fresh one,
+ * when a read times out, runs out of memory, fails or answers in a malformed way.
+ */
+export class SpreadsheetReader {
+  readonly #settings: Required<SpreadsheetLimits>;
+  #worker: Worker | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  constructor(limits: SpreadsheetLimits = {}) {
+    this.#settings = { ...SPREADSHEET_DEFAULTS, ...limits };
+  }
+
+  /**
+   * Reads every sheet of a spreadsheet, after the reads asked for before it.
+   *
+   * @param bytes - The file's content (copied to the worker).
+   * @param format - How to parse it; the caller has checked that the content fits the format.
+   * @throws BotwireError `BW_ERR_DOCUMENT_UNREADABLE` (`details.reason` `too-large`, `encrypted`
+   *   or `damaged`) when the file cannot be read within the limits; `BW_ERR_INTERNAL` when the
+   *   worker itself fails (it could not start, or crashed without an answer) or the reader is
+   *   closed.
+   */
+  read(bytes: Uint8Array, format: SpreadsheetFormat): Promise<SheetRows[]> {
+    const run = this.#queue.then(() => this.#read(bytes, format));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Terminates the worker at once; a read in progress fails with `BW_ERR_INTERNAL`. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#stop();
+  }
+
+  async #read(bytes: Uint8Array, format: SpreadsheetFormat): Promise<SheetRows[]> {
+    if (this.#closed) throw new BotwireError('BW_ERR_INTERNAL', 'the spreadsheet reader is closed');
+    const settings = this.#settings;
+    const input: WorkerInput = {
+      bytes,
+      format,
+      maxCells: settings.maxCells,
+      maxSheets: settings.maxSheets,
+      maxUnpackedBytes: settings.maxUnpackedBytes,
+    };
+    const worker = (this.#worker ??= this.#start());
+    try {
+      const reply = await new Promise<unknown>((resolve, reject) => {
+        const settle = (): void => {
+          clearTimeout(timer);
+          worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+        };
+        const timer = setTimeout(() => {
+          settle();
+          reject(tooLarge(`it could not be read within ${settings.timeoutMs} ms`));
+        }, settings.timeoutMs);
+        const onMessage = (message: unknown): void => {
+          settle();
+          resolve(message);
+        };
+        const onError = (error: Error & { code?: string }): void => {
+          settle();
+          if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+            reject(
+              tooLarge(`reading it needs more than ${settings.maxMemoryMb} MiB of memory`, error),
+            );
+          } else {
+            reject(
+              new BotwireError('BW_ERR_INTERNAL', 'the spreadsheet worker failed', {
+                cause: error,
+              }),
+            );
+          }
+        };
+        const onExit = (code: number): void => {
+          settle();
+          reject(new BotwireError('BW_ERR_INTERNAL', `the spreadsheet worker exited (${code})`));
+        };
+        worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+        worker.postMessage(input);
+      });
+      return toSheets(reply, settings);
+    } catch (error) {
+      // A worker that timed out, failed or answered out of shape is not asked again.
+      await this.#stop();
+      throw error;
+    }
+  }
+
+  #start(): Worker {
+    const worker = new Worker(WORKER, {
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: this.#settings.maxMemoryMb },
+      // SheetJS writes warnings to the console; they must not reach our logs unstructured.
+      stdout: true,
+      stderr: true,
+    });
+    worker.stdout.resume();
+    worker.stderr.resume();
+    return worker;
+  }
+
+  async #stop(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = undefined;
+    await worker?.terminate();
+  }
+}
+
+/**
+ * Reads every sheet of a spreadsheet: with `reader`, in its worker; else in a worker thread of its
+ * own, terminated after the file. Throws as {@link SpreadsheetReader.read}.
  */
 export async function extractSpreadsheet(
   bytes: Uint8Array,
   format: SpreadsheetFormat,
   limits: SpreadsheetLimits = {},
+  reader?: SpreadsheetReader,
 ): Promise<SheetRows[]> {
-  const settings = { ...SPREADSHEET_DEFAULTS, ...limits };
-  const input: WorkerInput = {
-    bytes,
-    format,
-    maxCells: settings.maxCells,
-    maxSheets: settings.maxSheets,
-    maxUnpackedBytes: settings.maxUnpackedBytes,
-  };
-  const worker = new Worker(WORKER, {
-    workerData: input,
-    execArgv: [],
-    resourceLimits: { maxOldGenerationSizeMb: settings.maxMemoryMb },
-    // SheetJS writes warnings to the console; they must not reach our logs unstructured.
-    stdout: true,
-    stderr: true,
-  });
-  worker.stdout.resume();
-  worker.stderr.resume();
+  if (reader) return reader.read(bytes, format);
+  const own = new SpreadsheetReader(limits);
   try {
-    const reply = await new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(tooLarge(`it could not be read within ${settings.timeoutMs} ms`));
-      }, settings.timeoutMs);
-      const settle = (): void => clearTimeout(timer);
-      worker.once('message', (message: unknown) => {
-        settle();
-        resolve(message);
-      });
-      worker.once('error', (error: Error & { code?: string }) => {
-        settle();
-        if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-          reject(
-            tooLarge(`reading it needs more than ${settings.maxMemoryMb} MiB of memory`, error),
-          );
-        } else {
-          reject(
-            new BotwireError('BW_ERR_INTERNAL', 'the spreadsheet worker failed', { cause: error }),
-          );
-        }
-      });
-      worker.once('exit', (code) => {
-        settle();
-        reject(new BotwireError('BW_ERR_INTERNAL', `the spreadsheet worker exited (${code})`));
-      });
-    });
-    return toSheets(reply, settings);
+    return await own.read(bytes, format);
   } finally {
-    await worker.terminate();
+    await own.close();
   }
 }
 
