@@ -7,8 +7,8 @@
  * (3), BENCH_CSV_FILES (2), BENCH_SHEETS (sheets per xlsx, 3), BENCH_SEARCH_CHUNKS (100000),
  * BENCH_QUERIES (1200), BENCH_HTTP_QUERIES (600; 0 skips the HTTP route), BENCH_WARMUP_QUERIES
  * (300), BENCH_SEED (1), BENCH_ROUNDS (raw and ours alternate this many times; the median round
- * by ratio is shown; 1), BENCH_REDIS_URL, BENCH_DATABASE_URL, BENCH_PROF (a folder: the indexer
- * and the raw baseline run with --cpu-prof and write there).
+ * by ratio is shown; 1), BENCH_REDIS_URL, BENCH_DATABASE_URL, BENCH_PROF (a folder: the indexer,
+ * the raw baseline and the api run with --cpu-prof and write there).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -326,6 +326,7 @@ async function main(): Promise<void> {
         API_PORT: String(port),
         PUBLIC_BASE_URL: origin,
       }),
+      nodeArgs,
     );
     children.push(api);
     await waitReady(api, `${origin}/readyz`);
