@@ -131,4 +131,28 @@ describe('knowledge: search ranking', function () {
       expect(after.hits.map((hit) => hit.text)).to.deep.equal(['The slow fox.']);
     }
   });
+
+  it("when collections are stored, then each one's chunks live in a partition of its own, with fresh statistics", async () => {
+    const { db } = schema;
+    const collections = await db<{ id: string; name: string; chunk_count: number }>(
+      'collections',
+    ).whereIn('name', ['shop', 'prices']);
+    expect(collections).to.have.length(2);
+    for (const { id, name, chunk_count } of collections) {
+      const partition = `chunks_${id}`;
+      const held = await db(partition).count<{ n: string }[]>({ n: '*' }).first();
+      expect(Number(held?.n), name).to.equal(chunk_count);
+      const others = await db(partition)
+        .whereNot({ collection_id: id })
+        .count<{ n: string }[]>({ n: '*' })
+        .first();
+      expect(Number(others?.n), name).to.equal(0);
+      // Analysed by finishJob: the planner estimates from this collection's words alone.
+      const stats = await db.raw<{ rows: { n: string }[] }>(
+        `select count(*) as n from pg_stats where tablename = ? and attname = 'tsv' and schemaname = current_schema()`,
+        [partition],
+      );
+      expect(Number(stats.rows[0]?.n), name).to.equal(1);
+    }
+  });
 });

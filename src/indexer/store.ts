@@ -213,6 +213,9 @@ export async function finishJob(
       .where({ collection_id: collectionId })
       .where('generation', '<', job.id)
       .delete();
+    // The collection's partition (migrations/20261123000000_chunks_by_collection.ts) gets fresh
+    // statistics, which its searches are planned from; autovacuum may be off or come much later.
+    await db.raw('analyze ??', [`chunks_${collectionId}`]);
   }
   return result;
 }

@@ -140,7 +140,8 @@ with c as (
 select c.id as collection_id, c.gen as generation, c.language, c.current, top.id, ch.file,
        ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text, top.score,
        ts_headline(c.cfg, ch.text, q.any_q, :headline) as snippet
-from c cross join q left join top on true left join chunks ch on ch.id = top.id
+from c cross join q left join top on true
+  left join chunks ch on ch.collection_id = :collection_id and ch.id = top.id
 order by top.grp nulls last, top.score desc, top.id`;
 
 interface Row {
