@@ -6,8 +6,11 @@
  * that had none and scan the whole table (docs/knowledge.md, "Search").
  *
  * A collection's partition, `chunks_<collection id>`, is made by a trigger on `collections` in the
- * transaction that inserts the collection: created apart and then attached, which locks the parent
- * against other attaches only, never against reads or writes. Existing chunks are copied over.
+ * transaction that inserts the collection: created apart and then attached, which locks `chunks`
+ * against other attaches only, never against its reads or writes. Attaching copies the foreign
+ * key, which takes a SHARE ROW EXCLUSIVE lock on `collections`: inserting collections must take
+ * that lock first (`ensureCollection` does), or two sessions creating collections at once
+ * deadlock. Existing chunks are copied over and analysed.
  */
 import type { Knex } from 'knex';
 
@@ -49,10 +52,13 @@ export async function up(knex: Knex): Promise<void> {
     declare
       part text := 'chunks_' || new.id;
     begin
-      execute format('create table %I (like chunks including defaults)', part);
-      execute format('alter table %I add constraint %I check (collection_id = %s)',
-                     part, part || '_collection', new.id);
-      execute format('alter table chunks attach partition %I for values in (%s)', part, new.id);
+      -- Qualified by the schema of the collections table, whatever the session's search_path.
+      execute format('create table %I.%I (like %I.chunks including defaults)',
+                     tg_table_schema, part, tg_table_schema);
+      execute format('alter table %I.%I add constraint %I check (collection_id = %s)',
+                     tg_table_schema, part, part || '_collection', new.id);
+      execute format('alter table %I.chunks attach partition %I.%I for values in (%s)',
+                     tg_table_schema, tg_table_schema, part, new.id);
       return null;
     end
     $$;
@@ -74,6 +80,7 @@ export async function up(knex: Knex): Promise<void> {
     insert into chunks (id, ${COLUMNS}) select id, ${COLUMNS} from chunks_flat;
     drop table chunks_flat;
   `);
+  for (const { id } of collections) await knex.raw('analyze ??', [`chunks_${id}`]);
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -1,7 +1,8 @@
 /**
  * Indexing jobs at their edges (found in review): text Postgres cannot store, a re-index whose
  * detected language differs, files without text, a job whose indexer keeps dying, an indexer
- * stopped with SIGTERM mid-job, a file's last batch refused, uploads cut short, ids BullMQ refuses.
+ * stopped with SIGTERM mid-job, a file's last batch refused, collections created at once, uploads cut
+ * short, ids BullMQ refuses.
  */
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
@@ -183,6 +184,49 @@ describe('knowledge: indexing jobs at their edges', function () {
       row = await db('index_jobs').where({ id: job.id }).first();
       expect(row.outcome['big.pdf']).to.deep.equal({ status: 'indexed', chunks: 1600 });
       expect(row.chunks_done).to.equal(1600);
+    });
+  });
+
+  describe('collections created at once', () => {
+    let schema: TestSchema;
+
+    before(async () => {
+      schema = await createTestSchema();
+    });
+
+    after(async () => {
+      await schema?.drop();
+    });
+
+    it('when several jobs create collections at the same time, some of the same name, then each gets one id and a partition, and none deadlocks', async () => {
+      const names = ['a', 'b', 'c', 'd', 'e', 'f', 'a', 'a', 'b', 'b'];
+      const ids = await Promise.all(names.map((name) => ensureCollection(schema.db, name)));
+      const byName = new Map<string, Set<string>>();
+      names.forEach((name, i) => byName.set(name, (byName.get(name) ?? new Set()).add(ids[i]!)));
+      for (const [name, set] of byName) expect(set.size, name).to.equal(1);
+      for (const id of new Set(ids)) {
+        const part = await schema.db.raw<{ rows: { n: string }[] }>(
+          `select count(*) as n from pg_inherits i join pg_class c on c.oid = i.inhrelid
+           where c.relname = ? and c.relnamespace = current_schema()::regnamespace`,
+          [`chunks_${id}`],
+        );
+        expect(Number(part.rows[0]?.n), id).to.equal(1);
+      }
+    });
+
+    it("when a collection is inserted from a session whose search_path lacks the schema, then its partition is made in the collection's schema", async () => {
+      const { db, schema: name } = schema;
+      await db.transaction(async (trx) => {
+        await trx.raw('set local search_path to public');
+        await trx.raw('insert into ??.collections (name) values (?)', [name, 'elsewhere']);
+      });
+      const [row] = await db('collections').where({ name: 'elsewhere' }).select('id');
+      const part = await db.raw<{ rows: { schema: string }[] }>(
+        `select n.nspname as schema from pg_inherits i join pg_class c on c.oid = i.inhrelid
+         join pg_namespace n on n.oid = c.relnamespace where c.relname = ?`,
+        [`chunks_${(row as { id: string }).id}`],
+      );
+      expect(part.rows.map((r) => r.schema)).to.deep.equal([name]);
     });
   });
 

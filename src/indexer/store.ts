@@ -45,12 +45,26 @@ export async function beginAttempt(db: Knex, jobId: string): Promise<JobRow | un
   return row;
 }
 
-/** The collection's id, creating the collection on its first job. */
+/**
+ * The collection's id, creating the collection on its first job. Creating one makes its `chunks`
+ * partition (a trigger), whose foreign key locks `collections` in SHARE ROW EXCLUSIVE mode; the
+ * lock is taken before the insert, so two jobs creating collections at once wait for each other
+ * instead of deadlocking.
+ */
 export async function ensureCollection(db: Knex, name: string): Promise<string> {
-  await db('collections').insert({ name }).onConflict('name').ignore();
-  const row = await db<{ id: string; name: string }>('collections').where({ name }).first('id');
-  if (!row) throw new Error(`collection ${name} vanished after insert`);
-  return String(row.id);
+  const idOf = async (conn: Knex): Promise<string | undefined> => {
+    const row = await conn<{ id: string; name: string }>('collections').where({ name }).first('id');
+    return row ? String(row.id) : undefined;
+  };
+  const known = await idOf(db);
+  if (known !== undefined) return known;
+  return db.transaction(async (trx) => {
+    await trx.raw('lock table collections in share row exclusive mode');
+    await trx('collections').insert({ name }).onConflict('name').ignore();
+    const id = await idOf(trx);
+    if (id === undefined) throw new Error(`collection ${name} vanished after insert`);
+    return id;
+  });
 }
 
 /** Keeps the language a job chose, so a retry of the job indexes with the same one. */
@@ -230,12 +244,11 @@ export async function failJob(db: Knex, jobId: string, error: string): Promise<v
       .returning(['id', 'collection_name']);
     const row = rows[0];
     if (!row) return;
-    await trx('chunks')
-      .where({ generation: row.id })
-      .whereIn(
-        'collection_id',
-        trx('collections').select('id').where({ name: row.collection_name }),
-      )
-      .delete();
+    // The collection's id first, so the delete touches its partition only.
+    const collection = await trx<{ id: string; name: string }>('collections')
+      .where({ name: row.collection_name })
+      .first('id');
+    if (!collection) return;
+    await trx('chunks').where({ collection_id: collection.id, generation: row.id }).delete();
   });
 }
