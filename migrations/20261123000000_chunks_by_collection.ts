@@ -16,16 +16,9 @@ import type { Knex } from 'knex';
 
 const COLUMNS = `collection_id, generation, file, ordinal, page, sheet, row_first, row_last, text, tsv`;
 
-export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`
-    alter table chunks rename to chunks_flat;
-    alter table chunks_flat rename constraint chunks_pkey to chunks_flat_pkey;
-    alter table chunks_flat rename constraint chunks_collection_id_generation_file_ordinal_unique
-      to chunks_flat_unique;
-    alter table chunks_flat rename constraint chunks_collection_id_foreign to chunks_flat_foreign;
-    alter index chunks_tsv rename to chunks_flat_tsv;
-    alter sequence chunks_id_seq owned by none;
-
+/** `create table chunks`, as both versions have it but for the primary key and the tail. */
+function createChunks(primaryKey: string, tail: string): string {
+  return `
     create table chunks (
       id bigint not null default nextval('chunks_id_seq'),
       collection_id bigint not null,
@@ -38,48 +31,70 @@ export async function up(knex: Knex): Promise<void> {
       row_last integer,
       text text not null,
       tsv tsvector not null,
-      constraint chunks_pkey primary key (collection_id, id),
+      constraint chunks_pkey primary key (${primaryKey}),
       constraint chunks_collection_id_generation_file_ordinal_unique
         unique (collection_id, generation, file, ordinal),
       constraint chunks_collection_id_foreign foreign key (collection_id)
         references collections (id) on delete cascade
-    ) partition by list (collection_id);
+    )${tail};
     create index chunks_tsv on chunks using gin (tsv);
     comment on column chunks.ordinal is 'position within the file';
-    alter sequence chunks_id_seq owned by chunks.id;
+    alter sequence chunks_id_seq owned by chunks.id;`;
+}
 
-    create function chunks_partition_for_collection() returns trigger language plpgsql as $$
+/** Renames `chunks` and its constraint and index names out of the way, keeping its sequence. */
+function setAside(as: string): string {
+  return `
+    alter table chunks rename to ${as};
+    alter table ${as} rename constraint chunks_pkey to ${as}_pkey;
+    alter table ${as} rename constraint chunks_collection_id_generation_file_ordinal_unique
+      to ${as}_unique;
+    alter table ${as} rename constraint chunks_collection_id_foreign to ${as}_foreign;
+    alter index chunks_tsv rename to ${as}_tsv;
+    alter sequence chunks_id_seq owned by none;`;
+}
+
+/** Copies the rows of the table set aside as `from` into the new `chunks`, then drops it. */
+function copyFrom(from: string): string {
+  return `
+    insert into chunks (id, ${COLUMNS}) select id, ${COLUMNS} from ${from};
+    drop table ${from};`;
+}
+
+export async function up(knex: Knex): Promise<void> {
+  await knex.raw(`
+    ${setAside('chunks_flat')}
+    ${createChunks('collection_id, id', ' partition by list (collection_id)')}
+
+    -- Makes the partition of one collection, qualified by the schema given, whatever the
+    -- session's search_path.
+    create function chunks_make_partition(schema_name text, collection bigint) returns void
+    language plpgsql as $$
     declare
-      part text := 'chunks_' || new.id;
+      part text := 'chunks_' || collection;
     begin
-      -- Qualified by the schema of the collections table, whatever the session's search_path.
       execute format('create table %I.%I (like %I.chunks including defaults)',
-                     tg_table_schema, part, tg_table_schema);
+                     schema_name, part, schema_name);
       execute format('alter table %I.%I add constraint %I check (collection_id = %s)',
-                     tg_table_schema, part, part || '_collection', new.id);
+                     schema_name, part, part || '_collection', collection);
       execute format('alter table %I.chunks attach partition %I.%I for values in (%s)',
-                     tg_table_schema, tg_table_schema, part, new.id);
+                     schema_name, schema_name, part, collection);
+    end
+    $$;
+    create function chunks_partition_for_collection() returns trigger language plpgsql as $$
+    begin
+      execute format('select %I.chunks_make_partition(%L, %s)',
+                     tg_table_schema, tg_table_schema, new.id);
       return null;
     end
     $$;
     create trigger collections_chunks_partition after insert on collections
       for each row execute function chunks_partition_for_collection();
+
+    select chunks_make_partition(current_schema(), id) from collections;
+    ${copyFrom('chunks_flat')}
   `);
   const collections = await knex<{ id: string }>('collections').select('id');
-  for (const { id } of collections) {
-    await knex.raw(
-      `
-      create table ?? (like chunks including defaults);
-      alter table ?? add constraint ?? check (collection_id = ${Number(id)});
-      alter table chunks attach partition ?? for values in (${Number(id)});
-    `,
-      [`chunks_${id}`, `chunks_${id}`, `chunks_${id}_collection`, `chunks_${id}`],
-    );
-  }
-  await knex.raw(`
-    insert into chunks (id, ${COLUMNS}) select id, ${COLUMNS} from chunks_flat;
-    drop table chunks_flat;
-  `);
   for (const { id } of collections) await knex.raw('analyze ??', [`chunks_${id}`]);
 }
 
@@ -87,34 +102,9 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     drop trigger collections_chunks_partition on collections;
     drop function chunks_partition_for_collection();
-    alter table chunks rename to chunks_parted;
-    alter table chunks_parted rename constraint chunks_pkey to chunks_parted_pkey;
-    alter table chunks_parted rename constraint chunks_collection_id_generation_file_ordinal_unique
-      to chunks_parted_unique;
-    alter table chunks_parted rename constraint chunks_collection_id_foreign to chunks_parted_foreign;
-    alter index chunks_tsv rename to chunks_parted_tsv;
-    alter sequence chunks_id_seq owned by none;
-
-    create table chunks (
-      id bigint not null default nextval('chunks_id_seq') primary key,
-      collection_id bigint not null references collections (id) on delete cascade,
-      generation bigint not null,
-      file text not null,
-      ordinal integer not null,
-      page integer,
-      sheet text,
-      row_first integer,
-      row_last integer,
-      text text not null,
-      tsv tsvector not null,
-      constraint chunks_collection_id_generation_file_ordinal_unique
-        unique (collection_id, generation, file, ordinal)
-    );
-    alter table chunks rename constraint chunks_collection_id_fkey to chunks_collection_id_foreign;
-    create index chunks_tsv on chunks using gin (tsv);
-    comment on column chunks.ordinal is 'position within the file';
-    alter sequence chunks_id_seq owned by chunks.id;
-    insert into chunks (id, ${COLUMNS}) select id, ${COLUMNS} from chunks_parted;
-    drop table chunks_parted;
+    drop function chunks_make_partition(text, bigint);
+    ${setAside('chunks_parted')}
+    ${createChunks('id', '')}
+    ${copyFrom('chunks_parted')}
   `);
 }
