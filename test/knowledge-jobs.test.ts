@@ -139,7 +139,7 @@ describe('knowledge: indexing jobs at their edges', function () {
     });
   });
 
-  describe('a file whose last batch is refused', () => {
+  describe('the store on its own (a refused batch, collections created at once)', () => {
     let schema: TestSchema;
 
     before(async () => {
@@ -184,18 +184,6 @@ describe('knowledge: indexing jobs at their edges', function () {
       row = await db('index_jobs').where({ id: job.id }).first();
       expect(row.outcome['big.pdf']).to.deep.equal({ status: 'indexed', chunks: 1600 });
       expect(row.chunks_done).to.equal(1600);
-    });
-  });
-
-  describe('collections created at once', () => {
-    let schema: TestSchema;
-
-    before(async () => {
-      schema = await createTestSchema();
-    });
-
-    after(async () => {
-      await schema?.drop();
     });
 
     it('when several jobs create collections at the same time, some of the same name, then each gets one id and a partition, and none deadlocks', async () => {
