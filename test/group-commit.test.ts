@@ -1,15 +1,16 @@
 import { expect } from 'chai';
 import {
-  batchedClaimOutbound,
-  batchedFinishOutbound,
-  claimOutbound,
+  batchedRecordedOutbound,
+  batchedRecordOutbound,
+  recordedOutbound,
+  recordOutbound,
 } from '../src/channel/store.ts';
 import { newConversation } from '../src/flow/engine/types.ts';
 import { batchedSaveState, loadState } from '../src/flow/state-store.ts';
 import { Batcher } from '../src/shared/batcher.ts';
 import { createTestSchema, type TestSchema } from './support/services.ts';
 
-describe('group commit (Batcher): outbound claims and outcomes, flow state writes', () => {
+describe('group commit (Batcher): outbound records and their look-up, flow state writes', () => {
   let t: TestSchema;
   let conversationId = '';
   let channelId = '';
@@ -32,27 +33,39 @@ describe('group commit (Batcher): outbound claims and outcomes, flow state write
 
   after(async () => t?.drop());
 
-  it('when calls end in the same turn of the event loop, then their outcomes are written by one statement and each caller resolves after it', async () => {
+  it('when calls end in the same turn of the event loop, then they are recorded by one statement and each caller resolves after it', async () => {
     const message = { message_type: 'text' as const, text: 'hi' };
-    const ids = await Promise.all(
-      ['0.0', '1.0', '2.0'].map((seq) =>
-        claimOutbound(t.db, { conversationId, turnId: 'turn-1', seq, message }),
-      ),
-    );
+    const turn = { conversationId, turnId: 'turn-1' };
     const statements: string[] = [];
     const onQuery = (q: { sql: string }) => statements.push(q.sql);
     t.db.on('query', onQuery);
-    const finish = batchedFinishOutbound(t.db);
-    await Promise.all([
-      finish(ids[0]!, { status: 'sent', platformMessageId: '1:10' }),
-      finish(ids[1]!, { status: 'failed', error: '400: chat not found' }),
-      finish(ids[2]!, { status: 'sent', platformMessageId: '1:12' }),
+    const record = batchedRecordOutbound(t.db);
+    const inserted = await Promise.all([
+      record({
+        ...turn,
+        seq: '0.0',
+        message,
+        outcome: { status: 'sent', platformMessageId: '1:10' },
+      }),
+      record({
+        ...turn,
+        seq: '1.0',
+        message,
+        outcome: { status: 'failed', error: '400: chat not found' },
+      }),
+      record({
+        ...turn,
+        seq: '2.0',
+        message,
+        outcome: { status: 'sent', platformMessageId: '1:12' },
+      }),
     ]);
     t.db.off('query', onQuery);
-    expect(statements.filter((sql) => sql.startsWith('update'))).to.have.length(1);
+    expect(inserted).to.deep.equal([true, true, true]);
+    expect(statements.filter((sql) => sql.startsWith('insert'))).to.have.length(1);
     const rows = await t
       .db('messages')
-      .whereIn('id', ids as string[])
+      .where({ conversation_id: conversationId, turn_id: 'turn-1', direction: 'out' })
       .orderBy('seq')
       .select('seq', 'status', 'platform_message_id', 'error');
     expect(rows).to.deep.equal([
@@ -60,30 +73,65 @@ describe('group commit (Batcher): outbound claims and outcomes, flow state write
       { seq: '1.0', status: 'failed', platform_message_id: null, error: '400: chat not found' },
       { seq: '2.0', status: 'sent', platform_message_id: '1:12', error: null },
     ]);
-    // Claimed again (a redelivered turn): already finished, so not to be sent.
+    // A redelivered turn finds all three recorded; recording one again changes nothing.
+    expect([...(await recordedOutbound(t.db, turn))].sort()).to.deep.equal(['0.0', '1.0', '2.0']);
     expect(
-      await claimOutbound(t.db, { conversationId, turnId: 'turn-1', seq: '0.0', message }),
-    ).to.equal(undefined);
+      await recordOutbound(t.db, {
+        ...turn,
+        seq: '0.0',
+        message,
+        outcome: { status: 'sent', platformMessageId: '1:99' },
+      }),
+    ).to.equal(false);
+    expect(
+      await t.db('messages').where({ platform_message_id: '1:99' }).count('* as n').first(),
+    ).to.deep.equal({ n: '0' });
   });
 
-  it('when calls are claimed in the same turn of the event loop, then one statement claims them, and a call already sent is not claimed again', async () => {
+  it('when turns look up their recorded calls in the same turn of the event loop, then one statement answers them all, and a row left sending by an earlier release counts as not sent', async () => {
     const message = { message_type: 'text' as const, text: 'hi' };
-    const claim = batchedClaimOutbound(t.db);
+    await recordOutbound(t.db, {
+      conversationId,
+      turnId: 'b',
+      seq: '0.0',
+      message,
+      outcome: { status: 'sent', platformMessageId: '1:20' },
+    });
+    // What a release that claimed rows before sending left when it died mid-call.
+    await t.db('messages').insert({
+      conversation_id: conversationId,
+      direction: 'out',
+      turn_id: 'c',
+      seq: '0.0',
+      message_type: 'text',
+      body: message,
+      status: 'sending',
+    });
+    const recorded = batchedRecordedOutbound(t.db);
     const statements: string[] = [];
     const onQuery = (q: { sql: string }) => statements.push(q.sql);
     t.db.on('query', onQuery);
-    const ids = await Promise.all(
-      ['a', 'b', 'c'].map((turnId) => claim({ conversationId, turnId, seq: '0.0', message })),
+    const found = await Promise.all(
+      ['a', 'b', 'c'].map((turnId) => recorded({ conversationId, turnId })),
     );
     t.db.off('query', onQuery);
-    expect(statements.filter((sql) => sql.startsWith('insert'))).to.have.length(1);
-    expect(new Set(ids).size).to.equal(3);
-    await batchedFinishOutbound(t.db)(ids[1]!, { status: 'sent', platformMessageId: '1:20' });
-    const again = await Promise.all(
-      ['a', 'b'].map((turnId) => claim({ conversationId, turnId, seq: '0.0', message })),
-    );
-    // `a` was left `sending` (its attempt died before the outcome): claimed again, same row.
-    expect(again).to.deep.equal([ids[0], undefined]);
+    expect(statements.filter((sql) => sql.startsWith('select'))).to.have.length(1);
+    expect(found.map((seqs) => [...seqs])).to.deep.equal([[], ['0.0'], []]);
+    // The call is sent again and its outcome lands on the row left behind.
+    expect(
+      await recordOutbound(t.db, {
+        conversationId,
+        turnId: 'c',
+        seq: '0.0',
+        message,
+        outcome: { status: 'sent', platformMessageId: '1:30' },
+      }),
+    ).to.equal(true);
+    const rows = await t
+      .db('messages')
+      .where({ conversation_id: conversationId, turn_id: 'c' })
+      .select('status', 'platform_message_id');
+    expect(rows).to.deep.equal([{ status: 'sent', platform_message_id: '1:30' }]);
   });
 
   it('when two turns write their states in one batch and one read a stale version, then only that one fails with BW_ERR_STATE_CONFLICT', async () => {

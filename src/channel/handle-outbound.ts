@@ -1,10 +1,11 @@
 /**
  * channel_out: a bot turn's messages rendered to platform calls and sent, in order, each once.
  *
- * Once: every call is a `messages` row keyed by (conversation, turn, seq). A redelivered turn skips
- * the calls already `sent` (or `failed` for good) and resumes at the first one that is not. The
- * one gap left is a crash after the platform accepted a call and before its row says so: that call
- * is sent again (the platforms offer no idempotency key); see docs/pipeline.md.
+ * Once: every call that ended is a `messages` row keyed by (conversation, turn, seq), inserted
+ * when the platform answered. A redelivered or republished turn first reads which of its calls
+ * are recorded, skips them and resumes at the first one that is not. The one gap left is a crash
+ * after the platform accepted a call and before its row was committed: that call is sent again
+ * (the platforms offer no idempotency key); see docs/pipeline.md.
  *
  * Pace and retries: each call waits for its slot under the bot's (or number's) and the chat's
  * pace (`pacing.ts`); a 429 waits the `retry_after` Telegram asks for; 5xx and timeouts back off
@@ -24,7 +25,13 @@ import { PACES, reserve, type Pace } from './pacing.ts';
 import { formOf, PlatformError, type TelegramApi, type WhatsAppApi } from './platform-api.ts';
 import { renderTelegram, type TelegramCall } from './render-telegram.ts';
 import { renderWhatsApp } from './render-whatsapp.ts';
-import { claimOutbound, finishOutbound, type OutboundOutcome, type OutboundRow } from './store.ts';
+import {
+  recordedOutbound,
+  recordOutbound,
+  type OutboundCall,
+  type OutboundOutcome,
+  type OutboundRecord,
+} from './store.ts';
 import { truncate } from './text-limits.ts';
 
 export interface ChannelOut {
@@ -47,10 +54,10 @@ export interface OutboundDeps {
   backoffMs?: number;
   /** Longest `retry_after` waited in place (s); longer ones go back to the consumer. @defaultValue 30 */
   maxRetryAfterS?: number;
-  /** Claims a call before it is sent; `claimOutbound` one by one when absent. */
-  claim?: (row: OutboundRow) => Promise<string | undefined>;
-  /** Records how a claimed call ended; `finishOutbound` one by one when absent. */
-  finish?: (id: string, outcome: OutboundOutcome) => Promise<void>;
+  /** The seqs of a turn's calls already recorded; `recordedOutbound` one by one when absent. */
+  recorded?: (turn: Omit<OutboundCall, 'seq'>) => Promise<Set<string>>;
+  /** Records a call that ended (false: already recorded); `recordOutbound` one by one when absent. */
+  record?: (record: OutboundRecord) => Promise<boolean>;
 }
 
 interface PlannedCall {
@@ -175,25 +182,26 @@ async function deliver(
 const RECORD_RETRY_MAX_MS = 5000;
 
 /**
- * Records a call the platform accepted. While Postgres cannot be reached it keeps trying, here:
+ * Records a call the platform answered. While Postgres cannot be reached it keeps trying, here:
  * failing the turn instead would send the call again on the retry (the platforms have no
  * idempotency key), so a Postgres outage would duplicate every message in flight.
  */
-async function recordSent(
-  record: () => Promise<void>,
+async function recordEnded(
+  record: () => Promise<boolean>,
   seq: string,
   context: MessageContext,
 ): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await record();
+      if (!(await record()))
+        context.log.warn({ seq }, 'another attempt had recorded this call: it was sent twice');
       return;
     } catch (error) {
       if (!isUnavailable(error)) throw error;
       const delay = Math.min(100 * 2 ** (attempt - 1), RECORD_RETRY_MAX_MS);
       context.log.warn(
         { err: (error as Error).message, seq, delayMs: delay },
-        'sent, but Postgres is unreachable; recording again',
+        'the call ended, but Postgres is unreachable; recording again',
       );
       await sleep(delay);
     }
@@ -215,23 +223,26 @@ export async function handleOutbound(
     );
     return;
   }
-  const claim = deps.claim ?? ((row) => claimOutbound(deps.db, row));
-  const finish = deps.finish ?? ((id, outcome) => finishOutbound(deps.db, id, outcome));
-  for (const call of plan(deps, channel, conversation, messages)) {
-    // Claimed (or already sent, on a redelivered or republished turn) before it is sent.
-    const id = await claim({
-      conversationId: conversation.conversation_id,
-      turnId: input.turn_id,
-      seq: call.seq,
-      message: call.message,
-    });
-    if (id === undefined) continue;
-    let platformMessageId: string | undefined;
+  const recorded = deps.recorded ?? ((turn) => recordedOutbound(deps.db, turn));
+  const record = deps.record ?? ((row) => recordOutbound(deps.db, row));
+  const turn = { conversationId: conversation.conversation_id, turnId: input.turn_id };
+  const calls = plan(deps, channel, conversation, messages);
+  // Recorded calls (a redelivered or republished turn) are not sent again.
+  const done = calls.length > 0 ? await recorded(turn) : new Set<string>();
+  for (const call of calls) {
+    if (done.has(call.seq)) continue;
+    const ended = (outcome: OutboundOutcome): Promise<void> =>
+      recordEnded(
+        () => record({ ...turn, seq: call.seq, message: call.message, outcome }),
+        call.seq,
+        context,
+      );
+    let platformMessageId: string;
     try {
       platformMessageId = await deliver(deps, call, context);
     } catch (error) {
       if (error instanceof PlatformError && !error.retryable) {
-        await finish(id, { status: 'failed', error: error.message });
+        await ended({ status: 'failed', error: error.message });
         context.log.warn(
           { seq: call.seq, reason: error.message },
           'the platform refused a message; recorded, not retried',
@@ -244,11 +255,6 @@ export async function handleOutbound(
     }
     // Outside the try: a failure to record must never be taken for a failed send (that would
     // send the call again).
-    const sent = platformMessageId;
-    await recordSent(
-      () => finish(id, { status: 'sent', platformMessageId: sent }),
-      call.seq,
-      context,
-    );
+    await ended({ status: 'sent', platformMessageId });
   }
 }

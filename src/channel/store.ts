@@ -3,6 +3,7 @@ import type { BotRecord, ChannelRecord } from '../shared/bots/types.ts';
 import { prepared, runPrepared, type Knex } from '../shared/db.ts';
 import { isInline, type ConversationRef, type InternalMessage } from '../shared/messages.ts';
 import { Batcher } from '../shared/batcher.ts';
+import { BotwireError } from '../shared/errors.ts';
 import type { Inbound } from './inbound.ts';
 
 export interface RecordedInbound {
@@ -13,9 +14,16 @@ export interface RecordedInbound {
 
 // One statement, one round trip: the user and the conversation are upserted and the message is
 // logged in data-modifying CTEs (atomic like the transaction it replaces, which took five round
-// trips: BEGIN, three INSERTs, COMMIT). `existing_turn` is read from the statement's snapshot,
-// i.e. the row as it was before this statement: null when this statement inserted it. Prepared
-// (`shared/db.ts`): planning this statement cost Postgres more than running it.
+// trips: BEGIN, three INSERTs, COMMIT). Prepared (`shared/db.ts`): planning this statement cost
+// Postgres more than running it.
+//
+// Rows are written only when something changed: the user when their name did, the
+// conversation's `last_message_at` when it is over a minute old (it orders the transcript list,
+// to the minute). An update writes a new row version, and `last_message_at` is indexed, so every
+// message used to add an entry to each of the conversation's four indexes. A conversation left
+// as it was is read from the statement's snapshot (`known`). `existing_turn` is read from that
+// snapshot too, i.e. the row as it was before this statement: null when this statement inserted
+// it.
 const RECORD_INBOUND = prepared(
   'channel_record_inbound',
   `with u as (
@@ -25,12 +33,19 @@ const RECORD_INBOUND = prepared(
     first_name = coalesce(excluded.first_name, users.first_name),
     last_name = coalesce(excluded.last_name, users.last_name),
     updated_at = now()
-  returning pid
-), c as (
+  where (users.first_name, users.last_name) is distinct from
+    (coalesce(excluded.first_name, users.first_name), coalesce(excluded.last_name, users.last_name))
+), written as (
   insert into conversations (app_id, channel_id, user_pid, chat_id)
-  select $6, $7, u.pid, $8 from u
+  values ($6, $7, $1, $8)
   on conflict (channel_id, chat_id) do update set last_message_at = now()
+  where conversations.last_message_at < now() - interval '1 minute'
   returning id, language
+), c as (
+  select id, language from written
+  union all
+  select id, language from conversations
+  where channel_id = $7 and chat_id = $8 and not exists (select 1 from written)
 ), m as (
   insert into messages (conversation_id, direction, turn_id, platform_message_id, message_type, body, status)
   select c.id, 'in', $9, $10, $11, cast($12 as jsonb), 'received' from c
@@ -77,7 +92,11 @@ export async function recordInbound(
     inbound.message.message_type,
     JSON.stringify(inbound.message),
   ]);
-  const row = rows[0]!;
+  const row = rows[0];
+  // No row: another process created this conversation after this statement's snapshot was
+  // taken (it conflicted, yet the snapshot cannot see it). Nothing was written; a retry sees it.
+  if (!row)
+    throw new BotwireError('BW_ERR_STATE_CONFLICT', 'the conversation was created concurrently');
   const fresh = row.inserted || row.existing_turn === turnId;
   const language = row.language ?? undefined;
   return {
@@ -130,130 +149,142 @@ function forTranscript(message: InternalMessage): object {
   };
 }
 
-/** An outbound call: its row, and the call itself, to be sent once. */
-export interface OutboundRow {
+/** An outbound call of a turn, keyed (conversation, turn, seq). */
+export interface OutboundCall {
   conversationId: string;
   turnId: string;
   seq: string;
-  message: InternalMessage;
 }
 
-// The outbound calls' rows are claimed and finished by group commit (`shared/batcher.ts`), a
-// batch being one JSON array parameter, so that the statements' text never varies and each is
-// prepared once per connection (`shared/db.ts`).
-const CLAIM_OUTBOUND = prepared(
-  'channel_claim_outbound',
-  `insert into messages (conversation_id, direction, turn_id, seq, message_type, body, status)
-   select r.conversation_id, 'out', r.turn_id, r.seq, r.message_type, r.body, 'sending'
-   from jsonb_to_recordset($1::jsonb)
-     as r (conversation_id uuid, turn_id text, seq text, message_type text, body jsonb)
-   on conflict (conversation_id, turn_id, seq) where direction = 'out'
-   do update set updated_at = now() where messages.status = 'sending'
-   returning id, conversation_id, turn_id, seq`,
-);
-
-const FINISH_OUTBOUND = prepared(
-  'channel_finish_outbound',
-  `update messages m
-   set status = v.status, platform_message_id = v.platform_message_id, error = v.error,
-       updated_at = now()
-   from jsonb_to_recordset($1::jsonb) as v (id bigint, status text, platform_message_id text, error text)
-   where m.id = v.id`,
-);
-
-/**
- * Claims outbound calls before they are sent: inserts each row as `sending`, or takes over a row
- * left `sending` by an attempt that did not finish. One statement for all of them; no two may be
- * the same call.
- * @returns per row, the row id to finish, or undefined when the call is already `sent` or
- * `failed` for good (a redelivered turn), so it must not be sent again.
- */
-async function claimOutboundRows(
-  db: Knex,
-  rows: readonly OutboundRow[],
-): Promise<(string | undefined)[]> {
-  const claimed = await runPrepared<{
-    id: string;
-    conversation_id: string;
-    turn_id: string;
-    seq: string;
-  }>(db, CLAIM_OUTBOUND, [
-    JSON.stringify(
-      rows.map((row) => ({
-        conversation_id: row.conversationId,
-        turn_id: row.turnId,
-        seq: row.seq,
-        message_type: row.message.message_type,
-        body: forTranscript(row.message),
-      })),
-    ),
-  ]);
-  const ids = new Map(claimed.map((r) => [`${r.conversation_id}/${r.turn_id}/${r.seq}`, r.id]));
-  return rows.map((row) => ids.get(`${row.conversationId}/${row.turnId}/${row.seq}`));
-}
-
-/**
- * Claims an outbound call before it is sent (see {@link claimOutboundRows}). One round trip.
- * @returns the row id to finish, or undefined when the call is already `sent` or `failed` for
- * good (a redelivered turn), so it must not be sent again.
- */
-export async function claimOutbound(db: Knex, row: OutboundRow): Promise<string | undefined> {
-  const [id] = await claimOutboundRows(db, [row]);
-  return id;
-}
-
-/** How a claimed call ended. */
+/** How a call ended. */
 export type OutboundOutcome =
   { status: 'sent'; platformMessageId: string } | { status: 'failed'; error: string };
 
-/** Records how claimed calls ended: `sent` with the platform's id, or `failed` for good with its reason. */
-async function finishOutboundRows(
+/** A call that ended, as its transcript row records it. */
+export interface OutboundRecord extends OutboundCall {
+  message: InternalMessage;
+  outcome: OutboundOutcome;
+}
+
+// Both statements take a batch as one JSON array parameter, so that their text never varies and
+// each is prepared once per connection (`shared/db.ts`); both run by group commit
+// (`shared/batcher.ts`). A row still `sending` was left by an attempt of an earlier release
+// (which claimed a row before each call) that did not finish: it counts as not sent.
+// The look-up is a LATERAL subquery kept apart (`offset 0`), so it can only be an index probe per
+// turn: as a plain join, the plan prepared while `messages` was small was a hash join reading
+// every outbound row, and a prepared plan is kept until the table is analysed.
+const RECORDED_OUTBOUND = prepared(
+  'channel_recorded_outbound',
+  `select r.i, m.seq
+   from jsonb_to_recordset($1::jsonb) as r (i int, conversation_id uuid, turn_id text)
+   cross join lateral (
+     select seq from messages m
+     where m.conversation_id = r.conversation_id and m.turn_id = r.turn_id
+       and m.direction = 'out' and m.seq is not null and m.status <> 'sending'
+     offset 0
+   ) m`,
+);
+
+const RECORD_OUTBOUND = prepared(
+  'channel_record_outbound',
+  `insert into messages (conversation_id, direction, turn_id, seq, message_type, body, status,
+     platform_message_id, error)
+   select r.conversation_id, 'out', r.turn_id, r.seq, r.message_type, r.body, r.status,
+     r.platform_message_id, r.error
+   from jsonb_to_recordset($1::jsonb) as r (conversation_id uuid, turn_id text, seq text,
+     message_type text, body jsonb, status text, platform_message_id text, error text)
+   on conflict (conversation_id, turn_id, seq) where direction = 'out'
+   do update set status = excluded.status, platform_message_id = excluded.platform_message_id,
+     error = excluded.error, updated_at = now()
+   where messages.status = 'sending'
+   returning conversation_id, turn_id, seq`,
+);
+
+async function recordedOutboundRows(
   db: Knex,
-  items: readonly { id: string; outcome: OutboundOutcome }[],
-): Promise<void> {
-  await runPrepared(db, FINISH_OUTBOUND, [
+  turns: readonly Omit<OutboundCall, 'seq'>[],
+): Promise<Set<string>[]> {
+  const rows = await runPrepared<{ i: number; seq: string }>(db, RECORDED_OUTBOUND, [
     JSON.stringify(
-      items.map(({ id, outcome }) => ({
-        id,
-        status: outcome.status,
-        platform_message_id: outcome.status === 'sent' ? outcome.platformMessageId : null,
-        error: outcome.status === 'failed' ? outcome.error : null,
-      })),
+      turns.map((turn, i) => ({ i, conversation_id: turn.conversationId, turn_id: turn.turnId })),
     ),
   ]);
-}
-
-/** Records how a claimed call ended: `sent` with the platform's id, or `failed` for good with its reason. */
-export async function finishOutbound(
-  db: Knex,
-  id: string,
-  outcome: OutboundOutcome,
-): Promise<void> {
-  await finishOutboundRows(db, [{ id, outcome }]);
+  const seqs = turns.map(() => new Set<string>());
+  for (const row of rows) seqs[row.i]!.add(row.seq);
+  return seqs;
 }
 
 /**
- * `finishOutbound` by group commit (`shared/batcher.ts`): the calls that end while the process
- * is busy are recorded in one UPDATE, one commit. Each caller resolves once its row committed.
+ * The calls of a turn already recorded (`sent`, or `failed` for good): a redelivered or
+ * republished turn skips them. A read: one round trip, no commit.
+ * @returns their seqs.
  */
-export function batchedFinishOutbound(
+export async function recordedOutbound(
   db: Knex,
-): (id: string, outcome: OutboundOutcome) => Promise<void> {
-  const batcher = new Batcher<{ id: string; outcome: OutboundOutcome }, void>(async (items) => {
-    await finishOutboundRows(db, items);
-    return items.map(() => undefined);
-  });
-  return (id, outcome) => batcher.add({ id, outcome });
+  turn: Omit<OutboundCall, 'seq'>,
+): Promise<Set<string>> {
+  const [seqs] = await recordedOutboundRows(db, [turn]);
+  return seqs!;
 }
 
-/**
- * `claimOutbound` by group commit: the calls claimed in the same turn of the event loop are
- * claimed by one multi-row statement, one commit. No two of them are the same call: a turn's
- * calls are claimed one after another, and one conversation's turns never overlap in a process.
- */
-export function batchedClaimOutbound(db: Knex): (row: OutboundRow) => Promise<string | undefined> {
-  const batcher = new Batcher<OutboundRow, string | undefined>((rows) =>
-    claimOutboundRows(db, rows),
+async function recordOutboundRows(
+  db: Knex,
+  records: readonly OutboundRecord[],
+): Promise<boolean[]> {
+  const inserted = await runPrepared<{ conversation_id: string; turn_id: string; seq: string }>(
+    db,
+    RECORD_OUTBOUND,
+    [
+      JSON.stringify(
+        records.map(({ conversationId, turnId, seq, message, outcome }) => ({
+          conversation_id: conversationId,
+          turn_id: turnId,
+          seq,
+          message_type: message.message_type,
+          body: forTranscript(message),
+          status: outcome.status,
+          platform_message_id: outcome.status === 'sent' ? outcome.platformMessageId : null,
+          error: outcome.status === 'failed' ? outcome.error : null,
+        })),
+      ),
+    ],
   );
-  return (row) => batcher.add(row);
+  const keys = new Set(inserted.map((r) => `${r.conversation_id}/${r.turn_id}/${r.seq}`));
+  return records.map((r) => keys.has(`${r.conversationId}/${r.turnId}/${r.seq}`));
+}
+
+/**
+ * Records a call that ended, once the platform answered: one row, inserted `sent` with the
+ * platform's message id or `failed` with its reason.
+ * @returns false when another attempt had already recorded the same call (it was sent twice).
+ */
+export async function recordOutbound(db: Knex, record: OutboundRecord): Promise<boolean> {
+  const [inserted] = await recordOutboundRows(db, [record]);
+  return inserted!;
+}
+
+/**
+ * `recordedOutbound` by batch (`shared/batcher.ts`): the turns that start while the process is
+ * busy are looked up by one statement.
+ */
+export function batchedRecordedOutbound(
+  db: Knex,
+): (turn: Omit<OutboundCall, 'seq'>) => Promise<Set<string>> {
+  const batcher = new Batcher<Omit<OutboundCall, 'seq'>, Set<string>>((turns) =>
+    recordedOutboundRows(db, turns),
+  );
+  return (turn) => batcher.add(turn);
+}
+
+/**
+ * `recordOutbound` by group commit: the calls that end while the process is busy are recorded
+ * by one multi-row INSERT, one commit. Each caller resolves once its row committed. No two of
+ * them are the same call: a turn's calls are sent one after another, and one conversation's
+ * turns never overlap in a process.
+ */
+export function batchedRecordOutbound(db: Knex): (record: OutboundRecord) => Promise<boolean> {
+  const batcher = new Batcher<OutboundRecord, boolean>((records) =>
+    recordOutboundRows(db, records),
+  );
+  return (record) => batcher.add(record);
 }

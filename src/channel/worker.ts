@@ -8,7 +8,7 @@ import { handleInbound, type ChannelIn } from './handle-inbound.ts';
 import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
 import { createJsonPost } from './json-post.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
-import { batchedClaimOutbound, batchedFinishOutbound } from './store.ts';
+import { batchedRecordedOutbound, batchedRecordOutbound } from './store.ts';
 
 export async function startChannel(
   config: Config,
@@ -32,8 +32,8 @@ export async function startChannel(
     directory,
     telegram,
     whatsapp,
-    claim: batchedClaimOutbound(db),
-    finish: batchedFinishOutbound(db),
+    recorded: batchedRecordedOutbound(db),
+    record: batchedRecordOutbound(db),
   };
   return consume<ChannelIn | ChannelOut>(
     kit,

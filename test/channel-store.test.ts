@@ -1,0 +1,122 @@
+import { expect } from 'chai';
+import type { Inbound } from '../src/channel/inbound.ts';
+import { recordInbound } from '../src/channel/store.ts';
+import type { BotRecord, ChannelRecord } from '../src/shared/bots/types.ts';
+import { createTestSchema, type TestSchema } from './support/services.ts';
+
+describe('channel store: recording an inbound message', () => {
+  let t: TestSchema;
+  let bot: BotRecord;
+  let channel: ChannelRecord;
+  let sequence = 0;
+
+  const inbound = (names: { firstName?: string; lastName?: string } = {}): Inbound => {
+    sequence += 1;
+    return {
+      userId: '42',
+      chatId: '42',
+      ...names,
+      platformMessageId: `42:${sequence}`,
+      message: { message_type: 'text', text: `hello ${sequence}` },
+    };
+  };
+  // xmin is the transaction that wrote the row version: unchanged means not rewritten.
+  const versions = async () => ({
+    user: (await t.db('users').where({ pid: 'telegram:42' }).first('xmin', 'first_name')) as {
+      xmin: string;
+      first_name: string | null;
+    },
+    conversation: (await t
+      .db('conversations')
+      .where({ channel_id: channel.id, chat_id: '42' })
+      .first('xmin', 'id')) as { xmin: string; id: string },
+  });
+
+  before(async () => {
+    t = await createTestSchema();
+    await t.db('bots').insert({ app_id: 'b1', name: 'b', flow: {} });
+    const [row] = await t
+      .db('channels')
+      .insert({ app_id: 'b1', type: 'telegram', credentials: 'sealed' })
+      .returning('id');
+    channel = {
+      id: row.id,
+      appId: 'b1',
+      type: 'telegram',
+      externalId: null,
+      secrets: { type: 'telegram', details: { bot_token: 'x' }, secret_token: 's' },
+      webhookRegisteredAt: null,
+      createdAt: new Date(),
+    };
+    bot = {
+      appId: 'b1',
+      name: 'b',
+      flow: {},
+      language: 'en',
+      active: true,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+      channels: [channel],
+    };
+  });
+
+  after(async () => t?.drop());
+
+  it('when a known user writes again within a minute, then neither the user nor the conversation is rewritten; a new name or an hour-old conversation is', async () => {
+    const first = await recordInbound(t.db, {
+      bot,
+      channel,
+      inbound: inbound({ firstName: 'Ana' }),
+      turnId: 't1',
+    });
+    expect(first.fresh).to.equal(true);
+    const before = await versions();
+    expect(before.conversation.id).to.equal(first.conversation.conversation_id);
+
+    const second = await recordInbound(t.db, {
+      bot,
+      channel,
+      inbound: inbound({ firstName: 'Ana' }),
+      turnId: 't2',
+    });
+    expect(second).to.deep.equal(first);
+    expect(await versions()).to.deep.equal(before);
+    expect(
+      await t.db('messages').where({ conversation_id: before.conversation.id }).count('* as n'),
+    ).to.deep.equal([{ n: '2' }]);
+
+    // A message without a name keeps the one known.
+    await recordInbound(t.db, { bot, channel, inbound: inbound(), turnId: 't3' });
+    expect(await versions()).to.deep.equal(before);
+
+    await recordInbound(t.db, {
+      bot,
+      channel,
+      inbound: inbound({ firstName: 'Ana Maria' }),
+      turnId: 't4',
+    });
+    const renamed = await versions();
+    expect(renamed.user.first_name).to.equal('Ana Maria');
+    expect(renamed.user.xmin).to.not.equal(before.user.xmin);
+    expect(renamed.conversation).to.deep.equal(before.conversation);
+
+    await t
+      .db('conversations')
+      .where({ id: before.conversation.id })
+      .update({ last_message_at: t.db.raw(`now() - interval '1 hour'`) });
+    await recordInbound(t.db, { bot, channel, inbound: inbound(), turnId: 't5' });
+    const touched = await t
+      .db('conversations')
+      .where({ id: before.conversation.id })
+      .first(t.db.raw(`last_message_at > now() - interval '1 minute' as recent`));
+    expect(touched).to.deep.equal({ recent: true });
+  });
+
+  it('when the same platform message is recorded again, then under its own turn it is fresh, under another it is a platform redelivery', async () => {
+    const message = inbound();
+    const again = { bot, channel, inbound: message };
+    expect((await recordInbound(t.db, { ...again, turnId: 'r1' })).fresh).to.equal(true);
+    expect((await recordInbound(t.db, { ...again, turnId: 'r1' })).fresh).to.equal(true);
+    expect((await recordInbound(t.db, { ...again, turnId: 'r2' })).fresh).to.equal(false);
+  });
+});
