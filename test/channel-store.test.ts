@@ -21,15 +21,15 @@ describe('channel store: recording an inbound message', () => {
     };
   };
   // xmin is the transaction that wrote the row version: unchanged means not rewritten.
-  const versions = async () => ({
-    user: (await t.db('users').where({ pid: 'telegram:42' }).first('xmin', 'first_name')) as {
-      xmin: string;
-      first_name: string | null;
-    },
-    conversation: (await t
+  const versions = async (): Promise<{
+    user: { xmin: string; first_name: string | null };
+    conversation: { xmin: string; id: string };
+  }> => ({
+    user: await t.db('users').where({ pid: 'telegram:42' }).first('xmin', 'first_name'),
+    conversation: await t
       .db('conversations')
       .where({ channel_id: channel.id, chat_id: '42' })
-      .first('xmin', 'id')) as { xmin: string; id: string },
+      .first('xmin', 'id'),
   });
 
   before(async () => {
