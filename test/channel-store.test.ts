@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Inbound } from '../src/channel/inbound.ts';
-import { recordInbound } from '../src/channel/store.ts';
+import { batchedRecordInbound, recordInbound } from '../src/channel/store.ts';
 import type { BotRecord, ChannelRecord } from '../src/shared/bots/types.ts';
 import { createTestSchema, type TestSchema } from './support/services.ts';
 
@@ -118,5 +118,67 @@ describe('channel store: recording an inbound message', () => {
     expect((await recordInbound(t.db, { ...again, turnId: 'r1' })).fresh).to.equal(true);
     expect((await recordInbound(t.db, { ...again, turnId: 'r1' })).fresh).to.equal(true);
     expect((await recordInbound(t.db, { ...again, turnId: 'r2' })).fresh).to.equal(false);
+  });
+
+  it('when messages arrive in the same turn of the event loop, then one statement records them all, one user writing to two bots included', async () => {
+    const [second] = await t
+      .db('channels')
+      .insert({ app_id: 'b1', type: 'telegram', credentials: 'sealed' })
+      .returning('id');
+    const other: ChannelRecord = { ...channel, id: second.id };
+    const record = batchedRecordInbound(t.db);
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql);
+    t.db.on('query', onQuery);
+    const message = (userId: string, firstName: string): Inbound => ({
+      ...inbound({ firstName }),
+      userId,
+      chatId: userId,
+    });
+    const results = await Promise.all([
+      record({ bot, channel, inbound: message('7', 'Old'), turnId: 'g1' }),
+      record({ bot, channel: other, inbound: message('7', 'New'), turnId: 'g2' }),
+      record({ bot, channel, inbound: message('8', 'Eve'), turnId: 'g3' }),
+    ]);
+    t.db.off('query', onQuery);
+    expect(statements).to.have.length(1);
+    expect(results.map((r) => r.fresh)).to.deep.equal([true, true, true]);
+    expect(new Set(results.map((r) => r.conversation.conversation_id)).size).to.equal(3);
+    expect(results.map((r) => r.conversation.user_pid)).to.deep.equal([
+      'telegram:7',
+      'telegram:7',
+      'telegram:8',
+    ]);
+    // The user was written once, with the names of the newest of their messages.
+    expect(await t.db('users').where({ pid: 'telegram:7' }).first('first_name')).to.deep.equal({
+      first_name: 'New',
+    });
+    const logged = await t
+      .db('messages')
+      .whereIn('turn_id', ['g1', 'g2', 'g3'])
+      .orderBy('turn_id')
+      .select('turn_id', 'conversation_id');
+    expect(logged).to.deep.equal(
+      results.map((r, i) => ({
+        turn_id: `g${i + 1}`,
+        conversation_id: r.conversation.conversation_id,
+      })),
+    );
+  });
+
+  it('when one batch holds two messages of one new conversation, then the batch is split and both are recorded, in one conversation', async () => {
+    const record = batchedRecordInbound(t.db);
+    const message = (): Inbound => ({ ...inbound(), userId: '9', chatId: '9' });
+    const results = await Promise.all([
+      record({ bot, channel, inbound: message(), turnId: 'd1' }),
+      record({ bot, channel, inbound: message(), turnId: 'd2' }),
+    ]);
+    expect(results.map((r) => r.fresh)).to.deep.equal([true, true]);
+    expect(results[0].conversation.conversation_id).to.equal(
+      results[1].conversation.conversation_id,
+    );
+    expect(await t.db('messages').whereIn('turn_id', ['d1', 'd2']).count('* as n')).to.deep.equal([
+      { n: '2' },
+    ]);
   });
 });

@@ -26,7 +26,7 @@ import {
   type WhatsAppInput,
 } from './inbound.ts';
 import type { TelegramApi } from './platform-api.ts';
-import { recordInbound, recordStatus } from './store.ts';
+import { recordInbound, recordStatus, type InboundInput, type RecordedInbound } from './store.ts';
 
 export interface ChannelIn {
   source: string;
@@ -49,6 +49,8 @@ export interface InboundDeps {
   db: Knex;
   directory: BotDirectory;
   telegram: TelegramApi;
+  /** Records an inbound message; `recordInbound` one by one when absent. */
+  record?: (input: InboundInput) => Promise<RecordedInbound>;
   /** Do language's pass-through work here instead of publishing to `language`. @defaultValue false */
   skipLanguage?: boolean;
 }
@@ -99,7 +101,8 @@ export async function handleInbound(
       );
   }
 
-  const { conversation, fresh } = await recordInbound(deps.db, { bot, channel, inbound, turnId });
+  const record = deps.record ?? ((row) => recordInbound(deps.db, row));
+  const { conversation, fresh } = await record({ bot, channel, inbound, turnId });
   if (!fresh) {
     context.log.info(
       { platformMessageId: inbound.platformMessageId },

@@ -12,23 +12,33 @@ export interface RecordedInbound {
   fresh: boolean;
 }
 
-// One statement, one round trip: the user and the conversation are upserted and the message is
-// logged in data-modifying CTEs (atomic like the transaction it replaces, which took five round
-// trips: BEGIN, three INSERTs, COMMIT). Prepared (`shared/db.ts`): planning this statement cost
-// Postgres more than running it.
+// One statement, one round trip, for every message of a batch (group commit,
+// `shared/batcher.ts`): the users and the conversations are upserted and the messages logged in
+// data-modifying CTEs, atomically. The batch is one JSON parameter, so the statement's text never
+// varies and it is prepared once per connection (`shared/db.ts`).
 //
-// Rows are written only when something changed: the user when their name did, the
-// conversation's `last_message_at` when it is over a minute old (it orders the transcript list,
-// to the minute). An update writes a new row version, and `last_message_at` is indexed, so every
-// message used to add an entry to each of the conversation's four indexes. A conversation left
-// as it was is read from the statement's snapshot (`known`). `existing_turn` is read from that
-// snapshot too, i.e. the row as it was before this statement: null when this statement inserted
-// it.
+// Rows are written only when something changed: a user when their name did, a conversation's
+// `last_message_at` when it is over a minute old (it orders the transcript list, to the minute).
+// An update writes a new row version, and `last_message_at` is indexed, so every message used to
+// add an entry to each of the conversation's four indexes. A conversation left as it was is read
+// from the statement's snapshot (`known`). `existing_turn` is read from that snapshot too, i.e.
+// the row as it was before this statement: null when this statement inserted it.
+//
+// One batch never holds two messages of one conversation (a process handles a conversation's
+// messages one after another), but may hold one user twice (one person writing to two bots):
+// the user is upserted once, with the newest names. Look-ups are LATERAL subqueries kept apart
+// (`offset 0`), so each is an index probe whatever the tables' statistics were when the plan was
+// prepared.
 const RECORD_INBOUND = prepared(
   'channel_record_inbound',
-  `with u as (
+  `with r as (
+  select * from jsonb_to_recordset($1::jsonb) as r (i int, pid text, first_name text,
+    last_name text, channel_type text, external_id text, app_id text, channel_id uuid,
+    chat_id text, turn_id text, platform_message_id text, message_type text, body jsonb)
+), u as (
   insert into users (pid, first_name, last_name, channel_type, external_id)
-  values ($1, $2, $3, $4, $5)
+  select distinct on (pid) pid, first_name, last_name, channel_type, external_id
+  from r order by pid, i desc
   on conflict (pid) do update set
     first_name = coalesce(excluded.first_name, users.first_name),
     last_name = coalesce(excluded.last_name, users.last_name),
@@ -37,29 +47,103 @@ const RECORD_INBOUND = prepared(
     (coalesce(excluded.first_name, users.first_name), coalesce(excluded.last_name, users.last_name))
 ), written as (
   insert into conversations (app_id, channel_id, user_pid, chat_id)
-  values ($6, $7, $1, $8)
+  select app_id, channel_id, pid, chat_id from r
   on conflict (channel_id, chat_id) do update set last_message_at = now()
   where conversations.last_message_at < now() - interval '1 minute'
-  returning id, language
+  returning id, channel_id, chat_id, language
 ), c as (
-  select id, language from written
-  union all
-  select id, language from conversations
-  where channel_id = $7 and chat_id = $8 and not exists (select 1 from written)
+  select r.*, coalesce(w.id, known.id) as conversation_id,
+    case when w.id is null then known.language else w.language end as language
+  from r
+  left join written w on w.channel_id = r.channel_id and w.chat_id = r.chat_id
+  left join lateral (
+    select k.id, k.language from conversations k
+    where w.id is null and k.channel_id = r.channel_id and k.chat_id = r.chat_id
+    offset 0
+  ) known on true
 ), m as (
   insert into messages (conversation_id, direction, turn_id, platform_message_id, message_type, body, status)
-  select c.id, 'in', $9, $10, $11, cast($12 as jsonb), 'received' from c
+  select conversation_id, 'in', turn_id, platform_message_id, message_type, body, 'received'
+  from c where conversation_id is not null
   on conflict (conversation_id, direction, platform_message_id) where platform_message_id is not null
   do nothing
-  returning id
+  returning conversation_id, platform_message_id
 )
-select c.id, c.language,
-  exists (select 1 from m) as inserted,
+select c.i, c.conversation_id as id, c.language,
+  exists (select 1 from m where m.conversation_id = c.conversation_id
+    and m.platform_message_id = c.platform_message_id) as inserted,
   (select e.turn_id from messages e
-    where e.conversation_id = c.id and e.direction = 'in'
-      and e.platform_message_id = $10) as existing_turn
+    where e.conversation_id = c.conversation_id and e.direction = 'in'
+      and e.platform_message_id = c.platform_message_id) as existing_turn
 from c`,
 );
+
+/** What `recordInbound` needs of one message. */
+export interface InboundInput {
+  bot: BotRecord;
+  channel: ChannelRecord;
+  inbound: Inbound;
+  turnId: string;
+}
+
+async function recordInboundRows(
+  db: Knex,
+  inputs: readonly InboundInput[],
+): Promise<(RecordedInbound | BotwireError)[]> {
+  const rows = await runPrepared<{
+    i: number;
+    id: string | null;
+    language: string | null;
+    inserted: boolean;
+    existing_turn: string | null;
+  }>(db, RECORD_INBOUND, [
+    JSON.stringify(
+      inputs.map(({ channel, inbound, bot, turnId }, i) => ({
+        i,
+        pid: `${channel.type}:${inbound.userId}`,
+        first_name: inbound.firstName ?? null,
+        last_name: inbound.lastName ?? null,
+        channel_type: channel.type,
+        external_id: inbound.userId,
+        app_id: bot.appId,
+        channel_id: channel.id,
+        chat_id: inbound.chatId,
+        turn_id: turnId,
+        platform_message_id: inbound.platformMessageId,
+        message_type: inbound.message.message_type,
+        body: inbound.message,
+      })),
+    ),
+  ]);
+  const byIndex = new Map(rows.map((row) => [row.i, row]));
+  return inputs.map(({ bot, channel, inbound, turnId }, i) => {
+    const row = byIndex.get(i);
+    // No id: another process created this conversation after this statement's snapshot was
+    // taken (it conflicted, yet the snapshot cannot see it). Nothing was written for this
+    // message; a retry sees the conversation.
+    if (!row?.id)
+      return new BotwireError('BW_ERR_STATE_CONFLICT', 'the conversation was created concurrently');
+    const language = row.language ?? undefined;
+    return {
+      fresh: row.inserted || row.existing_turn === turnId,
+      conversation: {
+        app_id: bot.appId,
+        channel_id: channel.id,
+        channel_type: channel.type,
+        conversation_id: row.id,
+        chat_id: inbound.chatId,
+        user_pid: `${channel.type}:${inbound.userId}`,
+        bot_language: bot.language,
+        ...(language ? { user_language: language } : {}),
+      },
+    };
+  });
+}
+
+function settled(result: RecordedInbound | BotwireError): RecordedInbound {
+  if (result instanceof BotwireError) throw result;
+  return result;
+}
 
 /**
  * Creates or updates the user and the conversation, and logs the inbound message, atomically in
@@ -67,51 +151,20 @@ from c`,
  * answers `fresh` (our own redelivery must be passed on again); under another turn it is a
  * platform redelivery and answers `fresh: false`.
  */
-export async function recordInbound(
-  db: Knex,
-  input: { bot: BotRecord; channel: ChannelRecord; inbound: Inbound; turnId: string },
-): Promise<RecordedInbound> {
-  const { bot, channel, inbound, turnId } = input;
-  const pid = `${channel.type}:${inbound.userId}`;
-  const rows = await runPrepared<{
-    id: string;
-    language: string | null;
-    inserted: boolean;
-    existing_turn: string | null;
-  }>(db, RECORD_INBOUND, [
-    pid,
-    inbound.firstName ?? null,
-    inbound.lastName ?? null,
-    channel.type,
-    inbound.userId,
-    bot.appId,
-    channel.id,
-    inbound.chatId,
-    turnId,
-    inbound.platformMessageId,
-    inbound.message.message_type,
-    JSON.stringify(inbound.message),
-  ]);
-  const row = rows[0];
-  // No row: another process created this conversation after this statement's snapshot was
-  // taken (it conflicted, yet the snapshot cannot see it). Nothing was written; a retry sees it.
-  if (!row)
-    throw new BotwireError('BW_ERR_STATE_CONFLICT', 'the conversation was created concurrently');
-  const fresh = row.inserted || row.existing_turn === turnId;
-  const language = row.language ?? undefined;
-  return {
-    fresh,
-    conversation: {
-      app_id: bot.appId,
-      channel_id: channel.id,
-      channel_type: channel.type,
-      conversation_id: row.id,
-      chat_id: inbound.chatId,
-      user_pid: pid,
-      bot_language: bot.language,
-      ...(language ? { user_language: language } : {}),
-    },
-  };
+export async function recordInbound(db: Knex, input: InboundInput): Promise<RecordedInbound> {
+  const [result] = await recordInboundRows(db, [input]);
+  return settled(result!);
+}
+
+/**
+ * `recordInbound` by group commit: the messages that arrive while the process is busy are
+ * recorded by one statement, one commit. Each caller resolves once its row committed.
+ */
+export function batchedRecordInbound(db: Knex): (input: InboundInput) => Promise<RecordedInbound> {
+  const batcher = new Batcher<InboundInput, RecordedInbound | BotwireError>((inputs) =>
+    recordInboundRows(db, inputs),
+  );
+  return async (input) => settled(await batcher.add(input));
 }
 
 /** Records a platform delivery status (sent, delivered, read, failed) on the outbound message. */

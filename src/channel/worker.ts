@@ -8,7 +8,7 @@ import { handleInbound, type ChannelIn } from './handle-inbound.ts';
 import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
 import { createJsonPost } from './json-post.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
-import { batchedRecordedOutbound, batchedRecordOutbound } from './store.ts';
+import { batchedRecordedOutbound, batchedRecordInbound, batchedRecordOutbound } from './store.ts';
 
 export async function startChannel(
   config: Config,
@@ -23,7 +23,13 @@ export async function startChannel(
   const http = { fetch: overrides.fetch ?? fetch, ...(jsonPost ? { post: jsonPost } : {}) };
   const telegram = new TelegramApi(config.providers.telegramApiUrl, http);
   const whatsapp = new WhatsAppApi(config.providers.whatsappApiUrl, http);
-  const inbound = { db, directory, telegram, skipLanguage: config.skipLanguage };
+  const inbound = {
+    db,
+    directory,
+    telegram,
+    record: batchedRecordInbound(db),
+    skipLanguage: config.skipLanguage,
+  };
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: text goes straight to flow');
   const outbound = {
     db,
