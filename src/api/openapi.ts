@@ -210,6 +210,8 @@ export function openApiDocument(): Record<string, unknown> {
       '/v2/bots/{app_id}/conversations': {
         get: {
           ...admin,
+          description:
+            'Newest activity first. `last_message_at` is kept to the minute: it is rewritten only when over a minute old (docs/pipeline.md).',
           parameters: [appId, ...page],
           responses: { 200: ok('{items, next_after}'), '4XX': error },
         },
