@@ -166,19 +166,33 @@ describe('channel store: recording an inbound message', () => {
     );
   });
 
-  it('when one batch holds two messages of one new conversation, then the batch is split and both are recorded, in one conversation', async () => {
+  it('when one batch holds one conversation twice, then its messages are recorded one by one, so a platform redelivery among them is seen', async () => {
     const record = batchedRecordInbound(t.db);
     const message = (): Inbound => ({ ...inbound(), userId: '9', chatId: '9' });
-    const results = await Promise.all([
+    // A new conversation twice: both recorded, in one conversation.
+    const created = await Promise.all([
       record({ bot, channel, inbound: message(), turnId: 'd1' }),
       record({ bot, channel, inbound: message(), turnId: 'd2' }),
     ]);
-    expect(results.map((r) => r.fresh)).to.deep.equal([true, true]);
-    expect(results[0].conversation.conversation_id).to.equal(
-      results[1].conversation.conversation_id,
+    expect(created.map((r) => r.fresh)).to.deep.equal([true, true]);
+    expect(created[0].conversation.conversation_id).to.equal(
+      created[1].conversation.conversation_id,
     );
-    expect(await t.db('messages').whereIn('turn_id', ['d1', 'd2']).count('* as n')).to.deep.equal([
-      { n: '2' },
+    // The same platform message under two turns of a conversation written within the minute:
+    // one statement could not see its own first insert; one by one, the second is a redelivery.
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql);
+    t.db.on('query', onQuery);
+    const again = message();
+    const twice = await Promise.all([
+      record({ bot, channel, inbound: again, turnId: 'x1' }),
+      record({ bot, channel, inbound: again, turnId: 'x2' }),
     ]);
+    t.db.off('query', onQuery);
+    expect(statements).to.have.length(2);
+    expect(twice.map((r) => r.fresh)).to.deep.equal([true, false]);
+    expect(
+      await t.db('messages').whereIn('turn_id', ['d1', 'd2', 'x1', 'x2']).count('* as n'),
+    ).to.deep.equal([{ n: '3' }]);
   });
 });

@@ -211,6 +211,27 @@ describe('channel component', function () {
     ]);
   });
 
+  it('when a reply holds text Postgres cannot store (a lone surrogate, U+0000), then it is sent once and recorded with the text mended', async () => {
+    const message = turn([{ message_type: 'text', text: 'price: \uD83D and \u0000.' }]);
+    message.bot_output.conversation.conversation_id = await conversationId();
+    let calls = 0;
+    nock(TG)
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .times(5)
+      .reply(() => ((calls += 1), [200, { ok: true, result: { message_id: 800 + calls } }]));
+    await producer.publish('channel', message);
+    await waitFor(async () =>
+      (await rows()).some((r) => r.turn_id === message.turn_id && r.status === 'sent'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(calls, 'sent once: the row was written, so no retry sent it again').to.equal(1);
+    const stored: { body: { text: string } } = await t.schema
+      .db('messages')
+      .where({ turn_id: message.turn_id })
+      .first('body');
+    expect(stored.body.text).to.equal('price: \uFFFD and .');
+  });
+
   it('when Telegram answers 429 with retry_after, then the send waits that long and succeeds', async () => {
     const message = turn([{ message_type: 'text', text: 'slow down' }]);
     message.bot_output.conversation.conversation_id = await conversationId();

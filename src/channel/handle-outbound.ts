@@ -2,8 +2,9 @@
  * channel_out: a bot turn's messages rendered to platform calls and sent, in order, each once.
  *
  * Once: every call that ended is a `messages` row keyed by (conversation, turn, seq), inserted
- * when the platform answered. A redelivered or republished turn first reads which of its calls
- * are recorded, skips them and resumes at the first one that is not. The one gap left is a crash
+ * when the platform answered. Before each call the turn reads which of its calls are recorded,
+ * so a redelivered or republished turn skips them and resumes at the first one that is not. The
+ * one gap left is a crash
  * after the platform accepted a call and before its row was committed: that call is sent again
  * (the platforms offer no idempotency key); see docs/pipeline.md.
  *
@@ -182,9 +183,24 @@ async function deliver(
 const RECORD_RETRY_MAX_MS = 5000;
 
 /**
- * Records a call the platform answered. While Postgres cannot be reached it keeps trying, here:
- * failing the turn instead would send the call again on the retry (the platforms have no
- * idempotency key), so a Postgres outage would duplicate every message in flight.
+ * Postgres error classes that may pass on their own: connection exceptions, serialization
+ * failures and deadlocks, insufficient resources, lock-not-available, operator intervention
+ * (statement timeout, shutdown).
+ */
+const PASSING_CLASSES = new Set(['08', '40', '53', '55', '57']);
+
+function mayPass(error: unknown): boolean {
+  if (isUnavailable(error)) return true;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.length === 5 && PASSING_CLASSES.has(code.slice(0, 2));
+}
+
+/**
+ * Records a call the platform answered. The call was made: nothing after this point may fail the
+ * turn, since the retry would send it again (the platforms have no idempotency key). So while
+ * Postgres is unreachable, or fails in a way that may pass, it keeps trying, here; any other
+ * failure (the conversation deleted meanwhile, say) is logged, and the turn goes on without the
+ * row.
  */
 async function recordEnded(
   record: () => Promise<boolean>,
@@ -194,14 +210,23 @@ async function recordEnded(
   for (let attempt = 1; ; attempt += 1) {
     try {
       if (!(await record()))
-        context.log.warn({ seq }, 'another attempt had recorded this call: it was sent twice');
+        context.log.warn(
+          { seq },
+          'this call was already recorded: another attempt sent it too, or a batch committed before its answer was lost',
+        );
       return;
     } catch (error) {
-      if (!isUnavailable(error)) throw error;
+      if (!mayPass(error)) {
+        context.log.error(
+          { err: (error as Error).message, seq },
+          'the call was made, but its row could not be recorded; it is not sent again',
+        );
+        return;
+      }
       const delay = Math.min(100 * 2 ** (attempt - 1), RECORD_RETRY_MAX_MS);
       context.log.warn(
         { err: (error as Error).message, seq, delayMs: delay },
-        'the call ended, but Postgres is unreachable; recording again',
+        'the call ended, but Postgres failed; recording again',
       );
       await sleep(delay);
     }
@@ -226,11 +251,11 @@ export async function handleOutbound(
   const recorded = deps.recorded ?? ((turn) => recordedOutbound(deps.db, turn));
   const record = deps.record ?? ((row) => recordOutbound(deps.db, row));
   const turn = { conversationId: conversation.conversation_id, turnId: input.turn_id };
-  const calls = plan(deps, channel, conversation, messages);
-  // Recorded calls (a redelivered or republished turn) are not sent again.
-  const done = calls.length > 0 ? await recorded(turn) : new Set<string>();
-  for (const call of calls) {
-    if (done.has(call.seq)) continue;
+  for (const call of plan(deps, channel, conversation, messages)) {
+    // A recorded call (a redelivered or republished turn) is not sent again. Read before each
+    // call, not once per turn: an attempt still running elsewhere (a lease lost mid-turn) may
+    // have recorded the calls after its first one since.
+    if ((await recorded(turn)).has(call.seq)) continue;
     const ended = (outcome: OutboundOutcome): Promise<void> =>
       recordEnded(
         () => record({ ...turn, seq: call.seq, message: call.message, outcome }),

@@ -4,6 +4,7 @@ import { prepared, runPrepared, type Knex } from '../shared/db.ts';
 import { isInline, type ConversationRef, type InternalMessage } from '../shared/messages.ts';
 import { Batcher } from '../shared/batcher.ts';
 import { BotwireError } from '../shared/errors.ts';
+import { storable } from '../shared/pg-text.ts';
 import type { Inbound } from './inbound.ts';
 
 export interface RecordedInbound {
@@ -24,11 +25,13 @@ export interface RecordedInbound {
 // from the statement's snapshot (`known`). `existing_turn` is read from that snapshot too, i.e.
 // the row as it was before this statement: null when this statement inserted it.
 //
-// One batch never holds two messages of one conversation (a process handles a conversation's
-// messages one after another), but may hold one user twice (one person writing to two bots):
-// the user is upserted once, with the newest names. Look-ups are LATERAL subqueries kept apart
-// (`offset 0`), so each is an index probe whatever the tables' statistics were when the plan was
-// prepared.
+// A batch holds each conversation once: `existing_turn` could not see a sibling row of the same
+// statement, so `recordInboundRows` refuses a batch that repeats one, and the Batcher records
+// its messages one by one (a process handles a conversation's messages one after another, so
+// this does not happen while order holds). A batch may hold one user twice (one person writing
+// to two bots): the user is upserted once, with the names of the newest message that has any.
+// Look-ups are LATERAL subqueries kept apart (`offset 0`), so each is an index probe whatever the
+// tables' statistics were when the plan was prepared.
 const RECORD_INBOUND = prepared(
   'channel_record_inbound',
   `with r as (
@@ -38,7 +41,7 @@ const RECORD_INBOUND = prepared(
 ), u as (
   insert into users (pid, first_name, last_name, channel_type, external_id)
   select distinct on (pid) pid, first_name, last_name, channel_type, external_id
-  from r order by pid, i desc
+  from r order by pid, (first_name is null and last_name is null), i desc
   on conflict (pid) do update set
     first_name = coalesce(excluded.first_name, users.first_name),
     last_name = coalesce(excluded.last_name, users.last_name),
@@ -90,6 +93,9 @@ async function recordInboundRows(
   db: Knex,
   inputs: readonly InboundInput[],
 ): Promise<(RecordedInbound | BotwireError)[]> {
+  const conversations = new Set(inputs.map((x) => `${x.channel.id}/${x.inbound.chatId}`));
+  if (conversations.size < inputs.length)
+    throw new Error('a batch repeats a conversation: recorded one by one instead');
   const rows = await runPrepared<{
     i: number;
     id: string | null;
@@ -280,27 +286,40 @@ export async function recordedOutbound(
   return seqs!;
 }
 
+// What JSON.stringify writes for the text Postgres refuses (`shared/pg-text.ts`): U+0000 and
+// lone surrogates come out as escapes, and only they do (a pair is written as it is). A false
+// positive (the six characters `\u0000` typed by a user) only takes the slower path.
+const ESCAPED_UNSTORABLE = /\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
+
+/**
+ * JSON of `value` that `jsonb` accepts: strings holding U+0000 or a lone surrogate are mended
+ * (`storable`). The call was made before its row is written, so the row must not fail on its
+ * text; a bot's text can hold anything an HTTP step or a model returned.
+ */
+function storableJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (!ESCAPED_UNSTORABLE.test(json)) return json;
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? storable(v) : v));
+}
+
 async function recordOutboundRows(
   db: Knex,
   records: readonly OutboundRecord[],
 ): Promise<boolean[]> {
+  const rows = records.map(({ conversationId, turnId, seq, message, outcome }) => ({
+    conversation_id: conversationId,
+    turn_id: turnId,
+    seq,
+    message_type: message.message_type,
+    body: forTranscript(message),
+    status: outcome.status,
+    platform_message_id: outcome.status === 'sent' ? outcome.platformMessageId : null,
+    error: outcome.status === 'failed' ? outcome.error : null,
+  }));
   const inserted = await runPrepared<{ conversation_id: string; turn_id: string; seq: string }>(
     db,
     RECORD_OUTBOUND,
-    [
-      JSON.stringify(
-        records.map(({ conversationId, turnId, seq, message, outcome }) => ({
-          conversation_id: conversationId,
-          turn_id: turnId,
-          seq,
-          message_type: message.message_type,
-          body: forTranscript(message),
-          status: outcome.status,
-          platform_message_id: outcome.status === 'sent' ? outcome.platformMessageId : null,
-          error: outcome.status === 'failed' ? outcome.error : null,
-        })),
-      ),
-    ],
+    [storableJson(rows)],
   );
   const keys = new Set(inserted.map((r) => `${r.conversation_id}/${r.turn_id}/${r.seq}`));
   return records.map((r) => keys.has(`${r.conversationId}/${r.turnId}/${r.seq}`));
