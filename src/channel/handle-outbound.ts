@@ -4,9 +4,8 @@
  * Once: every call that ended is a `messages` row keyed by (conversation, turn, seq), inserted
  * when the platform answered. Before each call the turn reads which of its calls are recorded,
  * so a redelivered or republished turn skips them and resumes at the first one that is not. The
- * one gap left is a crash
- * after the platform accepted a call and before its row was committed: that call is sent again
- * (the platforms offer no idempotency key); see docs/pipeline.md.
+ * one gap left is a crash after the platform accepted a call and before its row was committed:
+ * that call is sent again (the platforms offer no idempotency key); see docs/pipeline.md.
  *
  * Pace and retries: each call waits for its slot under the bot's (or number's) and the chat's
  * pace (`pacing.ts`); a 429 waits the `retry_after` Telegram asks for; 5xx and timeouts back off
