@@ -4,7 +4,7 @@ import { prepared, runPrepared, type Knex } from '../shared/db.ts';
 import { isInline, type ConversationRef, type InternalMessage } from '../shared/messages.ts';
 import { Batcher } from '../shared/batcher.ts';
 import { BotwireError } from '../shared/errors.ts';
-import { storable } from '../shared/pg-text.ts';
+import { storableJson } from '../shared/pg-text.ts';
 import type { Inbound } from './inbound.ts';
 
 export interface RecordedInbound {
@@ -284,22 +284,6 @@ export async function recordedOutbound(
 ): Promise<Set<string>> {
   const [seqs] = await recordedOutboundRows(db, [turn]);
   return seqs!;
-}
-
-// What JSON.stringify writes for the text Postgres refuses (`shared/pg-text.ts`): U+0000 and
-// lone surrogates come out as escapes, and only they do (a pair is written as it is). A false
-// positive (the six characters `\u0000` typed by a user) only takes the slower path.
-const ESCAPED_UNSTORABLE = /\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
-
-/**
- * JSON of `value` that `jsonb` accepts: strings holding U+0000 or a lone surrogate are mended
- * (`storable`). The call was made before its row is written, so the row must not fail on its
- * text; a bot's text can hold anything an HTTP step or a model returned.
- */
-function storableJson(value: unknown): string {
-  const json = JSON.stringify(value);
-  if (!ESCAPED_UNSTORABLE.test(json)) return json;
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? storable(v) : v));
 }
 
 async function recordOutboundRows(
