@@ -89,6 +89,11 @@ export interface InboundInput {
   turnId: string;
 }
 
+/** The user's key: one per platform account, whichever bot they write to. */
+function userPid(channel: ChannelRecord, inbound: Inbound): string {
+  return `${channel.type}:${inbound.userId}`;
+}
+
 async function recordInboundRows(
   db: Knex,
   inputs: readonly InboundInput[],
@@ -106,7 +111,7 @@ async function recordInboundRows(
     JSON.stringify(
       inputs.map(({ channel, inbound, bot, turnId }, i) => ({
         i,
-        pid: `${channel.type}:${inbound.userId}`,
+        pid: userPid(channel, inbound),
         first_name: inbound.firstName ?? null,
         last_name: inbound.lastName ?? null,
         channel_type: channel.type,
@@ -138,7 +143,7 @@ async function recordInboundRows(
         channel_type: channel.type,
         conversation_id: row.id,
         chat_id: inbound.chatId,
-        user_pid: `${channel.type}:${inbound.userId}`,
+        user_pid: userPid(channel, inbound),
         bot_language: bot.language,
         ...(language ? { user_language: language } : {}),
       },
@@ -320,8 +325,8 @@ export async function recordOutbound(db: Knex, record: OutboundRecord): Promise<
 }
 
 /**
- * `recordedOutbound` by batch (`shared/batcher.ts`): the turns that start while the process is
- * busy are looked up by one statement.
+ * `recordedOutbound` by batch (`shared/batcher.ts`): the look-ups made before calls while the
+ * process is busy are answered by one statement.
  */
 export function batchedRecordedOutbound(
   db: Knex,
