@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Inbound } from '../src/channel/inbound.ts';
 import { batchedRecordInbound, recordInbound } from '../src/channel/store.ts';
 import type { BotRecord, ChannelRecord } from '../src/shared/bots/types.ts';
-import { createTestSchema, type TestSchema } from './support/services.ts';
+import { createTestSchema, withStatements, type TestSchema } from './support/services.ts';
 
 describe('channel store: recording an inbound message', () => {
   let t: TestSchema;
@@ -127,20 +127,18 @@ describe('channel store: recording an inbound message', () => {
       .returning('id');
     const other: ChannelRecord = { ...channel, id: second.id };
     const record = batchedRecordInbound(t.db);
-    const statements: string[] = [];
-    const onQuery = (q: { sql: string }) => statements.push(q.sql);
-    t.db.on('query', onQuery);
     const message = (userId: string, firstName: string): Inbound => ({
       ...inbound({ firstName }),
       userId,
       chatId: userId,
     });
-    const results = await Promise.all([
-      record({ bot, channel, inbound: message('7', 'Old'), turnId: 'g1' }),
-      record({ bot, channel: other, inbound: message('7', 'New'), turnId: 'g2' }),
-      record({ bot, channel, inbound: message('8', 'Eve'), turnId: 'g3' }),
-    ]);
-    t.db.off('query', onQuery);
+    const { result: results, statements } = await withStatements(t.db, () =>
+      Promise.all([
+        record({ bot, channel, inbound: message('7', 'Old'), turnId: 'g1' }),
+        record({ bot, channel: other, inbound: message('7', 'New'), turnId: 'g2' }),
+        record({ bot, channel, inbound: message('8', 'Eve'), turnId: 'g3' }),
+      ]),
+    );
     expect(statements).to.have.length(1);
     expect(results.map((r) => r.fresh)).to.deep.equal([true, true, true]);
     expect(new Set(results.map((r) => r.conversation.conversation_id)).size).to.equal(3);
@@ -180,15 +178,13 @@ describe('channel store: recording an inbound message', () => {
     );
     // The same platform message under two turns of a conversation written within the minute:
     // one statement could not see its own first insert; one by one, the second is a redelivery.
-    const statements: string[] = [];
-    const onQuery = (q: { sql: string }) => statements.push(q.sql);
-    t.db.on('query', onQuery);
     const again = message();
-    const twice = await Promise.all([
-      record({ bot, channel, inbound: again, turnId: 'x1' }),
-      record({ bot, channel, inbound: again, turnId: 'x2' }),
-    ]);
-    t.db.off('query', onQuery);
+    const { result: twice, statements } = await withStatements(t.db, () =>
+      Promise.all([
+        record({ bot, channel, inbound: again, turnId: 'x1' }),
+        record({ bot, channel, inbound: again, turnId: 'x2' }),
+      ]),
+    );
     expect(statements).to.have.length(2);
     expect(twice.map((r) => r.fresh)).to.deep.equal([true, false]);
     expect(

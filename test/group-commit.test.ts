@@ -4,11 +4,13 @@ import {
   batchedRecordOutbound,
   recordedOutbound,
   recordOutbound,
+  type OutboundOutcome,
+  type OutboundRecord,
 } from '../src/channel/store.ts';
 import { newConversation } from '../src/flow/engine/types.ts';
 import { batchedSaveState, loadState } from '../src/flow/state-store.ts';
 import { Batcher } from '../src/shared/batcher.ts';
-import { createTestSchema, type TestSchema } from './support/services.ts';
+import { createTestSchema, withStatements, type TestSchema } from './support/services.ts';
 
 describe('group commit (Batcher): outbound records and their look-up, flow state writes', () => {
   let t: TestSchema;
@@ -33,34 +35,26 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
 
   after(async () => t?.drop());
 
+  const message = { message_type: 'text' as const, text: 'hi' };
+  /** A call of turn `turnId` in the test conversation, ended as `outcome`. */
+  const ended = (turnId: string, seq: string, outcome: OutboundOutcome): OutboundRecord => ({
+    conversationId,
+    turnId,
+    seq,
+    message,
+    outcome,
+  });
+
   it('when calls end in the same turn of the event loop, then they are recorded by one statement and each caller resolves after it', async () => {
-    const message = { message_type: 'text' as const, text: 'hi' };
     const turn = { conversationId, turnId: 'turn-1' };
-    const statements: string[] = [];
-    const onQuery = (q: { sql: string }) => statements.push(q.sql);
-    t.db.on('query', onQuery);
     const record = batchedRecordOutbound(t.db);
-    const inserted = await Promise.all([
-      record({
-        ...turn,
-        seq: '0.0',
-        message,
-        outcome: { status: 'sent', platformMessageId: '1:10' },
-      }),
-      record({
-        ...turn,
-        seq: '1.0',
-        message,
-        outcome: { status: 'failed', error: '400: chat not found' },
-      }),
-      record({
-        ...turn,
-        seq: '2.0',
-        message,
-        outcome: { status: 'sent', platformMessageId: '1:12' },
-      }),
-    ]);
-    t.db.off('query', onQuery);
+    const { result: inserted, statements } = await withStatements(t.db, () =>
+      Promise.all([
+        record(ended('turn-1', '0.0', { status: 'sent', platformMessageId: '1:10' })),
+        record(ended('turn-1', '1.0', { status: 'failed', error: '400: chat not found' })),
+        record(ended('turn-1', '2.0', { status: 'sent', platformMessageId: '1:12' })),
+      ]),
+    );
     expect(inserted).to.deep.equal([true, true, true]);
     expect(statements.filter((sql) => sql.startsWith('insert'))).to.have.length(1);
     const rows = await t
@@ -76,12 +70,10 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
     // A redelivered turn finds all three recorded; recording one again changes nothing.
     expect([...(await recordedOutbound(t.db, turn))].sort()).to.deep.equal(['0.0', '1.0', '2.0']);
     expect(
-      await recordOutbound(t.db, {
-        ...turn,
-        seq: '0.0',
-        message,
-        outcome: { status: 'sent', platformMessageId: '1:99' },
-      }),
+      await recordOutbound(
+        t.db,
+        ended('turn-1', '0.0', { status: 'sent', platformMessageId: '1:99' }),
+      ),
     ).to.equal(false);
     expect(
       await t.db('messages').where({ platform_message_id: '1:99' }).count('* as n').first(),
@@ -89,14 +81,7 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
   });
 
   it('when turns look up their recorded calls in the same turn of the event loop, then one statement answers them all, and a row left sending by an earlier release counts as not sent', async () => {
-    const message = { message_type: 'text' as const, text: 'hi' };
-    await recordOutbound(t.db, {
-      conversationId,
-      turnId: 'b',
-      seq: '0.0',
-      message,
-      outcome: { status: 'sent', platformMessageId: '1:20' },
-    });
+    await recordOutbound(t.db, ended('b', '0.0', { status: 'sent', platformMessageId: '1:20' }));
     // What a release that claimed rows before sending left when it died mid-call.
     await t.db('messages').insert({
       conversation_id: conversationId,
@@ -108,24 +93,14 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
       status: 'sending',
     });
     const recorded = batchedRecordedOutbound(t.db);
-    const statements: string[] = [];
-    const onQuery = (q: { sql: string }) => statements.push(q.sql);
-    t.db.on('query', onQuery);
-    const found = await Promise.all(
-      ['a', 'b', 'c'].map((turnId) => recorded({ conversationId, turnId })),
+    const { result: found, statements } = await withStatements(t.db, () =>
+      Promise.all(['a', 'b', 'c'].map((turnId) => recorded({ conversationId, turnId }))),
     );
-    t.db.off('query', onQuery);
     expect(statements.filter((sql) => sql.startsWith('select'))).to.have.length(1);
     expect(found.map((seqs) => [...seqs])).to.deep.equal([[], ['0.0'], []]);
     // The call is sent again and its outcome lands on the row left behind.
     expect(
-      await recordOutbound(t.db, {
-        conversationId,
-        turnId: 'c',
-        seq: '0.0',
-        message,
-        outcome: { status: 'sent', platformMessageId: '1:30' },
-      }),
+      await recordOutbound(t.db, ended('c', '0.0', { status: 'sent', platformMessageId: '1:30' })),
     ).to.equal(true);
     const rows = await t
       .db('messages')

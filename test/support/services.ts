@@ -67,6 +67,21 @@ export async function createTestSchema(databaseUrl = DATABASE_URL): Promise<Test
   };
 }
 
+/** Runs `work`; resolves to its result and the SQL of every query `db` ran meanwhile. */
+export async function withStatements<T>(
+  db: Knex,
+  work: () => Promise<T>,
+): Promise<{ result: T; statements: string[] }> {
+  const statements: string[] = [];
+  const onQuery = (query: { sql: string }) => statements.push(query.sql);
+  db.on('query', onQuery);
+  try {
+    return { result: await work(), statements };
+  } finally {
+    db.off('query', onQuery);
+  }
+}
+
 /** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
 export async function waitFor<T>(
   check: () => Promise<T> | T,
