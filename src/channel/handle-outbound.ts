@@ -18,7 +18,7 @@ import type { BotDirectory } from '../shared/bots/directory.ts';
 import type { ChannelRecord } from '../shared/bots/types.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Knex } from '../shared/db.ts';
-import { BotwireError, isUnavailable } from '../shared/errors.ts';
+import { BotwireError, isTransient } from '../shared/errors.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
 import type { Redis } from '../shared/redis.ts';
 import { PACES, reserve, type Pace } from './pacing.ts';
@@ -182,19 +182,6 @@ async function deliver(
 const RECORD_RETRY_MAX_MS = 5000;
 
 /**
- * Postgres error classes that may pass on their own: connection exceptions, serialization
- * failures and deadlocks, insufficient resources, lock-not-available, operator intervention
- * (statement timeout, shutdown).
- */
-const PASSING_CLASSES = new Set(['08', '40', '53', '55', '57']);
-
-function mayPass(error: unknown): boolean {
-  if (isUnavailable(error)) return true;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && code.length === 5 && PASSING_CLASSES.has(code.slice(0, 2));
-}
-
-/**
  * Records a call the platform answered. The call was made: nothing after this point may fail the
  * turn, since the retry would send it again (the platforms have no idempotency key). So while
  * Postgres is unreachable, or fails in a way that may pass, it keeps trying, here; any other
@@ -215,7 +202,7 @@ async function recordEnded(
         );
       return;
     } catch (error) {
-      if (!mayPass(error)) {
+      if (!isTransient(error)) {
         context.log.error(
           { err: (error as Error).message, seq },
           'the call was made, but its row could not be recorded; it is not sent again',

@@ -234,6 +234,23 @@ export function isUnavailable(error: unknown, depth = 0): boolean {
   return false;
 }
 
+/**
+ * Postgres error classes that may pass on their own: connection exceptions (08), serialization
+ * failures and deadlocks (40), insufficient resources (53), lock not available (55), operator
+ * intervention such as a statement timeout (57).
+ */
+const PASSING_SQL_CLASSES = new Set(['08', '40', '53', '55', '57']);
+
+/**
+ * Whether the same statement may succeed if simply tried again: an outage (`isUnavailable`), or a
+ * Postgres error of a class that passes on its own. Not a wrong value or a missing row.
+ */
+export function isTransient(error: unknown): boolean {
+  if (isUnavailable(error)) return true;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.length === 5 && PASSING_SQL_CLASSES.has(code.slice(0, 2));
+}
+
 /** The catalogue code of any thrown value (`BW_ERR_HANDLER` for errors we did not classify). */
 export function codeOf(error: unknown): ErrorCode {
   return error instanceof BotwireError ? error.code : 'BW_ERR_HANDLER';
