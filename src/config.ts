@@ -96,6 +96,13 @@ export const SETTINGS = {
     max: 60000,
     doc: 'How long one XREADGROUP waits for new entries before looping (milliseconds).',
   },
+  CONSUMER_LINGER_MS: {
+    kind: 'integer',
+    default: 0,
+    min: 0,
+    max: 100,
+    doc: 'After a read that found new entries but not a full batch, how long a consumer waits before reading again, so that entries arriving meanwhile are handled and committed together; adds up to this much latency per hop (milliseconds).',
+  },
   CONSUMER_LEASE_MS: {
     kind: 'integer',
     default: 10000,
@@ -337,6 +344,7 @@ export interface Config {
     batchSize: number;
     concurrency: number;
     blockMs: number;
+    lingerMs: number;
     leaseMs: number;
     retryBaseMs: number;
     maxDeliveries: number;
@@ -460,6 +468,7 @@ export function loadConfig(
       batchSize: v.CONSUMER_BATCH_SIZE,
       concurrency: v.CONSUMER_CONCURRENCY,
       blockMs: v.CONSUMER_BLOCK_MS,
+      lingerMs: v.CONSUMER_LINGER_MS,
       leaseMs: v.CONSUMER_LEASE_MS,
       retryBaseMs: v.CONSUMER_RETRY_BASE_MS,
       maxDeliveries: v.CONSUMER_MAX_DELIVERIES,

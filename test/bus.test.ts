@@ -345,6 +345,32 @@ describe('topic bus', () => {
       expect(overlap).to.be.false;
     });
 
+    it('when lingerMs is set, then entries arriving during the linger after a busy read are handed over together, and an idle read does not wait', async () => {
+      const started = new Map<string, number>();
+      await consumer({
+        lingerMs: 500,
+        handler: async (m) => {
+          started.set(m.collection_name, performance.now());
+        },
+      }).start();
+      // Idle: the blocked read returns as the entry arrives.
+      const publishedAt = performance.now();
+      await producer.publish('indexer', msg('first', 'k-first'));
+      await waitFor(() => started.has('first'));
+      expect(started.get('first')! - publishedAt).to.be.below(400);
+      // Busy: the read that found `first` is followed by the linger; entries published 15 ms
+      // apart meanwhile come back in one read (without the linger, 60 ms or more apart).
+      const names = ['a', 'b', 'c', 'd', 'e'];
+      for (const name of names) {
+        await producer.publish('indexer', msg(name, `k-${name}`));
+        await sleep(15);
+      }
+      await waitFor(() => names.every((n) => started.has(n)));
+      const times = names.map((n) => started.get(n)!);
+      expect(Math.max(...times) - Math.min(...times)).to.be.below(20);
+      expect(Math.min(...times) - started.get('first')!).to.be.at.least(400);
+    });
+
     it('when a message fails and is retried, then the later messages of its key wait for it', async () => {
       const log: string[] = [];
       let failedOnce = false;

@@ -11,7 +11,8 @@
  * default 32), BENCH_POOL_MAX (DATABASE_POOL_MAX; default 10), BENCH_REDIS_URL, BENCH_DATABASE_URL,
  * BENCH_PROF (a folder: every child runs with --cpu-prof and writes there when it stops),
  * BENCH_LANGUAGE_HOP (LANGUAGE_HOP of every component; default when_needed), BENCH_MAX_BACKLOG
- * (EDGE_MAX_BACKLOG of the api; default the api's own, 1000).
+ * (EDGE_MAX_BACKLOG of the api; default the api's own, 1000), BENCH_LINGER_MS (CONSUMER_LINGER_MS
+ * of every component; default 0).
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
@@ -56,6 +57,7 @@ const options = {
   // The bench configures no translation or speech provider, so with when_needed text skips the
   // language component (docs/pipeline.md); `always` measures the full five-hop pipeline.
   languageHop: process.env.BENCH_LANGUAGE_HOP || 'when_needed',
+  lingerMs: intEnv('BENCH_LINGER_MS', 0, 0),
   maxBacklog: process.env.BENCH_MAX_BACKLOG ? intEnv('BENCH_MAX_BACKLOG', 1000, 0) : undefined,
 };
 if (!['always', 'when_needed'].includes(options.languageHop)) {
@@ -98,6 +100,8 @@ async function main(): Promise<void> {
     // A blocked XREADGROUP returns as soon as an entry arrives, so this bounds only how long an
     // idle loop sleeps; it does not add latency.
     CONSUMER_BLOCK_MS: '1000',
+    // Off by default, as in production; BENCH_LINGER_MS measures the trade (docs/pipeline.md).
+    CONSUMER_LINGER_MS: String(options.lingerMs),
     // Leases are renewed every third of this: 3 s lets the partitions settle on their processes
     // about a second after start, at one small Lua call per second per process.
     CONSUMER_LEASE_MS: '3000',

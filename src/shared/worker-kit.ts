@@ -80,6 +80,7 @@ export async function consume<T>(
     batchSize: config.consumer.batchSize,
     concurrency: config.consumer.concurrency,
     blockMs: config.consumer.blockMs,
+    lingerMs: config.consumer.lingerMs,
     leaseMs: config.consumer.leaseMs,
     retryBaseMs: config.consumer.retryBaseMs,
     maxDeliveries: config.consumer.maxDeliveries,

@@ -81,6 +81,12 @@ export interface ConsumerOptions<T> {
   concurrency?: number;
   /** XREADGROUP BLOCK time (ms). @defaultValue 1000 */
   blockMs?: number;
+  /**
+   * After a read that found new entries but not a full batch, wait this long (ms) before the next
+   * read, so that entries arriving meanwhile are read, handled and committed together.
+   * @defaultValue 0
+   */
+  lingerMs?: number;
   /** Partition lease time (ms): how long a dead process's partitions wait for a new reader. @defaultValue 10000 */
   leaseMs?: number;
   /** First retry delay (ms), doubled per delivery, at most 30 s. @defaultValue 500 */
@@ -164,6 +170,7 @@ export class StreamConsumer<T> {
       batchSize: 64,
       concurrency: 16,
       blockMs: 1000,
+      lingerMs: 0,
       leaseMs: 10_000,
       retryBaseMs: 500,
       maxDeliveries: 5,
@@ -363,7 +370,7 @@ export class StreamConsumer<T> {
   }
 
   async #readLoop(): Promise<void> {
-    const { group, name, batchSize, blockMs, concurrency } = this.#o;
+    const { group, name, batchSize, blockMs, lingerMs, concurrency } = this.#o;
     let failures = 0;
     while (!this.#closed) {
       const partitions = this.#leases.readable().filter((p) => this.#cursors.has(p));
@@ -395,12 +402,14 @@ export class StreamConsumer<T> {
         this.#reading = new Set();
         failures = 0;
         const byStream = entriesByStream(reply);
+        let fresh = 0;
         for (const [i, p] of partitions.entries()) {
           // Lost while the read was out (this process stalled past its lease): leave the entries
           // pending; the partition's new reader (maybe this process again) reads them.
           if (!this.#leases.owns(p) || (this.#tenures.get(p) ?? 0) !== tenures[i]) continue;
           const entries = parseEntries(byStream.get(this.#keys.partitions[p]!));
           if (this.#cursors.get(p) === '>') {
+            fresh += entries.length;
             this.#schedule(p, entries, undefined);
           } else if (entries.length === 0) {
             this.#cursors.set(p, '>');
@@ -409,6 +418,7 @@ export class StreamConsumer<T> {
             this.#schedule(p, entries, await this.#deliveries(this.#keys.partitions[p]!, entries));
           }
         }
+        if (lingerMs > 0 && fresh > 0 && fresh < batchSize) await this.#pause(lingerMs);
       } catch (error) {
         this.#reading = new Set();
         if (this.#closed) break;
