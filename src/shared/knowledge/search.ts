@@ -96,7 +96,9 @@ const HEADLINE = `StartSel=${MARK.start}, StopSel=${MARK.stop}, MaxWords=30, Min
 // collection row in its own snapshot, and when the collection changed (re-indexed since), it
 // answers with the row as it is now and no hits; the caller searches again with that. The groups
 // take the collection, the generation and the tsqueries as constants, not from `c` or `q`, so the
-// planner can estimate how many chunks each condition matches.
+// planner can estimate how many chunks each condition matches. The any-word group drops the
+// whole-word hits after its capped scan, not inside it: inside, the hashed sub-plan tipped the
+// planner from a scan that stops at the cap to a GIN bitmap of every match (docs/knowledge.md).
 const SEARCH_SQL = `
 with c as (
   select id, language, language::regconfig as cfg, active_generation as gen,
@@ -127,9 +129,9 @@ with c as (
     where (select current from c) and (select count(*) from whole) < :k
       and ch.collection_id = :collection_id and ch.generation = :generation::bigint
       and ch.tsv @@ to_tsquery(:language::regconfig, :any)
-      and ch.id not in (select id from whole)
     limit :candidates
   ) ch, q
+  where ch.id not in (select id from whole)
   order by score desc, ch.id
   limit :k
 ), top as (
