@@ -261,6 +261,13 @@ export const SETTINGS = {
     max: 16,
     doc: 'Indexing jobs one indexer process runs at once.',
   },
+  INDEXER_READ_LANES: {
+    kind: 'integer',
+    default: 2,
+    min: 1,
+    max: 8,
+    doc: 'Files one indexing job reads at once; each PDF read at once takes a pdf.js thread (about 400 MiB resident, kept idle for the next job), spreadsheets are read one at a time whatever this says. 1 reads one file at a time. See docs/knowledge.md.',
+  },
   INDEXER_LOCK_MS: {
     kind: 'integer',
     default: 30000,
@@ -385,6 +392,7 @@ export interface Config {
     spreadsheetTimeoutMs: number;
     indexerConcurrency: number;
     indexerLockMs: number;
+    indexerReadLanes: number;
     indexerAttempts: number;
     /** Empty when no LLM is configured. */
     llmApiUrl: string;
@@ -503,6 +511,7 @@ export function loadConfig(
       spreadsheetTimeoutMs: v.SPREADSHEET_TIMEOUT_MS,
       indexerConcurrency: v.INDEXER_CONCURRENCY,
       indexerLockMs: v.INDEXER_LOCK_MS,
+      indexerReadLanes: v.INDEXER_READ_LANES,
       indexerAttempts: v.INDEXER_ATTEMPTS,
       llmApiUrl: v.LLM_API_URL,
       llmApiKey: v.LLM_API_KEY,

@@ -30,6 +30,8 @@ export interface JobDeps {
   storageDir: string;
   limits: ExtractLimits;
   logger: Logger;
+  /** Files one job reads at once (see `runIndexJob`). @defaultValue 2 */
+  readLanes?: number;
 }
 
 /** Postgres text search configurations by the ISO 639-1 code eld detects. */
@@ -181,6 +183,7 @@ async function currentLanguage(db: Knex, collectionId: string): Promise<string |
 /** Files stored at once by one job (see `runIndexJob`). */
 const STORE_LANES = 2;
 
+
 /**
  * Stores one file's chunks with its outcome; a file whose text Postgres refuses is recorded
  * failed instead (its transaction stored nothing). Throws only our infrastructure's failures.
@@ -229,23 +232,34 @@ export async function runIndexJob(
   const log = logger.child({ jobId, collection: job.collection_name, attempt: job.attempts });
   const collectionId = await ensureCollection(db, job.collection_name);
   let language = job.options.language ?? (await currentLanguage(db, collectionId));
-  // Files are read one after another (extracted in a worker thread, then chunked) and stored up to
-  // STORE_LANES at a time, each in its own transaction on its own connection: most of storing is
-  // Postgres turning text into vectors, one core per backend. File n + 1 is read while earlier
-  // ones are stored, so at most STORE_LANES + 1 files' text is in memory at once.
+  // Files are read `readLanes` at a time (a PDF is extracted in a pdf.js thread of its own, so
+  // PDFs use a core each) and handled in the job's order; they are stored up to STORE_LANES at a
+  // time, each in its own transaction on its own connection: most of storing is Postgres turning
+  // text into vectors, one core per backend. The next files are read while earlier ones are
+  // stored, so at most STORE_LANES + readLanes files' text is in memory at once.
   // One spreadsheet worker reads this job's spreadsheets in turn (they are one collection's
-  // content); it is terminated at the end, stop or failure included (a file still read ahead then
-  // fails unseen).
+  // content; storing them, not reading them, is what takes the cores); it is terminated at the
+  // end, stop or failure included (a file still read ahead then fails unseen).
+  const readLanes = Math.max(1, deps.readLanes ?? 2);
   const sheets = new SpreadsheetReader(deps.limits.spreadsheet);
   try {
     const begun = job;
     const files = begun.files.filter((file) => !begun.outcome[file]); // the rest stored by an earlier attempt
-    const read = (file: string): Promise<Read> =>
-      chunksOf(deps, begun, file, sheets).then(
-        (stored) => ({ stored }),
-        (error: unknown) => ({ error }),
-      );
-    let next = files[0] === undefined ? undefined : read(files[0]);
+    // Reads in flight, in file order; they never reject.
+    const reading: Promise<Read>[] = [];
+    let asked = 0;
+    const readAhead = (): void => {
+      while (reading.length < readLanes && asked < files.length && !stopping()) {
+        reading.push(
+          chunksOf(deps, begun, files[asked]!, sheets).then(
+            (stored) => ({ stored }),
+            (error: unknown) => ({ error }),
+          ),
+        );
+        asked += 1;
+      }
+    };
+    readAhead();
     // Stores in flight; they never reject: the first infrastructure failure is kept in `failed`.
     const storing = new Set<Promise<void>>();
     let failed: { error: unknown } | undefined;
@@ -266,10 +280,10 @@ export async function runIndexJob(
     // Waits for every store and the file read ahead (neither rejects), then throws a store's failure.
     const drain = async (): Promise<void> => {
       await Promise.all(storing);
-      await next;
+      await Promise.all(reading);
       if (failed) throw failed.error;
     };
-    for (const [i, file] of files.entries()) {
+    for (const file of files) {
       if (stopping()) {
         // A file read ahead (only when the stop came while others were stored) finishes on its own
         // and is dropped unstored (its promise never rejects); the next attempt reads it again.
@@ -280,9 +294,8 @@ export async function runIndexJob(
         log.info('indexer closing: the job goes back to wait and resumes after the files done');
         return STOPPED;
       }
-      const result = await next!;
-      const following = files[i + 1];
-      next = following === undefined || stopping() ? undefined : read(following);
+      const result = await reading.shift()!;
+      readAhead();
       let stored: Chunked;
       try {
         if ('error' in result) throw result.error;

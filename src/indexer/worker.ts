@@ -72,6 +72,7 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
       },
     },
     logger,
+    readLanes: knowledge.indexerReadLanes,
   };
   let closing = false;
   const worker = new Worker<{ job_id: string }>(
