@@ -183,7 +183,6 @@ async function currentLanguage(db: Knex, collectionId: string): Promise<string |
 /** Files stored at once by one job (see `runIndexJob`). */
 const STORE_LANES = 2;
 
-
 /**
  * Stores one file's chunks with its outcome; a file whose text Postgres refuses is recorded
  * failed instead (its transaction stored nothing). Throws only our infrastructure's failures.
