@@ -3,6 +3,7 @@ import nock from 'nock';
 import { randomUUID } from 'node:crypto';
 import { startChannel } from '../src/channel/worker.ts';
 import { Producer } from '../src/shared/bus/producer.ts';
+import { topicKeys } from '../src/shared/bus/topics.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
@@ -230,6 +231,56 @@ describe('channel component', function () {
       .where({ turn_id: message.turn_id })
       .first('body');
     expect(stored.body.text).to.equal('price: \uFFFD and .');
+  });
+
+  it('when the row of a call made cannot be written (its conversation deleted meanwhile), then the call is not made again and the turn is acknowledged', async () => {
+    await telegramUpdate({
+      update_id: 77,
+      message: {
+        message_id: 77,
+        date: 1,
+        chat: { id: 77, type: 'private' },
+        from: { id: 77, first_name: 'Gone' },
+        text: 'hi',
+      },
+    });
+    const conversation: { id: string } = await waitFor(() =>
+      t.schema.db('conversations').where({ chat_id: '77' }).first('id'),
+    );
+    const message = {
+      ...turn([{ message_type: 'text', text: 'bye' }]),
+      ordering_key: `${tg.appId}:77`,
+    };
+    Object.assign(message.bot_output.conversation, {
+      conversation_id: conversation.id,
+      chat_id: '77',
+      user_pid: 'telegram:77',
+    });
+    let calls = 0;
+    nock(TG)
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .times(5)
+      .reply(async () => {
+        calls += 1;
+        // The operator deletes the conversation while the platform answers: the message insert
+        // then violates its foreign key, a failure that retrying cannot mend.
+        await t.schema.db('conversations').where({ id: conversation.id }).del();
+        return [200, { ok: true, result: { message_id: 900 + calls } }];
+      });
+    await producer.publish('channel', message);
+    const partitions = topicKeys(t.prefix, 'channel', t.config.stream.partitions).partitions;
+    const pending = async (): Promise<number> => {
+      let total = 0;
+      for (const stream of partitions) {
+        total += Number(((await t.redis.xpending(stream, 'channel')) as [number])[0]);
+      }
+      return total;
+    };
+    await waitFor(async () => calls === 1 && (await pending()) === 0);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(calls, 'sent once: a retry would send it again').to.equal(1);
+    expect(await pending(), 'the entry was acknowledged').to.equal(0);
+    expect((await rows()).filter((r) => r.turn_id === message.turn_id)).to.deep.equal([]);
   });
 
   it('when Telegram answers 429 with retry_after, then the send waits that long and succeeds', async () => {
