@@ -101,7 +101,7 @@ export const SETTINGS = {
     default: 0,
     min: 0,
     max: 100,
-    doc: 'After a read that found new entries but not a full batch, how long a consumer waits before reading again, so that entries arriving meanwhile are handled and committed together; adds up to this much latency per hop (milliseconds).',
+    doc: 'After a read that found new entries, fewer in all than CONSUMER_BATCH_SIZE, how long a consumer waits before reading again, so that entries arriving meanwhile are handled and committed together; adds up to this much latency per hop (milliseconds).',
   },
   CONSUMER_LEASE_MS: {
     kind: 'integer',
@@ -266,7 +266,7 @@ export const SETTINGS = {
     default: 2,
     min: 1,
     max: 8,
-    doc: 'Files one indexing job reads at once; each PDF read at once takes a pdf.js thread (about 400 MiB resident, kept idle for the next job), spreadsheets are read one at a time whatever this says. 1 reads one file at a time. See docs/knowledge.md.',
+    doc: 'Files one indexing job reads at once; each PDF read at once takes a pdf.js thread (about 400 MiB resident; up to two idle ones are kept for the next job) and shares the cores, and so its time limit, with the others; spreadsheets are read one at a time whatever this says. 1 reads one file at a time. See docs/knowledge.md.',
   },
   INDEXER_LOCK_MS: {
     kind: 'integer',

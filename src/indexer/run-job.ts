@@ -235,7 +235,8 @@ export async function runIndexJob(
   // PDFs use a core each) and handled in the job's order; they are stored up to STORE_LANES at a
   // time, each in its own transaction on its own connection: most of storing is Postgres turning
   // text into vectors, one core per backend. The next files are read while earlier ones are
-  // stored, so at most STORE_LANES + readLanes files' text is in memory at once.
+  // stored, so at most STORE_LANES + readLanes + 1 files' text is in memory at once (the +1: a
+  // file read and waiting for a store lane while the reads after it go on).
   // One spreadsheet worker reads this job's spreadsheets in turn (they are one collection's
   // content; storing them, not reading them, is what takes the cores); it is terminated at the
   // end, stop or failure included (a file still read ahead then fails unseen).
@@ -282,42 +283,50 @@ export async function runIndexJob(
       await Promise.all(reading);
       if (failed) throw failed.error;
     };
-    for (const file of files) {
-      if (stopping()) {
-        // A file read ahead (only when the stop came while others were stored) finishes on its own
-        // and is dropped unstored (its promise never rejects); the next attempt reads it again.
-        // Waiting for it would hold the shutdown for a whole file; the stores in flight are waited
-        // for, so the job's row is final before it goes back to wait.
-        await Promise.all(storing);
-        if (failed) throw failed.error;
-        log.info('indexer closing: the job goes back to wait and resumes after the files done');
-        return STOPPED;
-      }
-      const result = await reading.shift()!;
-      readAhead();
-      let stored: Chunked;
-      try {
-        if ('error' in result) throw result.error;
-        stored = result.stored;
-        if (stored.chunks.length === 0) {
-          throw unreadable('no-text', 'the file holds no text (a scanned PDF needs OCR first)');
+    try {
+      for (const file of files) {
+        if (stopping()) {
+          // A file read ahead (only when the stop came while others were stored) finishes on its own
+          // and is dropped unstored (its promise never rejects); the next attempt reads it again.
+          // Waiting for it would hold the shutdown for a whole file; the stores in flight are waited
+          // for, so the job's row is final before it goes back to wait.
+          await Promise.all(storing);
+          if (failed) throw failed.error;
+          log.info('indexer closing: the job goes back to wait and resumes after the files done');
+          return STOPPED;
         }
-      } catch (error) {
-        if (!isFileError(error)) {
-          await drain();
-          throw error;
+        const result = await reading.shift()!;
+        readAhead();
+        let stored: Chunked;
+        try {
+          if ('error' in result) throw result.error;
+          stored = result.stored;
+          if (stored.chunks.length === 0) {
+            throw unreadable('no-text', 'the file holds no text (a scanned PDF needs OCR first)');
+          }
+        } catch (error) {
+          if (!isFileError(error)) {
+            await drain();
+            throw error;
+          }
+          log.warn({ file, code: error.code, reason: reasonOf(error) }, error.message);
+          await recordOutcome(db, job, file, failure(error));
+          continue;
         }
-        log.warn({ file, code: error.code, reason: reasonOf(error) }, error.message);
-        await recordOutcome(db, job, file, failure(error));
-        continue;
+        if (!language) {
+          language = await chooseLanguage(db, sampleOf(stored.chunks));
+          await saveJobLanguage(db, job, language);
+        }
+        while (storing.size >= STORE_LANES) await Promise.race(storing);
+        if (failed) await drain(); // throws the store's failure
+        store(file, stored, language);
       }
-      if (!language) {
-        language = await chooseLanguage(db, sampleOf(stored.chunks));
-        await saveJobLanguage(db, job, language);
-      }
-      while (storing.size >= STORE_LANES) await Promise.race(storing);
-      if (failed) await drain(); // throws the store's failure
-      store(file, stored, language);
+    } catch (error) {
+      // Whatever failed (recording an outcome, choosing the language, a store), no store or read
+      // of this attempt outlives it: the job's next attempt may start at once.
+      await Promise.all(storing);
+      await Promise.all(reading);
+      throw error;
     }
     await drain();
     job = await reloadJob(db, job);

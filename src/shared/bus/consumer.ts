@@ -82,8 +82,8 @@ export interface ConsumerOptions<T> {
   /** XREADGROUP BLOCK time (ms). @defaultValue 1000 */
   blockMs?: number;
   /**
-   * After a read that found new entries but not a full batch, wait this long (ms) before the next
-   * read, so that entries arriving meanwhile are read, handled and committed together.
+   * After a read that found new entries, fewer in all than `batchSize`, wait this long (ms) before
+   * the next read, so that entries arriving meanwhile are read, handled and committed together.
    * @defaultValue 0
    */
   lingerMs?: number;
@@ -418,7 +418,8 @@ export class StreamConsumer<T> {
             this.#schedule(p, entries, await this.#deliveries(this.#keys.partitions[p]!, entries));
           }
         }
-        if (lingerMs > 0 && fresh > 0 && fresh < batchSize) await this.#pause(lingerMs);
+        // Not after a read of pending entries: those are drained at once.
+        if (lingerMs > 0 && !history && fresh > 0 && fresh < batchSize) await this.#pause(lingerMs);
       } catch (error) {
         this.#reading = new Set();
         if (this.#closed) break;

@@ -249,14 +249,16 @@ export async function searchCollection(
   );
   if (searched === undefined) throw notFound(collection);
   if (terms.length === 0) return { collection, language: searched.language, hits: [] };
+  const hits = Math.min(Math.max(1, Math.trunc(k)), MAX_K);
   const bindings = {
     name: collection,
     whole: tsqueryText(terms, '&', 'whole words'),
     all: tsqueryText(terms, '&', 'prefixes'),
     any: tsqueryText(terms, '|', 'prefixes'),
     phrase: terms.join(' '),
-    k: Math.min(Math.max(1, Math.trunc(k)), MAX_K),
-    candidates: Math.max(1, Math.trunc(options.candidates ?? RANKED_CANDIDATES)),
+    k: hits,
+    // At least k: the any-word group drops up to k - 1 whole-word hits from its candidates.
+    candidates: Math.max(hits, Math.trunc(options.candidates ?? RANKED_CANDIDATES)),
     headline: HEADLINE,
   };
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
