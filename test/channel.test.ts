@@ -82,18 +82,21 @@ describe('channel component', function () {
 
   const telegramUpdate = (update: Record<string, unknown>) =>
     postTelegramUpdate(t, tg.appId, tg.secret, update);
-
-  it('when a Telegram text arrives, then user, conversation and message are stored and it goes to language', async () => {
-    await telegramUpdate({
-      update_id: 1,
+  /** A private chat's text message, the chat id standing for the user too. */
+  const telegramText = (updateId: number, chat: number, name: string, text: string) =>
+    telegramUpdate({
+      update_id: updateId,
       message: {
-        message_id: 10,
+        message_id: updateId,
         date: 1,
-        chat: { id: 42, type: 'private' },
-        from: { id: 42, first_name: 'Ana' },
-        text: 'hello',
+        chat: { id: chat, type: 'private' },
+        from: { id: chat, first_name: name },
+        text,
       },
     });
+
+  it('when a Telegram text arrives, then user, conversation and message are stored and it goes to language', async () => {
+    await telegramText(10, 42, 'Ana', 'hello');
     const [message] = await waitFor(async () => {
       const all = await messagesIn('language');
       return all.length === 1 ? all : undefined;
@@ -234,16 +237,7 @@ describe('channel component', function () {
   });
 
   it('when the row of a call made cannot be written (its conversation deleted meanwhile), then the call is not made again and the turn is acknowledged', async () => {
-    await telegramUpdate({
-      update_id: 77,
-      message: {
-        message_id: 77,
-        date: 1,
-        chat: { id: 77, type: 'private' },
-        from: { id: 77, first_name: 'Gone' },
-        text: 'hi',
-      },
-    });
+    await telegramText(77, 77, 'Gone', 'hi');
     const conversation: { id: string } = await waitFor(() =>
       t.schema.db('conversations').where({ chat_id: '77' }).first('id'),
     );
