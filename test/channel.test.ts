@@ -128,6 +128,24 @@ describe('channel component', function () {
     ]);
   });
 
+  it('when a user sends text Postgres cannot store (U+0000, a lone surrogate), then it is mended once for the transcript and every later step', async () => {
+    await telegramText(79, 79, 'Nul\u0000', 'a\u0000b \uD800 c');
+    const sent = await waitFor(async () =>
+      (await messagesIn('language')).find((m) => m.conversation.chat_id === '79'),
+    );
+    expect(sent.message).to.deep.equal({ message_type: 'text', text: 'ab \uFFFD c' });
+    const stored: { body: { text: string } } = await t.schema
+      .db('messages')
+      .where({ direction: 'in', platform_message_id: '79:79' })
+      .first('body');
+    expect(stored.body.text).to.equal('ab \uFFFD c');
+    const user: { first_name: string } = await t.schema
+      .db('users')
+      .where({ external_id: '79' })
+      .first('first_name');
+    expect(user.first_name).to.equal('Nul');
+  });
+
   it('when a button is pressed, then answerCallbackQuery is called and the reply goes to flow', async () => {
     const answered = nock(TG)
       .post(`/bot${TELEGRAM_TOKEN}/answerCallbackQuery`, { callback_query_id: 'cbq-9' })

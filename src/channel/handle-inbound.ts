@@ -25,6 +25,7 @@ import {
   type TelegramUpdate,
   type WhatsAppInput,
 } from './inbound.ts';
+import { storableDeep } from '../shared/pg-text.ts';
 import type { TelegramApi } from './platform-api.ts';
 import { recordInbound, recordStatus, type InboundInput, type RecordedInbound } from './store.ts';
 
@@ -87,6 +88,15 @@ export async function handleInbound(
       'content botwire does not handle (sticker, reaction, poll); dropped',
     );
     return [];
+  }
+  // Platforms pass on what users type; Postgres refuses U+0000 and lone surrogates in text and
+  // jsonb. Mended here, the transcript, flow's state and every later step see the same text.
+  const mended = storableDeep(inbound);
+  if (mended !== inbound) {
+    context.log.warn(
+      'the message held U+0000 or a lone UTF-16 surrogate: dropped or replaced by U+FFFD',
+    );
+    inbound = mended;
   }
 
   if (inbound.callbackQueryId && channel.secrets.type === 'telegram') {

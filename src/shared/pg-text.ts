@@ -1,7 +1,7 @@
 /**
  * Text Postgres can store: `text` and `jsonb` refuse U+0000 and lone UTF-16 surrogates. The edge
  * refuses such strings in admin bodies (`json.ts`); the indexer mends them in document text, and
- * channel in the rows of the calls it made.
+ * channel in what users send (before anything stores it) and in the rows of the calls it made.
  */
 
 /** U+0000, a high surrogate without its low half, or a low surrogate without its high half. */
@@ -15,10 +15,26 @@ export function storable(text: string): string {
   return text.replace(UNSTORABLE_ALL, (found) => (found === '\u0000' ? '' : '\uFFFD'));
 }
 
-// What JSON.stringify writes for the text Postgres refuses: U+0000 and lone surrogates come out
-// as escapes, and only they do (a pair is written as it is). A false positive (the six
-// characters `\u0000` typed by a user) only takes the slower path.
-const ESCAPED_UNSTORABLE = /\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
+/**
+ * `value` with every string in it made `storable`; `value` itself (no copy) when none needed it.
+ * Arrays and plain objects are walked; object keys are left as they are.
+ */
+export function storableDeep<T>(value: T): T {
+  if (typeof value === 'string') return (UNSTORABLE.test(value) ? storable(value) : value) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const source = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(source)) {
+    const item = source[key];
+    const mended = storableDeep(item);
+    if (mended === item) continue;
+    copy ??= Array.isArray(source)
+      ? ([...source] as unknown as Record<string, unknown>)
+      : { ...source };
+    copy[key] = mended;
+  }
+  return (copy ?? value) as T;
+}
 
 /**
  * JSON of `value` that `jsonb` accepts: strings holding U+0000 or a lone surrogate are mended
@@ -26,7 +42,5 @@ const ESCAPED_UNSTORABLE = /\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
  * after the call was made.
  */
 export function storableJson(value: unknown): string {
-  const json = JSON.stringify(value);
-  if (!ESCAPED_UNSTORABLE.test(json)) return json;
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? storable(v) : v));
+  return JSON.stringify(storableDeep(value));
 }
