@@ -63,7 +63,8 @@ export async function handleInbound(
 ): Promise<Outgoing[]> {
   const { bot_input: payload, turn_id: turnId } = input;
   if (payload.kind === 'status' && payload.status) {
-    const { id, status, errors } = payload.status;
+    // The platform's words, stored as text: mended like a user's message (below).
+    const { id, status, errors } = storableDeep(payload.status);
     const reason = errors?.map((e) => e.message ?? e.title).join('; ');
     const updated = await recordStatus(deps.db, id, status, reason);
     context.log.debug({ status, updated }, 'delivery status recorded');
