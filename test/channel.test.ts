@@ -434,5 +434,27 @@ describe('channel component', function () {
       (await rows()).find((r) => r.platform_message_id === 'wamid.out9')?.status,
       'a late delivered does not undo read',
     ).to.equal('read');
+
+    // The platform's reason holds text Postgres refuses: it is mended, and the status lands.
+    const failed = whatsappPayload(number, []) as {
+      entry: { changes: { value: Record<string, unknown> }[] }[];
+    };
+    failed.entry[0]!.changes[0]!.value.statuses = [
+      {
+        id: 'wamid.out9',
+        status: 'failed',
+        timestamp: '4',
+        recipient_id: '15550002222',
+        errors: [{ code: 131026, title: 'Undeliverable', message: 'bad\u0000 \uD800' }],
+      },
+    ];
+    await t.call('POST', '/callback', { auth: false, body: failed });
+    const [landed] = await waitFor(async () => {
+      const found = (await rows()).filter(
+        (r) => r.platform_message_id === 'wamid.out9' && r.status === 'failed',
+      );
+      return found.length === 1 ? found : undefined;
+    });
+    expect(landed!.error).to.equal('bad \uFFFD');
   });
 });
