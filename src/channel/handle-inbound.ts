@@ -18,6 +18,7 @@ import {
   VOICE_UNSUPPORTED,
 } from '../shared/languages/pass-through.ts';
 import { userLanguageOf } from '../shared/languages/detect.ts';
+import { storableDeep } from '../shared/pg-text.ts';
 import {
   fromTelegram,
   fromWhatsApp,
@@ -25,7 +26,6 @@ import {
   type TelegramUpdate,
   type WhatsAppInput,
 } from './inbound.ts';
-import { storableDeep } from '../shared/pg-text.ts';
 import type { TelegramApi } from './platform-api.ts';
 import { recordInbound, recordStatus, type InboundInput, type RecordedInbound } from './store.ts';
 

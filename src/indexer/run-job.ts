@@ -277,11 +277,10 @@ export async function runIndexJob(
         .finally(() => storing.delete(task));
       storing.add(task);
     };
-    // Waits for every store and the file read ahead (neither rejects), then throws a store's failure.
-    const drain = async (): Promise<void> => {
+    // Waits for every store and read in flight (neither rejects).
+    const settle = async (): Promise<void> => {
       await Promise.all(storing);
       await Promise.all(reading);
-      if (failed) throw failed.error;
     };
     try {
       for (const file of files) {
@@ -305,10 +304,7 @@ export async function runIndexJob(
             throw unreadable('no-text', 'the file holds no text (a scanned PDF needs OCR first)');
           }
         } catch (error) {
-          if (!isFileError(error)) {
-            await drain();
-            throw error;
-          }
+          if (!isFileError(error)) throw error;
           log.warn({ file, code: error.code, reason: reasonOf(error) }, error.message);
           await recordOutcome(db, job, file, failure(error));
           continue;
@@ -318,17 +314,18 @@ export async function runIndexJob(
           await saveJobLanguage(db, job, language);
         }
         while (storing.size >= STORE_LANES) await Promise.race(storing);
-        if (failed) await drain(); // throws the store's failure
+        if (failed) throw failed.error;
         store(file, stored, language);
       }
     } catch (error) {
-      // Whatever failed (recording an outcome, choosing the language, a store), no store or read
-      // of this attempt outlives it: the job's next attempt may start at once.
-      await Promise.all(storing);
-      await Promise.all(reading);
-      throw error;
+      // Whatever failed (a read, recording an outcome, choosing the language, a store), no store
+      // or read of this attempt outlives it: the job's next attempt may start at once. A store's
+      // failure is the one reported.
+      await settle();
+      throw failed ? failed.error : error;
     }
-    await drain();
+    await settle();
+    if (failed) throw failed.error;
     job = await reloadJob(db, job);
     const finish = await finishJob(db, job, collectionId, language ?? 'simple');
     log.info(finish, 'indexing job finished');
