@@ -173,4 +173,44 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
     expect((results[0] as PromiseFulfilledResult<number>).value).to.equal(2);
     expect(seen[0]).to.deep.equal([1, 13, 3]);
   });
+
+  it('when calls arrive while a batch runs, then they wait for it and leave together as the next batch; with two in flight, the second batch does not wait', async () => {
+    /** A batcher whose batches end only when the test says so (`inFlight` unset: the default). */
+    const gated = (inFlight?: number) => {
+      const seen: number[][] = [];
+      const gates: (() => void)[] = [];
+      const batcher = new Batcher<number, number>(
+        (items) => {
+          seen.push(items);
+          return new Promise((resolve) => gates.push(() => resolve(items)));
+        },
+        100,
+        inFlight,
+      );
+      return { batcher, seen, gates };
+    };
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+    const one = gated();
+    const first = one.batcher.add(1);
+    await tick();
+    const later = [2, 3].map((n) => one.batcher.add(n));
+    await tick();
+    await tick();
+    expect(one.seen).to.deep.equal([[1]]);
+    one.gates[0]!();
+    expect(await first).to.equal(1);
+    await tick();
+    expect(one.seen).to.deep.equal([[1], [2, 3]]);
+    one.gates[1]!();
+    expect(await Promise.all(later)).to.deep.equal([2, 3]);
+
+    const two = gated(2);
+    void two.batcher.add(1);
+    await tick();
+    void two.batcher.add(2);
+    await tick();
+    expect(two.seen).to.deep.equal([[1], [2]]);
+    two.gates.forEach((open) => open());
+  });
 });

@@ -5,21 +5,30 @@
  * Under load, handlers advance in step (one auto-pipelined Redis reply resolves many of them at
  * once), so their writes meet here; alone, a call waits for no one but one `setImmediate`.
  *
+ * One batch is carried out at a time (by default): the calls made while it runs wait for it and
+ * leave together as the next. Under load the batches grow instead of the statements in flight, so
+ * a process holds one Postgres connection per kind of write and Postgres commits fewer, larger
+ * transactions. A process with no batch running adds no wait.
+ *
  * If the batch fails, each item is retried on its own, so one bad item fails only its own caller.
  */
 export class Batcher<In, Out> {
   readonly #run: (items: In[]) => Promise<Out[]>;
   readonly #max: number;
+  readonly #inFlight: number;
   #queue: { item: In; resolve: (out: Out) => void; reject: (error: unknown) => void }[] = [];
   #scheduled = false;
+  #running = 0;
 
   /**
    * @param run carries out a batch; resolves to one result per item, in order.
    * @param max items per batch at most. @defaultValue 100
+   * @param inFlight batches carried out at once at most. @defaultValue 1
    */
-  constructor(run: (items: In[]) => Promise<Out[]>, max = 100) {
+  constructor(run: (items: In[]) => Promise<Out[]>, max = 100, inFlight = 1) {
     this.#run = run;
     this.#max = max;
+    this.#inFlight = inFlight;
   }
 
   add(item: In): Promise<Out> {
@@ -34,9 +43,14 @@ export class Batcher<In, Out> {
 
   #flush(): void {
     this.#scheduled = false;
-    while (this.#queue.length > 0) {
+    while (this.#queue.length > 0 && this.#running < this.#inFlight) {
       const batch = this.#queue.splice(0, this.#max);
-      void this.#carryOut(batch);
+      this.#running += 1;
+      void this.#carryOut(batch).finally(() => {
+        this.#running -= 1;
+        // What arrived while the batch ran has waited already: it leaves now.
+        if (!this.#scheduled) this.#flush();
+      });
     }
   }
 
