@@ -106,21 +106,21 @@ export class Producer {
       data: this.encode(topic, message),
     }));
     const { redis, maxLen, onPublished } = this.#options;
-    const pipeline = redis.pipeline();
-    for (const { stream, data } of encoded) {
-      pipeline.xadd(stream, 'MAXLEN', '~', maxLen, '*', 'data', data);
-    }
-    let results: [Error | null, unknown][];
+    // Plain commands, not a pipeline of our own: on an auto-pipelined connection they join the
+    // other commands of this turn of the event loop (other handlers' publishes and
+    // acknowledgements) in one write, and wait for the write in flight like them.
+    let ids: string[];
     try {
-      results = (await pipeline.exec()) ?? [];
+      ids = (await Promise.all(
+        encoded.map(({ stream, data }) =>
+          redis.xadd(stream, 'MAXLEN', '~', maxLen, '*', 'data', data),
+        ),
+      )) as string[];
     } catch (error) {
       throw unavailable(error);
     }
-    return results.map(([error, id], index) => {
-      if (error) throw unavailable(error);
-      onPublished?.(encoded[index]!.topic);
-      return id as string;
-    });
+    for (const { topic } of encoded) onPublished?.(topic);
+    return ids;
   }
 
   /**
