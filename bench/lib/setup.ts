@@ -24,8 +24,9 @@ export function intEnv(name: string, fallback: number, min: number): number {
 }
 
 /**
- * BENCH_REDIS_URL, BENCH_DATABASE_URL and BENCH_PROF, which every bench reads alike, and the Node
- * arguments of a child that make it write a CPU profile into BENCH_PROF (none without it).
+ * BENCH_REDIS_URL, BENCH_DATABASE_URL, BENCH_PROF and BENCH_NODE_ARGS, which every bench reads
+ * alike: the Node arguments of a child are those that make it write a CPU profile into BENCH_PROF
+ * (none without it), then BENCH_NODE_ARGS split at spaces (`--trace-gc`, say).
  */
 export function commonOptions(): {
   redisUrl: string;
@@ -39,7 +40,10 @@ export function commonOptions(): {
     adminDatabaseUrl:
       process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
     profileDir,
-    nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    nodeArgs: [
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    ],
   };
 }
 

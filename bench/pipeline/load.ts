@@ -218,6 +218,18 @@ export class Load {
     return this.#backlog + this.#unanswered;
   }
 
+  /**
+   * Every measured turn that got its reply, in the order sent: when it was sent (ms after the
+   * window opened) and its latency (ms).
+   */
+  latencyBySendTime(): [sentMs: number, latencyMs: number][] {
+    const { start } = this.#window;
+    return [...this.#turns.values()]
+      .filter((t) => t.measured && t.repliedAt !== undefined)
+      .map((t): [number, number] => [t.sentAt - start, t.repliedAt! - t.sentAt])
+      .sort((a, b) => a[0] - b[0]);
+  }
+
   result(): LoadResult {
     const { start, end } = this.#window;
     const measured = [...this.#turns.values()].filter((t) => t.measured);

@@ -12,9 +12,11 @@
  * BENCH_PROF (a folder: every child runs with --cpu-prof and writes there when it stops),
  * BENCH_LANGUAGE_HOP (LANGUAGE_HOP of every component; default when_needed), BENCH_MAX_BACKLOG
  * (EDGE_MAX_BACKLOG of the api; default the api's own, 1000), BENCH_LINGER_MS (CONSUMER_LINGER_MS
- * of every component; default 0).
+ * of every component; default 0), BENCH_NODE_ARGS (more Node arguments for every child, e.g.
+ * --trace-gc), BENCH_LATENCY_DUMP (a file: each measured turn's send time and latency, in ms).
  */
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { PACES } from '../../src/channel/pacing.ts';
 import type { Topic } from '../../src/shared/bus/topics.ts';
@@ -59,6 +61,7 @@ const options = {
   languageHop: process.env.BENCH_LANGUAGE_HOP || 'when_needed',
   lingerMs: intEnv('BENCH_LINGER_MS', 0, 0),
   maxBacklog: process.env.BENCH_MAX_BACKLOG ? intEnv('BENCH_MAX_BACKLOG', 1000, 0) : undefined,
+  latencyDump: process.env.BENCH_LATENCY_DUMP || undefined,
 };
 if (!['always', 'when_needed'].includes(options.languageHop)) {
   throw new Error(`BENCH_LANGUAGE_HOP must be always or when_needed (got ${options.languageHop})`);
@@ -224,6 +227,13 @@ async function main(): Promise<void> {
     `bench: waiting up to ${options.graceSeconds} s for ${load.owed} replies still owed`,
   );
   await load.drain(options.graceSeconds * 1000, 1000);
+  if (options.latencyDump) {
+    const lines = load
+      .latencyBySendTime()
+      .map(([sent, ms]) => `${sent.toFixed(1)} ${ms.toFixed(1)}`);
+    await writeFile(options.latencyDump, `sent_ms latency_ms\n${lines.join('\n')}\n`);
+    console.error(`bench: ${lines.length} turns' latencies written to ${options.latencyDump}`);
+  }
 
   let machine: MachineCpu | undefined;
   if (ticksBefore && ticksAfter) {
