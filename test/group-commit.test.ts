@@ -213,4 +213,27 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
     expect(two.seen).to.deep.equal([[1], [2]]);
     two.gates.forEach((open) => open());
   });
+
+  it('when a batch has not ended after stallMs, then the next batch goes ahead without it, and the stuck batch still answers its callers when it ends', async () => {
+    const seen: number[][] = [];
+    let unstick: () => void = () => {};
+    const batcher = new Batcher<number, number>(
+      (items) => {
+        seen.push(items);
+        if (items.includes(1)) return new Promise((resolve) => (unstick = () => resolve(items)));
+        return Promise.resolve(items);
+      },
+      100,
+      1,
+      30,
+    );
+    const stuck = batcher.add(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const started = performance.now();
+    expect(await batcher.add(2)).to.equal(2);
+    expect(performance.now() - started).to.be.at.least(25);
+    expect(seen).to.deep.equal([[1], [2]]);
+    unstick();
+    expect(await stuck).to.equal(1);
+  });
 });

@@ -8,7 +8,9 @@
  * One batch is carried out at a time (by default): the calls made while it runs wait for it and
  * leave together as the next. Under load the batches grow instead of the statements in flight, so
  * a process holds one Postgres connection per kind of write and Postgres commits fewer, larger
- * transactions. A process with no batch running adds no wait.
+ * transactions. A process with no batch running adds no wait. A batch that has not ended after
+ * `stallMs` stops holding the others back (its callers still wait for it): a statement stuck on a
+ * dead connection must not stop every later write of the process.
  *
  * If the batch fails, each item is retried on its own, so one bad item fails only its own caller.
  */
@@ -16,6 +18,7 @@ export class Batcher<In, Out> {
   readonly #run: (items: In[]) => Promise<Out[]>;
   readonly #max: number;
   readonly #inFlight: number;
+  readonly #stallMs: number;
   #queue: { item: In; resolve: (out: Out) => void; reject: (error: unknown) => void }[] = [];
   #scheduled = false;
   #running = 0;
@@ -24,11 +27,13 @@ export class Batcher<In, Out> {
    * @param run carries out a batch; resolves to one result per item, in order.
    * @param max items per batch at most. @defaultValue 100
    * @param inFlight batches carried out at once at most. @defaultValue 1
+   * @param stallMs after this long a batch no longer counts against `inFlight`. @defaultValue 1000
    */
-  constructor(run: (items: In[]) => Promise<Out[]>, max = 100, inFlight = 1) {
+  constructor(run: (items: In[]) => Promise<Out[]>, max = 100, inFlight = 1, stallMs = 1000) {
     this.#run = run;
     this.#max = max;
     this.#inFlight = inFlight;
+    this.#stallMs = stallMs;
   }
 
   add(item: In): Promise<Out> {
@@ -46,11 +51,18 @@ export class Batcher<In, Out> {
     while (this.#queue.length > 0 && this.#running < this.#inFlight) {
       const batch = this.#queue.splice(0, this.#max);
       this.#running += 1;
-      void this.#carryOut(batch).finally(() => {
+      let timer: NodeJS.Timeout | undefined;
+      const release = (): void => {
+        if (timer === undefined) return;
+        clearTimeout(timer);
+        timer = undefined;
         this.#running -= 1;
         // What arrived while the batch ran has waited already: it leaves now.
         if (!this.#scheduled) this.#flush();
-      });
+      };
+      timer = setTimeout(release, this.#stallMs);
+      timer.unref();
+      void this.#carryOut(batch).finally(release);
     }
   }
 
