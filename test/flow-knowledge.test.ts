@@ -84,6 +84,34 @@ describe('flow: answers from a knowledge collection', function () {
     await waitFor(() => sent.includes('A: We are open 9 to 5.'), { what: 'the answer' });
   });
 
+  it("when an answer holds U+0000 and a lone surrogate (an LLM's words), then the flow stores it mended and the user gets it", async () => {
+    await ask(13, 3, 'and on sundays?');
+    const question = await waitFor(async () =>
+      (await topicMessages(t.redis, t.prefix, 'retriver')).find(
+        (m: { query: string }) => m.query === 'and on sundays?',
+      ),
+    );
+    const producer = new Producer({
+      redis: t.redis,
+      schemas: new SchemaRegistry(),
+      prefix: t.prefix,
+      maxLen: 1000,
+      partitions: t.config.stream.partitions,
+    });
+    await producer.publish('flow', {
+      source: 'retriver',
+      turn_id: `${question.reply_to.request_id}:answer`,
+      ordering_key: question.reply_to.ordering_key,
+      intent: 'callback',
+      conversation: question.reply_to.conversation,
+      request_id: question.reply_to.request_id,
+      ok: true,
+      value: 'Closed\u0000 on Sundays \uD800.',
+    });
+    // Without the mend the turn's state cannot be stored: it fails on every delivery, no reply.
+    await waitFor(() => sent.includes('A: Closed on Sundays \uFFFD.'), { what: 'the answer' });
+  });
+
   it('when no answer comes before the deadline, then the flow goes on without one', async () => {
     const before = sent.length;
     await ask(12, 2, 'anything?');

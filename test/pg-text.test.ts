@@ -20,6 +20,14 @@ describe('text Postgres can store', () => {
     expect((value.list[1] as { deep: string }).deep).to.equal('\uDBFF!');
   });
 
+  it('when an object key needs mending, then storableDeep mends it in a copy, keeping the order of the keys', () => {
+    const value = { a: 1, 'b\u0000c': { 'd\uDC00': 'e' }, f: 'g' };
+    const mended = storableDeep(value);
+    expect(mended).to.deep.equal({ a: 1, bc: { 'd\uFFFD': 'e' }, f: 'g' });
+    expect(Object.keys(mended)).to.deep.equal(['a', 'bc', 'f']);
+    expect(Object.keys(value)).to.deep.equal(['a', 'b\u0000c', 'f']);
+  });
+
   it('storableJson writes JSON without the escapes jsonb refuses', () => {
     expect(storableJson({ a: '\u0000', b: ['\uD83D'] })).to.equal('{"a":"","b":["\uFFFD"]}');
   });

@@ -236,6 +236,50 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
     expect(sent[0]).to.deep.equal({ chat_id: '88', text: VOICE_UNSUPPORTED });
   });
 
+  it('when an HTTP step answers with U+0000 and a lone surrogate in its JSON, then the flow stores it mended and replies', async () => {
+    const crm = nock('https://crm.example.test')
+      .get('/who')
+      .reply(200, '{"name":"A\\u0000na \\ud800!","tags":{"v\\u0000ip":true}}', {
+        'content-type': 'application/json',
+      });
+    const bot = await createTelegramBot(t, {
+      name: 'crm',
+      flow: {
+        version: 1,
+        start: 'look',
+        states: {
+          look: {
+            actions: [
+              { http: { method: 'GET', url: 'https://crm.example.test/who', store: 'who' } },
+              { send: { text: 'Hello {{who.body.name}}' } },
+            ],
+            end: true,
+          },
+        },
+      },
+    });
+    const sent: Record<string, unknown>[] = [];
+    nock(TG)
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .reply(
+        (_uri, body) => (
+          sent.push(body as Record<string, unknown>),
+          [200, { ok: true, result: { message_id: 1 } }]
+        ),
+      );
+    await postTelegramUpdate(t, bot.appId, bot.secret, telegramText(505, 1, 'hi'));
+    // Without the mend the state cannot be stored and the turn fails; its retry calls the CRM
+    // again, finds no answer here, and the reply lacks the name.
+    await waitFor(() => sent.length === 1, { what: 'the reply' });
+    expect(crm.isDone()).to.be.true;
+    expect(sent[0]).to.deep.equal({ chat_id: '505', text: 'Hello Ana \uFFFD!' });
+    const [row] = await t.schema
+      .db('conversation_state')
+      .where({ app_id: bot.appId })
+      .select(t.schema.db.raw('state::text as text'));
+    expect(row.text).to.include('"name": "Ana \uFFFD!"').and.include('"vip": true');
+  });
+
   it('when the admin API lists the conversation, then its transcript holds both directions in order', async () => {
     const conversations = await t.call('GET', `/v2/bots/${tg.appId}/conversations`);
     expect(conversations.json.items.length).to.be.greaterThan(0);

@@ -17,6 +17,7 @@ import { BotwireError } from '../shared/errors.ts';
 import type { Flow } from '../shared/flows/types.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
 import { botOutputForChannel } from '../shared/languages/pass-through.ts';
+import { storable, storableDeep } from '../shared/pg-text.ts';
 import type { Redis } from '../shared/redis.ts';
 import { runTurn } from './engine/run-turn.ts';
 import type { Effect, FlowEvent, OutMessage } from './engine/types.ts';
@@ -64,12 +65,14 @@ const MAX_HTTP_STEPS = 10;
 
 function toEvent(input: FlowInput): FlowEvent | undefined {
   if (input.intent === 'callback') {
+    // Mended like an HTTP step's answer (`http-effect.ts`): a knowledge answer may hold an LLM's
+    // words, and what the flow keeps of it is stored in `jsonb`.
     return {
       type: 'effect_result',
       request_id: input.request_id ?? '',
       ok: input.ok === true,
-      ...(input.value === undefined ? {} : { value: input.value }),
-      ...(input.error ? { error: input.error } : {}),
+      ...(input.value === undefined ? {} : { value: storableDeep(input.value) }),
+      ...(input.error ? { error: storable(input.error) } : {}),
     };
   }
   const message = input.message;

@@ -2,7 +2,13 @@
  * Carries out a flow's `http` action: one request with the flow's timeout, the answer as
  * `{status, body}` (JSON parsed when it is JSON). A non-2xx status, a timeout or a network error
  * is a failed result with a short reason; the flow decides what to do with it.
+ *
+ * The body is mended before the flow sees it (`storableDeep`: U+0000 dropped, a lone surrogate
+ * replaced by U+FFFD, in strings and keys): whatever the flow keeps of it goes into
+ * `conversation_state`, whose `jsonb` refuses both, and a turn that cannot be stored would fail on
+ * every retry.
  */
+import { storableDeep } from '../shared/pg-text.ts';
 import type { Effect, EffectResultEvent } from './engine/types.ts';
 
 /** Largest response body read (bytes); more is cut off, so one endpoint cannot exhaust memory. */
@@ -55,7 +61,7 @@ export async function runHttpEffect(
         // keep the text
       }
     }
-    const value = { status: response.status, body };
+    const value = { status: response.status, body: storableDeep(body) };
     return response.ok
       ? { ...base, ok: true, value }
       : { ...base, ok: false, value, error: `HTTP ${response.status}` };

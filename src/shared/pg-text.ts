@@ -1,7 +1,8 @@
 /**
  * Text Postgres can store: `text` and `jsonb` refuse U+0000 and lone UTF-16 surrogates. The edge
- * refuses such strings in admin bodies (`json.ts`); the indexer mends them in document text, and
- * channel in what users send (before anything stores it) and in the rows of the calls it made.
+ * refuses such strings in admin bodies (`json.ts`); the indexer mends them in document text,
+ * channel in what users send (before anything stores it) and in the rows of the calls it made, and
+ * flow in what outside services answer (HTTP steps, knowledge answers).
  */
 
 /** U+0000, a high surrogate without its low half, or a low surrogate without its high half. */
@@ -16,23 +17,38 @@ export function storable(text: string): string {
 }
 
 /**
- * `value` with every string in it made `storable`; `value` itself (no copy) when none needed it.
- * Arrays and plain objects are walked; object keys are left as they are.
+ * `value` with every string in it made `storable`, object keys included; `value` itself (no copy)
+ * when none needed it. Arrays and plain objects are walked. Two keys that mend to the same one
+ * keep the later value.
  */
 export function storableDeep<T>(value: T): T {
   if (typeof value === 'string') return (UNSTORABLE.test(value) ? storable(value) : value) as T;
   if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item: unknown, i) => {
+      const mended = storableDeep(item);
+      if (mended === item) return;
+      copy ??= [...(value as unknown[])];
+      copy[i] = mended;
+    });
+    return (copy ?? value) as T;
+  }
   const source = value as Record<string, unknown>;
+  const keys = Object.keys(source);
   let copy: Record<string, unknown> | undefined;
-  for (const key of Object.keys(source)) {
+  keys.forEach((key, i) => {
     const item = source[key];
     const mended = storableDeep(item);
-    if (mended === item) continue;
-    copy ??= Array.isArray(source)
-      ? ([...source] as unknown as Record<string, unknown>)
-      : { ...source };
-    copy[key] = mended;
-  }
+    const mendedKey = UNSTORABLE.test(key) ? storable(key) : key;
+    if (copy === undefined) {
+      if (mended === item && mendedKey === key) return;
+      // The keys before this one were left as they were: copied as they are, in order.
+      copy = {};
+      for (const earlier of keys.slice(0, i)) copy[earlier] = source[earlier];
+    }
+    copy[mendedKey] = mended;
+  });
   return (copy ?? value) as T;
 }
 
