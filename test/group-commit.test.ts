@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   batchedRecordedOutbound,
   batchedRecordOutbound,
@@ -10,7 +11,7 @@ import {
 import { newConversation } from '../src/flow/engine/types.ts';
 import { batchedSaveState, loadState } from '../src/flow/state-store.ts';
 import { Batcher } from '../src/shared/batcher.ts';
-import { createTestSchema, withStatements, type TestSchema } from './support/services.ts';
+import { createTestSchema, waitFor, withStatements, type TestSchema } from './support/services.ts';
 
 describe('group commit (Batcher): outbound records and their look-up, flow state writes', () => {
   let t: TestSchema;
@@ -235,5 +236,33 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
     expect(seen).to.deep.equal([[1], [2]]);
     unstick();
     expect(await stuck).to.equal(1);
+    // Its slot was given back once, not twice: two calls now still make one batch after another.
+    seen.length = 0;
+    await Promise.all([batcher.add(3), batcher.add(4)]);
+    expect(seen).to.deep.equal([[3, 4]]);
+  });
+
+  it('when a batch fails and its items are retried one by one, then the next batch does not wait for the retries', async () => {
+    const seen: number[][] = [];
+    let retried: () => void = () => {};
+    const batcher = new Batcher<number, number>(
+      async (items) => {
+        seen.push(items);
+        if (items.length > 1) throw new Error('one of them is bad');
+        if (items[0] === 1) await new Promise<void>((resolve) => (retried = resolve));
+        return items;
+      },
+      100,
+      1,
+      60_000,
+    );
+    const first = Promise.all([batcher.add(1), batcher.add(2)]);
+    await waitFor(() => seen.length === 2, { what: 'the first retry' });
+    // A minute's stall allowance: only the early release lets it go now.
+    const third = await Promise.race([batcher.add(3), sleep(500).then(() => 'waiting')]);
+    expect(third).to.equal(3);
+    expect(seen).to.deep.equal([[1, 2], [1], [3]]);
+    retried();
+    expect(await first).to.deep.equal([1, 2]);
   });
 });

@@ -28,6 +28,18 @@ describe('text Postgres can store', () => {
     expect(Object.keys(value)).to.deep.equal(['a', 'b\u0000c', 'f']);
   });
 
+  it("when a copy is made, then a key named __proto__ stays an own key and the prototype stays Object's", () => {
+    const value = JSON.parse('{"a\\u0000":1,"__proto__":{"isAdmin":true}}') as Record<
+      string,
+      unknown
+    >;
+    const mended = storableDeep(value);
+    expect(Object.keys(mended)).to.deep.equal(['a', '__proto__']);
+    expect(Object.getPrototypeOf(mended)).to.equal(Object.prototype);
+    expect((mended as { isAdmin?: boolean }).isAdmin).to.equal(undefined);
+    expect(JSON.stringify(mended)).to.equal('{"a":1,"__proto__":{"isAdmin":true}}');
+  });
+
   it('storableJson writes JSON without the escapes jsonb refuses', () => {
     expect(storableJson({ a: '\u0000', b: ['\uD83D'] })).to.equal('{"a":"","b":["\uFFFD"]}');
   });

@@ -30,6 +30,9 @@ export class Batcher<In, Out> {
    * @param stallMs after this long a batch no longer counts against `inFlight`. @defaultValue 1000
    */
   constructor(run: (items: In[]) => Promise<Out[]>, max = 100, inFlight = 1, stallMs = 1000) {
+    for (const [name, n] of Object.entries({ max, inFlight, stallMs })) {
+      if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be an integer >= 1`);
+    }
     this.#run = run;
     this.#max = max;
     this.#inFlight = inFlight;
@@ -62,12 +65,14 @@ export class Batcher<In, Out> {
       };
       timer = setTimeout(release, this.#stallMs);
       timer.unref();
-      void this.#carryOut(batch).finally(release);
+      void this.#carryOut(batch, release).finally(release);
     }
   }
 
+  /** Carries out `batch`; `release` frees its slot early (before retrying its items one by one). */
   async #carryOut(
     batch: { item: In; resolve: (out: Out) => void; reject: (error: unknown) => void }[],
+    release: () => void,
   ): Promise<void> {
     try {
       const outs = await this.#run(batch.map((b) => b.item));
@@ -77,6 +82,8 @@ export class Batcher<In, Out> {
         batch[0]!.reject(error);
         return;
       }
+      // The retries are up to `max` statements: later batches need not wait for them.
+      release();
       for (const b of batch) {
         try {
           const [out] = await this.#run([b.item]);

@@ -16,6 +16,16 @@ export function storable(text: string): string {
   return text.replace(UNSTORABLE_ALL, (found) => (found === '\u0000' ? '' : '\uFFFD'));
 }
 
+/** Sets an own, enumerable property, whatever its name (`__proto__` included), as JSON.parse does. */
+function put(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
 /**
  * `value` with every string in it made `storable`, object keys included; `value` itself (no copy)
  * when none needed it. Arrays and plain objects are walked. Two keys that mend to the same one
@@ -28,7 +38,7 @@ export function storableDeep<T>(value: T): T {
     let copy: unknown[] | undefined;
     value.forEach((item: unknown, i) => {
       const mended = storableDeep(item);
-      if (mended === item) return;
+      if (Object.is(mended, item)) return;
       copy ??= [...(value as unknown[])];
       copy[i] = mended;
     });
@@ -42,12 +52,12 @@ export function storableDeep<T>(value: T): T {
     const mended = storableDeep(item);
     const mendedKey = UNSTORABLE.test(key) ? storable(key) : key;
     if (copy === undefined) {
-      if (mended === item && mendedKey === key) return;
+      if (Object.is(mended, item) && mendedKey === key) return;
       // The keys before this one were left as they were: copied as they are, in order.
       copy = {};
-      for (const earlier of keys.slice(0, i)) copy[earlier] = source[earlier];
+      for (const earlier of keys.slice(0, i)) put(copy, earlier, source[earlier]);
     }
-    copy[mendedKey] = mended;
+    put(copy, mendedKey, mended);
   });
   return (copy ?? value) as T;
 }
