@@ -57,13 +57,13 @@ describe('flow: answers from a knowledge collection', function () {
   const ask = (chat: number, update: number, text: string) =>
     postTelegramUpdate(t, appId, secret, telegramText(chat, update, text));
 
-  it('when a retriever answers on the flow topic in time, then the user gets the answer', async () => {
-    await ask(11, 1, 'when are you open?');
-    const question = await waitFor(
-      async () => (await topicMessages(t.redis, t.prefix, 'retriver'))[0],
-    );
-    expect(question).to.deep.include({ collection_name: 'faq', query: 'when are you open?', k: 2 });
-    expect(question.reply_to.topic).to.equal('flow');
+  /** Answers a question found on the `retriver` topic, as the retriever would, with `value`. */
+  const answer = async (
+    question: {
+      reply_to: { request_id: string; ordering_key: string; conversation: unknown };
+    },
+    value: string,
+  ) => {
     const producer = new Producer({
       redis: t.redis,
       schemas: new SchemaRegistry(),
@@ -79,8 +79,18 @@ describe('flow: answers from a knowledge collection', function () {
       conversation: question.reply_to.conversation,
       request_id: question.reply_to.request_id,
       ok: true,
-      value: 'We are open 9 to 5.',
+      value,
     });
+  };
+
+  it('when a retriever answers on the flow topic in time, then the user gets the answer', async () => {
+    await ask(11, 1, 'when are you open?');
+    const question = await waitFor(
+      async () => (await topicMessages(t.redis, t.prefix, 'retriver'))[0],
+    );
+    expect(question).to.deep.include({ collection_name: 'faq', query: 'when are you open?', k: 2 });
+    expect(question.reply_to.topic).to.equal('flow');
+    await answer(question, 'We are open 9 to 5.');
     await waitFor(() => sent.includes('A: We are open 9 to 5.'), { what: 'the answer' });
   });
 
@@ -91,23 +101,7 @@ describe('flow: answers from a knowledge collection', function () {
         (m: { query: string }) => m.query === 'and on sundays?',
       ),
     );
-    const producer = new Producer({
-      redis: t.redis,
-      schemas: new SchemaRegistry(),
-      prefix: t.prefix,
-      maxLen: 1000,
-      partitions: t.config.stream.partitions,
-    });
-    await producer.publish('flow', {
-      source: 'retriver',
-      turn_id: `${question.reply_to.request_id}:answer`,
-      ordering_key: question.reply_to.ordering_key,
-      intent: 'callback',
-      conversation: question.reply_to.conversation,
-      request_id: question.reply_to.request_id,
-      ok: true,
-      value: 'Closed\u0000 on Sundays \uD800.',
-    });
+    await answer(question, 'Closed\u0000 on Sundays \uD800.');
     // Without the mend the turn's state cannot be stored: it fails on every delivery, no reply.
     await waitFor(() => sent.includes('A: Closed on Sundays \uFFFD.'), { what: 'the answer' });
   });

@@ -106,17 +106,26 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
   const update = (body: Record<string, unknown>) =>
     postTelegramUpdate(t, tg.appId, tg.secret, body);
 
-  it('when a Telegram user writes, then the greeting comes back with buttons; a press is answered and the next state speaks', async () => {
+  /**
+   * The bodies of the next `times` sendMessage calls on the stand-in Telegram API, in order; the
+   * n-th call (from 1) gets message id `firstId + n`.
+   */
+  const captureSendMessage = (times = 1, firstId = 0): Record<string, unknown>[] => {
     const sent: Record<string, unknown>[] = [];
     nock(TG)
       .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
-      .times(3)
+      .times(times)
       .reply(
         (_uri, body) => (
           sent.push(body as Record<string, unknown>),
-          [200, { ok: true, result: { message_id: sent.length } }]
+          [200, { ok: true, result: { message_id: firstId + sent.length } }]
         ),
       );
+    return sent;
+  };
+
+  it('when a Telegram user writes, then the greeting comes back with buttons; a press is answered and the next state speaks', async () => {
+    const sent = captureSendMessage(3);
     await update(telegramText(42, 1, 'hello', { first_name: 'Ana' }));
     await waitFor(() => sent.length === 1, { what: 'the greeting' });
     expect(sent[0]).to.deep.include({
@@ -139,16 +148,7 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
   });
 
   it('when flow restarts between two messages, then the conversation goes on where it was', async () => {
-    const sent: Record<string, unknown>[] = [];
-    nock(TG)
-      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
-      .times(3)
-      .reply(
-        (_uri, body) => (
-          sent.push(body as Record<string, unknown>),
-          [200, { ok: true, result: { message_id: 100 + sent.length } }]
-        ),
-      );
+    const sent = captureSendMessage(3, 100);
     nock(TG)
       .post(`/bot${TELEGRAM_TOKEN}/answerCallbackQuery`)
       .times(2)
@@ -213,15 +213,7 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
   });
 
   it('when a voice message arrives and no speech provider is configured, then the user is told voice is not supported', async () => {
-    const sent: Record<string, unknown>[] = [];
-    nock(TG)
-      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
-      .reply(
-        (_uri, body) => (
-          sent.push(body as Record<string, unknown>),
-          [200, { ok: true, result: { message_id: 1 } }]
-        ),
-      );
+    const sent = captureSendMessage();
     await update({
       update_id: 20,
       message: {
@@ -258,15 +250,7 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
         },
       },
     });
-    const sent: Record<string, unknown>[] = [];
-    nock(TG)
-      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
-      .reply(
-        (_uri, body) => (
-          sent.push(body as Record<string, unknown>),
-          [200, { ok: true, result: { message_id: 1 } }]
-        ),
-      );
+    const sent = captureSendMessage();
     await postTelegramUpdate(t, bot.appId, bot.secret, telegramText(505, 1, 'hi'));
     // Without the mend the state cannot be stored and the turn fails; its retry calls the CRM
     // again, finds no answer here, and the reply lacks the name.
