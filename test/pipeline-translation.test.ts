@@ -1,0 +1,133 @@
+/**
+ * Translation through a LibreTranslate-compatible provider (a stand-in on nock), end to end: what
+ * a German-speaking user writes reaches the flow in the bot's language, and the bot's replies
+ * reach the user in German. When the provider fails, the text passes through untranslated.
+ */
+import { expect } from 'chai';
+import nock from 'nock';
+import { startChannel } from '../src/channel/worker.ts';
+import { startFlow } from '../src/flow/worker.ts';
+import { startLanguage } from '../src/language/worker.ts';
+import { createLogger } from '../src/shared/logger.ts';
+import type { Service } from '../src/shared/process.ts';
+import {
+  createTelegramBot,
+  postTelegramUpdate,
+  startTestApi,
+  TELEGRAM_TOKEN,
+  telegramText,
+  type TestApi,
+} from './support/api.ts';
+import { waitFor } from './support/services.ts';
+
+const TRANSLATE = 'https://translate.example.test';
+
+/** Greets, then repeats back what the user said, in the bot's language (English). */
+const ECHO_FLOW = {
+  version: 1,
+  start: 'ask',
+  states: {
+    ask: {
+      actions: [{ send: { text: 'What do you need?' } }],
+      wait: { store: 'said' },
+      next: 'echo',
+    },
+    echo: { actions: [{ send: { text: 'You said: {{said}}' } }], end: true },
+  },
+};
+
+const GREETING = 'Guten Morgen, ich brauche bitte Hilfe mit meiner Bestellung von gestern.';
+const REQUEST =
+  'Meine Bestellung ist noch nicht angekommen, obwohl sie letzte Woche verschickt wurde.';
+
+describe('pipeline with a translation provider', function () {
+  this.timeout(30_000);
+  let t: TestApi;
+  let bot: { appId: string; secret: string };
+  const services: Service[] = [];
+
+  before(async () => {
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    t = await startTestApi({ TRANSLATE_API_URL: TRANSLATE });
+    bot = await createTelegramBot(t, { name: 'echo', flow: ECHO_FLOW });
+    const logger = createLogger({ component: 'test', level: 'silent' });
+    services.push(
+      await startChannel(t.config, logger),
+      await startLanguage(t.config, logger),
+      await startFlow(t.config, logger),
+    );
+  });
+
+  after(async () => {
+    for (const s of services) await s.close();
+    nock.cleanAll();
+    nock.enableNetConnect();
+    await t?.stop();
+  });
+
+  afterEach(() => nock.cleanAll());
+
+  /** The texts sent to the user, in order. */
+  const captureTexts = (): string[] => {
+    const sent: string[] = [];
+    nock(t.config.providers.telegramApiUrl)
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .times(2)
+      .reply((_uri, body) => {
+        sent.push((body as { text: string }).text);
+        return [200, { ok: true, result: { message_id: sent.length } }];
+      });
+    return sent;
+  };
+
+  it('when a German speaker writes to an English bot, then the flow gets English and the user gets German', async () => {
+    const asked: { q: string; source: string; target: string }[] = [];
+    const answers: Record<string, string> = {
+      [GREETING]: 'Good morning, I need help with my order from yesterday.',
+      [REQUEST]: 'My order has not arrived yet, although it was shipped last week.',
+      'What do you need?': 'Was brauchen Sie?',
+      'You said: My order has not arrived yet, although it was shipped last week.':
+        'Sie sagten: Meine Bestellung ist noch nicht angekommen.',
+    };
+    nock(TRANSLATE)
+      .post('/translate')
+      .times(4)
+      .reply((_uri, body) => {
+        const request = body as { q: string; source: string; target: string };
+        asked.push(request);
+        const translated = answers[request.q];
+        return translated === undefined
+          ? [400, { error: `unexpected text: ${request.q}` }]
+          : [200, { translatedText: translated }];
+      });
+    const sent = captureTexts();
+
+    await postTelegramUpdate(t, bot.appId, bot.secret, telegramText(61, 1, GREETING));
+    await waitFor(() => sent.length === 1, { what: 'the greeting' });
+    await postTelegramUpdate(t, bot.appId, bot.secret, telegramText(61, 2, REQUEST));
+    await waitFor(() => sent.length === 2, { what: 'the echo' });
+
+    expect(sent).to.deep.equal([
+      'Was brauchen Sie?',
+      'Sie sagten: Meine Bestellung ist noch nicht angekommen.',
+    ]);
+    // In: the user's German into the bot's English; out: the bot's English into German.
+    expect(asked.map(({ source, target }) => `${source}>${target}`)).to.deep.equal([
+      'de>en',
+      'en>de',
+      'de>en',
+      'en>de',
+    ]);
+  });
+
+  it('when the provider fails, then the text passes through untranslated and the conversation goes on', async () => {
+    nock(TRANSLATE).post('/translate').times(4).reply(503, { error: 'overloaded' });
+    const sent = captureTexts();
+    await postTelegramUpdate(t, bot.appId, bot.secret, telegramText(62, 3, GREETING));
+    await waitFor(() => sent.length === 1, { what: 'the greeting' });
+    await postTelegramUpdate(t, bot.appId, bot.secret, telegramText(62, 4, REQUEST));
+    await waitFor(() => sent.length === 2, { what: 'the echo' });
+    expect(sent).to.deep.equal(['What do you need?', `You said: ${REQUEST}`]);
+  });
+});
