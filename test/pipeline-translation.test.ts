@@ -130,4 +130,24 @@ describe('pipeline with a translation provider', function () {
     await waitFor(() => sent.length === 2, { what: 'the echo' });
     expect(sent).to.deep.equal(['What do you need?', `You said: ${REQUEST}`]);
   });
+
+  it('when the provider answers with U+0000 and a lone surrogate, then the flow gets the text mended and the conversation goes on', async () => {
+    const asked: string[] = [];
+    nock(TRANSLATE)
+      .post('/translate')
+      .times(4)
+      .reply((_uri, body) => {
+        const { q, source } = body as { q: string; source: string };
+        asked.push(q);
+        // Inbound: the user's text, broken; outbound: the bot's text as it is.
+        return [200, { translatedText: source === 'de' ? 'Late\u0000 order \uD800.' : q }];
+      });
+    const sent = captureTexts();
+    await postTelegramUpdate(t, bot.appId, bot.secret, telegramText(63, 5, GREETING));
+    await waitFor(() => sent.length === 1, { what: 'the greeting' });
+    await postTelegramUpdate(t, bot.appId, bot.secret, telegramText(63, 6, REQUEST));
+    // Without the mend flow cannot store the answer in its state: the turn fails on every try.
+    await waitFor(() => sent.length === 2, { what: 'the echo' });
+    expect(sent[1]).to.equal('You said: Late order \uFFFD.');
+  });
 });

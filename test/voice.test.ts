@@ -198,6 +198,14 @@ describe('voice (speech to text in, text to speech out)', function () {
     expect(sent[2]).to.deep.include({ type: 'interactive' });
   });
 
+  it('when a transcript holds U+0000 and a lone surrogate, then the flow gets the words mended', async () => {
+    stubTelegram('v69');
+    stubTranscriptions([[200, { text: ' book\u0000 a table \uD800' }]]);
+    await voiceUpdate(90, 69, 'v69');
+    const input = await waitFor(async () => (await flowInputs('69')).find((m) => m.voice === true));
+    expect(input.message).to.deep.equal({ message_type: 'text', text: 'book a table \uFFFD' });
+  });
+
   it('when transcription answers 500 once, then the voice message is retried and understood', async () => {
     const calls = stubTelegram('v62', { times: 2 });
     const heard = stubTranscriptions([

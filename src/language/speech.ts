@@ -9,6 +9,7 @@
  * when it refused (other 4xx: an unsupported format, a bad key).
  */
 import { BotwireError } from '../shared/errors.ts';
+import { storable } from '../shared/pg-text.ts';
 import { errorDetail, readCapped, refused, unreachable } from './http-body.ts';
 
 export interface Speech {
@@ -93,7 +94,8 @@ export class OpenAiSpeech implements Speech {
         retryable: false,
       });
     }
-    return body.text.trim();
+    // Stored like a user's text (flow's state, the transcript): mended like one.
+    return storable(body.text.trim());
   }
 
   async synthesize(text: string): Promise<{ audio: Uint8Array; mimeType: string }> {

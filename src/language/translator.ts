@@ -5,6 +5,7 @@
  * TRANSLATE_API_URL, so tests and local instances stand in.
  */
 import { BotwireError } from '../shared/errors.ts';
+import { storable } from '../shared/pg-text.ts';
 
 export interface Translator {
   translate(text: string, from: string, to: string): Promise<string>;
@@ -48,6 +49,7 @@ export class LibreTranslate implements Translator {
         `translation failed: ${response.status} ${typeof body.error === 'string' ? body.error : ''}`.trim(),
       );
     }
-    return body.translatedText;
+    // The provider's words go into flow's state (jsonb) and the transcript: mended like a user's.
+    return storable(body.translatedText);
   }
 }

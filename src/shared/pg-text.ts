@@ -1,8 +1,9 @@
 /**
  * Text Postgres can store: `text` and `jsonb` refuse U+0000 and lone UTF-16 surrogates. The edge
  * refuses such strings in admin bodies (`json.ts`); the indexer mends them in document text,
- * channel in what users send (before anything stores it) and in the rows of the calls it made, and
- * flow in what outside services answer (HTTP steps, knowledge answers).
+ * channel in what users send (before anything stores it) and in the rows of the calls it made,
+ * language in what its providers answer (translations, transcripts), and flow in what outside
+ * services answer (HTTP steps, knowledge answers).
  */
 
 /** U+0000, a high surrogate without its low half, or a low surrogate without its high half. */
