@@ -4,17 +4,14 @@
  */
 import { expect } from 'chai';
 import nock from 'nock';
-import { startChannel } from '../src/channel/worker.ts';
 import { Producer } from '../src/shared/bus/producer.ts';
-import { startFlow } from '../src/flow/worker.ts';
-import { startLanguage } from '../src/language/worker.ts';
-import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
 import {
   captureTelegramTexts,
   createTelegramBot,
   postTelegramUpdate,
+  startConversationComponents,
   startTestApi,
   telegramText,
   topicMessages,
@@ -39,12 +36,7 @@ describe('flow: answers from a knowledge collection', function () {
     t = await startTestApi({ FLOW_EFFECT_TIMEOUT_MS: '700' });
     ({ appId, secret } = await createTelegramBot(t, { name: 'faq', flow: FAQ_FLOW }));
     captureTelegramTexts(sent);
-    const logger = createLogger({ component: 'test', level: 'silent' });
-    services.push(
-      await startChannel(t.config, logger),
-      await startLanguage(t.config, logger),
-      await startFlow(t.config, logger),
-    );
+    services.push(...(await startConversationComponents(t)));
   });
 
   after(async () => {

@@ -5,16 +5,13 @@
  */
 import { expect } from 'chai';
 import nock from 'nock';
-import { startChannel } from '../src/channel/worker.ts';
-import { startFlow } from '../src/flow/worker.ts';
-import { startLanguage } from '../src/language/worker.ts';
-import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
 import {
+  captureTelegramTexts,
   createTelegramBot,
   postTelegramUpdate,
+  startConversationComponents,
   startTestApi,
-  TELEGRAM_TOKEN,
   telegramText,
   type TestApi,
 } from './support/api.ts';
@@ -51,12 +48,7 @@ describe('pipeline with a translation provider', function () {
     nock.enableNetConnect('127.0.0.1');
     t = await startTestApi({ TRANSLATE_API_URL: TRANSLATE });
     bot = await createTelegramBot(t, { name: 'echo', flow: ECHO_FLOW });
-    const logger = createLogger({ component: 'test', level: 'silent' });
-    services.push(
-      await startChannel(t.config, logger),
-      await startLanguage(t.config, logger),
-      await startFlow(t.config, logger),
-    );
+    services.push(...(await startConversationComponents(t)));
   });
 
   after(async () => {
@@ -71,13 +63,7 @@ describe('pipeline with a translation provider', function () {
   /** The texts sent to the user, in order. */
   const captureTexts = (): string[] => {
     const sent: string[] = [];
-    nock(t.config.providers.telegramApiUrl)
-      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
-      .times(2)
-      .reply((_uri, body) => {
-        sent.push((body as { text: string }).text);
-        return [200, { ok: true, result: { message_id: sent.length } }];
-      });
+    captureTelegramTexts(sent);
     return sent;
   };
 

@@ -6,6 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { startApi, type RunningApi } from '../../src/api/worker.ts';
+import { startChannel } from '../../src/channel/worker.ts';
+import { startFlow } from '../../src/flow/worker.ts';
+import { startLanguage } from '../../src/language/worker.ts';
+import type { Service } from '../../src/shared/process.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import type { Topic } from '../../src/shared/bus/topics.ts';
 import type { Redis } from '../../src/shared/redis.ts';
@@ -225,6 +229,16 @@ export function telegramPress(
       message: { message_id: messageId, date: 1, chat: { id: chat, type: 'private' } },
     },
   };
+}
+
+/** Starts channel, language and flow in this process, as the edge `t` is configured, logging nothing. */
+export async function startConversationComponents(t: TestApi): Promise<Service[]> {
+  const logger = createLogger({ component: 'test', level: 'silent' });
+  return [
+    await startChannel(t.config, logger),
+    await startLanguage(t.config, logger),
+    await startFlow(t.config, logger),
+  ];
 }
 
 /** Answers every Telegram sendMessage (nock, persisting) and pushes each message's text to `sent`. */
