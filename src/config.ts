@@ -50,6 +50,24 @@ export const SETTINGS = {
     max: 200,
     doc: 'Most Postgres connections one process keeps open (count).',
   },
+  DATABASE_STATEMENT_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 30000,
+    min: 0,
+    doc: 'Longest a Postgres statement may run before the server cancels it (milliseconds; 0 means no limit). The indexer uses INDEXER_STATEMENT_TIMEOUT_MS instead. See docs/operations.md.',
+  },
+  DATABASE_IDLE_TRANSACTION_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 60000,
+    min: 0,
+    doc: 'Longest a Postgres transaction may sit idle between statements before the server ends the session, releasing its locks (milliseconds; 0 means no limit).',
+  },
+  DATABASE_CONNECT_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 10000,
+    min: 100,
+    doc: 'Longest opening one Postgres connection may take before it fails (milliseconds).',
+  },
   STREAM_PREFIX: {
     kind: 'string',
     default: 'botwire',
@@ -268,6 +286,12 @@ export const SETTINGS = {
     max: 8,
     doc: 'Files one indexing job reads at once; each PDF read at once takes a pdf.js thread (about 400 MiB resident; up to two idle ones are kept for the next job) and shares the cores, and so its time limit, with the others; spreadsheets are read one at a time whatever this says. 1 reads one file at a time. See docs/knowledge.md.',
   },
+  INDEXER_STATEMENT_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 600000,
+    min: 0,
+    doc: "Longest one of the indexer's Postgres statements may run (milliseconds; 0 means no limit): storing a batch of chunks, carrying a failed file's chunks into a new generation, deleting an old generation, analysing a collection. Larger than DATABASE_STATEMENT_TIMEOUT_MS because these grow with the collection.",
+  },
   INDEXER_LOCK_MS: {
     kind: 'integer',
     default: 30000,
@@ -341,6 +365,8 @@ export interface Config {
   redisUrl: string;
   databaseUrl: string;
   databasePoolMax: number;
+  /** Server-side limits and the connect timeout of every Postgres connection (milliseconds; 0 means none). */
+  databaseTimeouts: { statementMs: number; idleInTransactionMs: number; connectMs: number };
   stream: {
     prefix: string;
     maxLen: number;
@@ -393,6 +419,8 @@ export interface Config {
     indexerConcurrency: number;
     indexerLockMs: number;
     indexerReadLanes: number;
+    /** The indexer's statement timeout, in place of `databaseTimeouts.statementMs`. */
+    indexerStatementTimeoutMs: number;
     indexerAttempts: number;
     /** Empty when no LLM is configured. */
     llmApiUrl: string;
@@ -470,6 +498,11 @@ export function loadConfig(
     redisUrl: v.REDIS_URL,
     databaseUrl: v.DATABASE_URL,
     databasePoolMax: v.DATABASE_POOL_MAX,
+    databaseTimeouts: {
+      statementMs: v.DATABASE_STATEMENT_TIMEOUT_MS,
+      idleInTransactionMs: v.DATABASE_IDLE_TRANSACTION_TIMEOUT_MS,
+      connectMs: v.DATABASE_CONNECT_TIMEOUT_MS,
+    },
     stream: { prefix: v.STREAM_PREFIX, maxLen: v.STREAM_MAXLEN, partitions: v.TOPIC_PARTITIONS },
     consumer: {
       name: v.CONSUMER_NAME || `${hostname()}-${process.pid}`,
@@ -512,6 +545,7 @@ export function loadConfig(
       indexerConcurrency: v.INDEXER_CONCURRENCY,
       indexerLockMs: v.INDEXER_LOCK_MS,
       indexerReadLanes: v.INDEXER_READ_LANES,
+      indexerStatementTimeoutMs: v.INDEXER_STATEMENT_TIMEOUT_MS,
       indexerAttempts: v.INDEXER_ATTEMPTS,
       llmApiUrl: v.LLM_API_URL,
       llmApiKey: v.LLM_API_KEY,

@@ -7,12 +7,11 @@
 import { createHash } from 'node:crypto';
 import { Queue, WaitingError, Worker, type ConnectionOptions } from 'bullmq';
 import type { Config } from '../config.ts';
-import { createDb } from '../shared/db.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { createJob, overlapTooLarge, type JobOptions } from '../shared/knowledge/jobs.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
-import { consume, createKit } from '../shared/worker-kit.ts';
+import { consume, createKit, openDb } from '../shared/worker-kit.ts';
 import { EXTRACT_DEFAULTS } from './extract/index.ts';
 import { runIndexJob, STOPPED } from './run-job.ts';
 import { failJob } from './store.ts';
@@ -43,7 +42,7 @@ export function jobIdOf(request: IndexRequest, entryId: string): string {
 
 export async function startIndexer(config: Config, logger: Logger): Promise<Service> {
   const kit = createKit(config, logger, { name: 'botwire-indexer' });
-  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
+  const db = openDb(kit, { statementTimeoutMs: config.knowledge.indexerStatementTimeoutMs });
   const { knowledge } = config;
   // BullMQ opens its own connections (a worker needs a blocking one); retries are unbounded so a
   // Redis restart does not fail jobs. The hash tag keeps the queue's keys in one cluster slot.

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
-import { createDb, type Knex } from '../shared/db.ts';
+import type { Knex } from '../shared/db.ts';
 import { BotwireError } from '../shared/errors.ts';
 import {
   CollectionCache,
@@ -16,7 +16,7 @@ import {
 import type { Logger } from '../shared/logger.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Service } from '../shared/process.ts';
-import { consume, createKit } from '../shared/worker-kit.ts';
+import { consume, createKit, openDb } from '../shared/worker-kit.ts';
 import { llmAnswer, nothingFound, passagesAnswer, type LlmSettings } from './answer.ts';
 
 /** A `retriver` topic message (schemas/topics/retriver.json). */
@@ -137,7 +137,7 @@ export async function startRetriever(
   overrides: { fetch?: typeof fetch } = {},
 ): Promise<Service> {
   const kit = createKit(config, logger, { name: 'botwire-retriver' });
-  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
+  const db = openDb(kit);
   const { knowledge } = config;
   const deps: Deps = {
     db,

@@ -1,22 +1,63 @@
 import knexFactory, { type Knex } from 'knex';
+import type { Logger } from './logger.ts';
 
 export type { Knex } from 'knex';
 
+/** How a pool's connections behave; every field is optional. */
+export interface DbOptions {
+  /** Most connections kept open (count); default 10. */
+  poolMax?: number;
+  /** Schema to work in (tests use one schema each); default `public`. */
+  searchPath?: string;
+  /** Shown in `pg_stat_activity` and the server's log lines, e.g. `botwire-flow`. */
+  applicationName?: string;
+  /** The server cancels a statement running longer (SQLSTATE 57014); 0 or unset: no limit. */
+  statementTimeoutMs?: number;
+  /**
+   * The server ends a session whose transaction sits idle longer (SQLSTATE 25P03), releasing its
+   * locks; the pool drops that connection. 0 or unset: no limit.
+   */
+  idleInTransactionTimeoutMs?: number;
+  /** Opening a connection fails after this long; default 10 s. */
+  connectTimeoutMs?: number;
+  /** Where Knex's own warnings go (a lost connection, a failed acquire); default the console. */
+  logger?: Logger;
+}
+
 /**
- * Opens a Knex pool on Postgres.
- * @param options.poolMax most connections kept open (count).
- * @param options.searchPath schema to work in (tests use one schema each); default `public`.
+ * Opens a Knex pool on Postgres. Connections use TCP keepalive (first probe after 10 s idle), so
+ * a peer that vanished without closing the socket is noticed by the kernel instead of never.
  */
-export function createDb(
-  url: string,
-  options: { poolMax?: number; searchPath?: string } = {},
-): Knex {
+export function createDb(url: string, options: DbOptions = {}): Knex {
   return knexFactory({
     client: 'pg',
-    connection: url,
+    connection: {
+      connectionString: url,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      ...(options.applicationName ? { application_name: options.applicationName } : {}),
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+      ...(options.idleInTransactionTimeoutMs
+        ? { idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs }
+        : {}),
+    },
     pool: { min: 0, max: options.poolMax ?? 10 },
+    ...(options.logger ? { log: knexLog(options.logger) } : {}),
     ...(options.searchPath ? { searchPath: [options.searchPath] } : {}),
   });
+}
+
+/** Knex's log hooks, as structured log lines instead of console output. */
+function knexLog(logger: Logger): Knex.Config['log'] {
+  const db = logger.child({ module: 'knex' });
+  return {
+    warn: (message: unknown) => db.warn({ detail: String(message) }, 'postgres pool warning'),
+    error: (message: unknown) => db.error({ detail: String(message) }, 'postgres pool error'),
+    deprecate: (method: string, alternative: string) =>
+      db.warn({ method, alternative }, 'knex deprecation'),
+    debug: (message: unknown) => db.debug({ detail: String(message) }, 'knex debug'),
+  };
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { Config } from '../config.ts';
 import { BotDirectory } from './bots/directory.ts';
 import { BotStore } from './bots/store.ts';
-import { createDb, type Knex } from './db.ts';
+import { createDb, type DbOptions, type Knex } from './db.ts';
 import { StreamConsumer, type Handler } from './bus/consumer.ts';
 import { Producer, type ProducerOptions } from './bus/producer.ts';
 import type { Topic } from './bus/topics.ts';
@@ -16,6 +16,8 @@ import { createRedis, type Redis } from './redis.ts';
 import { SchemaRegistry } from './schemas.ts';
 
 export interface Kit {
+  /** The process's name in Redis (CLIENT LIST) and Postgres (`pg_stat_activity`). */
+  name: string;
   config: Config;
   logger: Logger;
   redis: Redis;
@@ -24,7 +26,7 @@ export interface Kit {
 }
 
 export interface KitOptions {
-  /** Connection name shown by CLIENT LIST. */
+  /** Connection name shown by Redis' CLIENT LIST and Postgres' `pg_stat_activity`. */
   name: string;
   /** Commands fail at once while Redis is down (request paths answer 503). @defaultValue false */
   failFast?: boolean;
@@ -53,7 +55,7 @@ export function createKit(config: Config, logger: Logger, options: KitOptions): 
     partitions: config.stream.partitions,
     ...(onPublished ? { onPublished } : {}),
   });
-  return { config, logger, redis, schemas, producer };
+  return { name, config, logger, redis, schemas, producer };
 }
 
 /**
@@ -108,13 +110,35 @@ export async function consume<T>(
   };
 }
 
+/**
+ * A Postgres pool as the settings say: its size, the server-side statement and idle-transaction
+ * limits and the connect timeout; its sessions are labelled with the kit's name. `overrides`
+ * replace settings for a component whose statements are of another kind (the indexer's bulk work).
+ */
+export function openDb(
+  kit: Pick<Kit, 'config' | 'name' | 'logger'>,
+  overrides: DbOptions = {},
+): Knex {
+  const { config } = kit;
+  const timeouts = config.databaseTimeouts;
+  return createDb(config.databaseUrl, {
+    poolMax: config.databasePoolMax,
+    applicationName: kit.name,
+    statementTimeoutMs: timeouts.statementMs,
+    idleInTransactionTimeoutMs: timeouts.idleInTransactionMs,
+    connectTimeoutMs: timeouts.connectMs,
+    logger: kit.logger,
+    ...overrides,
+  });
+}
+
 /** Postgres and a started bot directory, for components that look bots and channels up. */
 export async function openDirectory(
   kit: Kit,
   credentialsKey: Buffer,
 ): Promise<{ db: Knex; store: BotStore; directory: BotDirectory }> {
   const { config, logger, redis } = kit;
-  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
+  const db = openDb(kit);
   const store = new BotStore({ db, credentialsKey });
   const directory = new BotDirectory({
     store,
