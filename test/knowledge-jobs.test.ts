@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { ExtractLimits } from '../src/indexer/extract/index.ts';
 import { runIndexJob } from '../src/indexer/run-job.ts';
 import { beginAttempt, ensureCollection, storeFile } from '../src/indexer/store.ts';
-import type { Knex } from '../src/shared/db.ts';
+import { createDb, type Knex } from '../src/shared/db.ts';
 import { createJob } from '../src/shared/knowledge/jobs.ts';
 import { searchCollection } from '../src/shared/knowledge/search.ts';
 import { createLogger } from '../src/shared/logger.ts';
@@ -23,7 +23,7 @@ import { startTestApi, type TestApi } from './support/api.ts';
 import { startComponent, stopComponent, type ComponentProcess } from './support/components.ts';
 import { ods, pdf, worksheet, xlsx } from './support/knowledge-fixtures.ts';
 import { index, upload, waitForJob } from './support/knowledge.ts';
-import { createTestSchema, waitFor, type TestSchema } from './support/services.ts';
+import { createTestSchema, DATABASE_URL, waitFor, type TestSchema } from './support/services.ts';
 
 describe('knowledge: indexing jobs at their edges', function () {
   this.timeout(180_000);
@@ -135,6 +135,54 @@ describe('knowledge: indexing jobs at their edges', function () {
       }
       for (const word of ['alpha', 'omega', 'zeta']) {
         expect((await searchCollection(db, 'c', word, 5)).hits, word).to.have.length(1);
+      }
+    });
+
+    it('when the older generations cannot be deleted after a swap, then the job still succeeds, reports it, and the next swap deletes them', async () => {
+      const { id, active_generation: old } = await db('collections')
+        .where({ name: 'c' })
+        .first('id', 'active_generation');
+      const olderRows = () =>
+        db('chunks')
+          .where({ collection_id: id })
+          .whereNot({ generation: db('collections').where({ id }).select('active_generation') })
+          .count({ n: '*' })
+          .first()
+          .then((row) => Number(row?.n));
+      // The indexer's pool with a short statement limit, and the old chunks locked by another
+      // session: the delete after the swap waits on them until the server cancels it.
+      const limited = createDb(DATABASE_URL, {
+        poolMax: 4,
+        searchPath: schema.schema,
+        statementTimeoutMs: 1000,
+      });
+      try {
+        await writeFile(join(dir, 'new.csv'), 'Name,Note\nnova,The newest row of all.\n');
+        const holder = await db.transaction();
+        try {
+          await holder('chunks').where({ collection_id: id, generation: old }).forUpdate();
+          jobs += 1;
+          const jobId = `job_${jobs}`;
+          await createJob(db, { jobId, collection: 'c', files: ['new.csv'], options: {} });
+          const finish = await runIndexJob({ db: limited, storageDir, limits: {}, logger }, jobId);
+          expect(finish).to.deep.include({ status: 'succeeded', chunks: 1 });
+          expect((finish as { cleanupErrors?: string[] }).cleanupErrors)
+            .to.be.an('array')
+            .with.length(1);
+          expect((finish as { cleanupErrors: string[] }).cleanupErrors[0]).to.match(
+            /^deleting older generations: .*statement timeout/,
+          );
+        } finally {
+          await holder.commit();
+        }
+        expect((await searchCollection(db, 'c', 'nova', 5)).hits).to.have.length(1);
+        expect((await searchCollection(db, 'c', 'alpha', 5)).hits).to.have.length(0);
+        expect(await olderRows()).to.be.above(0);
+        const next = await run(['new.csv']);
+        expect(next.finish).to.deep.equal({ status: 'succeeded', chunks: 1 });
+        expect(await olderRows()).to.equal(0);
+      } finally {
+        await limited.destroy();
       }
     });
   });

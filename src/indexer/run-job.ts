@@ -328,7 +328,14 @@ export async function runIndexJob(
     if (failed) throw failed.error;
     job = await reloadJob(db, job);
     const finish = await finishJob(db, job, collectionId, language ?? 'simple');
-    log.info(finish, 'indexing job finished');
+    if (finish.cleanupErrors) {
+      log.warn(
+        finish,
+        'indexing job finished; cleaning up after the swap failed (see cleanupErrors)',
+      );
+    } else {
+      log.info(finish, 'indexing job finished');
+    }
     return finish;
   } finally {
     await sheets.close();

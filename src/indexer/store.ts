@@ -141,7 +141,17 @@ export async function reloadJob(db: Knex, job: JobRow): Promise<JobRow> {
   return row;
 }
 
-export type Finish = { status: 'succeeded' | 'partial' | 'failed' | 'superseded'; chunks: number };
+export interface Finish {
+  status: 'succeeded' | 'partial' | 'failed' | 'superseded';
+  chunks: number;
+  /**
+   * What went wrong after the swap committed, when something did: deleting the older generations
+   * (they stay, unread by searches, until the collection's next swap deletes every generation
+   * before its own) or analysing the collection's partition (its planner statistics stay old).
+   * The job itself succeeded.
+   */
+  cleanupErrors?: string[];
+}
 
 /**
  * Ends the job. With at least one file indexed, the collection switches to the job's generation in
@@ -222,16 +232,23 @@ export async function finishJob(
     await end(status);
     return { status, chunks: totals.chunks };
   });
-  if (result.status === 'succeeded' || result.status === 'partial') {
-    await db('chunks')
-      .where({ collection_id: collectionId })
-      .where('generation', '<', job.id)
-      .delete();
-    // The collection's partition (migrations/20261123000000_chunks_by_collection.ts) gets fresh
-    // statistics, which its searches are planned from; autovacuum may be off or come much later.
-    await db.raw('analyze ??', [`chunks_${collectionId}`]);
-  }
-  return result;
+  if (result.status !== 'succeeded' && result.status !== 'partial') return result;
+  // After the commit, so each step is on its own: the swap stands whatever happens here.
+  const cleanupErrors: string[] = [];
+  const attempt = async (step: string, work: () => Promise<unknown>): Promise<void> => {
+    try {
+      await work();
+    } catch (error) {
+      cleanupErrors.push(`${step}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  await attempt('deleting older generations', () =>
+    db('chunks').where({ collection_id: collectionId }).where('generation', '<', job.id).delete(),
+  );
+  // The collection's partition (migrations/20261123000000_chunks_by_collection.ts) gets fresh
+  // statistics, which its searches are planned from; autovacuum may be off or come much later.
+  await attempt('analysing the partition', () => db.raw('analyze ??', [`chunks_${collectionId}`]));
+  return cleanupErrors.length > 0 ? { ...result, cleanupErrors } : result;
 }
 
 /** Marks a job failed for good (its attempts are spent); its chunks go. */
