@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Inbound } from '../src/channel/inbound.ts';
 import { batchedRecordInbound, recordInbound } from '../src/channel/store.ts';
 import type { BotRecord, ChannelRecord } from '../src/shared/bots/types.ts';
-import { createTestSchema, withStatements, type TestSchema } from './support/services.ts';
+import { createTestSchema, waitFor, withStatements, type TestSchema } from './support/services.ts';
 
 describe('channel store: recording an inbound message', () => {
   let t: TestSchema;
@@ -190,5 +190,47 @@ describe('channel store: recording an inbound message', () => {
     expect(
       await t.db('messages').whereIn('turn_id', ['d1', 'd2', 'x1', 'x2']).count('* as n'),
     ).to.deep.equal([{ n: '3' }]);
+  });
+
+  it('when another process creates the conversation while the statement waits on it, then BW_ERR_STATE_CONFLICT, nothing is written, and a retry records the message there', async () => {
+    await t.db('users').insert({ pid: 'telegram:77', first_name: 'Ada', last_name: null });
+    const message: Inbound = { ...inbound(), userId: '77', chatId: '77' };
+    // Another process's transaction has created the conversation and not committed yet.
+    const other = await t.db.transaction();
+    let created: string;
+    try {
+      [{ id: created }] = await other('conversations')
+        .insert({ app_id: 'b1', channel_id: channel.id, user_pid: 'telegram:77', chat_id: '77' })
+        .returning('id');
+      const recording = recordInbound(t.db, { bot, channel, inbound: message, turnId: 'c1' }).then(
+        () => expect.fail('expected BW_ERR_STATE_CONFLICT'),
+        (error: { code?: string }) => error.code,
+      );
+      // The statement is blocked on the uncommitted conversation before the other commits.
+      await waitFor(
+        async () => {
+          const { rows } = await t.db.raw<{ rows: unknown[] }>(
+            `select 1 from pg_stat_activity
+             where wait_event_type = 'Lock' and query like '%insert into conversations%'`,
+          );
+          return rows.length > 0 || undefined;
+        },
+        { what: 'the inbound statement waiting on the conversation' },
+      );
+      await other.commit();
+      expect(await recording).to.equal('BW_ERR_STATE_CONFLICT');
+    } catch (error) {
+      if (!other.isCompleted()) await other.rollback();
+      throw error;
+    }
+    expect(
+      await t.db('messages').where({ conversation_id: created }).count('* as n'),
+    ).to.deep.equal([{ n: '0' }]);
+    const retried = await recordInbound(t.db, { bot, channel, inbound: message, turnId: 'c1' });
+    expect(retried.fresh).to.equal(true);
+    expect(retried.conversation.conversation_id).to.equal(created);
+    expect(
+      await t.db('messages').where({ conversation_id: created }).count('* as n'),
+    ).to.deep.equal([{ n: '1' }]);
   });
 });
