@@ -54,13 +54,13 @@ export const SETTINGS = {
     kind: 'integer',
     default: 30000,
     min: 0,
-    doc: 'Longest a Postgres statement may run before the server cancels it (milliseconds; 0 means no limit). The indexer uses INDEXER_STATEMENT_TIMEOUT_MS instead. See docs/operations.md.',
+    doc: 'Longest a Postgres statement may run before the server cancels it (milliseconds; 0 leaves it to the server or role statement_timeout, e.g. behind PgBouncer). The indexer uses INDEXER_STATEMENT_TIMEOUT_MS instead. See docs/operations.md.',
   },
   DATABASE_IDLE_TRANSACTION_TIMEOUT_MS: {
     kind: 'integer',
     default: 60000,
     min: 0,
-    doc: 'Longest a Postgres transaction may sit idle between statements before the server ends the session, releasing its locks (milliseconds; 0 means no limit).',
+    doc: 'Longest a Postgres transaction may sit idle between statements before the server ends the session, releasing its locks (milliseconds; 0 leaves it to the server or role setting).',
   },
   DATABASE_CONNECT_TIMEOUT_MS: {
     kind: 'integer',
@@ -290,7 +290,7 @@ export const SETTINGS = {
     kind: 'integer',
     default: 600000,
     min: 0,
-    doc: "Longest one of the indexer's Postgres statements may run (milliseconds; 0 means no limit): storing a batch of chunks, carrying a failed file's chunks into a new generation, deleting an old generation, analysing a collection. Larger than DATABASE_STATEMENT_TIMEOUT_MS because these grow with the collection.",
+    doc: "Longest one of the indexer's Postgres statements may run (milliseconds; 0 leaves it to the server or role statement_timeout): storing a batch of chunks, carrying a failed file's chunks into a new generation, deleting an old generation, analysing a collection. Larger than DATABASE_STATEMENT_TIMEOUT_MS because these grow with the collection.",
   },
   INDEXER_LOCK_MS: {
     kind: 'integer',

@@ -207,11 +207,15 @@ describe('channel store: recording an inbound message', () => {
         (error: { code?: string }) => error.code,
       );
       // The statement is blocked on the uncommitted conversation before the other commits.
+      const { rows: holding } = await other.raw<{ rows: { pid: number }[] }>(
+        'select pg_backend_pid() as pid',
+      );
+      const holder = holding[0]!.pid;
       await waitFor(
         async () => {
           const { rows } = await t.db.raw<{ rows: unknown[] }>(
-            `select 1 from pg_stat_activity
-             where wait_event_type = 'Lock' and query like '%insert into conversations%'`,
+            'select 1 from pg_stat_activity where ? = any(pg_blocking_pids(pid))',
+            [holder],
           );
           return rows.length > 0 || undefined;
         },

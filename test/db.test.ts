@@ -8,11 +8,13 @@ import { expect } from 'chai';
 import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/config.ts';
+import { BotStore } from '../src/shared/bots/store.ts';
 import { createDb, type Knex } from '../src/shared/db.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import { openDb } from '../src/shared/worker-kit.ts';
-import { DATABASE_URL } from './support/services.ts';
+import { createTestSchema, DATABASE_URL } from './support/services.ts';
 
 /** A logger keeping its lines, parsed. */
 function capturingLogger(): {
@@ -119,9 +121,15 @@ describe('Postgres pool limits', function () {
         await sleep(1000);
         await trx.raw('select 1');
       });
-      const failure = await sqlState(stuck);
-      // The server ends the session (25P03); node-postgres may report only the closed socket.
-      expect(failure === '25P03' || failure === undefined, `SQLSTATE ${failure}`).to.equal(true);
+      const failure = await stuck.then(
+        () => expect.fail('expected the transaction to fail'),
+        (error: { code?: string; message: string }) => error,
+      );
+      // The server ends the session (25P03); node-postgres may report only the lost connection.
+      expect(
+        failure.code === '25P03' || /connection error/.test(failure.message),
+        `${failure.code} ${failure.message}`,
+      ).to.equal(true);
       // The row lock went with the session: another session takes it at once.
       await other.transaction(async (trx) => {
         await trx.raw("set local lock_timeout = '1s'");
@@ -135,6 +143,43 @@ describe('Postgres pool limits', function () {
       ]);
     } finally {
       await other.raw('drop table ??', [table]);
+    }
+  });
+
+  it("when a bot's delete cascades for longer than the statement limit, then it waits instead of failing", async () => {
+    const schema = await createTestSchema();
+    try {
+      const limited = open(
+        createDb(DATABASE_URL, { poolMax: 2, searchPath: schema.schema, statementTimeoutMs: 300 }),
+      );
+      const store = new BotStore({ db: limited, credentialsKey: randomBytes(32) });
+      const bot = await store.createBot({
+        name: 'long history',
+        flow: {},
+        channel: { type: 'telegram', details: { bot_token: '1:token' } },
+      });
+      await schema.db('users').insert({ pid: 'telegram:1', first_name: 'Ada', last_name: null });
+      await schema.db('conversations').insert({
+        app_id: bot.appId,
+        channel_id: bot.channels[0]!.id,
+        user_pid: 'telegram:1',
+        chat_id: '1',
+      });
+      // A conversation locked by another session holds the cascade for longer than the limit,
+      // as a history of millions of messages would.
+      const holder = await schema.db.transaction();
+      try {
+        await holder('conversations').where({ app_id: bot.appId }).forUpdate();
+        const deleting = store.deleteBot(bot.appId);
+        await sleep(800);
+        await holder.commit();
+        expect(await deleting).to.equal(true);
+      } finally {
+        if (!holder.isCompleted()) await holder.rollback();
+      }
+      expect(await schema.db('conversations').where({ app_id: bot.appId })).to.have.length(0);
+    } finally {
+      await schema.drop();
     }
   });
 

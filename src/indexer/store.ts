@@ -148,7 +148,7 @@ export interface Finish {
    * What went wrong after the swap committed, when something did: deleting the older generations
    * (they stay, unread by searches, until the collection's next swap deletes every generation
    * before its own) or analysing the collection's partition (its planner statistics stay old).
-   * The job itself succeeded.
+   * The job itself succeeded. Each is `<step>: [<SQLSTATE>] <message>`.
    */
   cleanupErrors?: string[];
 }
@@ -239,7 +239,9 @@ export async function finishJob(
     try {
       await work();
     } catch (error) {
-      cleanupErrors.push(`${step}: ${error instanceof Error ? error.message : String(error)}`);
+      const code = (error as { code?: unknown } | undefined)?.code;
+      const message = error instanceof Error ? error.message : String(error);
+      cleanupErrors.push(`${step}: ${typeof code === 'string' ? `[${code}] ` : ''}${message}`);
     }
   };
   await attempt('deleting older generations', () =>

@@ -11,11 +11,14 @@ export interface DbOptions {
   searchPath?: string;
   /** Shown in `pg_stat_activity` and the server's log lines, e.g. `botwire-flow`. */
   applicationName?: string;
-  /** The server cancels a statement running longer (SQLSTATE 57014); 0 or unset: no limit. */
+  /**
+   * The server cancels a statement running longer (SQLSTATE 57014). 0 or unset: not set by us, so
+   * the server's or the role's `statement_timeout` applies.
+   */
   statementTimeoutMs?: number;
   /**
    * The server ends a session whose transaction sits idle longer (SQLSTATE 25P03), releasing its
-   * locks; the pool drops that connection. 0 or unset: no limit.
+   * locks; the pool drops that connection. 0 or unset: not set by us, as above.
    */
   idleInTransactionTimeoutMs?: number;
   /** Opening a connection fails after this long; default 10 s. */
@@ -25,8 +28,10 @@ export interface DbOptions {
 }
 
 /**
- * Opens a Knex pool on Postgres. Connections use TCP keepalive (first probe after 10 s idle), so
- * a peer that vanished without closing the socket is noticed by the kernel instead of never.
+ * Opens a Knex pool on Postgres. The name and the limits travel as startup parameters of each
+ * connection (no extra round trip; a parameter in the URL's query string wins over them).
+ * Connections use TCP keepalive (first probe after 10 s idle), so an idle connection to a peer
+ * that vanished without closing the socket is noticed by the kernel instead of never.
  */
 export function createDb(url: string, options: DbOptions = {}): Knex {
   return knexFactory({

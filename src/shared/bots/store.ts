@@ -196,9 +196,17 @@ export class BotStore {
     return bot;
   }
 
-  /** @returns whether the bot existed. Its channels, conversations and state go with it. */
+  /**
+   * @returns whether the bot existed. Its channels, conversations, messages and state go with it,
+   * by cascade, in one statement that grows with its history: it runs without the pool's
+   * statement limit (`DATABASE_STATEMENT_TIMEOUT_MS`), which would otherwise make a bot with a
+   * long history impossible to delete.
+   */
   async deleteBot(appId: string): Promise<boolean> {
-    return (await this.#db('bots').where({ app_id: appId }).delete()) > 0;
+    return this.#db.transaction(async (trx) => {
+      await trx.raw('set local statement_timeout = 0');
+      return (await trx('bots').where({ app_id: appId }).delete()) > 0;
+    });
   }
 
   async addChannel(appId: string, channel: NewChannel): Promise<ChannelRecord> {
