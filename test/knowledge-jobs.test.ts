@@ -13,7 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExtractLimits } from '../src/indexer/extract/index.ts';
 import { runIndexJob } from '../src/indexer/run-job.ts';
-import { beginAttempt, ensureCollection, storeFile } from '../src/indexer/store.ts';
+import {
+  beginAttempt,
+  deleteOlderGenerations,
+  ensureCollection,
+  storeFile,
+} from '../src/indexer/store.ts';
 import { createDb, type Knex } from '../src/shared/db.ts';
 import { createJob } from '../src/shared/knowledge/jobs.ts';
 import { searchCollection } from '../src/shared/knowledge/search.ts';
@@ -23,7 +28,13 @@ import { startTestApi, type TestApi } from './support/api.ts';
 import { startComponent, stopComponent, type ComponentProcess } from './support/components.ts';
 import { ods, pdf, worksheet, xlsx } from './support/knowledge-fixtures.ts';
 import { index, upload, waitForJob } from './support/knowledge.ts';
-import { createTestSchema, DATABASE_URL, waitFor, type TestSchema } from './support/services.ts';
+import {
+  createTestSchema,
+  DATABASE_URL,
+  waitFor,
+  withStatements,
+  type TestSchema,
+} from './support/services.ts';
 
 describe('knowledge: indexing jobs at their edges', function () {
   this.timeout(180_000);
@@ -232,6 +243,40 @@ describe('knowledge: indexing jobs at their edges', function () {
       row = await db('index_jobs').where({ id: job.id }).first();
       expect(row.outcome['big.pdf']).to.deep.equal({ status: 'indexed', chunks: 1600 });
       expect(row.chunks_done).to.equal(1600);
+    });
+
+    it('when older generations are deleted, then it goes in batches until none is left, and the newer generation stays', async () => {
+      const { db } = schema;
+      const collectionId = await ensureCollection(db, 'gens');
+      const generation = async (jobId: string, count: number) => {
+        await createJob(db, { jobId, collection: 'gens', files: [], options: {} });
+        const job = await beginAttempt(db, jobId);
+        if (!job) throw new Error(`${jobId} did not begin`);
+        const chunks = Array.from({ length: count }, (_, i) => ({ text: `row ${i}`, page: i + 1 }));
+        await storeFile(db, {
+          job,
+          collectionId,
+          file: 'f.pdf',
+          language: 'english',
+          chunks,
+          outcome: { status: 'indexed', chunks: count },
+        });
+        return job.id;
+      };
+      const first = await generation('job_gen_1', 3);
+      const second = await generation('job_gen_2', 2);
+      const newest = await generation('job_gen_3', 4);
+      const { result: deleted, statements } = await withStatements(db, () =>
+        deleteOlderGenerations(db, collectionId, newest, 2),
+      );
+      expect(deleted).to.equal(5);
+      expect(statements.filter((sql) => sql.startsWith('delete'))).to.have.length(3);
+      const left = await db('chunks')
+        .where({ collection_id: collectionId })
+        .groupBy('generation')
+        .select('generation', db.raw('count(*)::int as n'));
+      expect(left).to.deep.equal([{ generation: newest, n: 4 }]);
+      expect([first, second].every((g) => BigInt(g) < BigInt(newest))).to.equal(true);
     });
 
     it('when several jobs create collections at the same time, some of the same name, then each gets one id and a partition, and none deadlocks', async () => {

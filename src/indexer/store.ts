@@ -245,12 +245,41 @@ export async function finishJob(
     }
   };
   await attempt('deleting older generations', () =>
-    db('chunks').where({ collection_id: collectionId }).where('generation', '<', job.id).delete(),
+    deleteOlderGenerations(db, collectionId, job.id),
   );
   // The collection's partition (migrations/20261123000000_chunks_by_collection.ts) gets fresh
   // statistics, which its searches are planned from; autovacuum may be off or come much later.
   await attempt('analysing the partition', () => db.raw('analyze ??', [`chunks_${collectionId}`]));
   return cleanupErrors.length > 0 ? { ...result, cleanupErrors } : result;
+}
+
+/** Rows removed per statement by {@link deleteOlderGenerations}. */
+const DELETE_BATCH = 10_000;
+
+/**
+ * Deletes the collection's chunks of generations before `generation`, `batch` rows per statement
+ * (each its own transaction), and returns how many went. Searches never read those generations,
+ * so the delete need not be atomic; in batches, a collection of millions of chunks never makes
+ * one statement run into the indexer's statement limit or hold its row locks for minutes, and
+ * what was deleted before a failure stays deleted.
+ */
+export async function deleteOlderGenerations(
+  db: Knex,
+  collectionId: string,
+  generation: string,
+  batch = DELETE_BATCH,
+): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const { rowCount } = await db.raw<{ rowCount: number }>(
+      `delete from chunks where collection_id = :collection and id in (
+         select id from chunks where collection_id = :collection and generation < :generation
+         limit :batch)`,
+      { collection: collectionId, generation, batch },
+    );
+    deleted += rowCount;
+    if (rowCount < batch) return deleted;
+  }
 }
 
 /** Marks a job failed for good (its attempts are spent); its chunks go. */
