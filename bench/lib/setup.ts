@@ -60,12 +60,33 @@ export async function cleanUp(): Promise<void> {
   }
 }
 
-/** Runs `main`, then the cleanups, also when it fails (exit code 1) or on Ctrl-C (exit 130). */
+/**
+ * Runs `main`, then the cleanups, also when it fails (exit code 1), when it is stopped (Ctrl-C,
+ * `kill`, `timeout`, a closed terminal: 128 + the signal) and when whoever reads its output goes
+ * away (`| head`: exit 141). Without the last two the process died at once and left its child
+ * processes running, which then disturbed every later run.
+ */
 export async function runBench(main: () => Promise<void>): Promise<void> {
-  process.once('SIGINT', () => {
-    console.error('bench: interrupted; cleaning up');
-    void cleanUp().finally(() => process.exit(130));
-  });
+  let stopping = false;
+  const stop = (why: string, code: number): void => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`bench: ${why}; cleaning up`);
+    void cleanUp().finally(() => process.exit(code));
+  };
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
+    process.once(signal, () => stop(`stopped by ${signal}`, code));
+  }
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      stop('the reader of its output went away', 141);
+    });
+  }
   try {
     await main();
   } catch (error) {
