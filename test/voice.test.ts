@@ -199,11 +199,16 @@ describe('voice (speech to text in, text to speech out)', function () {
   });
 
   it('when a transcript holds U+0000 and a lone surrogate, then the flow gets the words mended', async () => {
-    stubTelegram('v69');
+    const calls = stubTelegram('v69');
     stubTranscriptions([[200, { text: ' book\u0000 a table \uD800' }]]);
+    stubSpeech('Say something.', 'OggS-voice-out-69');
     await voiceUpdate(90, 69, 'v69');
     const input = await waitFor(async () => (await flowInputs('69')).find((m) => m.voice === true));
     expect(input.message).to.deep.equal({ message_type: 'text', text: 'book a table \uFFFD' });
+    // The conversation's reply is sent before the test ends: left in flight, it would reach the
+    // next test's stand-ins (its speech and send stubs) and be counted as that test's reply.
+    await waitFor(() => calls.length === 1, { what: 'the reply' });
+    expect(calls[0]!.path).to.equal('sendVoice');
   });
 
   it('when transcription answers 500 once, then the voice message is retried and understood', async () => {
