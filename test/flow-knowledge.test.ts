@@ -3,16 +3,14 @@
  * address; an answer on `flow` continues the conversation; with no answer, the deadline does.
  */
 import { expect } from 'chai';
-import nock from 'nock';
 import { Producer } from '../src/shared/bus/producer.ts';
-import type { Service } from '../src/shared/process.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
 import {
   captureTelegramTexts,
+  conversationSuite,
   createTelegramBot,
   postTelegramUpdate,
   startConversationComponents,
-  startTestApi,
   telegramText,
   topicMessages,
   type TestApi,
@@ -27,23 +25,13 @@ describe('flow: answers from a knowledge collection', function () {
   let t: TestApi;
   let appId = '';
   let secret = '';
-  const services: Service[] = [];
   const sent: string[] = [];
 
-  before(async () => {
-    nock.disableNetConnect();
-    nock.enableNetConnect('127.0.0.1');
-    t = await startTestApi({ FLOW_EFFECT_TIMEOUT_MS: '700' });
+  conversationSuite({ FLOW_EFFECT_TIMEOUT_MS: '700' }, async (edge) => {
+    t = edge;
     ({ appId, secret } = await createTelegramBot(t, { name: 'faq', flow: FAQ_FLOW }));
     captureTelegramTexts(sent);
-    services.push(...(await startConversationComponents(t)));
-  });
-
-  after(async () => {
-    for (const s of services) await s.close();
-    nock.cleanAll();
-    nock.enableNetConnect();
-    await t?.stop();
+    return startConversationComponents(t);
   });
 
   const ask = (chat: number, update: number, text: string) =>

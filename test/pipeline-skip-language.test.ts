@@ -9,11 +9,10 @@ import { loadConfig } from '../src/config.ts';
 import { startFlow } from '../src/flow/worker.ts';
 import { VOICE_UNSUPPORTED } from '../src/language/handle.ts';
 import { createLogger } from '../src/shared/logger.ts';
-import type { Service } from '../src/shared/process.ts';
 import {
+  conversationSuite,
   createTelegramBot,
   postTelegramUpdate,
-  startTestApi,
   TELEGRAM_TOKEN,
   telegramText,
   topicMessages,
@@ -27,25 +26,17 @@ const TG = 'https://telegram.example.test';
 describe('pipeline with LANGUAGE_HOP=when_needed and no language provider', function () {
   this.timeout(30_000);
   let t: TestApi;
-  const services: Service[] = [];
   let tg: { appId: string; secret: string };
   const logger = (component: string) => createLogger({ component, level: 'silent' });
 
-  before(async () => {
-    nock.disableNetConnect();
-    nock.enableNetConnect('127.0.0.1');
-    t = await startTestApi({ LANGUAGE_HOP: 'when_needed' });
+  conversationSuite({ LANGUAGE_HOP: 'when_needed' }, async (edge) => {
+    t = edge;
     expect(t.config.skipLanguage).to.equal(true);
     tg = await createTelegramBot(t, { name: 'echo', flow: ECHO_FLOW });
-    services.push(await startChannel(t.config, logger('channel')));
-    services.push(await startFlow(t.config, logger('flow')));
-  });
-
-  after(async () => {
-    for (const service of services) await service.close();
-    nock.cleanAll();
-    nock.enableNetConnect();
-    await t?.stop();
+    return [
+      await startChannel(t.config, logger('channel')),
+      await startFlow(t.config, logger('flow')),
+    ];
   });
 
   afterEach(() => nock.cleanAll());

@@ -5,13 +5,12 @@
  */
 import { expect } from 'chai';
 import nock from 'nock';
-import type { Service } from '../src/shared/process.ts';
 import {
   captureTelegramTexts,
+  conversationSuite,
   createTelegramBot,
   postTelegramUpdate,
   startConversationComponents,
-  startTestApi,
   telegramText,
   type TestApi,
 } from './support/api.ts';
@@ -41,21 +40,11 @@ describe('pipeline with a translation provider', function () {
   this.timeout(30_000);
   let t: TestApi;
   let bot: { appId: string; secret: string };
-  const services: Service[] = [];
 
-  before(async () => {
-    nock.disableNetConnect();
-    nock.enableNetConnect('127.0.0.1');
-    t = await startTestApi({ TRANSLATE_API_URL: TRANSLATE });
+  conversationSuite({ TRANSLATE_API_URL: TRANSLATE }, async (edge) => {
+    t = edge;
     bot = await createTelegramBot(t, { name: 'echo', flow: ECHO_FLOW });
-    services.push(...(await startConversationComponents(t)));
-  });
-
-  after(async () => {
-    for (const s of services) await s.close();
-    nock.cleanAll();
-    nock.enableNetConnect();
-    await t?.stop();
+    return startConversationComponents(t);
   });
 
   afterEach(() => nock.cleanAll());

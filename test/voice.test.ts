@@ -4,14 +4,15 @@
  */
 import { expect } from 'chai';
 import nock from 'nock';
-import { startChannel } from '../src/channel/worker.ts';
-import { startFlow } from '../src/flow/worker.ts';
 import { VOICE_NOT_UNDERSTOOD } from '../src/language/voice.ts';
-import { startLanguage } from '../src/language/worker.ts';
 import { deadLetterKey } from '../src/shared/bus/topics.ts';
-import { createLogger } from '../src/shared/logger.ts';
-import type { Service } from '../src/shared/process.ts';
-import { createTelegramBot, startTestApi, topicMessages, type TestApi } from './support/api.ts';
+import {
+  conversationSuite,
+  createTelegramBot,
+  startConversationComponents,
+  topicMessages,
+  type TestApi,
+} from './support/api.ts';
 import { waitFor } from './support/services.ts';
 import {
   asText,
@@ -50,25 +51,16 @@ const ECHO_FLOW = {
 describe('voice (speech to text in, text to speech out)', function () {
   this.timeout(30_000);
   let t: TestApi;
-  const services: Service[] = [];
   let tg: { appId: string; secret: string };
 
-  before(async () => {
-    nock.disableNetConnect();
-    nock.enableNetConnect('127.0.0.1');
-    t = await startTestApi({ SPEECH_API_URL: `${SPEECH}/v1`, SPEECH_API_KEY: SPEECH_KEY });
-    tg = await createTelegramBot(t, { name: 'echo', flow: ECHO_FLOW });
-    for (const start of [startChannel, startLanguage, startFlow]) {
-      services.push(await start(t.config, createLogger({ component: 'test', level: 'silent' })));
-    }
-  });
-
-  after(async () => {
-    for (const service of services) await service.close();
-    nock.cleanAll();
-    nock.enableNetConnect();
-    await t?.stop();
-  });
+  conversationSuite(
+    { SPEECH_API_URL: `${SPEECH}/v1`, SPEECH_API_KEY: SPEECH_KEY },
+    async (edge) => {
+      t = edge;
+      tg = await createTelegramBot(t, { name: 'echo', flow: ECHO_FLOW });
+      return startConversationComponents(t);
+    },
+  );
 
   afterEach(() => nock.cleanAll());
 

@@ -2,6 +2,9 @@
  * Starts the real edge in-process on a free port, against real Redis (own stream prefix) and real
  * Postgres (own migrated schema), and collects its log lines.
  */
+// nock first: it patches node:http when loaded, and the components imported below take
+// `request` from node:http as they load (channel's json-post.ts); loaded later, nock misses them.
+import nock from 'nock';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -13,7 +16,6 @@ import type { Service } from '../../src/shared/process.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import type { Topic } from '../../src/shared/bus/topics.ts';
 import type { Redis } from '../../src/shared/redis.ts';
-import nock from 'nock';
 import {
   connectRedis,
   createTestSchema,
@@ -239,6 +241,32 @@ export async function startConversationComponents(t: TestApi): Promise<Service[]
     await startLanguage(t.config, logger),
     await startFlow(t.config, logger),
   ];
+}
+
+/**
+ * The hooks of a suite that talks to bots end to end in this process, every outside service on
+ * nock: before all, nock lets only loopback through, the edge starts with `env` and `setup` runs
+ * (it makes the bots and starts the components, and returns them); after all, those components
+ * close, nock is reset and the edge stops.
+ */
+export function conversationSuite(
+  env: Record<string, string>,
+  setup: (t: TestApi) => Promise<Service[]>,
+): void {
+  let edge: TestApi | undefined;
+  const services: Service[] = [];
+  before(async () => {
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    edge = await startTestApi(env);
+    services.push(...(await setup(edge)));
+  });
+  after(async () => {
+    for (const service of services) await service.close();
+    nock.cleanAll();
+    nock.enableNetConnect();
+    await edge?.stop();
+  });
 }
 
 /** Answers every Telegram sendMessage (nock, persisting) and pushes each message's text to `sent`. */
