@@ -12,24 +12,9 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/config.ts';
 import { BotStore } from '../src/shared/bots/store.ts';
 import { createDb, type Knex } from '../src/shared/db.ts';
-import { createLogger } from '../src/shared/logger.ts';
 import { openDb } from '../src/shared/worker-kit.ts';
+import { capturingLogger } from './support/logs.ts';
 import { createTestSchema, DATABASE_URL } from './support/services.ts';
-
-/** A logger keeping its lines, parsed. */
-function capturingLogger(): {
-  logger: ReturnType<typeof createLogger>;
-  lines: Record<string, unknown>[];
-} {
-  const lines: Record<string, unknown>[] = [];
-  const logger = createLogger({
-    component: 'test',
-    destination: {
-      write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>),
-    },
-  });
-  return { logger, lines };
-}
 
 /** What the server says of the session running this statement. */
 async function session(db: Knex): Promise<{ name: string; statement: string; idle: string }> {
@@ -68,7 +53,7 @@ describe('Postgres pool limits', function () {
 
   it('when a component opens its pool from the settings, then its sessions carry its name and the limits', async () => {
     const config = loadConfig({ DATABASE_URL });
-    const { logger } = capturingLogger();
+    const { logger } = capturingLogger({ component: 'test' });
     const db = open(openDb({ config, name: 'botwire-flow', logger }));
     expect(await session(db)).to.deep.equal({
       name: 'botwire-flow',
@@ -79,7 +64,7 @@ describe('Postgres pool limits', function () {
 
   it('when the indexer overrides the statement limit, then its sessions get the indexer setting', async () => {
     const config = loadConfig({ DATABASE_URL, INDEXER_STATEMENT_TIMEOUT_MS: '0' });
-    const { logger } = capturingLogger();
+    const { logger } = capturingLogger({ component: 'test' });
     const unlimited = open(
       openDb(
         { config, name: 'botwire-indexer', logger },
@@ -107,7 +92,7 @@ describe('Postgres pool limits', function () {
   });
 
   it('when a transaction sits idle past the limit, then the server ends it, its lock is freed, the loss is logged, and the pool opens a new session', async () => {
-    const { logger, lines } = capturingLogger();
+    const { logger, lines } = capturingLogger({ component: 'test' });
     const db = open(
       createDb(DATABASE_URL, { poolMax: 1, idleInTransactionTimeoutMs: 200, logger }),
     );
@@ -137,7 +122,8 @@ describe('Postgres pool limits', function () {
       });
       expect(await session(db)).to.include({ idle: '200ms' });
       // Knex's own report of the lost connection is a log line, not console output.
-      expect(lines.map((line) => [line.module, line.msg])).to.deep.include([
+      const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(parsed.map((line) => [line.module, line.msg])).to.deep.include([
         'knex',
         'postgres pool warning',
       ]);
@@ -206,7 +192,7 @@ describe('Postgres pool limits', function () {
         createDb(`postgres://postgres@127.0.0.1:${address.port}/nothing`, {
           poolMax: 1,
           connectTimeoutMs: 300,
-          logger: capturingLogger().logger,
+          logger: capturingLogger({ component: 'test' }).logger,
         }),
       );
       const started = performance.now();

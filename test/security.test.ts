@@ -4,12 +4,12 @@
  */
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import nock from 'nock';
 import { BotStore } from '../src/shared/bots/store.ts';
 import { matchesDigest, open, secretDigest } from '../src/shared/crypto.ts';
-import { createLogger, lazyChild } from '../src/shared/logger.ts';
+import { lazyChild } from '../src/shared/logger.ts';
 import { startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
+import { capturingLogger } from './support/logs.ts';
 
 describe('security claims', () => {
   let t: TestApi;
@@ -76,16 +76,7 @@ describe('security claims', () => {
   });
 
   it('when a log line carries credentials and auth headers, then they are redacted', () => {
-    const lines: string[] = [];
-    const logger = createLogger({
-      component: 'test',
-      destination: new Writable({
-        write(chunk: Buffer, _e, done) {
-          lines.push(chunk.toString());
-          done();
-        },
-      }),
-    });
+    const { logger, lines } = capturingLogger({ component: 'test' });
     logger.info(
       {
         channel: { details: { bot_token: TELEGRAM_TOKEN, ...wa } },
@@ -120,17 +111,7 @@ describe('security claims', () => {
   });
 
   it('when a lazy child logger writes, then its line carries the bindings and is redacted; below the level it makes no child', () => {
-    const lines: string[] = [];
-    const logger = createLogger({
-      component: 'test',
-      level: 'info',
-      destination: new Writable({
-        write(chunk: Buffer, _e, done) {
-          lines.push(chunk.toString());
-          done();
-        },
-      }),
-    });
+    const { logger, lines } = capturingLogger({ component: 'test', level: 'info' });
     let children = 0;
     const child = logger.child.bind(logger);
     logger.child = ((...args: Parameters<typeof logger.child>) => {

@@ -6,7 +6,7 @@
 // `request` from node:http as they load (channel's json-post.ts); loaded later, nock misses them.
 import nock from 'nock';
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
+import { capturingLogger } from './logs.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { startApi, type RunningApi } from '../../src/api/worker.ts';
 import { startChannel } from '../../src/channel/worker.ts';
@@ -75,17 +75,8 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
     ...overrides,
   };
   const config = loadConfig(env, 'api');
-  const logs: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs.push(...chunk.toString().split('\n').filter(Boolean));
-      done();
-    },
-  });
-  const api = await startApi(
-    config,
-    createLogger({ component: 'api', level: 'debug', destination }),
-  );
+  const { logger, lines: logs } = capturingLogger({ component: 'api', level: 'debug' });
+  const api = await startApi(config, logger);
   const url = `http://127.0.0.1:${api.port}`;
   const redis = connectRedis();
   return {
