@@ -365,7 +365,7 @@ export interface Config {
   redisUrl: string;
   databaseUrl: string;
   databasePoolMax: number;
-  /** Server-side limits and the connect timeout of every Postgres connection (milliseconds; 0 means none). */
+  /** Server-side limits and the connect timeout of every Postgres connection (milliseconds; a limit of 0 is left to the server or role). */
   databaseTimeouts: { statementMs: number; idleInTransactionMs: number; connectMs: number };
   stream: {
     prefix: string;

@@ -7,6 +7,7 @@
  * first): no chunk is stored twice.
  */
 import type { Knex } from '../shared/db.ts';
+import { errorMessage } from '../shared/errors.ts';
 import { storable } from '../shared/pg-text.ts';
 import type { FileOutcome, JobRow } from '../shared/knowledge/jobs.ts';
 
@@ -240,8 +241,9 @@ export async function finishJob(
       await work();
     } catch (error) {
       const code = (error as { code?: unknown } | undefined)?.code;
-      const message = error instanceof Error ? error.message : String(error);
-      cleanupErrors.push(`${step}: ${typeof code === 'string' ? `[${code}] ` : ''}${message}`);
+      cleanupErrors.push(
+        `${step}: ${typeof code === 'string' ? `[${code}] ` : ''}${errorMessage(error)}`,
+      );
     }
   };
   await attempt('deleting older generations', () =>

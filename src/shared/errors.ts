@@ -251,6 +251,11 @@ export function isTransient(error: unknown): boolean {
   return typeof code === 'string' && code.length === 5 && PASSING_SQL_CLASSES.has(code.slice(0, 2));
 }
 
+/** What was thrown, as text: an error's message, anything else as a string. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** The catalogue code of any thrown value (`BW_ERR_HANDLER` for errors we did not classify). */
 export function codeOf(error: unknown): ErrorCode {
   return error instanceof BotwireError ? error.code : 'BW_ERR_HANDLER';

@@ -20,7 +20,7 @@
  *   left pending for the next reader), hands the leases back and closes its blocking connection.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BotwireError, codeOf, isRetryable, isUnavailable } from '../errors.ts';
+import { BotwireError, codeOf, errorMessage, isRetryable, isUnavailable } from '../errors.ts';
 import { lazyChild, type Logger } from '../logger.ts';
 import type { Redis } from '../redis.ts';
 import { describeProblems, type SchemaRegistry } from '../schemas.ts';
@@ -113,10 +113,6 @@ type Attempt = 'settled' | 'retry' | 'outage';
 /** The field of an entry in the failures hash: entry ids repeat across partitions. */
 function failureField(stream: string, id: string): string {
   return `${stream.slice(stream.lastIndexOf(':') + 1)}/${id}`;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Creates the partition streams and the consumer group on each when missing (reading from the start). */
