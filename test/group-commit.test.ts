@@ -9,9 +9,16 @@ import {
   type OutboundRecord,
 } from '../src/channel/store.ts';
 import { newConversation } from '../src/flow/engine/types.ts';
-import { batchedSaveState, loadState } from '../src/flow/state-store.ts';
+import { batchedSaveState, loadState, SAVE_BATCH } from '../src/flow/state-store.ts';
 import { Batcher } from '../src/shared/batcher.ts';
 import { createTestSchema, waitFor, withStatements, type TestSchema } from './support/services.ts';
+
+/** A node of `explain (format json)`. */
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
 
 describe('group commit (Batcher): outbound records and their look-up, flow state writes', () => {
   let t: TestSchema;
@@ -160,6 +167,43 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
       version: 3,
       recentTurns: ['t0'],
     });
+  });
+
+  it('when a batch of state writes is planned, then it reads its rows by key, not the whole table, whatever the plan', async () => {
+    // A thousand conversations with a state: small enough that a plain join of the batch was
+    // planned as a scan of every row (docs/pipeline.md, session 9).
+    await t.db.raw(
+      `with c as (
+         insert into conversations (app_id, channel_id, user_pid, chat_id)
+         select 'b1', ?, 'telegram:1', 'plan-' || i from generate_series(1, 1000) i
+         returning id)
+       insert into conversation_state (conversation_id, app_id, state, version)
+       select id, 'b1', '{}', 1 from c`,
+      [channelId],
+    );
+    await t.db.raw('analyze conversation_state');
+    const [one] = await t.db('conversation_state').select('conversation_id').limit(1);
+    const batch = JSON.stringify([
+      { id: one.conversation_id, version: 1, state: {}, recent: [], outbox: null },
+    ]);
+    /** The scans of `conversation_state` in the plan, by node type. */
+    const scans = (node: PlanNode): string[] => [
+      ...(node['Relation Name'] === 'conversation_state' ? [node['Node Type']] : []),
+      ...(node.Plans ?? []).flatMap(scans),
+    ];
+    for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+      const plan = await t.db.transaction(async (trx) => {
+        await trx.raw(`set local plan_cache_mode = ${mode}`);
+        await trx.raw(`prepare plan_check as ${SAVE_BATCH.text}`);
+        // EXPLAIN EXECUTE takes no bound parameters: the batch goes in as a literal.
+        const literal = `'${batch.replaceAll("'", "''")}'::jsonb`;
+        const explained = await trx.raw(`explain (format json) execute plan_check(${literal})`);
+        await trx.raw('deallocate plan_check');
+        return explained.rows[0]['QUERY PLAN'][0].Plan as PlanNode;
+      });
+      expect(scans(plan), mode).to.not.include('Seq Scan');
+      expect(scans(plan), mode).to.include('Index Scan');
+    }
   });
 
   it('when a batch fails, then each item is tried alone and only the bad one fails', async () => {

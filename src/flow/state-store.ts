@@ -113,14 +113,23 @@ export async function saveState(
   return { state, version: previous.version + 1, recentTurns: recent, outbox };
 }
 
-// A batch of plain updates, one JSON array parameter so the text never varies.
-const SAVE_BATCH = prepared(
+/**
+ * A batch of plain updates, one JSON array parameter so the text never varies. Each row is found
+ * through the primary key (the lateral `limit 1` look-up), then updated by its `ctid`: joined
+ * plainly, the planner, which cannot know how few rows the parameter holds, hashes it and scans
+ * the whole table whenever the table is small (up to some thousand conversations, and more once
+ * updates leave dead rows), so a batch of three cost as much as reading every conversation. A row
+ * that another transaction changes meanwhile has a new `ctid` and fails the version check anyway:
+ * both end as a conflict.
+ */
+export const SAVE_BATCH = prepared(
   'flow_update_states',
   `update conversation_state s
    set state = v.state, version = v.version + 1, recent_turns = v.recent, outbox = v.outbox,
        updated_at = now()
-   from jsonb_to_recordset($1::jsonb) as v (id uuid, version integer, state jsonb, recent jsonb, outbox jsonb)
-   where s.conversation_id = v.id and s.version = v.version
+   from jsonb_to_recordset($1::jsonb) as v (id uuid, version integer, state jsonb, recent jsonb, outbox jsonb),
+     lateral (select c.ctid from conversation_state c where c.conversation_id = v.id limit 1) found
+   where s.ctid = found.ctid and s.version = v.version
    returning s.conversation_id`,
 );
 
