@@ -206,6 +206,52 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
     }
   });
 
+  it('when every state is rewritten, then the new versions stay on their pages (HOT updates, no index entries)', async () => {
+    // States of a realistic size: a few variables, the recent turn ids and an outbox.
+    const state = { ...newConversation(), vars: { name: 'Ada', plan: 'basic', step: 3 } };
+    const outbox = [{ message_type: 'text', text: 'x'.repeat(200) }];
+    await t.db.raw(
+      `with c as (
+         insert into conversations (app_id, channel_id, user_pid, chat_id)
+         select 'b1', ?, 'telegram:1', 'hot-' || i from generate_series(1, 300) i
+         returning id)
+       insert into conversation_state (conversation_id, app_id, state, version, recent_turns, outbox)
+       select id, 'b1', ?::jsonb, 1, ?::jsonb, ?::jsonb from c`,
+      [
+        channelId,
+        JSON.stringify(state),
+        JSON.stringify(['t1', 't2', 't3']),
+        JSON.stringify(outbox),
+      ],
+    );
+    // A HOT update keeps the row on its page; any other moves it and adds index entries.
+    const pages = async () =>
+      new Map<string, number>(
+        (
+          await t.db.raw(
+            `select s.conversation_id as id, (s.ctid::text::point)[0]::int as page
+             from conversation_state s join conversations c on c.id = s.conversation_id
+             where c.chat_id like 'hot-%'`,
+          )
+        ).rows.map((r: { id: string; page: number }) => [r.id, r.page]),
+      );
+    const before = await pages();
+    // Two turns of every conversation, each state write its own statement, as flow writes them.
+    for (let turn = 4; turn <= 5; turn++) {
+      for (const id of before.keys()) {
+        await t.db.raw(
+          `update conversation_state set version = version + 1, updated_at = now(),
+             recent_turns = recent_turns || ?::jsonb where conversation_id = ?`,
+          [JSON.stringify([`t${turn}`]), id],
+        );
+      }
+    }
+    const after = await pages();
+    const moved = [...before].filter(([id, page]) => after.get(id) !== page).length;
+    // Full pages (the default fillfactor) move about one row per page: 32 of 300 here.
+    expect(moved, `${moved} of ${before.size} states moved`).to.be.at.most(0.02 * before.size);
+  });
+
   it('when a batch fails, then each item is tried alone and only the bad one fails', async () => {
     const seen: number[][] = [];
     const batcher = new Batcher<number, number>(async (items) => {
