@@ -51,9 +51,9 @@ async function botwire(): Promise<() => Promise<void>> {
   const service = await consume<{ turn_id: string; ordering_key: string }>(
     kit,
     'channel',
-    async (message) => {
+    (message) => {
       tally();
-      return [{ topic: 'flow', message: flowMessage(message) }];
+      return Promise.resolve([{ topic: 'flow' as const, message: flowMessage(message) }]);
     },
   );
   return () => service.close();

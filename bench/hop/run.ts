@@ -51,7 +51,7 @@ async function measure(
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },
   );
-  const kill = { what: `${variant} consumer`, run: async () => child.kill() };
+  const kill = { what: `${variant} consumer`, run: () => Promise.resolve(child.kill()) };
   cleanups.push(kill);
   const messages: unknown[] = [];
   child.on('message', (m) => messages.push(m));
