@@ -103,6 +103,8 @@ async function raw(): Promise<() => Promise<void>> {
 }
 
 const close = variant === 'raw' ? await raw() : await botwire();
+// The bench went away (it failed or was killed): do not wait for messages that will not come.
+process.on('disconnect', () => process.exit(1));
 process.send!({ ready: true });
 await finished;
 const cpu = process.cpuUsage(started);

@@ -55,14 +55,23 @@ async function measure(
   cleanups.push(kill);
   const messages: unknown[] = [];
   child.on('message', (m) => messages.push(m));
+  // A consumer that stops answering (a message lost, a stuck start) fails the run, not hangs it.
+  const deadline = Date.now() + (count / rate) * 3000 + 30_000;
   const next = async (): Promise<unknown> => {
     while (messages.length === 0) {
+      let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         once(child, 'message'),
         once(child, 'exit').then(([code]) => {
           throw new Error(`the ${variant} consumer exited with ${code}`);
         }),
-      ]);
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`the ${variant} consumer did not report in time`)),
+            Math.max(0, deadline - Date.now()),
+          );
+        }),
+      ]).finally(() => clearTimeout(timer));
     }
     return messages.shift();
   };
@@ -76,12 +85,18 @@ async function measure(
     maxLen: count * 2,
     partitions: PARTITIONS,
   });
+  let failed: Error | undefined;
   const started = performance.now();
-  for (let i = 0; i < count; i++) {
-    void producer.publishMany([{ topic: 'channel', message: channelIn(i, randomUUID()) }]);
+  for (let i = 0; i < count && failed === undefined; i++) {
+    producer
+      .publishMany([{ topic: 'channel', message: channelIn(i, randomUUID()) }])
+      .catch(
+        (error: unknown) => (failed ??= error instanceof Error ? error : new Error(String(error))),
+      );
     const ahead = (i / rate) * 1000 - (performance.now() - started);
     if (ahead > 1) await new Promise((resolve) => setTimeout(resolve, ahead));
   }
+  if (failed !== undefined) throw failed;
   const report = (await next()) as HopReport;
   await once(child, 'exit');
   cleanups.splice(cleanups.indexOf(kill), 1);

@@ -119,8 +119,9 @@ export async function saveState(
  * plainly, the planner, which cannot know how few rows the parameter holds, hashes it and scans
  * the whole table whenever the table is small (up to some thousand conversations, and more once
  * updates leave dead rows), so a batch of three cost as much as reading every conversation. A row
- * that another transaction changes meanwhile has a new `ctid` and fails the version check anyway:
- * both end as a conflict.
+ * that another transaction changes meanwhile has a new `ctid`, so it is not written and the turn
+ * ends as a conflict (retried), as when its version moved. A table of a few pages is still
+ * scanned, which costs a handful of buffers.
  */
 export const SAVE_BATCH = prepared(
   'flow_update_states',
