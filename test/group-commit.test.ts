@@ -43,6 +43,34 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
 
   after(async () => t?.drop());
 
+  /** `count` conversations of b1, chats `<prefix>1`, `<prefix>2`..., each with a stored state. */
+  const seedStates = async (
+    prefix: string,
+    count: number,
+    row: { state?: unknown; version?: number; recentTurns?: string[]; outbox?: unknown } = {},
+  ): Promise<string[]> => {
+    const { state = {}, version = 1, recentTurns = [], outbox = null } = row;
+    const { rows } = await t.db.raw(
+      `with c as (
+         insert into conversations (app_id, channel_id, user_pid, chat_id)
+         select 'b1', ?, 'telegram:1', ?::text || i from generate_series(1, ?::int) i
+         returning id)
+       insert into conversation_state (conversation_id, app_id, state, version, recent_turns, outbox)
+       select id, 'b1', ?::jsonb, ?, ?::jsonb, ?::jsonb from c
+       returning conversation_id`,
+      [
+        channelId,
+        prefix,
+        count,
+        JSON.stringify(state),
+        version,
+        JSON.stringify(recentTurns),
+        JSON.stringify(outbox),
+      ],
+    );
+    return rows.map((r: { conversation_id: string }) => r.conversation_id);
+  };
+
   const message = { message_type: 'text' as const, text: 'hi' };
   /** A call of turn `turnId` in the test conversation, ended as `outcome`. */
   const ended = (turnId: string, seq: string, outcome: OutboundOutcome): OutboundRecord => ({
@@ -118,22 +146,12 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
   });
 
   it('when two turns write their states in one batch and one read a stale version, then only that one fails with BW_ERR_STATE_CONFLICT', async () => {
-    const conversations: string[] = [];
-    for (const chat of ['s1', 's2']) {
-      const [c] = await t
-        .db('conversations')
-        .insert({ app_id: 'b1', channel_id: channelId, user_pid: 'telegram:1', chat_id: chat })
-        .returning('id');
-      conversations.push(c.id);
-      await t.db('conversation_state').insert({
-        conversation_id: c.id,
-        app_id: 'b1',
-        state: newConversation(),
-        version: 3,
-        recent_turns: JSON.stringify(['t0']),
-        outbox: JSON.stringify([]),
-      });
-    }
+    const conversations = await seedStates('s', 2, {
+      state: newConversation(),
+      version: 3,
+      recentTurns: ['t0'],
+      outbox: [],
+    });
     const save = batchedSaveState(t.db);
     const fresh = await loadState(t.db, conversations[0]!);
     const stale = { ...(await loadState(t.db, conversations[1]!)), version: 2 };
@@ -173,20 +191,9 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
     // A thousand conversations with a state: small enough that a plain join of the batch was
     // planned as a scan of every row (docs/pipeline.md, session 9). Tables of a few pages (some
     // hundred rows) are still scanned, by either statement, which costs a handful of buffers.
-    await t.db.raw(
-      `with c as (
-         insert into conversations (app_id, channel_id, user_pid, chat_id)
-         select 'b1', ?, 'telegram:1', 'plan-' || i from generate_series(1, 1000) i
-         returning id)
-       insert into conversation_state (conversation_id, app_id, state, version)
-       select id, 'b1', '{}', 1 from c`,
-      [channelId],
-    );
+    const [one] = await seedStates('plan-', 1000);
     await t.db.raw('analyze conversation_state');
-    const [one] = await t.db('conversation_state').select('conversation_id').limit(1);
-    const batch = JSON.stringify([
-      { id: one.conversation_id, version: 1, state: {}, recent: [], outbox: null },
-    ]);
+    const batch = JSON.stringify([{ id: one, version: 1, state: {}, recent: [], outbox: null }]);
     /** The scans of `conversation_state` in the plan, by node type. */
     const scans = (node: PlanNode): string[] => [
       ...(node['Relation Name'] === 'conversation_state' ? [node['Node Type']] : []),
@@ -211,20 +218,11 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
     // States of a realistic size: a few variables, the recent turn ids and an outbox.
     const state = { ...newConversation(), vars: { name: 'Ada', plan: 'basic', step: 3 } };
     const outbox = [{ message_type: 'text', text: 'x'.repeat(200) }];
-    await t.db.raw(
-      `with c as (
-         insert into conversations (app_id, channel_id, user_pid, chat_id)
-         select 'b1', ?, 'telegram:1', 'hot-' || i from generate_series(1, 300) i
-         returning id)
-       insert into conversation_state (conversation_id, app_id, state, version, recent_turns, outbox)
-       select id, 'b1', ?::jsonb, 1, ?::jsonb, ?::jsonb from c`,
-      [
-        channelId,
-        JSON.stringify(state),
-        JSON.stringify(['t1', 't2', 't3']),
-        JSON.stringify(outbox),
-      ],
-    );
+    const ids = await seedStates('hot-', 300, {
+      state,
+      recentTurns: ['t1', 't2', 't3'],
+      outbox,
+    });
     // A HOT update keeps the row on its page; any other moves it and adds index entries. Old
     // versions are pruned only when no snapshot in this database still sees them: a transaction
     // left open beside the suite would make every row move.
@@ -232,9 +230,9 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
       new Map<string, number>(
         (
           await t.db.raw(
-            `select s.conversation_id as id, (s.ctid::text::point)[0]::int as page
-             from conversation_state s join conversations c on c.id = s.conversation_id
-             where c.chat_id like 'hot-%'`,
+            `select conversation_id as id, (ctid::text::point)[0]::int as page
+             from conversation_state where conversation_id = any(?::uuid[])`,
+            [ids],
           )
         ).rows.map((r: { id: string; page: number }) => [r.id, r.page]),
       );
