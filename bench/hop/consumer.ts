@@ -11,7 +11,12 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { topicKeys } from '../../src/shared/bus/topics.ts';
 import { consume, createKit } from '../../src/shared/worker-kit.ts';
-import { PARTITIONS, flowMessage, type HopReport } from './messages.ts';
+import {
+  BENCH_CONCURRENCY_DEFAULT,
+  BENCH_CONSUMER_SETTINGS,
+  BENCH_PARTITIONS,
+} from '../lib/setup.ts';
+import { flowMessage, type HopReport } from './messages.ts';
 
 const [variant, prefix, countArg] = process.argv.slice(2);
 const count = Number(countArg);
@@ -37,11 +42,8 @@ async function botwire(): Promise<() => Promise<void>> {
     {
       REDIS_URL: redisUrl,
       STREAM_PREFIX: prefix!,
-      TOPIC_PARTITIONS: String(PARTITIONS),
-      // As in bench/pipeline.
-      CONSUMER_CONCURRENCY: '32',
-      CONSUMER_BATCH_SIZE: '64',
-      CONSUMER_LEASE_MS: '3000',
+      ...BENCH_CONSUMER_SETTINGS,
+      CONSUMER_CONCURRENCY: String(BENCH_CONCURRENCY_DEFAULT),
       LOG_LEVEL: 'warn',
     },
     'hop',
@@ -60,8 +62,8 @@ async function botwire(): Promise<() => Promise<void>> {
 }
 
 async function raw(): Promise<() => Promise<void>> {
-  const streams = topicKeys(prefix!, 'channel', PARTITIONS).partitions;
-  const out = topicKeys(prefix!, 'flow', PARTITIONS).partitions;
+  const streams = topicKeys(prefix!, 'channel', BENCH_PARTITIONS).partitions;
+  const out = topicKeys(prefix!, 'flow', BENCH_PARTITIONS).partitions;
   const blocking = new Redis(redisUrl);
   const commands = new Redis(redisUrl, { enableAutoPipelining: true });
   for (const stream of streams) {

@@ -1,8 +1,5 @@
 /** What the hop bench feeds and forwards: a Telegram text as the edge publishes it, and what channel makes of it for flow. */
 
-/** Partitions of each topic, as in bench/pipeline. */
-export const PARTITIONS = 8;
-
 /** What a consumer process reports when it has handled every message. */
 export interface HopReport {
   /** CPU (user + system) from the first message handled to the last, in µs. */

@@ -8,9 +8,17 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Producer } from '../../src/shared/bus/producer.ts';
 import { SchemaRegistry } from '../../src/shared/schemas.ts';
-import { cleanups, commonOptions, deleteKeys, intEnv, ROOT, runBench } from '../lib/setup.ts';
+import {
+  BENCH_PARTITIONS,
+  cleanups,
+  commonOptions,
+  deleteKeys,
+  intEnv,
+  ROOT,
+  runBench,
+} from '../lib/setup.ts';
 import { childEnv } from '../edge/processes.ts';
-import { channelIn, PARTITIONS, type HopReport } from './messages.ts';
+import { channelIn, type HopReport } from './messages.ts';
 
 const VARIANTS = ['botwire', 'raw'] as const;
 type Variant = (typeof VARIANTS)[number];
@@ -53,28 +61,15 @@ async function measure(
   );
   const kill = { what: `${variant} consumer`, run: () => Promise.resolve(child.kill()) };
   cleanups.push(kill);
-  const messages: unknown[] = [];
-  child.on('message', (m) => messages.push(m));
-  // A consumer that stops answering (a message lost, a stuck start) fails the run, not hangs it.
-  const deadline = Date.now() + (count / rate) * 3000 + 30_000;
-  const next = async (): Promise<unknown> => {
-    while (messages.length === 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        once(child, 'message'),
-        once(child, 'exit').then(([code]) => {
-          throw new Error(`the ${variant} consumer exited with ${code}`);
-        }),
-        new Promise((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`the ${variant} consumer did not report in time`)),
-            Math.max(0, deadline - Date.now()),
-          );
-        }),
-      ]).finally(() => clearTimeout(timer));
-    }
-    return messages.shift();
-  };
+  // The child reports twice, in order: ready, then its figures once the feed is done. A consumer
+  // that exits or stops answering (a message lost, a stuck start) fails the run, not hangs it.
+  const exit = once(child, 'exit');
+  const exited = exit.then(([code]) => {
+    throw new Error(`the ${variant} consumer exited with ${code}`);
+  });
+  const deadline = AbortSignal.timeout((count / rate) * 3000 + 30_000);
+  const next = async (): Promise<unknown> =>
+    (await Promise.race([once(child, 'message', { signal: deadline }), exited]))[0];
   await next(); // ready
 
   // The feeder publishes as the edge does: one message per call, open-loop at the rate.
@@ -83,7 +78,7 @@ async function measure(
     schemas: new SchemaRegistry(),
     prefix,
     maxLen: count * 2,
-    partitions: PARTITIONS,
+    partitions: BENCH_PARTITIONS,
   });
   let failed: Error | undefined;
   const started = performance.now();
@@ -98,7 +93,7 @@ async function measure(
   }
   if (failed !== undefined) throw failed;
   const report = (await next()) as HopReport;
-  await once(child, 'exit');
+  await exit;
   cleanups.splice(cleanups.indexOf(kill), 1);
   await clean.run();
   cleanups.splice(cleanups.indexOf(clean), 1);

@@ -47,6 +47,30 @@ export function commonOptions(): {
   };
 }
 
+/** Topic partitions in every bench: the default, so that up to 8 processes of a component share the load. */
+export const BENCH_PARTITIONS = 8;
+
+/**
+ * The consumer settings every bench's components run with, but for `CONSUMER_CONCURRENCY` (by
+ * default `BENCH_CONCURRENCY_DEFAULT`) and `CONSUMER_LINGER_MS`, which bench/pipeline varies.
+ */
+export const BENCH_CONSUMER_SETTINGS = {
+  TOPIC_PARTITIONS: String(BENCH_PARTITIONS),
+  CONSUMER_BATCH_SIZE: '64',
+  // A blocked XREADGROUP returns as soon as an entry arrives, so this bounds only how long an
+  // idle loop sleeps; it does not add latency.
+  CONSUMER_BLOCK_MS: '1000',
+  // Leases are renewed every third of this: 3 s lets the partitions settle on their processes
+  // about a second after start, at one small Lua call per second per process.
+  CONSUMER_LEASE_MS: '3000',
+} as const;
+
+/**
+ * Handlers mostly wait on Postgres and Redis; more of them at once keeps a backlog short after a
+ * stall (GC, a busy core) without raising the database connections (the pool).
+ */
+export const BENCH_CONCURRENCY_DEFAULT = 32;
+
 /** Cleanup steps, run last-in first-out, each on its own so one failure does not skip the rest. */
 export const cleanups: { what: string; run: () => Promise<unknown> }[] = [];
 

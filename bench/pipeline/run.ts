@@ -28,7 +28,17 @@ import {
   stopChild,
   waitReady,
 } from '../edge/processes.ts';
-import { cleanups, commonOptions, intEnv, openScratch, ROOT, runBench } from '../lib/setup.ts';
+import {
+  BENCH_CONCURRENCY_DEFAULT,
+  BENCH_CONSUMER_SETTINGS,
+  BENCH_PARTITIONS,
+  cleanups,
+  commonOptions,
+  intEnv,
+  openScratch,
+  ROOT,
+  runBench,
+} from '../lib/setup.ts';
 import { createEchoBots } from './bots.ts';
 import { Load, type User } from './load.ts';
 import { startPlatform } from './platform.ts';
@@ -53,7 +63,7 @@ const options = {
   seconds: intEnv('BENCH_SECONDS', 20, 1),
   graceSeconds: intEnv('BENCH_GRACE_SECONDS', 10, 1),
   connections: intEnv('BENCH_CONNECTIONS', 64, 1),
-  concurrency: intEnv('BENCH_CONCURRENCY', 32, 1),
+  concurrency: intEnv('BENCH_CONCURRENCY', BENCH_CONCURRENCY_DEFAULT, 1),
   poolMax: intEnv('BENCH_POOL_MAX', 10, 1),
   ...commonOptions(),
   // The bench configures no translation or speech provider, so with when_needed text skips the
@@ -70,8 +80,6 @@ const warmupSeconds = intEnv('BENCH_WARMUP_SECONDS', 5, 0);
 /** Turns/s at which every user's first message is sent before the warm-up. */
 const INTRODUCTION_RATE = 100;
 
-/** Topic partitions: the default, so that up to 8 processes of a component share the load. */
-const PARTITIONS = 8;
 const COMPONENTS = ['channel', 'language', 'flow'] as const satisfies readonly Topic[];
 
 async function main(): Promise<void> {
@@ -95,19 +103,10 @@ async function main(): Promise<void> {
     CREDENTIALS_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'warn',
     TELEGRAM_API_URL: platform.url,
-    TOPIC_PARTITIONS: String(PARTITIONS),
-    // Handlers mostly wait on Postgres and Redis; more of them at once keeps a backlog short
-    // after a stall (GC, a busy core) without raising the database connections (the pool).
+    ...BENCH_CONSUMER_SETTINGS,
     CONSUMER_CONCURRENCY: String(options.concurrency),
-    CONSUMER_BATCH_SIZE: '64',
-    // A blocked XREADGROUP returns as soon as an entry arrives, so this bounds only how long an
-    // idle loop sleeps; it does not add latency.
-    CONSUMER_BLOCK_MS: '1000',
     // Off by default, as in production; BENCH_LINGER_MS measures the trade (docs/pipeline.md).
     CONSUMER_LINGER_MS: String(options.lingerMs),
-    // Leases are renewed every third of this: 3 s lets the partitions settle on their processes
-    // about a second after start, at one small Lua call per second per process.
-    CONSUMER_LEASE_MS: '3000',
     SHUTDOWN_TIMEOUT_MS: '5000',
     LANGUAGE_HOP: options.languageHop,
   };
@@ -158,7 +157,7 @@ async function main(): Promise<void> {
   }
   console.error(`bench: waiting for ${options.processes} process(es) of each component`);
   await Promise.all(
-    COMPONENTS.map((c) => waitConsuming(redis, prefix, c, PARTITIONS, groups.get(c)!)),
+    COMPONENTS.map((c) => waitConsuming(redis, prefix, c, BENCH_PARTITIONS, groups.get(c)!)),
   );
 
   const users: User[] = Array.from({ length: options.users }, (_, u) => ({
@@ -221,7 +220,7 @@ async function main(): Promise<void> {
     }
   });
   const backlog = await Promise.all(
-    COMPONENTS.map((topic) => backlogOf(redis, prefix, topic, PARTITIONS)),
+    COMPONENTS.map((topic) => backlogOf(redis, prefix, topic, BENCH_PARTITIONS)),
   );
   console.error(
     `bench: waiting up to ${options.graceSeconds} s for ${load.owed} replies still owed`,
