@@ -149,6 +149,31 @@ describe('topic bus', () => {
       await waitFor(async () => (await pending()) === 0, { what: 'ack' });
     });
 
+    it('when publishing the output fails, then the entry is not acknowledged and is handled again until the publish succeeds', async () => {
+      // Every retriver partition is a plain string, so XADD answers WRONGTYPE: the XACK that
+      // follows a successful publish must not be sent.
+      const retriver = topicKeys(prefix, 'retriver', PARTITIONS).partitions;
+      for (const stream of retriver) await redis.set(stream, 'not a stream');
+      let calls = 0;
+      await consumer({
+        handler: async () => {
+          calls += 1;
+          return [
+            { topic: 'retriver', message: { source: 'test', collection_name: 'faq', query: 'hi' } },
+          ];
+        },
+      }).start();
+      await producer.publish('indexer', msg('faq'));
+      await waitFor(() => calls >= 2, { what: 'a second attempt' });
+      expect(await pending()).to.equal(1);
+      await redis.del(...retriver);
+      await waitFor(async () => (await pending()) === 0, { what: 'ack' });
+      let published = 0;
+      for (const stream of retriver) published += await redis.xlen(stream);
+      expect(published).to.equal(1);
+      expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    });
+
     it('when entries are not JSON or fail the schema, then they are dead-lettered at once with the code', async () => {
       let calls = 0;
       await consumer({ handler: async () => void (calls += 1) }).start();
