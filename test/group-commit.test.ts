@@ -237,14 +237,19 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
         ).rows.map((r: { id: string; page: number }) => [r.id, r.page]),
       );
     const before = await pages();
-    // Two turns of every conversation, each state write its own statement, as flow writes them.
+    // Two turns of every conversation, written as flow writes them (one batch each here).
+    const save = batchedSaveState(t.db);
     for (let turn = 4; turn <= 5; turn++) {
       for (const id of before.keys()) {
-        await t.db.raw(
-          `update conversation_state set version = version + 1, updated_at = now(),
-             recent_turns = recent_turns || ?::jsonb where conversation_id = ?`,
-          [JSON.stringify([`t${turn}`]), id],
-        );
+        const previous = await loadState(t.db, id);
+        await save({
+          appId: 'b1',
+          conversationId: id,
+          previous,
+          state: previous.state,
+          turnId: `t${turn}`,
+          outbox: previous.outbox,
+        });
       }
     }
     const after = await pages();
