@@ -4,8 +4,6 @@
 export interface HopReport {
   /** CPU (user + system) from the first message handled to the last, in µs. */
   cpuUs: number;
-  systemUs: number;
-  wallMs: number;
 }
 
 const APP_ID = '4a8d2839-0230-4b64-b640-b633154e4777';
