@@ -36,4 +36,23 @@ describe('channel pacing (one script reserves every key of a call)', () => {
     ]);
     expect(wait).to.equal(0);
   });
+
+  it('when a slot is reserved, then the script goes by its SHA1, not as text with every call', async () => {
+    const keys: [string, typeof chat][] = [
+      [`${prefix}:pace:{tg:c2}`, bot],
+      [`${prefix}:pace:{tg:c2}:44`, chat],
+    ];
+    await reserve(redis, keys); // loads the script if this server does not hold it yet
+    const monitor = await redis.monitor();
+    const seen: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      // The script's own GET and SET are reported too, from "lua".
+      if (source !== 'lua' && args.includes(keys[0]![0])) seen.push(String(args[0]).toLowerCase());
+    });
+    await reserve(redis, keys);
+    await reserve(redis, keys);
+    await redis.ping(); // MONITOR reports a command before its reply, so both are in by now
+    monitor.disconnect();
+    expect(seen).to.deep.equal(['evalsha', 'evalsha']);
+  });
 });
