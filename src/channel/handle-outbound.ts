@@ -20,8 +20,7 @@ import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Knex } from '../shared/db.ts';
 import { BotwireError, isTransient } from '../shared/errors.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
-import type { Redis } from '../shared/redis.ts';
-import { PACES, reserve, type Pace } from './pacing.ts';
+import { PACES, type Pace, type Pacer } from './pacing.ts';
 import { formOf, PlatformError, type TelegramApi, type WhatsAppApi } from './platform-api.ts';
 import { renderTelegram, type TelegramCall } from './render-telegram.ts';
 import { renderWhatsApp } from './render-whatsapp.ts';
@@ -43,7 +42,7 @@ export interface ChannelOut {
 
 export interface OutboundDeps {
   db: Knex;
-  redis: Redis;
+  pacer: Pacer;
   prefix: string;
   directory: BotDirectory;
   telegram: TelegramApi;
@@ -159,7 +158,7 @@ async function deliver(
 ): Promise<string> {
   const attempts = deps.attempts ?? 4;
   for (let attempt = 1; ; attempt += 1) {
-    const wait = await reserve(deps.redis, call.paces);
+    const wait = await deps.pacer.reserve(call.paces);
     if (wait > 0) await sleep(wait);
     try {
       return await call.send();

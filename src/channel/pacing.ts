@@ -43,13 +43,26 @@ interface ReserveCommand {
 }
 
 /**
- * Reserves a slot under every key at once (one round trip) and resolves to how long (ms) to wait
- * for the latest of them. The keys must share a Redis Cluster hash tag. The script is sent by
- * its SHA1 (`EVALSHA`, ioredis's `defineCommand`), not as text with every call.
+ * Reserves send slots. The script goes by its SHA1 (`EVALSHA`, ioredis's `defineCommand`), not as
+ * text with every call. Make the Pacer when the connection is made, before it carries commands:
+ * an auto-pipelining connection gives each pipeline the scripts defined when the pipeline was
+ * made, so a script defined while one is filling fails in it ("pipeline[functionName] is not a
+ * function").
  */
-export async function reserve(redis: Redis, paces: readonly [string, Pace][]): Promise<number> {
-  if (!('bwReserve' in redis)) redis.defineCommand('bwReserve', { lua: RESERVE });
-  const args = paces.flatMap(([, pace]) => [pace.intervalMs, pace.burst]);
-  const script = redis as unknown as ReserveCommand;
-  return Number(await script.bwReserve(paces.length, ...paces.map(([key]) => key), ...args));
+export class Pacer {
+  readonly #redis: ReserveCommand;
+
+  constructor(redis: Redis) {
+    if (!('bwReserve' in redis)) redis.defineCommand('bwReserve', { lua: RESERVE });
+    this.#redis = redis as unknown as ReserveCommand;
+  }
+
+  /**
+   * Reserves a slot under every key at once (one round trip) and resolves to how long (ms) to
+   * wait for the latest of them. The keys must share a Redis Cluster hash tag.
+   */
+  async reserve(paces: readonly [string, Pace][]): Promise<number> {
+    const args = paces.flatMap(([, pace]) => [pace.intervalMs, pace.burst]);
+    return Number(await this.#redis.bwReserve(paces.length, ...paces.map(([key]) => key), ...args));
+  }
 }
