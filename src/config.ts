@@ -183,7 +183,7 @@ export const SETTINGS = {
     kind: 'integer',
     default: 86400,
     min: 60,
-    doc: 'How long the edge remembers a platform update id to drop redeliveries (seconds). Each id costs about 100 bytes of Redis memory for this long; older redeliveries are still caught by channel, which records every platform message id in Postgres.',
+    doc: 'How long the edge remembers a platform update id to drop redeliveries (seconds). Each id costs about 180 bytes of Redis memory for this long (docs/operations.md); older redeliveries are still caught by channel, which records every platform message id in Postgres.',
   },
   EDGE_MAX_BACKLOG: {
     kind: 'integer',
