@@ -98,7 +98,7 @@ export const SETTINGS = {
     default: 64,
     min: 1,
     max: 10000,
-    doc: 'Entries read from a topic per XREADGROUP call (count).',
+    doc: 'Entries read per partition stream by one XREADGROUP call (its COUNT, which applies to each stream named).',
   },
   CONSUMER_CONCURRENCY: {
     kind: 'integer',

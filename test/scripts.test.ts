@@ -125,7 +125,7 @@ describe('topic scripts', () => {
     it('when the message is not JSON, then exit 2 naming the JSON problem and nothing is written', async () => {
       const result = await script('send-message.sh', 'indexer', '{"collection_name":');
       expect(result.code).to.equal(2);
-      expect(result.stderr).to.contain('not valid JSON');
+      expect(result.stderr).to.contain('BW_ERR_MESSAGE_MALFORMED: the message is not valid JSON');
       expect(await topicEntries(redis, prefix, 'indexer')).to.deep.equal([]);
     });
 
@@ -142,6 +142,14 @@ describe('topic scripts', () => {
       expect(result.code).to.equal(2);
       expect(result.stderr).to.contain('unknown topic');
       expect(await redis.exists(`${prefix}:{nope}`)).to.equal(0);
+    });
+
+    it('when Redis cannot be reached, then exit 3 with BW_ERR_UNAVAILABLE', async () => {
+      const result = await run('./scripts/send-message.sh', ['indexer', JSON.stringify(MESSAGE)], {
+        env: { ...env, REDIS_URL: 'redis://127.0.0.1:1' },
+      });
+      expect(result.code, result.stderr).to.equal(3);
+      expect(result.stderr).to.contain('error: BW_ERR_UNAVAILABLE: cannot reach Redis');
     });
   });
 

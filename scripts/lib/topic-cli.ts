@@ -48,7 +48,7 @@ const config = (() => {
     return loadConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
-      console.error(`error: ${error.message}`);
+      console.error(`error: BW_ERR_CONFIG: ${error.message}`);
       process.exit(2);
     }
     throw error;
@@ -67,7 +67,7 @@ async function connect(): Promise<Redis> {
     return redis;
   } catch (error) {
     console.error(
-      `error: cannot reach Redis at ${maskUrl(config.redisUrl)}: ${(error as Error).message}`,
+      `error: BW_ERR_UNAVAILABLE: cannot reach Redis at ${maskUrl(config.redisUrl)}: ${(error as Error).message}`,
     );
     process.exit(3);
   }

@@ -48,7 +48,7 @@ export const ERRORS = {
   BW_ERR_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     retryable: false,
-    doc: 'The body is not `application/json`.',
+    doc: 'The body is not `application/json` (a document upload: not `multipart/form-data`).',
   },
   BW_ERR_MALFORMED_JSON: {
     status: 400,
@@ -63,7 +63,7 @@ export const ERRORS = {
   BW_ERR_PAYLOAD_TOO_LARGE: {
     status: 413,
     retryable: false,
-    doc: 'The body is larger than `HTTP_BODY_LIMIT_BYTES`.',
+    doc: 'The body is larger than `HTTP_BODY_LIMIT_BYTES`; or a document upload holds more files, parts or fields than an upload takes.',
   },
   BW_ERR_UNAUTHORIZED: {
     status: 401,
