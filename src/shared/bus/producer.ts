@@ -63,6 +63,8 @@ export class Producer {
 
   constructor(options: ProducerOptions) {
     this.#options = options;
+    // Defined here, before the connection carries commands: an auto-pipeline holds only the
+    // scripts defined when it was made (src/channel/pacing.ts says more).
     if (!('bwPublishOnce' in options.redis)) {
       options.redis.defineCommand('bwPublishOnce', { lua: PUBLISH_ONCE });
     }
