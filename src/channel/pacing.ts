@@ -10,7 +10,7 @@
 import type { Redis } from '../shared/redis.ts';
 
 // One slot under each key (KEYS[i] paced by ARGV[2i-1] ms with bursts of ARGV[2i]); returns the
-// longest wait. All keys of one call share a hash tag, so one script serves a Cluster too.
+// longest wait. All keys of one call share a hash tag (one Cluster slot).
 const RESERVE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -43,23 +43,28 @@ interface ReserveCommand {
 }
 
 /**
- * Reserves send slots. The script goes by its SHA1 (`EVALSHA`, ioredis's `defineCommand`), not as
- * text with every call. Make the Pacer when the connection is made, before it carries commands:
- * an auto-pipelining connection gives each pipeline the scripts defined when the pipeline was
- * made, so a script defined while one is filling fails in it ("pipeline[functionName] is not a
- * function").
+ * The pacing script, to be defined as the connection is made (`createRedis(url, { scripts })`,
+ * `createKit`'s `scripts`). It then goes by its SHA1 (`EVALSHA`), not as text with every call.
+ * Not later: an auto-pipelining connection gives each pipeline the scripts defined when the
+ * pipeline was made, so a script defined while one is filling fails in it ("pipeline[functionName]
+ * is not a function") and ioredis then throws out of its callback, which stops the process.
  */
+export const PACING_SCRIPTS = { bwReserve: { lua: RESERVE } };
+
+/** Reserves send slots through a connection made with `PACING_SCRIPTS`. */
 export class Pacer {
   readonly #redis: ReserveCommand;
 
   constructor(redis: Redis) {
-    if (!('bwReserve' in redis)) redis.defineCommand('bwReserve', { lua: RESERVE });
+    if (!('bwReserve' in redis)) {
+      throw new Error('the Redis connection was made without PACING_SCRIPTS');
+    }
     this.#redis = redis as unknown as ReserveCommand;
   }
 
   /**
    * Reserves a slot under every key at once (one round trip) and resolves to how long (ms) to
-   * wait for the latest of them. The keys must share a Redis Cluster hash tag.
+   * wait for the latest of them. The keys must share a hash tag.
    */
   async reserve(paces: readonly [string, Pace][]): Promise<number> {
     const args = paces.flatMap(([, pace]) => [pace.intervalMs, pace.burst]);

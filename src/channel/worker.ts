@@ -7,7 +7,7 @@ import { consume, createKit, openDirectory } from '../shared/worker-kit.ts';
 import { handleInbound, type ChannelIn } from './handle-inbound.ts';
 import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
 import { createJsonPost } from './json-post.ts';
-import { Pacer } from './pacing.ts';
+import { Pacer, PACING_SCRIPTS } from './pacing.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
 import { batchedRecordedOutbound, batchedRecordInbound, batchedRecordOutbound } from './store.ts';
 
@@ -17,9 +17,7 @@ export async function startChannel(
   overrides: { fetch?: typeof fetch } = {},
 ): Promise<Service> {
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
-  const kit = createKit(config, logger, { name: 'botwire-channel' });
-  // Made before the connection carries any command (pacing.ts says why).
-  const pacer = new Pacer(kit.redis);
+  const kit = createKit(config, logger, { name: 'botwire-channel', scripts: PACING_SCRIPTS });
   const { db, directory } = await openDirectory(kit, config.credentialsKey);
   // A fetch given by a test carries every call; otherwise JSON calls use keep-alive node:http.
   const jsonPost = overrides.fetch ? undefined : createJsonPost();
@@ -36,7 +34,7 @@ export async function startChannel(
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: text goes straight to flow');
   const outbound = {
     db,
-    pacer,
+    pacer: new Pacer(kit.redis),
     prefix: config.stream.prefix,
     directory,
     telegram,

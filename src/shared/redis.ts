@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 
-export type { Redis } from 'ioredis';
+export type { Redis, RedisOptions } from 'ioredis';
 
 /**
  * Opens a Redis connection.

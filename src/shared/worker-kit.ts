@@ -12,7 +12,7 @@ import { Producer, type ProducerOptions } from './bus/producer.ts';
 import type { Topic } from './bus/topics.ts';
 import type { Logger } from './logger.ts';
 import type { Service } from './process.ts';
-import { createRedis, type Redis } from './redis.ts';
+import { createRedis, type Redis, type RedisOptions } from './redis.ts';
 import { SchemaRegistry } from './schemas.ts';
 
 export interface Kit {
@@ -38,11 +38,21 @@ export interface KitOptions {
   enableAutoPipelining?: boolean;
   /** Called once per published message, for metrics. */
   onPublished?: ProducerOptions['onPublished'];
+  /**
+   * Lua scripts of the component, defined as the connection is made (ioredis `scripts`), so
+   * that no auto-pipeline can exist without them (see src/channel/pacing.ts).
+   */
+  scripts?: RedisOptions['scripts'];
 }
 
 export function createKit(config: Config, logger: Logger, options: KitOptions): Kit {
-  const { name, failFast = false, enableAutoPipelining = true, onPublished } = options;
-  const redis = createRedis(config.redisUrl, { name, failFast, enableAutoPipelining });
+  const { name, failFast = false, enableAutoPipelining = true, onPublished, scripts } = options;
+  const redis = createRedis(config.redisUrl, {
+    name,
+    failFast,
+    enableAutoPipelining,
+    ...(scripts ? { scripts } : {}),
+  });
   redis.on('error', (error: Error) =>
     logger.warn({ err: error.message }, 'redis connection error'),
   );
