@@ -125,7 +125,7 @@ describe('topic scripts', () => {
     it('when the message is not JSON, then exit 2 naming the JSON problem and nothing is written', async () => {
       const result = await script('send-message.sh', 'indexer', '{"collection_name":');
       expect(result.code).to.equal(2);
-      expect(result.stderr).to.contain('BW_ERR_MESSAGE_MALFORMED: the message is not valid JSON');
+      expect(result.stderr).to.contain('BW_ERR_MESSAGE_MALFORMED');
       expect(await topicEntries(redis, prefix, 'indexer')).to.deep.equal([]);
     });
 
@@ -149,7 +149,16 @@ describe('topic scripts', () => {
         env: { ...env, REDIS_URL: 'redis://127.0.0.1:1' },
       });
       expect(result.code, result.stderr).to.equal(3);
-      expect(result.stderr).to.contain('error: BW_ERR_UNAVAILABLE: cannot reach Redis');
+      expect(result.stderr).to.contain('error: BW_ERR_UNAVAILABLE');
+    });
+
+    it('when a setting is malformed, then exit 2 with BW_ERR_CONFIG naming the key', async () => {
+      const result = await run('./scripts/send-message.sh', ['indexer', JSON.stringify(MESSAGE)], {
+        env: { ...env, TOPIC_PARTITIONS: 'many' },
+      });
+      expect(result.code, result.stderr).to.equal(2);
+      expect(result.stderr).to.contain('error: BW_ERR_CONFIG');
+      expect(result.stderr).to.contain('TOPIC_PARTITIONS');
     });
   });
 

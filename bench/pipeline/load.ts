@@ -165,7 +165,7 @@ export class Load {
     for (let now = start; this.#next < users; now = performance.now()) {
       const due = Math.min(users, Math.floor(((now - start) * rate) / 1000));
       for (; this.#next < due; this.#next += 1) this.#issue(this.#next, 0, now, false);
-      await sleep(1);
+      await sleep(Math.max(1, start + ((this.#next + 1) * 1000) / rate - performance.now()));
     }
     await this.drain(graceMs, 0);
   }
