@@ -43,11 +43,8 @@ interface ReserveCommand {
 }
 
 /**
- * The pacing script, to be defined as the connection is made (`createRedis(url, { scripts })`,
- * `createKit`'s `scripts`). It then goes by its SHA1 (`EVALSHA`), not as text with every call.
- * Not later: an auto-pipelining connection gives each pipeline the scripts defined when the
- * pipeline was made, so a script defined while one is filling fails in it ("pipeline[functionName]
- * is not a function") and ioredis then throws out of its callback, which stops the process.
+ * The pacing script, defined as the connection is made (`createKit`'s `scripts`, which says why
+ * not later); it then goes by its SHA1 (`EVALSHA`), not as text with every call.
  */
 export const PACING_SCRIPTS = { bwReserve: { lua: RESERVE } };
 

@@ -8,7 +8,7 @@ import { BotDirectory } from './bots/directory.ts';
 import { BotStore } from './bots/store.ts';
 import { createDb, type DbOptions, type Knex } from './db.ts';
 import { StreamConsumer, type Handler } from './bus/consumer.ts';
-import { Producer, type ProducerOptions } from './bus/producer.ts';
+import { Producer, PRODUCER_SCRIPTS, type ProducerOptions } from './bus/producer.ts';
 import type { Topic } from './bus/topics.ts';
 import type { Logger } from './logger.ts';
 import type { Service } from './process.ts';
@@ -39,8 +39,11 @@ export interface KitOptions {
   /** Called once per published message, for metrics. */
   onPublished?: ProducerOptions['onPublished'];
   /**
-   * Lua scripts of the component, defined as the connection is made (ioredis `scripts`), so
-   * that no auto-pipeline can exist without them (see src/channel/pacing.ts).
+   * The component's own Lua scripts, defined with the connection like the producer's. A script
+   * goes by its SHA1 (`EVALSHA`) and must be defined as the connection is made, not later: an
+   * auto-pipelining connection gives each pipeline the scripts defined when the pipeline was
+   * made, so a script defined while one is filling fails in it ("pipeline[functionName] is not a
+   * function") and ioredis then throws out of its callback, which stops the process.
    */
   scripts?: RedisOptions['scripts'];
 }
@@ -51,7 +54,7 @@ export function createKit(config: Config, logger: Logger, options: KitOptions): 
     name,
     failFast,
     enableAutoPipelining,
-    ...(scripts ? { scripts } : {}),
+    scripts: { ...PRODUCER_SCRIPTS, ...scripts },
   });
   redis.on('error', (error: Error) =>
     logger.warn({ err: error.message }, 'redis connection error'),

@@ -42,6 +42,9 @@ for i = 1, #KEYS, 2 do
 end
 return out`;
 
+/** The producer's script, for a connection to define as it is made (see `createKit`). */
+export const PRODUCER_SCRIPTS = { bwPublishOnce: { lua: PUBLISH_ONCE } };
+
 /** The script as an ioredis command (defined once per connection). */
 interface PublishOnceCommand {
   bwPublishOnce(numKeys: number, ...args: (string | number)[]): Promise<unknown>;
@@ -63,8 +66,8 @@ export class Producer {
 
   constructor(options: ProducerOptions) {
     this.#options = options;
-    // Defined here, before the connection carries commands: an auto-pipeline holds only the
-    // scripts defined when it was made (src/channel/pacing.ts says more).
+    // The kit's connections are made with the script (createKit says why); one made elsewhere
+    // (the topic scripts', a bench's) gets it here, before it carries commands.
     if (!('bwPublishOnce' in options.redis)) {
       options.redis.defineCommand('bwPublishOnce', { lua: PUBLISH_ONCE });
     }
