@@ -25,8 +25,13 @@ describe('topic scripts', () => {
   let env: Record<string, string>;
   const children: Running[] = [];
 
+  const scriptWith = (
+    extraEnv: Record<string, string>,
+    name: string,
+    ...args: string[]
+  ): Promise<RunResult> => run(`./scripts/${name}`, args, { env: { ...env, ...extraEnv } });
   const script = (name: string, ...args: string[]): Promise<RunResult> =>
-    run(`./scripts/${name}`, args, { env });
+    scriptWith({}, name, ...args);
 
   /** Puts a dead letter on the indexer topic's dead-letter stream, shaped as the consumer does. */
   const addDeadLetter = async (data: string, reason: string): Promise<string> =>
@@ -145,17 +150,23 @@ describe('topic scripts', () => {
     });
 
     it('when Redis cannot be reached, then exit 3 with BW_ERR_UNAVAILABLE', async () => {
-      const result = await run('./scripts/send-message.sh', ['indexer', JSON.stringify(MESSAGE)], {
-        env: { ...env, REDIS_URL: 'redis://127.0.0.1:1' },
-      });
+      const result = await scriptWith(
+        { REDIS_URL: 'redis://127.0.0.1:1' },
+        'send-message.sh',
+        'indexer',
+        JSON.stringify(MESSAGE),
+      );
       expect(result.code, result.stderr).to.equal(3);
       expect(result.stderr).to.contain('error: BW_ERR_UNAVAILABLE');
     });
 
     it('when a setting is malformed, then exit 2 with BW_ERR_CONFIG naming the key', async () => {
-      const result = await run('./scripts/send-message.sh', ['indexer', JSON.stringify(MESSAGE)], {
-        env: { ...env, TOPIC_PARTITIONS: 'many' },
-      });
+      const result = await scriptWith(
+        { TOPIC_PARTITIONS: 'many' },
+        'send-message.sh',
+        'indexer',
+        JSON.stringify(MESSAGE),
+      );
       expect(result.code, result.stderr).to.equal(2);
       expect(result.stderr).to.contain('error: BW_ERR_CONFIG');
       expect(result.stderr).to.contain('TOPIC_PARTITIONS');

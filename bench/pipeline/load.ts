@@ -51,6 +51,15 @@ interface Turn {
   repliedAt?: number;
 }
 
+/**
+ * Sleeps until `at` (a `performance.now()` time), at least 1 ms: an open-loop generator wakes when
+ * its next turn is due, not every millisecond.
+ */
+const sleepUntil = (at: number): Promise<void> => sleep(Math.max(1, at - performance.now()));
+
+/** When turn `k` of a run that started at `start` is due, at `rate` per second. */
+const dueAt = (start: number, rate: number, k: number): number => start + ((k + 1) * 1000) / rate;
+
 interface UserLine {
   busy: boolean;
   queue: Turn[];
@@ -165,7 +174,7 @@ export class Load {
     for (let now = start; this.#next < users; now = performance.now()) {
       const due = Math.min(users, Math.floor(((now - start) * rate) / 1000));
       for (; this.#next < due; this.#next += 1) this.#issue(this.#next, 0, now, false);
-      await sleep(Math.max(1, start + ((this.#next + 1) * 1000) / rate - performance.now()));
+      await sleepUntil(dueAt(start, rate, this.#next));
     }
     await this.drain(graceMs, 0);
   }
@@ -195,11 +204,9 @@ export class Load {
       for (; this.#next < due; this.#next += 1) {
         this.#issue(this.#next % users, Math.floor(this.#next / users), now, marked);
       }
-      // Wake when the next turn is due (or the window opens or ends), not every millisecond: the
-      // same arrivals for half the generator's timer wake-ups at 500/s (a 2 ms gap).
-      const nextDue = start + ((this.#next - first + 1) * 1000) / this.#o.rate;
-      const wake = Math.min(nextDue, marked ? end : windowStart);
-      await sleep(Math.max(1, wake - performance.now()));
+      // Or sooner, when the window opens or ends.
+      const nextDue = dueAt(start, this.#o.rate, this.#next - first);
+      await sleepUntil(Math.min(nextDue, marked ? end : windowStart));
     }
     this.#window.end = performance.now();
     onMark('end');
