@@ -3,7 +3,7 @@
  * version on its old row's page, so the update is HOT: no new entries in the table's two
  * indexes, and the old version is pruned from the page without VACUUM. Full pages sent about a
  * third of the updates to another page, with an insert into both indexes each
- * (docs/pipeline.md, session 9). Applies to pages written from now on.
+ * (bench/pipeline/RESULTS.md, 2026-11-24). Applies to pages written after the migration.
  */
 import type { Knex } from 'knex';
 

@@ -188,8 +188,8 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
   });
 
   it('when a batch of state writes is planned, then it reads its rows by key, not the whole table, in the custom plan and the generic one', async () => {
-    // A thousand conversations with a state: small enough that a plain join of the batch was
-    // planned as a scan of every row (docs/pipeline.md, session 9). Tables of a few pages (some
+    // A thousand conversations with a state: small enough that a plain join of the batch is
+    // planned as a scan of every row (docs/pipeline.md, "What the design does for the cost"). Tables of a few pages (some
     // hundred rows) are still scanned, by either statement, which costs a handful of buffers.
     const [one] = await seedStates('plan-', 1000);
     await t.db.raw('analyze conversation_state');

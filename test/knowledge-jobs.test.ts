@@ -1,5 +1,5 @@
 /**
- * Indexing jobs at their edges (found in review): text Postgres cannot store, a re-index whose
+ * Indexing jobs at their edges: text Postgres cannot store, a re-index whose
  * detected language differs, files without text, a job whose indexer keeps dying, an indexer
  * stopped with SIGTERM mid-job, a file's last batch refused, collections created at once, uploads cut
  * short, ids BullMQ refuses.

@@ -200,8 +200,8 @@ async function main(): Promise<void> {
     sheets: options.sheets,
   });
   // The indexer reads two PDFs at once (INDEXER_READ_LANES), each in a pdf.js thread that a
-  // long-lived indexer keeps: the warm-up job gives it two, so both threads are warm. A copy, so
-  // the corpora above are drawn as before.
+  // long-lived indexer keeps: the warm-up job gives it two, so both threads are warm. A copy of
+  // the one PDF, not a second generated one, so the seeded corpora above stay the same.
   await copyFile(join(warmDir, warmPdf.files[0]!), join(warmDir, 'manual-copy.pdf'));
   warmPdf.files.push('manual-copy.pdf');
   warmPdf.units *= 2;

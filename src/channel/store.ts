@@ -20,8 +20,8 @@ export interface RecordedInbound {
 //
 // Rows are written only when something changed: a user when their name did, a conversation's
 // `last_message_at` when it is over a minute old (it orders the transcript list, to the minute).
-// An update writes a new row version, and `last_message_at` is indexed, so every message used to
-// add an entry to each of the conversation's four indexes. A conversation left as it was is read
+// An update writes a new row version, and `last_message_at` is indexed, so rewriting it on every
+// message would add an entry to each of the conversation's four indexes. A conversation left as it was is read
 // from the statement's snapshot (`known`). `existing_turn` is read from that snapshot too, i.e.
 // the row as it was before this statement: null when this statement inserted it.
 //
