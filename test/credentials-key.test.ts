@@ -13,6 +13,7 @@ import { startApi, type RunningApi } from '../src/api/worker.ts';
 import { startChannel } from '../src/channel/worker.ts';
 import { BotStore } from '../src/shared/bots/store.ts';
 import { Producer } from '../src/shared/bus/producer.ts';
+import { deadLetterKey } from '../src/shared/bus/topics.ts';
 import { keyId } from '../src/shared/crypto.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
@@ -288,7 +289,7 @@ describe('CREDENTIALS_KEY: a wrong key, a previous key, rotation', function () {
     expect(lines.join('\n')).not.to.contain('BW_ERR_CREDENTIALS_KEY');
   });
 
-  it('when one channel was sealed with a key not configured, then the edge starts and reports it, refuses that bot alone, and the rotation lists it as failed', async () => {
+  it('when one channel was sealed with a key not configured, then the edge starts and reports it, that bot alone is refused (callbacks 500, replies dead-lettered), and the rotation lists it as failed', async () => {
     const outsider = await new BotStore({
       db: t.schema.db,
       credentialsKey: Buffer.from(STRANGER, 'base64'),
@@ -341,6 +342,45 @@ describe('CREDENTIALS_KEY: a wrong key, a previous key, rotation', function () {
       ),
     );
     expect(await whatsappSigned()).to.equal(200);
+
+    // A reply for that bot: retried, then dead-lettered naming the channel; channel keeps serving.
+    const turnId = randomUUID();
+    await producer.publish('channel', {
+      source: 'test',
+      turn_id: turnId,
+      ordering_key: `${outsider.appId}:7`,
+      intent: 'channel_out',
+      bot_output: {
+        conversation: {
+          app_id: outsider.appId,
+          channel_id: outsider.channels[0]!.id,
+          channel_type: 'telegram',
+          conversation_id: randomUUID(),
+          chat_id: '7',
+          user_pid: 'telegram:7',
+          bot_language: 'en',
+        },
+        messages: [{ message_type: 'text', text: 'never sent' }],
+      },
+    });
+    const letter = await waitFor(
+      async () => {
+        for (const [, fields] of await t.redis.xrange(
+          deadLetterKey(t.prefix, 'channel'),
+          '-',
+          '+',
+        )) {
+          const field = (name: string) => fields[fields.indexOf(name) + 1] ?? '';
+          if (field('data').includes(turnId))
+            return { code: field('code'), reason: field('reason') };
+        }
+        return undefined;
+      },
+      { timeoutMs: 30_000, what: 'the dead letter of the reply' },
+    );
+    expect(letter.code).to.equal('BW_ERR_CREDENTIALS_KEY');
+    expect(letter.reason).to.contain(outsider.channels[0]!.id);
+    await telegramRoundTrip();
 
     const rotation = await rotate({ CREDENTIALS_KEY: NEW });
     expect(rotation.code).to.equal(1);
