@@ -172,6 +172,12 @@ export const SETTINGS = {
     requiredBy: ['api', 'channel', 'flow'],
     doc: 'AES-256-GCM key sealing channel credentials at rest: 32 random bytes, base64 (`openssl rand -base64 32`). Also required by language when SPEECH_API_URL is set. Secret; changing it makes stored credentials unreadable.',
   },
+  CREDENTIALS_KEY_PREVIOUS: {
+    kind: 'secret',
+    default: '',
+    pattern: '^([A-Za-z0-9+/]{43}=(\\s*,\\s*[A-Za-z0-9+/]{43}=)*)?$',
+    doc: 'Earlier CREDENTIALS_KEY values, comma separated (each 32 bytes, base64; empty: none): they still open stored channel credentials, new ones are always sealed with CREDENTIALS_KEY. Set during a key rotation until ./scripts/rotate-credentials-key.sh has re-sealed every channel (docs/operations.md). Secret.',
+  },
   HTTP_BODY_LIMIT_BYTES: {
     kind: 'integer',
     default: 1048576,
@@ -395,6 +401,8 @@ export interface Config {
   };
   /** AES-256-GCM key (32 bytes), or undefined where the component does not need it. */
   credentialsKey: Buffer | undefined;
+  /** Keys of `CREDENTIALS_KEY_PREVIOUS` (32 bytes each): they open stored credentials, never seal. */
+  previousCredentialsKeys: Buffer[];
   providers: {
     telegramApiUrl: string;
     whatsappApiUrl: string;
@@ -525,6 +533,11 @@ export function loadConfig(
       maxBacklog: v.EDGE_MAX_BACKLOG,
     },
     credentialsKey: key ? Buffer.from(key, 'base64') : undefined,
+    previousCredentialsKeys: (raw.CREDENTIALS_KEY_PREVIOUS as string)
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean)
+      .map((k) => Buffer.from(k, 'base64')),
     providers: {
       telegramApiUrl: v.TELEGRAM_API_URL,
       whatsappApiUrl: v.WHATSAPP_API_URL,

@@ -141,6 +141,27 @@ describe('configuration', () => {
     });
   });
 
+  describe('CREDENTIALS_KEY_PREVIOUS', () => {
+    it('when it lists keys separated by commas, then each is a 32-byte key; when empty, none', () => {
+      const a = Buffer.alloc(32, 1);
+      const b = Buffer.alloc(32, 2);
+      const list = `${a.toString('base64')} , ${b.toString('base64')}`;
+      const config = loadConfig({ CREDENTIALS_KEY, CREDENTIALS_KEY_PREVIOUS: list }, 'channel');
+      expect(config.previousCredentialsKeys).to.deep.equal([a, b]);
+      expect(loadConfig({ CREDENTIALS_KEY }, 'channel').previousCredentialsKeys).to.deep.equal([]);
+    });
+
+    it('when one of its keys is malformed, then ConfigError names the setting but never the value', () => {
+      const bad = `${CREDENTIALS_KEY},not-a-key-value`;
+      const error = thrown(() =>
+        loadConfig({ CREDENTIALS_KEY, CREDENTIALS_KEY_PREVIOUS: bad }, 'channel'),
+      );
+      expect(error).to.be.instanceOf(ConfigError);
+      expect((error as Error).message).to.contain('CREDENTIALS_KEY_PREVIOUS');
+      expect((error as Error).message).to.not.contain('not-a-key-value');
+    });
+  });
+
   describe('a component process', () => {
     it('when a setting is bad, then runComponent exits 78 naming the key on stderr', async () => {
       const result = await run('node', ['--import', 'tsx', 'test/fixtures/config-component.ts'], {

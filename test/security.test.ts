@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import nock from 'nock';
 import { BotStore } from '../src/shared/bots/store.ts';
-import { matchesDigest, open, secretDigest } from '../src/shared/crypto.ts';
+import { keyId, matchesDigest, open, secretDigest } from '../src/shared/crypto.ts';
+import type { BotwireError } from '../src/shared/errors.ts';
 import { lazyChild } from '../src/shared/logger.ts';
 import { startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
 import { capturingLogger } from './support/logs.ts';
@@ -58,7 +59,8 @@ describe('security claims', () => {
       { id: string; credentials: string },
       { id: string; credentials: string },
     ];
-    expect(a.credentials).to.match(/^v1\.[\w-]{16}\.[\w-]{22}\.[\w-]+$/);
+    expect(a.credentials).to.match(/^v2\.[0-9a-f]{12}\.[\w-]{16}\.[\w-]{22}\.[\w-]+$/);
+    expect(a.credentials.split('.')[1]).to.equal(keyId(key));
     expect(JSON.parse(open(key, a.credentials, a.id)).details.bot_token).to.equal(TELEGRAM_TOKEN);
     // Copied onto another row, or opened with another key, a sealed value does not open.
     expect(() => open(key, a.credentials, b.id)).to.throw();
@@ -68,11 +70,15 @@ describe('security claims', () => {
 
     await t.schema.db('channels').where({ id: b.id }).update({ credentials: a.credentials });
     const store = new BotStore({ db: t.schema.db, credentialsKey: key });
-    const error = await store.getBot(w.json.app_id).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error, 'a swapped ciphertext must not open').to.be.instanceOf(Error);
+    const swapped = (await store.getBot(w.json.app_id))!.channels[0]!;
+    expect(swapped.unreadable, 'a swapped ciphertext must not open').to.not.equal(undefined);
+    let error: unknown;
+    try {
+      void swapped.secrets;
+    } catch (e) {
+      error = e;
+    }
+    expect((error as BotwireError | undefined)?.code).to.equal('BW_ERR_CREDENTIALS_KEY');
   });
 
   it('when a log line carries credentials and auth headers, then they are redacted', () => {

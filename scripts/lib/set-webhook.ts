@@ -10,7 +10,8 @@
  * callback URL, when it was registered and Telegram's answer. The bot token is never printed.
  *
  * Exit codes: 0 registered, 2 bad usage, bad settings, unknown bot or channel, not a telegram
- * channel; 3 Telegram refused or could not be reached, or Postgres could not be reached.
+ * channel, credentials that do not open with the configured keys; 3 Telegram refused or could not
+ * be reached, or Postgres could not be reached.
  */
 import { ConfigError, loadConfig, type Config } from '../../src/config.ts';
 import { registerTelegramWebhook } from '../../src/api/admin/telegram-webhook.ts';
@@ -67,21 +68,14 @@ async function channelIdFor(store: BotStore, appId: string, channelId?: string):
 
 /**
  * Runs `work`, then closes the pool. Like the edge, a driver error meaning Postgres is out of reach
- * becomes BW_ERR_UNAVAILABLE; credentials that do not open mean the wrong CREDENTIALS_KEY.
+ * becomes BW_ERR_UNAVAILABLE. Credentials that do not open with CREDENTIALS_KEY or
+ * CREDENTIALS_KEY_PREVIOUS come as BW_ERR_CREDENTIALS_KEY, naming the channel.
  */
 async function withDatabase<T>(config: Config, db: Knex, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof BotwireError) throw error;
-    if (
-      error instanceof Error &&
-      /unable to authenticate data|not a sealed value/.test(error.message)
-    ) {
-      throw new ConfigError(
-        'invalid configuration: the channel credentials do not open with this CREDENTIALS_KEY (is it the key the edge uses?)',
-      );
-    }
     const code = (error as { code?: unknown }).code;
     const message = (error as { message?: unknown }).message;
     if (
@@ -133,7 +127,11 @@ async function main(argv: string[]): Promise<void> {
   const config = settings();
   if (!UUID.test(appId)) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
   const db = createDb(config.databaseUrl, { poolMax: 2 });
-  const store = new BotStore({ db, credentialsKey: config.credentialsKey! });
+  const store = new BotStore({
+    db,
+    credentialsKey: config.credentialsKey!,
+    previousCredentialsKeys: config.previousCredentialsKeys,
+  });
   const result = await withDatabase(config, db, async () => {
     const channelId = await channelIdFor(store, appId, channelArg);
     const registered = await registerTelegramWebhook(

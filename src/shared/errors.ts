@@ -146,6 +146,11 @@ export const ERRORS = {
     retryable: true,
     doc: 'A conversation state was changed by another writer while a turn ran; the turn is retried on the new state.',
   },
+  BW_ERR_CREDENTIALS_KEY: {
+    status: 500,
+    retryable: true,
+    doc: 'Stored channel credentials do not open with `CREDENTIALS_KEY` or any key of `CREDENTIALS_KEY_PREVIOUS`: at start, `details.channels` lists each channel and bot (and the key id it was sealed with); at run time the message names the channel. Remedy: set the key they were sealed with as `CREDENTIALS_KEY_PREVIOUS` (then run `./scripts/rotate-credentials-key.sh`), or re-create those channels. Retried, so a process holding the right key can take the message.',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

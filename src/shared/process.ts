@@ -4,6 +4,7 @@
  * `process` object, so that file stays the only one that reaches for it.
  */
 import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { BotwireError, type ErrorCode } from './errors.ts';
 import { createLogger, type Logger } from './logger.ts';
 
 /** What a started component gives back: a way to stop it. */
@@ -16,6 +17,12 @@ export type StartComponent = (config: Config, logger: Logger) => Promise<Service
 
 /** Exit code for a bad configuration (sysexits EX_CONFIG). */
 export const EXIT_CONFIG = 78;
+
+/** Start-up failures that a setting causes: logged as one line without a stack, exit EXIT_CONFIG. */
+const STARTUP_SETTING_ERRORS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'BW_ERR_CONFIG',
+  'BW_ERR_CREDENTIALS_KEY',
+]);
 
 /** Starts `component` with settings from `proc.env` and manages its lifetime. */
 export async function runComponent(
@@ -42,6 +49,12 @@ export async function runComponent(
   try {
     service = await start(config, logger);
   } catch (error) {
+    if (error instanceof BotwireError && STARTUP_SETTING_ERRORS.has(error.code)) {
+      // The operator's to fix, and the message says how: no stack trace.
+      logger.fatal({ code: error.code, ...error.details }, `could not start: ${error.message}`);
+      logger.flush();
+      proc.exit(EXIT_CONFIG);
+    }
     logger.fatal({ err: error }, 'could not start');
     proc.exit(1);
   }

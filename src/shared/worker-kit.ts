@@ -145,14 +145,22 @@ export function openDb(
   });
 }
 
-/** Postgres and a started bot directory, for components that look bots and channels up. */
+/**
+ * Postgres and a started bot directory, for components that look bots and channels up. Stored
+ * credentials open with `credentialsKey` or a key of the kit's `CREDENTIALS_KEY_PREVIOUS`.
+ * @throws BotwireError `BW_ERR_CREDENTIALS_KEY` when channels are stored and none opens.
+ */
 export async function openDirectory(
   kit: Kit,
   credentialsKey: Buffer,
 ): Promise<{ db: Knex; store: BotStore; directory: BotDirectory }> {
   const { config, logger, redis } = kit;
   const db = openDb(kit);
-  const store = new BotStore({ db, credentialsKey });
+  const store = new BotStore({
+    db,
+    credentialsKey,
+    previousCredentialsKeys: config.previousCredentialsKeys,
+  });
   const directory = new BotDirectory({
     store,
     redis,

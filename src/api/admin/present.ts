@@ -9,13 +9,18 @@ export function presentChannel(
   publicBaseUrl: string,
   channel: ChannelRecord,
 ): Record<string, unknown> {
-  const secrets = channel.secrets;
-  return {
+  const base = {
     id: channel.id,
     type: channel.type,
     callback_url: callbackUrl(publicBaseUrl, channel),
     webhook_registered_at: channel.webhookRegisteredAt,
     created_at: channel.createdAt,
+  };
+  // Credentials that do not open with the configured keys: shown as such, the rest of the bot still is.
+  if (channel.unreadable) return { ...base, credentials: 'unreadable' };
+  const secrets = channel.secrets;
+  return {
+    ...base,
     ...(secrets.type === 'whatsapp'
       ? {
           phone_number_id: secrets.details.phone_number_id,

@@ -6,12 +6,19 @@
  * directory reloads that bot. A full reload every `refreshMs` repairs anything a missed
  * notification (a Redis reconnect) left stale. A lookup that misses asks the database once and
  * remembers a miss for `missTtlMs`, so unknown ids cannot turn into a query per request.
+ *
+ * Credentials that do not open with the configured keys (docs/security.md): at start, if no stored
+ * channel opens, the key is wrong and `start` refuses with one `BW_ERR_CREDENTIALS_KEY` naming
+ * every channel; if some open, the directory starts, logs that same error once, and only the bots
+ * of those channels are refused (reading their `secrets` throws). One met later (a reload) is
+ * logged once, with its bot, and refused the same way; it never stops the directory.
  */
 import { BotwireError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Redis } from '../redis.ts';
 import type { BotStore } from './store.ts';
 import type { BotRecord, ChannelRecord } from './types.ts';
+import { credentialsKeyError, unreadableChannels } from './unreadable.ts';
 
 /** Remembered misses at most; past this the memory of misses starts over. */
 const MAX_MISSES = 10_000;
@@ -43,6 +50,9 @@ export class BotDirectory {
   #generation = 0;
   #timer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
+  /** Channels whose credentials did not open, by id, with their bot's app id. */
+  readonly #unreadable = new Map<string, string>();
+  #started = false;
 
   constructor(options: DirectoryOptions) {
     this.#o = { refreshMs: 60_000, missTtlMs: 5000, ...options };
@@ -59,7 +69,11 @@ export class BotDirectory {
     return `${this.#o.prefix}:bots:changed`;
   }
 
-  /** Loads every bot and starts following changes. */
+  /**
+   * Loads every bot and starts following changes.
+   * @throws BotwireError `BW_ERR_CREDENTIALS_KEY` when channels are stored and none of them opens
+   *   with the configured keys (`details.channels` lists them).
+   */
   async start(): Promise<void> {
     this.#subscriber.on('message', (_channel: string, appId: string) => {
       this.reload(appId).catch((error: unknown) =>
@@ -68,6 +82,8 @@ export class BotDirectory {
     });
     await this.#subscriber.subscribe(this.#channel);
     await this.reloadAll();
+    this.#checkCredentials();
+    this.#started = true;
     this.#timer = setInterval(() => {
       this.reloadAll().catch((error: unknown) =>
         this.#o.logger.warn({ err: error }, 'periodic bot reload failed; keeping the last view'),
@@ -90,6 +106,40 @@ export class BotDirectory {
     this.#bots = next;
     this.#numbers = numbers;
     this.#misses.clear();
+    this.#track(bots);
+  }
+
+  /** The start-up check: refuses when nothing opens, else reports the channels that do not. */
+  #checkCredentials(): void {
+    const unreadable = unreadableChannels(this.#bots.values());
+    if (unreadable.length === 0) return;
+    let total = 0;
+    for (const bot of this.#bots.values()) total += bot.channels.length;
+    const error = credentialsKeyError(unreadable, total, this.#o.store.keyIds);
+    if (unreadable.length === total) throw error;
+    this.#o.logger.error(
+      { code: error.code, ...error.details },
+      `${error.message} Starting: the other bots are served; these are refused until their credentials open.`,
+    );
+  }
+
+  /**
+   * Records which channels of `bots` do not open, replacing what was recorded for `appId` (or for
+   * every bot), and after start logs each one newly found: once, not at every reload.
+   */
+  #track(bots: BotRecord[], appId?: string): void {
+    const before = new Map(this.#unreadable);
+    for (const [channelId, owner] of this.#unreadable) {
+      if (appId === undefined || owner === appId) this.#unreadable.delete(channelId);
+    }
+    for (const found of unreadableChannels(bots)) {
+      this.#unreadable.set(found.channel_id, found.app_id);
+      if (!this.#started || before.has(found.channel_id)) continue;
+      this.#o.logger.error(
+        { code: 'BW_ERR_CREDENTIALS_KEY', ...found },
+        `the credentials of channel ${found.channel_id} of bot ${JSON.stringify(found.bot_name)} (app ${found.app_id}) do not open with the configured keys: ${found.reason}; its traffic is refused until the key it was sealed with is configured (CREDENTIALS_KEY_PREVIOUS) or the channel is re-created`,
+      );
+    }
   }
 
   #indexNumbers(bot: BotRecord, numbers: Map<string, WhatsAppMatch>): void {
@@ -112,6 +162,7 @@ export class BotDirectory {
     } else {
       this.#bots.delete(appId);
     }
+    this.#track(bot ? [bot] : [], appId);
     this.#misses.delete(`bot:${appId}`);
     for (const channel of bot?.channels ?? []) {
       if (channel.externalId) this.#misses.delete(`wa:${channel.externalId}`);
@@ -175,6 +226,8 @@ export class BotDirectory {
     for (const bot of this.#bots.values()) {
       if (appId !== undefined && bot.appId !== appId) continue;
       for (const channel of bot.channels) {
+        // One channel whose credentials do not open must not break the handshake of the others.
+        if (channel.unreadable) continue;
         if (channel.secrets.type === 'whatsapp' && channel.secrets.details.verify_token)
           channels.push(channel);
       }

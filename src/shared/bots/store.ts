@@ -1,9 +1,13 @@
 /**
  * Bots and channels in Postgres. Channel details are sealed with AES-256-GCM (bound to the channel
- * id) before they are written and opened when read; nothing outside this file sees the sealed form.
+ * id, with `CREDENTIALS_KEY`) before they are written and opened when read (with it or a key of
+ * `CREDENTIALS_KEY_PREVIOUS`); outside this file only the key rotation
+ * (`credentials-rotation.ts`) sees the sealed form. A channel whose credentials do not open is
+ * still returned, marked `unreadable`, so one such channel never hides the other bots.
  */
 import { randomUUID } from 'node:crypto';
-import { open, randomToken, seal } from '../crypto.ts';
+import { CredentialKeys } from '../credential-keys.ts';
+import { randomToken } from '../crypto.ts';
 import type { Knex } from '../db.ts';
 import { BotwireError } from '../errors.ts';
 import type {
@@ -45,23 +49,43 @@ function isUniqueViolation(error: unknown): boolean {
 
 export class BotStore {
   readonly #db: Knex;
-  readonly #key: Buffer;
+  readonly #keys: CredentialKeys;
 
-  constructor(options: { db: Knex; credentialsKey: Buffer }) {
+  /**
+   * @param options.credentialsKey `CREDENTIALS_KEY`: seals new credentials, opens stored ones.
+   * @param options.previousCredentialsKeys `CREDENTIALS_KEY_PREVIOUS`: open stored credentials only.
+   */
+  constructor(options: {
+    db: Knex;
+    credentialsKey: Buffer;
+    previousCredentialsKeys?: readonly Buffer[];
+  }) {
     this.#db = options.db;
-    this.#key = options.credentialsKey;
+    this.#keys = new CredentialKeys(options.credentialsKey, options.previousCredentialsKeys);
+  }
+
+  /** Ids of the configured keys (`keyId`), the current one first. */
+  get keyIds(): string[] {
+    return this.#keys.ids;
   }
 
   #toChannel(row: ChannelRow): ChannelRecord {
-    return {
+    const record = {
       id: row.id,
       appId: row.app_id,
       type: row.type,
       externalId: row.external_id,
-      secrets: JSON.parse(open(this.#key, row.credentials, row.id)) as ChannelSecrets,
       webhookRegisteredAt: row.webhook_registered_at,
       createdAt: row.created_at,
     };
+    let secrets: ChannelSecrets;
+    try {
+      secrets = JSON.parse(this.#keys.open(row.credentials, row.id).plaintext) as ChannelSecrets;
+    } catch (error) {
+      if (!(error instanceof BotwireError)) throw error;
+      return unreadableChannel(record, error);
+    }
+    return { ...record, secrets };
   }
 
   #toBot(row: BotRow, channels: ChannelRow[]): BotRecord {
@@ -104,7 +128,7 @@ export class BotStore {
       type: channel.type,
       external_id:
         channel.type === 'whatsapp' ? (channel.details as WhatsAppDetails).phone_number_id : null,
-      credentials: seal(this.#key, JSON.stringify(secrets), id),
+      credentials: this.#keys.seal(JSON.stringify(secrets), id),
       webhook_registered_at: null,
       created_at: new Date(),
     };
@@ -230,4 +254,28 @@ export class BotStore {
       .returning('webhook_registered_at');
     return row!.webhook_registered_at!;
   }
+}
+
+/**
+ * A channel whose credentials did not open: every field but `secrets`, which throws
+ * `BW_ERR_CREDENTIALS_KEY` naming the channel, its bot and the remedy. Not enumerable, so copying
+ * or logging the record does not throw.
+ */
+function unreadableChannel(
+  record: Omit<ChannelRecord, 'secrets' | 'unreadable'>,
+  cause: BotwireError,
+): ChannelRecord {
+  const keyId = (cause.details?.key_id as string | null | undefined) ?? null;
+  const channel = { ...record, unreadable: { reason: cause.message, keyId } } as ChannelRecord;
+  Object.defineProperty(channel, 'secrets', {
+    enumerable: false,
+    get(): never {
+      throw new BotwireError(
+        'BW_ERR_CREDENTIALS_KEY',
+        `the credentials of ${record.type} channel ${record.id} (bot ${record.appId}) do not open with the configured keys: ${cause.message}; set the key they were sealed with as CREDENTIALS_KEY_PREVIOUS, or re-create the channel`,
+        { details: { app_id: record.appId, channel_id: record.id, key_id: keyId } },
+      );
+    },
+  });
+  return channel;
 }

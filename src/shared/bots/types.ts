@@ -28,7 +28,18 @@ export interface ChannelRecord {
   type: ChannelType;
   /** What callbacks are matched by: the WhatsApp phone_number_id; null for Telegram. */
   externalId: string | null;
+  /**
+   * The opened credentials.
+   * @throws BotwireError `BW_ERR_CREDENTIALS_KEY` when `unreadable` is set: they did not open with
+   *   the configured keys, and nothing may use this channel until they do.
+   */
   secrets: ChannelSecrets;
+  /**
+   * Set when the stored credentials do not open with `CREDENTIALS_KEY` or a key of
+   * `CREDENTIALS_KEY_PREVIOUS`: why, and the id of the key they were sealed with (null when the
+   * stored value does not name one).
+   */
+  unreadable?: { reason: string; keyId: string | null };
   webhookRegisteredAt: Date | null;
   createdAt: Date;
 }
