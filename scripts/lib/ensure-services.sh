@@ -2,7 +2,11 @@
 # Makes the Redis and Postgres named by the env file reachable, starting or installing them on this
 # machine when their host is local, or says exactly what to install and exits non-zero.
 #
-#   bash scripts/lib/ensure-services.sh [env-file]     # or: source it with the env file as argument
+#   bash scripts/lib/ensure-services.sh [--tests] [env-file]   # or: source it with the same arguments
+#
+# --tests also makes sure of the programs the test suite runs itself: redis-server, Postgres's
+# initdb and pg_ctl (found where Debian keeps them, /usr/lib/postgresql/<version>/bin, off PATH)
+# and ps; they are installed with apt-get when missing and this runs as root, else named.
 #
 # Env file: argument 1, else $ENV_FILE, else <repo>/.env-dev (created from .env-dev.template with
 # fresh keys when missing). REDIS_URL / DATABASE_URL already in the environment win over the file.
@@ -306,7 +310,53 @@ es_ensure_postgres() {
   done
 }
 
+# es_pg_bindir TOOL: prints the folder holding a Postgres server program: `pg_config --bindir`,
+# then /usr/lib/postgresql/<version>/bin newest version first, then PATH. Fails when none has it.
+es_pg_bindir() {
+  local tool=$1 dir
+  local -a dirs=()
+  if command -v pg_config >/dev/null 2>&1; then
+    dir=$(pg_config --bindir 2>/dev/null) && dirs+=("$dir")
+  fi
+  while IFS= read -r dir; do dirs+=("$dir"); done < <(
+    for dir in /usr/lib/postgresql/*/bin; do [[ -d $dir ]] && printf '%s\n' "$dir"; done |
+      sort -t/ -k5,5 -V -r
+  )
+  for dir in "${dirs[@]}"; do
+    [[ -x $dir/$tool ]] && { printf '%s' "$dir"; return 0; }
+  done
+  dir=$(command -v "$tool" 2>/dev/null) || return 1
+  printf '%s' "${dir%/*}"
+}
+
+# es_ensure_tool CHECK PACKAGE WHAT: runs CHECK; when it fails, installs PACKAGE (root + apt-get)
+# or exits naming it.
+es_ensure_tool() {
+  local check=$1 package=$2 what=$3
+  "$check" && return 0
+  es_can_apt || es_die "the tests need $what; install it (Debian/Ubuntu: sudo apt-get install $package)"
+  es_apt_install "$package"
+  "$check" || es_die "$what is still missing after apt-get install $package"
+}
+
+es_has_redis_server() { command -v redis-server >/dev/null 2>&1; }
+es_has_pg_server() { es_pg_bindir initdb >/dev/null && es_pg_bindir pg_ctl >/dev/null; }
+es_has_ps() { command -v ps >/dev/null 2>&1; }
+
+# es_ensure_test_tools: what the test suite starts itself (private servers, process lists).
+es_ensure_test_tools() {
+  es_ensure_tool es_has_redis_server redis-server "redis-server (the fault tests start their own)"
+  es_ensure_tool es_has_pg_server postgresql "Postgres's initdb and pg_ctl (the fault tests start their own cluster)"
+  es_ensure_tool es_has_ps procps "ps"
+  es_log "test programs found: redis-server, initdb and pg_ctl in $(es_pg_bindir initdb), ps"
+}
+
 es_main() {
+  local tests=0
+  if [[ ${1:-} == --tests ]]; then
+    tests=1
+    shift
+  fi
   local env_file=${1:-${ENV_FILE:-$ES_REPO/.env-dev}} redis_url database_url
   if [[ ! -f $env_file ]]; then
     if [[ $(basename -- "$env_file") == .env-dev ]]; then
@@ -324,6 +374,7 @@ es_main() {
     [[ -n $redis_url ]] || redis_url=$(es_env_get "$env_file" REDIS_URL) || true
     [[ -n $database_url ]] || database_url=$(es_env_get "$env_file" DATABASE_URL) || true
   fi
+  [[ $tests -eq 0 ]] || es_ensure_test_tools
   es_ensure_redis "${redis_url:-$ES_DEFAULT_REDIS_URL}"
   es_ensure_postgres "${database_url:-$ES_DEFAULT_DATABASE_URL}"
 }

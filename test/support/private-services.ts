@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createDb } from '../../src/shared/db.ts';
+import { pgTool } from './pg-tools.ts';
 import { start, type Running } from './run.ts';
 import { waitFor } from './services.ts';
 
@@ -117,8 +118,9 @@ function asPostgresUser(command: string, args: string[]): [string, string[]] {
     : [command, args];
 }
 
-async function pgTool(tool: string, args: string[], timeoutMs = 60_000): Promise<void> {
-  const [command, full] = asPostgresUser(tool, args);
+/** Runs a Postgres server program, found off PATH too (pg-tools.ts). */
+async function runPgTool(tool: string, args: string[], timeoutMs = 60_000): Promise<void> {
+  const [command, full] = asPostgresUser(pgTool(tool), args);
   await exec(command, full, { timeout: timeoutMs, cwd: '/' });
 }
 
@@ -134,16 +136,16 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     url: `postgres://postgres@127.0.0.1:${port}/botwire`,
     port,
     async start() {
-      await pgTool('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
+      await runPgTool('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
       started = true;
     },
     async stop() {
-      await pgTool('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      await runPgTool('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
       started = false;
     },
     async close() {
       if (started) {
-        await pgTool('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(
+        await runPgTool('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(
           () => undefined,
         );
       }
@@ -151,7 +153,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     },
   };
   try {
-    await pgTool('initdb', [
+    await runPgTool('initdb', [
       '-D',
       data,
       '-U',
