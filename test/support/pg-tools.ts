@@ -34,7 +34,9 @@ function debianBindirs(root: string): string[] {
   } catch {
     return [];
   }
-  return versions.sort((a, b) => Number(b) - Number(a)).map((version) => join(root, version, 'bin'));
+  return versions
+    .sort((a, b) => Number(b) - Number(a))
+    .map((version) => join(root, version, 'bin'));
 }
 
 /**
@@ -44,7 +46,10 @@ function debianBindirs(root: string): string[] {
  * @param env whose PATH is searched (for pg_config too). @defaultValue process.env
  * @param debianRoot the folder of Debian's versions. @defaultValue /usr/lib/postgresql
  */
-export function pgToolDirs(env: NodeJS.ProcessEnv = process.env, debianRoot = DEBIAN_ROOT): string[] {
+export function pgToolDirs(
+  env: NodeJS.ProcessEnv = process.env,
+  debianRoot = DEBIAN_ROOT,
+): string[] {
   const fromPath = (env.PATH ?? '').split(delimiter).filter(Boolean);
   const dirs = [pgConfigBindir(env), ...debianBindirs(debianRoot), ...fromPath];
   return [...new Set(dirs.filter((dir): dir is string => Boolean(dir)))];
