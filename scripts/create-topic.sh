@@ -2,5 +2,5 @@
 # ./scripts/create-topic.sh: see scripts/lib/topic-cli.ts and the README's "Topics" section.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
-bw_ensure_deps
+bw_setup redis
 bw_node scripts/lib/topic-cli.ts create "$@"

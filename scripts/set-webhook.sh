@@ -5,5 +5,5 @@
 # Exit codes: 0 registered, 2 bad usage / unknown bot or channel, 3 Telegram refused or unreachable.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
-bw_ensure_deps
+bw_setup postgres redis
 bw_node scripts/lib/set-webhook.ts "$@"

@@ -30,3 +30,18 @@ bw_node() {
   fi
   exec node --import tsx "$@"
 }
+
+# bw_setup SERVICE...: what every script that needs Redis or Postgres does first, as run.sh does:
+# the dependencies installed, the env file complete (.env-dev created from the template, its empty
+# secrets filled), then each named service (redis, postgres) reachable, started or installed
+# when it is on this machine, and the database created. A failure is one line and exit 3 (2 for a
+# bad setting); see scripts/lib/ensure-services.sh. Done once per run: scripts started by a
+# script that did it (run.sh starts upgrade-db.sh) skip it.
+bw_setup() {
+  bw_ensure_deps
+  [ -z "${BW_SETUP_DONE:-}" ] || return 0
+  local rc=0
+  bash scripts/lib/ensure-services.sh --env-optional --only "$*" "$(bw_env_file)" || rc=$?
+  [ "$rc" -eq 0 ] || exit "$rc"
+  export BW_SETUP_DONE=1
+}
