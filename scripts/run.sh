@@ -174,7 +174,7 @@ while [ "${#alive[@]}" -gt 0 ]; do
     alive=("${still[@]}")
     report "${names[$pid]}" "$rc"
     if [ "$stopping" = 0 ]; then
-      bw_say "run.sh: stopping the others"
+      [ "${#alive[@]}" -eq 0 ] || bw_say "run.sh: stopping the others"
       stopping=1
       stop_all TERM
     fi
