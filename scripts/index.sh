@@ -8,5 +8,5 @@
 # 2 bad usage or a file refused by the upload; 3 the api could not be reached.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
-bw_ensure_deps
+bw_setup
 bw_node scripts/lib/index-cli.ts "$@"

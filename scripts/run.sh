@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # ./scripts/run.sh [-e <env file>] [component ...]
 # Starts the named components (all built ones when none), each its own process, configured from
-# the env file (default .env-dev, created from .env-dev.template when missing). Installs the
-# dependencies, makes Redis and Postgres reachable and migrates the database first.
+# the env file (default .env-dev, created from .env-dev.template when missing, its empty secrets
+# filled). Installs the dependencies, makes Redis and Postgres reachable and migrates the database
+# first (scripts/lib/common.sh bw_setup, then upgrade-db.sh).
 # Logs are prefixed by component. SIGINT/SIGTERM are forwarded and the components drain; a second
-# signal kills them. If one component exits by itself, the others are stopped too.
+# signal kills them. If one component exits by itself, the others are stopped too, and one line
+# names it, how it ended and its last log line.
+# Exit codes: 0 stopped by a signal, every component cleanly; 1 a component exited by itself or
+# did not stop cleanly (named on stderr), or a migration failed; 2 bad usage, env file not found
+# or a bad setting; 3 Redis or Postgres could not be made usable (one line names the URL, what
+# was tried and the command that fixes it);
+# 130 a second signal killed the components.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 # `wait -n -p` (bash 5.1) tells which component exited.
@@ -60,14 +67,17 @@ if [ "$env_file" != .env-dev ] && [ ! -f "$env_file" ]; then
 fi
 export ENV_FILE="$env_file"
 
-bw_ensure_deps
-bash scripts/lib/ensure-services.sh "$env_file"
+bw_setup redis postgres
 bash scripts/upgrade-db.sh >&2
 
 # Each component gets its own session (setsid) so a terminal's Ctrl-C reaches only run.sh, which
-# forwards one SIGTERM; the log prefixer ignores the signals and ends when its component does.
+# forwards one SIGTERM; the log prefixer ignores the signals and ends when its component does,
+# leaving the component's last log line in $state/<component>.last for the exit report.
+state=$(mktemp -d "${TMPDIR:-/tmp}/botwire-run-XXXXXX")
+trap 'rm -rf "$state"' EXIT
 pids=()
 stopping=0
+signalled=0
 status=0
 stop_all() {
   local signal=$1
@@ -75,12 +85,13 @@ stop_all() {
   for pid in "${pids[@]}"; do kill "-$signal" "$pid" 2>/dev/null || true; done
 }
 on_signal() {
-  if [ "$stopping" = 1 ]; then
+  if [ "$stopping" = 1 ] && [ "$signalled" = 1 ]; then
     bw_say "run.sh: second signal, killing"
     stop_all KILL
     exit 130
   fi
   stopping=1
+  signalled=1
   bw_say "run.sh: stopping ${components[*]}"
   stop_all TERM
 }
@@ -88,36 +99,86 @@ on_signal() {
 # every component already running instead of leaving it orphaned.
 trap on_signal INT TERM HUP
 
+# last_line COMPONENT: its last log line, once its prefixer has written it (at most ~2 s).
+last_line() {
+  local file="$state/$1.last" tries=20
+  while [ ! -f "$file" ] && [ "$tries" -gt 0 ]; do
+    sleep 0.1
+    tries=$((tries - 1))
+  done
+  if [ -s "$file" ]; then cut -c1-500 "$file"; else printf '(no log line)'; fi
+}
+
+# report COMPONENT RC: one line saying how a component ended and why, unless it was asked to stop
+# and did (0, or 143 when SIGTERM came before its handler was set, while starting). Sets status.
+report() {
+  local c=$1 rc=$2
+  if [ "$stopping" = 1 ] && [ "$rc" = 0 ]; then return 0; fi
+  if [ "$stopping" = 1 ] && [ "$rc" = 143 ]; then
+    bw_say "run.sh: $c stopped while still starting"
+    return 0
+  fi
+  status=1
+  local how="exited with $rc"
+  [ "$rc" -gt 128 ] && how="was killed by signal $((rc - 128))"
+  if [ "$stopping" = 1 ]; then
+    how="$how while stopping"
+  elif [ "$rc" = 78 ]; then
+    how="$how (a bad setting)"
+  fi
+  bw_say "run.sh: $c $how; its last log line: $(last_line "$c")"
+}
+
 SETSID=(); command -v setsid >/dev/null 2>&1 && SETSID=(setsid)
+# mawk (Debian's default awk) reads a pipe in blocks unless -W interactive: log lines would lag.
+AWK=(awk)
+if command -v gawk >/dev/null 2>&1; then AWK=(gawk); elif command -v mawk >/dev/null 2>&1; then AWK=(mawk -W interactive); fi
 declare -A names=()
 for c in "${components[@]}"; do
   [ "$stopping" = 0 ] || break
   "${SETSID[@]}" node --env-file="$env_file" --import tsx "src/$c/main.ts" \
-    > >(trap '' INT TERM HUP; exec sed -u "s/^/[$c] /") 2>&1 &
+    > >(trap '' INT TERM HUP; exec "${AWK[@]}" -v prefix="[$c] " -v last="$state/$c.last" \
+      '{ print prefix $0; fflush(); line = $0 } END { print line > last }') 2>&1 &
   pids+=("$!")
   names[$!]=$c
 done
 bw_say "run.sh: started ${components[*]} (pids ${pids[*]}); Ctrl-C to stop"
 
-
+# Waits for the components. `wait -n -p` names the one that exited; when bash no longer knows a
+# pid ("no such job": it reaped it already), the exited ones are found with kill -0 instead, so
+# the loop never spins.
 alive=("${pids[@]}")
 while [ "${#alive[@]}" -gt 0 ]; do
   exited=""
   rc=0
-  wait -n -p exited "${alive[@]}" || rc=$?
-  # Interrupted by a signal (the trap has run): bash leaves the -p variable unset, and set -u
-  # would end run.sh there with status 1.
-  [ -n "${exited:-}" ] || continue
-  still=()
-  for pid in "${alive[@]}"; do [ "$pid" = "$exited" ] || still+=("$pid"); done
-  alive=("${still[@]}")
-  if [ "$rc" -ne 0 ]; then status=1; fi
-  if [ "$stopping" = 0 ]; then
-    bw_say "run.sh: ${names[$exited]} exited with $rc; stopping the others"
-    status=1
-    stopping=1
-    stop_all TERM
+  wait -n -p exited "${alive[@]}" 2>/dev/null || rc=$?
+  gone=()
+  if [ -n "${exited:-}" ]; then
+    gone=("$exited:$rc")
+  elif [ "$rc" = 127 ]; then
+    for pid in "${alive[@]}"; do
+      kill -0 "$pid" 2>/dev/null && continue
+      prc=0
+      wait "$pid" 2>/dev/null || prc=$?
+      [ "$prc" = 127 ] && prc=1 # its status is lost; it ended by itself all the same
+      gone+=("$pid:$prc")
+    done
+    [ "${#gone[@]}" -gt 0 ] || sleep 0.2
   fi
+  # Otherwise a signal interrupted wait (bash leaves -p unset); the trap has run.
+  for entry in "${gone[@]}"; do
+    pid=${entry%%:*}
+    rc=${entry#*:}
+    still=()
+    for p in "${alive[@]}"; do [ "$p" = "$pid" ] || still+=("$p"); done
+    alive=("${still[@]}")
+    report "${names[$pid]}" "$rc"
+    if [ "$stopping" = 0 ]; then
+      [ "${#alive[@]}" -eq 0 ] || bw_say "run.sh: stopping the others"
+      stopping=1
+      stop_all TERM
+    fi
+  done
 done
 wait # the log prefixers
 exit "$status"

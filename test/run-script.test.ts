@@ -185,6 +185,68 @@ describe('./scripts/run.sh', () => {
       expect(alive(pid), `component pid ${pid} ended`).to.equal(false);
   });
 
+  it('when a component fails at start, then run.sh names it with its last log line, stops the others and exits 1 without looping', async function () {
+    this.timeout(150_000); // the set-up (services, migrations) takes a while on a busy machine
+    const failing = join(dir, '.env-run-failing');
+    const broken = { ...settings, ADMIN_API_KEY: '' };
+    writeFileSync(
+      failing,
+      Object.entries(broken)
+        .map(([key, value]) => `${key}=${value}`)
+        .join('\n'),
+    );
+    const result = await run('./scripts/run.sh', ['-e', failing, 'api', 'flow'], {
+      env: { ...env(), ADMIN_API_KEY: '' },
+      timeoutMs: 120_000,
+    });
+    expect(result.signal, `run.sh did not end by itself: ${result.stderr}`).to.equal(null);
+    expect(result.code, result.stderr).to.equal(1);
+    expect(result.stderr).to.match(
+      /run\.sh: api exited with 78 \(a bad setting\); its last log line: .*ADMIN_API_KEY is required by api/,
+    );
+    expect(result.stderr).to.contain('run.sh: stopping the others');
+    expect(result.stderr).not.to.contain('no such job');
+    const runLines = result.stderr.split('\n').filter((line) => line.startsWith('run.sh:'));
+    expect(runLines, result.stderr).to.have.length.below(6);
+    const prefixes = new Set(
+      result.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.slice(0, 6)),
+    );
+    expect(
+      [...prefixes].every((p) => p === '[api] ' || p === '[flow]'),
+      result.stdout,
+    ).to.equal(true);
+  });
+
+  it('when SIGTERM arrives while the components are still starting, then every one stops and run.sh exits 0', async function () {
+    this.timeout(150_000); // the set-up (services, migrations) takes a while on a busy machine
+    const proc = start('./scripts/run.sh', ['-e', envFile, 'api', 'flow'], { env: env() });
+    runner = proc;
+    await waitFor(
+      () => {
+        if (proc.child.exitCode !== null) throw new Error(`run.sh exited early: ${proc.stderr()}`);
+        return proc.stderr().includes('run.sh: started');
+      },
+      { timeoutMs: 90_000, intervalMs: 20, what: `run.sh's "started" line (${proc.stderr()})` },
+    );
+    componentPids = nodeChildren(proc.child.pid!);
+    proc.child.kill('SIGTERM');
+    const exit = await Promise.race([
+      proc.exited,
+      new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 30_000)),
+    ]);
+    expect(exit, `run.sh did not exit within 30 s of SIGTERM: ${proc.stderr()}`).to.deep.equal({
+      code: 0,
+      signal: null,
+    });
+    expect(proc.stderr()).to.contain('run.sh: stopping api flow');
+    expect(proc.stderr()).not.to.contain('no such job');
+    for (const pid of componentPids)
+      expect(alive(pid), `component pid ${pid} ended`).to.equal(false);
+  });
+
   it('when the component is unknown, then it exits non-zero with "unknown component"', async () => {
     const result = await run('./scripts/run.sh', ['-e', envFile, 'nope'], { env: env() });
     expect(result.code).to.not.equal(0);

@@ -62,7 +62,14 @@ describe('topic scripts', () => {
     redis = connectRedis();
     prefix = uniquePrefix();
     keys = topicKeys(prefix, 'indexer', DEFAULT_PARTITIONS);
-    env = { REDIS_URL, STREAM_PREFIX: prefix, ENV_FILE: '/nonexistent/.env-test' };
+    // BW_SETUP_DONE: the suite's set-up made Redis reachable; these tests are about the topic
+    // tool itself (test/dev-scripts.test.ts covers the set-up).
+    env = {
+      REDIS_URL,
+      STREAM_PREFIX: prefix,
+      ENV_FILE: '/nonexistent/.env-test',
+      BW_SETUP_DONE: '1',
+    };
   });
 
   afterEach(async () => {

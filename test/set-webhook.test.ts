@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
 import { envOf } from './support/components.ts';
 import { startPlatformStub, type PlatformStub } from './support/platform-stub.ts';
+import { freePort } from './support/private-services.ts';
 import { run } from './support/run.ts';
 
 describe('./scripts/set-webhook.sh', function () {
@@ -44,12 +45,16 @@ describe('./scripts/set-webhook.sh', function () {
     expect(result.stderr).to.contain('BW_ERR_UNKNOWN_BOT');
   });
 
-  it('when Telegram cannot be reached, then exit 3 with BW_ERR_UPSTREAM and no token', async () => {
+  it('when Telegram cannot be reached, then exit 3 with BW_ERR_UPSTREAM naming the cause (ECONNREFUSED) and no token', async () => {
     const down = await run('bash', ['scripts/set-webhook.sh', appId], {
-      env: envOf({ ...t.env, TELEGRAM_API_URL: 'http://127.0.0.1:9' }),
+      // A closed port (not 9: fetch refuses the "bad ports" before connecting, with no code).
+      env: envOf({ ...t.env, TELEGRAM_API_URL: `http://127.0.0.1:${await freePort()}` }),
     });
-    expect(down.code).to.equal(3);
-    expect(down.stderr).to.contain('BW_ERR_UPSTREAM');
+    expect(down.code, down.stderr).to.equal(3);
+    expect(down.stderr).to.contain(
+      'error: BW_ERR_UPSTREAM: Telegram could not be reached (ECONNREFUSED)',
+      down.stderr,
+    );
     expect(down.stdout + down.stderr).not.to.contain(TELEGRAM_TOKEN);
   });
 });

@@ -13,11 +13,11 @@ bw_env_file() { printf '%s' "${ENV_FILE:-.env-dev}"; }
 bw_ensure_deps() {
   command -v node >/dev/null 2>&1 || bw_die "Node.js 20 is required: https://nodejs.org or 'apt-get install nodejs'"
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    bw_say "installing dependencies"
-    # Not `npm ci`: it refuses this lock file where the registry lacks the optional per-platform
-    # builds of msgpackr-extract (a BullMQ accelerator). `npm install --no-save` installs the
-    # locked versions and leaves package.json and the lock file untouched.
-    npm install --no-save --no-audit --no-fund --loglevel=error >&2 || bw_die "npm install failed"
+    bw_say "installing dependencies (npm ci)"
+    # `npm ci` installs exactly the lock file, optional per-platform builds included, and refuses
+    # a lock file out of sync with package.json (.ci/run checks that with `npm ci --dry-run`).
+    npm ci --no-audit --no-fund --loglevel=error >&2 ||
+      bw_die "npm ci failed (is package-lock.json in sync with package.json? npm install --package-lock-only fixes that)"
   fi
 }
 
@@ -29,4 +29,19 @@ bw_node() {
     exec node --env-file="$env_file" --import tsx "$@"
   fi
   exec node --import tsx "$@"
+}
+
+# bw_setup SERVICE...: what every script that needs Redis or Postgres does first, as run.sh does:
+# the dependencies installed, the env file complete (.env-dev created from the template, its empty
+# secrets filled), then each named service (redis, postgres) reachable, started or installed
+# when it is on this machine, and the database created. A failure is one line and exit 3 (2 for a
+# bad setting); see scripts/lib/ensure-services.sh. Done once per run: scripts started by a
+# script that did it (run.sh starts upgrade-db.sh) skip it.
+bw_setup() {
+  bw_ensure_deps
+  [ -z "${BW_SETUP_DONE:-}" ] || return 0
+  local rc=0
+  bash scripts/lib/ensure-services.sh --env-optional --only "$*" "$(bw_env_file)" || rc=$?
+  [ "$rc" -eq 0 ] || exit "$rc"
+  export BW_SETUP_DONE=1
 }

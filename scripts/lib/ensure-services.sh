@@ -2,10 +2,23 @@
 # Makes the Redis and Postgres named by the env file reachable, starting or installing them on this
 # machine when their host is local, or says exactly what to install and exits non-zero.
 #
-#   bash scripts/lib/ensure-services.sh [env-file]     # or: source it with the env file as argument
+#   bash scripts/lib/ensure-services.sh [--tests] [--only 'redis postgres'] [--env-optional] [env-file]
+#   (or source it with the same arguments)
 #
-# Env file: argument 1, else $ENV_FILE, else <repo>/.env-dev (created from .env-dev.template with
-# fresh keys when missing). REDIS_URL / DATABASE_URL already in the environment win over the file.
+# Exit codes: 0 ready; 2 a bad setting or argument (env file not found, a URL that does not
+# parse); 3 Redis or Postgres could not be made usable. A failure is one line on stderr,
+# "error: ...", naming the URL (password masked), what was tried and the command that fixes it;
+# DEBUG=1 adds the checks' own output.
+# --only limits the services checked; --env-optional accepts a missing env file (settings then
+# come from the environment and the defaults).
+#
+# --tests also makes sure of the programs the test suite runs itself: redis-server, Postgres's
+# initdb and pg_ctl (found where Debian keeps them, /usr/lib/postgresql/<version>/bin, off PATH)
+# and ps; they are installed with apt-get when missing and this runs as root, else named.
+#
+# Env file: argument 1, else $ENV_FILE, else <repo>/.env-dev. A file named .env-dev is created from
+# .env-dev.template when missing, and its empty ADMIN_API_KEY and CREDENTIALS_KEY get fresh values.
+# REDIS_URL / DATABASE_URL already in the environment win over the file.
 # Reachability is checked with scripts/lib/ping-services.ts, so no redis-cli or psql is needed.
 
 ES_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -13,10 +26,14 @@ ES_DEFAULT_REDIS_URL='redis://127.0.0.1:6379'
 ES_DEFAULT_DATABASE_URL='postgres://postgres:postgres@localhost:5432/botwire'
 
 es_log() { printf 'ensure-services: %s\n' "$*" >&2; }
+# es_die MESSAGE [CODE]: one line, "error: MESSAGE", and exit CODE (default 3: a service could not
+# be made usable; 2 is a bad setting or argument).
 es_die() {
-  es_log "$*"
-  exit 1
+  printf 'error: %s\n' "$1" >&2
+  exit "${2:-3}"
 }
+# Where a setting is fixed, for the messages.
+ES_ENV_NAME=.env-dev
 
 # es_env_get FILE KEY: prints the last KEY=VALUE value in FILE; fails when KEY is absent.
 # A parser rather than `source`, so the file can never run commands.
@@ -50,28 +67,46 @@ es_env_get() {
   return "$found"
 }
 
-# es_create_env_dev FILE: copies the template and fills empty ADMIN_API_KEY= / CREDENTIALS_KEY=.
-es_create_env_dev() {
-  local file=$1 template="$ES_REPO/.env-dev.template"
-  if [[ ! -f $template ]]; then
+# es_complete_env_dev FILE: creates FILE from the template when missing, and fills its empty
+# ADMIN_API_KEY= / CREDENTIALS_KEY= with fresh random values (as `cp .env-dev.template .env-dev`
+# leaves them), saying which. Keys with a value are never touched.
+es_complete_env_dev() {
+  local file=$1 template="$ES_REPO/.env-dev.template" filled
+  if [[ ! -f $file && ! -f $template ]]; then
     es_log "no $file and no .env-dev.template yet; using defaults"
     return 0
   fi
   # shellcheck disable=SC2016 # JavaScript template literals, not shell expansions
-  node -e '
+  filled=$(node -e '
     const fs = require("node:fs");
     const { randomBytes } = require("node:crypto");
     const [template, out] = process.argv.slice(1);
-    let text = fs.readFileSync(template, "utf8");
+    const exists = fs.existsSync(out);
+    let text = fs.readFileSync(exists ? out : template, "utf8");
+    const filled = [];
     const fill = (key, value) => {
       const empty = new RegExp(`^${key}=[ \\t]*(?:""|\x27\x27)?[ \\t]*$`, "m");
-      text = text.replace(empty, () => `${key}=${value}`);
+      if (empty.test(text)) {
+        text = text.replace(empty, () => `${key}=${value}`);
+        filled.push(key);
+      }
     };
     fill("ADMIN_API_KEY", randomBytes(32).toString("hex"));
     fill("CREDENTIALS_KEY", randomBytes(32).toString("base64"));
-    fs.writeFileSync(out, text, { mode: 0o600, flag: "wx" });
-  ' "$template" "$file" || es_die "could not create $file from .env-dev.template"
-  es_log "created $file from .env-dev.template with fresh ADMIN_API_KEY and CREDENTIALS_KEY"
+    if (!exists) {
+      fs.writeFileSync(out, text, { mode: 0o600, flag: "wx" });
+    } else if (filled.length > 0) {
+      const mode = fs.statSync(out).mode & 0o777;
+      fs.writeFileSync(`${out}.tmp`, text, { mode: mode & 0o600 });
+      fs.renameSync(`${out}.tmp`, out);
+    }
+    process.stdout.write(`${exists ? "filled" : "created"} ${filled.join(" ")}`);
+  ' "$template" "$file") || es_die "could not write $file (from .env-dev.template)" 2
+  case $filled in
+    created*) es_log "created $file from .env-dev.template with fresh ADMIN_API_KEY and CREDENTIALS_KEY" ;;
+    "filled ") ;;
+    filled*) es_log "$file had no value for ${filled#filled }: filled with fresh random values" ;;
+  esac
 }
 
 # es_url URL FIELD: prints one decoded part of URL (hostname, port, username, password, masked).
@@ -98,11 +133,21 @@ es_is_local() {
   esac
 }
 
-# es_ping KIND URL: 0 up, 2 unreachable, 3 database missing, 4 auth failed, 1 other.
+# es_ping KIND URL: 0 up, 2 unreachable, 3 database missing, 4 auth failed, 1 other. The ping's
+# one-line reason goes to ES_PING_WHY (for the caller's message) rather than to the terminal.
+ES_PING_WHY=''
 es_ping() {
-  local rc=0
-  (cd "$ES_REPO" && node --import tsx scripts/lib/ping-services.ts "$@") || rc=$?
+  local rc=0 out
+  out=$(cd "$ES_REPO" && node --import tsx scripts/lib/ping-services.ts "$@" 2>&1 >/dev/null) || rc=$?
+  [[ ${DEBUG:-} != 1 || -z $out ]] || printf '%s\n' "$out" >&2
+  out=${out%%$'\n'*}
+  ES_PING_WHY=${out#ping-services: }
   return "$rc"
+}
+# es_reason: the code or text in the last ping's parentheses, e.g. ECONNREFUSED.
+es_reason() {
+  local why=$ES_PING_WHY
+  if [[ $why =~ \(([^\)]*)\)$ ]]; then printf '%s' "${BASH_REMATCH[1]}"; else printf '%s' "${why:-no answer}"; fi
 }
 
 # es_ping_quiet: the same, without the ping's own stderr line (for polling).
@@ -156,7 +201,7 @@ es_start_redis_server() {
 
 es_ensure_redis() {
   local url=$1 masked host port rc=0
-  masked=$(es_url "$url" masked) || es_die "REDIS_URL is not a valid URL"
+  masked=$(es_url "$url" masked) || es_die "REDIS_URL is not a valid URL; fix it in $ES_ENV_NAME" 2
   es_ping redis "$url" || rc=$?
   case $rc in
     0)
@@ -164,13 +209,13 @@ es_ensure_redis() {
       return 0
       ;;
     2) ;;
-    4) es_die "Redis $masked refused the credentials; fix REDIS_URL" ;;
-    *) es_die "cannot check Redis $masked (see the line above)" ;;
+    4) es_die "Redis $masked refused the credentials ($(es_reason)); tried: AUTH with the URL's user and password; fix: the password in REDIS_URL in $ES_ENV_NAME" ;;
+    *) es_die "Redis $masked did not answer PING ($ES_PING_WHY); tried: connect and PING; fix: check that $masked is a Redis server, or REDIS_URL in $ES_ENV_NAME" ;;
   esac
   host=$(es_url "$url" hostname)
   port=$(es_url "$url" port)
   port=${port:-6379}
-  es_is_local "$host" || es_die "Redis $masked is unreachable; it is not on this machine, so start it there or fix REDIS_URL"
+  es_is_local "$host" || es_die "Redis $masked is unreachable ($(es_reason)); tried: connect (host $host is not this machine, so nothing is started here); fix: start Redis on $host, or set REDIS_URL in $ES_ENV_NAME (default $ES_DEFAULT_REDIS_URL)"
 
   if command -v redis-server >/dev/null 2>&1; then
     es_start_redis_server "$port"
@@ -181,9 +226,9 @@ es_ensure_redis() {
     # Debian's package may have started its own server already.
     es_ping_quiet redis "$url" || es_start_redis_server "$port"
   else
-    es_die "Redis is not installed. Install it (Debian/Ubuntu: sudo apt-get install redis-server) or install Docker and run: docker compose up -d redis"
+    es_die "Redis $masked is unreachable ($(es_reason)); tried: redis-server (not installed), docker compose (no Docker), apt-get (not root); fix: sudo apt-get install redis-server, or docker compose up -d redis"
   fi
-  es_wait redis "$url" 20 || es_die "Redis $masked did not answer within 20 s (log: .data/redis/redis.log, or docker compose logs redis)"
+  es_wait redis "$url" 20 || es_die "Redis $masked did not answer within 20 s of being started ($(es_reason)); fix: read .data/redis/redis.log (or docker compose logs redis), then run this again"
   es_log "Redis $masked is up"
 }
 
@@ -205,7 +250,7 @@ es_start_pg_clusters() {
 
 es_start_postgres() {
   local masked=$1 port=$2 rc=0
-  local no_cluster="no local Postgres cluster listens on port $port (see pg_lsclusters); fix DATABASE_URL or create one: pg_createcluster <version> main --port $port --start"
+  local no_cluster="Postgres $masked is unreachable ($(es_reason)); tried: starting the local clusters, but none uses port $port; fix: pg_createcluster <version> main --port $port --start, or the port in DATABASE_URL in $ES_ENV_NAME (see pg_lsclusters)"
   es_start_pg_clusters "$port" || rc=$?
   if [[ $rc -eq 0 ]]; then
     return 0
@@ -219,7 +264,7 @@ es_start_postgres() {
     es_start_pg_clusters "$port" || rc=$?
     [[ $rc -eq 0 ]] || es_die "$no_cluster"
   else
-    es_die "Postgres is not installed or not running for $masked. Install it (Debian/Ubuntu: sudo apt-get install postgresql) or install Docker and run: docker compose up -d postgres"
+    es_die "Postgres $masked is unreachable ($(es_reason)); tried: local clusters (none; no postgresql-common), docker compose (no Docker), apt-get (not root); fix: sudo apt-get install postgresql, or docker compose up -d postgres"
   fi
 }
 
@@ -229,11 +274,12 @@ es_sql_ident() { printf '"%s"' "${1//\"/\"\"}"; }
 # es_psql_as_postgres PORT: runs stdin through psql as the postgres OS user (peer auth). The SQL
 # goes through stdin so the password never shows up in a process list.
 es_psql_as_postgres() {
-  local port=$1
+  local port=$1 errors=/dev/null
+  [[ ${DEBUG:-} != 1 ]] || errors=/dev/stderr
   if command -v runuser >/dev/null 2>&1; then
-    (cd / && runuser -u postgres -- psql -X -q -t -A -v ON_ERROR_STOP=1 -p "$port" -d postgres)
+    (cd / && runuser -u postgres -- psql -X -q -t -A -v ON_ERROR_STOP=1 -p "$port" -d postgres) 2>"$errors"
   else
-    (cd / && su -s /bin/sh postgres -c "psql -X -q -t -A -v ON_ERROR_STOP=1 -p $port -d postgres")
+    (cd / && su -s /bin/sh postgres -c "psql -X -q -t -A -v ON_ERROR_STOP=1 -p $port -d postgres") 2>"$errors"
   fi
 }
 
@@ -245,42 +291,42 @@ es_fix_pg_auth() {
   port=${port:-5432}
   user=$(es_url "$url" username)
   password=$(es_url "$url" password)
-  local advice="set the password of the user in DATABASE_URL ($masked), e.g. sudo -u postgres psql -c \"ALTER USER <user> PASSWORD '<password>'\", or fix DATABASE_URL"
+  local advice="fix: the password in DATABASE_URL in $ES_ENV_NAME, or give the user that password: sudo -u postgres psql -c \"ALTER USER ${user:-<user>} PASSWORD '<password>'\""
   if ! es_is_local "$host" || [[ $(id -u) -ne 0 || -z $user || -z $password ]] ||
     ! command -v psql >/dev/null 2>&1 || ! id postgres >/dev/null 2>&1 ||
     ! { command -v runuser >/dev/null 2>&1 || command -v su >/dev/null 2>&1; }; then
-    es_die "Postgres $masked rejected the login: $advice"
+    es_die "Postgres $masked rejected the login ($(es_reason)); tried: the URL's user and password (not as root on this machine, so no repair was tried); $advice"
   fi
   role=$(es_sql_ident "$user")
   # 1: the role exists without a password (a fresh Debian install); 2: it has one already.
   exists=$(printf 'SELECT CASE WHEN rolpassword IS NULL THEN 1 ELSE 2 END FROM pg_authid WHERE rolname = %s;\n' "$(es_sql_literal "$user")" |
-    es_psql_as_postgres "$port") || es_die "could not reach Postgres as the postgres OS user: $advice"
+    es_psql_as_postgres "$port") || es_die "Postgres $masked rejected the login ($(es_reason)); tried: the URL's password, then psql as the postgres OS user, which failed too; $advice"
   if [[ $exists == 2 ]]; then
     # Never overwrite a password someone set: other software on this machine may use it.
-    es_die "Postgres $masked rejected the login and user $user already has a password: $advice"
+    es_die "Postgres $masked rejected the login ($(es_reason)); tried: the URL's password; user $user already has another one, which is left alone; $advice"
   elif [[ $exists == 1 ]]; then
     es_log "setting the password of Postgres user $user (it had none) from DATABASE_URL"
     printf 'ALTER ROLE %s WITH LOGIN PASSWORD %s;\n' "$role" "$(es_sql_literal "$password")" |
-      es_psql_as_postgres "$port" >/dev/null || es_die "ALTER ROLE failed: $advice"
+      es_psql_as_postgres "$port" >/dev/null || es_die "Postgres $masked rejected the login; tried: ALTER ROLE as the postgres OS user, which failed; $advice"
   else
     es_log "creating Postgres superuser $user from DATABASE_URL"
     printf 'CREATE ROLE %s WITH LOGIN SUPERUSER PASSWORD %s;\n' "$role" "$(es_sql_literal "$password")" |
-      es_psql_as_postgres "$port" >/dev/null || es_die "CREATE ROLE failed: $advice"
+      es_psql_as_postgres "$port" >/dev/null || es_die "Postgres $masked rejected the login; tried: CREATE ROLE as the postgres OS user, which failed; $advice"
   fi
 }
 
 es_ensure_postgres() {
   local url=$1 masked host port rc=0 fixed_auth=0 created_db=0
-  masked=$(es_url "$url" masked) || es_die "DATABASE_URL is not a valid URL"
+  masked=$(es_url "$url" masked) || es_die "DATABASE_URL is not a valid URL; fix it in $ES_ENV_NAME" 2
   host=$(es_url "$url" hostname)
   es_ping postgres "$url" || rc=$?
   if [[ $rc -eq 2 ]]; then
-    es_is_local "$host" || es_die "Postgres $masked is unreachable; it is not on this machine, so start it there or fix DATABASE_URL"
+    es_is_local "$host" || es_die "Postgres $masked is unreachable ($(es_reason)); tried: connect (host $host is not this machine, so nothing is started here); fix: start Postgres on $host, or set DATABASE_URL in $ES_ENV_NAME (default $ES_DEFAULT_DATABASE_URL)"
     port=$(es_url "$url" port)
     es_start_postgres "$masked" "${port:-5432}"
-    es_wait postgres "$url" 30 || es_die "Postgres $masked did not answer within 30 s (see /var/log/postgresql/, or docker compose logs postgres)"
+    es_wait postgres "$url" 30 || es_die "Postgres $masked did not answer within 30 s of being started ($(es_reason)); fix: read /var/log/postgresql/ (or docker compose logs postgres), then run this again"
     rc=0
-    es_ping postgres "$url" 2>/dev/null || rc=$?
+    es_ping postgres "$url" || rc=$?
   fi
   while :; do
     case $rc in
@@ -289,34 +335,88 @@ es_ensure_postgres() {
         return 0
         ;;
       4)
-        [[ $fixed_auth -eq 0 ]] || es_die "Postgres $masked still rejects the login; check pg_hba.conf allows password logins on $host"
+        [[ $fixed_auth -eq 0 ]] || es_die "Postgres $masked still rejects the login ($(es_reason)); tried: setting the user's password; fix: allow password logins for $host in pg_hba.conf (sudo -u postgres psql -c 'SHOW hba_file')"
         fixed_auth=1
         es_fix_pg_auth "$url" "$masked"
         ;;
       3)
-        [[ $created_db -eq 0 ]] || es_die "database in $masked still missing after CREATE DATABASE"
+        [[ $created_db -eq 0 ]] || es_die "Postgres $masked: the database is still missing after CREATE DATABASE; fix: createdb it by hand (sudo -u postgres createdb <name>)"
         created_db=1
-        es_log "creating the database of $masked"
-        es_ping postgres-create-db "$url" || es_die "could not create the database of $masked"
+        es_log "creating the database of $masked (it did not exist)"
+        es_ping postgres-create-db "$url" || es_die "Postgres $masked: the database does not exist and CREATE DATABASE failed ($ES_PING_WHY); fix: give the user CREATEDB (sudo -u postgres psql -c 'ALTER USER <user> CREATEDB') or create it: sudo -u postgres createdb <name>"
         ;;
-      *) es_die "Postgres $masked is not usable (see the line above)" ;;
+      *) es_die "Postgres $masked is not usable ($ES_PING_WHY); tried: connect and SELECT 1; fix: check DATABASE_URL in $ES_ENV_NAME" ;;
     esac
     rc=0
     es_ping postgres "$url" || rc=$?
   done
 }
 
-es_main() {
-  local env_file=${1:-${ENV_FILE:-$ES_REPO/.env-dev}} redis_url database_url
-  if [[ ! -f $env_file ]]; then
-    if [[ $(basename -- "$env_file") == .env-dev ]]; then
-      es_create_env_dev "$env_file"
-    else
-      es_die "env file not found: $env_file"
-    fi
+# es_pg_bindir TOOL: prints the folder holding a Postgres server program: `pg_config --bindir`,
+# then /usr/lib/postgresql/<version>/bin newest version first, then PATH. Fails when none has it.
+es_pg_bindir() {
+  local tool=$1 dir
+  local -a dirs=()
+  if command -v pg_config >/dev/null 2>&1; then
+    dir=$(pg_config --bindir 2>/dev/null) && dirs+=("$dir")
   fi
-  command -v node >/dev/null 2>&1 || es_die "node is not installed (Node 20 is required)"
-  [[ -d "$ES_REPO/node_modules/tsx" ]] || es_die "the project is not installed; run: npm ci (in $ES_REPO)"
+  while IFS= read -r dir; do dirs+=("$dir"); done < <(
+    for dir in /usr/lib/postgresql/*/bin; do [[ -d $dir ]] && printf '%s\n' "$dir"; done |
+      sort -t/ -k5,5 -V -r
+  )
+  for dir in "${dirs[@]}"; do
+    [[ -x $dir/$tool ]] && { printf '%s' "$dir"; return 0; }
+  done
+  dir=$(command -v "$tool" 2>/dev/null) || return 1
+  printf '%s' "${dir%/*}"
+}
+
+# es_ensure_tool CHECK PACKAGE WHAT: runs CHECK; when it fails, installs PACKAGE (root + apt-get)
+# or exits naming it.
+es_ensure_tool() {
+  local check=$1 package=$2 what=$3
+  "$check" && return 0
+  es_can_apt || es_die "the tests need $what; tried: $check (not found), apt-get (not root); fix: sudo apt-get install $package"
+  es_apt_install "$package"
+  "$check" || es_die "$what is still missing after apt-get install $package"
+}
+
+es_has_redis_server() { command -v redis-server >/dev/null 2>&1; }
+es_has_pg_server() { es_pg_bindir initdb >/dev/null && es_pg_bindir pg_ctl >/dev/null; }
+es_has_ps() { command -v ps >/dev/null 2>&1; }
+
+# es_ensure_test_tools: what the test suite starts itself (private servers, process lists).
+es_ensure_test_tools() {
+  es_ensure_tool es_has_redis_server redis-server "redis-server (the fault tests start their own)"
+  es_ensure_tool es_has_pg_server postgresql "Postgres's initdb and pg_ctl (the fault tests start their own cluster)"
+  es_ensure_tool es_has_ps procps "ps"
+  es_log "test programs found: redis-server, initdb and pg_ctl in $(es_pg_bindir initdb), ps"
+}
+
+es_main() {
+  local tests=0 optional=0 only='redis postgres'
+  while [[ ${1:-} == --* ]]; do
+    case $1 in
+      --tests) tests=1 ;;
+      --env-optional) optional=1 ;;
+      --only)
+        only=${2:-}
+        shift
+        ;;
+      *) es_die "ensure-services: unknown option $1" 2 ;;
+    esac
+    shift
+  done
+  local env_file=${1:-${ENV_FILE:-$ES_REPO/.env-dev}} redis_url database_url
+  ES_ENV_NAME=$env_file
+  if [[ $(basename -- "$env_file") == .env-dev ]]; then
+    es_complete_env_dev "$env_file"
+  elif [[ ! -f $env_file && $optional -eq 0 ]]; then
+    es_die "env file not found: $env_file" 2
+  fi
+  [[ -f $env_file ]] || ES_ENV_NAME='the environment'
+  command -v node >/dev/null 2>&1 || es_die "node is not installed; fix: install Node.js 20 (https://nodejs.org)" 2
+  [[ -d "$ES_REPO/node_modules/tsx" ]] || es_die "the project is not installed; fix: npm ci (in $ES_REPO)" 2
 
   redis_url=${REDIS_URL:-}
   database_url=${DATABASE_URL:-}
@@ -324,8 +424,9 @@ es_main() {
     [[ -n $redis_url ]] || redis_url=$(es_env_get "$env_file" REDIS_URL) || true
     [[ -n $database_url ]] || database_url=$(es_env_get "$env_file" DATABASE_URL) || true
   fi
-  es_ensure_redis "${redis_url:-$ES_DEFAULT_REDIS_URL}"
-  es_ensure_postgres "${database_url:-$ES_DEFAULT_DATABASE_URL}"
+  [[ $tests -eq 0 ]] || es_ensure_test_tools
+  [[ " $only " != *' redis '* ]] || es_ensure_redis "${redis_url:-$ES_DEFAULT_REDIS_URL}"
+  [[ " $only " != *' postgres '* ]] || es_ensure_postgres "${database_url:-$ES_DEFAULT_DATABASE_URL}"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then

@@ -3,6 +3,7 @@
  * a `PlatformError` says whether trying again can help and how long the platform asked to wait.
  * Base URLs come from config (TELEGRAM_API_URL, WHATSAPP_API_URL) so tests and emulators stand in.
  */
+import { failureCause } from '../shared/failure-cause.ts';
 import type { JsonPost } from './json-post.ts';
 
 export class PlatformError extends Error {
@@ -13,8 +14,10 @@ export class PlatformError extends Error {
     /** Seconds the platform asked us to wait (Telegram 429 `retry_after`). */
     readonly retryAfterS?: number,
     readonly status?: number,
+    /** What the HTTP client threw, when the call got no answer. */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
   }
 }
 
@@ -63,8 +66,8 @@ async function post(
         options.timeoutMs ?? 10_000,
       );
     } catch (error) {
-      // The URL may hold a bot token: report the kind of failure only.
-      throw new PlatformError(`the platform could not be reached (${(error as Error).name})`, true);
+      // The URL may hold a bot token: report the cause's code only.
+      throw unreachable(error);
     }
     let json: Record<string, unknown> = {};
     try {
@@ -84,8 +87,8 @@ async function post(
       signal: AbortSignal.timeout((options.timeoutMs ?? 10_000) * (multipart ? 3 : 1)),
     });
   } catch (error) {
-    // The URL may hold a bot token: report the kind of failure only.
-    throw new PlatformError(`the platform could not be reached (${(error as Error).name})`, true);
+    // The URL may hold a bot token: report the cause's code only.
+    throw unreachable(error);
   }
   let json: Record<string, unknown> = {};
   try {
@@ -94,6 +97,18 @@ async function post(
     // A proxy's HTML error page: the status says enough.
   }
   return { status: response.status, json };
+}
+
+/** A call that got no answer: retryable, with the cause's code (ENOTFOUND, timeout, ...). */
+function unreachable(error: unknown): PlatformError {
+  const code = failureCause(error);
+  return new PlatformError(
+    `the platform could not be reached (${code})`,
+    true,
+    undefined,
+    undefined,
+    error,
+  );
 }
 
 function classify(status: number, description: string, retryAfterS?: number): PlatformError {

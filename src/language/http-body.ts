@@ -3,13 +3,14 @@
  * and response bodies read with a size cap, so a large or endless body cannot fill the memory.
  */
 import { BotwireError } from '../shared/errors.ts';
+import { failureCause } from '../shared/failure-cause.ts';
 
 /** A call that never got an answer (network, timeout): trying again may help. */
 export function unreachable(what: string, error: unknown): BotwireError {
-  // The URL may hold a bot token: report the kind of failure only.
+  // The URL may hold a bot token: report the cause's code only.
   return new BotwireError(
     'BW_ERR_UPSTREAM',
-    `${what} could not be reached (${(error as Error).name})`,
+    `${what} could not be reached (${failureCause(error)})`,
     { cause: error },
   );
 }

@@ -5,6 +5,7 @@
  * model and from which sources. When the model fails or is slow, the passages answer instead.
  */
 import { BotwireError } from '../shared/errors.ts';
+import { failureCause } from '../shared/failure-cause.ts';
 import { citeSource, MARK, type SearchHit } from '../shared/knowledge/search.ts';
 
 /** Passages quoted in an answer without an LLM. */
@@ -74,7 +75,7 @@ export async function llmAnswer(
       signal: AbortSignal.timeout(llm.timeoutMs),
     });
   } catch (error) {
-    throw new BotwireError('BW_ERR_UPSTREAM', `LLM unreachable (${(error as Error).name})`, {
+    throw new BotwireError('BW_ERR_UPSTREAM', `LLM unreachable (${failureCause(error)})`, {
       cause: error,
     });
   }

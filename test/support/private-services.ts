@@ -5,12 +5,13 @@
  * folder.
  */
 import { execFile } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createDb } from '../../src/shared/db.ts';
+import { pgTool } from './pg-tools.ts';
 import { start, type Running } from './run.ts';
 import { waitFor } from './services.ts';
 
@@ -117,33 +118,50 @@ function asPostgresUser(command: string, args: string[]): [string, string[]] {
     : [command, args];
 }
 
-async function pgTool(tool: string, args: string[], timeoutMs = 60_000): Promise<void> {
-  const [command, full] = asPostgresUser(tool, args);
+/** Runs a Postgres server program, found off PATH too (pg-tools.ts). */
+async function runPgTool(tool: string, args: string[], timeoutMs = 60_000): Promise<void> {
+  const [command, full] = asPostgresUser(pgTool(tool), args);
   await exec(command, full, { timeout: timeoutMs, cwd: '/' });
 }
 
-/** A Postgres cluster of its own (initdb, trust auth, fsync off) with a `botwire` database. */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+/**
+ * A Postgres cluster of its own (initdb, fsync off) with a `botwire` database. Logins are trusted,
+ * or, with `settings.password`, need that password for user `postgres` (scram-sha-256).
+ */
+export async function startPrivatePostgres(
+  settings: { password?: string } = {},
+): Promise<PrivatePostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'botwire-pg-'));
-  if (process.getuid?.() === 0) chownSync(dir, ...(await postgresIds()));
+  const ids = process.getuid?.() === 0 ? await postgresIds() : undefined;
+  if (ids) chownSync(dir, ...ids);
+  const credentials = settings.password
+    ? `postgres:${encodeURIComponent(settings.password)}`
+    : 'postgres';
+  const auth = ['-A', 'trust'];
+  if (settings.password) {
+    const pwfile = join(dir, 'pwfile');
+    writeFileSync(pwfile, `${settings.password}\n`, { mode: 0o600 });
+    if (ids) chownSync(pwfile, ...ids);
+    auth.splice(0, 2, '-A', 'scram-sha-256', `--pwfile=${pwfile}`);
+  }
   const data = join(dir, 'data');
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`;
   let started = false;
   const pg: PrivatePostgres = {
-    url: `postgres://postgres@127.0.0.1:${port}/botwire`,
+    url: `postgres://${credentials}@127.0.0.1:${port}/botwire`,
     port,
     async start() {
-      await pgTool('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
+      await runPgTool('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
       started = true;
     },
     async stop() {
-      await pgTool('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      await runPgTool('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
       started = false;
     },
     async close() {
       if (started) {
-        await pgTool('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(
+        await runPgTool('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(
           () => undefined,
         );
       }
@@ -151,19 +169,11 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     },
   };
   try {
-    await pgTool('initdb', [
-      '-D',
-      data,
-      '-U',
-      'postgres',
-      '-A',
-      'trust',
-      '--no-sync',
-      '-E',
-      'UTF8',
-    ]);
+    await runPgTool('initdb', ['-D', data, '-U', 'postgres', ...auth, '--no-sync', '-E', 'UTF8']);
     await pg.start();
-    const admin = createDb(`postgres://postgres@127.0.0.1:${port}/postgres`, { poolMax: 1 });
+    const admin = createDb(`postgres://${credentials}@127.0.0.1:${port}/postgres`, {
+      poolMax: 1,
+    });
     try {
       await admin.raw('create database botwire');
     } finally {

@@ -6,6 +6,7 @@
 import type { BotStore } from '../../shared/bots/store.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { callbackUrl } from './present.ts';
+import { failureCause } from '../../shared/failure-cause.ts';
 
 export interface WebhookResult {
   url: string;
@@ -51,10 +52,12 @@ export async function registerTelegramWebhook(
     );
     answer = (await response.json()) as typeof answer;
   } catch (error) {
-    // The request URL holds the bot token: keep only the error's kind, never its text.
+    // The request URL holds the bot token: the message keeps only the cause's code, never its
+    // text (the original stays on `cause`; fetch's errors do not quote the URL).
     throw new BotwireError(
       'BW_ERR_UPSTREAM',
-      `Telegram could not be reached (${(error as Error).name})`,
+      `Telegram could not be reached (${failureCause(error)})`,
+      { cause: error },
     );
   }
   if (answer.ok !== true) {
