@@ -10,6 +10,7 @@ import type {
   OptionList,
   Send,
 } from '../../shared/flows/types.ts';
+import { renderUrl } from '../../shared/flows/url-template.ts';
 import type { Effect, OutMessage } from './types.ts';
 
 type Scope = Readonly<Record<string, unknown>>;
@@ -102,7 +103,10 @@ function headerValue(template: string, scope: Scope): string {
   return render(template, scope).replace(/[\r\n]+/g, ' ');
 }
 
-/** The effect of an `http` action; placeholder values in the URL are percent-encoded. */
+/**
+ * The effect of an `http` action; placeholder values in the URL are percent-encoded per component
+ * (`url-template.ts`). A URL that a value would bend (a `..` segment) comes out `refused`.
+ */
 export function httpEffect(http: HttpCall, scope: Scope, requestId: string): Effect {
   // fromEntries defines own properties, so even a header named __proto__ stays a plain key.
   const headers = Object.fromEntries(
@@ -111,11 +115,13 @@ export function httpEffect(http: HttpCall, scope: Scope, requestId: string): Eff
       headerValue(template, scope),
     ]),
   );
+  const url = renderUrl(http.url, scope);
   return {
     kind: 'http',
     request_id: requestId,
     method: http.method,
-    url: render(http.url, scope, { encode: encodeURIComponent }),
+    url: url.ok ? url.url : http.url,
+    ...(url.ok ? {} : { refused: url.reason }),
     headers,
     ...(http.body === undefined ? {} : { body: renderJson(http.body, scope) }),
     timeout_ms: http.timeout_ms ?? DEFAULT_HTTP_TIMEOUT_MS,
