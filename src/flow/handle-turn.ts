@@ -13,6 +13,7 @@ import type { BotDirectory } from '../shared/bots/directory.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
 import type { Knex } from '../shared/db.ts';
+import { DEFAULT_FLOW_BUDGET } from '../shared/flows/flow-budget.ts';
 import type { Flow } from '../shared/flows/types.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
 import { botOutputForChannel } from '../shared/languages/pass-through.ts';
@@ -73,8 +74,7 @@ export interface TurnBudget {
 }
 
 export const DEFAULT_TURN_BUDGET: TurnBudget = {
-  httpSteps: 10,
-  httpMs: 30_000,
+  ...DEFAULT_FLOW_BUDGET,
   stateBytes: 1024 * 1024,
 };
 

@@ -2,13 +2,14 @@
  * Turning actions into outbound messages and effects, with templates filled in.
  */
 import { render, renderJson } from '../../shared/flows/template.ts';
-import type {
-  AnswerFrom,
-  Button,
-  ChooseLanguage,
-  HttpCall,
-  OptionList,
-  Send,
+import {
+  DEFAULT_HTTP_TIMEOUT_MS,
+  type AnswerFrom,
+  type Button,
+  type ChooseLanguage,
+  type HttpCall,
+  type OptionList,
+  type Send,
 } from '../../shared/flows/types.ts';
 import { renderUrl } from '../../shared/flows/url-template.ts';
 import type { Effect, OutMessage } from './types.ts';
@@ -16,7 +17,7 @@ import type { Effect, OutMessage } from './types.ts';
 type Scope = Readonly<Record<string, unknown>>;
 
 /** Default `timeout_ms` of an HTTP action. */
-export const DEFAULT_HTTP_TIMEOUT_MS = 5000;
+export { DEFAULT_HTTP_TIMEOUT_MS };
 /** Default `k` of an `answer_from` action. */
 export const DEFAULT_K = 3;
 /** Default label of the list button of a language choice with more than three options. */
