@@ -88,6 +88,11 @@ describe('flow address policy', () => {
     expect(policy.refusal('crm.internal', '10.9.9.9')).to.equal(undefined);
     expect(policy.refusal('other.internal', '10.9.9.9')).to.equal('private');
     expect(policy.refusal('x.test', '169.254.169.254')).to.equal('metadata');
+    // A host name entry never opens the metadata service; only its address can.
+    expect(policy.refusal('crm.internal', '169.254.169.254')).to.equal('metadata');
+    expect(addressPolicy(['169.254.169.254'], []).refusal('x.test', '169.254.169.254')).to.equal(
+      undefined,
+    );
   });
 
   it('when an allow-list entry is malformed, then building the policy fails naming it', () => {

@@ -119,7 +119,8 @@ export interface AddressPolicy {
 
 /**
  * The policy of an allow-list: entries are IP addresses, CIDR ranges (`10.1.0.0/16`, `fd12::/64`)
- * or host names (`crm.internal`, matched case-insensitively against the URL's host).
+ * or host names (`crm.internal`, matched case-insensitively against the URL's host; whatever it
+ * resolves to is allowed except a metadata address, which only an address or range entry allows).
  * @param allow the `FLOW_HTTP_ALLOW` entries; empty refuses every non-public address.
  * @param own this machine's addresses, refused unless allowed; `ownAddresses()` by default.
  * @throws Error naming an entry that is neither an address, a range nor a host name.
@@ -152,10 +153,14 @@ export function addressPolicy(
   return {
     refusal(host, address) {
       const ip = bareHost(address).toLowerCase();
-      if (hosts.has(bareHost(host).toLowerCase().replace(/\.$/, ''))) return undefined;
       const family = isIP(ip);
       if (family !== 0 && ranges.check(ip, family === 4 ? 'ipv4' : 'ipv6')) return undefined;
-      return classifyAddress(ip) ?? (ownSet.has(ip) ? 'own-address' : undefined);
+      const cls = classifyAddress(ip) ?? (ownSet.has(ip) ? 'own-address' : undefined);
+      // A named host may resolve to anything but the metadata service: that takes its address.
+      if (cls !== 'metadata' && hosts.has(bareHost(host).toLowerCase().replace(/\.$/, ''))) {
+        return undefined;
+      }
+      return cls;
     },
   };
 }

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import nock from 'nock';
-import { DEFAULT_ERROR_TEXT } from '../../src/flow/engine/run-turn.ts';
+import { DEFAULT_ERROR_TEXT } from '../src/flow/engine/run-turn.ts';
 import {
   conversationSuite,
   createTelegramBot,
@@ -19,8 +19,8 @@ import {
   TELEGRAM_TOKEN,
   type TelegramTestBot,
   type TestApi,
-} from '../support/api.ts';
-import { waitFor } from '../support/services.ts';
+} from './support/api.ts';
+import { waitFor } from './support/services.ts';
 
 const MAX_BODY = 65_536;
 const MAX_STATE = 131_072;
@@ -96,7 +96,7 @@ async function stateRows(t: TestApi, appId: string): Promise<{ bytes: number; st
     );
 }
 
-describe('faults: flow budgets', function () {
+describe('flow budgets', function () {
   this.timeout(60_000);
   let t: TestApi;
   let third: Awaited<ReturnType<typeof startThirdParty>>;
@@ -206,7 +206,7 @@ describe('faults: flow budgets', function () {
   });
 });
 
-describe('faults: flow HTTP steps with the default allow-list', function () {
+describe('flow HTTP steps with the default allow-list', function () {
   this.timeout(60_000);
   let t: TestApi;
   let bot: TelegramTestBot;
