@@ -16,7 +16,6 @@ import type { Knex } from '../shared/db.ts';
 import { DEFAULT_FLOW_BUDGET } from '../shared/flows/flow-budget.ts';
 import type { Flow } from '../shared/flows/types.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
-import { botOutputForChannel } from '../shared/languages/pass-through.ts';
 import { storable, storableDeep } from '../shared/pg-text.ts';
 import type { Redis } from '../shared/redis.ts';
 import { DEFAULT_ERROR_TEXT, runTurn } from './engine/run-turn.ts';
@@ -25,6 +24,7 @@ import { runHttpEffect, type HttpOptions } from './http-effect.ts';
 import type { StateCache } from './state-cache.ts';
 import { loadState, saveState, type StoredState } from './state-store.ts';
 import { addDeadline } from './timeouts.ts';
+import { buildOutbox } from './outbox.ts';
 
 export interface FlowInput {
   source: string;
@@ -104,36 +104,6 @@ function toEvent(input: FlowInput): FlowEvent | undefined {
     };
   }
   return { type: 'input', message_type: message.message_type, raw: message };
-}
-
-/** The engine's message shapes as internal messages. */
-export function toInternal(message: OutMessage): InternalMessage {
-  switch (message.message_type) {
-    case 'text':
-      return message;
-    case 'button':
-      return { message_type: 'button', text: message.text, buttons: message.buttons };
-    case 'option_list':
-      return {
-        message_type: 'option_list',
-        text: message.text,
-        button_text: message.list.button,
-        sections: message.list.sections,
-      };
-    case 'image':
-      return {
-        message_type: 'image',
-        media: { url: message.url },
-        ...(message.caption ? { caption: message.caption } : {}),
-      };
-    case 'document':
-      return {
-        message_type: 'document',
-        media: { url: message.url },
-        ...(message.caption ? { caption: message.caption } : {}),
-        ...(message.filename ? { filename: message.filename } : {}),
-      };
-  }
 }
 
 function setDeadline(
@@ -258,7 +228,13 @@ async function runOneTurn(
     ...(userLanguage ? { user_language: userLanguage } : {}),
   };
   const orderingKey = input.ordering_key ?? conversation.conversation_id;
-  const build = { deps, input, ref, orderingKey };
+  const build = {
+    turnId,
+    orderingKey,
+    ref,
+    ...(deps.skipLanguage ? { skipLanguage: true } : {}),
+    ...(input.voice ? { voice: true } : {}),
+  };
   let outbox = buildOutbox(build, outputs, pending);
   const bytes = stateBytes(state, outbox);
   if (bytes > budget.stateBytes) {
@@ -308,66 +284,4 @@ function apology(state: ConversationState): { state: ConversationState; outputs:
 /** What a turn stores: the JSON of its state and of what it publishes (kept for redeliveries). */
 function stateBytes(state: ConversationState, outbox: Outgoing[]): number {
   return Buffer.byteLength(JSON.stringify(state)) + Buffer.byteLength(JSON.stringify(outbox));
-}
-
-function buildOutbox(
-  {
-    deps,
-    input,
-    ref,
-    orderingKey,
-  }: {
-    deps: TurnDeps;
-    input: FlowInput;
-    ref: ConversationRef;
-    orderingKey: string;
-  },
-  outputs: OutMessage[],
-  pending: Extract<Effect, { kind: 'retrieve' }> | undefined,
-): Outgoing[] {
-  const turnId = input.turn_id;
-  const outbox: Outgoing[] = [];
-  if (outputs.length > 0 && deps.skipLanguage) {
-    outbox.push({
-      topic: 'channel',
-      message: botOutputForChannel(
-        { source: 'flow', turn_id: turnId, ordering_key: orderingKey },
-        ref,
-        outputs.map(toInternal),
-      ),
-    });
-  } else if (outputs.length > 0) {
-    outbox.push({
-      topic: 'language',
-      message: {
-        source: 'flow',
-        turn_id: turnId,
-        ordering_key: orderingKey,
-        intent: 'language_out',
-        conversation: ref,
-        messages: outputs.map(toInternal),
-        ...(input.voice ? { reply_with_voice: true } : {}),
-      },
-    });
-  }
-  if (pending) {
-    outbox.push({
-      topic: 'retriver',
-      message: {
-        source: 'flow',
-        turn_id: pending.request_id,
-        ordering_key: orderingKey,
-        collection_name: pending.collection,
-        query: pending.query,
-        k: pending.k,
-        reply_to: {
-          topic: 'flow',
-          request_id: pending.request_id,
-          conversation: ref,
-          ordering_key: orderingKey,
-        },
-      },
-    });
-  }
-  return outbox;
 }
