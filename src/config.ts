@@ -216,6 +216,46 @@ export const SETTINGS = {
     max: 300000,
     doc: 'How long a flow waits for a knowledge answer before it goes on without one (milliseconds).',
   },
+  FLOW_HTTP_ALLOW: {
+    kind: 'string',
+    default: '',
+    pattern: '^[0-9A-Za-z.:/,\\[\\] _-]*$',
+    doc: "Addresses a flow's HTTP steps may reach although they are not public (loopback, private, link-local, metadata, this machine's own...): a comma-separated list of IP addresses, CIDR ranges (10.1.0.0/16, fd12::/64) and host names (crm.internal). Empty refuses every non-public address. See docs/security.md.",
+  },
+  FLOW_HTTP_MAX_STEPS: {
+    kind: 'integer',
+    default: 10,
+    min: 0,
+    max: 100,
+    doc: 'HTTP steps one turn of a flow may make; a step beyond it is not made and its variable gets {error, code: BW_ERR_FLOW_BUDGET} (count).',
+  },
+  FLOW_HTTP_TURN_BUDGET_MS: {
+    kind: 'integer',
+    default: 30000,
+    min: 100,
+    max: 300000,
+    doc: "Total time one turn's HTTP steps may take together; each step's timeout is cut to what is left, and a step with nothing left is not made (milliseconds).",
+  },
+  FLOW_HTTP_MAX_BODY_BYTES: {
+    kind: 'integer',
+    default: 262144,
+    min: 1024,
+    max: 16777216,
+    doc: "Largest answer a flow's HTTP step reads; reading stops as soon as more arrives and the step fails with BW_ERR_FLOW_BUDGET (bytes).",
+  },
+  FLOW_STATE_MAX_BYTES: {
+    kind: 'integer',
+    default: 1048576,
+    min: 4096,
+    max: 67108864,
+    doc: "Largest conversation state (its JSON) a turn may store; a turn over it is refused with BW_ERR_FLOW_STATE_TOO_LARGE: the user gets the flow's apology and the conversation ends (bytes).",
+  },
+  FLOW_STATE_CACHE_BYTES: {
+    kind: 'integer',
+    default: 67108864,
+    min: 0,
+    doc: 'Memory flow may spend caching the conversation states it wrote last, counted as their JSON size; the least recently used go first (bytes; 0 turns the cache off).',
+  },
   TRANSLATE_API_URL: {
     kind: 'url',
     default: '',
@@ -418,6 +458,13 @@ export interface Config {
   };
   flow: {
     effectTimeoutMs: number;
+    /** `FLOW_HTTP_ALLOW` split at commas, empty entries dropped. */
+    httpAllow: string[];
+    httpMaxSteps: number;
+    httpTurnBudgetMs: number;
+    httpMaxBodyBytes: number;
+    stateMaxBytes: number;
+    stateCacheBytes: number;
   };
   knowledge: {
     storageDir: string;
@@ -549,7 +596,18 @@ export function loadConfig(
       speechTtsModel: v.SPEECH_TTS_MODEL,
       speechTtsVoice: v.SPEECH_TTS_VOICE,
     },
-    flow: { effectTimeoutMs: v.FLOW_EFFECT_TIMEOUT_MS },
+    flow: {
+      effectTimeoutMs: v.FLOW_EFFECT_TIMEOUT_MS,
+      httpAllow: (raw.FLOW_HTTP_ALLOW as string)
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+      httpMaxSteps: v.FLOW_HTTP_MAX_STEPS,
+      httpTurnBudgetMs: v.FLOW_HTTP_TURN_BUDGET_MS,
+      httpMaxBodyBytes: v.FLOW_HTTP_MAX_BODY_BYTES,
+      stateMaxBytes: v.FLOW_STATE_MAX_BYTES,
+      stateCacheBytes: v.FLOW_STATE_CACHE_BYTES,
+    },
     knowledge: {
       storageDir: v.STORAGE_DIR,
       maxDocumentBytes: v.MAX_DOCUMENT_BYTES,

@@ -258,6 +258,120 @@ describe('flow validation', () => {
     ]);
   });
 
+  const call = (url: string, store: string, timeout_ms?: number) => ({
+    http: { method: 'GET', url, store, ...(timeout_ms === undefined ? {} : { timeout_ms }) },
+  });
+
+  it('when one turn can make more HTTP steps than the budget, then the flow passes with a warning at where the turn begins', () => {
+    const eleven = Array.from({ length: 11 }, (_, i) => call(`https://a.test/${i}`, `r${i}`));
+    const result = validateFlow(
+      schemas,
+      flowWith(
+        {},
+        {
+          start: 'ask',
+          states: {
+            ask: { wait: { store: 'q' }, next: 'first' },
+            first: { actions: eleven.slice(0, 6), next: 'second' },
+            second: { actions: eleven.slice(6), next: 'ask' },
+          },
+        },
+      ),
+    );
+    expect(result.ok).to.equal(true);
+    expect(result.warnings.map((w) => w.path)).to.deep.equal(['/states/first', '/states/first']);
+    expect(result.warnings[0]!.message).to.match(
+      /11 HTTP steps, more than 10 \(FLOW_HTTP_MAX_STEPS\)/,
+    );
+    expect(result.warnings[1]!.message).to.match(
+      /55000 ms .* more than 30000 \(FLOW_HTTP_TURN_BUDGET_MS\)/,
+    );
+  });
+
+  it('when HTTP steps can repeat without a wait, then the flow passes with a loop warning; with a wait between, none', () => {
+    const looping = validateFlow(
+      schemas,
+      flowWith(
+        {},
+        {
+          start: 'call',
+          states: {
+            call: { actions: [call('https://a.test/', 'r')], next: 'check' },
+            check: {
+              transitions: [{ when: { '!!': [{ var: 'r.code' }] }, to: 'done' }, { to: 'call' }],
+            },
+            done: { end: true },
+          },
+        },
+      ),
+    );
+    expect(looping.warnings.map((w) => w.path)).to.deep.equal(['/states/call']);
+    expect(looping.warnings[0]!.message).to.match(/repeat HTTP steps without waiting/);
+    const waiting = validateFlow(
+      schemas,
+      flowWith(
+        {},
+        {
+          start: 'call',
+          states: {
+            call: {
+              actions: [call('https://a.test/', 'r')],
+              wait: { store: 'again' },
+              next: 'call',
+            },
+          },
+        },
+      ),
+    );
+    expect(waiting).to.deep.include({ ok: true, warnings: [] });
+  });
+
+  it('when the timeouts of one turn sum over the budget, then a warning; an answer_from between steps splits the turn', () => {
+    const slow = validateFlow(
+      schemas,
+      flowWith(
+        {},
+        {
+          start: 'a',
+          states: {
+            a: {
+              actions: [call('https://a.test/1', 'x', 20000), call('https://a.test/2', 'y', 20000)],
+              end: true,
+            },
+          },
+        },
+      ),
+    );
+    expect(slow.warnings.map((w) => w.message)).to.have.length(1);
+    expect(slow.warnings[0]!.message).to.match(/40000 ms/);
+    const split = validateFlow(
+      schemas,
+      flowWith(
+        {},
+        {
+          start: 'a',
+          states: {
+            a: {
+              actions: [
+                call('https://a.test/1', 'x', 20000),
+                { answer_from: { collection: 'faq', query: 'q' } },
+                call('https://a.test/2', 'y', 20000),
+              ],
+              end: true,
+            },
+          },
+        },
+      ),
+    );
+    expect(split).to.deep.include({ ok: true, warnings: [] });
+  });
+
+  it('when a flow has problems, then its warnings come beside them', () => {
+    const result = validateFlow(schemas, flowWith({ orphan: { end: true } }, { start: 'nowhere' }));
+    expect(result.ok).to.equal(false);
+    expect(result.warnings.map((w) => w.path)).to.include('/states/orphan');
+  });
+
   it('when assertValidFlow meets an invalid flow, then it throws BW_ERR_FLOW_INVALID with the problems', () => {
     let caught: unknown;
     try {
@@ -269,6 +383,7 @@ describe('flow validation', () => {
     expect((caught as BotwireError).code).to.equal('BW_ERR_FLOW_INVALID');
     expect((caught as BotwireError).details).to.deep.equal({
       problems: [{ path: '/start', message: 'names no state ("nowhere")' }],
+      warnings: [{ path: '/states/hello', message: 'is never reached from start' }],
     });
     const ok: Flow = assertValidFlow(schemas, DEFAULT_FLOW);
     expect(ok).to.equal(DEFAULT_FLOW);

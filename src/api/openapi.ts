@@ -157,7 +157,12 @@ export function openApiDocument(): Record<string, unknown> {
           ...admin,
           summary: 'Create a bot with its first channel',
           requestBody: json('create-bot'),
-          responses: { 201: ok('The bot, with each channel callback_url'), '4XX': error },
+          responses: {
+            201: ok(
+              'The bot, with each channel callback_url, and `warnings` [{path, message}] about its flow (never a refusal: unreachable states, a turn over the HTTP budgets)',
+            ),
+            '4XX': error,
+          },
         },
         get: {
           ...admin,
@@ -172,7 +177,10 @@ export function openApiDocument(): Record<string, unknown> {
           ...admin,
           parameters: [appId],
           requestBody: json('patch-bot'),
-          responses: { 200: ok('The bot'), '4XX': error },
+          responses: {
+            200: ok('The bot, and `warnings` [{path, message}] about the flow sent, if any'),
+            '4XX': error,
+          },
         },
         delete: {
           ...admin,

@@ -13,18 +13,18 @@ import type { BotDirectory } from '../shared/bots/directory.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
 import type { Knex } from '../shared/db.ts';
-import { BotwireError } from '../shared/errors.ts';
+import { DEFAULT_FLOW_BUDGET } from '../shared/flows/flow-budget.ts';
 import type { Flow } from '../shared/flows/types.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
-import { botOutputForChannel } from '../shared/languages/pass-through.ts';
 import { storable, storableDeep } from '../shared/pg-text.ts';
 import type { Redis } from '../shared/redis.ts';
-import { runTurn } from './engine/run-turn.ts';
-import type { Effect, FlowEvent, OutMessage } from './engine/types.ts';
-import { runHttpEffect } from './http-effect.ts';
+import { DEFAULT_ERROR_TEXT, runTurn } from './engine/run-turn.ts';
+import type { ConversationState, Effect, FlowEvent, OutMessage } from './engine/types.ts';
+import { runHttpEffect, type HttpOptions } from './http-effect.ts';
 import type { StateCache } from './state-cache.ts';
 import { loadState, saveState, type StoredState } from './state-store.ts';
 import { addDeadline } from './timeouts.ts';
+import { buildOutbox } from './outbox.ts';
 
 export interface FlowInput {
   source: string;
@@ -46,7 +46,10 @@ export interface TurnDeps {
   redis: Redis;
   prefix: string;
   directory: BotDirectory;
-  fetch: typeof fetch;
+  /** How HTTP steps reach out: the address policy, the answer cap. */
+  http: HttpOptions;
+  /** Budgets of one turn; the defaults below when absent. */
+  budget?: Partial<TurnBudget>;
   /** How long a knowledge answer may take before the flow goes on without it (ms). */
   effectTimeoutMs: number;
   /**
@@ -60,8 +63,20 @@ export interface TurnDeps {
   save?: (input: Parameters<typeof saveState>[1]) => Promise<StoredState>;
 }
 
-/** HTTP steps one turn may chain before it is stopped (a flow calling out in a loop). */
-const MAX_HTTP_STEPS = 10;
+/** What one turn may spend (`FLOW_HTTP_MAX_STEPS`, `FLOW_HTTP_TURN_BUDGET_MS`, `FLOW_STATE_MAX_BYTES`). */
+export interface TurnBudget {
+  /** HTTP steps one turn may make. @defaultValue 10 */
+  httpSteps: number;
+  /** Time all HTTP steps of one turn may take together (ms). @defaultValue 30000 */
+  httpMs: number;
+  /** Largest state (JSON of the state and the outbox) a turn may store (bytes). @defaultValue 1048576 */
+  stateBytes: number;
+}
+
+export const DEFAULT_TURN_BUDGET: TurnBudget = {
+  ...DEFAULT_FLOW_BUDGET,
+  stateBytes: 1024 * 1024,
+};
 
 function toEvent(input: FlowInput): FlowEvent | undefined {
   if (input.intent === 'callback') {
@@ -89,36 +104,6 @@ function toEvent(input: FlowInput): FlowEvent | undefined {
     };
   }
   return { type: 'input', message_type: message.message_type, raw: message };
-}
-
-/** The engine's message shapes as internal messages. */
-export function toInternal(message: OutMessage): InternalMessage {
-  switch (message.message_type) {
-    case 'text':
-      return message;
-    case 'button':
-      return { message_type: 'button', text: message.text, buttons: message.buttons };
-    case 'option_list':
-      return {
-        message_type: 'option_list',
-        text: message.text,
-        button_text: message.list.button,
-        sections: message.list.sections,
-      };
-    case 'image':
-      return {
-        message_type: 'image',
-        media: { url: message.url },
-        ...(message.caption ? { caption: message.caption } : {}),
-      };
-    case 'document':
-      return {
-        message_type: 'document',
-        media: { url: message.url },
-        ...(message.caption ? { caption: message.caption } : {}),
-        ...(message.filename ? { filename: message.filename } : {}),
-      };
-  }
 }
 
 function setDeadline(
@@ -189,10 +174,14 @@ async function runOneTurn(
     newRequestId: () => `${turnId}:${(counter += 1)}`,
     resetKeywords: conversation.channel_type === 'telegram' ? ['/start'] : [],
   };
+  const budget = { ...DEFAULT_TURN_BUDGET, ...deps.budget };
   let state = stored.state;
-  const outputs: OutMessage[] = [];
+  let outputs: OutMessage[] = [];
   let pending: Extract<Effect, { kind: 'retrieve' }> | undefined;
-  for (let step = 0; ; step += 1) {
+  let httpSteps = 0;
+  let overBudget = 0;
+  let deadline: number | undefined;
+  for (;;) {
     const result = runTurn(flow, state, event, options);
     state = result.state;
     outputs.push(...result.outputs);
@@ -204,13 +193,33 @@ async function runOneTurn(
       pending = effect;
       break;
     }
-    if (step >= MAX_HTTP_STEPS) {
-      throw new BotwireError(
-        'BW_ERR_FLOW_LOOP',
-        `the flow made more than ${MAX_HTTP_STEPS} HTTP calls in one turn`,
-      );
+    deadline ??= Date.now() + budget.httpMs;
+    const left = deadline - Date.now();
+    const over =
+      httpSteps >= budget.httpSteps
+        ? `more than ${budget.httpSteps} HTTP steps in one turn`
+        : left <= 0
+          ? `the turn's HTTP steps took more than ${budget.httpMs} ms`
+          : undefined;
+    if (over !== undefined) {
+      context.log.warn({ code: 'BW_ERR_FLOW_BUDGET', state: state.state }, over);
+      // The first budget failure goes to the flow, which may take its error path; a flow that
+      // calls out again in the same turn is stopped, as the loop guard stops a loop.
+      if ((overBudget += 1) > 1) {
+        ({ state, outputs } = apology(state));
+        break;
+      }
+      event = { ...failed(effect.request_id, 'BW_ERR_FLOW_BUDGET', over) };
+      continue;
     }
-    event = await runHttpEffect(deps.fetch, effect);
+    httpSteps += 1;
+    event = await runHttpEffect(deps.http, {
+      ...effect,
+      timeout_ms: Math.min(effect.timeout_ms, left),
+    });
+    if (event.code === 'BW_ERR_FLOW_HTTP_REFUSED' || event.code === 'BW_ERR_FLOW_BUDGET') {
+      context.log.warn({ code: event.code, state: state.state }, event.error ?? '');
+    }
   }
 
   const userLanguage = state.language ?? conversation.user_language ?? input.detected_language;
@@ -219,48 +228,25 @@ async function runOneTurn(
     ...(userLanguage ? { user_language: userLanguage } : {}),
   };
   const orderingKey = input.ordering_key ?? conversation.conversation_id;
-  const outbox: Outgoing[] = [];
-  if (outputs.length > 0 && deps.skipLanguage) {
-    outbox.push({
-      topic: 'channel',
-      message: botOutputForChannel(
-        { source: 'flow', turn_id: turnId, ordering_key: orderingKey },
-        ref,
-        outputs.map(toInternal),
-      ),
-    });
-  } else if (outputs.length > 0) {
-    outbox.push({
-      topic: 'language',
-      message: {
-        source: 'flow',
-        turn_id: turnId,
-        ordering_key: orderingKey,
-        intent: 'language_out',
-        conversation: ref,
-        messages: outputs.map(toInternal),
-        ...(input.voice ? { reply_with_voice: true } : {}),
-      },
-    });
-  }
-  if (pending) {
-    outbox.push({
-      topic: 'retriver',
-      message: {
-        source: 'flow',
-        turn_id: pending.request_id,
-        ordering_key: orderingKey,
-        collection_name: pending.collection,
-        query: pending.query,
-        k: pending.k,
-        reply_to: {
-          topic: 'flow',
-          request_id: pending.request_id,
-          conversation: ref,
-          ordering_key: orderingKey,
-        },
-      },
-    });
+  const build = {
+    turnId,
+    orderingKey,
+    ref,
+    ...(deps.skipLanguage ? { skipLanguage: true } : {}),
+    ...(input.voice ? { voice: true } : {}),
+  };
+  let outbox = buildOutbox(build, outputs, pending);
+  const bytes = stateBytes(state, outbox);
+  if (bytes > budget.stateBytes) {
+    // Storing it would let one conversation hold any amount of memory and Postgres; the turn's
+    // changes are dropped instead, and the user is told.
+    context.log.warn(
+      { code: 'BW_ERR_FLOW_STATE_TOO_LARGE', bytes, max: budget.stateBytes },
+      'the conversation state would be too large; the conversation ends',
+    );
+    ({ state, outputs } = apology({ ...stored.state, state: state.state }));
+    pending = undefined;
+    outbox = buildOutbox(build, outputs, pending);
   }
   // The deadline goes in before the state commits (and again, unchanged, on a redelivery), so
   // a crash in between cannot leave the conversation waiting for an answer with no deadline.
@@ -274,6 +260,28 @@ async function runOneTurn(
     turnId,
     outbox,
   });
-  deps.cache?.set(conversation.conversation_id, saved);
+  deps.cache?.set(conversation.conversation_id, saved, stateBytes(state, outbox));
   return outbox;
+}
+
+function failed(requestId: string, code: 'BW_ERR_FLOW_BUDGET', error: string): FlowEvent {
+  return { type: 'effect_result', request_id: requestId, ok: false, code, error };
+}
+
+/** The conversation ended with the apology alone, its variables cleared, its language kept. */
+function apology(state: ConversationState): { state: ConversationState; outputs: OutMessage[] } {
+  return {
+    state: {
+      state: state.state,
+      vars: {},
+      ended: true,
+      ...(state.language === undefined ? {} : { language: state.language }),
+    },
+    outputs: [{ message_type: 'text', text: DEFAULT_ERROR_TEXT }],
+  };
+}
+
+/** What a turn stores: the JSON of its state and of what it publishes (kept for redeliveries). */
+function stateBytes(state: ConversationState, outbox: Outgoing[]): number {
+  return Buffer.byteLength(JSON.stringify(state)) + Buffer.byteLength(JSON.stringify(outbox));
 }

@@ -1,60 +1,60 @@
 /**
- * Carries out a flow's `http` action: one request with the flow's timeout, the answer as
- * `{status, body}` (JSON parsed when it is JSON). A non-2xx status, a timeout or a network error
- * is a failed result with a short reason; the flow decides what to do with it.
+ * Carries out a flow's `http` action: one call through `guarded-request.ts` (addresses checked
+ * after DNS and on every redirect, redirects followed by hand, the answer capped while it
+ * streams), with the flow's timeout; the answer as `{status, body}` (JSON parsed when it is JSON).
+ * A non-2xx status, a timeout, a network error, a refused address or an answer over the cap is a
+ * failed result with a short reason (and, for the last two, its `BW_ERR_*` code); the flow
+ * decides what to do with it.
  *
  * The body is mended before the flow sees it (`storableDeep`: U+0000 dropped, a lone surrogate
  * replaced by U+FFFD, in strings and keys): whatever the flow keeps of it goes into
  * `conversation_state`, whose `jsonb` refuses both, and a turn that cannot be stored would fail on
  * every retry.
  */
+import { BotwireError } from '../shared/errors.ts';
 import { storableDeep } from '../shared/pg-text.ts';
+import type { AddressPolicy } from './address-policy.ts';
 import type { Effect, EffectResultEvent } from './engine/types.ts';
+import { guardedRequest } from './guarded-request.ts';
 
-/** Largest response body read (bytes); more is cut off, so one endpoint cannot exhaust memory. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+/** Default largest answer read (bytes), `FLOW_HTTP_MAX_BODY_BYTES`. */
+export const MAX_BODY_BYTES = 256 * 1024;
+/** Redirects one HTTP step follows before it fails. */
+export const MAX_REDIRECTS = 5;
 
-/**
- * The response body as text, read up to `max` bytes; the rest is not downloaded (the stream is
- * cancelled), so a huge or endless answer costs at most `max` bytes of memory.
- */
-async function readCapped(response: Response, max: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    if (size >= max) {
-      await reader.cancel().catch(() => undefined);
-      break;
-    }
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-  }
-  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
+/** How a flow's HTTP steps may reach out. */
+export interface HttpOptions {
+  /** Which addresses may be called (`FLOW_HTTP_ALLOW`). */
+  policy: AddressPolicy;
+  /** Largest answer read (bytes). @defaultValue 262144 */
+  maxBodyBytes?: number;
+  /** @defaultValue 5 */
+  maxRedirects?: number;
 }
 
 export async function runHttpEffect(
-  fetchImpl: typeof fetch,
+  options: HttpOptions,
   effect: Extract<Effect, { kind: 'http' }>,
 ): Promise<EffectResultEvent> {
   const base = { type: 'effect_result' as const, request_id: effect.request_id };
+  if (effect.refused !== undefined) {
+    return { ...base, ok: false, code: 'BW_ERR_FLOW_HTTP_REFUSED', error: effect.refused };
+  }
+  const signal = AbortSignal.timeout(effect.timeout_ms);
   try {
-    const response = await fetchImpl(effect.url, {
+    const response = await guardedRequest({
       method: effect.method,
-      headers: {
-        ...(effect.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...effect.headers,
-      },
+      url: effect.url,
+      headers: effect.headers,
       ...(effect.body === undefined ? {} : { body: JSON.stringify(effect.body) }),
-      signal: AbortSignal.timeout(effect.timeout_ms),
-      redirect: 'follow',
+      signal,
+      policy: options.policy,
+      maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
+      maxRedirects: options.maxRedirects ?? MAX_REDIRECTS,
     });
-    const text = await readCapped(response, MAX_BODY_BYTES);
+    const text = response.body.toString('utf8');
     let body: unknown = text;
-    if ((response.headers.get('content-type') ?? '').includes('json')) {
+    if (response.contentType.includes('json')) {
       try {
         body = JSON.parse(text) as unknown;
       } catch {
@@ -62,18 +62,20 @@ export async function runHttpEffect(
       }
     }
     const value = { status: response.status, body: storableDeep(body) };
-    return response.ok
+    return response.status >= 200 && response.status < 300
       ? { ...base, ok: true, value }
       : { ...base, ok: false, value, error: `HTTP ${response.status}` };
   } catch (error) {
+    if (error instanceof BotwireError) {
+      return { ...base, ok: false, code: error.code, error: error.message };
+    }
     const name = (error as Error).name;
     return {
       ...base,
       ok: false,
-      error:
-        name === 'TimeoutError'
-          ? `timed out after ${effect.timeout_ms} ms`
-          : `request failed (${name})`,
+      error: signal.aborted
+        ? `timed out after ${effect.timeout_ms} ms`
+        : `request failed (${(error as { code?: string }).code ?? name})`,
     };
   }
 }

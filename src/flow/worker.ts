@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDirectory, type Kit } from '../shared/worker-kit.ts';
+import { addressPolicy } from './address-policy.ts';
 import { handleTurn, type FlowInput } from './handle-turn.ts';
 import { StateCache } from './state-cache.ts';
 import { batchedSaveState } from './state-store.ts';
@@ -37,12 +38,9 @@ async function fireDeadlines(kit: Kit, signal: AbortSignal): Promise<void> {
   }
 }
 
-export async function startFlow(
-  config: Config,
-  logger: Logger,
-  overrides: { fetch?: typeof fetch } = {},
-): Promise<Service> {
+export async function startFlow(config: Config, logger: Logger): Promise<Service> {
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
+  const policy = addressPolicy(config.flow.httpAllow); // throws on a malformed entry, before any connection
   const kit = createKit(config, logger, { name: 'botwire-flow' });
   const { db, directory } = await openDirectory(kit, config.credentialsKey);
   const deps = {
@@ -50,10 +48,15 @@ export async function startFlow(
     redis: kit.redis,
     prefix: config.stream.prefix,
     directory,
-    fetch: overrides.fetch ?? fetch,
+    http: { policy, maxBodyBytes: config.flow.httpMaxBodyBytes },
+    budget: {
+      httpSteps: config.flow.httpMaxSteps,
+      httpMs: config.flow.httpTurnBudgetMs,
+      stateBytes: config.flow.stateMaxBytes,
+    },
     effectTimeoutMs: config.flow.effectTimeoutMs,
     skipLanguage: config.skipLanguage,
-    cache: new StateCache(),
+    cache: new StateCache(10_000, config.flow.stateCacheBytes),
     save: batchedSaveState(db),
   };
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: replies go straight to channel');

@@ -141,6 +141,21 @@ export const ERRORS = {
     retryable: false,
     doc: 'A state without a wait had no transition whose condition held; the user got an apology and the conversation ended.',
   },
+  BW_ERR_FLOW_HTTP_REFUSED: {
+    status: 403,
+    retryable: false,
+    doc: "A flow's HTTP step was not made: its address (after DNS, or of a redirect) is not public and FLOW_HTTP_ALLOW does not name it, it redirected more than 5 times or to another scheme, or a value would have made a path segment `.` or `..`. The step's variable gets `{error, code}`.",
+  },
+  BW_ERR_FLOW_BUDGET: {
+    status: 422,
+    retryable: false,
+    doc: "A flow's turn hit a budget: more HTTP steps than FLOW_HTTP_MAX_STEPS, their time over FLOW_HTTP_TURN_BUDGET_MS, or an answer over FLOW_HTTP_MAX_BODY_BYTES. The step is not made (or its answer not kept) and its variable gets `{error, code}`.",
+  },
+  BW_ERR_FLOW_STATE_TOO_LARGE: {
+    status: 422,
+    retryable: false,
+    doc: "A turn would have stored a conversation state over FLOW_STATE_MAX_BYTES: the turn's changes are dropped, the user gets the flow's apology and the conversation ends (its variables cleared).",
+  },
   BW_ERR_STATE_CONFLICT: {
     status: 409,
     retryable: true,

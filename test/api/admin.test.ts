@@ -86,7 +86,10 @@ describe('admin API', () => {
       'welcome',
     );
     const read = await call('GET', `/v2/bots/${appId}`);
-    expect(read.json).to.deep.equal(created.json);
+    // Only the answers to a create or update carry the flow's warnings.
+    const { warnings, ...bot } = created.json;
+    expect(warnings).to.deep.equal([]);
+    expect(read.json).to.deep.equal(bot);
   });
 
   it('when a WhatsApp channel is added, then it is listed without its credentials, and its number cannot be taken twice', async () => {
@@ -162,6 +165,42 @@ describe('admin API', () => {
     expect((await call('GET', `/v2/bots/${bot.app_id}`)).json.flow.start, 'unchanged').to.equal(
       'welcome',
     );
+  });
+
+  it('when a flow is valid but a turn can make more HTTP steps than the budget, then it is accepted and the warnings come back on create, on update and beside problems', async () => {
+    const steps = Array.from({ length: 11 }, (_, i) => ({
+      http: { method: 'GET', url: `https://api.example.test/${i}`, store: `r${i}` },
+    }));
+    const heavy = { version: 1, start: 'call', states: { call: { actions: steps, end: true } } };
+    const created = await call('POST', '/v2/bots', {
+      body: {
+        name: 'heavy',
+        flow: heavy,
+        channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
+      },
+    });
+    expect(created.status).to.equal(201);
+    // Eleven steps, and 55 s of default timeouts: both budgets.
+    expect(created.json.warnings.map((w: { path: string }) => w.path)).to.deep.equal([
+      '/flow/states/call',
+      '/flow/states/call',
+    ]);
+    expect(created.json.warnings[0].message).to.match(/FLOW_HTTP_MAX_STEPS/);
+    expect(created.json.warnings[1].message).to.match(/FLOW_HTTP_TURN_BUDGET_MS/);
+    const patched = await call('PATCH', `/v2/bots/${created.json.app_id}`, {
+      body: { flow: heavy },
+    });
+    expect(patched.status).to.equal(200);
+    expect(patched.json.warnings).to.have.length(2);
+    const renamed = await call('PATCH', `/v2/bots/${created.json.app_id}`, { body: { name: 'h' } });
+    expect(renamed.json.warnings).to.deep.equal([]);
+    const refused = await call('PATCH', `/v2/bots/${created.json.app_id}`, {
+      body: { flow: { ...heavy, states: { ...heavy.states, bad: { next: 'nowhere' } } } },
+    });
+    expect(refused.json.error.code).to.equal('BW_ERR_FLOW_INVALID');
+    expect(
+      refused.json.error.details.warnings.map((w: { path: string }) => w.path),
+    ).to.include.members(['/flow/states/call', '/flow/states/bad']);
   });
 
   it('when bots are listed, then pages follow next_after to the end', async () => {

@@ -44,19 +44,31 @@ async function body<T>(ctx: Context, edge: Edge, schema: string): Promise<T> {
   return result.value;
 }
 
-/** Checks a bot's flow; problems point into the request body (`/flow/states/...`). */
-function checkFlow(edge: Edge, flow: unknown): Record<string, unknown> {
+type FlowProblem = { path: string; message: string };
+
+/** Problems and warnings pointing into the request body (`/flow/states/...`). */
+function inBody(problems: FlowProblem[]): FlowProblem[] {
+  return problems.map((p) => ({ ...p, path: `/flow${p.path === '/' ? '' : p.path}` }));
+}
+
+/**
+ * Checks a bot's flow; returns it with its warnings (which never refuse it: unreachable states, a
+ * turn over the HTTP budgets), or throws `BW_ERR_FLOW_INVALID` with `details.problems` and
+ * `details.warnings`.
+ */
+function checkFlow(
+  edge: Edge,
+  flow: unknown,
+): { flow: Record<string, unknown>; warnings: FlowProblem[] } {
   const result = validateFlow(edge.schemas, flow);
-  if (result.ok) return flow as Record<string, unknown>;
-  const problems = result.problems.map((p) => ({
-    ...p,
-    path: `/flow${p.path === '/' ? '' : p.path}`,
-  }));
+  const warnings = inBody(result.warnings);
+  if (result.ok) return { flow: flow as Record<string, unknown>, warnings };
+  const problems = inBody(result.problems);
   throw new BotwireError(
     'BW_ERR_FLOW_INVALID',
     `the flow is invalid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
     {
-      details: { problems },
+      details: { problems, warnings },
     },
   );
 }
@@ -120,11 +132,15 @@ export function adminRouter(edge: Edge): Router {
 
   router.post('/v2/bots', async (ctx) => {
     const input = await body<NewBot>(ctx, edge, 'http/create-bot');
-    const flow = input.flow === undefined ? DEFAULT_FLOW : checkFlow(edge, input.flow);
-    const bot = await edge.store.createBot({ ...input, flow: flow as Record<string, unknown> });
+    const checked =
+      input.flow === undefined ? { flow: DEFAULT_FLOW, warnings: [] } : checkFlow(edge, input.flow);
+    const bot = await edge.store.createBot({
+      ...input,
+      flow: checked.flow as Record<string, unknown>,
+    });
     await edge.directory.notifyChanged(bot.appId);
     ctx.status = 201;
-    ctx.body = present(bot);
+    ctx.body = { ...present(bot), warnings: checked.warnings };
   });
 
   router.get('/v2/bots', async (ctx) => {
@@ -146,11 +162,11 @@ export function adminRouter(edge: Edge): Router {
   router.patch('/v2/bots/:app_id', async (ctx) => {
     const appId = appIdOf(ctx);
     const patch = await body<BotPatch>(ctx, edge, 'http/patch-bot');
-    if (patch.flow !== undefined) checkFlow(edge, patch.flow);
+    const warnings = patch.flow === undefined ? [] : checkFlow(edge, patch.flow).warnings;
     const bot = await edge.store.updateBot(appId, patch);
     if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
     await edge.directory.notifyChanged(appId);
-    ctx.body = present(bot);
+    ctx.body = { ...present(bot), warnings };
   });
 
   router.delete('/v2/bots/:app_id', async (ctx) => {

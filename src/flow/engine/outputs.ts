@@ -2,20 +2,22 @@
  * Turning actions into outbound messages and effects, with templates filled in.
  */
 import { render, renderJson } from '../../shared/flows/template.ts';
-import type {
-  AnswerFrom,
-  Button,
-  ChooseLanguage,
-  HttpCall,
-  OptionList,
-  Send,
+import {
+  DEFAULT_HTTP_TIMEOUT_MS,
+  type AnswerFrom,
+  type Button,
+  type ChooseLanguage,
+  type HttpCall,
+  type OptionList,
+  type Send,
 } from '../../shared/flows/types.ts';
+import { renderUrl } from '../../shared/flows/url-template.ts';
 import type { Effect, OutMessage } from './types.ts';
 
 type Scope = Readonly<Record<string, unknown>>;
 
 /** Default `timeout_ms` of an HTTP action. */
-export const DEFAULT_HTTP_TIMEOUT_MS = 5000;
+export { DEFAULT_HTTP_TIMEOUT_MS };
 /** Default `k` of an `answer_from` action. */
 export const DEFAULT_K = 3;
 /** Default label of the list button of a language choice with more than three options. */
@@ -102,7 +104,10 @@ function headerValue(template: string, scope: Scope): string {
   return render(template, scope).replace(/[\r\n]+/g, ' ');
 }
 
-/** The effect of an `http` action; placeholder values in the URL are percent-encoded. */
+/**
+ * The effect of an `http` action; placeholder values in the URL are percent-encoded per component
+ * (`url-template.ts`). A URL that a value would bend (a `..` segment) comes out `refused`.
+ */
 export function httpEffect(http: HttpCall, scope: Scope, requestId: string): Effect {
   // fromEntries defines own properties, so even a header named __proto__ stays a plain key.
   const headers = Object.fromEntries(
@@ -111,11 +116,13 @@ export function httpEffect(http: HttpCall, scope: Scope, requestId: string): Eff
       headerValue(template, scope),
     ]),
   );
+  const url = renderUrl(http.url, scope);
   return {
     kind: 'http',
     request_id: requestId,
     method: http.method,
-    url: render(http.url, scope, { encode: encodeURIComponent }),
+    url: url.ok ? url.url : http.url,
+    ...(url.ok ? {} : { refused: url.reason }),
     headers,
     ...(http.body === undefined ? {} : { body: renderJson(http.body, scope) }),
     timeout_ms: http.timeout_ms ?? DEFAULT_HTTP_TIMEOUT_MS,

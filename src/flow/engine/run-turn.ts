@@ -259,7 +259,9 @@ function onEffectResult(turn: Turn, event: EffectResultEvent): void {
       : 'answer_from' in action
         ? (action.answer_from.store ?? DEFAULT_ANSWER_VAR)
         : undefined;
-  const value = event.ok ? (event.value ?? null) : { error: event.error ?? 'failed' };
+  const value = event.ok
+    ? (event.value ?? null)
+    : { error: event.error ?? 'failed', ...(event.code ? { code: event.code } : {}) };
   if (store !== undefined) setVar(turn, store, value);
   resume(turn, awaiting.state, def, awaiting.action_index + 1);
 }

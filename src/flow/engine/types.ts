@@ -53,6 +53,8 @@ export interface EffectResultEvent {
   ok: boolean;
   value?: unknown;
   error?: string;
+  /** The catalogue code of a failure botwire itself decided (a refused address, a budget). */
+  code?: ErrorCode;
 }
 
 export interface ResetEvent {
@@ -83,6 +85,8 @@ export type Effect =
       body?: unknown;
       /** Milliseconds. */
       timeout_ms: number;
+      /** Set when the URL cannot be made safely from the values; the call is not made. */
+      refused?: string;
     }
   | { kind: 'retrieve'; request_id: string; collection: string; query: string; k: number };
 

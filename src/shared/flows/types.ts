@@ -38,6 +38,9 @@ export interface Send {
   document?: DocumentMedia;
 }
 
+/** `timeout_ms` of an HTTP action that does not set it (milliseconds). */
+export const DEFAULT_HTTP_TIMEOUT_MS = 5000;
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface HttpCall {

@@ -5,6 +5,7 @@
  */
 import { BotwireError } from '../errors.ts';
 import type { SchemaProblem, SchemaRegistry } from '../schemas.ts';
+import { budgetWarnings, DEFAULT_FLOW_BUDGET, type FlowBudget } from './flow-budget.ts';
 import { RESERVED_VARS, type Action, type Flow, type FlowState, type Send } from './types.ts';
 
 /** The name of the flow's schema in the SchemaRegistry. */
@@ -12,8 +13,13 @@ export const FLOW_SCHEMA = 'flow/flow';
 
 export type FlowProblem = SchemaProblem;
 
+/**
+ * `warnings` never refuse a flow; they are given beside the problems of a refused one too, when
+ * its shape allowed the checks.
+ */
 export type FlowValidation =
-  { ok: true; flow: Flow; warnings: FlowProblem[] } | { ok: false; problems: FlowProblem[] };
+  | { ok: true; flow: Flow; warnings: FlowProblem[] }
+  | { ok: false; problems: FlowProblem[]; warnings: FlowProblem[] };
 
 // Copies of the schema's name patterns, used to point at the offending key of an object
 // (Ajv reports a bad property name at the object, not at the key).
@@ -238,11 +244,18 @@ function unreachable(flow: Flow): string[] {
 /**
  * Checks a flow. `ok: false` lists every problem found (schema problems alone when the shape is
  * wrong, since the semantic checks need the shape). `warnings` are kept from refusing a flow:
- * states no path from `start` reaches.
+ * states no path from `start` reaches, and stretches of a turn that can make more HTTP steps or
+ * wait longer for them than `budget` allows (`flow-budget.ts`).
+ * @param budget the per-turn budgets to check against. @defaultValue DEFAULT_FLOW_BUDGET
  */
-export function validateFlow(schemas: SchemaRegistry, flow: unknown): FlowValidation {
+export function validateFlow(
+  schemas: SchemaRegistry,
+  flow: unknown,
+  budget: FlowBudget = DEFAULT_FLOW_BUDGET,
+): FlowValidation {
   const shaped = schemas.validate<Flow>(FLOW_SCHEMA, flow);
-  if (!shaped.ok) return { ok: false, problems: schemaProblems(flow, shaped.problems) };
+  if (!shaped.ok)
+    return { ok: false, problems: schemaProblems(flow, shaped.problems), warnings: [] };
   const value = shaped.value;
   const problems: FlowProblem[] = [];
   if (!Object.hasOwn(value.states, value.start)) {
@@ -251,20 +264,26 @@ export function validateFlow(schemas: SchemaRegistry, flow: unknown): FlowValida
   for (const [name, state] of Object.entries(value.states)) {
     checkState(value, name, state, problems);
   }
-  if (problems.length > 0) return { ok: false, problems };
-  const warnings = unreachable(value).map((name) => ({
-    path: `/states/${name}`,
-    message: 'is never reached from start',
-  }));
+  const warnings = [
+    ...unreachable(value).map((name) => ({
+      path: `/states/${name}`,
+      message: 'is never reached from start',
+    })),
+    ...budgetWarnings(value, budget),
+  ];
+  if (problems.length > 0) return { ok: false, problems, warnings };
   return { ok: true, flow: value, warnings };
 }
 
-/** The flow, or `BW_ERR_FLOW_INVALID` with `details.problems` listing each problem's path. */
+/**
+ * The flow, or `BW_ERR_FLOW_INVALID` with `details.problems` listing each problem's path (and
+ * `details.warnings`, which alone would not refuse it).
+ */
 export function assertValidFlow(schemas: SchemaRegistry, flow: unknown): Flow {
   const result = validateFlow(schemas, flow);
   if (result.ok) return result.flow;
   const summary = result.problems.map((p) => `${p.path} ${p.message}`).join('; ');
   throw new BotwireError('BW_ERR_FLOW_INVALID', `the flow is invalid: ${summary}`, {
-    details: { problems: result.problems },
+    details: { problems: result.problems, warnings: result.warnings },
   });
 }

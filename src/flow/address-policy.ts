@@ -1,0 +1,166 @@
+/**
+ * Which addresses a flow's HTTP step may connect to. Every address that is not public on the
+ * internet is refused (loopback, private, link-local, unique-local, CGNAT, multicast, unspecified,
+ * reserved and documentation ranges, IPv4-mapped IPv6, the cloud metadata addresses, and the
+ * addresses of this machine's own interfaces) unless the operator's allow-list
+ * (`FLOW_HTTP_ALLOW`) names the address, a range holding it, or the host name asked for.
+ * docs/security.md lists the ranges.
+ */
+import { BlockList, isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
+
+/** Why an address is refused; `undefined` from `classifyAddress` means a public address. */
+export type AddressClass =
+  | 'unspecified'
+  | 'loopback'
+  | 'private'
+  | 'cgnat'
+  | 'link-local'
+  | 'metadata'
+  | 'unique-local'
+  | 'multicast'
+  | 'reserved'
+  | 'ipv4-mapped'
+  | 'own-address';
+
+const V4: [AddressClass, string, number][] = [
+  ['metadata', '169.254.169.254', 32],
+  ['unspecified', '0.0.0.0', 8],
+  ['loopback', '127.0.0.0', 8],
+  ['private', '10.0.0.0', 8],
+  ['private', '172.16.0.0', 12],
+  ['private', '192.168.0.0', 16],
+  ['cgnat', '100.64.0.0', 10],
+  ['link-local', '169.254.0.0', 16],
+  ['multicast', '224.0.0.0', 4],
+  // IETF protocol assignments, documentation, benchmarking, class E and broadcast.
+  ['reserved', '192.0.0.0', 24],
+  ['reserved', '192.0.2.0', 24],
+  ['reserved', '198.18.0.0', 15],
+  ['reserved', '198.51.100.0', 24],
+  ['reserved', '203.0.113.0', 24],
+  ['reserved', '240.0.0.0', 4],
+];
+
+const V6: [AddressClass, string, number][] = [
+  ['metadata', 'fd00:ec2::254', 128],
+  ['unspecified', '::', 128],
+  ['loopback', '::1', 128],
+  ['ipv4-mapped', '::ffff:0:0', 96],
+  // IPv4-compatible (deprecated) and IPv4-translated forms embed an IPv4 address too.
+  ['reserved', '::', 96],
+  ['reserved', '::ffff:0:0:0', 96],
+  ['link-local', 'fe80::', 10],
+  ['reserved', 'fec0::', 10],
+  ['unique-local', 'fc00::', 7],
+  ['multicast', 'ff00::', 8],
+  ['reserved', '2001:db8::', 32],
+  ['reserved', '100::', 64],
+];
+
+/** One list per class and family, in table order (so metadata wins over link-local). */
+function lists(table: [AddressClass, string, number][], type: 'ipv4' | 'ipv6') {
+  const byClass = new Map<AddressClass, BlockList>();
+  for (const [cls, net, prefix] of table) {
+    const list = byClass.get(cls) ?? new BlockList();
+    list.addSubnet(net, prefix, type);
+    byClass.set(cls, list);
+  }
+  return [...byClass.entries()];
+}
+
+// Kept apart by family: a BlockList also matches IPv4 rules against IPv4-mapped IPv6 addresses
+// and the reverse, which would call every IPv4 address "ipv4-mapped".
+const LISTS = { ipv4: lists(V4, 'ipv4'), ipv6: lists(V6, 'ipv6') };
+
+/** `[::1]` as `::1`: URL host names keep IPv6 literals in brackets. */
+export function bareHost(hostname: string): string {
+  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+}
+
+/** The IPv4 address a NAT64 (64:ff9b::/96) address stands for, if `ip` is one. */
+function nat64Inner(ip: string): string | undefined {
+  const match = /^64:ff9b::(?:([0-9a-f]{1,4}):([0-9a-f]{1,4})|(\d+\.\d+\.\d+\.\d+))$/i.exec(ip);
+  if (!match) return undefined;
+  if (match[3]) return match[3];
+  const hi = parseInt(match[1] ?? '0', 16);
+  const lo = parseInt(match[2] ?? '0', 16);
+  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+}
+
+/**
+ * The class of a non-public address, or `undefined` for a public one. Anything that is not an IP
+ * address at all is `reserved` (refused), so a caller's mistake fails closed.
+ */
+export function classifyAddress(address: string): AddressClass | undefined {
+  const ip = bareHost(address);
+  const family = isIP(ip);
+  if (family === 0) return 'reserved';
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  for (const [cls, list] of LISTS[type]) if (list.check(ip, type)) return cls;
+  const inner = family === 6 ? nat64Inner(ip) : undefined;
+  return inner === undefined ? undefined : classifyAddress(inner);
+}
+
+/** The addresses of this machine's interfaces (what `os.networkInterfaces()` lists). */
+export function ownAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .flatMap((info) => (info ? [info.address.replace(/%.*$/, '')] : []));
+}
+
+/** Decides, per host name and per address, whether a flow's HTTP step may connect. */
+export interface AddressPolicy {
+  /**
+   * Why `address` (reached for host name `host`) is refused, or `undefined` when it may be used.
+   */
+  refusal(host: string, address: string): AddressClass | undefined;
+}
+
+/**
+ * The policy of an allow-list: entries are IP addresses, CIDR ranges (`10.1.0.0/16`, `fd12::/64`)
+ * or host names (`crm.internal`, matched case-insensitively against the URL's host; whatever it
+ * resolves to is allowed except a metadata address, which only an address or range entry allows).
+ * @param allow the `FLOW_HTTP_ALLOW` entries; empty refuses every non-public address.
+ * @param own this machine's addresses, refused unless allowed; `ownAddresses()` by default.
+ * @throws Error naming an entry that is neither an address, a range nor a host name.
+ */
+export function addressPolicy(
+  allow: readonly string[],
+  own: readonly string[] = ownAddresses(),
+): AddressPolicy {
+  const ranges = new BlockList();
+  const hosts = new Set<string>();
+  for (const raw of allow) {
+    const entry = raw.trim().toLowerCase();
+    if (entry === '') continue;
+    const [net = '', bits] = entry.split('/');
+    const address = bareHost(net);
+    const family = isIP(address);
+    if (family !== 0) {
+      const prefix = bits === undefined ? (family === 4 ? 32 : 128) : Number(bits);
+      if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128)) {
+        throw new Error(`FLOW_HTTP_ALLOW entry "${raw}" has a bad prefix length`);
+      }
+      ranges.addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6');
+    } else if (bits === undefined && /^[a-z0-9.-]{1,253}$/.test(entry)) {
+      hosts.add(entry.replace(/\.$/, ''));
+    } else {
+      throw new Error(`FLOW_HTTP_ALLOW entry "${raw}" is not an address, a range or a host name`);
+    }
+  }
+  const ownSet = new Set(own.map((a) => bareHost(a).toLowerCase()));
+  return {
+    refusal(host, address) {
+      const ip = bareHost(address).toLowerCase();
+      const family = isIP(ip);
+      if (family !== 0 && ranges.check(ip, family === 4 ? 'ipv4' : 'ipv6')) return undefined;
+      const cls = classifyAddress(ip) ?? (ownSet.has(ip) ? 'own-address' : undefined);
+      // A named host may resolve to anything but the metadata service: that takes its address.
+      if (cls !== 'metadata' && hosts.has(bareHost(host).toLowerCase().replace(/\.$/, ''))) {
+        return undefined;
+      }
+      return cls;
+    },
+  };
+}
