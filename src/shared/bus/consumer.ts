@@ -610,6 +610,9 @@ export class StreamConsumer<T> {
       started += 1;
     }
     this.#admission.fetched(bot, refs, started);
+    // Entries skipped above gave their room back, and entries that ended during the fetch made
+    // room that no later end may claim: fetch again now.
+    this.#fetchDeferred();
   }
 
   #decode(entry: Entry): Decoded<T> {
