@@ -145,19 +145,37 @@ describe('fair handler slots', () => {
 
   describe('BotAdmission', () => {
     const ref = (id: number, partition = 0) => ({ partition, id: `${id}-0`, tenure: 0 });
+    /** A read past the in-flight bound. */
+    const FAIR = { fair: true, room: true };
+
+    it('when the consumer reads within its bound, then a bot over its share is still admitted, until it has entries deferred', () => {
+      const admission = new BotAdmission({ perBot: 1 });
+      const normal = { fair: false, room: true };
+      expect([1, 2, 3].map((i) => admission.admit('a', ref(i), normal))).to.deep.equal([
+        true,
+        true,
+        true,
+      ]);
+      expect(admission.overShare()).to.equal(true);
+      expect(admission.admit('a', ref(4), FAIR)).to.equal(false);
+      // Behind: its later entries queue up behind the deferred one, whatever the read.
+      expect(admission.admit('a', ref(5), normal)).to.equal(false);
+      expect(admission.admit('b', ref(6), { fair: true, room: false })).to.equal(false);
+      expect(admission.deferred).to.equal(3);
+    });
 
     it('when a bot has its share admitted, then its further entries are deferred in order while another bot’s are admitted', () => {
       const admission = new BotAdmission({ perBot: 2 });
-      const admitted = [1, 2, 3, 4].map((i) => admission.admit('a', ref(i)));
+      const admitted = [1, 2, 3, 4].map((i) => admission.admit('a', ref(i), FAIR));
       expect(admitted).to.deep.equal([true, true, false, false]);
-      expect(admission.admit('b', ref(5))).to.equal(true);
+      expect(admission.admit('b', ref(5), FAIR)).to.equal(true);
       expect(admission.deferred).to.equal(2);
       expect(admission.isDeferred(0, '3-0')).to.equal(true);
       admission.finished('a');
       expect(admission.ready()).to.deep.equal(['a']);
       expect(admission.take('a')).to.deep.equal([ref(3)]);
       // Fetching: later entries of the bot queue behind the fetched ones, even with room.
-      expect(admission.admit('a', ref(6))).to.equal(false);
+      expect(admission.admit('a', ref(6), FAIR)).to.equal(false);
       admission.fetched('a', [ref(3)], 1);
       expect(admission.isDeferred(0, '3-0')).to.equal(false);
       expect(admission.take('a')).to.deep.equal([]);
@@ -167,8 +185,8 @@ describe('fair handler slots', () => {
 
     it('when a fetch fails, then its entries go back to the head; when a partition is lost, its entries are forgotten', () => {
       const admission = new BotAdmission({ perBot: 1 });
-      admission.admit('a', ref(1));
-      for (const i of [2, 3, 4]) admission.admit('a', ref(i, i === 3 ? 1 : 0));
+      admission.admit('a', ref(1), FAIR);
+      for (const i of [2, 3, 4]) admission.admit('a', ref(i, i === 3 ? 1 : 0), FAIR);
       admission.finished('a');
       const taken = admission.take('a');
       expect(taken).to.deep.equal([ref(2)]);

@@ -2,11 +2,12 @@
  * How many of one bot's entries a consumer holds in memory at once. A partition stream mixes the
  * bots' messages, so reading on to reach one bot's entries means reading another's too; a bot
  * whose handlers hang would otherwise fill the consumer's in-flight bound with its queued entries
- * and stop the reading of everyone's. Past `perBot` entries admitted (queued or running), a bot's
- * further entries are deferred: they stay pending in Redis (read, not acknowledged), only their
- * ids are kept here, in read order, and they are fetched again (XRANGE) as the bot's admitted
- * entries finish. A bot with deferred entries has every later entry deferred behind them, so each
- * conversation (one bot's) keeps its order.
+ * and stop the reading of everyone's. When the consumer reads on past its bound (see
+ * `consumer.ts`), a bot with `perBot` entries admitted (queued or running) has its further
+ * entries deferred: they stay pending in Redis (read, not acknowledged), only their ids are kept
+ * here, in read order, and they are fetched again (XRANGE) as the bot's admitted entries finish.
+ * A bot with deferred entries has every later entry deferred behind them, so each conversation
+ * (one bot's) keeps its order.
  *
  * Bookkeeping only; the consumer does the Redis I/O.
  */
@@ -52,18 +53,28 @@ export class BotAdmission {
   }
 
   /**
-   * Offers an entry just read. @returns true when it may be handled now (it then counts as
-   * admitted until `finished`), false when it is deferred.
+   * Offers an entry just read. A bot with deferred entries has it deferred behind them; a bot at
+   * its share too when `fair` (the consumer reads past its bound), or when `room` is false.
+   * @returns true when it may be handled now (it then counts as admitted until `finished`), false
+   * when it is deferred.
    */
-  admit(bot: string, ref: DeferredRef): boolean {
-    const queue = this.#deferred.get(bot);
-    if (!queue && !this.#fetching.has(bot) && this.#count(bot) < this.#perBot) {
+  admit(bot: string, ref: DeferredRef, options: { fair: boolean; room: boolean }): boolean {
+    const behind = this.#deferred.has(bot) || this.#fetching.has(bot);
+    const atShare = this.#count(bot) >= this.#perBot;
+    if (!behind && options.room && !(options.fair && atShare)) {
       this.#admitted.set(bot, this.#count(bot) + 1);
       return true;
     }
+    const queue = this.#deferred.get(bot);
     if (queue) queue.push(ref);
     else this.#deferred.set(bot, [ref]);
     this.#slots.add(`${ref.partition}/${ref.id}`);
+    return false;
+  }
+
+  /** Whether some bot has more than its share admitted. */
+  overShare(): boolean {
+    for (const count of this.#admitted.values()) if (count > this.#perBot) return true;
     return false;
   }
 

@@ -8,10 +8,11 @@
  *   processes. Inside the process, messages with the same key run one after another
  *   (`keyed-runner.ts`); different keys run side by side up to `concurrency`.
  * - Fairness between bots: one bot (`fairnessKeyOf`) runs at most `perBotConcurrency` handlers at
- *   once, and bots waiting for a slot take turns (`fair-slots.ts`). One bot has at most a share of
- *   the in-flight bound admitted; its further entries stay pending in Redis and are fetched again
- *   as its admitted ones finish (`bot-admission.ts`), so its backlog never stops the reading of
- *   the other bots' messages.
+ *   once, and bots waiting for a slot take turns (`fair-slots.ts`). When the entries in flight
+ *   reach their bound and none finishes for `STALL_MS` while a bot holds more than its share of
+ *   them, the consumer reads on: the entries of bots at their share stay pending in Redis and are
+ *   fetched again as their admitted ones finish (`bot-admission.ts`), the other bots' are handled,
+ *   so one bot's stalled backlog never stops the reading of the others' messages.
  * - Reading: XREADGROUP BLOCK on its own connection. On taking a partition over, it first claims
  *   (XAUTOCLAIM) and handles every entry its previous reader left pending, in stream order.
  * - Each entry's `data` is decoded and validated against the topic's schema; a malformed or
@@ -130,6 +131,14 @@ const OUTAGE_RETRY_MAX_MS = 5000;
  */
 const MAX_DEFERRED = 10_000;
 
+/**
+ * How long (ms) the entries in flight may stay at their bound with none finishing before the
+ * consumer reads on past it, deferring the entries of bots at their share. Far above a handler's
+ * usual time, so a busy bot that keeps up is never deferred (a deferred entry is read twice);
+ * short against a reply's time, as another bot's message may wait this long to be read.
+ */
+const STALL_MS = 250;
+
 /** How an attempt at an entry ended. */
 type Attempt = 'settled' | 'retry' | 'outage';
 
@@ -157,6 +166,12 @@ export class StreamConsumer<T> {
     Pick<ConsumerOptions<T>, 'onOutcome'>;
   /** Entries in flight (queued or running) past which reading waits. */
   readonly #inFlightMax: number;
+  /**
+   * Entries in flight past which even a read past the bound defers every entry: what one read
+   * within the bound can bring on top of it (a batch per partition), plus the bound again for the
+   * other bots' shares.
+   */
+  readonly #inFlightHardMax: number;
   readonly #admission: BotAdmission;
   /** Fetches of deferred entries under way. */
   readonly #fetches = new Set<Promise<void>>();
@@ -206,6 +221,7 @@ export class StreamConsumer<T> {
     const { batchSize, concurrency, perBotConcurrency } = this.#o;
     const perBot = Math.min(perBotConcurrency, concurrency);
     this.#inFlightMax = Math.max(batchSize, concurrency * 4);
+    this.#inFlightHardMax = 2 * this.#inFlightMax + batchSize * options.partitions;
     this.#admission = new BotAdmission({
       perBot: Math.max(perBot, Math.ceil((this.#inFlightMax * perBot) / concurrency)),
     });
@@ -407,14 +423,19 @@ export class StreamConsumer<T> {
   async #readLoop(): Promise<void> {
     const { group, name, batchSize, blockMs, lingerMs } = this.#o;
     let failures = 0;
+    /** In flight at the bound with none finishing for STALL_MS, while a bot is over its share. */
+    let stalled = false;
     while (!this.#closed) {
       const partitions = this.#leases.readable().filter((p) => this.#cursors.has(p));
       if (partitions.length === 0) {
         await this.#pause(Math.min(blockMs, 200));
         continue;
       }
-      if (this.#inFlight.size >= this.#inFlightMax || this.#admission.deferred >= MAX_DEFERRED) {
-        await new Promise<void>((resolve) => (this.#wake = resolve));
+      const full = this.#inFlight.size >= this.#inFlightMax;
+      if (!full) stalled = false;
+      if (this.#admission.deferred >= MAX_DEFERRED || (full && !stalled)) {
+        const woken = await this.#waitForWake(full ? STALL_MS : undefined);
+        if (!woken && this.#admission.overShare()) stalled = true;
         continue;
       }
       const cursors = partitions.map((p) => this.#cursors.get(p)!);
@@ -445,12 +466,13 @@ export class StreamConsumer<T> {
           const entries = parseEntries(byStream.get(this.#keys.partitions[p]!));
           if (this.#cursors.get(p) === '>') {
             fresh += entries.length;
-            this.#schedule(p, entries, undefined);
+            this.#schedule(p, entries, undefined, full);
           } else if (entries.length === 0) {
             this.#cursors.set(p, '>');
           } else {
             this.#cursors.set(p, entries[entries.length - 1]!.id);
-            this.#schedule(p, entries, await this.#deliveries(this.#keys.partitions[p]!, entries));
+            const counts = await this.#deliveries(this.#keys.partitions[p]!, entries);
+            this.#schedule(p, entries, counts, full);
           }
         }
         // Not after a read of pending entries: those are drained at once.
@@ -487,10 +509,16 @@ export class StreamConsumer<T> {
     return counts;
   }
 
+  /**
+   * Hands the entries read to the runner, or defers them (see `bot-admission.ts`). In a `fair`
+   * read (past the in-flight bound) a bot at its share is deferred, and the entries in flight are
+   * kept under `#inFlightHardMax`.
+   */
   #schedule(
     partition: number,
     entries: readonly Entry[],
     counts: Map<string, number> | undefined,
+    fair: boolean,
   ): void {
     const tenure = this.#tenures.get(partition) ?? 0;
     for (const entry of entries) {
@@ -500,7 +528,10 @@ export class StreamConsumer<T> {
       if (deliveries === undefined) continue; // acknowledged meanwhile
       const decoded = this.#decode(entry);
       const bot = this.#botOf(decoded);
-      if (!this.#admission.admit(bot, { partition, id: entry.id, tenure })) continue;
+      const room = !fair || this.#inFlight.size < this.#inFlightHardMax;
+      if (!this.#admission.admit(bot, { partition, id: entry.id, tenure }, { fair, room })) {
+        continue;
+      }
       this.#start(partition, entry, decoded, bot, deliveries, counts === undefined, tenure);
     }
   }
@@ -538,6 +569,21 @@ export class StreamConsumer<T> {
         this.#fetchDeferred();
         this.#wakeReader();
       });
+  }
+
+  /**
+   * Waits until an entry in flight ends (or close), at most `ms` when given.
+   * @returns false when the time ran out first.
+   */
+  async #waitForWake(ms: number | undefined): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const woken = await new Promise<boolean>((resolve) => {
+      this.#wake = () => resolve(true);
+      if (ms !== undefined) timer = setTimeout(() => resolve(false), ms);
+    });
+    clearTimeout(timer);
+    if (!woken) this.#wake = undefined;
+    return woken;
   }
 
   #wakeReader(): void {
