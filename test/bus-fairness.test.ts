@@ -138,12 +138,12 @@ describe('topic bus: fairness between bots', () => {
     expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
   });
 
-  it('when a bot’s messages all fail while its backlog is deferred, then each is dead-lettered after maxDeliveries, and another bot’s messages are handled', async () => {
+  it('when a bot’s messages all fail slowly, stalling the consumer, then each is dead-lettered after maxDeliveries, also those read past the stall, and another bot’s messages are handled', async () => {
     const calls = new Map<string, number>();
     const handledB: number[] = [];
     await consumer({
-      concurrency: 2,
-      batchSize: 8,
+      concurrency: 4,
+      batchSize: 4,
       handler: async (m) => {
         if (m.collection_name === 'bot-b') {
           handledB.push(seqOf(m));
@@ -151,12 +151,17 @@ describe('topic bus: fairness between bots', () => {
         }
         const id = `${m.ordering_key}/${seqOf(m)}`;
         calls.set(id, (calls.get(id) ?? 0) + 1);
+        // Longer than the stall the consumer waits before reading past this bot's backlog.
+        await new Promise((resolve) => setTimeout(resolve, 300));
         throw new Error('provider down');
       },
     }).start();
-    await publish('bot-a', 20, 2);
+    await publish('bot-a', 12, 2);
     await publish('bot-b', 1, 5);
-    await waitFor(async () => (await listDeadLetters(redis, prefix, 'indexer')).length === 40, {
+    await waitFor(() => handledB.length === 5, { what: 'bot B handled' });
+    // Bot A's entries take 3 deliveries of 300 ms each, two at a time: B came first.
+    expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length.below(24);
+    await waitFor(async () => (await listDeadLetters(redis, prefix, 'indexer')).length === 24, {
       timeoutMs: 20_000,
       what: 'bot A’s entries dead-lettered',
     });
