@@ -107,6 +107,13 @@ export const SETTINGS = {
     max: 1024,
     doc: 'Messages one process handles at once; messages with the same ordering key are still handled one after another (count).',
   },
+  CONSUMER_BOT_CONCURRENCY: {
+    kind: 'integer',
+    default: 0,
+    min: 0,
+    max: 1024,
+    doc: 'Messages of one bot one process handles at once, at most CONSUMER_CONCURRENCY; the other handler slots stay free for the other bots, so one bot whose handlers hang cannot hold them all. 0 means half of CONSUMER_CONCURRENCY, rounded up (count).',
+  },
   CONSUMER_BLOCK_MS: {
     kind: 'integer',
     default: 2000,
@@ -422,6 +429,8 @@ export interface Config {
     name: string;
     batchSize: number;
     concurrency: number;
+    /** Handlers of one bot at once; 0 for half of `concurrency`. */
+    botConcurrency: number;
     blockMs: number;
     lingerMs: number;
     leaseMs: number;
@@ -563,6 +572,7 @@ export function loadConfig(
       name: v.CONSUMER_NAME || `${hostname()}-${process.pid}`,
       batchSize: v.CONSUMER_BATCH_SIZE,
       concurrency: v.CONSUMER_CONCURRENCY,
+      botConcurrency: v.CONSUMER_BOT_CONCURRENCY,
       blockMs: v.CONSUMER_BLOCK_MS,
       lingerMs: v.CONSUMER_LINGER_MS,
       leaseMs: v.CONSUMER_LEASE_MS,

@@ -94,6 +94,9 @@ export async function consume<T>(
     handler,
     batchSize: config.consumer.batchSize,
     concurrency: config.consumer.concurrency,
+    ...(config.consumer.botConcurrency > 0
+      ? { perBotConcurrency: config.consumer.botConcurrency }
+      : {}),
     blockMs: config.consumer.blockMs,
     lingerMs: config.consumer.lingerMs,
     leaseMs: config.consumer.leaseMs,

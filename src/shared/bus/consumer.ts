@@ -7,6 +7,12 @@
  *   picks its partition, so one conversation is handled in arrival order even with several
  *   processes. Inside the process, messages with the same key run one after another
  *   (`keyed-runner.ts`); different keys run side by side up to `concurrency`.
+ * - Fairness between bots: one bot (`fairnessKeyOf`) runs at most `perBotConcurrency` handlers at
+ *   once, and bots waiting for a slot take turns (`fair-slots.ts`). When the entries in flight
+ *   reach their bound and none finishes for `STALL_MS` while a bot holds more than its share of
+ *   them, the consumer reads on: the entries of bots at their share stay pending in Redis and are
+ *   fetched again as their admitted ones finish (`bot-admission.ts`), the other bots' are handled,
+ *   so one bot's stalled backlog never stops the reading of the others' messages.
  * - Reading: XREADGROUP BLOCK on its own connection. On taking a partition over, it first claims
  *   (XAUTOCLAIM) and handles every entry its previous reader left pending, in stream order.
  * - Each entry's `data` is decoded and validated against the topic's schema; a malformed or
@@ -24,11 +30,13 @@ import { BotwireError, codeOf, errorMessage, isRetryable, isUnavailable } from '
 import { lazyChild, type Logger } from '../logger.ts';
 import type { Redis } from '../redis.ts';
 import { describeProblems, type SchemaRegistry } from '../schemas.ts';
+import { BotAdmission, type DeferredRef } from './bot-admission.ts';
 import { entriesByStream, parseEntries, type Entry } from './entries.ts';
 import { KeyedRunner } from './keyed-runner.ts';
 import { PartitionLeases } from './partition-leases.ts';
 import type { Outgoing, Producer } from './producer.ts';
 import {
+  fairnessKeyOf,
   groupOf,
   orderingKeyOf,
   schemaOf,
@@ -79,6 +87,16 @@ export interface ConsumerOptions<T> {
   batchSize?: number;
   /** Handlers running at once. @defaultValue 16 */
   concurrency?: number;
+  /**
+   * Handlers of one bot running at once, at most `concurrency`; the other slots stay free for the
+   * other bots even while this one has more waiting. @defaultValue half of `concurrency`, rounded up
+   */
+  perBotConcurrency?: number;
+  /**
+   * The bot a message is for, which slots are shared by; messages without one share one bucket.
+   * @defaultValue `fairnessKeyOf` of `topics.ts`
+   */
+  fairnessKeyOf?: (message: T) => string | undefined;
   /** XREADGROUP BLOCK time (ms). @defaultValue 1000 */
   blockMs?: number;
   /**
@@ -107,6 +125,20 @@ const FAILURE_TTL_S = 7 * 24 * 3600;
 /** Longest wait between tries while Redis or Postgres is unreachable (ms): catch up soon after. */
 const OUTAGE_RETRY_MAX_MS = 5000;
 
+/**
+ * Entries deferred (pending, ids only in memory: see `bot-admission.ts`) past which reading waits
+ * for some to be handled; a few hundred kilobytes.
+ */
+const MAX_DEFERRED = 10_000;
+
+/**
+ * How long (ms) the entries in flight may stay at their bound with none finishing before the
+ * consumer reads on past it, deferring the entries of bots at their share. Far above a handler's
+ * usual time, so a busy bot that keeps up is never deferred (a deferred entry is read twice);
+ * short against a reply's time, as another bot's message may wait this long to be read.
+ */
+const STALL_MS = 250;
+
 /** How an attempt at an entry ended. */
 type Attempt = 'settled' | 'retry' | 'outage';
 
@@ -132,6 +164,17 @@ export async function ensureGroups(
 export class StreamConsumer<T> {
   readonly #o: Required<Omit<ConsumerOptions<T>, 'onOutcome'>> &
     Pick<ConsumerOptions<T>, 'onOutcome'>;
+  /** Entries in flight (queued or running) past which reading waits. */
+  readonly #inFlightMax: number;
+  /**
+   * Entries in flight past which even a read past the bound defers every entry: what one read
+   * within the bound can bring on top of it (a batch per partition), plus the bound again for the
+   * other bots' shares.
+   */
+  readonly #inFlightHardMax: number;
+  readonly #admission: BotAdmission;
+  /** Fetches of deferred entries under way. */
+  readonly #fetches = new Set<Promise<void>>();
   readonly #keys: TopicKeys;
   readonly #blocking: Redis;
   /** Leases, heartbeats and claims: never queued behind the handlers' auto-pipelined commands. */
@@ -171,8 +214,17 @@ export class StreamConsumer<T> {
       retryBaseMs: 500,
       maxDeliveries: 5,
       deadMaxLen: 100_000,
+      perBotConcurrency: Math.ceil((options.concurrency ?? 16) / 2),
+      fairnessKeyOf,
       ...options,
     };
+    const { batchSize, concurrency, perBotConcurrency } = this.#o;
+    const perBot = Math.min(perBotConcurrency, concurrency);
+    this.#inFlightMax = Math.max(batchSize, concurrency * 4);
+    this.#inFlightHardMax = 2 * this.#inFlightMax + batchSize * options.partitions;
+    this.#admission = new BotAdmission({
+      perBot: Math.max(perBot, Math.ceil((this.#inFlightMax * perBot) / concurrency)),
+    });
     this.#keys = topicKeys(options.prefix, options.topic, options.partitions);
     // Never auto-pipelined: ioredis keeps one auto-pipeline in flight per connection, so a
     // blocking XREADGROUP in it would hold every command queued behind it for up to BLOCK ms.
@@ -187,7 +239,7 @@ export class StreamConsumer<T> {
       connectionName: `${options.name}:control`,
       enableAutoPipelining: false,
     });
-    this.#runner = new KeyedRunner(this.#o.concurrency);
+    this.#runner = new KeyedRunner({ concurrency, perBot });
     this.#leases = new PartitionLeases({
       redis: this.#control,
       keys: this.#keys,
@@ -230,6 +282,7 @@ export class StreamConsumer<T> {
       }
     };
     await step('loops', async () => this.#loops);
+    await step('fetches', () => Promise.all(this.#fetches));
     await step('in-flight work', () => this.#runner.idle());
     await step('leases', () => this.#leases.releaseAll());
     await step('control connection', () => this.#control.quit());
@@ -265,7 +318,9 @@ export class StreamConsumer<T> {
       this.#cursors.delete(p);
       this.#unclaimed.delete(p);
       this.#tenures.set(p, (this.#tenures.get(p) ?? 0) + 1);
+      this.#admission.dropPartition(p);
     }
+    if (changes.released.length + changes.lost.length > 0) this.#wakeReader();
     for (const p of changes.acquired) this.#unclaimed.add(p);
     if (changes.lost.length > 0) {
       this.#o.logger.warn(
@@ -366,16 +421,21 @@ export class StreamConsumer<T> {
   }
 
   async #readLoop(): Promise<void> {
-    const { group, name, batchSize, blockMs, lingerMs, concurrency } = this.#o;
+    const { group, name, batchSize, blockMs, lingerMs } = this.#o;
     let failures = 0;
+    /** In flight at the bound with none finishing for STALL_MS, while a bot is over its share. */
+    let stalled = false;
     while (!this.#closed) {
       const partitions = this.#leases.readable().filter((p) => this.#cursors.has(p));
       if (partitions.length === 0) {
         await this.#pause(Math.min(blockMs, 200));
         continue;
       }
-      if (this.#inFlight.size >= Math.max(batchSize, concurrency * 4)) {
-        await new Promise<void>((resolve) => (this.#wake = resolve));
+      const full = this.#inFlight.size >= this.#inFlightMax;
+      if (!full) stalled = false;
+      if (this.#admission.deferred >= MAX_DEFERRED || (full && !stalled)) {
+        const woken = await this.#waitForWake(full ? STALL_MS : undefined);
+        if (!woken && this.#admission.overShare()) stalled = true;
         continue;
       }
       const cursors = partitions.map((p) => this.#cursors.get(p)!);
@@ -406,12 +466,13 @@ export class StreamConsumer<T> {
           const entries = parseEntries(byStream.get(this.#keys.partitions[p]!));
           if (this.#cursors.get(p) === '>') {
             fresh += entries.length;
-            this.#schedule(p, entries, undefined);
+            this.#schedule(p, entries, undefined, full);
           } else if (entries.length === 0) {
             this.#cursors.set(p, '>');
           } else {
             this.#cursors.set(p, entries[entries.length - 1]!.id);
-            this.#schedule(p, entries, await this.#deliveries(this.#keys.partitions[p]!, entries));
+            const counts = await this.#deliveries(this.#keys.partitions[p]!, entries);
+            this.#schedule(p, entries, counts, full);
           }
         }
         // Not after a read of pending entries: those are drained at once.
@@ -432,7 +493,10 @@ export class StreamConsumer<T> {
   }
 
   /** Delivery counts of entries pending for this consumer; absent when no longer pending. */
-  async #deliveries(stream: string, entries: readonly Entry[]): Promise<Map<string, number>> {
+  async #deliveries(
+    stream: string,
+    entries: readonly { id: string }[],
+  ): Promise<Map<string, number>> {
     const pipeline = this.#o.redis.pipeline();
     for (const { id } of entries)
       pipeline.call('XPENDING', stream, this.#o.group, id, id, 1, this.#o.name);
@@ -445,34 +509,156 @@ export class StreamConsumer<T> {
     return counts;
   }
 
+  /**
+   * Hands the entries read to the runner, or defers them (see `bot-admission.ts`). In a `fair`
+   * read (past the in-flight bound) a bot at its share is deferred, and the entries in flight are
+   * kept under `#inFlightHardMax`.
+   */
   #schedule(
     partition: number,
     entries: readonly Entry[],
     counts: Map<string, number> | undefined,
+    fair: boolean,
   ): void {
+    const tenure = this.#tenures.get(partition) ?? 0;
     for (const entry of entries) {
-      const slot = `${partition}/${entry.id}`;
-      if (this.#inFlight.has(slot)) continue;
+      if (this.#inFlight.has(`${partition}/${entry.id}`)) continue;
+      if (this.#admission.isDeferred(partition, entry.id)) continue;
       const deliveries = counts ? counts.get(entry.id) : 1;
       if (deliveries === undefined) continue; // acknowledged meanwhile
       const decoded = this.#decode(entry);
-      const tenure = this.#tenures.get(partition) ?? 0;
-      this.#inFlight.add(slot);
-      this.#busy.set(partition, (this.#busy.get(partition) ?? 0) + 1);
-      void this.#runner
-        .run(decoded.ok ? orderingKeyOf(decoded.message) : undefined, () =>
-          this.#process(entry, decoded, deliveries, partition, counts === undefined, tenure),
-        )
-        .catch((error: unknown) =>
-          this.#o.logger.error({ err: error, msgId: entry.id }, 'entry handling failed'),
-        )
-        .finally(() => {
-          this.#inFlight.delete(slot);
-          this.#busy.set(partition, (this.#busy.get(partition) ?? 1) - 1);
-          this.#wake?.();
-          this.#wake = undefined;
-        });
+      const bot = this.#botOf(decoded);
+      const room = !fair || this.#inFlight.size < this.#inFlightHardMax;
+      if (!this.#admission.admit(bot, { partition, id: entry.id, tenure }, { fair, room })) {
+        continue;
+      }
+      this.#start(partition, entry, decoded, bot, deliveries, counts === undefined, tenure);
     }
+  }
+
+  #botOf(decoded: Decoded<T>): string {
+    return (decoded.ok ? this.#o.fairnessKeyOf(decoded.message) : undefined) ?? '';
+  }
+
+  /** Hands an admitted entry to the runner. */
+  #start(
+    partition: number,
+    entry: Entry,
+    decoded: Decoded<T>,
+    bot: string,
+    deliveries: number,
+    fresh: boolean,
+    tenure: number,
+  ): void {
+    const slot = `${partition}/${entry.id}`;
+    this.#inFlight.add(slot);
+    this.#busy.set(partition, (this.#busy.get(partition) ?? 0) + 1);
+    void this.#runner
+      .run(
+        decoded.ok ? orderingKeyOf(decoded.message) : undefined,
+        () => this.#process(entry, decoded, deliveries, partition, fresh, tenure),
+        bot,
+      )
+      .catch((error: unknown) =>
+        this.#o.logger.error({ err: error, msgId: entry.id }, 'entry handling failed'),
+      )
+      .finally(() => {
+        this.#inFlight.delete(slot);
+        this.#busy.set(partition, (this.#busy.get(partition) ?? 1) - 1);
+        this.#admission.finished(bot);
+        this.#fetchDeferred();
+        this.#wakeReader();
+      });
+  }
+
+  /**
+   * Waits until an entry in flight ends (or close), at most `ms` when given.
+   * @returns false when the time ran out first.
+   */
+  async #waitForWake(ms: number | undefined): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const woken = await new Promise<boolean>((resolve) => {
+      this.#wake = () => resolve(true);
+      if (ms !== undefined) timer = setTimeout(() => resolve(false), ms);
+    });
+    clearTimeout(timer);
+    if (!woken) this.#wake = undefined;
+    return woken;
+  }
+
+  #wakeReader(): void {
+    this.#wake?.();
+    this.#wake = undefined;
+  }
+
+  /** Fetches the deferred entries of every bot that has room for some now. */
+  #fetchDeferred(): void {
+    if (this.#closed) return;
+    for (const bot of this.#admission.ready()) {
+      const refs = this.#admission.take(bot);
+      if (refs.length === 0) continue;
+      const fetch = this.#fetch(bot, refs).finally(() => this.#fetches.delete(fetch));
+      this.#fetches.add(fetch);
+    }
+  }
+
+  /**
+   * Reads deferred entries again (XRANGE, which leaves their delivery count alone) with their
+   * delivery counts, and hands those still pending for this consumer, in a partition it still
+   * reads under the same tenure, to the runner in their original order.
+   */
+  async #fetch(bot: string, refs: readonly DeferredRef[]): Promise<void> {
+    const found = new Map<string, { entry: Entry; deliveries: number | undefined }>();
+    try {
+      const byPartition = new Map<number, DeferredRef[]>();
+      for (const ref of refs)
+        byPartition.set(ref.partition, [...(byPartition.get(ref.partition) ?? []), ref]);
+      for (const [p, group] of byPartition) {
+        const stream = this.#keys.partitions[p]!;
+        const counts = await this.#deliveries(stream, group);
+        const pipeline = this.#o.redis.pipeline();
+        for (const { id } of group) pipeline.xrange(stream, id, id);
+        for (const [i, [error, rows]] of ((await pipeline.exec()) ?? []).entries()) {
+          if (error) throw error;
+          const id = group[i]!.id;
+          // Trimmed away: handled like a history read hands it back, without data (dead-lettered).
+          const [entry] = parseEntries(rows);
+          found.set(`${p}/${id}`, {
+            entry: entry ?? { id, data: null },
+            deliveries: counts.get(id),
+          });
+        }
+      }
+    } catch (error) {
+      this.#o.logger.warn({ err: error, bot }, 'could not fetch deferred entries; retrying');
+      this.#admission.putBack(bot, refs);
+      await this.#pause(this.#o.retryBaseMs);
+      this.#fetchDeferred();
+      return;
+    }
+    let started = 0;
+    for (const ref of refs) {
+      const slot = `${ref.partition}/${ref.id}`;
+      const hit = found.get(slot);
+      const current =
+        this.#leases.owns(ref.partition) && (this.#tenures.get(ref.partition) ?? 0) === ref.tenure;
+      if (this.#closed || !current || !hit || hit.deliveries === undefined) continue;
+      if (this.#inFlight.has(slot)) continue;
+      this.#start(
+        ref.partition,
+        hit.entry,
+        this.#decode(hit.entry),
+        bot,
+        hit.deliveries,
+        false,
+        ref.tenure,
+      );
+      started += 1;
+    }
+    this.#admission.fetched(bot, refs, started);
+    // Entries skipped above gave their room back, and entries that ended during the fetch made
+    // room that no later end may claim: fetch again now.
+    this.#fetchDeferred();
   }
 
   #decode(entry: Entry): Decoded<T> {

@@ -1,26 +1,39 @@
+import { FairSlots } from './fair-slots.ts';
+
+/** Options of a `KeyedRunner`. */
+export interface KeyedRunnerOptions {
+  /** Tasks running at once, in all. */
+  concurrency: number;
+  /** Tasks of one bot running at once (see `fair-slots.ts`). @defaultValue `concurrency` */
+  perBot?: number;
+}
+
+/** The bot of tasks given without one. */
+const NO_BOT = '';
+
 /**
  * Runs tasks with a concurrency limit, one at a time per key: tasks that share a key start in the
  * order they were given and never overlap; tasks with different keys (or none) run side by side.
- * This is what keeps one conversation's messages in order inside one process.
+ * This is what keeps one conversation's messages in order inside one process. Slots are shared
+ * fairly between bots (`FairSlots`): one bot runs at most `perBot` tasks at once, and bots waiting
+ * for a slot take turns.
  */
 export class KeyedRunner {
-  readonly #concurrency: number;
-  #active = 0;
-  readonly #waiting: (() => void)[] = [];
+  readonly #slots: FairSlots;
   readonly #tails = new Map<string, Promise<void>>();
   #scheduled = 0;
   #idle: (() => void)[] = [];
 
-  constructor(concurrency: number) {
-    if (!Number.isInteger(concurrency) || concurrency < 1) {
-      throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
-    }
-    this.#concurrency = concurrency;
+  constructor(options: KeyedRunnerOptions) {
+    this.#slots = new FairSlots({
+      concurrency: options.concurrency,
+      perBot: options.perBot ?? options.concurrency,
+    });
   }
 
   /** Tasks running now. */
   get active(): number {
-    return this.#active;
+    return this.#slots.active;
   }
 
   /** Resolves once every task given so far has finished. */
@@ -29,22 +42,25 @@ export class KeyedRunner {
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
-  /** Schedules `task`; resolves or rejects as it does. */
-  run(key: string | undefined, task: () => Promise<void>): Promise<void> {
+  /**
+   * Schedules `task` after the earlier tasks of `key`, in a slot of `bot`; resolves or rejects as
+   * the task does.
+   */
+  run(key: string | undefined, task: () => Promise<void>, bot: string = NO_BOT): Promise<void> {
     this.#scheduled += 1;
     const done = (): void => {
       this.#scheduled -= 1;
       if (this.#scheduled === 0) for (const resolve of this.#idle.splice(0)) resolve();
     };
-    const result = this.#schedule(key, task);
+    const result = this.#schedule(key, () => this.#withSlot(bot, task));
     result.then(done, done);
     return result;
   }
 
   #schedule(key: string | undefined, task: () => Promise<void>): Promise<void> {
-    if (key === undefined) return this.#withSlot(task);
+    if (key === undefined) return task();
     const previous = this.#tails.get(key) ?? Promise.resolve();
-    const result = previous.then(() => this.#withSlot(task));
+    const result = previous.then(task);
     const tail = result.catch(() => undefined);
     this.#tails.set(key, tail);
     void tail.then(() => {
@@ -53,16 +69,12 @@ export class KeyedRunner {
     return result;
   }
 
-  async #withSlot(task: () => Promise<void>): Promise<void> {
-    while (this.#active >= this.#concurrency) {
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    }
-    this.#active += 1;
+  async #withSlot(bot: string, task: () => Promise<void>): Promise<void> {
+    await this.#slots.acquire(bot);
     try {
       await task();
     } finally {
-      this.#active -= 1;
-      this.#waiting.shift()?.();
+      this.#slots.release(bot);
     }
   }
 }

@@ -94,3 +94,33 @@ export function partitionOf(key: string | undefined, partitions: number): number
   }
   return hash % partitions;
 }
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * The bot a message is for, which the consumer shares its handler slots by: the `app_id` of the
+ * message's conversation (`conversation`, `bot_output.conversation`, a retriever query's
+ * `reply_to.conversation`) or of a platform payload (`bot_input`). An `indexer` message, or a
+ * retriever query made without a conversation, goes by its `collection_name`. Undefined when the
+ * message names none.
+ */
+export function fairnessKeyOf(message: unknown): string | undefined {
+  type AppRef = { app_id?: unknown } | undefined;
+  const m = message as {
+    conversation?: AppRef;
+    bot_input?: AppRef;
+    bot_output?: { conversation?: AppRef };
+    reply_to?: { conversation?: AppRef };
+    collection_name?: unknown;
+  } | null;
+  if (typeof m !== 'object' || m === null) return undefined;
+  return (
+    text(m.conversation?.app_id) ??
+    text(m.bot_input?.app_id) ??
+    text(m.bot_output?.conversation?.app_id) ??
+    text(m.reply_to?.conversation?.app_id) ??
+    text(m.collection_name)
+  );
+}
