@@ -80,7 +80,8 @@ describe('faults: one bot’s flow HTTP step hangs', function () {
 
   before(async () => {
     endpoint = await startHangingEndpoint();
-    system = await startFaultSystem();
+    // the endpoint is on loopback, which a flow's HTTP step may reach only when allowed
+    system = await startFaultSystem({ settings: { FLOW_HTTP_ALLOW: '127.0.0.1/32' } });
   });
 
   after(async () => {
