@@ -89,6 +89,7 @@ export interface ParkedEntry {
   data: string;
 }
 
+/** The breakers and parking streams of platform accounts, kept in Redis for every process. */
 export class Breaker {
   readonly #redis: Redis & BreakerCommands;
   readonly #o: Required<Omit<BreakerOptions, 'redis'>>;

@@ -29,7 +29,7 @@ export interface DrainerOptions {
   holder: string;
   /** Time between looks at the index (ms). @defaultValue 200 */
   intervalMs?: number;
-  /** Replies taken per round (ms). @defaultValue 20 */
+  /** Replies taken per round. @defaultValue 20 */
   batch?: number;
   /** Drain lease, renewed after each reply sent (ms). @defaultValue 60000 */
   leaseMs?: number;
@@ -43,6 +43,7 @@ const LATER_MS = 1000;
 
 type Sent = 'sent' | 'platform' | 'later';
 
+/** The loop that sends parked replies; `start()` it with the process, `close()` it before Redis. */
 export class Drainer {
   readonly #o: Required<DrainerOptions>;
   readonly #running = new Map<string, Promise<void>>();
