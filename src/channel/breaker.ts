@@ -20,9 +20,10 @@ import { parkedKey, parkingBase } from '../shared/bot-turns.ts';
 
 // KEYS: parked stream, open flag, failure counter, the turn's marker.
 // ARGV: data, marker ttl (s), force ('1' parks whatever the state).
-// Returns -1 parked now, -2 parked before (the marker exists), else the failures in the window
-// (send it).
+// Returns -1 parked now, -2 parked before (the marker exists: the parked copy is the drainer's to
+// send, or sent), else the failures in the window (send it).
 const ADMIT = `
+if redis.call('EXISTS', KEYS[4]) == 1 then return -2 end
 if ARGV[3] == '1' or redis.call('XLEN', KEYS[1]) > 0 or redis.call('EXISTS', KEYS[2]) == 1 then
   if redis.call('SET', KEYS[4], '1', 'NX', 'EX', ARGV[2]) then
     redis.call('XADD', KEYS[1], '*', 'data', ARGV[1])
