@@ -204,6 +204,57 @@ export const SETTINGS = {
     min: 0,
     doc: 'Backpressure: while more than this many messages wait in the channel, language and flow topics (unread plus unacknowledged, sampled every 250 ms), the edge answers platform callbacks 503 with Retry-After, so the platform retries later instead of the backlog growing without bound (count; 0 turns it off).',
   },
+  EDGE_MAX_BOT_BACKLOG: {
+    kind: 'integer',
+    default: 500,
+    min: 0,
+    doc: "Per-bot backpressure: while more than this many of one bot's turns wait (published by the edge and not finished, plus its replies parked for a failing platform), the edge answers that bot's callbacks 503 with Retry-After (BW_ERR_BOT_OVERLOADED); other bots are not affected. Costs the edge a few Redis commands per callback (count; 0 turns it off).",
+  },
+  EDGE_BOT_TURN_HORIZON_S: {
+    kind: 'integer',
+    default: 300,
+    min: 10,
+    doc: "How long a turn the edge published counts in its bot's backlog when nothing marks it finished (a turn that ends in flow with no reply, or is dead-lettered): the per-bot count heals itself after this long. Keep it above the longest normal turn (seconds).",
+  },
+  CHANNEL_SEND_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 10000,
+    min: 50,
+    max: 120000,
+    doc: 'Longest one platform call (Telegram, WhatsApp) may take before it counts as failed (milliseconds); multipart uploads get three times this.',
+  },
+  CHANNEL_SUSPECT_SEND_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 2000,
+    min: 50,
+    max: 120000,
+    doc: 'The shorter timeout of a call made by a channel handler for a platform account that has failed within CHANNEL_BREAKER_WINDOW_MS, so a platform that stops answering holds handler slots this long rather than CHANNEL_SEND_TIMEOUT_MS (milliseconds).',
+  },
+  CHANNEL_BREAKER_FAILURES: {
+    kind: 'integer',
+    default: 5,
+    min: 1,
+    max: 1000,
+    doc: "Circuit breaker: failed platform calls (timeouts, 5xx, refused connections) of one bot's platform account within CHANNEL_BREAKER_WINDOW_MS that open its breaker; its replies are then parked and sent by channel's drainer when the platform answers again (count).",
+  },
+  CHANNEL_BREAKER_WINDOW_MS: {
+    kind: 'integer',
+    default: 30000,
+    min: 100,
+    doc: 'The window over which CHANNEL_BREAKER_FAILURES are counted (milliseconds).',
+  },
+  CHANNEL_BREAKER_OPEN_MS: {
+    kind: 'integer',
+    default: 2000,
+    min: 10,
+    doc: 'How long an open breaker waits before the drainer tries one parked reply (half-open probe); doubled after each failed probe up to CHANNEL_BREAKER_OPEN_MAX_MS (milliseconds).',
+  },
+  CHANNEL_BREAKER_OPEN_MAX_MS: {
+    kind: 'integer',
+    default: 60000,
+    min: 10,
+    doc: 'Longest wait between two probes of a failing platform account (milliseconds).',
+  },
   TELEGRAM_API_URL: {
     kind: 'url',
     default: 'https://api.telegram.org',
@@ -447,6 +498,19 @@ export interface Config {
     dedupeTtlS: number;
     /** Pipeline backlog (messages) over which callbacks are refused; 0 for never. */
     maxBacklog: number;
+    /** One bot's waiting turns over which its callbacks are refused; 0 for never. */
+    maxBotBacklog: number;
+    /** How long an unfinished turn counts in its bot's backlog (s). */
+    botTurnHorizonS: number;
+  };
+  /** channel's platform calls and circuit breaker (src/channel/breaker.ts). */
+  channel: {
+    sendTimeoutMs: number;
+    suspectSendTimeoutMs: number;
+    breakerFailures: number;
+    breakerWindowMs: number;
+    breakerOpenMs: number;
+    breakerOpenMaxMs: number;
   };
   /** AES-256-GCM key (32 bytes), or undefined where the component does not need it. */
   credentialsKey: Buffer | undefined;
@@ -588,6 +652,16 @@ export function loadConfig(
       bodyLimitBytes: v.HTTP_BODY_LIMIT_BYTES,
       dedupeTtlS: v.DEDUPE_TTL_S,
       maxBacklog: v.EDGE_MAX_BACKLOG,
+      maxBotBacklog: v.EDGE_MAX_BOT_BACKLOG,
+      botTurnHorizonS: v.EDGE_BOT_TURN_HORIZON_S,
+    },
+    channel: {
+      sendTimeoutMs: v.CHANNEL_SEND_TIMEOUT_MS,
+      suspectSendTimeoutMs: v.CHANNEL_SUSPECT_SEND_TIMEOUT_MS,
+      breakerFailures: v.CHANNEL_BREAKER_FAILURES,
+      breakerWindowMs: v.CHANNEL_BREAKER_WINDOW_MS,
+      breakerOpenMs: v.CHANNEL_BREAKER_OPEN_MS,
+      breakerOpenMaxMs: v.CHANNEL_BREAKER_OPEN_MAX_MS,
     },
     credentialsKey: key ? Buffer.from(key, 'base64') : undefined,
     previousCredentialsKeys: (raw.CREDENTIALS_KEY_PREVIOUS as string)

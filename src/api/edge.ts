@@ -26,4 +26,10 @@ export interface Edge {
   fetch: typeof fetch;
   /** Whether the pipeline's backlog is over EDGE_MAX_BACKLOG (callbacks are refused then). */
   overloaded: () => boolean;
+  /**
+   * Per-bot backpressure: turns waiting for one bot over which its callbacks are refused
+   * (EDGE_MAX_BOT_BACKLOG, 0 for never), and how long an unfinished turn counts
+   * (EDGE_BOT_TURN_HORIZON_S, in ms).
+   */
+  botBacklog: { max: number; horizonMs: number };
 }

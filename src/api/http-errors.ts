@@ -23,7 +23,7 @@ export const errorMiddleware: Middleware = async (ctx, next) => {
           : undefined;
     const status = known?.status ?? 500;
     const code = known?.code ?? 'BW_ERR_INTERNAL';
-    if (code === 'BW_ERR_OVERLOADED') {
+    if (code === 'BW_ERR_OVERLOADED' || code === 'BW_ERR_BOT_OVERLOADED') {
       // Expected under load and logged once per episode by the backlog gauge; a stack per refused
       // callback would cost more CPU than refusing it.
       ctx.log.debug({ code }, 'callback refused: pipeline backlog over EDGE_MAX_BACKLOG');
@@ -35,6 +35,7 @@ export const errorMiddleware: Middleware = async (ctx, next) => {
     ctx.status = status;
     ctx.set('Cache-Control', 'no-store');
     // An overloaded pipeline drains in about a second; an outage takes longer.
+    // One bot's backlog waits on that bot's platform or flow: ask for a few seconds.
     if (status === 503) ctx.set('Retry-After', code === 'BW_ERR_OVERLOADED' ? '1' : '5');
     // A platform's refusal is the caller's business (it says what to fix); other 5xx stay opaque.
     const exposed = known !== undefined && (status < 500 || known.code === 'BW_ERR_UPSTREAM');

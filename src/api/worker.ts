@@ -64,6 +64,7 @@ export async function startApi(
     maxDocumentBytes: config.knowledge.maxDocumentBytes,
     fetch: overrides.fetch ?? fetch,
     overloaded: () => backlog.overloaded,
+    botBacklog: { max: config.api.maxBotBacklog, horizonMs: config.api.botTurnHorizonS * 1000 },
   };
   const app = createApp(edge, logger, metrics);
   const handle = app.callback();

@@ -9,213 +9,44 @@
  *
  * Pace and retries: each call waits for its slot under the bot's (or number's) and the chat's
  * pace (`pacing.ts`); a 429 waits the `retry_after` Telegram asks for; 5xx and timeouts back off
- * and retry; after the last try the turn fails retryably and the consumer retries it later, still
- * ahead of the conversation's next messages. A 4xx is recorded with the platform's reason and not
- * retried.
+ * and retry up to `transientAttempts` tries; after the last try the turn fails retryably and the
+ * consumer retries it later, still ahead of the conversation's next messages. A 4xx is recorded
+ * with the platform's reason and not retried.
+ *
+ * A failing platform (`breaker.ts`): with a `breaker`, a reply whose account's breaker is open,
+ * or whose account has replies parked, is parked instead of sent; a 5xx, timeout or refused
+ * connection counts against the account, and the call that opens the breaker parks its reply
+ * (the calls sent already are recorded and skipped when the drainer resumes it). Either way the
+ * entry is acknowledged and the handler slot freed at once.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { BotDirectory } from '../shared/bots/directory.ts';
-import type { ChannelRecord } from '../shared/bots/types.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
-import type { Knex } from '../shared/db.ts';
-import { BotwireError, isTransient } from '../shared/errors.ts';
-import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
-import { PACES, type Pace, type Pacer } from './pacing.ts';
-import { formOf, PlatformError, type TelegramApi, type WhatsAppApi } from './platform-api.ts';
-import { renderTelegram, type TelegramCall } from './render-telegram.ts';
-import { renderWhatsApp } from './render-whatsapp.ts';
-import {
-  recordedOutbound,
-  recordOutbound,
-  type OutboundCall,
-  type OutboundOutcome,
-  type OutboundRecord,
-} from './store.ts';
-import { truncate } from './text-limits.ts';
+import { finishTurn } from '../shared/bot-turns.ts';
+import { BotwireError } from '../shared/errors.ts';
+import { PlatformError } from './platform-api.ts';
+import { sendReply, type ChannelOut, type OutboundDeps } from './send-reply.ts';
 
-export interface ChannelOut {
-  source: string;
-  turn_id: string;
-  intent: 'channel_out';
-  bot_output: { conversation: ConversationRef; messages: InternalMessage[] };
-}
-
-export interface OutboundDeps {
-  db: Knex;
-  pacer: Pacer;
-  prefix: string;
-  directory: BotDirectory;
-  telegram: TelegramApi;
-  whatsapp: WhatsAppApi;
-  /** Tries per call before the turn is left to the consumer's retry. @defaultValue 4 */
-  attempts?: number;
-  /** First backoff after a 5xx or timeout (ms). @defaultValue 250 */
-  backoffMs?: number;
-  /** Longest `retry_after` waited in place (s); longer ones go back to the consumer. @defaultValue 30 */
-  maxRetryAfterS?: number;
-  /** The seqs of a turn's calls already recorded; `recordedOutbound` one by one when absent. */
-  recorded?: (turn: Omit<OutboundCall, 'seq'>) => Promise<Set<string>>;
-  /** Records a call that ended (false: already recorded); `recordOutbound` one by one when absent. */
-  record?: (record: OutboundRecord) => Promise<boolean>;
-}
-
-interface PlannedCall {
-  seq: string;
-  message: InternalMessage;
-  send: () => Promise<string>;
-  paces: [string, Pace][];
-}
+export type { ChannelOut, OutboundDeps } from './send-reply.ts';
 
 /**
- * One Telegram call; a voice note we made goes as multipart. A user may refuse voice notes
- * (Telegram Premium privacy: 400 VOICE_MESSAGES_FORBIDDEN); they then get its words as text.
+ * Whether a failed send is the platform failing (5xx, timeout, refused connection, a 429 asking
+ * to wait longer than is waited in place), as opposed to Postgres or our own fault.
  */
-async function sendTelegram(
-  telegram: TelegramApi,
-  token: string,
-  call: TelegramCall,
-  message: InternalMessage,
-): Promise<unknown> {
-  const { file } = call;
-  if (!file) return telegram.call(token, call.method, call.body);
-  try {
-    return await telegram.call(token, call.method, formOf(call.body, file.name, file));
-  } catch (error) {
-    const words = message.message_type === 'audio' ? message.text : undefined;
-    const forbidden =
-      error instanceof PlatformError && error.message.includes('VOICE_MESSAGES_FORBIDDEN');
-    if (!words || !forbidden) throw error;
-    return telegram.call(token, 'sendMessage', {
-      chat_id: call.body.chat_id,
-      text: truncate(words, 4096),
-    });
-  }
+export function isPlatformFailure(error: unknown, counting429 = false): boolean {
+  const cause = error instanceof BotwireError ? error.cause : error;
+  return cause instanceof PlatformError && cause.retryable && (counting429 || cause.status !== 429);
 }
 
-function plan(
-  deps: OutboundDeps,
-  channel: ChannelRecord,
-  conversation: ConversationRef,
-  messages: InternalMessage[],
-): PlannedCall[] {
-  const calls: PlannedCall[] = [];
-  const secrets = channel.secrets;
-  messages.forEach((message, i) => {
-    if (secrets.type === 'telegram') {
-      const token = secrets.details.bot_token;
-      const group = conversation.chat_id.startsWith('-');
-      renderTelegram(conversation.chat_id, message).forEach((call, j) => {
-        calls.push({
-          seq: `${i}.${j}`,
-          message,
-          send: async () => {
-            const result = (await sendTelegram(deps.telegram, token, call, message)) as {
-              message_id?: number;
-            };
-            return `${conversation.chat_id}:${result.message_id ?? ''}`;
-          },
-          paces: [
-            // One hash tag per bot channel: both keys are reserved in one script.
-            [`${deps.prefix}:pace:{tg:${channel.id}}`, PACES.telegramBot],
-            [
-              `${deps.prefix}:pace:{tg:${channel.id}}:${conversation.chat_id}`,
-              group ? PACES.telegramGroupChat : PACES.telegramPrivateChat,
-            ],
-          ],
-        });
-      });
-    } else {
-      const { phone_number_id: number, access_token: accessToken } = secrets.details;
-      renderWhatsApp(conversation.chat_id, message).forEach(({ body, upload }, j) => {
-        calls.push({
-          seq: `${i}.${j}`,
-          message,
-          send: async () => {
-            // A retry uploads again: an upload is cheap and its id is not worth a row of state.
-            const media = upload
-              ? {
-                  audio: {
-                    ...(body.audio as object),
-                    id: await deps.whatsapp.upload(number, accessToken, upload),
-                  },
-                }
-              : {};
-            return deps.whatsapp.send(number, accessToken, { ...body, ...media });
-          },
-          paces: [[`${deps.prefix}:pace:wa:${number}`, PACES.whatsappNumber]],
-        });
-      });
-    }
-  });
-  return calls;
-}
-
-/** Sends one call, honouring pace, 429 waits and transient-failure backoff. */
-async function deliver(
-  deps: OutboundDeps,
-  call: PlannedCall,
-  context: MessageContext,
-): Promise<string> {
-  const attempts = deps.attempts ?? 4;
-  for (let attempt = 1; ; attempt += 1) {
-    const wait = await deps.pacer.reserve(call.paces);
-    if (wait > 0) await sleep(wait);
-    try {
-      return await call.send();
-    } catch (error) {
-      if (!(error instanceof PlatformError) || !error.retryable || attempt >= attempts) throw error;
-      const retryAfterMs = error.retryAfterS !== undefined ? error.retryAfterS * 1000 : undefined;
-      if (retryAfterMs !== undefined && retryAfterMs > (deps.maxRetryAfterS ?? 30) * 1000)
-        throw error;
-      const delay = retryAfterMs ?? (deps.backoffMs ?? 250) * 2 ** (attempt - 1);
-      context.log.warn(
-        { status: error.status, delayMs: delay, attempt },
-        'platform asked to wait or failed; retrying',
-      );
-      await sleep(delay);
-    }
-  }
-}
-
-/** Longest wait between tries to record a sent call while Postgres is unreachable (ms). */
-const RECORD_RETRY_MAX_MS = 5000;
-
-/**
- * Records a call the platform answered. The call was made: nothing after this point may fail the
- * turn, since the retry would send it again (the platforms have no idempotency key). So while
- * Postgres is unreachable, or fails in a way that may pass, it keeps trying, here; any other
- * failure (the conversation deleted meanwhile, say) is logged, and the turn goes on without the
- * row.
- */
-async function recordEnded(
-  record: () => Promise<boolean>,
-  seq: string,
-  context: MessageContext,
-): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      if (!(await record()))
-        context.log.warn(
-          { seq },
-          'this call was already recorded: another attempt sent it too, or a batch committed before its answer was lost',
-        );
-      return;
-    } catch (error) {
-      if (!isTransient(error)) {
-        context.log.error(
-          { err: (error as Error).message, seq },
-          'the call was made, but its row could not be recorded; it is not sent again',
-        );
-        return;
-      }
-      const delay = Math.min(100 * 2 ** (attempt - 1), RECORD_RETRY_MAX_MS);
-      context.log.warn(
-        { err: (error as Error).message, seq, delayMs: delay },
-        'the call ended, but Postgres failed; recording again',
-      );
-      await sleep(delay);
-    }
-  }
+/** Takes a finished (or parked) turn out of its bot's ledger; a miss heals with the horizon. */
+async function finished(deps: OutboundDeps, input: ChannelOut, context: MessageContext) {
+  if (!deps.ledger) return;
+  await finishTurn(
+    deps.ledger,
+    deps.prefix,
+    input.bot_output.conversation.app_id,
+    input.turn_id,
+  ).catch((error: unknown) =>
+    context.log.debug({ err: error }, 'could not take the turn out of the bot ledger'),
+  );
 }
 
 export async function handleOutbound(
@@ -223,7 +54,7 @@ export async function handleOutbound(
   input: ChannelOut,
   context: MessageContext,
 ): Promise<void> {
-  const { conversation, messages } = input.bot_output;
+  const { conversation } = input.bot_output;
   const bot = await deps.directory.byAppId(conversation.app_id);
   const channel = bot?.channels.find((c) => c.id === conversation.channel_id);
   if (!channel) {
@@ -231,40 +62,37 @@ export async function handleOutbound(
       { appId: conversation.app_id },
       'reply for a bot or channel that no longer exists; dropped',
     );
+    await finished(deps, input, context);
     return;
   }
-  const recorded = deps.recorded ?? ((turn) => recordedOutbound(deps.db, turn));
-  const record = deps.record ?? ((row) => recordOutbound(deps.db, row));
-  const turn = { conversationId: conversation.conversation_id, turnId: input.turn_id };
-  for (const call of plan(deps, channel, conversation, messages)) {
-    // A recorded call (a redelivered or republished turn) is not sent again. Read before each
-    // call, not once per turn: an attempt still running elsewhere (a lease lost mid-turn) may
-    // have recorded the calls after its first one since.
-    if ((await recorded(turn)).has(call.seq)) continue;
-    const ended = (outcome: OutboundOutcome): Promise<void> =>
-      recordEnded(
-        () => record({ ...turn, seq: call.seq, message: call.message, outcome }),
-        call.seq,
-        context,
-      );
-    let platformMessageId: string;
-    try {
-      platformMessageId = await deliver(deps, call, context);
-    } catch (error) {
-      if (error instanceof PlatformError && !error.retryable) {
-        await ended({ status: 'failed', error: error.message });
-        context.log.warn(
-          { seq: call.seq, reason: error.message },
-          'the platform refused a message; recorded, not retried',
-        );
-        continue;
-      }
-      throw new BotwireError('BW_ERR_UPSTREAM', `sending failed: ${(error as Error).message}`, {
-        cause: error,
-      });
+  const { breaker } = deps;
+  let failures = 0;
+  if (breaker) {
+    const admission = await breaker.admit(channel.id, input.turn_id, JSON.stringify(input));
+    if (admission.parked) {
+      context.log.debug({ channelId: channel.id }, 'platform account parked: reply parked');
+      await finished(deps, input, context);
+      return;
     }
-    // Outside the try: a failure to record must never be taken for a failed send (that would
-    // send the call again).
-    await ended({ status: 'sent', platformMessageId });
+    failures = admission.failures;
   }
+  try {
+    await sendReply(
+      failures > 0 && deps.suspect ? { ...deps, ...deps.suspect } : deps,
+      channel,
+      input,
+      context,
+    );
+  } catch (error) {
+    if (!breaker || !isPlatformFailure(error) || !(await breaker.fail(channel.id))) throw error;
+    await breaker.admit(channel.id, input.turn_id, JSON.stringify(input), true);
+    context.log.warn(
+      { channelId: channel.id, err: (error as Error).message },
+      'platform account failing: breaker open, reply parked',
+    );
+    await finished(deps, input, context);
+    return;
+  }
+  if (breaker && failures > 0) await breaker.succeeded(channel.id);
+  await finished(deps, input, context);
 }

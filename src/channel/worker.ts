@@ -1,9 +1,12 @@
 /** Wires `channel`: Postgres, the bot directory, the platform APIs, and the `channel` topic. */
 import type { Config } from '../config.ts';
+import { finishTurn } from '../shared/bot-turns.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDirectory } from '../shared/worker-kit.ts';
+import { Breaker, BREAKER_SCRIPTS } from './breaker.ts';
+import { Drainer } from './drainer.ts';
 import { handleInbound, type ChannelIn } from './handle-inbound.ts';
 import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
 import { createJsonPost } from './json-post.ts';
@@ -17,13 +20,25 @@ export async function startChannel(
   overrides: { fetch?: typeof fetch } = {},
 ): Promise<Service> {
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
-  const kit = createKit(config, logger, { name: 'botwire-channel', scripts: PACING_SCRIPTS });
+  const kit = createKit(config, logger, {
+    name: 'botwire-channel',
+    scripts: { ...PACING_SCRIPTS, ...BREAKER_SCRIPTS },
+  });
   const { db, directory } = await openDirectory(kit, config.credentialsKey);
   // A fetch given by a test carries every call; otherwise JSON calls use keep-alive node:http.
   const jsonPost = overrides.fetch ? undefined : createJsonPost();
-  const http = { fetch: overrides.fetch ?? fetch, ...(jsonPost ? { post: jsonPost } : {}) };
-  const telegram = new TelegramApi(config.providers.telegramApiUrl, http);
-  const whatsapp = new WhatsAppApi(config.providers.whatsappApiUrl, http);
+  const apis = (timeoutMs: number) => {
+    const http = {
+      fetch: overrides.fetch ?? fetch,
+      timeoutMs,
+      ...(jsonPost ? { post: jsonPost } : {}),
+    };
+    return {
+      telegram: new TelegramApi(config.providers.telegramApiUrl, http),
+      whatsapp: new WhatsAppApi(config.providers.whatsappApiUrl, http),
+    };
+  };
+  const { telegram, whatsapp } = apis(config.channel.sendTimeoutMs);
   const inbound = {
     db,
     directory,
@@ -32,23 +47,59 @@ export async function startChannel(
     skipLanguage: config.skipLanguage,
   };
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: text goes straight to flow');
-  const outbound = {
+  const breaker = new Breaker({
+    redis: kit.redis,
+    prefix: config.stream.prefix,
+    failures: config.channel.breakerFailures,
+    windowMs: config.channel.breakerWindowMs,
+    openMs: config.channel.breakerOpenMs,
+    openMaxMs: config.channel.breakerOpenMaxMs,
+  });
+  // 5xx and timeouts are not retried in place: the breaker and the consumer's retry handle them,
+  // so a failing platform holds a handler slot for one call's timeout at most.
+  const sending = {
     db,
     pacer: new Pacer(kit.redis),
     prefix: config.stream.prefix,
     directory,
     telegram,
     whatsapp,
+    transientAttempts: 1,
+    ledger: kit.redis,
     recorded: batchedRecordedOutbound(db),
     record: batchedRecordOutbound(db),
   };
-  return consume<ChannelIn | ChannelOut>(
+  const outbound = { ...sending, breaker, suspect: apis(config.channel.suspectSendTimeoutMs) };
+  const drainer = new Drainer({
+    breaker,
+    deps: sending,
+    logger: logger.child({ part: 'drainer' }),
+    holder: config.consumer.name,
+  });
+  const service = await consume<ChannelIn | ChannelOut>(
     kit,
     'channel',
-    async (message, context: MessageContext) =>
-      message.intent === 'channel_in'
-        ? handleInbound(inbound, message, context)
-        : handleOutbound(outbound, message, context),
-    [() => directory.close(), () => db.destroy(), () => Promise.resolve(jsonPost?.close())],
+    async (message, context: MessageContext) => {
+      if (message.intent !== 'channel_in') return handleOutbound(outbound, message, context);
+      const out = await handleInbound(inbound, message, context);
+      // Nothing goes on (a status, a redelivery, a switched-off bot): the turn is finished.
+      if (out.length === 0) {
+        await finishTurn(
+          kit.redis,
+          config.stream.prefix,
+          message.bot_input.app_id,
+          message.turn_id,
+        ).catch(() => undefined);
+      }
+      return out;
+    },
+    [
+      () => drainer.close(),
+      () => directory.close(),
+      () => db.destroy(),
+      () => Promise.resolve(jsonPost?.close()),
+    ],
   );
+  drainer.start();
+  return service;
 }

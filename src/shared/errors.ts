@@ -18,6 +18,11 @@ export const ERRORS = {
     retryable: true,
     doc: 'More messages wait in the pipeline than EDGE_MAX_BACKLOG: the callback is refused (with Retry-After) and nothing is published; the platform delivers it again later.',
   },
+  BW_ERR_BOT_OVERLOADED: {
+    status: 503,
+    retryable: true,
+    doc: "More of this bot's turns wait (in the pipeline or parked for its failing platform) than EDGE_MAX_BOT_BACKLOG: its callback is refused (with Retry-After) and nothing is published; other bots' callbacks are accepted.",
+  },
   BW_ERR_UNKNOWN_TOPIC: { status: 400, retryable: false, doc: 'No such topic.' },
   BW_ERR_MESSAGE_MALFORMED: {
     status: 400,

@@ -2,6 +2,7 @@
  * The common tail of every platform callback: validate, keep what is authentic but invalid in the
  * quarantine stream, publish once per platform id, answer.
  */
+import { admitTurns, botBacklog, type AdmittedTurn } from '../../shared/bot-turns.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { describeProblems } from '../../shared/schemas.ts';
 import type { OnceMessage } from '../../shared/bus/producer.ts';
@@ -58,8 +59,64 @@ export async function validateCallback<T>(
   });
 }
 
-/** Publishes channel_in messages once each; returns how many were new. */
+/** The bot, channel and turn of a channel_in message. */
+function turnOf(message: unknown): AdmittedTurn & { channelId: string } {
+  const { turn_id: turnId, bot_input: input } = message as {
+    turn_id: string;
+    bot_input: { app_id: string; channel_id: string };
+  };
+  return { appId: input.app_id, channelId: input.channel_id, turnId };
+}
+
+/**
+ * Per-bot backpressure: refuses the callback with `BW_ERR_BOT_OVERLOADED` when a bot it carries
+ * has more turns waiting than `EDGE_MAX_BOT_BACKLOG` (`src/shared/bot-turns.ts`). Other bots'
+ * callbacks are not affected.
+ */
+async function admitBots(edge: Edge, messages: readonly OnceMessage[]): Promise<void> {
+  const { max, horizonMs } = edge.botBacklog;
+  if (max === 0 || messages.length === 0) return;
+  const channels = new Map<string, Set<string>>();
+  for (const { message } of messages) {
+    const { appId, channelId } = turnOf(message);
+    channels.set(appId, (channels.get(appId) ?? new Set()).add(channelId));
+  }
+  let counts: number[];
+  try {
+    counts = await Promise.all(
+      [...channels].map(([appId, ids]) =>
+        botBacklog(edge.redis, edge.prefix, appId, [...ids], horizonMs),
+      ),
+    );
+  } catch (error) {
+    throw new BotwireError('BW_ERR_UNAVAILABLE', 'could not read the bot backlog', {
+      cause: error,
+    });
+  }
+  if (counts.some((count) => count > max)) {
+    throw new BotwireError(
+      'BW_ERR_BOT_OVERLOADED',
+      "too many of this bot's messages are waiting to be handled; try again shortly",
+    );
+  }
+}
+
+/**
+ * Publishes channel_in messages once each, after the per-bot backpressure check, and enters the
+ * new turns in their bots' ledgers; returns how many were new.
+ */
 export async function publishOnce(edge: Edge, messages: readonly OnceMessage[]): Promise<number> {
+  await admitBots(edge, messages);
   const ids = await edge.producer.publishOnce('channel', messages, edge.dedupeTtlS);
-  return ids.filter((id) => id !== null).length;
+  const admitted = messages.filter((_, i) => ids[i] !== null && ids[i] !== undefined);
+  if (edge.botBacklog.max > 0 && admitted.length > 0) {
+    // Published already: a ledger write that fails only leaves the turn uncounted.
+    await admitTurns(
+      edge.redis,
+      edge.prefix,
+      admitted.map(({ message }) => turnOf(message)),
+      edge.botBacklog.horizonMs,
+    ).catch(() => undefined);
+  }
+  return admitted.length;
 }

@@ -1,0 +1,90 @@
+/**
+ * What waits for one bot, for per-bot backpressure at the edge (docs/pipeline.md, "Fairness
+ * between bots").
+ *
+ * - The turn ledger: a sorted set per bot of the turns the edge published (member turn id, score
+ *   the time it was admitted, ms). `channel` removes a turn when it is finished: its reply sent,
+ *   its inbound message ending with nothing for the flow, its reply dropped, or the turn parked
+ *   (it then counts in the parking stream). Entries older than the horizon are trimmed when the
+ *   edge counts, so a turn whose removal was missed (one that ended in flow with no reply, or
+ *   was dead-lettered) stops counting after the horizon.
+ * - The parking stream of each of the bot's channels (`channel`'s circuit breaker, see
+ *   src/channel/breaker.ts): replies waiting for a failing platform to come back.
+ *
+ * Keys carry the bot's (or channel's) id as their hash tag, so each stays in one Cluster slot.
+ */
+import type { Redis } from './redis.ts';
+
+/** The turn ledger of a bot. */
+export function botTurnsKey(prefix: string, appId: string): string {
+  return `${prefix}:{bot:${appId}}:turns`;
+}
+
+/** The common part of a channel's parking keys (stream, breaker state, markers). */
+export function parkingBase(prefix: string, channelId: string): string {
+  return `${prefix}:{park:${channelId}}`;
+}
+
+/** The stream of a channel's parked replies. */
+export function parkedKey(prefix: string, channelId: string): string {
+  return `${parkingBase(prefix, channelId)}:parked`;
+}
+
+/** A turn the edge published, for the ledger. */
+export interface AdmittedTurn {
+  appId: string;
+  turnId: string;
+}
+
+/**
+ * What waits for a bot now: its ledger's turns younger than `horizonMs` (older ones are trimmed
+ * here) plus the replies parked on its channels. Plain commands: on an auto-pipelined connection
+ * they go in one write with the request's other commands.
+ */
+export async function botBacklog(
+  redis: Redis,
+  prefix: string,
+  appId: string,
+  channelIds: readonly string[],
+  horizonMs: number,
+  now = Date.now(),
+): Promise<number> {
+  const key = botTurnsKey(prefix, appId);
+  const [, count, ...parked] = await Promise.all([
+    redis.zremrangebyscore(key, '-inf', now - horizonMs),
+    redis.zcard(key),
+    ...channelIds.map((id) => redis.xlen(parkedKey(prefix, id))),
+  ]);
+  return Number(count) + parked.reduce<number>((sum, n) => sum + Number(n), 0);
+}
+
+/**
+ * Adds published turns to their bots' ledgers; each ledger expires `horizonMs` after its last
+ * admission, so an idle bot leaves no key behind.
+ */
+export async function admitTurns(
+  redis: Redis,
+  prefix: string,
+  turns: readonly AdmittedTurn[],
+  horizonMs: number,
+  now = Date.now(),
+): Promise<void> {
+  const byBot = new Map<string, string[]>();
+  for (const { appId, turnId } of turns) byBot.set(appId, [...(byBot.get(appId) ?? []), turnId]);
+  await Promise.all(
+    [...byBot].flatMap(([appId, ids]) => {
+      const key = botTurnsKey(prefix, appId);
+      return [redis.zadd(key, ...ids.flatMap((id) => [now, id])), redis.pexpire(key, horizonMs)];
+    }),
+  );
+}
+
+/** Removes a finished turn from its bot's ledger (nothing happens if it is not there). */
+export async function finishTurn(
+  redis: Redis,
+  prefix: string,
+  appId: string,
+  turnId: string,
+): Promise<void> {
+  await redis.zrem(botTurnsKey(prefix, appId), turnId);
+}
