@@ -22,7 +22,7 @@ import { listConversations, listMessages } from './transcripts.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function body<T>(ctx: Context, edge: Edge, schema: string): Promise<T> {
-  const { raw, json } = await readJson(ctx, edge.bodyLimitBytes);
+  const { raw, json } = await readJson(ctx, edge.bodyLimitBytes, edge.bodyTimeoutMs);
   // Admin bodies are stored in Postgres, whose text and jsonb refuse these (a 500 otherwise).
   const unstorable = unstorableString(json, raw.toString('utf8'));
   if (unstorable !== undefined) {
