@@ -255,6 +255,97 @@ export const SETTINGS = {
     min: 10,
     doc: 'Longest wait between two probes of a failing platform account (milliseconds).',
   },
+  EDGE_HEADERS_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 10000,
+    min: 100,
+    max: 600000,
+    doc: 'Longest a client may take to send the request line and headers before the edge closes the connection (milliseconds; node server.headersTimeout).',
+  },
+  EDGE_BODY_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 10000,
+    min: 100,
+    max: 600000,
+    doc: 'Longest the edge waits for a whole JSON body once its headers arrived; a slower body is answered 408 BW_ERR_BODY_TIMEOUT and the connection is closed (milliseconds).',
+  },
+  EDGE_REQUEST_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 300000,
+    min: 1000,
+    max: 3600000,
+    doc: 'Longest any request, document uploads included, may take to arrive whole before node closes it (milliseconds; node server.requestTimeout). Keep it above EDGE_BODY_TIMEOUT_MS and the time a MAX_DOCUMENT_BYTES upload needs.',
+  },
+  EDGE_KEEP_ALIVE_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 65000,
+    min: 1000,
+    max: 600000,
+    doc: 'How long an idle keep-alive connection stays open (milliseconds); longer than common load balancer idle timeouts.',
+  },
+  EDGE_MAX_CONNECTIONS: {
+    kind: 'integer',
+    default: 4000,
+    min: 1,
+    doc: 'Most open connections the edge keeps; one more is closed at once, before anything is read (count). Keep it well under the open-file limit (ulimit -n) minus the Redis and Postgres connections.',
+  },
+  EDGE_MAX_CONNECTIONS_PER_ADDRESS: {
+    kind: 'integer',
+    default: 256,
+    min: 0,
+    doc: 'Most open connections from one remote address; one more is closed at once, before anything is read (count; 0 turns it off, e.g. behind a reverse proxy whose address every request shares).',
+  },
+  ADMIN_AUTH_MAX_FAILURES: {
+    kind: 'integer',
+    default: 10,
+    min: 1,
+    doc: 'Admin API requests with a missing or wrong bearer token one address may make in ADMIN_AUTH_WINDOW_S; past that every admin request from it gets 429 BW_ERR_AUTH_RATE_LIMITED with Retry-After until the window ends (count; shared by every api process through Redis).',
+  },
+  ADMIN_AUTH_WINDOW_S: {
+    kind: 'integer',
+    default: 300,
+    min: 1,
+    max: 86400,
+    doc: 'The window in which ADMIN_AUTH_MAX_FAILURES counts, starting at the first failure (seconds).',
+  },
+  EDGE_UNKNOWN_ID_TTL_MS: {
+    kind: 'integer',
+    default: 5000,
+    min: 0,
+    max: 600000,
+    doc: 'How long the edge remembers that a callback app id or WhatsApp phone_number_id belongs to no bot while its bot directory may be stale (milliseconds); while the directory is current, unknown ids are answered from it without Postgres at all. A bot or channel created anywhere clears its ids at once.',
+  },
+  EDGE_UNKNOWN_ID_CACHE_SIZE: {
+    kind: 'integer',
+    default: 10000,
+    min: 1,
+    max: 1000000,
+    doc: 'Most unknown ids remembered; the oldest is forgotten first (count; about 100 bytes each).',
+  },
+  UPLOAD_COLLECTION_MAX_BYTES: {
+    kind: 'integer',
+    default: 1073741824,
+    min: 1024,
+    doc: 'Most bytes of documents one collection may hold in STORAGE_DIR; an upload that would pass it is refused 413 BW_ERR_UPLOAD_QUOTA while it streams, and nothing of it is kept (bytes).',
+  },
+  UPLOAD_COLLECTION_MAX_FILES: {
+    kind: 'integer',
+    default: 1000,
+    min: 1,
+    doc: 'Most documents one collection may hold (count); past it, 413 BW_ERR_UPLOAD_QUOTA.',
+  },
+  UPLOAD_TOTAL_MAX_BYTES: {
+    kind: 'integer',
+    default: 10737418240,
+    min: 1024,
+    doc: 'Most bytes of documents all collections together may hold in STORAGE_DIR (bytes); past it, 413 BW_ERR_UPLOAD_QUOTA.',
+  },
+  UPLOAD_TOTAL_MAX_FILES: {
+    kind: 'integer',
+    default: 20000,
+    min: 1,
+    doc: 'Most documents all collections together may hold (count); past it, 413 BW_ERR_UPLOAD_QUOTA.',
+  },
   TELEGRAM_API_URL: {
     kind: 'url',
     default: 'https://api.telegram.org',
@@ -502,6 +593,19 @@ export interface Config {
     maxBotBacklog: number;
     /** How long an unfinished turn counts in its bot's backlog (s). */
     botTurnHorizonS: number;
+    /** Header, JSON body, whole-request and keep-alive timeouts (milliseconds). */
+    timeouts: { headersMs: number; bodyMs: number; requestMs: number; keepAliveMs: number };
+    /** Open connections in total and per remote address (0: no per-address cap). */
+    maxConnections: number;
+    maxConnectionsPerAddress: number;
+    /** Admin auth failures allowed per address within `authFailureWindowS` seconds. */
+    authMaxFailures: number;
+    authFailureWindowS: number;
+    /** Negative cache of unknown callback ids: lifetime (ms) and size (entries). */
+    unknownIdTtlMs: number;
+    unknownIdCacheSize: number;
+    /** Upload quotas per collection and for STORAGE_DIR as a whole. */
+    uploadQuota: UploadQuota;
   };
   /** channel's platform calls and circuit breaker (src/channel/breaker.ts). */
   channel: {
@@ -561,6 +665,14 @@ export interface Config {
    * channel and flow then do language's pass-through work themselves.
    */
   skipLanguage: boolean;
+}
+
+/** Limits on what the uploaded documents may hold on disk (bytes and files). */
+export interface UploadQuota {
+  collectionBytes: number;
+  collectionFiles: number;
+  totalBytes: number;
+  totalFiles: number;
 }
 
 /** Thrown when a setting is missing or malformed; its message names the key. */
@@ -654,6 +766,24 @@ export function loadConfig(
       maxBacklog: v.EDGE_MAX_BACKLOG,
       maxBotBacklog: v.EDGE_MAX_BOT_BACKLOG,
       botTurnHorizonS: v.EDGE_BOT_TURN_HORIZON_S,
+      timeouts: {
+        headersMs: v.EDGE_HEADERS_TIMEOUT_MS,
+        bodyMs: v.EDGE_BODY_TIMEOUT_MS,
+        requestMs: v.EDGE_REQUEST_TIMEOUT_MS,
+        keepAliveMs: v.EDGE_KEEP_ALIVE_TIMEOUT_MS,
+      },
+      maxConnections: v.EDGE_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: v.EDGE_MAX_CONNECTIONS_PER_ADDRESS,
+      authMaxFailures: v.ADMIN_AUTH_MAX_FAILURES,
+      authFailureWindowS: v.ADMIN_AUTH_WINDOW_S,
+      unknownIdTtlMs: v.EDGE_UNKNOWN_ID_TTL_MS,
+      unknownIdCacheSize: v.EDGE_UNKNOWN_ID_CACHE_SIZE,
+      uploadQuota: {
+        collectionBytes: v.UPLOAD_COLLECTION_MAX_BYTES,
+        collectionFiles: v.UPLOAD_COLLECTION_MAX_FILES,
+        totalBytes: v.UPLOAD_TOTAL_MAX_BYTES,
+        totalFiles: v.UPLOAD_TOTAL_MAX_FILES,
+      },
     },
     channel: {
       sendTimeoutMs: v.CHANNEL_SEND_TIMEOUT_MS,

@@ -155,8 +155,10 @@ describe('bad-input corpus', function () {
     do {
       const [next, found] = await t.redis.scan(cursor, 'MATCH', `${t.prefix}:*`, 'COUNT', 1000);
       cursor = next;
-      keys += found.length;
       for (const key of found) {
+        // The admin authentication failure counter is expected to appear, and expires on its own.
+        if (key.includes(':auth-fail:')) continue;
+        keys += 1;
         if ((await t.redis.type(key)) === 'stream') streams.set(key, await t.redis.xlen(key));
       }
     } while (cursor !== '0');

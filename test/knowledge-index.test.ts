@@ -189,7 +189,8 @@ describe('knowledge: indexing and search', function () {
     expect((await upload(env.api, 'swap', files(await edition('one')))).status).to.equal(201);
     expect((await waitForJob(env.api, await index(env.api, 'swap'))).status).to.equal('succeeded');
 
-    expect((await upload(env.api, 'swap', files(await edition('two')))).status).to.equal(201);
+    const second = await upload(env.api, 'swap', files(await edition('two')), { replace: true });
+    expect(second.status).to.equal(201);
     const jobId = await index(env.api, 'swap');
     const seen: string[] = [];
     let finished = false;

@@ -115,7 +115,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   }
   const collectionPath = `/v2/collections/${encodeURIComponent(collection)}`;
   process.stderr.write(`uploading ${names.length} file(s) to ${collection}\n`);
-  await call(base, key, 'POST', `${collectionPath}/files`, form);
+  // Replacing is the point of this script: an updated file takes its old version's place.
+  await call(base, key, 'POST', `${collectionPath}/files?replace=true`, form);
   // The whole collection: a job's content replaces the collection's, so indexing only the files
   // given would drop the others from search.
   const started = (await call(base, key, 'POST', `${collectionPath}/index`)) as {

@@ -2,7 +2,9 @@
  * Reading JSON bodies as raw bytes first: signatures are checked over exactly what was sent, the
  * size limit answers 413 before anything is parsed, and a parse failure answers 400: not UTF-8,
  * not JSON, or nested deeper than MAX_JSON_DEPTH is `BW_ERR_MALFORMED_JSON`; a key `__proto__`,
- * `constructor` or `prototype` (however escaped) is `BW_ERR_SCHEMA`.
+ * `constructor` or `prototype` (however escaped) is `BW_ERR_SCHEMA`. A body that has not arrived
+ * whole within the deadline is answered 408 `BW_ERR_BODY_TIMEOUT` and its connection closed, so a
+ * client sending a byte now and then cannot hold the edge's sockets.
  */
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
@@ -14,8 +16,33 @@ export interface JsonBody {
   json: unknown;
 }
 
-/** Reads and parses the request body. @param limit most bytes accepted. */
-export async function readJson(ctx: Context, limit: number): Promise<JsonBody> {
+/** Reads the raw body, or throws `BW_ERR_BODY_TIMEOUT` when it takes longer than `timeoutMs`. */
+async function rawWithin(ctx: Context, limit: number, timeoutMs: number): Promise<Buffer> {
+  const reading = getRawBody(ctx.req, { limit, length: ctx.request.length });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // The rest of the body is not wanted: the connection ends with this answer.
+      ctx.set('Connection', 'close');
+      reject(
+        new BotwireError('BW_ERR_BODY_TIMEOUT', `the body did not arrive within ${timeoutMs} ms`),
+      );
+    }, timeoutMs);
+  });
+  reading.catch(() => undefined); // settles after the deadline when the socket closes
+  try {
+    return await Promise.race([reading, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Reads and parses the request body.
+ * @param limit most bytes accepted.
+ * @param timeoutMs longest the body may take to arrive (milliseconds).
+ */
+export async function readJson(ctx: Context, limit: number, timeoutMs: number): Promise<JsonBody> {
   // A plain prefix check: type-is parses the media type on every request.
   const type = ctx.get('content-type').toLowerCase();
   if (!type.startsWith('application/json') && !ctx.is('application/json')) {
@@ -23,11 +50,9 @@ export async function readJson(ctx: Context, limit: number): Promise<JsonBody> {
   }
   let raw: Buffer;
   try {
-    raw = await getRawBody(ctx.req, {
-      limit,
-      length: ctx.request.length,
-    });
+    raw = await rawWithin(ctx, limit, timeoutMs);
   } catch (error) {
+    if (error instanceof BotwireError) throw error;
     const type = (error as { type?: string }).type;
     if (type === 'entity.too.large') {
       throw new BotwireError('BW_ERR_PAYLOAD_TOO_LARGE', `the body is larger than ${limit} bytes`);

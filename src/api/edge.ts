@@ -2,6 +2,7 @@
 import type { BotDirectory } from '../shared/bots/directory.ts';
 import type { BotStore } from '../shared/bots/store.ts';
 import type { Producer } from '../shared/bus/producer.ts';
+import type { UploadQuota } from '../config.ts';
 import type { Knex } from '../shared/db.ts';
 import type { Redis } from '../shared/redis.ts';
 import type { SchemaRegistry } from '../shared/schemas.ts';
@@ -15,6 +16,13 @@ export interface Edge {
   store: BotStore;
   prefix: string;
   bodyLimitBytes: number;
+  /** Longest a JSON body may take to arrive once its headers did (EDGE_BODY_TIMEOUT_MS). */
+  bodyTimeoutMs: number;
+  /** Admin bearer-token failures allowed per address in `authFailureWindowS` seconds. */
+  authMaxFailures: number;
+  authFailureWindowS: number;
+  /** Limits on the documents kept in STORAGE_DIR (UPLOAD_*_MAX_*). */
+  uploadQuota: UploadQuota;
   dedupeTtlS: number;
   adminApiKey: string;
   publicBaseUrl: string;

@@ -238,8 +238,16 @@ export function openApiDocument(): Record<string, unknown> {
         post: {
           ...admin,
           summary:
-            'Upload documents (.pdf, .xlsx, .xls, .ods, .csv) to a collection: one multipart file part each, named by its filename; files of the same name are replaced, all or none',
-          parameters: [collection],
+            'Upload documents (.pdf, .xlsx, .xls, .ods, .csv) to a collection: one multipart file part each, named by its filename (a plain file name: 400 BW_ERR_FILE_NAME otherwise), all or none. A name already stored is 409 BW_ERR_FILE_EXISTS unless replace=true; passing a quota is 413 BW_ERR_UPLOAD_QUOTA',
+          parameters: [
+            collection,
+            {
+              name: 'replace',
+              in: 'query',
+              description: 'true replaces documents of the same names',
+              schema: { type: 'string', enum: ['true', 'false'] },
+            },
+          ],
           requestBody: {
             content: {
               'multipart/form-data': {

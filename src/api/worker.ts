@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { Config } from '../config.ts';
+import type { Knex } from '../shared/db.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { createKit, openDirectory } from '../shared/worker-kit.ts';
@@ -11,11 +12,14 @@ import { createApp } from './app.ts';
 import { BacklogGauge, topicDepths } from './backlog.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
 import type { Edge } from './edge.ts';
+import { limitConnections } from './connections.ts';
 import { createMetrics } from './metrics.ts';
 
 export interface RunningApi extends Service {
   /** The port listened on (useful with API_PORT=0). */
   port: number;
+  /** The edge's Postgres pool (its `query` events show what reaches Postgres). */
+  db: Knex;
 }
 
 export async function startApi(
@@ -38,7 +42,12 @@ export async function startApi(
   });
   const { redis, schemas, producer } = kit;
   await redis.ping().catch(() => undefined); // the first connect; failFast commands do not wait for it
-  const { db, store, directory } = await openDirectory(kit, config.credentialsKey);
+  // Callback ids come from anyone: unknown ones are answered from the directory, not Postgres.
+  const { db, store, directory } = await openDirectory(kit, config.credentialsKey, {
+    trustCurrentView: true,
+    missTtlMs: config.api.unknownIdTtlMs,
+    maxMisses: config.api.unknownIdCacheSize,
+  });
   const backlog = new BacklogGauge({
     redis,
     prefix: config.stream.prefix,
@@ -56,6 +65,10 @@ export async function startApi(
     store,
     prefix: config.stream.prefix,
     bodyLimitBytes: config.api.bodyLimitBytes,
+    bodyTimeoutMs: config.api.timeouts.bodyMs,
+    authMaxFailures: config.api.authMaxFailures,
+    authFailureWindowS: config.api.authFailureWindowS,
+    uploadQuota: config.api.uploadQuota,
     dedupeTtlS: config.api.dedupeTtlS,
     adminApiKey: config.api.adminApiKey,
     publicBaseUrl: config.api.publicBaseUrl,
@@ -68,8 +81,40 @@ export async function startApi(
   };
   const app = createApp(edge, logger, metrics);
   const handle = app.callback();
-  const server: Server = createServer((req, res) => void handle(req, res));
-  server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
+  const { timeouts } = config.api;
+  // Node checks the header and request deadlines every connectionsCheckingInterval; the default
+  // 30 s would let a slow client hold on far past them.
+  const server: Server = createServer(
+    {
+      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
+    },
+    (req, res) => void handle(req, res),
+  );
+  server.keepAliveTimeout = timeouts.keepAliveMs;
+  let refusedLogged = 0;
+  limitConnections(server, {
+    maxTotal: config.api.maxConnections,
+    maxPerAddress: config.api.maxConnectionsPerAddress,
+    onRefused: (address) => {
+      // At most one line a minute: a flood must not turn into a flood of logs.
+      if (Date.now() - refusedLogged < 60_000) return;
+      refusedLogged = Date.now();
+      logger.warn(
+        { address, limit: config.api.maxConnectionsPerAddress },
+        'connections refused: EDGE_MAX_CONNECTIONS_PER_ADDRESS reached',
+      );
+    },
+  });
+  server.on('drop', () => {
+    if (Date.now() - refusedLogged < 60_000) return;
+    refusedLogged = Date.now();
+    logger.warn(
+      { limit: config.api.maxConnections },
+      'connections refused: EDGE_MAX_CONNECTIONS reached',
+    );
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.api.port, config.api.host, () => resolve());
@@ -104,5 +149,5 @@ export async function startApi(
     })();
     return closing;
   };
-  return { port, close };
+  return { port, close, db };
 }

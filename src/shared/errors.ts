@@ -171,6 +171,31 @@ export const ERRORS = {
     retryable: true,
     doc: 'Stored channel credentials do not open with `CREDENTIALS_KEY` or any key of `CREDENTIALS_KEY_PREVIOUS`: at start, `details.channels` lists each channel and bot (and the key id it was sealed with); at run time the message names the channel. Remedy: set the key they were sealed with as `CREDENTIALS_KEY_PREVIOUS` (then run `./scripts/rotate-credentials-key.sh`), or re-create those channels. Retried, so a process holding the right key can take the message.',
   },
+  BW_ERR_BODY_TIMEOUT: {
+    status: 408,
+    retryable: true,
+    doc: 'The request body did not arrive whole within EDGE_BODY_TIMEOUT_MS; nothing was done and the connection is closed.',
+  },
+  BW_ERR_AUTH_RATE_LIMITED: {
+    status: 429,
+    retryable: true,
+    doc: 'Too many admin requests with a missing or wrong bearer token came from this address (ADMIN_AUTH_MAX_FAILURES in ADMIN_AUTH_WINDOW_S); every admin request from it is refused until Retry-After passes.',
+  },
+  BW_ERR_FILE_NAME: {
+    status: 400,
+    retryable: false,
+    doc: 'An uploaded file name is not a plain file name: empty, `.`/`..`, holding `/`, `\\`, NUL, a control character or an invisible format character (bidirectional controls, zero-width characters), or longer than 255 bytes. `details.reason` says which. Nothing is stored.',
+  },
+  BW_ERR_FILE_EXISTS: {
+    status: 409,
+    retryable: false,
+    doc: 'A document of this name is already in the collection; upload with `?replace=true` to replace it. Nothing is stored.',
+  },
+  BW_ERR_UPLOAD_QUOTA: {
+    status: 413,
+    retryable: false,
+    doc: 'The upload would take a collection or STORAGE_DIR past its quota (UPLOAD_*_MAX_BYTES, UPLOAD_*_MAX_FILES); `details` names the quota. Nothing of the upload is kept.',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

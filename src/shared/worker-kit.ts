@@ -4,7 +4,7 @@
  * dependencies and handler.
  */
 import type { Config } from '../config.ts';
-import { BotDirectory } from './bots/directory.ts';
+import { BotDirectory, type DirectoryOptions } from './bots/directory.ts';
 import { BotStore } from './bots/store.ts';
 import { createDb, type DbOptions, type Knex } from './db.ts';
 import { StreamConsumer, type Handler } from './bus/consumer.ts';
@@ -156,6 +156,7 @@ export function openDb(
 export async function openDirectory(
   kit: Kit,
   credentialsKey: Buffer,
+  options: Pick<DirectoryOptions, 'missTtlMs' | 'maxMisses' | 'trustCurrentView'> = {},
 ): Promise<{ db: Knex; store: BotStore; directory: BotDirectory }> {
   const { config, logger, redis } = kit;
   const db = openDb(kit);
@@ -169,6 +170,7 @@ export async function openDirectory(
     redis,
     prefix: config.stream.prefix,
     logger,
+    ...options,
   });
   try {
     await directory.start();

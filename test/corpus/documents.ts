@@ -14,6 +14,7 @@ export const MAX_DOCUMENT_BYTES = 200_000;
 const BOUNDARY = 'corpusBoundary7MA4YWxk';
 
 const schema = { status: 400, code: 'BW_ERR_SCHEMA' } as const;
+const fileName = { status: 400, code: 'BW_ERR_FILE_NAME' } as const;
 const unsupported = { status: 415, code: 'BW_ERR_DOCUMENT_UNSUPPORTED' } as const;
 const notFound = { status: 404, code: 'BW_ERR_NOT_FOUND' } as const;
 
@@ -80,8 +81,9 @@ const UPLOADS: DocumentCase[] = [
   {
     name: 'an upload holds only a form field',
     kind: 'missing-field',
+    // Sent as application/octet-stream without a filename: a file part with an empty name.
     request: upload([{ field: 'note', content: 'no file here' }]),
-    expect: schema,
+    expect: fileName,
   },
   {
     name: 'an upload has an empty body',
@@ -111,17 +113,28 @@ const UPLOADS: DocumentCase[] = [
     ]),
     expect: unsupported,
   },
-  ...[
-    ['a hidden name', '.secret.pdf'],
-    ['a name of only dots', '...pdf'],
-    ['a name with a control character', 'a\u0001b.pdf'],
-    ['a 300-byte name', `${'n'.repeat(296)}.pdf`],
-    ['an empty name', ''],
-  ].map(([what, filename]): DocumentCase => ({
+  ...(
+    [
+      ['a hidden name', '.secret.pdf', fileName],
+      ['a name of only dots', '...pdf', fileName],
+      // A raw control character makes the part header itself malformed.
+      ['a name with a control character', 'a\u0001b.pdf', schema],
+      ['a 300-byte name', `${'n'.repeat(296)}.pdf`, fileName],
+      ['an empty name', '', fileName],
+      ['a name climbing out with ../', '../escape.pdf', fileName],
+      ['a name climbing out with ..\\', '..\\escape.pdf', fileName],
+      ['an absolute name', '/tmp/escape.pdf', fileName],
+      ['a name with a folder', 'sub/escape.pdf', fileName],
+      ['a name with a drive letter', 'C:escape.pdf', fileName],
+      ['a name with a right-to-left override', 'report\u202Efdp.exe.pdf', fileName],
+      ['a name with a zero-width space', 'rep\u200Bort.pdf', fileName],
+      ['a name with a first-strong isolate', 'rep\u2068ort.pdf', fileName],
+    ] as const
+  ).map(([what, filename, expect]): DocumentCase => ({
     name: `a file has ${what}`,
     kind: 'bad-name',
-    request: upload([{ filename: filename!, content: PDF }]),
-    expect: schema,
+    request: upload([{ filename, content: PDF }]),
+    expect,
   })),
   {
     name: 'the same file name appears twice in one upload',

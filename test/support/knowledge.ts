@@ -76,15 +76,20 @@ export async function startKnowledge(
   return env;
 }
 
-/** Uploads documents through `POST /v2/collections/<name>/files` (multipart). */
+/**
+ * Uploads documents through `POST /v2/collections/<name>/files` (multipart); `replace` replaces
+ * documents of the same names (`?replace=true`).
+ */
 export async function upload(
   api: TestApi,
   collection: string,
   files: Record<string, Buffer>,
+  { replace = false } = {},
 ): Promise<{ status: number; json: any }> {
   const form = new FormData();
   for (const [name, bytes] of Object.entries(files)) form.append('file', new Blob([bytes]), name);
-  const response = await fetch(`${api.url}/v2/collections/${collection}/files`, {
+  const query = replace ? '?replace=true' : '';
+  const response = await fetch(`${api.url}/v2/collections/${collection}/files${query}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${api.adminKey}` },
     body: form,

@@ -57,7 +57,13 @@ export function collectionRoutes(
   const collections = new CollectionCache(); // what this process last saw of the ones searched
   router.post('/v2/collections/:name/files', async (ctx) => {
     const collection = nameOf(ctx);
-    const files = await receiveUpload(ctx, edge.storageDir, collection, edge.maxDocumentBytes);
+    const files = await receiveUpload(
+      ctx,
+      edge.storageDir,
+      collection,
+      edge.maxDocumentBytes,
+      edge.uploadQuota,
+    );
     ctx.status = 201;
     ctx.body = { collection, files };
   });

@@ -14,6 +14,7 @@ import type { Edge } from '../edge.ts';
 import { DEFAULT_FLOW } from '../../shared/flows/default-flow.ts';
 import { validateFlow } from '../../shared/flows/validate-flow.ts';
 import { collectionRoutes } from './collections.ts';
+import { AuthLimiter, peerAddress, securityHeaders } from './guard.ts';
 import { presentBot, presentChannel } from './present.ts';
 import { registerTelegramWebhook } from './telegram-webhook.ts';
 import { listConversations, listMessages } from './transcripts.ts';
@@ -21,7 +22,7 @@ import { listConversations, listMessages } from './transcripts.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function body<T>(ctx: Context, edge: Edge, schema: string): Promise<T> {
-  const { raw, json } = await readJson(ctx, edge.bodyLimitBytes);
+  const { raw, json } = await readJson(ctx, edge.bodyLimitBytes, edge.bodyTimeoutMs);
   // Admin bodies are stored in Postgres, whose text and jsonb refuse these (a 500 otherwise).
   const unstorable = unstorableString(json, raw.toString('utf8'));
   if (unstorable !== undefined) {
@@ -120,10 +121,22 @@ export function adminRouter(edge: Edge): Router {
 
   // Compared as digests: the key is the operator's choice, so even its length stays private.
   const adminKeyDigest = secretDigest(edge.adminApiKey);
+  const limiter = new AuthLimiter({
+    redis: edge.redis,
+    prefix: edge.prefix,
+    maxFailures: edge.authMaxFailures,
+    windowS: edge.authFailureWindowS,
+  });
+  router.use(securityHeaders(edge.publicBaseUrl));
   router.use(async (ctx: Context, next: Next) => {
+    const address = peerAddress(ctx);
+    // Checked before the token, and for a right token too: otherwise a guesser past the limit
+    // would still learn which guess was right.
+    await limiter.check(ctx, address);
     const header = ctx.get('authorization');
     const token = header.startsWith('Bearer ') ? header.slice(7) : undefined;
     if (!matchesDigest(token, adminKeyDigest)) {
+      await limiter.fail(address);
       ctx.set('WWW-Authenticate', 'Bearer');
       throw new BotwireError('BW_ERR_UNAUTHORIZED', 'a valid admin bearer token is required');
     }

@@ -3,21 +3,29 @@
  * written to a temporary file beside its final name and hashed on the way; only when every part
  * of the request arrived whole are they renamed into place (a rename is atomic), so a refused or
  * broken upload leaves the folder exactly as it was.
+ *
+ * Names are checked as the client sent them (./upload-names.ts); a name already in the collection
+ * is refused unless the request says `?replace=true`. The quotas (per collection and for the whole
+ * storage folder, bytes and files) are counted while the bytes stream: the part that passes one
+ * stops being written at once, and nothing of the request is kept.
  */
 import busboy from 'busboy';
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Context } from 'koa';
+import type { UploadQuota } from '../../config.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import {
-  checkFileName,
   collectionDir,
   documentExtension,
   DOCUMENT_EXTENSIONS,
 } from '../../shared/knowledge/names.ts';
+import { QuotaMeter, storageUsage } from './upload-quota.ts';
+import { uploadName } from './upload-names.ts';
 
 /** Most files in one upload request. */
 export const MAX_FILES_PER_UPLOAD = 100;
@@ -36,12 +44,7 @@ interface Part extends UploadedFile {
 }
 
 function checkDocumentName(filename: string): string {
-  const name = checkFileName(filename);
-  if (name.startsWith('.')) {
-    throw new BotwireError('BW_ERR_SCHEMA', 'a document name may not start with "."', {
-      details: { file: name },
-    });
-  }
+  const name = uploadName(filename);
   if (!documentExtension(name)) {
     const extension = extname(name).toLowerCase();
     throw new BotwireError(
@@ -53,17 +56,30 @@ function checkDocumentName(filename: string): string {
   return name;
 }
 
+/** Whether the request asks to replace documents of the same names (`?replace=true`). */
+function replaceAsked(ctx: Context): boolean {
+  const value = ctx.query.replace;
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new BotwireError('BW_ERR_SCHEMA', 'replace must be true or false', {
+    details: { problems: [{ path: '/query/replace', message: 'must be true or false' }] },
+  });
+}
+
 /**
- * Stores the request's file parts in the collection's folder, replacing files of the same names.
+ * Stores the request's file parts in the collection's folder. A name already there is refused
+ * (409 `BW_ERR_FILE_EXISTS`) unless the request says `?replace=true`.
+ * @param quota limits on what STORAGE_DIR holds; without one, none.
  * @throws BotwireError 415 when the body is not multipart or a file's type is not read; 413 when a
- *   file is over `maxBytes` or there are too many files; 400 for a bad or repeated file name or
- *   no file at all.
+ *   file is over `maxBytes`, there are too many files or a quota would be passed; 400 for a bad
+ *   (`BW_ERR_FILE_NAME`) or repeated file name or no file at all; 409 for a name already stored.
  */
 export async function receiveUpload(
   ctx: Context,
   storageDir: string,
   collection: string,
   maxBytes: number,
+  quota?: UploadQuota,
 ): Promise<UploadedFile[]> {
   if (!ctx.is('multipart/form-data')) {
     throw new BotwireError(
@@ -71,6 +87,7 @@ export async function receiveUpload(
       'the body must be multipart/form-data with one file part per document',
     );
   }
+  const replace = replaceAsked(ctx);
   const parts: Part[] = [];
   const writes: Promise<void>[] = [];
   let failure: unknown;
@@ -83,6 +100,9 @@ export async function receiveUpload(
       headers: ctx.req.headers,
       limits: { fileSize: maxBytes, files: MAX_FILES_PER_UPLOAD, fields: 20, parts: 200 },
       defParamCharset: 'utf8',
+      // The name as sent: busboy would otherwise keep only what follows the last separator, and
+      // "../a.pdf" would quietly become "a.pdf".
+      preservePath: true,
     });
   } catch (error) {
     throw new BotwireError('BW_ERR_SCHEMA', 'the multipart body has no valid boundary', {
@@ -90,14 +110,29 @@ export async function receiveUpload(
     });
   }
   const dir = collectionDir(storageDir, collection);
+  const usage = await storageUsage(storageDir, collection);
+  const meter = new QuotaMeter(usage, quota);
   const created = await mkdir(dir, { recursive: true });
   parser.on('file', (_field, stream, info) => {
+    if (failure) {
+      // Already refused: the rest of the body is read and dropped, nothing more is written.
+      stream.resume();
+      return;
+    }
     let part: Part;
     try {
       const name = checkDocumentName(info.filename ?? '');
       if (parts.some((p) => p.name === name)) {
         throw new BotwireError('BW_ERR_SCHEMA', `the file "${name}" appears twice in the upload`);
       }
+      if (usage.sizes.has(name) && !replace) {
+        throw new BotwireError(
+          'BW_ERR_FILE_EXISTS',
+          `the collection already holds "${name}"; upload with ?replace=true to replace it`,
+          { details: { file: name } },
+        );
+      }
+      meter.startFile(name);
       part = {
         name,
         bytes: 0,
@@ -124,8 +159,20 @@ export async function receiveUpload(
         ),
       ),
     );
+    // Counts every byte against the quotas; past one, the rest of the part is dropped unwritten.
+    const metered = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        if (failure) return done();
+        const over = meter.add(chunk.length);
+        if (over) {
+          fail(over);
+          return done();
+        }
+        done(null, chunk);
+      },
+    });
     writes.push(
-      pipeline(stream, createWriteStream(part.temp, { flags: 'wx' })).then(
+      pipeline(stream, metered, createWriteStream(part.temp, { flags: 'wx' })).then(
         () => {
           part.sha256 = hash.digest('hex');
         },

@@ -50,7 +50,7 @@ export async function telegramCallback(ctx: Context, edge: Edge, appId: string):
         : 'the X-Telegram-Bot-Api-Secret-Token header is missing',
     );
   }
-  const body = await readJson(ctx, edge.bodyLimitBytes);
+  const body = await readJson(ctx, edge.bodyLimitBytes, edge.bodyTimeoutMs);
   const update = await validateCallback<TelegramUpdate>(edge, 'http/telegram-update', body, {
     platform: 'telegram',
     authentic: true,

@@ -6,10 +6,16 @@
  * numbers. Numbers that belong to no bot are skipped (a Meta app may serve numbers botwire does
  * not run); when none is known the answer is 404. Every channel involved that has an app secret
  * must match `X-Hub-Signature-256` over the raw body bytes.
+ *
+ * Before the body is read, what can be refused cheaply is: a path's unknown bot or a bot without a
+ * WhatsApp channel; on `/callback`, no WhatsApp channel at all; and a missing or malformed
+ * signature header when every channel that could be addressed has an app secret. On `/callback`
+ * the last two use the bot directory only while it is current (it holds every bot).
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import type { WhatsAppMatch } from '../../shared/bots/directory.ts';
+import type { ChannelRecord } from '../../shared/bots/types.ts';
 import type { OnceMessage } from '../../shared/bus/producer.ts';
 import { secretsEqual } from '../../shared/crypto.ts';
 import { BotwireError } from '../../shared/errors.ts';
@@ -63,6 +69,36 @@ function numbersIn(json: unknown): string[] {
   return [...numbers];
 }
 
+const SIGNATURE_SHAPE = /^sha256=[0-9a-f]{64}$/i;
+
+/** The refusals that need no body (see the header comment). */
+async function checkBeforeBody(ctx: Context, edge: Edge, appId?: string): Promise<void> {
+  let channels: ChannelRecord[];
+  if (appId !== undefined) {
+    const bot = await activeBot(edge, appId);
+    channels = bot.channels.filter((c) => c.type === 'whatsapp');
+    if (channels.length === 0)
+      throw new BotwireError('BW_ERR_UNKNOWN_CHANNEL', 'this bot has no whatsapp channel');
+  } else {
+    if (!edge.directory.current) return;
+    channels = edge.directory.whatsappChannels();
+    if (channels.length === 0)
+      throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has a whatsapp channel');
+  }
+  const allSigned = channels.every(
+    (c) => c.secrets.type === 'whatsapp' && Boolean(c.secrets.details.app_secret),
+  );
+  const signature = ctx.get('x-hub-signature-256');
+  if (allSigned && !SIGNATURE_SHAPE.test(signature)) {
+    throw new BotwireError(
+      'BW_ERR_BAD_SIGNATURE',
+      signature
+        ? 'X-Hub-Signature-256 is not sha256=<64 hex digits>'
+        : 'the X-Hub-Signature-256 header is missing',
+    );
+  }
+}
+
 function signatureMatches(header: string | undefined, raw: Buffer, appSecret: string): boolean {
   const expected = `sha256=${createHmac('sha256', appSecret).update(raw).digest('hex')}`;
   return secretsEqual(header?.toLowerCase(), expected);
@@ -98,7 +134,8 @@ async function matchNumbers(
 }
 
 export async function whatsappCallback(ctx: Context, edge: Edge, appId?: string): Promise<void> {
-  const body = await readJson(ctx, edge.bodyLimitBytes);
+  await checkBeforeBody(ctx, edge, appId);
+  const body = await readJson(ctx, edge.bodyLimitBytes, edge.bodyTimeoutMs);
   const matches = await matchNumbers(edge, numbersIn(body.json), appId);
   if (matches.size === 0) {
     if (appId !== undefined)

@@ -5,7 +5,13 @@
  * Freshness: a process that changes a bot publishes its app id on `<prefix>:bots:changed`; every
  * directory reloads that bot. A full reload every `refreshMs` repairs anything a missed
  * notification (a Redis reconnect) left stale. A lookup that misses asks the database once and
- * remembers a miss for `missTtlMs`, so unknown ids cannot turn into a query per request.
+ * remembers a miss for `missTtlMs` (at most `maxMisses` of them, the oldest forgotten first), so
+ * one unknown id cannot turn into a query per request.
+ *
+ * With `trustCurrentView`, a miss is answered from the view alone while the view is current: the
+ * subscription is up and a full load finished after it (re)connected, so every change since is
+ * either in the view or on its way as a notification. Made-up ids then never reach the database;
+ * only while the subscription is down do misses fall back to the database and the miss memory.
  *
  * Credentials that do not open with the configured keys (docs/security.md): at start, if no stored
  * channel opens, the key is wrong and `start` refuses with one `BW_ERR_CREDENTIALS_KEY` naming
@@ -20,9 +26,6 @@ import type { BotStore } from './store.ts';
 import type { BotRecord, ChannelRecord } from './types.ts';
 import { credentialsKeyError, unreadableChannels } from './unreadable.ts';
 
-/** Remembered misses at most; past this the memory of misses starts over. */
-const MAX_MISSES = 10_000;
-
 export interface DirectoryOptions {
   store: BotStore;
   /** Used for PUBLISH; the directory duplicates it for its subscription. */
@@ -33,6 +36,13 @@ export interface DirectoryOptions {
   refreshMs?: number;
   /** How long a lookup miss is remembered (ms). @defaultValue 5000 */
   missTtlMs?: number;
+  /** Most misses remembered; the oldest is forgotten first (count). @defaultValue 10000 */
+  maxMisses?: number;
+  /**
+   * Answer misses from the view, without the database, while the view is current (see above).
+   * For the edge, where ids come from outside. @defaultValue false
+   */
+  trustCurrentView?: boolean;
 }
 
 export interface WhatsAppMatch {
@@ -53,9 +63,18 @@ export class BotDirectory {
   /** Channels whose credentials did not open, by id, with their bot's app id. */
   readonly #unreadable = new Map<string, string>();
   #started = false;
+  /** Bumped each time the subscription drops: a load that began before a drop proves nothing. */
+  #connection = 0;
+  #current = false;
 
   constructor(options: DirectoryOptions) {
-    this.#o = { refreshMs: 60_000, missTtlMs: 5000, ...options };
+    this.#o = {
+      refreshMs: 60_000,
+      missTtlMs: 5000,
+      maxMisses: 10_000,
+      trustCurrentView: false,
+      ...options,
+    };
     // The subscription waits out Redis outages (and reconnects) whatever the caller's connection does.
     this.#subscriber = options.redis.duplicate({
       connectionName: 'bot-directory',
@@ -80,23 +99,50 @@ export class BotDirectory {
         this.#o.logger.warn({ err: error, appId }, 'could not reload a changed bot'),
       );
     });
+    this.#subscriber.on('close', () => {
+      this.#connection += 1;
+      this.#current = false;
+    });
     await this.#subscriber.subscribe(this.#channel);
-    await this.reloadAll();
+    await this.#reloadAllAndMark();
     this.#checkCredentials();
     this.#started = true;
+    // Back after a drop: notifications sent meanwhile are lost, so load everything again.
+    this.#subscriber.on('ready', () => {
+      if (this.#closing) return;
+      this.#reloadAllAndMark().catch((error: unknown) =>
+        this.#o.logger.warn({ err: error }, 'bot reload after reconnecting failed'),
+      );
+    });
     this.#timer = setInterval(() => {
-      this.reloadAll().catch((error: unknown) =>
+      this.#reloadAllAndMark().catch((error: unknown) =>
         this.#o.logger.warn({ err: error }, 'periodic bot reload failed; keeping the last view'),
       );
     }, this.#o.refreshMs);
     this.#timer.unref();
   }
 
-  async reloadAll(): Promise<void> {
+  /**
+   * Whether the view holds every bot: subscribed, and fully loaded since the subscription last
+   * (re)connected.
+   */
+  get current(): boolean {
+    return this.#current;
+  }
+
+  async #reloadAllAndMark(): Promise<void> {
+    const connection = this.#connection;
+    const loaded = await this.reloadAll();
+    if (loaded && connection === this.#connection && this.#subscriber.status === 'ready')
+      this.#current = true;
+  }
+
+  /** Loads every bot; false when a targeted reload ran meanwhile and the snapshot was dropped. */
+  async reloadAll(): Promise<boolean> {
     const generation = this.#generation;
     const bots = await this.#o.store.loadAll();
     // A bot changed while this read ran: its targeted reload is newer than this snapshot.
-    if (generation !== this.#generation) return;
+    if (generation !== this.#generation) return false;
     const next = new Map<string, BotRecord>();
     const numbers = new Map<string, WhatsAppMatch>();
     for (const bot of bots) {
@@ -107,6 +153,7 @@ export class BotDirectory {
     this.#numbers = numbers;
     this.#misses.clear();
     this.#track(bots);
+    return true;
   }
 
   /** The start-up check: refuses when nothing opens, else reports the channels that do not. */
@@ -184,6 +231,7 @@ export class BotDirectory {
   }
 
   async #miss<T>(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    if (this.#o.trustCurrentView && this.#current) return undefined;
     if (this.#recentlyMissed(key)) return undefined;
     let found: T | undefined;
     try {
@@ -194,8 +242,12 @@ export class BotDirectory {
       });
     }
     if (found === undefined) {
-      // Bounded: a flood of made-up ids must not grow memory without end.
-      if (this.#misses.size >= MAX_MISSES) this.#misses.clear();
+      // Bounded: a flood of made-up ids must not grow memory without end. A Map iterates in
+      // insertion order, so its first key is the oldest miss.
+      if (this.#misses.size >= this.#o.maxMisses) {
+        const oldest = this.#misses.keys().next();
+        if (!oldest.done) this.#misses.delete(oldest.value);
+      }
       this.#misses.set(key, Date.now() + this.#o.missTtlMs);
     }
     return found;
@@ -218,6 +270,16 @@ export class BotDirectory {
       if (bot) await this.reload(bot.appId);
       return this.#numbers.get(phoneNumberId);
     });
+  }
+
+  /** WhatsApp channels of `appId`, or of every bot, as the view holds them now. */
+  whatsappChannels(appId?: string): ChannelRecord[] {
+    const channels: ChannelRecord[] = [];
+    for (const bot of this.#bots.values()) {
+      if (appId !== undefined && bot.appId !== appId) continue;
+      for (const channel of bot.channels) if (channel.type === 'whatsapp') channels.push(channel);
+    }
+    return channels;
   }
 
   /** WhatsApp channels (of `appId`, or of every bot) that have a verify token. */
