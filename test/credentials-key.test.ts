@@ -331,10 +331,19 @@ describe('CREDENTIALS_KEY: a wrong key, a previous key, rotation', function () {
         details: { phone_number_id: '300400999', access_token: 'y', app_secret: 'z' },
       },
     });
-    const late = await call('POST', '/callback', {
-      auth: false,
-      body: whatsappPayload('300400999', [{ id: 'wamid.late', body: 'hi' }]),
-    });
+    // as the admin API does after a change: the edge's directory reloads the bot (asynchronously,
+    // so the callback is sent until the bot is known: a refused callback publishes nothing)
+    await t.redis.publish(`${t.prefix}:bots:changed`, later.appId);
+    const late = await waitFor(
+      async () => {
+        const answer = await call('POST', '/callback', {
+          auth: false,
+          body: whatsappPayload('300400999', [{ id: 'wamid.late', body: 'hi' }]),
+        });
+        return answer.json.error?.code === 'BW_ERR_UNKNOWN_BOT' ? undefined : answer;
+      },
+      { what: 'the edge to know the bot added later' },
+    );
     expect(late.json.error.code).to.equal('BW_ERR_CREDENTIALS_KEY');
     await waitFor(() =>
       lines.some(
