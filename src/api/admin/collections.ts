@@ -10,6 +10,7 @@ import {
   createJob,
   findJob,
   jobView,
+  MAX_JOB_FILES,
   newJobId,
   overlapTooLarge,
   type JobOptions,
@@ -113,6 +114,14 @@ export function collectionRoutes(
       throw new BotwireError(
         'BW_ERR_NOT_FOUND',
         `the collection "${collection}" has no uploaded documents; upload with POST /v2/collections/${collection}/files`,
+      );
+    }
+    if (files.length > MAX_JOB_FILES) {
+      // Refused before a job is recorded: the indexer topic's schema would refuse the message.
+      throw new BotwireError(
+        'BW_ERR_SCHEMA',
+        `one job indexes at most ${MAX_JOB_FILES} files; the collection has ${files.length}: name the files in batches`,
+        { details: { problems: [{ path: '/files', message: `at most ${MAX_JOB_FILES}` }] } },
       );
     }
     const jobId = newJobId();
