@@ -467,6 +467,25 @@ export const SETTINGS = {
     min: 500,
     doc: 'Wall-clock limit for reading one spreadsheet, worker start included (milliseconds); a slower file fails as too large.',
   },
+  PDF_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 120000,
+    min: 500,
+    doc: 'Wall-clock limit for reading and chunking one PDF in its worker thread, thread start included (milliseconds); the thread is terminated then and the file fails alone as too large. See docs/knowledge.md.',
+  },
+  PDF_MEMORY_MB: {
+    kind: 'integer',
+    default: 1024,
+    min: 32,
+    max: 16384,
+    doc: 'V8 heap cap of the worker thread that reads and chunks one PDF (MiB); a file needing more fails alone as too large.',
+  },
+  INDEXER_SLICE_MS: {
+    kind: 'integer',
+    default: 60000,
+    min: 0,
+    doc: 'After a job has run this long, it goes to the end of the queue between two files whenever other indexing jobs wait, and resumes later after the files done, so one collection cannot hold the indexer (milliseconds; 0 yields after every file while others wait). See docs/knowledge.md.',
+  },
   INDEXER_CONCURRENCY: {
     kind: 'integer',
     default: 1,
@@ -648,6 +667,9 @@ export interface Config {
     maxDocumentBytes: number;
     spreadsheetMemoryMb: number;
     spreadsheetTimeoutMs: number;
+    pdfTimeoutMs: number;
+    pdfMemoryMb: number;
+    indexerSliceMs: number;
     indexerConcurrency: number;
     indexerLockMs: number;
     indexerReadLanes: number;
@@ -827,6 +849,9 @@ export function loadConfig(
       maxDocumentBytes: v.MAX_DOCUMENT_BYTES,
       spreadsheetMemoryMb: v.SPREADSHEET_MEMORY_MB,
       spreadsheetTimeoutMs: v.SPREADSHEET_TIMEOUT_MS,
+      pdfTimeoutMs: v.PDF_TIMEOUT_MS,
+      pdfMemoryMb: v.PDF_MEMORY_MB,
+      indexerSliceMs: v.INDEXER_SLICE_MS,
       indexerConcurrency: v.INDEXER_CONCURRENCY,
       indexerLockMs: v.INDEXER_LOCK_MS,
       indexerReadLanes: v.INDEXER_READ_LANES,

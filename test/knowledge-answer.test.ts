@@ -102,6 +102,11 @@ describe('knowledge: the answer step end to end', function () {
     expect((await upload(env.api, 'faq', { 'faq.pdf': manual })).status).to.equal(201);
     expect((await waitForJob(env.api, await index(env.api, 'faq'))).status).to.equal('succeeded');
     ({ appId, secret } = await createTelegramBot(env.api, { name: 'faq', flow: FAQ_FLOW }));
+    // A new collection is readable by no bot until it is given an owner or shared.
+    const owned = await env.api.call('PATCH', '/v2/collections/faq', {
+      body: { owner_app_id: appId },
+    });
+    expect(owned.status).to.equal(200);
     captureTelegramTexts(sent);
     const logger = createLogger({ component: 'test', level: 'silent' });
     const config = env.api.config;
@@ -120,13 +125,17 @@ describe('knowledge: the answer step end to end', function () {
     await env?.stop();
   });
 
-  const ask = async (chat: number, text: string): Promise<string> => {
+  const ask = async (
+    chat: number,
+    text: string,
+    bot: { appId: string; secret: string } = { appId, secret },
+  ): Promise<string> => {
     const before = sent.length;
     update += 1;
     const response = await postTelegramUpdate(
       env.api,
-      appId,
-      secret,
+      bot.appId,
+      bot.secret,
       telegramText(chat, update, text),
     );
     expect(response.status).to.equal(200);
@@ -169,6 +178,41 @@ describe('knowledge: the answer step end to end', function () {
     llm.fail.on = true;
     const fallback = await ask(24, 'when does the workshop open?');
     expect(fallback).to.match(/^A: 1\. .*workshop opens at nine.*\(faq\.pdf, page 3\)/s);
+  });
+
+  it("when another bot's flow asks a collection owned by the first bot, then it is refused with BW_ERR_COLLECTION_FORBIDDEN and its flow replies with the reason; once shared, it is answered", async () => {
+    const other = await createTelegramBot(env.api, {
+      name: 'other',
+      flow: faqFlow('faq', 3, 'A: {{answer.error}}{{answer}}'),
+    });
+    const collection = (await env.api.call('GET', '/v2/collections/faq')).json;
+    expect(collection).to.include({ owner_app_id: appId, shared: false });
+    const refused = await ask(31, 'when does the workshop open?', other);
+    expect(refused).to.match(
+      /^A: BW_ERR_COLLECTION_FORBIDDEN: this bot may not read the collection "faq"/,
+    );
+    expect(refused).to.not.contain('workshop opens at nine');
+    const callback = (await topicMessages(env.api.redis, env.api.prefix, 'flow')).find(
+      (m: { source: string; conversation?: { app_id: string } }) =>
+        m.source === 'retriver' && m.conversation?.app_id === other.appId,
+    );
+    expect(callback).to.deep.include({ intent: 'callback', ok: false });
+    expect(callback.error).to.match(/^BW_ERR_COLLECTION_FORBIDDEN: /);
+    // The owner still reads it.
+    expect(await ask(32, 'when does the workshop open?')).to.contain('workshop opens at nine');
+
+    const shared = await env.api.call('PATCH', '/v2/collections/faq', { body: { shared: true } });
+    expect(shared.json).to.include({ collection: 'faq', owner_app_id: appId, shared: true });
+    expect(await ask(33, 'when does the workshop open?', other)).to.contain(
+      'workshop opens at nine',
+    );
+    const unknown = await env.api.call('PATCH', '/v2/collections/faq', {
+      body: { owner_app_id: 'no-such-bot' },
+    });
+    expect(unknown.status).to.equal(404);
+    expect(unknown.json.error.code).to.equal('BW_ERR_NOT_FOUND');
+    const empty = await env.api.call('PATCH', '/v2/collections/faq', { body: {} });
+    expect(empty.status).to.equal(400);
   });
 
   it('when a question names a collection that does not exist, then the flow gets a failed answer with the reason', async () => {

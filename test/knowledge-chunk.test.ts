@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import {
   chunkPages,
   chunkSheets,
+  SEGMENT_WINDOW,
   TRUNCATION_MARKER,
   type PageChunk,
 } from '../src/indexer/chunk.ts';
@@ -126,6 +127,59 @@ describe('knowledge chunking', () => {
     it('when the defaults are used, then chunks are at most 1200 characters', () => {
       const chunks = chunkPages([{ page: 1, text: paragraph('D', 200) }]);
       expect(Math.max(...chunks.map((c) => c.text.length))).to.be.within(1000, 1200);
+    });
+
+    describe('work grows linearly with the text', () => {
+      const WORDS = ['alpha', 'beta', 'Grüße', 'café', 'über', 'naïve', '😀x'];
+      const runOn = (chars: number): string => {
+        let text = '';
+        for (let i = 0; text.length < chars; i += 1) text += `${WORDS[i % WORDS.length]!}${i} `;
+        return text.trimEnd();
+      };
+      /** Characters given to Intl.Segmenter in all, and the most in one call. */
+      const meter = (
+        text: string,
+        overlap = 150,
+      ): { total: number; most: number; chunks: PageChunk[] } => {
+        let total = 0;
+        let most = 0;
+        const chunks = chunkPages([{ page: 1, text }], {
+          overlap,
+          onSegment: (chars) => {
+            total += chars;
+            most = Math.max(most, chars);
+          },
+        });
+        return { total, most, chunks };
+      };
+
+      it('when a paragraph without sentence punctuation doubles in length, then the characters segmented double and no call gets more than the window', () => {
+        const sizes = [50_000, 100_000, 200_000, 400_000];
+        const runs = sizes.map((chars) => meter(runOn(chars)));
+        for (let i = 1; i < runs.length; i += 1) {
+          expect(runs[i]!.total / runs[i - 1]!.total).to.be.within(1.8, 2.2);
+        }
+        for (const run of runs) {
+          expect(run.most).to.be.at.most(SEGMENT_WINDOW);
+          expect(run.total).to.be.below(4 * 400_000);
+        }
+        const { chunks } = runs[0]!;
+        expect(withoutOverlap(chunks)).to.equal(runOn(50_000));
+        for (const { text } of chunks) expect(text.length).to.be.at.most(1200);
+      });
+
+      it('when text has no whitespace at all, then the work is linear too and no cut splits a character', () => {
+        const glued = (chars: number): string => runOn(chars).replace(/ /g, '');
+        const small = meter(glued(100_000), 0);
+        const large = meter(glued(200_000), 0);
+        expect(large.total / small.total).to.be.within(1.8, 2.2);
+        expect(large.most).to.be.at.most(SEGMENT_WINDOW);
+        expect(small.chunks.map((c) => c.text).join('')).to.equal(glued(100_000));
+        for (const { text } of large.chunks) {
+          expect(text.length).to.be.at.most(1200);
+          expect(text).to.not.match(LONE_SURROGATE);
+        }
+      });
     });
 
     it('when options are out of range, then chunking refuses them', () => {

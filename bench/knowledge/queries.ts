@@ -6,7 +6,7 @@
  */
 import { chunkPages, chunkSheets } from '../../src/indexer/chunk.ts';
 import type { SheetRows } from '../../src/indexer/extract/index.ts';
-import { chooseLanguage } from '../../src/indexer/run-job.ts';
+import { chooseLanguage } from '../../src/indexer/language.ts';
 import {
   beginAttempt,
   ensureCollection,

@@ -94,6 +94,7 @@ export function openApiDocument(): Record<string, unknown> {
         'patch-bot': schema('http/patch-bot'),
         channel: schema('http/channel'),
         'index-collection': schema('http/index-collection'),
+        'patch-collection': schema('http/patch-collection'),
       },
     },
     paths: {
@@ -264,9 +265,21 @@ export function openApiDocument(): Record<string, unknown> {
       '/v2/collections/{name}': {
         get: {
           ...admin,
-          summary: 'A collection: uploaded files, what is indexed, the last job',
+          summary:
+            'A collection: which bots may read it, uploaded files, what is indexed, the last job',
           parameters: [collection],
-          responses: { 200: ok('{collection, uploaded_files, indexed, last_job}'), '4XX': error },
+          responses: {
+            200: ok('{collection, owner_app_id, shared, uploaded_files, indexed, last_job}'),
+            '4XX': error,
+          },
+        },
+        patch: {
+          ...admin,
+          summary:
+            "Set which bots' flows may answer from the collection: its owner bot (owner_app_id, or null) and whether every bot may (shared). A new collection is owned by none and not shared; collections that existed before ownership are shared. A flow asking a collection its bot may not read gets an error starting with BW_ERR_COLLECTION_FORBIDDEN",
+          parameters: [collection],
+          requestBody: { required: true, ...json('patch-collection') },
+          responses: { 200: ok('{collection, owner_app_id, shared}'), '4XX': error },
         },
       },
       '/v2/collections/{name}/index': {

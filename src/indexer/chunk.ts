@@ -8,6 +8,13 @@
  * Sheets: one row per line, `header: value; header: value` (empty cells left out), whole rows per
  * chunk, never split; a row longer than `size` is a chunk of its own, cut at `maxRowChars` with a
  * marker. Overlap is counted in whole rows.
+ *
+ * Linear time: Intl.Segmenter is never given more than {@link SEGMENT_WINDOW} characters at once
+ * (its cost grows faster than the input on long text without sentence breaks). A longer paragraph
+ * is first cut into windows at the last whitespace of each window, or at the window's end when it
+ * has none (never inside a surrogate pair or before a combining mark); each window is segmented on
+ * its own. Chunks stay within `size` either way; a sentence crossing a window's edge is split there
+ * as if it were two.
  */
 import { CHUNK_DEFAULTS } from '../shared/knowledge/jobs.ts';
 import type { PageText } from './extract/pdf.ts';
@@ -24,6 +31,11 @@ export interface ChunkOptions {
   overlap?: number;
   /** Sheets only: a single row longer than this is cut, with {@link TRUNCATION_MARKER}. @defaultValue 4 × size */
   maxRowChars?: number;
+  /**
+   * Called with the characters given to each Intl.Segmenter call: a meter of the chunker's work
+   * (tests and the bench count it). @defaultValue none
+   */
+  onSegment?: (chars: number) => void;
 }
 
 export { CHUNK_DEFAULTS };
@@ -44,7 +56,12 @@ interface Settings {
   size: number;
   overlap: number;
   maxRowChars: number;
+  /** Segments `text` with `segmenter`, counted by `onSegment`. */
+  segment: (segmenter: Intl.Segmenter, text: string) => Intl.Segments;
 }
+
+/** Most characters given to one Intl.Segmenter call. */
+export const SEGMENT_WINDOW = 8192;
 
 function settingsOf(options: ChunkOptions): Settings {
   const size = options.size ?? CHUNK_DEFAULTS.size;
@@ -58,7 +75,12 @@ function settingsOf(options: ChunkOptions): Settings {
   if (!Number.isInteger(maxRowChars) || maxRowChars < size) {
     throw new RangeError(`maxRowChars must be an integer >= size, got ${maxRowChars}`);
   }
-  return { size, overlap, maxRowChars };
+  const meter = options.onSegment;
+  const segment = (segmenter: Intl.Segmenter, text: string): Intl.Segments => {
+    meter?.(text.length);
+    return segmenter.segment(text);
+  };
+  return { size, overlap, maxRowChars, segment };
 }
 
 const sentences = new Intl.Segmenter(undefined, { granularity: 'sentence' });
@@ -77,33 +99,76 @@ interface Unit {
   sep: string;
 }
 
-/** Splits `text` into `granularity` segments of at most `size`, recursing into longer ones. */
-function split(text: string, size: number, sep: string, level: 0 | 1 | 2): Unit[] {
+/** A character that must stay with the one before it: a low surrogate, a mark or a joiner. */
+const CLINGS = /^[\uDC00-\uDFFF\p{M}\u200C\u200D\uFE00-\uFE0F]/u;
+
+/**
+ * `text` in pieces of at most `max` characters: each cut at the piece's last whitespace when it has
+ * one in its second half, else at `max` moved back before any character that clings to the one
+ * before it. Linear: every character is looked at a bounded number of times.
+ */
+function windows(text: string, max: number, sep: string): Unit[] {
+  if (text.length <= max) return [{ text, sep }];
+  const pieces: Unit[] = [];
+  let start = 0;
+  let gap = sep;
+  while (text.length - start > max) {
+    let end = start + max;
+    let next = end;
+    const space = text.lastIndexOf(' ', end);
+    if (space > start + max / 2) {
+      end = space;
+      next = space + 1;
+    } else {
+      while (end > start + 1 && CLINGS.test(text.slice(end, end + 1))) end -= 1;
+      next = end;
+    }
+    pieces.push({ text: text.slice(start, end), sep: gap });
+    gap = next > end ? ' ' : '';
+    start = next;
+  }
+  pieces.push({ text: text.slice(start), sep: gap });
+  return pieces;
+}
+
+/**
+ * Splits `text` into `granularity` segments of at most `size`, recursing into longer ones; text
+ * over {@link SEGMENT_WINDOW} is segmented a window at a time.
+ */
+function split(text: string, settings: Settings, sep: string, level: 0 | 1 | 2): Unit[] {
+  const { size } = settings;
   if (text.length <= size) return [{ text, sep }];
   const segmenter = [sentences, words, graphemes][level] ?? graphemes;
   const units: Unit[] = [];
-  let gap = sep;
-  for (const { segment } of segmenter.segment(text)) {
-    const trimmed = segment.trim();
-    if (trimmed === '') {
-      gap = units.length === 0 ? sep : ' ';
-      continue;
+  for (const piece of windows(text, SEGMENT_WINDOW, sep)) {
+    let gap = piece.sep;
+    const first = units.length;
+    for (const { segment } of settings.segment(segmenter, piece.text)) {
+      const trimmed = segment.trim();
+      if (trimmed === '') {
+        gap = units.length === first ? piece.sep : ' ';
+        continue;
+      }
+      if (level === 2) {
+        // A grapheme cluster longer than a chunk (a pile of combining marks) goes by code points.
+        const parts = segment.length > size ? Array.from(segment) : [segment];
+        parts.forEach((part, i) => units.push({ text: part, sep: i === 0 ? gap : '' }));
+      } else units.push(...split(trimmed, settings, gap, level === 0 ? 1 : 2));
+      gap = /\s$/.test(segment) ? ' ' : '';
     }
-    if (level === 2) {
-      // A grapheme cluster longer than a chunk (a pile of combining marks) goes by code points.
-      const parts = segment.length > size ? Array.from(segment) : [segment];
-      parts.forEach((part, i) => units.push({ text: part, sep: i === 0 ? gap : '' }));
-    } else units.push(...split(trimmed, size, gap, level === 0 ? 1 : 2));
-    gap = /\s$/.test(segment) ? ' ' : '';
   }
   return units;
 }
 
 /** The end of `text` from the first word boundary within its last `overlap` characters. */
-function tailOf(text: string, overlap: number): string {
+function tailOf(text: string, overlap: number, settings: Settings): string {
   if (overlap === 0) return '';
   const from = text.length - overlap;
-  for (const { index, segment, isWordLike } of words.segment(text)) {
+  // Only the end is segmented; the word before `from` is included, so its boundary is known.
+  const before = text.lastIndexOf(' ', from - 1);
+  const base = Math.max(0, before);
+  for (const { index: at, segment, isWordLike } of settings.segment(words, text.slice(base))) {
+    const index = base + at;
     if (index === 0 || index < from || segment.trim() === '') continue;
     // A word, or anything after a space: never punctuation glued to the word before it.
     if (isWordLike === true || /\s/.test(text[index - 1] ?? '')) return text.slice(index);
@@ -112,7 +177,8 @@ function tailOf(text: string, overlap: number): string {
 }
 
 /** Packs units into chunks of at most `size`, each after the first starting with an overlap. */
-function pack(units: Unit[], { size, overlap }: Settings): string[] {
+function pack(units: Unit[], settings: Settings): string[] {
+  const { size, overlap } = settings;
   const chunks: string[] = [];
   let current = '';
   for (const unit of units) {
@@ -122,7 +188,7 @@ function pack(units: Unit[], { size, overlap }: Settings): string[] {
       current += unit.sep + unit.text;
     } else {
       chunks.push(current);
-      const tail = tailOf(current, overlap);
+      const tail = tailOf(current, overlap, settings);
       const joined = tail + unit.sep + unit.text;
       current = tail !== '' && joined.length <= size ? joined : unit.text;
     }
@@ -141,7 +207,7 @@ export function chunkPages(pages: PageText[], options: ChunkOptions = {}): PageC
       .split(/\n[^\S\n]*\n/)
       .map(flatten)
       .filter((paragraph) => paragraph !== '');
-    const units = paragraphs.flatMap((paragraph) => split(paragraph, settings.size, '\n\n', 0));
+    const units = paragraphs.flatMap((paragraph) => split(paragraph, settings, '\n\n', 0));
     for (const chunk of pack(units, settings)) {
       const trimmed = chunk.trim();
       if (trimmed !== '') chunks.push({ text: trimmed, source: { page } });
@@ -151,11 +217,12 @@ export function chunkPages(pages: PageText[], options: ChunkOptions = {}): PageC
 }
 
 /** `text` cut to at most `max` characters at a grapheme boundary, marker included. */
-function truncate(text: string, max: number): string {
+function truncate(text: string, max: number, settings: Settings): string {
   if (text.length <= max) return text;
   const room = max - TRUNCATION_MARKER.length;
   let end = 0;
-  for (const { index, segment } of graphemes.segment(text)) {
+  // Only the start is segmented (a cluster longer than 64 code units is cut like any other).
+  for (const { index, segment } of settings.segment(graphemes, text.slice(0, room + 64))) {
     if (index + segment.length > room) break;
     end = index + segment.length;
   }
@@ -182,7 +249,8 @@ function renderWith(header: string[], names: string[], cells: Record<string, str
 
 /** Chunks the rows of every sheet; each chunk holds whole rows of one sheet. */
 export function chunkSheets(sheets: SheetRows[], options: ChunkOptions = {}): SheetChunk[] {
-  const { size, overlap, maxRowChars } = settingsOf(options);
+  const settings = settingsOf(options);
+  const { size, overlap, maxRowChars } = settings;
   const chunks: SheetChunk[] = [];
   for (const { sheet, header, rows } of sheets) {
     const names = header.map(flatten);
@@ -205,7 +273,7 @@ export function chunkSheets(sheets: SheetRows[], options: ChunkOptions = {}): Sh
       if (text === '') continue;
       if (lines.length === 0 || used + 1 + text.length <= size) {
         if (text.length > size) {
-          lines.push({ row, text: truncate(text, maxRowChars) });
+          lines.push({ row, text: truncate(text, maxRowChars, settings) });
           flush();
           restart([]);
         } else {
@@ -226,7 +294,7 @@ export function chunkSheets(sheets: SheetRows[], options: ChunkOptions = {}): Sh
       }
       const keptLength = kept.reduce((sum, line) => sum + line.text.length + 1, 0);
       if (text.length > size) {
-        restart([{ row, text: truncate(text, maxRowChars) }]);
+        restart([{ row, text: truncate(text, maxRowChars, settings) }]);
         flush();
         restart([]);
       } else {

@@ -5,13 +5,18 @@
  * are thrown, so BullMQ retries the job; the retry skips files already stored.
  */
 import { BotwireError } from '../shared/errors.ts';
-import { detectLanguage } from '../shared/languages/detect.ts';
 import type { Knex } from '../shared/db.ts';
 import type { FileOutcome, JobRow } from '../shared/knowledge/jobs.ts';
 import { documentPath } from '../shared/knowledge/names.ts';
 import type { Logger } from '../shared/logger.ts';
-import { chunkPages, chunkSheets, type ChunkOptions } from './chunk.ts';
-import { extractFile, SpreadsheetReader, type ExtractLimits } from './extract/index.ts';
+import { chunkSheets, type ChunkOptions } from './chunk.ts';
+import { chooseLanguage, SAMPLE_CHARS } from './language.ts';
+import {
+  extractForIndex,
+  isStopped,
+  SpreadsheetReader,
+  type ExtractLimits,
+} from './extract/index.ts';
 import { unreadable } from './extract/pdf.ts';
 import {
   beginAttempt,
@@ -32,57 +37,23 @@ export interface JobDeps {
   logger: Logger;
   /** Files one job reads at once (see `runIndexJob`). @defaultValue 2 */
   readLanes?: number;
+  /**
+   * Aborted when the indexer closes: reads in flight stop at once (their threads are terminated)
+   * and the job stops as with `stopping()`. @defaultValue none
+   */
+  signal?: AbortSignal;
 }
 
-/** Postgres text search configurations by the ISO 639-1 code eld detects. */
-const CONFIG_OF: Record<string, string> = {
-  ar: 'arabic',
-  hy: 'armenian',
-  eu: 'basque',
-  ca: 'catalan',
-  da: 'danish',
-  nl: 'dutch',
-  en: 'english',
-  fi: 'finnish',
-  fr: 'french',
-  de: 'german',
-  el: 'greek',
-  hi: 'hindi',
-  hu: 'hungarian',
-  id: 'indonesian',
-  ga: 'irish',
-  it: 'italian',
-  lt: 'lithuanian',
-  ne: 'nepali',
-  no: 'norwegian',
-  nb: 'norwegian',
-  pt: 'portuguese',
-  ro: 'romanian',
-  ru: 'russian',
-  sr: 'serbian',
-  es: 'spanish',
-  sv: 'swedish',
-  ta: 'tamil',
-  tr: 'turkish',
-  yi: 'yiddish',
-};
-
-/** Characters of text the language is detected from. */
-const SAMPLE_CHARS = 20_000;
-
-/**
- * The text search configuration for a collection whose first indexed text is `sample`: the
- * detected language's, when Postgres has it and the detection is reliable; else `simple` (no
- * stemming, no stop words), which works for every language.
- */
-export async function chooseLanguage(db: Knex, sample: string): Promise<string> {
-  const { language, reliable } = detectLanguage(sample.slice(0, SAMPLE_CHARS));
-  const config = reliable && language ? CONFIG_OF[language] : undefined;
-  if (!config) return 'simple';
-  const found = await db<{ cfgname: string }>('pg_catalog.pg_ts_config')
-    .where({ cfgname: config })
-    .first('cfgname');
-  return found ? config : 'simple';
+/** How `runIndexJob` runs one slice of a job. */
+export interface SliceOptions {
+  /**
+   * Asked between two files, after at least one was handled: true makes the job stop there and
+   * return {@link YIELDED}, so other jobs can run (see docs/knowledge.md, Sharing the indexer).
+   * @defaultValue never
+   */
+  shouldYield?: () => Promise<boolean>;
+  /** The job resumes after a yield: its attempt count stays. @defaultValue false */
+  resumed?: boolean;
 }
 
 /** Whether a failure belongs to the file (not retried) rather than to our infrastructure. */
@@ -123,18 +94,18 @@ async function chunksOf(
     ...(job.options.chunk_size ? { size: job.options.chunk_size } : {}),
     ...(job.options.chunk_overlap !== undefined ? { overlap: job.options.chunk_overlap } : {}),
   };
-  const document = await extractFile(
+  const document = await extractForIndex(
     { path: documentPath(deps.storageDir, job.collection_name, file) },
     deps.limits,
     sheets,
+    options,
+    deps.signal,
   );
   if (document.kind === 'pdf') {
-    const chunks = chunkPages(document.pages, options).map((c) => ({
-      text: c.text,
-      page: c.source.page,
-    }));
-    return { chunks, counts: { pages: document.pages.length } };
+    const chunks = document.chunks.map((c) => ({ text: c.text, page: c.source.page }));
+    return { chunks, counts: { pages: document.pages } };
   }
+  // Sheets are parsed in the spreadsheet worker; their chunking is linear in the rows it sent.
   const chunks = chunkSheets(document.sheets, options).map((c) => ({
     text: c.text,
     sheet: c.source.sheet,
@@ -215,18 +186,23 @@ async function storeOne(
 /** `runIndexJob` stopped between files because the indexer is closing; the job should go back to wait. */
 export const STOPPED = 'stopped';
 
+/** `runIndexJob` stopped between files to let other jobs run; the job should go to the queue's end. */
+export const YIELDED = 'yielded';
+
 /**
- * Runs the job `jobId` (one attempt). Returns how it finished, `STOPPED` when `stopping()` became
- * true between two files (the next attempt resumes after the files done), or undefined when the
- * job is unknown or already finished.
+ * Runs the job `jobId` (one attempt, or one slice of it). Returns how it finished, `STOPPED` when
+ * `stopping()` became true between two files or `deps.signal` aborted a read (the next attempt
+ * resumes after the files done), `YIELDED` when `slice.shouldYield()` said so, or undefined when
+ * the job is unknown or already finished.
  */
 export async function runIndexJob(
   deps: JobDeps,
   jobId: string,
   stopping: () => boolean = () => false,
-): Promise<Finish | typeof STOPPED | undefined> {
+  slice: SliceOptions = {},
+): Promise<Finish | typeof STOPPED | typeof YIELDED | undefined> {
   const { db, logger } = deps;
-  let job = await beginAttempt(db, jobId);
+  let job = await beginAttempt(db, jobId, { count: slice.resumed !== true });
   if (!job) return undefined;
   const log = logger.child({ jobId, collection: job.collection_name, attempt: job.attempts });
   const collectionId = await ensureCollection(db, job.collection_name);
@@ -242,6 +218,9 @@ export async function runIndexJob(
   // end, stop or failure included (a file still read ahead then fails unseen).
   const readLanes = Math.max(1, deps.readLanes ?? 2);
   const sheets = new SpreadsheetReader(deps.limits.spreadsheet);
+  const closing = (): boolean => stopping() || deps.signal?.aborted === true;
+  const closeSheets = (): void => void sheets.close();
+  deps.signal?.addEventListener('abort', closeSheets);
   try {
     const begun = job;
     const files = begun.files.filter((file) => !begun.outcome[file]); // the rest stored by an earlier attempt
@@ -249,7 +228,7 @@ export async function runIndexJob(
     const reading: Promise<Read>[] = [];
     let asked = 0;
     const readAhead = (): void => {
-      while (reading.length < readLanes && asked < files.length && !stopping()) {
+      while (reading.length < readLanes && asked < files.length && !closing()) {
         reading.push(
           chunksOf(deps, begun, files[asked]!, sheets).then(
             (stored) => ({ stored }),
@@ -282,19 +261,32 @@ export async function runIndexJob(
       await Promise.all(storing);
       await Promise.all(reading);
     };
+    // A file read ahead is dropped unstored (its promise never rejects; a PDF's thread is
+    // terminated when `deps.signal` aborts); the next attempt reads it again. Waiting for it would
+    // hold the shutdown for a whole file; the stores in flight are waited for, so the job's row is
+    // final before it goes back to the queue.
+    const stop = async (how: typeof STOPPED | typeof YIELDED): Promise<typeof how> => {
+      await Promise.all(storing);
+      if (failed) throw failed.error;
+      log.info(
+        how === STOPPED
+          ? 'indexer closing: the job goes back to wait and resumes after the files done'
+          : 'other jobs wait: this one goes to the end of the queue and resumes after the files done',
+      );
+      return how;
+    };
+    let handled = 0;
     try {
       for (const file of files) {
-        if (stopping()) {
-          // A file read ahead (only when the stop came while others were stored) finishes on its own
-          // and is dropped unstored (its promise never rejects); the next attempt reads it again.
-          // Waiting for it would hold the shutdown for a whole file; the stores in flight are waited
-          // for, so the job's row is final before it goes back to wait.
-          await Promise.all(storing);
-          if (failed) throw failed.error;
-          log.info('indexer closing: the job goes back to wait and resumes after the files done');
-          return STOPPED;
+        if (closing()) return await stop(STOPPED);
+        if (handled > 0 && slice.shouldYield && (await slice.shouldYield())) {
+          return await stop(YIELDED);
         }
+        handled += 1;
         const result = await reading.shift()!;
+        if ('error' in result && (isStopped(result.error) || deps.signal?.aborted === true)) {
+          return await stop(STOPPED);
+        }
         readAhead();
         let stored: Chunked;
         try {
@@ -338,6 +330,7 @@ export async function runIndexJob(
     }
     return finish;
   } finally {
+    deps.signal?.removeEventListener('abort', closeSheets);
     await sheets.close();
   }
 }

@@ -30,16 +30,21 @@ from jsonb_to_recordset(:rows::jsonb)
   as x(ordinal int, page int, sheet text, row_first int, row_last int, text text)`;
 
 /**
- * Marks the job running for one more attempt. Returns the row, or undefined when it is missing or
- * already finished (a duplicate of a job that ran).
+ * Marks the job running for one more attempt (`count: false`: the same attempt, resumed after
+ * yielding to other jobs). Returns the row, or undefined when it is missing or already finished (a
+ * duplicate of a job that ran).
  */
-export async function beginAttempt(db: Knex, jobId: string): Promise<JobRow | undefined> {
+export async function beginAttempt(
+  db: Knex,
+  jobId: string,
+  { count = true }: { count?: boolean } = {},
+): Promise<JobRow | undefined> {
   const [row] = (await db('index_jobs')
     .where({ job_id: jobId })
     .whereIn('status', ['queued', 'running'])
     .update({
       status: 'running',
-      attempts: db.raw('attempts + 1'),
+      attempts: db.raw(count ? 'attempts + 1' : 'greatest(attempts, 1)'),
       started_at: db.raw('coalesce(started_at, now())'),
     })
     .returning('*')) as JobRow[];

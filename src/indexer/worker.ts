@@ -5,7 +5,7 @@
  * `INDEXER_LOCK_MS`), finished jobs trimmed. Progress and outcomes live in Postgres (`index_jobs`).
  */
 import { createHash } from 'node:crypto';
-import { Queue, WaitingError, Worker, type ConnectionOptions } from 'bullmq';
+import { DelayedError, Queue, WaitingError, Worker, type ConnectionOptions } from 'bullmq';
 import type { Config } from '../config.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { createJob, overlapTooLarge, type JobOptions } from '../shared/knowledge/jobs.ts';
@@ -13,7 +13,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDb } from '../shared/worker-kit.ts';
 import { EXTRACT_DEFAULTS } from './extract/index.ts';
-import { runIndexJob, STOPPED } from './run-job.ts';
+import { runIndexJob, STOPPED, YIELDED } from './run-job.ts';
 import { failJob } from './store.ts';
 
 /** An `indexer` topic message (schemas/topics/indexer.json). */
@@ -44,6 +44,7 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
   const kit = createKit(config, logger, { name: 'botwire-indexer' });
   const db = openDb(kit, { statementTimeoutMs: config.knowledge.indexerStatementTimeoutMs });
   const { knowledge } = config;
+  const closed = new AbortController();
   // BullMQ opens its own connections (a worker needs a blocking one); retries are unbounded so a
   // Redis restart does not fail jobs. The hash tag keeps the queue's keys in one cluster slot.
   const connection: ConnectionOptions = { url: config.redisUrl, maxRetriesPerRequest: null };
@@ -69,19 +70,35 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
         maxMemoryMb: knowledge.spreadsheetMemoryMb,
         timeoutMs: knowledge.spreadsheetTimeoutMs,
       },
+      pdf: { timeoutMs: knowledge.pdfTimeoutMs, maxMemoryMb: knowledge.pdfMemoryMb },
     },
     logger,
     readLanes: knowledge.indexerReadLanes,
+    // Aborted on close: every PDF thread in flight is terminated, spreadsheet workers closed.
+    signal: closed.signal,
   };
-  let closing = false;
-  const worker = new Worker<{ job_id: string }>(
+  const worker = new Worker<{ job_id: string; resumed?: boolean }>(
     QUEUE,
     async (job, token) => {
-      const result = await runIndexJob(deps, job.data.job_id, () => closing);
+      const started = Date.now();
+      // A slice ends between two files once INDEXER_SLICE_MS have passed and another job waits.
+      const shouldYield = async (): Promise<boolean> =>
+        Date.now() - started >= knowledge.indexerSliceMs && (await queue.getWaitingCount()) > 0;
+      const result = await runIndexJob(deps, job.data.job_id, () => closed.signal.aborted, {
+        shouldYield,
+        resumed: job.data.resumed === true,
+      });
       if (result === STOPPED) {
         // Back to wait without spending an attempt; the next indexer resumes after the files done.
         await job.moveToWait(token);
         throw new WaitingError();
+      }
+      if (result === YIELDED) {
+        // To the end of the queue (a delayed job due now is appended to the waiting list, where
+        // moveToWait would put it first), without spending an attempt.
+        await job.updateData({ ...job.data, resumed: true });
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
       }
       return result;
     },
@@ -153,7 +170,7 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
     },
     [
       () => {
-        closing = true;
+        closed.abort();
         return worker.close();
       },
       () => queue.close(),

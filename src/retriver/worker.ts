@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
 import type { Knex } from '../shared/db.ts';
 import { BotwireError } from '../shared/errors.ts';
+import { checkBotMayRead } from '../shared/knowledge/access.ts';
 import {
   CollectionCache,
   searchCollection,
@@ -46,7 +47,12 @@ interface Deps {
 
 async function answerOf(deps: Deps, question: Question, context: MessageContext) {
   let result: SearchResult;
+  // A flow's question carries its bot; a question without one (sent on the topic by an operator)
+  // is not checked, and gets no answer anyway (no reply_to).
+  const bot = question.reply_to?.conversation.app_id;
+  const appId = typeof bot === 'string' ? bot : undefined;
   try {
+    if (appId !== undefined) await checkBotMayRead(deps.db, question.collection_name, appId);
     result = await searchCollection(
       deps.db,
       question.collection_name,
@@ -57,6 +63,11 @@ async function answerOf(deps: Deps, question: Question, context: MessageContext)
   } catch (error) {
     if (error instanceof BotwireError && error.code === 'BW_ERR_NOT_FOUND') {
       return { ok: false as const, error: error.message };
+    }
+    if (error instanceof BotwireError && error.code === 'BW_ERR_COLLECTION_FORBIDDEN') {
+      context.log.warn({ appId, collection: question.collection_name }, error.message);
+      // The flow keeps only the text: the code leads it, so a flow can branch on it.
+      return { ok: false as const, error: `${error.code}: ${error.message}` };
     }
     throw error;
   }

@@ -45,6 +45,11 @@ export const ERRORS = {
     doc: 'A handler failed with an error it did not classify.',
   },
   BW_ERR_NOT_FOUND: { status: 404, retryable: false, doc: 'No such route or resource.' },
+  BW_ERR_COLLECTION_FORBIDDEN: {
+    status: 403,
+    retryable: false,
+    doc: "A bot's flow asked a knowledge collection its bot may not read (neither its owner nor shared); the flow's answer variable gets `{error}` starting with this code.",
+  },
   BW_ERR_METHOD_NOT_ALLOWED: {
     status: 405,
     retryable: false,

@@ -206,6 +206,9 @@ describe('faults: a knowledge component killed and restarted', function () {
     });
     expect(created.status, JSON.stringify(created.json)).to.equal(201);
     const appId: string = created.json.app_id;
+    // A new collection is readable by no bot until it is given an owner or shared.
+    const owned = await sys.admin('PATCH', '/v2/collections/faq', { owner_app_id: appId });
+    expect(owned.status, JSON.stringify(owned.json)).to.equal(200);
     const hooks = sys.stub.calls.filter((c) => c.method === 'setWebhook').length;
     const hook = await sys.admin(
       'POST',

@@ -3,7 +3,7 @@
  * written by SheetJS, and hand-zipped xlsx/ods files for the bombs (a zip whose directory can lie
  * about sizes, the smallest xlsx and ods SheetJS will read).
  */
-import { gzipSync } from 'node:zlib';
+import { deflateSync, gzipSync } from 'node:zlib';
 import PDFDocument from 'pdfkit';
 import XLSX from 'xlsx';
 
@@ -119,3 +119,58 @@ export function workbook(): XLSX.WorkBook {
 }
 export const write = (bookType: 'xlsx' | 'xls' | 'ods' | 'csv'): Buffer =>
   XLSX.write(workbook(), { type: 'buffer', bookType }) as Buffer;
+
+/**
+ * A small hostile PDF: `pages` pages that all draw one shared, deflated content stream holding
+ * `chars` characters of run-on words (no sentence punctuation), so a few KB of file give
+ * pages × chars characters of text. Hand-written, with a correct cross-reference table.
+ */
+export function sharedStreamPdf(pages: number, chars: number): Buffer {
+  const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'sigma', 'kappa'];
+  // Lines of about 400 characters at 1 pt, each a hair below the one before: pdf.js keeps them on
+  // the page and joins them into one run of text.
+  const lines: string[] = [];
+  for (let i = 0, length = 0; length < chars;) {
+    let line = '';
+    for (; line.length < 400; i += 1) line += `${words[i % words.length]!}${i % 97} `;
+    lines.push(`(${line}) Tj 0 -0.01 Td`);
+    length += line.length;
+  }
+  const content = deflateSync(Buffer.from(`BT /F1 1 Tf 10 700 Td ${lines.join(' ')} ET`));
+  const kids = Array.from({ length: pages }, (_, i) => `${5 + i} 0 R`).join(' ');
+  const objects: Buffer[] = [
+    Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
+    Buffer.from(`<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`),
+    Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
+    Buffer.concat([
+      Buffer.from(`<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`),
+      content,
+      Buffer.from('\nendstream'),
+    ]),
+    ...Array.from({ length: pages }, () =>
+      Buffer.from(
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>',
+      ),
+    ),
+  ];
+  const parts: Buffer[] = [Buffer.from('%PDF-1.4\n')];
+  const offsets: number[] = [];
+  let at = parts[0]!.length;
+  objects.forEach((body, i) => {
+    const object = Buffer.concat([
+      Buffer.from(`${i + 1} 0 obj\n`),
+      body,
+      Buffer.from('\nendobj\n'),
+    ]);
+    offsets.push(at);
+    parts.push(object);
+    at += object.length;
+  });
+  const xref = [
+    `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`,
+    ...offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`),
+    `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`,
+  ].join('');
+  parts.push(Buffer.from(xref));
+  return Buffer.concat(parts);
+}

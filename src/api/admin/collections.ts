@@ -6,10 +6,12 @@ import { readdir } from 'node:fs/promises';
 import type { Context } from 'koa';
 import type { Router } from '@koa/router';
 import { BotwireError } from '../../shared/errors.ts';
+import type { Ownership } from '../../shared/knowledge/access.ts';
 import {
   createJob,
   findJob,
   jobView,
+  MAX_JOB_FILES,
   newJobId,
   overlapTooLarge,
   type JobOptions,
@@ -78,6 +80,8 @@ export function collectionRoutes(
           file_count: number;
           chunk_count: number;
           indexed_at: Date | null;
+          owner_app_id: string | null;
+          shared: boolean;
         }>('collections')
         .where({ name: collection })
         .first(),
@@ -93,12 +97,47 @@ export function collectionRoutes(
       throw new BotwireError('BW_ERR_NOT_FOUND', `no collection named "${collection}"`);
     ctx.body = {
       collection,
+      // A collection not yet indexed nor patched has no row: the defaults of a new one.
+      owner_app_id: r?.owner_app_id ?? null,
+      shared: r?.shared ?? false,
       uploaded_files: files,
       indexed: r
         ? { language: r.language, files: r.file_count, chunks: r.chunk_count, at: r.indexed_at }
         : null,
       last_job: lastJob ?? null,
     };
+  });
+
+  router.patch('/v2/collections/:name', async (ctx) => {
+    const collection = nameOf(ctx);
+    const input = await readBody<Partial<Ownership>>(ctx, 'http/patch-collection');
+    const owner = input.owner_app_id;
+    if (typeof owner === 'string') {
+      const bot = await edge
+        .db<{ app_id: string }>('bots')
+        .where({ app_id: owner })
+        .first('app_id');
+      if (!bot) throw new BotwireError('BW_ERR_NOT_FOUND', `no bot has app_id "${owner}"`);
+    }
+    const changes: Partial<Ownership> = {
+      ...(owner !== undefined ? { owner_app_id: owner } : {}),
+      ...(input.shared !== undefined ? { shared: input.shared } : {}),
+    };
+    const row = await edge.db.transaction(async (trx) => {
+      // As the indexer creates collections (src/indexer/store.ts ensureCollection): the lock its
+      // partition's trigger needs is taken first, so two creations wait instead of deadlocking.
+      const known = await trx<{ id: string; name: string }>('collections')
+        .where({ name: collection })
+        .first('id');
+      if (!known) await trx.raw('lock table collections in share row exclusive mode');
+      const rows: Ownership[] = await trx('collections')
+        .insert({ name: collection, ...changes })
+        .onConflict('name')
+        .merge(Object.keys(changes))
+        .returning(['owner_app_id', 'shared']);
+      return rows[0];
+    });
+    ctx.body = { collection, ...row };
   });
 
   router.post('/v2/collections/:name/index', async (ctx) => {
@@ -119,6 +158,14 @@ export function collectionRoutes(
       throw new BotwireError(
         'BW_ERR_NOT_FOUND',
         `the collection "${collection}" has no uploaded documents; upload with POST /v2/collections/${collection}/files`,
+      );
+    }
+    if (files.length > MAX_JOB_FILES) {
+      // Refused before a job is recorded: the indexer topic's schema would refuse the message.
+      throw new BotwireError(
+        'BW_ERR_SCHEMA',
+        `one job indexes at most ${MAX_JOB_FILES} files; the collection has ${files.length}: name the files in batches`,
+        { details: { problems: [{ path: '/files', message: `at most ${MAX_JOB_FILES}` }] } },
       );
     }
     const jobId = newJobId();

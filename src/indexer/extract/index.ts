@@ -7,7 +7,8 @@ import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { BotwireError } from '../../shared/errors.ts';
 import type { DocumentExtension } from '../../shared/knowledge/names.ts';
-import { extractPdf, unreadable, type PageText, type PdfLimits } from './pdf.ts';
+import type { ChunkOptions, PageChunk } from '../chunk.ts';
+import { extractPdf, extractPdfChunks, unreadable, type PageText, type PdfLimits } from './pdf.ts';
 import {
   extractSpreadsheet,
   type SpreadsheetReader,
@@ -17,7 +18,7 @@ import {
 } from './spreadsheet.ts';
 
 export type { PageText, PdfLimits } from './pdf.ts';
-export { PDF_DEFAULTS } from './pdf.ts';
+export { isStopped, PDF_DEFAULTS } from './pdf.ts';
 export type { SheetRow, SheetRows, SpreadsheetLimits } from './spreadsheet.ts';
 export { SPREADSHEET_DEFAULTS, SpreadsheetReader } from './spreadsheet.ts';
 
@@ -141,16 +142,55 @@ export async function extractFile(
   limits: ExtractLimits = {},
   sheets?: SpreadsheetReader,
 ): Promise<ExtractedDocument> {
+  const { type, bytes } = await load(source, limits);
+  if (type === 'pdf') return { kind: 'pdf', pages: await extractPdf(bytes, limits.pdf) };
+  return sheetsOf(bytes, type, limits, sheets);
+}
+
+/** What {@link extractForIndex} yields: a PDF's page count and chunks, or a spreadsheet's sheets. */
+export type IndexableDocument =
+  { kind: 'pdf'; pages: number; chunks: PageChunk[] } | { kind: 'sheet'; sheets: SheetRows[] };
+
+/**
+ * {@link extractFile} for the indexer: a PDF is read and chunked in its worker thread, under the
+ * PDF time and memory limits, so neither runs on the calling thread. `signal` stops a PDF's read
+ * at once (its thread is terminated; see `isStopped`); a spreadsheet read is stopped by closing
+ * `sheets`.
+ *
+ * @throws as {@link extractFile}.
+ */
+export async function extractForIndex(
+  source: DocumentSource,
+  limits: ExtractLimits,
+  sheets: SpreadsheetReader,
+  chunk: Pick<ChunkOptions, 'size' | 'overlap'>,
+  signal?: AbortSignal,
+): Promise<IndexableDocument> {
+  const { type, bytes } = await load(source, limits);
+  if (type === 'pdf') {
+    return { kind: 'pdf', ...(await extractPdfChunks(bytes, limits.pdf ?? {}, chunk, signal)) };
+  }
+  return sheetsOf(bytes, type, limits, sheets);
+}
+
+/** The file's type by its name and its bytes, refused by size first. */
+async function load(
+  source: DocumentSource,
+  limits: ExtractLimits,
+): Promise<{ type: DocumentType; bytes: Uint8Array }> {
   const maxFileBytes = limits.maxFileBytes ?? EXTRACT_DEFAULTS.maxFileBytes;
   const type = typeOf('path' in source ? source.path : source.filename);
-  let bytes: Uint8Array;
-  if ('path' in source) {
-    bytes = await readLimited(source.path, maxFileBytes);
-  } else {
-    if (source.bytes.length > maxFileBytes) throw tooLarge(source.bytes.length, maxFileBytes);
-    bytes = source.bytes;
-  }
-  if (type === 'pdf') return { kind: 'pdf', pages: await extractPdf(bytes, limits.pdf) };
+  if ('path' in source) return { type, bytes: await readLimited(source.path, maxFileBytes) };
+  if (source.bytes.length > maxFileBytes) throw tooLarge(source.bytes.length, maxFileBytes);
+  return { type, bytes: source.bytes };
+}
+
+async function sheetsOf(
+  bytes: Uint8Array,
+  type: SpreadsheetFormat,
+  limits: ExtractLimits,
+  sheets?: SpreadsheetReader,
+): Promise<{ kind: 'sheet'; sheets: SheetRows[] }> {
   if (!fitsFormat(bytes, type)) {
     const what = type === 'csv' ? 'a text CSV file' : `an ${type.toUpperCase()} spreadsheet`;
     throw unreadable('wrong-type', `the file is not ${what}`);

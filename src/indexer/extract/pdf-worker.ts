@@ -7,6 +7,7 @@
  */
 import { isMainThread, parentPort } from 'node:worker_threads';
 import { InvalidPDFException, PasswordException, PDFParse } from 'pdf-parse';
+import { chunkPages } from '../chunk.ts';
 import { pdfTimedOut, pdfTooLarge, type PdfInput, type PdfReply } from './pdf.ts';
 
 /**
@@ -26,7 +27,11 @@ async function readPages(parser: PDFParse, input: PdfInput, deadline: number): P
     pages.push({ page, text: text.replace(/\r\n?/g, '\n') });
     await new Promise((resolve) => setImmediate(resolve));
   }
-  return { ok: true, pages };
+  if (!input.chunk) return { ok: true, pages };
+  // Chunked here, in this thread, under the caller's time limit: the text of a few KB of PDF can
+  // be tens of MB, and the main thread must stay free to renew job locks and stop on time.
+  const chunks = chunkPages(pages, input.chunk);
+  return { ok: true, pages: pages.map(({ page }) => ({ page, text: '' })), chunks };
 }
 
 function classify(error: unknown): PdfReply {

@@ -15,6 +15,20 @@ export interface PageText {
   text: string;
 }
 
+/** How the thread chunks pages (`ChunkOptions` of `../chunk.ts`, which imports this module). */
+export interface PdfChunking {
+  /** Most characters in a chunk. @defaultValue 1200 */
+  size?: number;
+  /** Characters repeated from the previous chunk. @defaultValue 150 */
+  overlap?: number;
+}
+
+/** A chunk of one page (`PageChunk` of `../chunk.ts`). */
+export interface PdfChunk {
+  text: string;
+  source: { page: number };
+}
+
 /** Limits for {@link extractPdf}. */
 export interface PdfLimits {
   /** Most pages a PDF may have. @defaultValue 5000 */
@@ -34,11 +48,13 @@ export interface PdfInput {
   bytes: Uint8Array;
   maxPages: number;
   timeoutMs: number;
+  /** When set, the thread also chunks the pages and sends chunks instead of the pages' text. */
+  chunk?: PdfChunking;
 }
 
-/** What the PDF worker posts back. */
+/** What the PDF worker posts back (`chunks` when the input asked for them; `pages` then hold ''). */
 export type PdfReply =
-  | { ok: true; pages: PageText[] }
+  | { ok: true; pages: PageText[]; chunks?: PdfChunk[] }
   | { ok: false; reason: 'encrypted' | 'damaged' | 'too-large'; message: string };
 
 export const pdfTooLarge = (detail: string): PdfReply => ({
@@ -118,9 +134,15 @@ function ask(
   worker: Worker,
   input: PdfInput,
   limits: Required<PdfLimits>,
+  signal?: AbortSignal,
 ): Promise<{ reply: PdfReply; reusable: boolean }> {
   return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      done();
+      reject(stopped());
+    };
     const done = (): void => {
+      signal?.removeEventListener('abort', onAbort);
       clearTimeout(timer);
       worker.off('message', onMessage);
       worker.off('error', onError);
@@ -150,6 +172,11 @@ function ask(
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);
+    if (signal?.aborted) {
+      onAbort();
+      return;
+    }
+    signal?.addEventListener('abort', onAbort);
     worker.postMessage(input, [input.bytes.buffer as ArrayBuffer]);
   });
 }
@@ -169,15 +196,71 @@ function ask(
  *   fails (it could not start, or died without an answer), which is worth a retry.
  */
 export async function extractPdf(bytes: Uint8Array, limits: PdfLimits = {}): Promise<PageText[]> {
+  const reply = await run(bytes, limits);
+  return reply.pages;
+}
+
+/**
+ * Reads a PDF and chunks its pages, both in the worker thread, under the same time and memory
+ * limits (the chunker is linear, but a few KB of PDF can hold tens of MB of text; see
+ * docs/knowledge.md). Returns the page count and the chunks. `signal` aborts the read at once: the
+ * thread is terminated and the promise rejects with `BW_ERR_INTERNAL`, `details.reason` `stopped`.
+ *
+ * @throws as {@link extractPdf}, and as above when aborted.
+ */
+export async function extractPdfChunks(
+  bytes: Uint8Array,
+  limits: PdfLimits,
+  chunk: PdfChunking,
+  signal?: AbortSignal,
+): Promise<{ pages: number; chunks: PdfChunk[] }> {
+  const reply = await run(bytes, limits, chunk, signal);
+  const chunks: unknown = reply.chunks;
+  const wellFormed =
+    Array.isArray(chunks) &&
+    chunks.every(
+      (c: { text?: unknown; source?: { page?: unknown } }) =>
+        typeof c.text === 'string' && typeof c.source?.page === 'number',
+    );
+  if (!wellFormed) throw malformed();
+  return { pages: reply.pages.length, chunks: reply.chunks ?? [] };
+}
+
+/** Whether an error is the one an aborted read rejects with. */
+export function isStopped(error: unknown): boolean {
+  return (
+    error instanceof BotwireError &&
+    (error.details as { reason?: unknown } | undefined)?.reason === 'stopped'
+  );
+}
+
+function stopped(): BotwireError {
+  return new BotwireError('BW_ERR_INTERNAL', 'the read was stopped: the indexer is closing', {
+    details: { reason: 'stopped' },
+  });
+}
+
+function malformed(): BotwireError {
+  return new BotwireError('BW_ERR_INTERNAL', 'the PDF worker sent a malformed reply');
+}
+
+async function run(
+  bytes: Uint8Array,
+  limits: PdfLimits,
+  chunk?: PdfInput['chunk'],
+  signal?: AbortSignal,
+): Promise<PdfReply & { ok: true }> {
   const settings = { ...PDF_DEFAULTS, ...limits };
   if (!looksLikePdf(bytes)) throw unreadable('wrong-type', 'the file is not a PDF');
+  if (signal?.aborted) throw stopped();
   const worker = acquire(settings.maxMemoryMb);
-  const input = {
+  const input: PdfInput = {
     bytes: new Uint8Array(bytes),
     maxPages: settings.maxPages,
     timeoutMs: settings.timeoutMs,
+    ...(chunk ? { chunk } : {}),
   };
-  const { reply, reusable } = await ask(worker, input, settings).catch((error: unknown) => {
+  const { reply, reusable } = await ask(worker, input, settings, signal).catch((error: unknown) => {
     void worker.terminate();
     throw error;
   });
@@ -191,7 +274,6 @@ export async function extractPdf(bytes: Uint8Array, limits: PdfLimits = {}): Pro
       (p: { page?: unknown; text?: unknown }) =>
         typeof p.page === 'number' && typeof p.text === 'string',
     );
-  if (!wellFormed)
-    throw new BotwireError('BW_ERR_INTERNAL', 'the PDF worker sent a malformed reply');
-  return reply.pages;
+  if (!wellFormed) throw malformed();
+  return reply;
 }

@@ -28,6 +28,12 @@ export interface JobOptions {
 /** Chunking when a request names none (src/indexer/chunk.ts reads these). */
 export const CHUNK_DEFAULTS = { size: 1200, overlap: 150 } as const;
 
+/**
+ * Most files one indexing job may name (the `files` cap of schemas/topics/indexer.json and
+ * schemas/http/index-collection.json): about 2.6 MB of message at the longest names.
+ */
+export const MAX_JOB_FILES = 10_000;
+
 /** Whether the request's overlap is over half its chunk size (the chunker refuses that). */
 export function overlapTooLarge(options: JobOptions): boolean {
   const size = options.chunk_size ?? CHUNK_DEFAULTS.size;
