@@ -398,7 +398,7 @@ describe('knowledge: indexing and search', function () {
         },
       });
 
-    it('when a file fails, then it uploads and indexes the rest, shows progress, and exits 1 naming the file and its reason; mended, the collection indexes whole', async () => {
+    it('when a file fails, then it uploads and indexes the rest, shows progress, and exits 1 naming the file and its reason; mended (with --shared), the collection indexes whole and every bot may read it', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'botwire-index-sh-'));
       try {
         await writeFile(
@@ -422,8 +422,9 @@ describe('knowledge: indexing and search', function () {
         // The collection is indexed whole: mending the broken file makes the next run clean, and
         // the file uploaded before stays searchable.
         await writeFile(join(dir, 'broken.pdf'), await pdf(['Tyre levers and patches.']));
-        const ok = await script(['cli', join(dir, 'broken.pdf')]);
+        const ok = await script(['--shared', 'cli', join(dir, 'broken.pdf')]);
         expect(ok.code, ok.stderr).to.equal(0);
+        expect((await env.api.call('GET', '/v2/collections/cli')).json.shared).to.equal(true);
         expect(ok.stdout).to.match(/^indexed {2}broken\.pdf \(1 chunks\)$/m);
         expect(ok.stdout).to.match(/^indexed {2}pumps\.pdf/m);
         expect(ok.stdout).to.match(/^job job_\S+ succeeded$/m);
@@ -436,8 +437,11 @@ describe('knowledge: indexing and search', function () {
       const usage = await script(['cli']);
       expect([usage.code, usage.stderr.trim()]).to.deep.equal([
         2,
-        'error: usage: index.sh <collection> <file ...>',
+        'error: usage: index.sh [--bot <app_id>] [--shared] <collection> <file ...>',
       ]);
+      const unknown = await script(['--owner', 'x', 'cli', 'package.json']);
+      expect(unknown.code).to.equal(2);
+      expect(unknown.stderr).to.match(/Unknown option '--owner'/);
       const missing = await script(['cli', '/nonexistent/file.pdf']);
       expect([missing.code, missing.stderr.trim()]).to.deep.equal([
         2,

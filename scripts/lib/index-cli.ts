@@ -4,7 +4,11 @@
  * terminal gets a redrawn bar on stderr; a pipe or log gets one line per change. The outcome is
  * printed per file; failures with their code and reason.
  *
- *   index-cli.ts <collection> <file ...>
+ *   index-cli.ts [--bot <app_id>] [--shared] <collection> <file ...>
+ *
+ * `--bot` makes the collection that bot's and `--shared` lets every bot's flow read it
+ * (`PATCH /v2/collections/<name>`, before the upload); without either, who may read it is left
+ * as it is (a new collection: no bot, see docs/knowledge.md "Who may read a collection").
  *
  * Exit codes: 0 every file indexed; 1 a file failed or the job failed; 2 bad usage, bad settings
  * or an upload refused (too large, unread type); 3 the api could not be reached or answered 5xx.
@@ -12,9 +16,10 @@
 import { openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-const USAGE = 'usage: index.sh <collection> <file ...>';
+const USAGE = 'usage: index.sh [--bot <app_id>] [--shared] <collection> <file ...>';
 const FINISHED = new Set(['succeeded', 'partial', 'failed', 'superseded']);
 
 class Exit extends Error {
@@ -97,8 +102,19 @@ function bar(job: JobView, width = 30): string {
 }
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const [collection, ...paths] = argv;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { bot: { type: 'string' }, shared: { type: 'boolean' } },
+    });
+  } catch (error) {
+    throw new Exit(2, `${(error as Error).message}\n${USAGE}`);
+  }
+  const [collection, ...paths] = parsed.positionals;
   if (!collection || paths.length === 0) throw new Exit(2, USAGE);
+  const { bot, shared } = parsed.values;
   const key = env.ADMIN_API_KEY;
   if (!key) throw new Exit(2, 'ADMIN_API_KEY is not set (env file or environment)');
   const base = apiUrl(env);
@@ -114,6 +130,16 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     form.append('file', await openAsBlob(path), name);
   }
   const collectionPath = `/v2/collections/${encodeURIComponent(collection)}`;
+  if (bot !== undefined || shared) {
+    const access = {
+      ...(bot !== undefined ? { owner_app_id: bot } : {}),
+      ...(shared ? { shared: true } : {}),
+    };
+    await call(base, key, 'PATCH', collectionPath, JSON.stringify(access), 'application/json');
+    process.stderr.write(
+      `${collection} may be read by ${[bot && `bot ${bot}`, shared && 'every bot'].filter(Boolean).join(' and ')}\n`,
+    );
+  }
   process.stderr.write(`uploading ${names.length} file(s) to ${collection}\n`);
   // Replacing is the point of this script: an updated file takes its old version's place.
   await call(base, key, 'POST', `${collectionPath}/files?replace=true`, form);
