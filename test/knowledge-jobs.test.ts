@@ -389,7 +389,7 @@ describe('knowledge: indexing jobs at their edges', function () {
       expect(job.progress.files_done).to.equal(10);
     });
 
-    it('when an upload is cut short or names a hidden file, then 400 BW_ERR_SCHEMA and nothing is stored', async () => {
+    it('when an upload is cut short or names a hidden file, then 400 (BW_ERR_SCHEMA, BW_ERR_FILE_NAME) and nothing is stored', async () => {
       const head = (name: string) =>
         `--XyZ\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`;
       const send = (parts: (string | Buffer)[]) =>
@@ -427,7 +427,7 @@ describe('knowledge: indexing jobs at their edges', function () {
       });
       expect(await send([head('.secret.pdf'), 'x', '\r\n--XyZ--\r\n'])).to.deep.equal({
         status: 400,
-        code: 'BW_ERR_SCHEMA',
+        code: 'BW_ERR_FILE_NAME',
       });
       // The collection's folder was made for the refused uploads, so it went with them.
       expect(existsSync(join(storageDir, 'cut'))).to.equal(false);

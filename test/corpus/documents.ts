@@ -227,7 +227,7 @@ const INDEXING: DocumentCase[] = [
       ['a file name is ..', { files: ['..'] }],
       ['a file name holds a NUL', { files: ['a\u0000.pdf'] }],
       ['a file is named twice', { files: ['a.pdf', 'a.pdf'] }],
-      ['1001 files are named', { files: Array.from({ length: 1001 }, (_, i) => `f${i}.pdf`) }],
+      ['10001 files are named', { files: Array.from({ length: 10_001 }, (_, i) => `f${i}.pdf`) }],
       ['chunk_size is below 100', { chunk_size: 50 }],
       ['chunk_size is a string', { chunk_size: '1200' }],
       ['chunk_overlap is over half of chunk_size', { chunk_size: 1000, chunk_overlap: 600 }],
