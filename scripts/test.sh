@@ -6,7 +6,8 @@
 # the test database, and the programs the tests start themselves (redis-server, initdb, pg_ctl,
 # ps). Tests isolate themselves (own stream prefix, own schema or database).
 # TEST_REDIS_URL and TEST_DATABASE_URL pick other servers.
-# Exit codes: mocha's (0 all passed, else the number of failures); 1 the set-up failed.
+# Exit codes: mocha's (0 all passed, else the number of failures); 2 a bad setting; 3 the set-up
+# failed.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 export TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}"
@@ -17,8 +18,15 @@ REDIS_URL="$TEST_REDIS_URL" DATABASE_URL="$TEST_DATABASE_URL" bash scripts/lib/e
 # mocha adds the spec of .mocharc.json to the files named on the command line; when a file is
 # named, run with a copy of the configuration that has no spec. An argument counts as a file when
 # it is an existing path or a glob (an option's value, such as --grep's, is neither).
-named=0
+named=0 skip=0
 for arg in "$@"; do
+  if [[ $skip -eq 1 ]]; then skip=0; continue; fi
+  case $arg in
+    --grep | -g | --fgrep | -f | --reporter | -R | --reporter-option | -O | --timeout | -t | --slow | -s | --require | -r | --ui | -u | --config | --file)
+      skip=1
+      continue
+      ;;
+  esac
   if [[ $arg != -* ]] && { [[ -e $arg ]] || [[ $arg == *[*?]* ]]; }; then named=1; fi
 done
 if [[ $named -eq 1 ]]; then

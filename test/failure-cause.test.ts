@@ -58,6 +58,11 @@ describe('failureCause', () => {
     expect(failureCause(error)).to.match(/^(ERR_SSL_|EPROTO|ECONNRESET)/);
   });
 
+  it('when fetch refuses the port (127.0.0.1:1), then the cause is bad port', async () => {
+    const error = await thrown(() => fetch('http://127.0.0.1:1/'));
+    expect(failureCause(error)).to.equal('bad port');
+  });
+
   it('when the error has no code, then its name is given, and never its text', () => {
     expect(failureCause(new TypeError(`bad https://x/bot${TOKEN}/`))).to.equal('TypeError');
     expect(failureCause(Object.assign(new Error('x'), { code: `bot${TOKEN}` }))).to.equal('Error');

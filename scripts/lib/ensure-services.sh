@@ -283,7 +283,8 @@ es_psql_as_postgres() {
   fi
 }
 
-# es_fix_pg_auth URL: gives the URL's user the URL's password, creating it as superuser if missing.
+# es_fix_pg_auth URL: gives the default user postgres the URL's password when it has none (a fresh
+# cluster); any other rejected login stops with the command to run. Never creates or grants roles.
 es_fix_pg_auth() {
   local url=$1 masked=$2 host port user password role exists
   host=$(es_url "$url" hostname)
@@ -304,14 +305,16 @@ es_fix_pg_auth() {
   if [[ $exists == 2 ]]; then
     # Never overwrite a password someone set: other software on this machine may use it.
     es_die "Postgres $masked rejected the login ($(es_reason)); tried: the URL's password; user $user already has another one, which is left alone; $advice"
-  elif [[ $exists == 1 ]]; then
-    es_log "setting the password of Postgres user $user (it had none) from DATABASE_URL"
+  elif [[ $exists == 1 && $user == postgres ]]; then
+    # Only the default user of a freshly installed cluster (peer auth on the socket, no password)
+    # gets the URL's password; no role is ever created and no privilege is ever granted.
+    es_log "setting the password of Postgres user postgres (it had none) from DATABASE_URL"
     printf 'ALTER ROLE %s WITH LOGIN PASSWORD %s;\n' "$role" "$(es_sql_literal "$password")" |
       es_psql_as_postgres "$port" >/dev/null || es_die "Postgres $masked rejected the login; tried: ALTER ROLE as the postgres OS user, which failed; $advice"
+  elif [[ $exists == 1 ]]; then
+    es_die "Postgres $masked rejected the login ($(es_reason)); tried: the URL's password; user $user has none and is left alone; fix: the user in DATABASE_URL in $ES_ENV_NAME, or sudo -u postgres psql -c \"ALTER ROLE $user PASSWORD '<password>'\""
   else
-    es_log "creating Postgres superuser $user from DATABASE_URL"
-    printf 'CREATE ROLE %s WITH LOGIN SUPERUSER PASSWORD %s;\n' "$role" "$(es_sql_literal "$password")" |
-      es_psql_as_postgres "$port" >/dev/null || es_die "Postgres $masked rejected the login; tried: CREATE ROLE as the postgres OS user, which failed; $advice"
+    es_die "Postgres $masked rejected the login ($(es_reason)); tried: the URL's user, which does not exist (no role is created); fix: the user in DATABASE_URL in $ES_ENV_NAME, or sudo -u postgres createuser --pwprompt $user"
   fi
 }
 
