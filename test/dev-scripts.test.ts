@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createDb } from '../src/shared/db.ts';
 import type { Redis } from '../src/shared/redis.ts';
@@ -59,6 +60,40 @@ describe('scripts set-up (bw_setup)', function () {
         'DATABASE_URL',
       );
       expect(result.stderr).not.to.contain('hunter2-secret');
+    });
+
+    it('when a URL holds a password, then no process of the set-up shows it on its command line', async () => {
+      // A server that accepts and never answers keeps the set-up's Postgres check waiting, so
+      // its processes live long enough to be seen in the process list.
+      const silent = createServer(() => undefined);
+      await new Promise<void>((resolve) => silent.listen(0, UNREACHABLE_HOST, resolve));
+      const { port } = silent.address() as AddressInfo;
+      const secret = `pw-${uniqueName('ps')}`;
+      const seen: string[] = [];
+      let watching = true;
+      const watcher = (async () => {
+        while (watching) {
+          const ps = await run('ps', ['-eo', 'args'], {});
+          for (const line of ps.stdout.split('\n')) if (line.includes(secret)) seen.push(line);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })();
+      try {
+        const result = await run('./scripts/upgrade-db.sh', [], {
+          env: {
+            ...base,
+            REDIS_URL,
+            DATABASE_URL: `postgres://postgres:${secret}@${UNREACHABLE_HOST}:${port}/botwire`,
+          },
+        });
+        expect(result.code, result.stderr).to.equal(3);
+        expect(result.stderr).not.to.contain(secret);
+      } finally {
+        watching = false;
+        await watcher;
+        silent.close();
+      }
+      expect(seen).to.deep.equal([]);
     });
 
     it('when Redis is unreachable, then exit 3 with one line naming its URL, what was tried and the fix', async () => {

@@ -110,10 +110,12 @@ es_complete_env_dev() {
 }
 
 # es_url URL FIELD: prints one decoded part of URL (hostname, port, username, password, masked).
+# The URL goes to node in the environment: an argument would show its password in `ps`.
 es_url() {
   # shellcheck disable=SC2016 # JavaScript template literals, not shell expansions
-  node -e '
-    const [raw, field] = process.argv.slice(1);
+  ES_URL_RAW="$1" node -e '
+    const raw = process.env.ES_URL_RAW;
+    const field = process.argv[1];
     const url = new URL(raw);
     const values = {
       hostname: url.hostname.replace(/^\[(.*)\]$/, "$1"),
@@ -123,7 +125,7 @@ es_url() {
       masked: (url.password && (url.password = "***"), url.toString()),
     };
     process.stdout.write(values[field]);
-  ' "$1" "$2" 2>/dev/null
+  ' "$2" 2>/dev/null
 }
 
 es_is_local() {
@@ -135,10 +137,11 @@ es_is_local() {
 
 # es_ping KIND URL: 0 up, 2 unreachable, 3 database missing, 4 auth failed, 1 other. The ping's
 # one-line reason goes to ES_PING_WHY (for the caller's message) rather than to the terminal.
+# The URL goes in the environment (BW_PING_URL), never on a command line.
 ES_PING_WHY=''
 es_ping() {
   local rc=0 out
-  out=$(cd "$ES_REPO" && node --import tsx scripts/lib/ping-services.ts "$@" 2>&1 >/dev/null) || rc=$?
+  out=$(cd "$ES_REPO" && BW_PING_URL="$2" node --import tsx scripts/lib/ping-services.ts "$1" 2>&1 >/dev/null) || rc=$?
   [[ ${DEBUG:-} != 1 || -z $out ]] || printf '%s\n' "$out" >&2
   out=${out%%$'\n'*}
   ES_PING_WHY=${out#ping-services: }

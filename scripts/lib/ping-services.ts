@@ -1,5 +1,6 @@
 // Reachability checks for scripts/lib/ensure-services.sh, needing only Node and the project.
-// Usage: ping-services.ts redis <url> | postgres <url> | postgres-create-db <url>
+// Usage: BW_PING_URL=<url> ping-services.ts redis | postgres | postgres-create-db
+// (the URL comes from the environment, not the command line, so its password never shows in `ps`)
 // Exit codes: 0 ok, 1 other error or bad usage, 2 unreachable (refused / 3 s timeout),
 // 3 database missing (Postgres 3D000), 4 authentication failed.
 import { createRequire } from 'node:module';
@@ -100,9 +101,10 @@ async function createDatabase(url: string): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const [command, url] = argv;
+  const [command] = argv;
+  const url = process.env.BW_PING_URL;
   if (!url || !['redis', 'postgres', 'postgres-create-db'].includes(command ?? '')) {
-    fail(1, 'usage: ping-services.ts redis|postgres|postgres-create-db <url>');
+    fail(1, 'usage: BW_PING_URL=<url> ping-services.ts redis|postgres|postgres-create-db');
   }
   try {
     new URL(url);
