@@ -1,5 +1,7 @@
 /** ./scripts/set-webhook.sh from the command line, against a stand-in Telegram on loopback. */
 import { expect } from 'chai';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
 import { envOf } from './support/components.ts';
 import { startPlatformStub, type PlatformStub } from './support/platform-stub.ts';
@@ -56,5 +58,26 @@ describe('./scripts/set-webhook.sh', function () {
       down.stderr,
     );
     expect(down.stdout + down.stderr).not.to.contain(TELEGRAM_TOKEN);
+  });
+
+  it('when something answers in Telegram\'s place without JSON, then exit 3 with BW_ERR_UPSTREAM naming the HTTP status, not "could not be reached"', async () => {
+    const wrong = createServer((_req, res) =>
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>no</h1>'),
+    );
+    await new Promise<void>((resolve) => wrong.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = wrong.address() as AddressInfo;
+      const result = await run('bash', ['scripts/set-webhook.sh', appId], {
+        env: envOf({ ...t.env, TELEGRAM_API_URL: `http://127.0.0.1:${port}` }),
+      });
+      expect(result.code, result.stderr).to.equal(3);
+      expect(result.stderr).to.contain(
+        'error: BW_ERR_UPSTREAM: Telegram answered HTTP 404 without JSON',
+        result.stderr,
+      );
+      expect(result.stdout + result.stderr).not.to.contain(TELEGRAM_TOKEN);
+    } finally {
+      wrong.close();
+    }
   });
 });

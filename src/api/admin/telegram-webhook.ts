@@ -39,9 +39,9 @@ export async function registerTelegramWebhook(
     secret_token: channel.secrets.secret_token,
     allowed_updates: JSON.stringify(ALLOWED_UPDATES),
   });
-  let answer: { ok?: boolean; description?: string };
+  let response: Response;
   try {
-    const response = await deps.fetch(
+    response = await deps.fetch(
       `${deps.telegramApiUrl}/bot${channel.secrets.details.bot_token}/setWebhook`,
       {
         method: 'POST',
@@ -50,7 +50,6 @@ export async function registerTelegramWebhook(
         signal: AbortSignal.timeout(10_000),
       },
     );
-    answer = (await response.json()) as typeof answer;
   } catch (error) {
     // The request URL holds the bot token: the message keeps only the cause's code, never its
     // text (the original stays on `cause`; fetch's errors do not quote the URL).
@@ -58,6 +57,18 @@ export async function registerTelegramWebhook(
       'BW_ERR_UPSTREAM',
       `Telegram could not be reached (${failureCause(error)})`,
       { cause: error },
+    );
+  }
+  // Something answered: what it said is reported as such, not as "could not be reached" (a
+  // proxy's error page, a wrong TELEGRAM_API_URL answering 404 with HTML).
+  let answer: { ok?: boolean; description?: string };
+  try {
+    answer = (await response.json()) as typeof answer;
+  } catch (error) {
+    throw new BotwireError(
+      'BW_ERR_UPSTREAM',
+      `Telegram answered HTTP ${response.status} without JSON (is TELEGRAM_API_URL right?)`,
+      { cause: error, details: { telegram: { status: response.status } } },
     );
   }
   if (answer.ok !== true) {
