@@ -16,8 +16,17 @@ export interface PlatformCall {
   chat: string | undefined;
   /** The text of a text send. */
   text: string | undefined;
-  /** Whether the platform accepted it (answered 2xx); a refused or hung call was not delivered. */
+  /**
+   * Whether the platform accepted it and the caller got that answer (2xx written to a connection
+   * still open); a refused or hung call was not delivered.
+   */
   delivered: boolean;
+  /**
+   * The caller gave up (timed out, closed the connection) before the 2xx reached it: a real
+   * platform may have delivered it, and the caller sends it again (no idempotency key). Not
+   * counted as delivered.
+   */
+  maybeDelivered?: boolean;
 }
 
 export interface ScriptedFailure {
@@ -101,7 +110,19 @@ export async function startPlatformStub(): Promise<PlatformStub> {
         return;
       }
       const id = nextId++;
+      // The caller may have given up while the request waited here (a loaded machine): the
+      // answer then reaches no one, and the caller counts the call as failed.
+      if (res.destroyed || req.socket.destroyed) {
+        call.maybeDelivered = true;
+        res.destroy();
+        return;
+      }
       call.delivered = true;
+      res.on('close', () => {
+        if (res.writableFinished) return;
+        call.delivered = false;
+        call.maybeDelivered = true;
+      });
       res.end(
         JSON.stringify(
           telegram
