@@ -1,12 +1,9 @@
 import { expect } from 'chai';
-import { StreamConsumer, type ConsumerOptions } from '../src/shared/bus/consumer.ts';
 import { listDeadLetters } from '../src/shared/bus/dead-letters.ts';
-import { Producer } from '../src/shared/bus/producer.ts';
-import { topicKeys } from '../src/shared/bus/topics.ts';
-import { createLogger } from '../src/shared/logger.ts';
+import type { Producer } from '../src/shared/bus/producer.ts';
 import type { Redis } from '../src/shared/redis.ts';
-import { SchemaRegistry } from '../src/shared/schemas.ts';
-import { connectRedis, dropPrefix, uniquePrefix, waitFor } from './support/services.ts';
+import { busFixture, type BusFixture, type ConsumerOverrides } from './support/bus.ts';
+import { waitFor } from './support/services.ts';
 
 /** `indexer` messages: the consumer shares its slots by `collection_name`, the "bot" here. */
 interface IndexerMessage {
@@ -16,8 +13,6 @@ interface IndexerMessage {
 }
 
 const PARTITIONS = 4;
-const schemas = new SchemaRegistry();
-const logger = createLogger({ component: 'test', level: 'silent' });
 /** Message `seq` of conversation `chat` of `bot`; the file name carries the sequence number. */
 const msg = (bot: string, chat: number, seq: number): IndexerMessage => ({
   collection_name: bot,
@@ -27,44 +22,12 @@ const msg = (bot: string, chat: number, seq: number): IndexerMessage => ({
 const seqOf = (m: IndexerMessage): number => Number.parseInt(m.files[0]!, 10);
 
 describe('topic bus: fairness between bots', () => {
+  let bus: BusFixture<IndexerMessage>;
   let redis: Redis;
   let prefix: string;
   let producer: Producer;
-  let keys: ReturnType<typeof topicKeys>;
-  const consumers: StreamConsumer<IndexerMessage>[] = [];
-
-  function consumer(
-    overrides: Partial<ConsumerOptions<IndexerMessage>> &
-      Pick<ConsumerOptions<IndexerMessage>, 'handler'>,
-  ): StreamConsumer<IndexerMessage> {
-    const c = new StreamConsumer<IndexerMessage>({
-      redis,
-      producer,
-      schemas,
-      logger,
-      topic: 'indexer',
-      name: 'c1',
-      prefix,
-      partitions: PARTITIONS,
-      blockMs: 50,
-      leaseMs: 300,
-      retryBaseMs: 20,
-      maxDeliveries: 3,
-      concurrency: 4,
-      batchSize: 16,
-      ...overrides,
-    });
-    consumers.push(c);
-    return c;
-  }
-
-  const pending = async (): Promise<number> => {
-    let total = 0;
-    for (const stream of keys.partitions) {
-      total += Number(((await redis.xpending(stream, 'indexer')) as [number])[0]);
-    }
-    return total;
-  };
+  const consumer = (overrides: ConsumerOverrides<IndexerMessage>) => bus.consumer(overrides);
+  const pending = () => bus.pending();
 
   /** Publishes `perChat` messages to each of `chats` conversations of `bot`, interleaved. */
   const publish = async (bot: string, chats: number, perChat: number): Promise<void> => {
@@ -78,17 +41,15 @@ describe('topic bus: fairness between bots', () => {
   };
 
   beforeEach(() => {
-    redis = connectRedis();
-    prefix = uniquePrefix();
-    producer = new Producer({ redis, schemas, prefix, maxLen: 10_000, partitions: PARTITIONS });
-    keys = topicKeys(prefix, 'indexer', PARTITIONS);
+    bus = busFixture<IndexerMessage>({
+      topic: 'indexer',
+      partitions: PARTITIONS,
+      defaults: { concurrency: 4, batchSize: 16 },
+    });
+    ({ redis, prefix, producer } = bus);
   });
 
-  afterEach(async () => {
-    await Promise.all(consumers.splice(0).map((c) => c.close()));
-    await dropPrefix(redis, prefix);
-    redis.disconnect();
-  });
+  afterEach(() => bus.close());
 
   it('when one bot’s handlers hang with a backlog far past the in-flight bound, then another bot’s later messages are still read and handled, and the hung bot’s backlog is handled once, in order, when it recovers', async () => {
     let release!: () => void;

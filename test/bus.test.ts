@@ -1,15 +1,13 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StreamConsumer, type ConsumerOptions } from '../src/shared/bus/consumer.ts';
 import { listDeadLetters, replayDeadLetters } from '../src/shared/bus/dead-letters.ts';
 import { Producer } from '../src/shared/bus/producer.ts';
-import { topicKeys } from '../src/shared/bus/topics.ts';
+import { topicKeys, type TopicKeys } from '../src/shared/bus/topics.ts';
 import { BotwireError } from '../src/shared/errors.ts';
-import { createLogger } from '../src/shared/logger.ts';
 import type { Redis } from '../src/shared/redis.ts';
-import { SchemaRegistry } from '../src/shared/schemas.ts';
 import { start } from './support/run.ts';
-import { connectRedis, dropPrefix, REDIS_URL, uniquePrefix, waitFor } from './support/services.ts';
+import { busFixture, type BusFixture, type ConsumerOverrides } from './support/bus.ts';
+import { dropPrefix, REDIS_URL, waitFor } from './support/services.ts';
 
 interface IndexerMessage {
   collection_name: string;
@@ -18,8 +16,6 @@ interface IndexerMessage {
 }
 
 const PARTITIONS = 4;
-const schemas = new SchemaRegistry();
-const logger = createLogger({ component: 'test', level: 'silent' });
 const msg = (name: string, key?: string): IndexerMessage => ({
   collection_name: name,
   files: ['a.pdf'],
@@ -27,42 +23,13 @@ const msg = (name: string, key?: string): IndexerMessage => ({
 });
 
 describe('topic bus', () => {
+  let bus: BusFixture<IndexerMessage>;
   let redis: Redis;
   let prefix: string;
   let producer: Producer;
-  let keys: ReturnType<typeof topicKeys>;
-  const consumers: StreamConsumer<IndexerMessage>[] = [];
-
-  function consumer(
-    overrides: Partial<ConsumerOptions<IndexerMessage>> &
-      Pick<ConsumerOptions<IndexerMessage>, 'handler'>,
-  ): StreamConsumer<IndexerMessage> {
-    const c = new StreamConsumer<IndexerMessage>({
-      redis,
-      producer,
-      schemas,
-      logger,
-      topic: 'indexer',
-      name: 'c1',
-      prefix,
-      partitions: PARTITIONS,
-      blockMs: 50,
-      leaseMs: 300,
-      retryBaseMs: 20,
-      maxDeliveries: 3,
-      ...overrides,
-    });
-    consumers.push(c);
-    return c;
-  }
-
-  const pending = async (): Promise<number> => {
-    let total = 0;
-    for (const stream of keys.partitions) {
-      total += Number(((await redis.xpending(stream, 'indexer')) as [number])[0]);
-    }
-    return total;
-  };
+  let keys: TopicKeys;
+  const consumer = (overrides: ConsumerOverrides<IndexerMessage>) => bus.consumer(overrides);
+  const pending = () => bus.pending();
   /** Entries in `streams` together. */
   const lengthOf = async (streams: readonly string[]): Promise<number> => {
     let total = 0;
@@ -79,17 +46,14 @@ describe('topic bus', () => {
   };
 
   beforeEach(() => {
-    redis = connectRedis();
-    prefix = uniquePrefix();
-    producer = new Producer({ redis, schemas, prefix, maxLen: 10_000, partitions: PARTITIONS });
-    keys = topicKeys(prefix, 'indexer', PARTITIONS);
+    bus = busFixture<IndexerMessage>({
+      topic: 'indexer',
+      partitions: PARTITIONS,
+    });
+    ({ redis, prefix, producer, keys } = bus);
   });
 
-  afterEach(async () => {
-    await Promise.all(consumers.splice(0).map((c) => c.close()));
-    await dropPrefix(redis, prefix);
-    redis.disconnect();
-  });
+  afterEach(() => bus.close());
 
   describe('producer', () => {
     it('when a message fits its schema, then it is XADDed as JSON in the field data', async () => {
@@ -297,7 +261,13 @@ describe('topic bus', () => {
       // is left pending. The read the process had out when it lost the partition comes back
       // with e1 after the partition was taken again: it must not be read as the new tenure's
       // pending entries (e0 would be skipped for good), nor go ahead of e0.
-      const single = new Producer({ redis, schemas, prefix, maxLen: 10_000, partitions: 1 });
+      const single = new Producer({
+        redis,
+        schemas: bus.schemas,
+        prefix,
+        maxLen: 10_000,
+        partitions: 1,
+      });
       const keys1 = topicKeys(prefix, 'indexer', 1);
       const handled: string[] = [];
       await consumer({

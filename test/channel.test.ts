@@ -12,6 +12,7 @@ import {
   postTelegramUpdate,
   startTestApi,
   TELEGRAM_TOKEN,
+  telegramChannelOut,
   topicMessages,
   whatsappPayload,
   type TestApi,
@@ -170,24 +171,8 @@ describe('channel component', function () {
     expect(answered.isDone()).to.be.true;
   });
 
-  const turn = (messages: unknown[], turnId = randomUUID()) => ({
-    source: 'test',
-    turn_id: turnId,
-    ordering_key: `${tg.appId}:42`,
-    intent: 'channel_out',
-    bot_output: {
-      conversation: {
-        app_id: tg.appId,
-        channel_id: tg.channelId,
-        channel_type: 'telegram',
-        conversation_id: '',
-        chat_id: '42',
-        user_pid: 'telegram:42',
-        bot_language: 'en',
-      },
-      messages,
-    },
-  });
+  const turn = (messages: unknown[], turnId = randomUUID()) =>
+    telegramChannelOut(tg, 42, messages, { turnId });
   const conversationId = async (): Promise<string> => {
     const row: { id: string } = await t.schema
       .db('conversations')

@@ -19,12 +19,16 @@ import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
 import {
+  callEdge,
   createTelegramBot,
   postTelegramUpdate,
   startTestApi,
   TELEGRAM_TOKEN,
+  telegramChannelOut,
   telegramText,
   whatsappPayload,
+  type CallOptions,
+  type CallResult,
   type TestApi,
 } from './support/api.ts';
 import { envOf } from './support/components.ts';
@@ -59,34 +63,8 @@ describe('CREDENTIALS_KEY: a wrong key, a previous key, rotation', function () {
   };
   const settings = (keys: Record<string, string>) => ({ ...t.env, ...keys });
   /** `t.call`, against the edge this suite started last. */
-  async function call(
-    method: string,
-    path: string,
-    options: {
-      body?: unknown;
-      raw?: string;
-      headers?: Record<string, string>;
-      auth?: boolean;
-    } = {},
-  ): Promise<{ status: number; json: any; text: string }> {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.auth !== false) headers.authorization = `Bearer ${t.adminKey}`;
-    const body = options.body === undefined ? options.raw : JSON.stringify(options.body);
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`http://127.0.0.1:${edge?.port ?? t.api.port}${path}`, {
-      method,
-      headers,
-      body,
-    });
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, json, text };
-  }
+  const call = (method: string, path: string, options?: CallOptions): Promise<CallResult> =>
+    callEdge(`http://127.0.0.1:${edge?.port ?? t.api.port}`, t.adminKey, method, path, options);
 
   /** Starts api (its lines kept) and channel in this process with `keys`. */
   async function startWith(keys: Record<string, string>): Promise<string[]> {
@@ -133,24 +111,12 @@ describe('CREDENTIALS_KEY: a wrong key, a previous key, rotation', function () {
         (body: { chat_id: string }) => body.chat_id === String(chat),
       )
       .reply(200, { ok: true, result: { message_id: update } });
-    await producer.publish('channel', {
-      source: 'test',
-      turn_id: randomUUID(),
-      ordering_key: `${tg.appId}:${chat}`,
-      intent: 'channel_out',
-      bot_output: {
-        conversation: {
-          app_id: tg.appId,
-          channel_id: tg.channelId,
-          channel_type: 'telegram',
-          conversation_id: (conversation as { id: string }).id,
-          chat_id: String(chat),
-          user_pid: `telegram:${chat}`,
-          bot_language: 'en',
-        },
-        messages: [{ message_type: 'text', text: 'hello again' }],
-      },
-    });
+    await producer.publish(
+      'channel',
+      telegramChannelOut(tg, chat, [{ message_type: 'text', text: 'hello again' }], {
+        conversationId: (conversation as { id: string }).id,
+      }),
+    );
     await waitFor(() => sent.isDone(), { what: 'sendMessage with the bot token' });
   }
 

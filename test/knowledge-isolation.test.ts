@@ -14,10 +14,10 @@ import { runIndexJob, type SliceOptions } from '../src/indexer/run-job.ts';
 import type { Knex } from '../src/shared/db.ts';
 import { createJob } from '../src/shared/knowledge/jobs.ts';
 import { createLogger } from '../src/shared/logger.ts';
-import { startTestApi, type TestApi } from './support/api.ts';
-import { startComponent, stopComponent, type ComponentProcess } from './support/components.ts';
+import type { TestApi } from './support/api.ts';
+import { stopComponent, type ComponentProcess } from './support/components.ts';
 import { pdf, sharedStreamPdf } from './support/knowledge-fixtures.ts';
-import { index, upload, waitForJob } from './support/knowledge.ts';
+import { index, indexerProcessSuite, upload, waitForJob } from './support/knowledge.ts';
 import { createTestSchema, waitFor, type TestSchema } from './support/services.ts';
 
 /** 20 pages sharing one content stream of 300,000 characters: 6 M characters from ~15 KB. */
@@ -139,32 +139,21 @@ describe('knowledge: one collection cannot hold the indexer', function () {
   });
 
   describe('the indexer as a process', () => {
+    const suite = indexerProcessSuite('botwire-isolation-', {
+      INDEXER_LOCK_MS: '2000',
+      SHUTDOWN_TIMEOUT_MS: '8000',
+    });
     let api: TestApi;
     let storageDir: string;
-    let indexer: ComponentProcess | undefined;
+    let indexer: ComponentProcess;
 
-    before(async () => {
-      storageDir = await mkdtemp(join(tmpdir(), 'botwire-isolation-'));
-      api = await startTestApi({
-        STORAGE_DIR: storageDir,
-        INDEXER_LOCK_MS: '2000',
-        SHUTDOWN_TIMEOUT_MS: '8000',
-      });
-    });
-
-    afterEach(async () => {
-      if (indexer) await stopComponent(indexer, 'SIGKILL');
-      indexer = undefined;
-    });
-
-    after(async () => {
-      await api?.stop();
-      await rm(storageDir, { recursive: true, force: true });
+    before(() => {
+      ({ api, storageDir } = suite);
     });
 
     it('when the indexer gets SIGTERM while it reads a hostile PDF, then it exits cleanly within its shutdown limit, and the next indexer fails the file alone within its PDF limit', async () => {
       expect((await upload(api, 'bomb', { 'bomb.pdf': hostile() })).status).to.equal(201);
-      indexer = await startComponent('indexer', 'ix-bomb-1', api.env);
+      indexer = await suite.start('ix-bomb-1');
       const jobId = await index(api, 'bomb');
       await waitFor(
         async () => (await api.call('GET', `/v2/index-jobs/${jobId}`)).json.status === 'running',
@@ -178,10 +167,7 @@ describe('knowledge: one collection cannot hold the indexer', function () {
       expect(between).to.include({ status: 'running' });
       expect(between.progress.files_done).to.equal(0);
 
-      indexer = await startComponent('indexer', 'ix-bomb-2', {
-        ...api.env,
-        PDF_TIMEOUT_MS: '1500',
-      });
+      indexer = await suite.start('ix-bomb-2', { PDF_TIMEOUT_MS: '1500' });
       const job = await waitForJob(api, jobId, 120_000);
       expect(job.status).to.equal('failed');
       const [file] = job.files;
@@ -194,7 +180,7 @@ describe('knowledge: one collection cannot hold the indexer', function () {
       for (let i = 0; i < 2000; i += 1) {
         await writeFile(join(dir, `f-${i}.csv`), `Item,Colour\nitem ${i},blue${i}\n`);
       }
-      indexer = await startComponent('indexer', 'ix-many', api.env);
+      indexer = await suite.start('ix-many');
       const jobId = await index(api, 'many');
       const seen = await waitFor(
         async () => {

@@ -8,7 +8,6 @@ import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExtractLimits } from '../src/indexer/extract/index.ts';
@@ -24,10 +23,11 @@ import { createJob } from '../src/shared/knowledge/jobs.ts';
 import { searchCollection } from '../src/shared/knowledge/search.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
-import { startTestApi, type TestApi } from './support/api.ts';
-import { startComponent, stopComponent, type ComponentProcess } from './support/components.ts';
+import type { TestApi } from './support/api.ts';
+import { stopComponent, type ComponentProcess } from './support/components.ts';
 import { ods, pdf, worksheet, xlsx } from './support/knowledge-fixtures.ts';
-import { index, upload, waitForJob } from './support/knowledge.ts';
+import { index, indexerProcessSuite, upload, waitForJob } from './support/knowledge.ts';
+import { partHead, postMultipart } from './support/multipart.ts';
 import {
   createTestSchema,
   DATABASE_URL,
@@ -312,28 +312,17 @@ describe('knowledge: indexing jobs at their edges', function () {
   });
 
   describe('the indexer as a process', () => {
+    const suite = indexerProcessSuite('botwire-jobs-', {
+      INDEXER_LOCK_MS: '1000',
+      INDEXER_ATTEMPTS: '2',
+      MAX_DOCUMENT_BYTES: '100000',
+    });
     let api: TestApi;
     let storageDir: string;
-    let indexer: ComponentProcess | undefined;
+    let indexer: ComponentProcess;
 
-    before(async () => {
-      storageDir = await mkdtemp(join(tmpdir(), 'botwire-jobs-'));
-      api = await startTestApi({
-        STORAGE_DIR: storageDir,
-        INDEXER_LOCK_MS: '1000',
-        INDEXER_ATTEMPTS: '2',
-        MAX_DOCUMENT_BYTES: '100000',
-      });
-    });
-
-    afterEach(async () => {
-      if (indexer) await stopComponent(indexer, 'SIGKILL');
-      indexer = undefined;
-    });
-
-    after(async () => {
-      await api?.stop();
-      await rm(storageDir, { recursive: true, force: true });
+    before(() => {
+      ({ api, storageDir } = suite);
     });
 
     it('when the indexer dies on a job more often than allowed, then the job is recorded failed, not left running', async () => {
@@ -342,14 +331,14 @@ describe('knowledge: indexing jobs at their edges', function () {
       const jobId = await index(api, 'stall', { files: ['hang.csv'] });
       const row = () => api.schema.db('index_jobs').where({ job_id: jobId }).first();
       for (let i = 1; i <= 3; i += 1) {
-        indexer = await startComponent('indexer', `ix-${i}`, api.env);
+        indexer = await suite.start(`ix-${i}`);
         await waitFor(async () => ((await row()).attempts as number) >= i, {
           timeoutMs: 60_000,
           what: `attempt ${i}`,
         });
         await stopComponent(indexer, 'SIGKILL');
       }
-      indexer = await startComponent('indexer', 'ix-4', api.env);
+      indexer = await suite.start('ix-4');
       const job = await waitForJob(api, jobId, 90_000);
       expect(job.status).to.equal('failed');
       expect(job.error).to.equal(
@@ -370,7 +359,7 @@ describe('knowledge: indexing jobs at their edges', function () {
       );
       const files = Object.fromEntries(docs.map((d, i) => [`m-${i}.pdf`, d]));
       expect((await upload(api, 'term', files)).status).to.equal(201);
-      indexer = await startComponent('indexer', 'ix-term-1', api.env);
+      indexer = await suite.start('ix-term-1');
       const jobId = await index(api, 'term');
       await waitFor(
         async () =>
@@ -383,44 +372,23 @@ describe('knowledge: indexing jobs at their edges', function () {
       const between = (await api.call('GET', `/v2/index-jobs/${jobId}`)).json;
       expect(between.status).to.equal('running');
       expect(between.progress.files_done).to.be.lessThan(10);
-      indexer = await startComponent('indexer', 'ix-term-2', api.env);
+      indexer = await suite.start('ix-term-2');
       const job = await waitForJob(api, jobId, 90_000);
       expect(job.status).to.equal('succeeded');
       expect(job.progress.files_done).to.equal(10);
     });
 
     it('when an upload is cut short or names a hidden file, then 400 (BW_ERR_SCHEMA, BW_ERR_FILE_NAME) and nothing is stored', async () => {
-      const head = (name: string) =>
-        `--XyZ\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`;
-      const send = (parts: (string | Buffer)[]) =>
-        new Promise<{ status: number; code: string }>((resolve, reject) => {
-          const url = new URL(api.url);
-          const req = request(
-            {
-              host: url.hostname,
-              port: url.port,
-              method: 'POST',
-              path: '/v2/collections/cut/files',
-              headers: {
-                authorization: `Bearer ${api.adminKey}`,
-                'content-type': 'multipart/form-data; boundary=XyZ',
-              },
-            },
-            (res) => {
-              let body = '';
-              res.on('data', (c: Buffer) => (body += c.toString()));
-              res.on('end', () =>
-                resolve({
-                  status: res.statusCode ?? 0,
-                  code: (JSON.parse(body) as { error: { code: string } }).error.code,
-                }),
-              );
-            },
-          );
-          req.on('error', reject);
-          for (const part of parts) req.write(part);
-          req.end();
-        });
+      const head = (name: string) => partHead('XyZ', name, 'application/pdf');
+      const send = async (parts: (string | Buffer)[]) => {
+        const { status, json } = await postMultipart(
+          api,
+          '/v2/collections/cut/files',
+          'XyZ',
+          parts,
+        );
+        return { status, code: (json as { error: { code: string } }).error.code };
+      };
       expect(await send([head('a.pdf'), Buffer.alloc(5000, 65)])).to.deep.equal({
         status: 400,
         code: 'BW_ERR_SCHEMA',

@@ -3,44 +3,19 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApi, type TestApi } from '../support/api.ts';
+import { multipartBody, postMultipart, type FilePart } from '../support/multipart.ts';
 
 const BOUNDARY = 'uploadBoundary9x2';
 
-/** A multipart body written by hand, so a name reaches the edge exactly as given. */
-function multipart(parts: { filename: string; content: Buffer | string }[]): Buffer {
-  const chunks: Buffer[] = [];
-  for (const part of parts) {
-    // A control character cannot stand in a header as it is; RFC 5987 encoding carries it.
-    const name = /[\u0000-\u001f\u007f]/.test(part.filename)
-      ? `filename*=UTF-8''${encodeURIComponent(part.filename)}`
-      : `filename="${part.filename}"`;
-    chunks.push(
-      Buffer.from(
-        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; ${name}\r\nContent-Type: application/octet-stream\r\n\r\n`,
-      ),
-      Buffer.from(part.content),
-      Buffer.from('\r\n'),
-    );
-  }
-  chunks.push(Buffer.from(`--${BOUNDARY}--\r\n`));
-  return Buffer.concat(chunks);
-}
-
-async function post(
+/** Uploads `parts` as a multipart body written by hand, so a name reaches the edge exactly as given. */
+function post(
   t: TestApi,
   collection: string,
-  parts: { filename: string; content: Buffer | string }[],
+  parts: FilePart[],
   query = '',
 ): Promise<{ status: number; json: any }> {
-  const response = await fetch(`${t.url}/v2/collections/${collection}/files${query}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${t.adminKey}`,
-      'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
-    },
-    body: multipart(parts),
-  });
-  return { status: response.status, json: await response.json() };
+  const path = `/v2/collections/${collection}/files${query}`;
+  return postMultipart(t, path, BOUNDARY, multipartBody(BOUNDARY, parts));
 }
 
 /** Every path under `dir`, sorted. */

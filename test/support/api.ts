@@ -5,7 +5,7 @@
 // nock first: it patches node:http when loaded, and the components imported below take
 // `request` from node:http as they load (channel's json-post.ts); loaded later, nock misses them.
 import nock from 'nock';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { capturingLogger } from './logs.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { startApi, type RunningApi } from '../../src/api/worker.ts';
@@ -39,13 +39,54 @@ export interface TestApi {
   schema: TestSchema;
   api: RunningApi;
   logs: string[];
-  /** fetch against the edge; JSON bodies are serialised, the admin key is sent unless `auth: false`. */
-  call(
-    method: string,
-    path: string,
-    options?: { body?: unknown; raw?: string; headers?: Record<string, string>; auth?: boolean },
-  ): Promise<{ status: number; json: any; text: string }>;
+  /** {@link callEdge} against this edge. */
+  call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
   stop(): Promise<void>;
+}
+
+/** What {@link callEdge} sends besides the method and path. */
+export interface CallOptions {
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Sent as it is (with `content-type: application/json` unless `headers` name one). */
+  raw?: string;
+  headers?: Record<string, string>;
+  /** `false`: no admin key. @defaultValue true */
+  auth?: boolean;
+}
+
+/** An edge's answer: `json` is the parsed body, `undefined` where it is not JSON. */
+export interface CallResult {
+  status: number;
+  json: any;
+  text: string;
+}
+
+/**
+ * fetch against the edge at `url` (`http://127.0.0.1:<port>`); JSON bodies are serialised, the
+ * admin key is sent unless `auth: false` or `headers` carry an authorization of their own.
+ */
+export async function callEdge(
+  url: string,
+  adminKey: string,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<CallResult> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.auth !== false) headers.authorization ??= `Bearer ${adminKey}`;
+  let body: string | undefined = options.raw;
+  if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const response = await fetch(`${url}${path}`, { method, headers, body });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, json, text };
 }
 
 /** A database URL (the shared test database by default) whose connections work in `schema` (pg passes `options` to the server). */
@@ -91,22 +132,7 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
     schema,
     api,
     logs,
-    async call(method, path, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      if (options.auth !== false) headers.authorization ??= `Bearer ${adminKey}`;
-      let body: string | undefined = options.raw;
-      if (options.body !== undefined) body = JSON.stringify(options.body);
-      if (body !== undefined) headers['content-type'] ??= 'application/json';
-      const response = await fetch(`${url}${path}`, { method, headers, body });
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: response.status, json, text };
-    },
+    call: (method, path, options) => callEdge(url, adminKey, method, path, options),
     async stop() {
       await api.close();
       await dropPrefix(redis, prefix);
@@ -203,6 +229,36 @@ export function telegramText(
       chat: { id: chat, type: 'private' },
       from: { id: chat, ...from },
       text,
+    },
+  };
+}
+
+/**
+ * A `channel_out` message of the topic `channel`: `messages` for the Telegram bot `bot` to send to
+ * the private chat `chat`, in the conversation `conversationId` (none by default).
+ */
+export function telegramChannelOut(
+  bot: { appId: string; channelId: string },
+  chat: number,
+  messages: unknown[],
+  { conversationId = '', turnId = randomUUID() } = {},
+) {
+  return {
+    source: 'test',
+    turn_id: turnId,
+    ordering_key: `${bot.appId}:${chat}`,
+    intent: 'channel_out',
+    bot_output: {
+      conversation: {
+        app_id: bot.appId,
+        channel_id: bot.channelId,
+        channel_type: 'telegram',
+        conversation_id: conversationId,
+        chat_id: String(chat),
+        user_pid: `telegram:${chat}`,
+        bot_language: 'en',
+      },
+      messages,
     },
   };
 }

@@ -12,6 +12,7 @@ import { startRetriever } from '../../src/retriver/worker.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import type { Service } from '../../src/shared/process.ts';
 import { startTestApi, type TestApi } from './api.ts';
+import { startComponent, stopComponent, type ComponentProcess } from './components.ts';
 import { waitFor } from './services.ts';
 
 export interface KnowledgeEnv {
@@ -133,4 +134,46 @@ export async function search(api: TestApi, collection: string, q: string, k = 5)
   );
   if (status !== 200) throw new Error(`search answered ${status}: ${text}`);
   return json;
+}
+
+/** The edge and the indexer processes of a suite, there once its `before` hook has run. */
+export interface IndexerProcessSuite {
+  api: TestApi;
+  storageDir: string;
+  /** Starts an indexer process with the edge's settings and `env` over them; killed after the test. */
+  start(name: string, env?: Record<string, string>): Promise<ComponentProcess>;
+}
+
+/**
+ * The hooks of a suite that runs the indexer as a process: before all, a storage folder of its own
+ * (`label` names it under the system's tmp) and an edge with `settings` that stores there; after
+ * each test, the indexers it started that still run are killed; after all, the edge stops and
+ * the folder goes.
+ */
+export function indexerProcessSuite(
+  label: string,
+  settings: Record<string, string>,
+): IndexerProcessSuite {
+  const started: ComponentProcess[] = [];
+  const suite: IndexerProcessSuite = {
+    api: undefined as unknown as TestApi, // set by the before hook, before any test reads it
+    storageDir: '',
+    async start(name, env = {}) {
+      const indexer = await startComponent('indexer', name, { ...suite.api.env, ...env });
+      started.push(indexer);
+      return indexer;
+    },
+  };
+  before(async () => {
+    suite.storageDir = await mkdtemp(join(tmpdir(), label));
+    suite.api = await startTestApi({ STORAGE_DIR: suite.storageDir, ...settings });
+  });
+  afterEach(async () => {
+    for (const indexer of started.splice(0)) await stopComponent(indexer, 'SIGKILL');
+  });
+  after(async () => {
+    await suite.api?.stop();
+    if (suite.storageDir) await rm(suite.storageDir, { recursive: true, force: true });
+  });
+  return suite;
 }
