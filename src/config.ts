@@ -554,6 +554,20 @@ export const SETTINGS = {
     min: 0,
     doc: 'On SIGTERM, how long in-flight work may take to finish before the process exits anyway (milliseconds).',
   },
+  EVENTS_MAX_LEN: {
+    kind: 'integer',
+    default: 10000,
+    min: 100,
+    max: 10000000,
+    doc: 'Approximate number of live events (GET /v2/events) kept in their Redis stream; a console resuming from an older event is told to reload (entries).',
+  },
+  EVENTS_MAX_CLIENTS: {
+    kind: 'integer',
+    default: 100,
+    min: 1,
+    max: 100000,
+    doc: 'Most GET /v2/events streams one api process serves at once; one more is refused with 503 BW_ERR_EVENTS_BUSY (count).',
+  },
 } as const satisfies Record<string, Setting>;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -687,6 +701,13 @@ export interface Config {
    * channel and flow then do language's pass-through work themselves.
    */
   skipLanguage: boolean;
+  /** The live events stream (docs/events.md). */
+  events: {
+    /** Approximate entries kept (`EVENTS_MAX_LEN`). */
+    maxLen: number;
+    /** `GET /v2/events` streams per api process (`EVENTS_MAX_CLIENTS`). */
+    maxClients: number;
+  };
 }
 
 /** Limits on what the uploaded documents may hold on disk (bytes and files). */
@@ -863,5 +884,6 @@ export function loadConfig(
       llmTimeoutMs: v.LLM_TIMEOUT_MS,
     },
     skipLanguage: v.LANGUAGE_HOP === 'when_needed' && !v.TRANSLATE_API_URL && !v.SPEECH_API_URL,
+    events: { maxLen: v.EVENTS_MAX_LEN, maxClients: v.EVENTS_MAX_CLIENTS },
   };
 }

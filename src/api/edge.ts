@@ -2,6 +2,8 @@
 import type { BotDirectory } from '../shared/bots/directory.ts';
 import type { BotStore } from '../shared/bots/store.ts';
 import type { Producer } from '../shared/bus/producer.ts';
+import type { EventPublisher } from '../shared/events/publisher.ts';
+import type { EventHub } from './events/hub.ts';
 import type { UploadQuota } from '../config.ts';
 import type { Knex } from '../shared/db.ts';
 import type { Redis } from '../shared/redis.ts';
@@ -11,6 +13,10 @@ export interface Edge {
   redis: Redis;
   db: Knex;
   producer: Producer;
+  /** Live events (docs/events.md); best effort. */
+  events: EventPublisher;
+  /** Serves `GET /v2/events` (one Redis reader for all clients of the process). */
+  eventHub: EventHub;
   schemas: SchemaRegistry;
   directory: BotDirectory;
   store: BotStore;

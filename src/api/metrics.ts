@@ -11,6 +11,10 @@ export interface EdgeMetrics {
   registry: Registry;
   middleware: Middleware;
   published: Counter<'topic'>;
+  /** Live events the api could not publish (best effort, docs/events.md). */
+  eventsLost: Counter<'type'>;
+  /** `GET /v2/events` streams open. */
+  eventClients: Gauge;
 }
 
 /**
@@ -69,6 +73,17 @@ export function createMetrics(depths?: () => Promise<TopicDepth[]>): EdgeMetrics
     labelNames: ['topic'] as const,
     registers: [registry],
   });
+  const eventsLost = new Counter({
+    name: 'botwire_events_lost_total',
+    help: 'Live events (GET /v2/events) the edge could not publish: invalid, or Redis unreachable. The work that caused them went on.',
+    labelNames: ['type'] as const,
+    registers: [registry],
+  });
+  const eventClients = new Gauge({
+    name: 'botwire_event_stream_clients',
+    help: 'GET /v2/events streams this api process serves now (at most EVENTS_MAX_CLIENTS).',
+    registers: [registry],
+  });
   const middleware: Middleware = async (ctx, next) => {
     const started = performance.now();
     try {
@@ -81,5 +96,5 @@ export function createMetrics(depths?: () => Promise<TopicDepth[]>): EdgeMetrics
       duration.observe(labels, (performance.now() - started) / 1000);
     }
   };
-  return { registry, middleware, published };
+  return { registry, middleware, published, eventsLost, eventClients };
 }

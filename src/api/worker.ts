@@ -14,6 +14,7 @@ import { TOPICS } from '../shared/bus/topics.ts';
 import type { Edge } from './edge.ts';
 import { limitConnections } from './connections.ts';
 import { createMetrics } from './metrics.ts';
+import { EventHub } from './events/hub.ts';
 
 export interface RunningApi extends Service {
   /** The port listened on (useful with API_PORT=0). */
@@ -39,8 +40,9 @@ export async function startApi(
     failFast: true,
     enableAutoPipelining: true,
     onPublished: (topic) => metrics.published.inc({ topic }),
+    onEventLost: (type) => metrics.eventsLost.inc({ type }),
   });
-  const { redis, schemas, producer } = kit;
+  const { redis, schemas, producer, events } = kit;
   await redis.ping().catch(() => undefined); // the first connect; failFast commands do not wait for it
   // Callback ids come from anyone: unknown ones are answered from the directory, not Postgres.
   const { db, store, directory } = await openDirectory(kit, config.credentialsKey, {
@@ -56,10 +58,19 @@ export async function startApi(
     logger,
   });
   backlog.start();
+  const eventHub = new EventHub({
+    redis,
+    prefix: config.stream.prefix,
+    maxClients: config.events.maxClients,
+    logger: logger.child({ part: 'events' }),
+    onClients: (count) => metrics.eventClients.set(count),
+  });
   const edge: Edge = {
     redis,
     db,
     producer,
+    events,
+    eventHub,
     schemas,
     directory,
     store,
@@ -133,6 +144,8 @@ export async function startApi(
           logger.warn({ err: error }, `close: ${what} failed`);
         }
       };
+      // Event streams never end on their own: ended first, or the server would wait for them.
+      await step('event streams', () => eventHub.close());
       // Stop accepting, let in-flight requests finish (they publish before answering).
       await step(
         'http server',

@@ -237,7 +237,15 @@ export async function sendReply(
     if ((await recorded(turn)).has(call.seq)) continue;
     const ended = (outcome: OutboundOutcome): Promise<void> =>
       recordEnded(
-        () => record({ ...turn, seq: call.seq, message: call.message, outcome }),
+        () =>
+          record({
+            ...turn,
+            seq: call.seq,
+            message: call.message,
+            outcome,
+            appId: conversation.app_id,
+            channelType: conversation.channel_type,
+          }),
         call.seq,
         context,
       );

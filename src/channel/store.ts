@@ -11,6 +11,14 @@ export interface RecordedInbound {
   conversation: ConversationRef;
   /** False when this platform message was already recorded under another turn: a platform redelivery. */
   fresh: boolean;
+  /** The transcript row, when this call wrote it (not when it was recorded before). */
+  written?: WrittenRow;
+}
+
+/** A transcript row a statement wrote: its id (a bigint, as text) and when. */
+export interface WrittenRow {
+  messageId: string;
+  createdAt: Date;
 }
 
 // One statement, one round trip, for every message of a batch (group commit,
@@ -70,15 +78,16 @@ const RECORD_INBOUND = prepared(
   from c where conversation_id is not null
   on conflict (conversation_id, direction, platform_message_id) where platform_message_id is not null
   do nothing
-  returning conversation_id, platform_message_id
+  returning id, conversation_id, platform_message_id, created_at
 )
 select c.i, c.conversation_id as id, c.language,
-  exists (select 1 from m where m.conversation_id = c.conversation_id
-    and m.platform_message_id = c.platform_message_id) as inserted,
+  m.id is not null as inserted, m.id::text as message_id, m.created_at,
   (select e.turn_id from messages e
     where e.conversation_id = c.conversation_id and e.direction = 'in'
       and e.platform_message_id = c.platform_message_id) as existing_turn
-from c`,
+from c
+left join m on m.conversation_id = c.conversation_id
+  and m.platform_message_id = c.platform_message_id`,
 );
 
 /** What `recordInbound` needs of one message. */
@@ -106,6 +115,8 @@ async function recordInboundRows(
     id: string | null;
     language: string | null;
     inserted: boolean;
+    message_id: string | null;
+    created_at: Date | null;
     existing_turn: string | null;
   }>(db, RECORD_INBOUND, [
     JSON.stringify(
@@ -137,6 +148,9 @@ async function recordInboundRows(
     const language = row.language ?? undefined;
     return {
       fresh: row.inserted || row.existing_turn === turnId,
+      ...(row.inserted && row.message_id && row.created_at
+        ? { written: { messageId: row.message_id, createdAt: row.created_at } }
+        : {}),
       conversation: {
         app_id: bot.appId,
         channel_id: channel.id,
@@ -170,12 +184,20 @@ export async function recordInbound(db: Knex, input: InboundInput): Promise<Reco
 /**
  * `recordInbound` by group commit: the messages that arrive while the process is busy are
  * recorded by one statement, one commit. Each caller resolves once its row committed.
+ * @param onWritten told of each row written, after its commit (the live `message` event).
  */
-export function batchedRecordInbound(db: Knex): (input: InboundInput) => Promise<RecordedInbound> {
+export function batchedRecordInbound(
+  db: Knex,
+  onWritten?: (input: InboundInput, recorded: RecordedInbound & { written: WrittenRow }) => void,
+): (input: InboundInput) => Promise<RecordedInbound> {
   const batcher = new Batcher<InboundInput, RecordedInbound | BotwireError>((inputs) =>
     recordInboundRows(db, inputs),
   );
-  return async (input) => settled(await batcher.add(input));
+  return async (input) => {
+    const recorded = settled(await batcher.add(input));
+    if (onWritten && recorded.written) onWritten(input, { ...recorded, written: recorded.written });
+    return recorded;
+  };
 }
 
 /** Records a platform delivery status (sent, delivered, read, failed) on the outbound message. */
@@ -220,12 +242,18 @@ export interface OutboundCall {
   seq: string;
 }
 
+/** Where an outbound call went, for the live `message` event (not stored on the row). */
+export interface OutboundTarget {
+  appId?: string;
+  channelType?: string;
+}
+
 /** How a call ended. */
 export type OutboundOutcome =
   { status: 'sent'; platformMessageId: string } | { status: 'failed'; error: string };
 
 /** A call that ended, as its transcript row records it. */
-export interface OutboundRecord extends OutboundCall {
+export interface OutboundRecord extends OutboundCall, OutboundTarget {
   message: InternalMessage;
   outcome: OutboundOutcome;
 }
@@ -261,7 +289,7 @@ const RECORD_OUTBOUND = prepared(
    do update set status = excluded.status, platform_message_id = excluded.platform_message_id,
      error = excluded.error, updated_at = now()
    where messages.status = 'sending'
-   returning conversation_id, turn_id, seq`,
+   returning conversation_id, turn_id, seq, id::text as message_id, created_at`,
 );
 
 async function recordedOutboundRows(
@@ -294,7 +322,7 @@ export async function recordedOutbound(
 async function recordOutboundRows(
   db: Knex,
   records: readonly OutboundRecord[],
-): Promise<boolean[]> {
+): Promise<(WrittenRow | undefined)[]> {
   const rows = records.map(({ conversationId, turnId, seq, message, outcome }) => ({
     conversation_id: conversationId,
     turn_id: turnId,
@@ -305,13 +333,20 @@ async function recordOutboundRows(
     platform_message_id: outcome.status === 'sent' ? outcome.platformMessageId : null,
     error: outcome.status === 'failed' ? outcome.error : null,
   }));
-  const inserted = await runPrepared<{ conversation_id: string; turn_id: string; seq: string }>(
-    db,
-    RECORD_OUTBOUND,
-    [storableJson(rows)],
+  const inserted = await runPrepared<{
+    conversation_id: string;
+    turn_id: string;
+    seq: string;
+    message_id: string;
+    created_at: Date;
+  }>(db, RECORD_OUTBOUND, [storableJson(rows)]);
+  const written = new Map(
+    inserted.map((r) => [
+      `${r.conversation_id}/${r.turn_id}/${r.seq}`,
+      { messageId: r.message_id, createdAt: r.created_at },
+    ]),
   );
-  const keys = new Set(inserted.map((r) => `${r.conversation_id}/${r.turn_id}/${r.seq}`));
-  return records.map((r) => keys.has(`${r.conversationId}/${r.turnId}/${r.seq}`));
+  return records.map((r) => written.get(`${r.conversationId}/${r.turnId}/${r.seq}`));
 }
 
 /**
@@ -320,8 +355,8 @@ async function recordOutboundRows(
  * @returns false when another attempt had already recorded the same call (it was sent twice).
  */
 export async function recordOutbound(db: Knex, record: OutboundRecord): Promise<boolean> {
-  const [inserted] = await recordOutboundRows(db, [record]);
-  return inserted!;
+  const [written] = await recordOutboundRows(db, [record]);
+  return written !== undefined;
 }
 
 /**
@@ -342,10 +377,18 @@ export function batchedRecordedOutbound(
  * by one multi-row INSERT, one commit. Each caller resolves once its row committed. No two of
  * them are the same call: a turn's calls are sent one after another, and one conversation's
  * turns never overlap in a process.
+ * @param onWritten told of each row written, after its commit (the live `message` event).
  */
-export function batchedRecordOutbound(db: Knex): (record: OutboundRecord) => Promise<boolean> {
-  const batcher = new Batcher<OutboundRecord, boolean>((records) =>
+export function batchedRecordOutbound(
+  db: Knex,
+  onWritten?: (record: OutboundRecord, written: WrittenRow) => void,
+): (record: OutboundRecord) => Promise<boolean> {
+  const batcher = new Batcher<OutboundRecord, WrittenRow | undefined>((records) =>
     recordOutboundRows(db, records),
   );
-  return (record) => batcher.add(record);
+  return async (record) => {
+    const written = await batcher.add(record);
+    if (written && onWritten) onWritten(record, written);
+    return written !== undefined;
+  };
 }

@@ -13,6 +13,7 @@ import { createJsonPost } from './json-post.ts';
 import { Pacer, PACING_SCRIPTS } from './pacing.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
 import { batchedRecordedOutbound, batchedRecordInbound, batchedRecordOutbound } from './store.ts';
+import { transcriptEvents } from './transcript-events.ts';
 
 export async function startChannel(
   config: Config,
@@ -39,11 +40,13 @@ export async function startChannel(
     };
   };
   const { telegram, whatsapp } = apis(config.channel.sendTimeoutMs);
+  // Each transcript row written is announced as a live `message` event.
+  const announce = transcriptEvents(kit.events);
   const inbound = {
     db,
     directory,
     telegram,
-    record: batchedRecordInbound(db),
+    record: batchedRecordInbound(db, announce.inbound),
     skipLanguage: config.skipLanguage,
   };
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: text goes straight to flow');
@@ -67,7 +70,7 @@ export async function startChannel(
     transientAttempts: 1,
     ledger: kit.redis,
     recorded: batchedRecordedOutbound(db),
-    record: batchedRecordOutbound(db),
+    record: batchedRecordOutbound(db, announce.outbound),
   };
   const outbound = { ...sending, breaker, suspect: apis(config.channel.suspectSendTimeoutMs) };
   const drainer = new Drainer({

@@ -61,6 +61,8 @@ export interface TurnDeps {
   cache?: StateCache;
   /** Writes the state after a turn; `saveState` one by one when absent. */
   save?: (input: Parameters<typeof saveState>[1]) => Promise<StoredState>;
+  /** Told of each conversation whose flow state a turn changed (the live `conversation` event). */
+  onStateChanged?: (conversation: ConversationRef, state: ConversationState) => void;
 }
 
 /** What one turn may spend (`FLOW_HTTP_MAX_STEPS`, `FLOW_HTTP_TURN_BUDGET_MS`, `FLOW_STATE_MAX_BYTES`). */
@@ -261,6 +263,8 @@ async function runOneTurn(
     outbox,
   });
   deps.cache?.set(conversation.conversation_id, saved, stateBytes(state, outbox));
+  if (state.state !== stored.state.state || state.ended !== stored.state.ended)
+    deps.onStateChanged?.(conversation, state);
   return outbox;
 }
 

@@ -5,6 +5,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.ts';
 import type { Logger } from '../shared/logger.ts';
+import type { ConversationRef } from '../shared/messages.ts';
+import type { ConversationState } from './engine/types.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDirectory, type Kit } from '../shared/worker-kit.ts';
 import { addressPolicy } from './address-policy.ts';
@@ -58,6 +60,14 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
     skipLanguage: config.skipLanguage,
     cache: new StateCache(10_000, config.flow.stateCacheBytes),
     save: batchedSaveState(db),
+    onStateChanged: (conversation: ConversationRef, state: ConversationState) =>
+      kit.events.publish('conversation', {
+        app_id: conversation.app_id,
+        conversation_id: conversation.conversation_id,
+        channel_type: conversation.channel_type,
+        ...(state.state === null ? {} : { state: state.state }),
+        ...(state.ended ? { ended: true } : {}),
+      }),
   };
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: replies go straight to channel');
   const stop = new AbortController();

@@ -13,6 +13,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDb } from '../shared/worker-kit.ts';
 import { EXTRACT_DEFAULTS } from './extract/index.ts';
+import { JobProgressEvents } from './progress-events.ts';
 import { runIndexJob, STOPPED, YIELDED } from './run-job.ts';
 import { failJob } from './store.ts';
 
@@ -77,6 +78,8 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
     // Aborted on close: every PDF thread in flight is terminated, spreadsheet workers closed.
     signal: closed.signal,
   };
+  // Live `index-job` events, read from the job's row while it runs (a few per second at most).
+  const progress = new JobProgressEvents({ db, events: kit.events, logger });
   const worker = new Worker<{ job_id: string; resumed?: boolean }>(
     QUEUE,
     async (job, token) => {
@@ -84,10 +87,11 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
       // A slice ends between two files once INDEXER_SLICE_MS have passed and another job waits.
       const shouldYield = async (): Promise<boolean> =>
         Date.now() - started >= knowledge.indexerSliceMs && (await queue.getWaitingCount()) > 0;
+      const unwatch = progress.watch(job.data.job_id);
       const result = await runIndexJob(deps, job.data.job_id, () => closed.signal.aborted, {
         shouldYield,
         resumed: job.data.resumed === true,
-      });
+      }).finally(unwatch);
       if (result === STOPPED) {
         // Back to wait without spending an attempt; the next indexer resumes after the files done.
         await job.moveToWait(token);
@@ -128,9 +132,11 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
           : /stalled/.test(error.message)
             ? 'the indexer stopped too often while running this job'
             : 'an internal error (see the indexer log)';
-      failJob(db, job.data.job_id, `indexing failed: ${reason}`).catch((err: unknown) =>
-        logger.error({ err, jobId: job.data.job_id }, 'could not record a failed job'),
-      );
+      failJob(db, job.data.job_id, `indexing failed: ${reason}`)
+        .then(() => progress.announce(job.data.job_id))
+        .catch((err: unknown) =>
+          logger.error({ err, jobId: job.data.job_id }, 'could not record a failed job'),
+        );
     }
   });
 
@@ -163,6 +169,7 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
         );
       }
       await queue.add(QUEUE, { job_id: jobId }, { jobId });
+      void progress.announce(jobId);
       context.log.info(
         { jobId, collection: request.collection_name, files: request.files.length },
         'indexing job queued',

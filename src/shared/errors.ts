@@ -23,6 +23,11 @@ export const ERRORS = {
     retryable: true,
     doc: "More of this bot's turns wait (in the pipeline or parked for its failing platform) than EDGE_MAX_BOT_BACKLOG: its callback is refused (with Retry-After) and nothing is published; other bots' callbacks are accepted.",
   },
+  BW_ERR_EVENTS_BUSY: {
+    status: 503,
+    retryable: true,
+    doc: 'This api process already serves EVENTS_MAX_CLIENTS live event streams (GET /v2/events); try again later or another api process.',
+  },
   BW_ERR_UNKNOWN_TOPIC: { status: 400, retryable: false, doc: 'No such topic.' },
   BW_ERR_MESSAGE_MALFORMED: {
     status: 400,

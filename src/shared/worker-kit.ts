@@ -8,6 +8,7 @@ import { BotDirectory, type DirectoryOptions } from './bots/directory.ts';
 import { BotStore } from './bots/store.ts';
 import { createDb, type DbOptions, type Knex } from './db.ts';
 import { StreamConsumer, type Handler } from './bus/consumer.ts';
+import { EventPublisher, type EventPublisherOptions } from './events/publisher.ts';
 import { Producer, PRODUCER_SCRIPTS, type ProducerOptions } from './bus/producer.ts';
 import type { Topic } from './bus/topics.ts';
 import type { Logger } from './logger.ts';
@@ -23,6 +24,8 @@ export interface Kit {
   redis: Redis;
   schemas: SchemaRegistry;
   producer: Producer;
+  /** Live events for the console (best effort, docs/events.md). */
+  events: EventPublisher;
 }
 
 export interface KitOptions {
@@ -38,6 +41,8 @@ export interface KitOptions {
   enableAutoPipelining?: boolean;
   /** Called once per published message, for metrics. */
   onPublished?: ProducerOptions['onPublished'];
+  /** Called once per live event lost, for metrics. */
+  onEventLost?: EventPublisherOptions['onFailed'];
   /**
    * The component's own Lua scripts, defined with the connection like the producer's. A script
    * goes by its SHA1 (`EVALSHA`) and must be defined as the connection is made, not later: an
@@ -49,7 +54,14 @@ export interface KitOptions {
 }
 
 export function createKit(config: Config, logger: Logger, options: KitOptions): Kit {
-  const { name, failFast = false, enableAutoPipelining = true, onPublished, scripts } = options;
+  const {
+    name,
+    failFast = false,
+    enableAutoPipelining = true,
+    onPublished,
+    onEventLost,
+    scripts,
+  } = options;
   const redis = createRedis(config.redisUrl, {
     name,
     failFast,
@@ -68,7 +80,15 @@ export function createKit(config: Config, logger: Logger, options: KitOptions): 
     partitions: config.stream.partitions,
     ...(onPublished ? { onPublished } : {}),
   });
-  return { name, config, logger, redis, schemas, producer };
+  const events = new EventPublisher({
+    redis,
+    schemas,
+    logger,
+    prefix: config.stream.prefix,
+    maxLen: config.events.maxLen,
+    ...(onEventLost ? { onFailed: onEventLost } : {}),
+  });
+  return { name, config, logger, redis, schemas, producer, events };
 }
 
 /**
@@ -81,7 +101,7 @@ export async function consume<T>(
   handler: Handler<T>,
   closers: (() => Promise<unknown>)[] = [],
 ): Promise<Service> {
-  const { config, logger, redis, schemas, producer } = kit;
+  const { config, logger, redis, schemas, producer, events } = kit;
   const consumer = new StreamConsumer<T>({
     redis,
     producer,
@@ -102,6 +122,7 @@ export async function consume<T>(
     leaseMs: config.consumer.leaseMs,
     retryBaseMs: config.consumer.retryBaseMs,
     maxDeliveries: config.consumer.maxDeliveries,
+    onDeadLettered: (topic, id, code) => events.publish('dead-letter', { topic, id, code }),
   });
   await consumer.start();
   logger.info({ topic, partitions: consumer.partitions }, 'consuming');

@@ -13,7 +13,9 @@ import { readJson } from '../body.ts';
 import type { Edge } from '../edge.ts';
 import { DEFAULT_FLOW } from '../../shared/flows/default-flow.ts';
 import { validateFlow } from '../../shared/flows/validate-flow.ts';
+import { botChanged } from './bot-changed.ts';
 import { collectionRoutes } from './collections.ts';
+import { eventRoutes } from '../events/route.ts';
 import { AuthLimiter, peerAddress, securityHeaders } from './guard.ts';
 import { presentBot, presentChannel } from './present.ts';
 import { registerTelegramWebhook } from './telegram-webhook.ts';
@@ -151,7 +153,7 @@ export function adminRouter(edge: Edge): Router {
       ...input,
       flow: checked.flow as Record<string, unknown>,
     });
-    await edge.directory.notifyChanged(bot.appId);
+    await botChanged(edge, bot.appId, 'created');
     ctx.status = 201;
     ctx.body = { ...present(bot), warnings: checked.warnings };
   });
@@ -178,7 +180,7 @@ export function adminRouter(edge: Edge): Router {
     const warnings = patch.flow === undefined ? [] : checkFlow(edge, patch.flow).warnings;
     const bot = await edge.store.updateBot(appId, patch);
     if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
-    await edge.directory.notifyChanged(appId);
+    await botChanged(edge, appId, 'updated');
     ctx.body = { ...present(bot), warnings };
   });
 
@@ -186,7 +188,7 @@ export function adminRouter(edge: Edge): Router {
     const appId = appIdOf(ctx);
     if (!(await edge.store.deleteBot(appId)))
       throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
-    await edge.directory.notifyChanged(appId);
+    await botChanged(edge, appId, 'deleted');
     ctx.status = 204;
   });
 
@@ -196,7 +198,7 @@ export function adminRouter(edge: Edge): Router {
     if (!(await edge.store.getBot(appId)))
       throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
     const channel = await edge.store.addChannel(appId, input);
-    await edge.directory.notifyChanged(appId);
+    await botChanged(edge, appId, 'updated');
     ctx.status = 201;
     ctx.body = presentChannel(edge.publicBaseUrl, channel);
   });
@@ -227,5 +229,6 @@ export function adminRouter(edge: Edge): Router {
   });
 
   collectionRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
+  eventRoutes(router, edge);
   return router;
 }

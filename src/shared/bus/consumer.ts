@@ -115,6 +115,11 @@ export interface ConsumerOptions<T> {
   deadMaxLen?: number;
   /** Called after each entry, for metrics. */
   onOutcome?: (outcome: Outcome, topic: Topic) => void;
+  /**
+   * Called once an entry is in the dead-letter stream, with its id there and the error code (the
+   * live `dead-letter` event); must not throw.
+   */
+  onDeadLettered?: (topic: Topic, deadId: string, code: string) => void;
 }
 
 type Decoded<T> = { ok: true; message: T } | { ok: false; error: BotwireError };
@@ -162,8 +167,8 @@ export async function ensureGroups(
 
 /** A consumer-group consumer of one topic. Call `start()` once and `close()` when done. */
 export class StreamConsumer<T> {
-  readonly #o: Required<Omit<ConsumerOptions<T>, 'onOutcome'>> &
-    Pick<ConsumerOptions<T>, 'onOutcome'>;
+  readonly #o: Required<Omit<ConsumerOptions<T>, 'onOutcome' | 'onDeadLettered'>> &
+    Pick<ConsumerOptions<T>, 'onOutcome' | 'onDeadLettered'>;
   /** Entries in flight (queued or running) past which reading waits. */
   readonly #inFlightMax: number;
   /**
@@ -836,7 +841,7 @@ export class StreamConsumer<T> {
   ): Promise<boolean> {
     const { redis, group, name, topic, deadMaxLen } = this.#o;
     try {
-      await redis
+      const results = await redis
         .multi()
         .xadd(
           this.#keys.dead,
@@ -870,6 +875,8 @@ export class StreamConsumer<T> {
         .exec();
       log.error({ code: codeOf(error), reason }, 'message moved to the dead-letter stream');
       this.#o.onOutcome?.('dead', topic);
+      const deadId = results?.[0]?.[1];
+      if (typeof deadId === 'string') this.#o.onDeadLettered?.(topic, deadId, codeOf(error));
       return true;
     } catch (deadError) {
       log.error({ err: deadError, reason }, 'could not dead-letter the message; retrying');
