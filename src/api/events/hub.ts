@@ -172,8 +172,12 @@ export class EventHub {
       const at = info.indexOf(name);
       return at >= 0 ? info[at + 1] : undefined;
     };
-    const last = String(field('last-generated-id') ?? ZERO_ID);
-    const maxDeleted = String(field('max-deleted-entry-id') ?? ZERO_ID);
+    const id = (name: string): string => {
+      const value = field(name);
+      return typeof value === 'string' ? value : ZERO_ID;
+    };
+    const last = id('last-generated-id');
+    const maxDeleted = id('max-deleted-entry-id');
     // Redis before 7.0 does not count entries added: taken as trimmed.
     const added = field('entries-added');
     const trimmed = added === undefined || Number(added) > Number(field('length'));
