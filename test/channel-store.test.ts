@@ -79,7 +79,9 @@ describe('channel store: recording an inbound message', () => {
       inbound: inbound({ firstName: 'Ana' }),
       turnId: 't2',
     });
-    expect(second).to.deep.equal(first);
+    expect({ ...second, written: undefined }).to.deep.equal({ ...first, written: undefined });
+    // Each call wrote its own transcript row, and says which.
+    expect(second.written!.messageId).to.not.equal(first.written!.messageId);
     expect(await versions()).to.deep.equal(before);
     expect(
       await t.db('messages').where({ conversation_id: before.conversation.id }).count('* as n'),
@@ -115,9 +117,14 @@ describe('channel store: recording an inbound message', () => {
   it('when the same platform message is recorded again, then under its own turn it is fresh, under another it is a platform redelivery', async () => {
     const message = inbound();
     const again = { bot, channel, inbound: message };
-    expect((await recordInbound(t.db, { ...again, turnId: 'r1' })).fresh).to.equal(true);
-    expect((await recordInbound(t.db, { ...again, turnId: 'r1' })).fresh).to.equal(true);
+    const first = await recordInbound(t.db, { ...again, turnId: 'r1' });
+    expect(first.fresh).to.equal(true);
+    const redelivered = await recordInbound(t.db, { ...again, turnId: 'r1' });
+    expect(redelivered.fresh).to.equal(true);
     expect((await recordInbound(t.db, { ...again, turnId: 'r2' })).fresh).to.equal(false);
+    // Only the call that wrote the row says so: its live event is published once.
+    expect(first.written?.messageId).to.match(/^\d+$/);
+    expect(redelivered.written).to.equal(undefined);
   });
 
   it('when messages arrive in the same turn of the event loop, then one statement records them all, one user writing to two bots included', async () => {
