@@ -4,11 +4,14 @@
  */
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EventHub } from '../../src/api/events/hub.ts';
 import { startApi } from '../../src/api/worker.ts';
 import { eventsKey } from '../../src/shared/events/types.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import { waitFor } from '../support/services.ts';
+import { connectRedis, uniquePrefix, waitFor } from '../support/services.ts';
 import { openSse, openStalledSse, type SseStream } from '../support/sse.ts';
 
 const botBody = (name: string) => ({
@@ -215,5 +218,36 @@ describe('live events (GET /v2/events)', function () {
     const appId = await createBot('kept');
     expect((await t.call('GET', `/v2/bots/${appId}`)).status).to.equal(200);
     await waitFor(async () => (await metric('botwire_events_lost_total')) >= 1);
+  });
+});
+
+describe('the events hub on its own', function () {
+  this.timeout(30_000);
+
+  it('when a stream is idle, then heartbeat comments keep coming; close() ends it', async () => {
+    const redis = connectRedis();
+    const hub = new EventHub({
+      redis,
+      prefix: uniquePrefix(),
+      maxClients: 2,
+      logger: createLogger({ component: 'test', level: 'silent' }),
+      heartbeatMs: 50,
+    });
+    const server = createServer((req, res) => {
+      hub.open(req, res, { filter: {} }).catch(() => res.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const stream = await openSse(`http://127.0.0.1:${port}`, '/');
+      await waitFor(() => stream.comments >= 2, { what: 'two heartbeats' });
+      expect(stream.events).to.deep.equal([]);
+      await hub.close();
+      await stream.ended;
+    } finally {
+      await hub.close();
+      server.close();
+      redis.disconnect();
+    }
   });
 });

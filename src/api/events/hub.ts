@@ -99,6 +99,8 @@ export class EventHub {
       this.#opening -= 1;
     }
     if (this.#closing) throw new BotwireError('BW_ERR_UNAVAILABLE', 'the api is shutting down');
+    // Gone while the start was looked up: its close event has passed, so it is not registered.
+    if (req.socket.destroyed) return;
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
