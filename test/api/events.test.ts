@@ -94,6 +94,23 @@ describe('live events (GET /v2/events)', function () {
     expect(resumed.events.map((e) => e.data.app_id)).to.deep.equal([before[1], ...after, more]);
   });
 
+  it('when events keep coming while a client catches up, then it gets each one once, in stream order', async () => {
+    const key = eventsKey(t.prefix);
+    const data = JSON.stringify({ app_id: 'x', change: 'updated' });
+    const add = () => t.redis.xadd(key, '*', 'type', 'bot', 'data', data);
+    const first = await add();
+    for (let i = 0; i < 1500; i += 1) await add();
+    // More arrive while the backlog is read: the switch to live must neither skip nor repeat.
+    const writing = (async () => {
+      for (let i = 0; i < 500; i += 1) await add();
+    })();
+    const stream = await sse('/v2/events', { 'last-event-id': first! });
+    await writing;
+    const events = await stream.waitForEvents(2000, 'bot', 30_000);
+    const ids = (await t.redis.xrange(key, `(${first}`, '+')).map(([id]) => id);
+    expect(events.map((e) => e.id)).to.deep.equal(ids);
+  });
+
   it('when last_event_id is given in the query and in the header, then the header wins', async () => {
     const ids = [await createBot('a'), await createBot('b'), await createBot('c')];
     const rows = await t.redis.xrange(eventsKey(t.prefix), '-', '+');
