@@ -14,6 +14,7 @@ import type { Edge } from '../edge.ts';
 import { DEFAULT_FLOW } from '../../shared/flows/default-flow.ts';
 import { validateFlow } from '../../shared/flows/validate-flow.ts';
 import { collectionRoutes } from './collections.ts';
+import { actorOf, flowVersionRoutes } from './flow-versions.ts';
 import { AuthLimiter, peerAddress, securityHeaders } from './guard.ts';
 import { presentBot, presentChannel } from './present.ts';
 import { registerTelegramWebhook } from './telegram-webhook.ts';
@@ -147,10 +148,10 @@ export function adminRouter(edge: Edge): Router {
     const input = await body<NewBot>(ctx, edge, 'http/create-bot');
     const checked =
       input.flow === undefined ? { flow: DEFAULT_FLOW, warnings: [] } : checkFlow(edge, input.flow);
-    const bot = await edge.store.createBot({
-      ...input,
-      flow: checked.flow as Record<string, unknown>,
-    });
+    const bot = await edge.store.createBot(
+      { ...input, flow: checked.flow as Record<string, unknown> },
+      actorOf(ctx),
+    );
     await edge.directory.notifyChanged(bot.appId);
     ctx.status = 201;
     ctx.body = { ...present(bot), warnings: checked.warnings };
@@ -176,7 +177,7 @@ export function adminRouter(edge: Edge): Router {
     const appId = appIdOf(ctx);
     const patch = await body<BotPatch>(ctx, edge, 'http/patch-bot');
     const warnings = patch.flow === undefined ? [] : checkFlow(edge, patch.flow).warnings;
-    const bot = await edge.store.updateBot(appId, patch);
+    const bot = await edge.store.updateBot(appId, patch, actorOf(ctx));
     if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
     await edge.directory.notifyChanged(appId);
     ctx.body = { ...present(bot), warnings };
@@ -227,5 +228,10 @@ export function adminRouter(edge: Edge): Router {
   });
 
   collectionRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
+  flowVersionRoutes(router, edge, {
+    readBody: (ctx, schema) => body(ctx, edge, schema),
+    appIdOf,
+    limitOf,
+  });
   return router;
 }

@@ -48,12 +48,12 @@ export async function appendVersion(
   input: { flow: Record<string, unknown>; author: string; note?: string | null },
 ): Promise<FlowVersion | undefined> {
   if (!(await lockBot(trx, appId))) return undefined;
-  const last = (await trx('flow_versions')
-    .where({ app_id: appId })
-    .max('version as version')
-    .first()) as { version: number | null } | undefined;
-  const version = (last?.version ?? 0) + 1;
-  const [row] = (await trx('flow_versions')
+  const next = await trx.raw<{ rows: { version: number }[] }>(
+    'select coalesce(max(version), 0) + 1 as version from flow_versions where app_id = ?',
+    [appId],
+  );
+  const version = next.rows[0]!.version;
+  const [row]: FlowVersion[] = await trx('flow_versions')
     .insert({
       app_id: appId,
       version,
@@ -61,7 +61,7 @@ export async function appendVersion(
       author: input.author,
       note: input.note ?? null,
     })
-    .returning([...VERSION_COLUMNS])) as FlowVersion[];
+    .returning([...VERSION_COLUMNS]);
   await trx('bots')
     .where({ app_id: appId })
     .update({ flow: input.flow, flow_version: version, updated_at: trx.fn.now() });
@@ -77,26 +77,28 @@ export class FlowVersionStore {
 
   /** The current version, or undefined when the bot does not exist. */
   async current(appId: string): Promise<FlowVersion | undefined> {
-    const row = (await this.#db('bots as b')
+    const row: FlowVersion | undefined = await this.#db('bots as b')
       .join('flow_versions as v', function () {
         this.on('v.app_id', 'b.app_id').andOn('v.version', 'b.flow_version');
       })
       .where('b.app_id', appId)
-      .first(VERSION_COLUMNS.map((c) => `v.${c}`))) as FlowVersion | undefined;
+      .first(VERSION_COLUMNS.map((c) => `v.${c}`));
     return row;
   }
 
   /** The number of the current version; undefined when the bot does not exist. */
   async currentNumber(appId: string): Promise<number | undefined> {
-    const row = (await this.#db('bots').where({ app_id: appId }).first('flow_version')) as
-      { flow_version: number } | undefined;
+    const row: { flow_version: number } | undefined = await this.#db('bots')
+      .where({ app_id: appId })
+      .first('flow_version');
     return row?.flow_version;
   }
 
   async get(appId: string, version: number): Promise<FlowVersion | undefined> {
-    return (await this.#db('flow_versions')
+    const found: FlowVersion | undefined = await this.#db('flow_versions')
       .where({ app_id: appId, version })
-      .first([...VERSION_COLUMNS])) as FlowVersion | undefined;
+      .first([...VERSION_COLUMNS]);
+    return found;
   }
 
   /**
@@ -104,19 +106,20 @@ export class FlowVersionStore {
    * plus the one just older than the last, so each can be compared with its predecessor.
    */
   async list(appId: string, limit: number, before?: number): Promise<FlowVersion[]> {
-    const query = this.#db('flow_versions')
+    const query = this.#db<FlowVersion & { app_id: string }>('flow_versions')
       .where({ app_id: appId })
       .orderBy('version', 'desc')
       .limit(limit + 1)
       .select([...VERSION_COLUMNS]);
     if (before !== undefined) void query.where('version', '<', before);
-    return (await query) as FlowVersion[];
+    return query;
   }
 
   async draft(appId: string): Promise<FlowDraft | undefined> {
-    return (await this.#db('flow_drafts')
+    const found: FlowDraft | undefined = await this.#db('flow_drafts')
       .where({ app_id: appId })
-      .first('flow', 'author', 'revision', 'updated_at')) as FlowDraft | undefined;
+      .first('flow', 'author', 'revision', 'updated_at');
+    return found;
   }
 
   /** Saves the bot's draft, replacing the one before; undefined when the bot does not exist. */
@@ -128,7 +131,7 @@ export class FlowVersionStore {
     return this.#db.transaction(async (trx) => {
       // The lock orders a save against a publish of the same bot (which deletes the draft).
       if (!(await lockBot(trx, appId))) return undefined;
-      const [row] = (await trx('flow_drafts')
+      const [row]: FlowDraft[] = await trx('flow_drafts')
         .insert({ app_id: appId, flow, author, revision: 1 })
         .onConflict('app_id')
         .merge({
@@ -137,7 +140,7 @@ export class FlowVersionStore {
           revision: trx.raw('flow_drafts.revision + 1'),
           updated_at: trx.fn.now(),
         })
-        .returning(['flow', 'author', 'revision', 'updated_at'])) as FlowDraft[];
+        .returning(['flow', 'author', 'revision', 'updated_at']);
       return row;
     });
   }
@@ -159,8 +162,9 @@ export class FlowVersionStore {
     return this.#db.transaction(async (trx) => {
       if (!(await lockBot(trx, appId)))
         throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
-      const draft = (await trx('flow_drafts').where({ app_id: appId }).first('flow')) as
-        { flow: Record<string, unknown> } | undefined;
+      const draft = await trx<{ app_id: string; flow: Record<string, unknown> }>('flow_drafts')
+        .where({ app_id: appId })
+        .first('flow');
       if (!draft) throw new BotwireError('BW_ERR_NO_DRAFT', 'this bot has no draft to publish');
       input.check(draft.flow);
       const version = await appendVersion(trx, appId, {
@@ -182,9 +186,9 @@ export class FlowVersionStore {
     return this.#db.transaction(async (trx) => {
       if (!(await lockBot(trx, appId)))
         throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
-      const row = (await trx('flow_versions')
+      const row: FlowVersion | undefined = await trx('flow_versions')
         .where({ app_id: appId, version })
-        .first([...VERSION_COLUMNS])) as FlowVersion | undefined;
+        .first([...VERSION_COLUMNS]);
       if (!row)
         throw new BotwireError('BW_ERR_NOT_FOUND', `this bot has no flow version ${version}`);
       check(row.flow);
