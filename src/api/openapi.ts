@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERRORS } from '../shared/errors.ts';
 import { SCHEMAS_DIR } from '../shared/schemas.ts';
+import { versionPaths } from './openapi-versions.ts';
 
 function schema(name: string): Record<string, unknown> {
   const loaded = JSON.parse(readFileSync(join(SCHEMAS_DIR, `${name}.json`), 'utf8')) as Record<
@@ -95,9 +96,12 @@ export function openApiDocument(): Record<string, unknown> {
         channel: schema('http/channel'),
         'index-collection': schema('http/index-collection'),
         'patch-collection': schema('http/patch-collection'),
+        'flow-draft': schema('http/flow-draft'),
+        'publish-flow': schema('http/publish-flow'),
       },
     },
     paths: {
+      ...versionPaths,
       '/v2/callback/telegram/{app_id}': {
         post: {
           summary: 'A Telegram update (X-Telegram-Bot-Api-Secret-Token required)',
