@@ -144,7 +144,7 @@ export const ERRORS = {
   BW_ERR_NO_DRAFT: {
     status: 409,
     retryable: false,
-    doc: "A publish found no draft of the bot's flow (none was saved, or another publish took it first).",
+    doc: "A publish, or an impact check of the draft, found no draft of the bot's flow (none was saved, or another publish took it first).",
   },
   BW_ERR_FLOW_LOOP: {
     status: 500,
