@@ -77,6 +77,26 @@ describe('flow versions', function () {
 
   const newBot = async (flow: unknown = FLOW_V1) => (await createTelegramBot(t, { flow })).appId;
 
+  it('when a flow route is called without the admin token, then 401 BW_ERR_UNAUTHORIZED', async () => {
+    const bot = '/v2/bots/6f1c1f8e-0000-4000-8000-000000000000/flow';
+    const routes: [string, string][] = [
+      ['POST', '/v2/flows/validate'],
+      ['GET', bot],
+      ['PUT', `${bot}/draft`],
+      ['DELETE', `${bot}/draft`],
+      ['POST', `${bot}/publish`],
+      ['GET', `${bot}/versions`],
+      ['GET', `${bot}/versions/1`],
+      ['POST', `${bot}/versions/1/publish`],
+      ['GET', `${bot}/impact?version=draft`],
+    ];
+    for (const [method, path] of routes) {
+      const answer = await t.call(method, path, { auth: false });
+      expect(answer.status, `${method} ${path}`).to.equal(401);
+      expect(answer.json.error.code).to.equal('BW_ERR_UNAUTHORIZED');
+    }
+  });
+
   it('when flows are validated, then the answer is 200 with problems and warnings pointing into the flow, and 400 only for a body that is not JSON', async () => {
     const valid = await t.call('POST', '/v2/flows/validate', { body: FLOW_V1 });
     expect(valid.status).to.equal(200);
