@@ -135,9 +135,8 @@ export function flowVersionRoutes(router: Router, edge: Edge, helpers: AdminHelp
   router.post('/v2/bots/:app_id/flow/publish', async (ctx) => {
     const appId = appIdOf(ctx);
     // The body is optional: a publish without a note may send none.
-    const input = ctx.request.length
-      ? await readBody<{ note?: string }>(ctx, 'http/publish-flow')
-      : {};
+    const sent = Boolean(ctx.request.length) || ctx.get('transfer-encoding') !== '';
+    const input = sent ? await readBody<{ note?: string }>(ctx, 'http/publish-flow') : {};
     const version = await versions.publishDraft(appId, {
       author: actorOf(ctx),
       note: input.note ?? null,
