@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ERRORS } from '../shared/errors.ts';
 import { SCHEMAS_DIR } from '../shared/schemas.ts';
 import { eventSchemas, eventsPaths } from './openapi-events.ts';
+import { versionPaths } from './openapi-versions.ts';
 
 function schema(name: string): Record<string, unknown> {
   const loaded = JSON.parse(readFileSync(join(SCHEMAS_DIR, `${name}.json`), 'utf8')) as Record<
@@ -97,10 +98,13 @@ export function openApiDocument(): Record<string, unknown> {
         'index-collection': schema('http/index-collection'),
         'patch-collection': schema('http/patch-collection'),
         ...eventSchemas,
+        'flow-draft': schema('http/flow-draft'),
+        'publish-flow': schema('http/publish-flow'),
       },
     },
     paths: {
       ...eventsPaths,
+      ...versionPaths,
       '/v2/callback/telegram/{app_id}': {
         post: {
           summary: 'A Telegram update (X-Telegram-Bot-Api-Secret-Token required)',

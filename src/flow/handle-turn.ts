@@ -21,6 +21,7 @@ import type { Redis } from '../shared/redis.ts';
 import { DEFAULT_ERROR_TEXT, runTurn } from './engine/run-turn.ts';
 import type { ConversationState, Effect, FlowEvent, OutMessage } from './engine/types.ts';
 import { runHttpEffect, type HttpOptions } from './http-effect.ts';
+import { restartIfRemoved } from './removed-state.ts';
 import type { StateCache } from './state-cache.ts';
 import { loadState, saveState, type StoredState } from './state-store.ts';
 import { addDeadline } from './timeouts.ts';
@@ -171,13 +172,20 @@ async function runOneTurn(
   if (!event) return [];
 
   const flow = bot.flow as unknown as Flow;
+  // The current flow version may no longer have the state the conversation waits in.
+  let state = stored.state;
+  ({ state, event } = await restartIfRemoved(
+    deps.db,
+    { bot, flow, state, event, conversationId: conversation.conversation_id, turnId },
+    context,
+  ));
+
   let counter = 0;
   const options = {
     newRequestId: () => `${turnId}:${(counter += 1)}`,
     resetKeywords: conversation.channel_type === 'telegram' ? ['/start'] : [],
   };
   const budget = { ...DEFAULT_TURN_BUDGET, ...deps.budget };
-  let state = stored.state;
   let outputs: OutMessage[] = [];
   let pending: Extract<Effect, { kind: 'retrieve' }> | undefined;
   let httpSteps = 0;

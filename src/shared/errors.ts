@@ -144,7 +144,12 @@ export const ERRORS = {
   BW_ERR_FLOW_INVALID: {
     status: 400,
     retryable: false,
-    doc: 'The flow fails its schema or a flow check (unknown state, bad regex, dead end); `details.problems` lists each JSON Pointer.',
+    doc: 'The flow fails its schema or a flow check (unknown state, bad regex, dead end); `details.problems` lists each JSON Pointer. 400 when a bot is created or changed with it; 422 when a draft is published or a version rolled back to (the stored flow, not the request, is at fault).',
+  },
+  BW_ERR_NO_DRAFT: {
+    status: 409,
+    retryable: false,
+    doc: "A publish, or an impact check of the draft, found no draft of the bot's flow (none was saved, or another publish took it first).",
   },
   BW_ERR_FLOW_LOOP: {
     status: 500,
@@ -217,25 +222,34 @@ export class BotwireError extends Error {
   /** Extra machine-readable facts (a schema path, a topic name); never secrets. */
   readonly details: Record<string, unknown> | undefined;
   readonly #retryable: boolean | undefined;
+  readonly #status: number | undefined;
 
   /**
    * @param options.retryable overrides the code's usual answer for this one failure: an upstream
    *   that refused (4xx) rather than failed (5xx, timeout) is `BW_ERR_UPSTREAM` all the same, but
    *   trying again cannot help.
+   * @param options.status overrides the code's HTTP status where its `doc` says so (a stored flow
+   *   that fails validation is 422, a flow sent in the request 400).
    */
   constructor(
     code: ErrorCode,
     message: string,
-    options?: { cause?: unknown; details?: Record<string, unknown>; retryable?: boolean },
+    options?: {
+      cause?: unknown;
+      details?: Record<string, unknown>;
+      retryable?: boolean;
+      status?: number;
+    },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.details = options?.details;
     this.#retryable = options?.retryable;
+    this.#status = options?.status;
   }
 
   get status(): number {
-    return ERRORS[this.code].status;
+    return this.#status ?? ERRORS[this.code].status;
   }
 
   get retryable(): boolean {

@@ -38,6 +38,7 @@ export function presentBot(publicBaseUrl: string, bot: BotRecord): Record<string
     language: bot.language,
     active: bot.active,
     flow: bot.flow,
+    flow_version: bot.flowVersion ?? null,
     created_at: bot.createdAt,
     updated_at: bot.updatedAt,
     channels: bot.channels.map((c) => presentChannel(publicBaseUrl, c)),

@@ -16,6 +16,7 @@ import { validateFlow } from '../../shared/flows/validate-flow.ts';
 import { botChanged } from './bot-changed.ts';
 import { collectionRoutes } from './collections.ts';
 import { eventRoutes } from '../events/route.ts';
+import { actorOf, flowVersionRoutes } from './flow-versions.ts';
 import { AuthLimiter, peerAddress, securityHeaders } from './guard.ts';
 import { presentBot, presentChannel } from './present.ts';
 import { registerTelegramWebhook } from './telegram-webhook.ts';
@@ -149,10 +150,10 @@ export function adminRouter(edge: Edge): Router {
     const input = await body<NewBot>(ctx, edge, 'http/create-bot');
     const checked =
       input.flow === undefined ? { flow: DEFAULT_FLOW, warnings: [] } : checkFlow(edge, input.flow);
-    const bot = await edge.store.createBot({
-      ...input,
-      flow: checked.flow as Record<string, unknown>,
-    });
+    const bot = await edge.store.createBot(
+      { ...input, flow: checked.flow as Record<string, unknown> },
+      actorOf(ctx),
+    );
     await botChanged(edge, bot.appId, 'created');
     ctx.status = 201;
     ctx.body = { ...present(bot), warnings: checked.warnings };
@@ -178,7 +179,7 @@ export function adminRouter(edge: Edge): Router {
     const appId = appIdOf(ctx);
     const patch = await body<BotPatch>(ctx, edge, 'http/patch-bot');
     const warnings = patch.flow === undefined ? [] : checkFlow(edge, patch.flow).warnings;
-    const bot = await edge.store.updateBot(appId, patch);
+    const bot = await edge.store.updateBot(appId, patch, actorOf(ctx));
     if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
     await botChanged(edge, appId, 'updated');
     ctx.body = { ...present(bot), warnings };
@@ -230,5 +231,10 @@ export function adminRouter(edge: Edge): Router {
 
   collectionRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   eventRoutes(router, edge);
+  flowVersionRoutes(router, edge, {
+    readBody: (ctx, schema) => body(ctx, edge, schema),
+    appIdOf,
+    limitOf,
+  });
   return router;
 }

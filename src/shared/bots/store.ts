@@ -10,6 +10,7 @@ import { CredentialKeys } from '../credential-keys.ts';
 import { randomToken } from '../crypto.ts';
 import type { Knex } from '../db.ts';
 import { BotwireError } from '../errors.ts';
+import { appendVersion } from '../flows/version-store.ts';
 import type {
   BotPatch,
   BotRecord,
@@ -25,6 +26,7 @@ interface BotRow {
   app_id: string;
   name: string;
   flow: Record<string, unknown>;
+  flow_version: number | null;
   language: string;
   active: boolean;
   created_at: Date;
@@ -93,6 +95,7 @@ export class BotStore {
       appId: row.app_id,
       name: row.name,
       flow: row.flow,
+      flowVersion: row.flow_version,
       language: row.language,
       active: row.active,
       createdAt: row.created_at,
@@ -148,8 +151,11 @@ export class BotStore {
     }
   }
 
-  /** Creates a bot with its first channel, in one transaction. */
-  async createBot(bot: NewBot): Promise<BotRecord> {
+  /**
+   * Creates a bot with its first channel and its flow as version 1, in one transaction.
+   * @param author who created it, recorded on the version. @defaultValue "admin-key"
+   */
+  async createBot(bot: NewBot, author = 'admin-key'): Promise<BotRecord> {
     const appId = randomUUID();
     return this.#db.transaction(async (trx) => {
       const [row] = await trx<BotRow>('bots')
@@ -163,7 +169,8 @@ export class BotStore {
         .returning('*');
       const channel = this.#channelRow(appId, bot.channel);
       await this.#insertChannel(trx, channel);
-      return this.#toBot(row!, [channel]);
+      const version = await appendVersion(trx, appId, { flow: bot.flow, author });
+      return this.#toBot({ ...row!, flow_version: version!.version }, [channel]);
     });
   }
 
@@ -205,16 +212,31 @@ export class BotStore {
     return this.#withChannels(await this.#db<BotRow>('bots').orderBy('created_at'));
   }
 
-  async updateBot(appId: string, patch: BotPatch): Promise<BotRecord | undefined> {
+  /**
+   * Changes a bot; a new `flow` is published as its next version (in the same transaction).
+   * @param author who made the change, recorded on a new version. @defaultValue "admin-key"
+   */
+  async updateBot(
+    appId: string,
+    patch: BotPatch,
+    author = 'admin-key',
+  ): Promise<BotRecord | undefined> {
     const changes: Partial<BotRow> = {};
     if (patch.name !== undefined) changes.name = patch.name;
-    if (patch.flow !== undefined) changes.flow = patch.flow;
     if (patch.language !== undefined) changes.language = patch.language;
     if (patch.active !== undefined) changes.active = patch.active;
-    const [row] = await this.#db<BotRow>('bots')
-      .where({ app_id: appId })
-      .update({ ...changes, updated_at: this.#db.fn.now() as unknown as Date })
-      .returning('*');
+    const row = await this.#db.transaction(async (trx) => {
+      if (
+        patch.flow !== undefined &&
+        !(await appendVersion(trx, appId, { flow: patch.flow, author }))
+      )
+        return undefined;
+      const [updated] = await trx<BotRow>('bots')
+        .where({ app_id: appId })
+        .update({ ...changes, updated_at: this.#db.fn.now() as unknown as Date })
+        .returning('*');
+      return updated;
+    });
     if (!row) return undefined;
     const [bot] = await this.#withChannels([row]);
     return bot;

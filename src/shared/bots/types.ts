@@ -47,7 +47,13 @@ export interface ChannelRecord {
 export interface BotRecord {
   appId: string;
   name: string;
+  /** The flow of the current version (`flowVersion`). */
   flow: Record<string, unknown>;
+  /**
+   * The current flow version (docs/flows.md, "Versions"), as the store reads it; absent in records
+   * made elsewhere (tests).
+   */
+  flowVersion?: number | null;
   language: string;
   active: boolean;
   createdAt: Date;
