@@ -3,15 +3,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERRORS } from '../shared/errors.ts';
 import { SCHEMAS_DIR } from '../shared/schemas.ts';
+import { consolePaths, consoleSchemas } from './openapi-console.ts';
 
 function schema(name: string): Record<string, unknown> {
   const loaded = JSON.parse(readFileSync(join(SCHEMAS_DIR, `${name}.json`), 'utf8')) as Record<
     string,
     unknown
   >;
-  // OpenAPI components reference each other by #/components/schemas/<name>.
+  // OpenAPI components reference each other by #/components/schemas/<name>, and a schema's own
+  // $defs by its place in the document (a bare #/$defs would point at the document's root).
+  const component = `#/components/schemas/${name.replace(/^http\//, '')}`;
   return JSON.parse(
-    JSON.stringify(loaded).replace(/"\$ref":"channel"/g, '"$ref":"#/components/schemas/channel"'),
+    JSON.stringify(loaded)
+      .replace(/"\$ref":"channel"/g, '"$ref":"#/components/schemas/channel"')
+      .replace(/"\$ref":"#\/\$defs\//g, `"$ref":"${component}/$defs/`),
   ) as Record<string, unknown>;
 }
 
@@ -23,7 +28,12 @@ const ok = (description: string) => ({
   description,
   content: { 'application/json': { schema: { type: 'object' } } },
 });
-const admin = { security: [{ bearer: [] }] };
+const returns = (description: string, ref: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } },
+});
+// Either one: the bearer key, or a console session cookie (docs/console.md).
+const admin = { security: [{ bearer: [] }, { session: [] }] };
 const page = [
   {
     name: 'limit',
@@ -63,6 +73,13 @@ export function openApiDocument(): Record<string, unknown> {
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY from the env file' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'bw_session',
+          description:
+            'A console session (POST /v2/session); POST, PUT, PATCH and DELETE need a same-origin Origin header',
+        },
       },
       responses: {
         error: {
@@ -95,9 +112,12 @@ export function openApiDocument(): Record<string, unknown> {
         channel: schema('http/channel'),
         'index-collection': schema('http/index-collection'),
         'patch-collection': schema('http/patch-collection'),
+        'session-request': schema('http/session'),
+        ...consoleSchemas,
       },
     },
     paths: {
+      ...consolePaths,
       '/v2/callback/telegram/{app_id}': {
         post: {
           summary: 'A Telegram update (X-Telegram-Bot-Api-Secret-Token required)',
@@ -159,8 +179,9 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Create a bot with its first channel',
           requestBody: json('create-bot'),
           responses: {
-            201: ok(
+            201: returns(
               'The bot, with each channel callback_url, and `warnings` [{path, message}] about its flow (never a refusal: unreachable states, a turn over the HTTP budgets)',
+              'bot',
             ),
             '4XX': error,
           },
@@ -169,17 +190,24 @@ export function openApiDocument(): Record<string, unknown> {
           ...admin,
           summary: 'List bots',
           parameters: page,
-          responses: { 200: ok('{items, next_after}'), '4XX': error },
+          responses: { 200: returns('{items, next_after}', 'bot-page'), '4XX': error },
         },
       },
       '/v2/bots/{app_id}': {
-        get: { ...admin, parameters: [appId], responses: { 200: ok('The bot'), '4XX': error } },
+        get: {
+          ...admin,
+          parameters: [appId],
+          responses: { 200: returns('The bot', 'bot'), '4XX': error },
+        },
         patch: {
           ...admin,
           parameters: [appId],
           requestBody: json('patch-bot'),
           responses: {
-            200: ok('The bot, and `warnings` [{path, message}] about the flow sent, if any'),
+            200: returns(
+              'The bot, and `warnings` [{path, message}] about the flow sent, if any',
+              'bot',
+            ),
             '4XX': error,
           },
         },
@@ -197,7 +225,7 @@ export function openApiDocument(): Record<string, unknown> {
           ...admin,
           parameters: [appId],
           requestBody: json('channel'),
-          responses: { 201: ok('The channel'), '4XX': error },
+          responses: { 201: returns('The channel', 'channel-view'), '4XX': error },
         },
       },
       '/v2/bots/{app_id}/channels/{channel_id}/webhook': {
@@ -213,7 +241,11 @@ export function openApiDocument(): Record<string, unknown> {
               schema: { type: 'string', format: 'uuid' },
             },
           ],
-          responses: { 200: ok('{ok, url, registered_at, telegram}'), '4XX': error, 502: error },
+          responses: {
+            200: returns('{ok, url, registered_at, telegram}', 'webhook-result'),
+            '4XX': error,
+            502: error,
+          },
         },
       },
       '/v2/bots/{app_id}/conversations': {

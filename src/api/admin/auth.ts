@@ -88,7 +88,8 @@ export function adminAuth(edge: Edge): Middleware {
       }
       if (!SAFE_METHODS.has(ctx.method)) requireOwnOrigin(ctx, edge.publicBaseUrl);
       ctx.state.actor = session.actor;
-      return next();
+      await next();
+      return;
     }
     const token = header.startsWith('Bearer ') ? header.slice(7) : undefined;
     if (!matchesDigest(token, keyDigest)) {
@@ -97,7 +98,7 @@ export function adminAuth(edge: Edge): Middleware {
       throw new BotwireError('BW_ERR_UNAUTHORIZED', 'a valid admin bearer token is required');
     }
     ctx.state.actor = 'admin-key';
-    return next();
+    await next();
   };
 }
 

@@ -71,7 +71,10 @@ export function consoleStatic(dir: string = CONSOLE_DIST): Middleware {
       ctx.redirect(`/console/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
       return;
     }
-    if (!ctx.path.startsWith('/console/')) return next();
+    if (!ctx.path.startsWith('/console/')) {
+      await next();
+      return;
+    }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', 'GET, HEAD');
       throw new BotwireError('BW_ERR_METHOD_NOT_ALLOWED', 'the console is read with GET');
