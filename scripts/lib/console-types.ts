@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import openapiTS, { astToString } from 'openapi-typescript';
+import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import prettier from 'prettier';
 import { openApiDocument } from '../../src/api/openapi.ts';
 
@@ -19,7 +19,8 @@ const HEADER = `// Generated from GET /v2/openapi.json by \`npm run console:type
 
 /** The generated file's text for the current OpenAPI description. */
 export async function consoleTypes(): Promise<string> {
-  const ast = await openapiTS(openApiDocument() as Parameters<typeof openapiTS>[0]);
+  // The document is built as plain JSON; openapi-typescript checks its shape as it reads it.
+  const ast = await openapiTS(openApiDocument() as unknown as OpenAPI3);
   const options = (await prettier.resolveConfig(CONSOLE_TYPES)) ?? {};
   return prettier.format(HEADER + astToString(ast), { ...options, parser: 'typescript' });
 }

@@ -3,7 +3,7 @@ import { ApiError } from '../api/client.ts';
 
 export function ErrorNote({ error }: { error: unknown }) {
   if (error === null || error === undefined) return null;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : 'something went wrong';
   const code = error instanceof ApiError ? error.code : undefined;
   return (
     <p role="alert" className="error">

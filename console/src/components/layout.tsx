@@ -30,7 +30,7 @@ export function Layout() {
         </nav>
         <button
           type="button"
-          onClick={() => signOut.mutate(undefined, { onSettled: () => navigate('/sign-in') })}
+          onClick={() => signOut.mutate(undefined, { onSettled: () => void navigate('/sign-in') })}
           disabled={signOut.isPending}
         >
           Sign out

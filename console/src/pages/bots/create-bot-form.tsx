@@ -100,7 +100,7 @@ export function CreateBotForm() {
     event.preventDefault();
     create.mutate(
       { name: name.trim(), channel: channelOf(type, fields) },
-      { onSuccess: (bot) => navigate(`/bots/${bot.app_id}`) },
+      { onSuccess: (bot) => void navigate(`/bots/${bot.app_id}`) },
     );
   };
   return (

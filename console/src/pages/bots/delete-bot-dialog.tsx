@@ -31,7 +31,7 @@ export function DeleteBot({ appId, name }: { appId: string; name: string }) {
               remove.mutate(undefined, {
                 onSuccess: () => {
                   dialog.current?.close();
-                  navigate('/bots');
+                  void navigate('/bots');
                 },
               })
             }

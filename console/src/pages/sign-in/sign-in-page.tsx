@@ -25,7 +25,7 @@ export function SignInPage() {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    signIn.mutate(key, { onSuccess: () => navigate(from, { replace: true }) });
+    signIn.mutate(key, { onSuccess: () => void navigate(from, { replace: true }) });
   };
   return (
     <main id="main" className="sign-in">
