@@ -108,7 +108,7 @@ export function createApp(edge: Edge, logger: Logger, metrics: EdgeMetrics): Koa
       methodNotAllowed: () => new BotwireError('BW_ERR_METHOD_NOT_ALLOWED', 'method not allowed'),
     }),
   );
-  app.use(consoleStatic(edge.consoleDir));
+  app.use(consoleStatic(edge.publicBaseUrl, edge.consoleDir));
   app.use(sessionRoutes.routes());
   app.use(
     sessionRoutes.allowedMethods({

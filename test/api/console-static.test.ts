@@ -49,6 +49,8 @@ describe('console serving', function () {
       expect(csp).to.include("script-src 'self'").and.include("frame-ancestors 'none'");
       expect(csp).to.not.include('unsafe-inline').and.not.include('unsafe-eval');
       expect(response.headers.get('x-content-type-options')).to.equal('nosniff');
+      // The test edge's PUBLIC_BASE_URL is https.
+      expect(response.headers.get('strict-transport-security')).to.match(/^max-age=\d+$/);
     }
   });
 

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { Context, Middleware } from 'koa';
 import send from 'koa-send';
 import { BotwireError } from '../../shared/errors.ts';
+import { HSTS_MAX_AGE_S } from '../admin/guard.ts';
 
 /** Where `npm run console:build` writes the console. */
 export const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist', import.meta.url));
@@ -61,10 +62,11 @@ async function sendFile(ctx: Context, path: string, options: send.SendOptions): 
 
 /**
  * The console's pages and assets under `/console/`; `/console` redirects there. Other paths pass
- * through.
+ * through. HSTS as on admin responses: when `publicBaseUrl` is https or the request came over https.
  * @param dir the build folder. @defaultValue {@link CONSOLE_DIST}
  */
-export function consoleStatic(dir: string = CONSOLE_DIST): Middleware {
+export function consoleStatic(publicBaseUrl: string, dir: string = CONSOLE_DIST): Middleware {
+  const httpsBase = publicBaseUrl.startsWith('https://');
   const noCache = (res: Context['res']): void => void res.setHeader('Cache-Control', 'no-cache');
   return async (ctx, next) => {
     if (ctx.path === '/console') {
@@ -83,6 +85,9 @@ export function consoleStatic(dir: string = CONSOLE_DIST): Middleware {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.set('X-Frame-Options', 'DENY');
+    if (httpsBase || ctx.protocol === 'https') {
+      ctx.set('Strict-Transport-Security', `max-age=${HSTS_MAX_AGE_S}`);
+    }
     if (!existsSync(join(dir, 'index.html'))) {
       ctx.status = 503;
       ctx.set('Cache-Control', 'no-store');
