@@ -4,7 +4,16 @@ import tseslint from 'typescript-eslint';
 const components = ['api', 'channel', 'language', 'flow', 'retriver', 'indexer'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'coverage/**', '**/*.cjs'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.data/**',
+      'coverage/**',
+      '**/*.cjs',
+      'console/dist/**',
+      'console/src/api/schema.d.ts',
+    ],
+  },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

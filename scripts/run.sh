@@ -3,14 +3,15 @@
 # Starts the named components (all built ones when none), each its own process, configured from
 # the env file (default .env-dev, created from .env-dev.template when missing, its empty secrets
 # filled). Installs the dependencies, makes Redis and Postgres reachable and migrates the database
-# first (scripts/lib/common.sh bw_setup, then upgrade-db.sh).
+# first (scripts/lib/common.sh bw_setup, then upgrade-db.sh), and builds the console when api is
+# started and console/dist is missing or stale (bw_ensure_console).
 # Logs are prefixed by component. SIGINT/SIGTERM are forwarded and the components drain; a second
 # signal kills them. If one component exits by itself, the others are stopped too, and one line
 # names it, how it ended and its last log line.
 # Exit codes: 0 stopped by a signal, every component cleanly; 1 a component exited by itself or
 # did not stop cleanly (named on stderr), or a migration failed; 2 bad usage, env file not found
 # or a bad setting; 3 Redis or Postgres could not be made usable (one line names the URL, what
-# was tried and the command that fixes it);
+# was tried and the command that fixes it) or the console could not be built;
 # 130 a second signal killed the components.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -69,6 +70,8 @@ export ENV_FILE="$env_file"
 
 bw_setup redis postgres
 bash scripts/upgrade-db.sh >&2
+# api serves the console at /console/ from its build.
+if [[ " ${components[*]} " == *' api '* ]]; then bw_ensure_console; fi
 
 # Each component gets its own session (setsid) so a terminal's Ctrl-C reaches only run.sh, which
 # forwards one SIGTERM; the log prefixer ignores the signals and ends when its component does,

@@ -3,8 +3,8 @@
 # With no test file, the whole suite (.mocharc.json's spec), closing with "N passed, N failed".
 # With test files (or folders, or globs), those only: the configured spec is left out.
 # Sets itself up: dependencies (npm ci), Redis and Postgres (started or installed when missing),
-# the test database, and the programs the tests start themselves (redis-server, initdb, pg_ctl,
-# ps). Tests isolate themselves (own stream prefix, own schema or database).
+# the test database, the programs the tests start themselves (redis-server, initdb, pg_ctl, ps,
+# chromium) and the console's build (when missing or stale). Tests isolate themselves (own stream prefix, own schema or database).
 # TEST_REDIS_URL and TEST_DATABASE_URL pick other servers.
 # Exit codes: mocha's (0 all passed, else the number of failures); 2 a bad setting; 3 the set-up
 # failed.
@@ -14,6 +14,8 @@ export TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}"
 export TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres:postgres@localhost:5432/botwire_test}"
 bw_ensure_deps
 REDIS_URL="$TEST_REDIS_URL" DATABASE_URL="$TEST_DATABASE_URL" bash scripts/lib/ensure-services.sh --tests
+# The browser tests (test/browser) drive the built console.
+bw_ensure_console
 
 # mocha adds the spec of .mocharc.json to the files named on the command line; when a file is
 # named, run with a copy of the configuration that has no spec. An argument counts as a file when

@@ -308,6 +308,13 @@ export const SETTINGS = {
     max: 86400,
     doc: 'The window in which ADMIN_AUTH_MAX_FAILURES counts, starting at the first failure (seconds).',
   },
+  CONSOLE_SESSION_TTL_S: {
+    kind: 'integer',
+    default: 28800,
+    min: 60,
+    max: 2592000,
+    doc: 'Lifetime of a console sign-in (the bw_session cookie and its session in Redis), from sign-in; signing in again starts a new one (seconds; default 8 hours).',
+  },
   EDGE_UNKNOWN_ID_TTL_MS: {
     kind: 'integer',
     default: 5000,
@@ -634,6 +641,8 @@ export interface Config {
     /** Admin auth failures allowed per address within `authFailureWindowS` seconds. */
     authMaxFailures: number;
     authFailureWindowS: number;
+    /** Lifetime of a console session (CONSOLE_SESSION_TTL_S, seconds). */
+    consoleSessionTtlS: number;
     /** Negative cache of unknown callback ids: lifetime (ms) and size (entries). */
     unknownIdTtlMs: number;
     unknownIdCacheSize: number;
@@ -819,6 +828,7 @@ export function loadConfig(
       maxConnectionsPerAddress: v.EDGE_MAX_CONNECTIONS_PER_ADDRESS,
       authMaxFailures: v.ADMIN_AUTH_MAX_FAILURES,
       authFailureWindowS: v.ADMIN_AUTH_WINDOW_S,
+      consoleSessionTtlS: v.CONSOLE_SESSION_TTL_S,
       unknownIdTtlMs: v.EDGE_UNKNOWN_ID_TTL_MS,
       unknownIdCacheSize: v.EDGE_UNKNOWN_ID_CACHE_SIZE,
       uploadQuota: {

@@ -45,3 +45,30 @@ bw_setup() {
   [ "$rc" -eq 0 ] || exit "$rc"
   export BW_SETUP_DONE=1
 }
+
+# Builds the console (console/dist) when it is missing or older than its sources (console/src,
+# console/index.html, its vite and TypeScript configuration, package-lock.json), saying so in one
+# line. A failed build is one line naming the build's first error and exit 3 (the set-up failed).
+# BW_CONSOLE_DIST names another build folder (tests build into a temporary one).
+bw_ensure_console() {
+  local dist=${BW_CONSOLE_DIST:-console/dist} newer log first
+  local stamp=$dist/index.html
+  if [ -f "$stamp" ]; then
+    newer=$(find console/src console/index.html console/vite.config.ts console/tsconfig.json \
+      package-lock.json -newer "$stamp" -print -quit 2>/dev/null || true)
+    [ -n "$newer" ] || return 0
+    bw_say "building the console (npm run console:build): $newer is newer than $dist"
+  else
+    bw_say "building the console (npm run console:build): $dist is missing"
+  fi
+  log=$(mktemp "${TMPDIR:-/tmp}/botwire-console-build-XXXXXX")
+  if ! node_modules/.bin/vite build --config console/vite.config.ts --outDir "$(realpath -m "$dist")" \
+    --emptyOutDir --logLevel error >"$log" 2>&1; then
+    # The first line that says what is wrong: colours stripped, Vite's banners skipped.
+    first=$(sed 's/\x1b\[[0-9;]*m//g' "$log" |
+      grep -v -e '^[[:space:]]*$' -e 'Build failed' -e '^error during build' | head -n 1 | cut -c1-300)
+    rm -f "$log"
+    BW_EXIT=3 bw_die "the console build failed (${first:-no output}); npm run console:build shows all of it"
+  fi
+  rm -f "$log"
+}

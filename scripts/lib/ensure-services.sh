@@ -14,7 +14,8 @@
 #
 # --tests also makes sure of the programs the test suite runs itself: redis-server, Postgres's
 # initdb and pg_ctl (found where Debian keeps them, /usr/lib/postgresql/<version>/bin, off PATH)
-# and ps; they are installed with apt-get when missing and this runs as root, else named.
+# ps and chromium (the browser tests); they are installed with apt-get when missing and this runs
+# as root, else named.
 #
 # Env file: argument 1, else $ENV_FILE, else <repo>/.env-dev. A file named .env-dev is created from
 # .env-dev.template when missing, and its empty ADMIN_API_KEY and CREDENTIALS_KEY get fresh values.
@@ -390,13 +391,15 @@ es_ensure_tool() {
 es_has_redis_server() { command -v redis-server >/dev/null 2>&1; }
 es_has_pg_server() { es_pg_bindir initdb >/dev/null && es_pg_bindir pg_ctl >/dev/null; }
 es_has_ps() { command -v ps >/dev/null 2>&1; }
+es_has_chromium() { command -v chromium >/dev/null 2>&1; }
 
 # es_ensure_test_tools: what the test suite starts itself (private servers, process lists).
 es_ensure_test_tools() {
   es_ensure_tool es_has_redis_server redis-server "redis-server (the fault tests start their own)"
   es_ensure_tool es_has_pg_server postgresql "Postgres's initdb and pg_ctl (the fault tests start their own cluster)"
   es_ensure_tool es_has_ps procps "ps"
-  es_log "test programs found: redis-server, initdb and pg_ctl in $(es_pg_bindir initdb), ps"
+  es_ensure_tool es_has_chromium chromium "Debian's chromium (the browser tests drive it)"
+  es_log "test programs found: redis-server, initdb and pg_ctl in $(es_pg_bindir initdb), ps, chromium"
 }
 
 es_main() {

@@ -4,6 +4,8 @@ import Koa from 'koa';
 import { Router } from '@koa/router';
 import { lazyChild, type Logger } from '../shared/logger.ts';
 import { adminRouter } from './admin/routes.ts';
+import { sessionRouter } from './admin/session-routes.ts';
+import { consoleStatic } from './console/static.ts';
 import { telegramCallback } from './callbacks/telegram.ts';
 import { whatsappCallback, whatsappVerify } from './callbacks/whatsapp.ts';
 import type { Edge } from './edge.ts';
@@ -85,6 +87,7 @@ export function createApp(edge: Edge, logger: Logger, metrics: EdgeMetrics): Koa
   open.get('/callback', (ctx) => whatsappVerify(ctx, edge));
 
   const adminRoutes = adminRouter(edge);
+  const sessionRoutes = sessionRouter(edge);
 
   app.use(metrics.middleware);
   // The request logger is made on first use, and its child logger on its first line at the level:
@@ -101,6 +104,14 @@ export function createApp(edge: Edge, logger: Logger, metrics: EdgeMetrics): Koa
   app.use(open.routes());
   app.use(
     open.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new BotwireError('BW_ERR_METHOD_NOT_ALLOWED', 'method not allowed'),
+    }),
+  );
+  app.use(consoleStatic(edge.publicBaseUrl, edge.consoleDir));
+  app.use(sessionRoutes.routes());
+  app.use(
+    sessionRoutes.allowedMethods({
       throw: true,
       methodNotAllowed: () => new BotwireError('BW_ERR_METHOD_NOT_ALLOWED', 'method not allowed'),
     }),

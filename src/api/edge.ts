@@ -27,6 +27,10 @@ export interface Edge {
   /** Admin bearer-token failures allowed per address in `authFailureWindowS` seconds. */
   authMaxFailures: number;
   authFailureWindowS: number;
+  /** Lifetime of a console session from sign-in (CONSOLE_SESSION_TTL_S, seconds). */
+  consoleSessionTtlS: number;
+  /** Where the console's build is served from (`console/dist`). */
+  consoleDir: string;
   /** Limits on the documents kept in STORAGE_DIR (UPLOAD_*_MAX_*). */
   uploadQuota: UploadQuota;
   dedupeTtlS: number;

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERRORS } from '../shared/errors.ts';
 import { SCHEMAS_DIR } from '../shared/schemas.ts';
+import { consolePaths, consoleSchemas } from './openapi-console.ts';
 import { eventSchemas, eventsPaths } from './openapi-events.ts';
 import { versionPaths } from './openapi-versions.ts';
 
@@ -11,9 +12,13 @@ function schema(name: string): Record<string, unknown> {
     string,
     unknown
   >;
-  // OpenAPI components reference each other by #/components/schemas/<name>.
+  // OpenAPI components reference each other by #/components/schemas/<name>, and a schema's own
+  // $defs by its place in the document (a bare #/$defs would point at the document's root).
+  const component = `#/components/schemas/${name.replace(/^http\//, '')}`;
   return JSON.parse(
-    JSON.stringify(loaded).replace(/"\$ref":"channel"/g, '"$ref":"#/components/schemas/channel"'),
+    JSON.stringify(loaded)
+      .replace(/"\$ref":"channel"/g, '"$ref":"#/components/schemas/channel"')
+      .replace(/"\$ref":"#\/\$defs\//g, `"$ref":"${component}/$defs/`),
   ) as Record<string, unknown>;
 }
 
@@ -25,7 +30,12 @@ const ok = (description: string) => ({
   description,
   content: { 'application/json': { schema: { type: 'object' } } },
 });
-const admin = { security: [{ bearer: [] }] };
+const returns = (description: string, ref: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } },
+});
+// Either one: the bearer key, or a console session cookie (docs/console.md).
+const admin = { security: [{ bearer: [] }, { session: [] }] };
 const page = [
   {
     name: 'limit',
@@ -65,6 +75,13 @@ export function openApiDocument(): Record<string, unknown> {
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY from the env file' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'bw_session',
+          description:
+            'A console session (POST /v2/session); POST, PUT, PATCH and DELETE need a same-origin Origin header',
+        },
       },
       responses: {
         error: {
@@ -100,9 +117,12 @@ export function openApiDocument(): Record<string, unknown> {
         ...eventSchemas,
         'flow-draft': schema('http/flow-draft'),
         'publish-flow': schema('http/publish-flow'),
+        'session-request': schema('http/session'),
+        ...consoleSchemas,
       },
     },
     paths: {
+      ...consolePaths,
       ...eventsPaths,
       ...versionPaths,
       '/v2/callback/telegram/{app_id}': {
@@ -166,8 +186,9 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Create a bot with its first channel',
           requestBody: json('create-bot'),
           responses: {
-            201: ok(
+            201: returns(
               'The bot, with each channel callback_url, and `warnings` [{path, message}] about its flow (never a refusal: unreachable states, a turn over the HTTP budgets)',
+              'bot',
             ),
             '4XX': error,
           },
@@ -176,17 +197,24 @@ export function openApiDocument(): Record<string, unknown> {
           ...admin,
           summary: 'List bots',
           parameters: page,
-          responses: { 200: ok('{items, next_after}'), '4XX': error },
+          responses: { 200: returns('{items, next_after}', 'bot-page'), '4XX': error },
         },
       },
       '/v2/bots/{app_id}': {
-        get: { ...admin, parameters: [appId], responses: { 200: ok('The bot'), '4XX': error } },
+        get: {
+          ...admin,
+          parameters: [appId],
+          responses: { 200: returns('The bot', 'bot'), '4XX': error },
+        },
         patch: {
           ...admin,
           parameters: [appId],
           requestBody: json('patch-bot'),
           responses: {
-            200: ok('The bot, and `warnings` [{path, message}] about the flow sent, if any'),
+            200: returns(
+              'The bot, and `warnings` [{path, message}] about the flow sent, if any',
+              'bot',
+            ),
             '4XX': error,
           },
         },
@@ -204,7 +232,7 @@ export function openApiDocument(): Record<string, unknown> {
           ...admin,
           parameters: [appId],
           requestBody: json('channel'),
-          responses: { 201: ok('The channel'), '4XX': error },
+          responses: { 201: returns('The channel', 'channel-view'), '4XX': error },
         },
       },
       '/v2/bots/{app_id}/channels/{channel_id}/webhook': {
@@ -220,7 +248,11 @@ export function openApiDocument(): Record<string, unknown> {
               schema: { type: 'string', format: 'uuid' },
             },
           ],
-          responses: { 200: ok('{ok, url, registered_at, telegram}'), '4XX': error, 502: error },
+          responses: {
+            200: returns('{ok, url, registered_at, telegram}', 'webhook-result'),
+            '4XX': error,
+            502: error,
+          },
         },
       },
       '/v2/bots/{app_id}/conversations': {

@@ -13,6 +13,7 @@ import { BacklogGauge, topicDepths } from './backlog.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
 import type { Edge } from './edge.ts';
 import { limitConnections } from './connections.ts';
+import { CONSOLE_DIST } from './console/static.ts';
 import { createMetrics } from './metrics.ts';
 import { EventHub } from './events/hub.ts';
 
@@ -26,7 +27,7 @@ export interface RunningApi extends Service {
 export async function startApi(
   config: Config,
   logger: Logger,
-  overrides: { fetch?: typeof fetch } = {},
+  overrides: { fetch?: typeof fetch; consoleDir?: string } = {},
 ): Promise<RunningApi> {
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
   // Topic depths for /metrics, read on each scrape through the edge's Redis (made just below).
@@ -79,6 +80,8 @@ export async function startApi(
     bodyTimeoutMs: config.api.timeouts.bodyMs,
     authMaxFailures: config.api.authMaxFailures,
     authFailureWindowS: config.api.authFailureWindowS,
+    consoleSessionTtlS: config.api.consoleSessionTtlS,
+    consoleDir: overrides.consoleDir ?? CONSOLE_DIST,
     uploadQuota: config.api.uploadQuota,
     dedupeTtlS: config.api.dedupeTtlS,
     adminApiKey: config.api.adminApiKey,

@@ -211,6 +211,16 @@ export const ERRORS = {
     retryable: false,
     doc: 'The upload would take a collection or STORAGE_DIR past its quota (UPLOAD_*_MAX_BYTES, UPLOAD_*_MAX_FILES); `details` names the quota. Nothing of the upload is kept.',
   },
+  BW_ERR_ORIGIN_REFUSED: {
+    status: 403,
+    retryable: false,
+    doc: "The request's `Origin` is not allowed: a console (session cookie) request that changes something (POST, PUT, PATCH, DELETE) must come from the service's own origin; a web channel request from an origin not on the channel's `allowed_origins`.",
+  },
+  BW_ERR_CONSOLE_NOT_BUILT: {
+    status: 503,
+    retryable: true,
+    doc: 'The console is not built on this server (no `console/dist/index.html`); `npm run console:build` builds it (`./scripts/run.sh` does it when missing or stale).',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -94,7 +94,15 @@ export function urlWithSchema(schema: string, databaseUrl = DATABASE_URL): strin
   return `${databaseUrl}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
 }
 
-export async function startTestApi(overrides: Record<string, string> = {}): Promise<TestApi> {
+/**
+ * @param overrides settings over the test defaults.
+ * @param options.consoleDir the console build the edge serves (a fixture folder in tests of
+ *   serving). @defaultValue console/dist
+ */
+export async function startTestApi(
+  overrides: Record<string, string> = {},
+  options: { consoleDir?: string } = {},
+): Promise<TestApi> {
   const schema = await createTestSchema();
   const prefix = uniquePrefix();
   const adminKey = randomBytes(24).toString('hex');
@@ -119,7 +127,7 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
   };
   const config = loadConfig(env, 'api');
   const { logger, lines: logs } = capturingLogger({ component: 'api', level: 'debug' });
-  const api = await startApi(config, logger);
+  const api = await startApi(config, logger, options);
   const url = `http://127.0.0.1:${api.port}`;
   const redis = connectRedis();
   return {

@@ -8,7 +8,7 @@ import { BotwireError } from '../../shared/errors.ts';
 import type { Redis } from '../../shared/redis.ts';
 
 /** HSTS lifetime: one year, the common preload minimum (seconds). */
-const HSTS_MAX_AGE_S = 31_536_000;
+export const HSTS_MAX_AGE_S = 31_536_000;
 
 /**
  * Sets `Cache-Control: no-store`, `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`,

@@ -1,12 +1,11 @@
 /**
- * The admin API (bearer ADMIN_API_KEY): bots, channels, webhook registration, transcripts and
+ * The admin API (bearer ADMIN_API_KEY or a console session, ./auth.ts): bots, channels, webhook registration, transcripts and
  * knowledge collections (./collections.ts).
  * Bodies are checked against schemas/http/*.json; errors go through the error middleware.
  */
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import { Router } from '@koa/router';
 import type { NewBot, NewChannel, BotPatch } from '../../shared/bots/types.ts';
-import { matchesDigest, secretDigest } from '../../shared/crypto.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { unstorableString } from '../../shared/json.ts';
 import { readJson } from '../body.ts';
@@ -17,7 +16,8 @@ import { botChanged } from './bot-changed.ts';
 import { collectionRoutes } from './collections.ts';
 import { eventRoutes } from '../events/route.ts';
 import { actorOf, flowVersionRoutes } from './flow-versions.ts';
-import { AuthLimiter, peerAddress, securityHeaders } from './guard.ts';
+import { adminAuth } from './auth.ts';
+import { securityHeaders } from './guard.ts';
 import { presentBot, presentChannel } from './present.ts';
 import { registerTelegramWebhook } from './telegram-webhook.ts';
 import { listConversations, listMessages } from './transcripts.ts';
@@ -122,29 +122,8 @@ export function adminRouter(edge: Edge): Router {
   const router = new Router();
   const present = presentBot.bind(null, edge.publicBaseUrl);
 
-  // Compared as digests: the key is the operator's choice, so even its length stays private.
-  const adminKeyDigest = secretDigest(edge.adminApiKey);
-  const limiter = new AuthLimiter({
-    redis: edge.redis,
-    prefix: edge.prefix,
-    maxFailures: edge.authMaxFailures,
-    windowS: edge.authFailureWindowS,
-  });
   router.use(securityHeaders(edge.publicBaseUrl));
-  router.use(async (ctx: Context, next: Next) => {
-    const address = peerAddress(ctx);
-    // Checked before the token, and for a right token too: otherwise a guesser past the limit
-    // would still learn which guess was right.
-    await limiter.check(ctx, address);
-    const header = ctx.get('authorization');
-    const token = header.startsWith('Bearer ') ? header.slice(7) : undefined;
-    if (!matchesDigest(token, adminKeyDigest)) {
-      await limiter.fail(address);
-      ctx.set('WWW-Authenticate', 'Bearer');
-      throw new BotwireError('BW_ERR_UNAUTHORIZED', 'a valid admin bearer token is required');
-    }
-    await next();
-  });
+  router.use(adminAuth(edge));
 
   router.post('/v2/bots', async (ctx) => {
     const input = await body<NewBot>(ctx, edge, 'http/create-bot');

@@ -1,0 +1,69 @@
+/** Bots through the admin API (TanStack Query hooks). */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap, type BotPatch, type NewBot } from './client.ts';
+
+const BOTS_KEY = ['bots'] as const;
+const botKey = (appId: string) => ['bots', appId] as const;
+
+/** The first 100 bots (the console lists no more yet). */
+export function useBots() {
+  return useQuery({
+    queryKey: BOTS_KEY,
+    queryFn: async () => unwrap(await api.GET('/v2/bots', { params: { query: { limit: 100 } } })),
+  });
+}
+
+export function useBot(appId: string) {
+  return useQuery({
+    queryKey: botKey(appId),
+    queryFn: async () =>
+      unwrap(await api.GET('/v2/bots/{app_id}', { params: { path: { app_id: appId } } })),
+  });
+}
+
+export function useCreateBot() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (bot: NewBot) => unwrap(await api.POST('/v2/bots', { body: bot })),
+    onSuccess: () => client.invalidateQueries({ queryKey: BOTS_KEY }),
+  });
+}
+
+export function useUpdateBot(appId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (patch: BotPatch) =>
+      unwrap(
+        await api.PATCH('/v2/bots/{app_id}', { params: { path: { app_id: appId } }, body: patch }),
+      ),
+    onSuccess: (bot) => {
+      client.setQueryData(botKey(appId), bot);
+      return client.invalidateQueries({ queryKey: BOTS_KEY, exact: true });
+    },
+  });
+}
+
+export function useDeleteBot(appId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async () =>
+      unwrap(await api.DELETE('/v2/bots/{app_id}', { params: { path: { app_id: appId } } })),
+    onSuccess: () => {
+      client.removeQueries({ queryKey: botKey(appId) });
+      return client.invalidateQueries({ queryKey: BOTS_KEY, exact: true });
+    },
+  });
+}
+
+export function useRegisterWebhook(appId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (channelId: string) =>
+      unwrap(
+        await api.POST('/v2/bots/{app_id}/channels/{channel_id}/webhook', {
+          params: { path: { app_id: appId, channel_id: channelId } },
+        }),
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: botKey(appId) }),
+  });
+}

@@ -1,0 +1,100 @@
+/** One bot: rename, activate or deactivate, its channels (Telegram webhook), delete. */
+import { useState, type FormEvent } from 'react';
+import { Link, useParams } from 'react-router';
+import { useBot, useUpdateBot } from '../../api/bots.ts';
+import type { Bot } from '../../api/client.ts';
+import { ErrorNote } from '../../components/error-note.tsx';
+import { DeleteBot } from './delete-bot-dialog.tsx';
+import { WebhookButton } from './webhook-button.tsx';
+
+function EditBot({ bot }: { bot: Bot }) {
+  const [name, setName] = useState(bot.name);
+  const update = useUpdateBot(bot.app_id);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    update.mutate({ name: name.trim() });
+  };
+  return (
+    <section aria-labelledby="edit-bot">
+      <h2 id="edit-bot">Settings</h2>
+      <form onSubmit={submit}>
+        <div className="field">
+          <label htmlFor="bot-name">Name</label>
+          <input id="bot-name" required value={name} onChange={(e) => setName(e.target.value)} />
+        </div>
+        <button type="submit" disabled={update.isPending || name.trim() === bot.name}>
+          Save name
+        </button>
+      </form>
+      <p>
+        Status: <strong>{bot.active ? 'Active' : 'Inactive'}</strong>{' '}
+        <button
+          type="button"
+          disabled={update.isPending}
+          onClick={() => update.mutate({ active: !bot.active })}
+        >
+          {bot.active ? 'Deactivate' : 'Activate'}
+        </button>
+      </p>
+      <div aria-live="polite">
+        {update.isSuccess && (
+          <p role="status" className="ok">
+            Saved.
+          </p>
+        )}
+      </div>
+      <ErrorNote error={update.error} />
+    </section>
+  );
+}
+
+export function BotPage() {
+  const appId = useParams().appId ?? '';
+  const bot = useBot(appId);
+  if (bot.isPending) return <p role="status">Loading the bot…</p>;
+  if (bot.isError) {
+    return (
+      <>
+        <h1>Bot</h1>
+        <ErrorNote error={bot.error} />
+        <Link to="/bots">All bots</Link>
+      </>
+    );
+  }
+  const data = bot.data;
+  return (
+    <>
+      <p>
+        <Link to="/bots">All bots</Link>
+      </p>
+      <h1>{data.name}</h1>
+      <p className="hint">
+        App id <code>{data.app_id}</code>
+      </p>
+      <EditBot key={data.app_id} bot={data} />
+      <section aria-labelledby="channels">
+        <h2 id="channels">Channels</h2>
+        <ul className="channels">
+          {data.channels.map((channel) => (
+            <li key={channel.id}>
+              <strong>{channel.type}</strong> callback <code>{channel.callback_url}</code>
+              {channel.webhook_registered_at && (
+                <span>
+                  {' '}
+                  (webhook registered {new Date(channel.webhook_registered_at).toLocaleString()})
+                </span>
+              )}
+              {channel.type === 'telegram' && (
+                <WebhookButton appId={data.app_id} channel={channel} />
+              )}
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section aria-labelledby="danger">
+        <h2 id="danger">Delete</h2>
+        <DeleteBot appId={data.app_id} name={data.name} />
+      </section>
+    </>
+  );
+}

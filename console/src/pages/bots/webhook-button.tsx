@@ -1,0 +1,28 @@
+/** Registers a Telegram channel's webhook with one button, and shows what Telegram answered. */
+import { useRegisterWebhook } from '../../api/bots.ts';
+import type { ChannelView } from '../../api/client.ts';
+import { ErrorNote } from '../../components/error-note.tsx';
+
+export function WebhookButton({ appId, channel }: { appId: string; channel: ChannelView }) {
+  const register = useRegisterWebhook(appId);
+  return (
+    <div className="webhook">
+      <button
+        type="button"
+        disabled={register.isPending}
+        onClick={() => register.mutate(channel.id)}
+      >
+        {register.isPending ? 'Registering…' : 'Register Telegram webhook'}
+      </button>
+      <div aria-live="polite">
+        {register.data && (
+          <p role="status" className="ok">
+            Webhook registered: Telegram will call <code>{register.data.url}</code>
+            {register.data.telegram?.description ? ` (${register.data.telegram.description})` : ''}.
+          </p>
+        )}
+        <ErrorNote error={register.error} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,114 @@
+/**
+ * The console's part of the OpenAPI description: the session routes, and the shapes of bots as the
+ * admin API answers them (the console's TypeScript types are generated from these).
+ */
+
+const error = { $ref: '#/components/responses/error' };
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const jsonOf = (description: string, schema: Record<string, unknown>) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+const problem = {
+  type: 'object',
+  required: ['path', 'message'],
+  properties: { path: { type: 'string' }, message: { type: 'string' } },
+};
+
+/** Response schemas, spread into `components.schemas`. */
+export const consoleSchemas = {
+  'channel-view': {
+    type: 'object',
+    required: ['id', 'type', 'callback_url', 'webhook_registered_at', 'created_at'],
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      type: { type: 'string', description: 'telegram, whatsapp or web' },
+      callback_url: { type: 'string' },
+      webhook_registered_at: { type: ['string', 'null'], format: 'date-time' },
+      created_at: { type: 'string', format: 'date-time' },
+      credentials: {
+        const: 'unreadable',
+        description: 'present when the stored credentials do not open with the configured keys',
+      },
+      phone_number_id: { type: 'string' },
+      has_app_secret: { type: 'boolean' },
+      has_verify_token: { type: 'boolean' },
+    },
+  },
+  bot: {
+    type: 'object',
+    required: ['app_id', 'name', 'active', 'flow', 'created_at', 'updated_at', 'channels'],
+    properties: {
+      app_id: { type: 'string', format: 'uuid' },
+      name: { type: 'string' },
+      language: { type: ['string', 'null'] },
+      active: { type: 'boolean' },
+      flow: { type: 'object' },
+      created_at: { type: 'string', format: 'date-time' },
+      updated_at: { type: 'string', format: 'date-time' },
+      channels: { type: 'array', items: ref('channel-view') },
+      warnings: {
+        type: 'array',
+        items: problem,
+        description: 'after a create or update: warnings about the flow, never a refusal',
+      },
+    },
+  },
+  'bot-page': {
+    type: 'object',
+    required: ['items', 'next_after'],
+    properties: {
+      items: { type: 'array', items: ref('bot') },
+      next_after: { type: ['string', 'null'] },
+    },
+  },
+  'webhook-result': {
+    type: 'object',
+    required: ['ok', 'url', 'registered_at'],
+    properties: {
+      ok: { const: true },
+      url: { type: 'string' },
+      registered_at: { type: 'string', format: 'date-time' },
+      telegram: {
+        type: 'object',
+        properties: { ok: { type: 'boolean' }, description: { type: 'string' } },
+      },
+    },
+  },
+  session: {
+    type: 'object',
+    required: ['actor', 'expires_at'],
+    properties: {
+      actor: { type: 'string', description: '"console" for a console session' },
+      expires_at: { type: 'string', format: 'date-time' },
+    },
+  },
+};
+
+/** The session routes, spread into `paths`. */
+export const consolePaths = {
+  '/v2/session': {
+    post: {
+      summary:
+        'Console sign-in: the admin key exchanged for the bw_session cookie (HttpOnly, SameSite=Strict, Path=/, Secure on https), valid CONSOLE_SESSION_TTL_S. A wrong key is 401 and counts toward ADMIN_AUTH_MAX_FAILURES (then 429 with Retry-After). With the cookie, every admin route answers; POST, PUT, PATCH and DELETE then need an Origin header equal to the service origin (403 BW_ERR_ORIGIN_REFUSED otherwise)',
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: ref('session-request') } },
+      },
+      responses: {
+        204: { description: 'Signed in: Set-Cookie bw_session' },
+        400: error,
+        401: error,
+        429: error,
+      },
+    },
+    get: {
+      summary: "The console session of the request's cookie",
+      responses: { 200: jsonOf('The session', ref('session')), 401: error },
+    },
+    delete: {
+      summary: 'Sign out: the session is deleted on the server and the cookie cleared',
+      responses: { 204: { description: 'Signed out' }, 403: error },
+    },
+  },
+};
