@@ -14,6 +14,8 @@ import { TOPICS } from '../shared/bus/topics.ts';
 import type { Edge } from './edge.ts';
 import { limitConnections } from './connections.ts';
 import { createMetrics } from './metrics.ts';
+import { createRedis } from '../shared/redis.ts';
+import { EventHub } from './web/event-hub.ts';
 
 export interface RunningApi extends Service {
   /** The port listened on (useful with API_PORT=0). */
@@ -56,6 +58,13 @@ export async function startApi(
     logger,
   });
   backlog.start();
+  // Web event streams: one blocking reader for all of them, on a connection of its own.
+  const hub = new EventHub({
+    reader: createRedis(config.redisUrl, { name: 'botwire-api-web-events' }),
+    control: redis,
+    maxClients: config.web.maxEventStreams,
+    logger: logger.child({ part: 'web-events' }),
+  });
   const edge: Edge = {
     redis,
     db,
@@ -78,6 +87,7 @@ export async function startApi(
     fetch: overrides.fetch ?? fetch,
     overloaded: () => backlog.overloaded,
     botBacklog: { max: config.api.maxBotBacklog, horizonMs: config.api.botTurnHorizonS * 1000 },
+    web: { tokenTtlS: config.web.tokenTtlS, hub },
   };
   const app = createApp(edge, logger, metrics);
   const handle = app.callback();
@@ -133,6 +143,8 @@ export async function startApi(
           logger.warn({ err: error }, `close: ${what} failed`);
         }
       };
+      // Event streams never finish by themselves: ended first, so the server can close.
+      await step('web event streams', () => hub.close());
       // Stop accepting, let in-flight requests finish (they publish before answering).
       await step(
         'http server',

@@ -12,6 +12,7 @@ import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
 import { createJsonPost } from './json-post.ts';
 import { Pacer, PACING_SCRIPTS } from './pacing.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
+import { VisitorStreams, WEB_SCRIPTS } from '../shared/web/visitor-stream.ts';
 import { batchedRecordedOutbound, batchedRecordInbound, batchedRecordOutbound } from './store.ts';
 
 export async function startChannel(
@@ -22,7 +23,7 @@ export async function startChannel(
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
   const kit = createKit(config, logger, {
     name: 'botwire-channel',
-    scripts: { ...PACING_SCRIPTS, ...BREAKER_SCRIPTS },
+    scripts: { ...PACING_SCRIPTS, ...BREAKER_SCRIPTS, ...WEB_SCRIPTS },
   });
   const { db, directory } = await openDirectory(kit, config.credentialsKey);
   // A fetch given by a test carries every call; otherwise JSON calls use keep-alive node:http.
@@ -39,8 +40,15 @@ export async function startChannel(
     };
   };
   const { telegram, whatsapp } = apis(config.channel.sendTimeoutMs);
+  const web = new VisitorStreams({
+    redis: kit.redis,
+    prefix: config.stream.prefix,
+    maxLen: config.web.streamMaxLen,
+    ttlS: config.web.streamTtlS,
+  });
   const inbound = {
     db,
+    web,
     directory,
     telegram,
     record: batchedRecordInbound(db),
@@ -64,6 +72,7 @@ export async function startChannel(
     directory,
     telegram,
     whatsapp,
+    web,
     transientAttempts: 1,
     ledger: kit.redis,
     recorded: batchedRecordedOutbound(db),

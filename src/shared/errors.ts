@@ -201,6 +201,26 @@ export const ERRORS = {
     retryable: false,
     doc: 'The upload would take a collection or STORAGE_DIR past its quota (UPLOAD_*_MAX_BYTES, UPLOAD_*_MAX_FILES); `details` names the quota. Nothing of the upload is kept.',
   },
+  BW_ERR_ORIGIN_REFUSED: {
+    status: 403,
+    retryable: false,
+    doc: "The request's `Origin` is not allowed here: for the web channel, not in the channel's `allowed_origins` and not the service's own origin (PUBLIC_BASE_URL).",
+  },
+  BW_ERR_BAD_TOKEN: {
+    status: 401,
+    retryable: false,
+    doc: 'A web visitor token is missing, malformed, signed with another key or for another bot. Start a new session (`POST /v2/web/<app_id>/sessions`).',
+  },
+  BW_ERR_TOKEN_EXPIRED: {
+    status: 401,
+    retryable: false,
+    doc: 'A web visitor token is past its expiry (WEB_TOKEN_TTL_S). Start a new session; renew tokens before they expire.',
+  },
+  BW_ERR_TOO_MANY_STREAMS: {
+    status: 503,
+    retryable: true,
+    doc: 'This api process already serves WEB_MAX_EVENT_STREAMS web event streams; try again (Retry-After) or run more api processes.',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
