@@ -22,14 +22,14 @@
   function load() {
     try {
       return JSON.parse(localStorage.getItem(storeKey)) || null;
-    } catch (e) {
+    } catch {
       return null;
     }
   }
   function save(s) {
     try {
       localStorage.setItem(storeKey, JSON.stringify(s));
-    } catch (e) {
+    } catch {
       /* private mode */
     }
   }
@@ -167,7 +167,10 @@
         return api('/v2/callback/web/' + encodeURIComponent(appId), body, s.token);
       })
       .catch(function (e) {
-        if (e.status === 401) ((session = null), save(null));
+        if (e.status === 401) {
+          session = null;
+          save(null);
+        }
         if ((tries || 0) < 5 && (!e.status || e.status >= 500 || e.status === 401)) {
           return new Promise(function (r) {
             setTimeout(r, 1000 * Math.pow(2, tries || 0));
@@ -196,7 +199,7 @@
           lastId = e.lastEventId;
           try {
             render(JSON.parse(e.data));
-          } catch (err) {
+          } catch {
             /* not ours */
           }
         });

@@ -175,7 +175,7 @@ export class EventHub {
       try {
         this.#readerId ??= String(await reader.client('ID'));
         this.#blocking = true;
-        reply = (await reader.xread(
+        reply = await reader.xread(
           'COUNT',
           READ_COUNT,
           'BLOCK',
@@ -183,7 +183,7 @@ export class EventHub {
           'STREAMS',
           ...keys,
           ...ids,
-        )) as XReadReply;
+        );
       } catch (error) {
         if (this.#closing) break;
         logger.warn({ err: (error as Error).message }, 'web event streams: read failed; retrying');

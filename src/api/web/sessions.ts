@@ -28,10 +28,10 @@ export async function createSession(ctx: Context, edge: Edge, appId: string): Pr
     ? verifyToken(web.tokenKey, appId, result.value.token, nowS).visitor_id
     : `v_${randomToken(18)}`;
   const exp = nowS + edge.web.tokenTtlS;
-  const conversation = (await edge
-    .db('conversations')
+  const conversation = await edge
+    .db<{ id: string; channel_id: string; chat_id: string }>('conversations')
     .where({ channel_id: web.channel.id, chat_id: visitorId })
-    .first('id')) as { id: string } | undefined;
+    .first('id');
   ctx.status = 201;
   ctx.set('Cache-Control', 'no-store');
   ctx.body = {
