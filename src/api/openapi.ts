@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERRORS } from '../shared/errors.ts';
 import { SCHEMAS_DIR } from '../shared/schemas.ts';
+import { webPaths, webSchemas, webSecuritySchemes } from './openapi-web.ts';
 
 function schema(name: string): Record<string, unknown> {
   const loaded = JSON.parse(readFileSync(join(SCHEMAS_DIR, `${name}.json`), 'utf8')) as Record<
@@ -63,6 +64,7 @@ export function openApiDocument(): Record<string, unknown> {
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY from the env file' },
+        ...webSecuritySchemes,
       },
       responses: {
         error: {
@@ -95,9 +97,11 @@ export function openApiDocument(): Record<string, unknown> {
         channel: schema('http/channel'),
         'index-collection': schema('http/index-collection'),
         'patch-collection': schema('http/patch-collection'),
+        ...webSchemas,
       },
     },
     paths: {
+      ...webPaths,
       '/v2/callback/telegram/{app_id}': {
         post: {
           summary: 'A Telegram update (X-Telegram-Bot-Api-Secret-Token required)',

@@ -312,6 +312,25 @@ describe('web channel (HTTP)', function () {
   });
 });
 
+describe('web channel in the OpenAPI description', () => {
+  it('when the description is read, then it names the web routes and the event shape', async () => {
+    const t = await startTestApi();
+    try {
+      const doc = (await t.call('GET', '/v2/openapi.json', { auth: false })).json;
+      expect(Object.keys(doc.paths)).to.include.members([
+        '/v2/web/{app_id}/sessions',
+        '/v2/callback/web/{app_id}',
+        '/v2/web/{app_id}/events',
+        '/v2/web/widget.js',
+      ]);
+      expect(doc.components.schemas['web-event'].required).to.include('conversation_id');
+      expect(doc.components.schemas.channel.properties.type.enum).to.include('web');
+    } finally {
+      await t.stop();
+    }
+  });
+});
+
 describe('web event streams at shutdown', function () {
   this.timeout(20_000);
 
