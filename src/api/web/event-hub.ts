@@ -164,6 +164,8 @@ export class EventHub {
         await new Promise<void>((resolve) => (this.#idle = resolve));
         continue;
       }
+      // From the snapshot on, a client that connects must wake the read that follows.
+      this.#blocking = true;
       const keys = [...this.#clients.keys()];
       const ids = keys.map((key) => {
         let oldest: string | undefined;
@@ -174,7 +176,6 @@ export class EventHub {
       let reply: XReadReply;
       try {
         this.#readerId ??= String(await reader.client('ID'));
-        this.#blocking = true;
         reply = await reader.xread(
           'COUNT',
           READ_COUNT,
