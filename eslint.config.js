@@ -62,6 +62,26 @@ export default tseslint.config(
     },
   },
   {
+    // The web widget: plain browser JavaScript served as it is, outside the TypeScript project.
+    files: ['widget/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      sourceType: 'script',
+      parserOptions: { projectService: false },
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        location: 'readonly',
+        localStorage: 'readonly',
+        fetch: 'readonly',
+        crypto: 'readonly',
+        EventSource: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+      },
+    },
+  },
+  {
     // The migration template: its functions are async for the migrations written from it.
     files: ['scripts/lib/migration-stub.ts'],
     rules: { '@typescript-eslint/require-await': 'off' },

@@ -216,6 +216,33 @@ export const SETTINGS = {
     min: 10,
     doc: "How long a turn the edge published counts in its bot's backlog when nothing marks it finished (a turn that ends in flow with no reply, or is dead-lettered): the per-bot count heals itself after this long. Keep it above the longest normal turn (seconds).",
   },
+  WEB_TOKEN_TTL_S: {
+    kind: 'integer',
+    default: 604800,
+    min: 60,
+    max: 31536000,
+    doc: 'Lifetime of a web channel visitor token (seconds; default 7 days). The widget renews its token before it expires; an expired token is refused with 401 BW_ERR_TOKEN_EXPIRED and the visitor starts afresh (docs/web-channel.md).',
+  },
+  WEB_MAX_EVENT_STREAMS: {
+    kind: 'integer',
+    default: 2000,
+    min: 1,
+    max: 100000,
+    doc: 'Most open web event streams (GET /v2/web/<app_id>/events) one api process serves at once; more are refused with 503 BW_ERR_TOO_MANY_STREAMS. All of them share one Redis connection (count).',
+  },
+  WEB_STREAM_MAXLEN: {
+    kind: 'integer',
+    default: 200,
+    min: 10,
+    max: 10000,
+    doc: "Messages kept in one web visitor's event stream, approximately: what a new tab replays and how far back a reconnect can resume (count).",
+  },
+  WEB_STREAM_TTL_S: {
+    kind: 'integer',
+    default: 604800,
+    min: 60,
+    doc: "How long a web visitor's event stream is kept after its last message (seconds; default 7 days).",
+  },
   CHANNEL_SEND_TIMEOUT_MS: {
     kind: 'integer',
     default: 10000,
@@ -658,6 +685,17 @@ export interface Config {
     breakerOpenMs: number;
     breakerOpenMaxMs: number;
   };
+  /** The web channel (docs/web-channel.md). */
+  web: {
+    /** Visitor token lifetime (s). */
+    tokenTtlS: number;
+    /** Open event streams per api process (count). */
+    maxEventStreams: number;
+    /** Entries kept per visitor stream, approximately (count). */
+    streamMaxLen: number;
+    /** Expiry of a visitor stream after its last entry (s). */
+    streamTtlS: number;
+  };
   /** AES-256-GCM key (32 bytes), or undefined where the component does not need it. */
   credentialsKey: Buffer | undefined;
   /** Keys of `CREDENTIALS_KEY_PREVIOUS` (32 bytes each): they open stored credentials, never seal. */
@@ -845,6 +883,12 @@ export function loadConfig(
       breakerWindowMs: v.CHANNEL_BREAKER_WINDOW_MS,
       breakerOpenMs: v.CHANNEL_BREAKER_OPEN_MS,
       breakerOpenMaxMs: v.CHANNEL_BREAKER_OPEN_MAX_MS,
+    },
+    web: {
+      tokenTtlS: v.WEB_TOKEN_TTL_S,
+      maxEventStreams: v.WEB_MAX_EVENT_STREAMS,
+      streamMaxLen: v.WEB_STREAM_MAXLEN,
+      streamTtlS: v.WEB_STREAM_TTL_S,
     },
     credentialsKey: key ? Buffer.from(key, 'base64') : undefined,
     previousCredentialsKeys: (raw.CREDENTIALS_KEY_PREVIOUS as string)

@@ -13,6 +13,7 @@ import { errorMiddleware } from './http-errors.ts';
 import type { EdgeMetrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { BotwireError } from '../shared/errors.ts';
+import { webRoutes } from './web/routes.ts';
 
 declare module 'koa' {
   interface DefaultContext {
@@ -69,6 +70,8 @@ export function createApp(edge: Edge, logger: Logger, metrics: EdgeMetrics): Koa
       );
     }
   };
+  // Before the generic callback route, which does not know the web channel.
+  webRoutes(open, edge, admit);
   open.post('/v2/callback/:chat_channel/:app_id', async (ctx) => {
     admit();
     const { chat_channel: channel = '', app_id: appId = '' } = ctx.params;

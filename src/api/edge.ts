@@ -8,6 +8,7 @@ import type { UploadQuota } from '../config.ts';
 import type { Knex } from '../shared/db.ts';
 import type { Redis } from '../shared/redis.ts';
 import type { SchemaRegistry } from '../shared/schemas.ts';
+import type { VisitorHub } from './web/visitor-hub.ts';
 
 export interface Edge {
   redis: Redis;
@@ -50,4 +51,6 @@ export interface Edge {
    * (EDGE_BOT_TURN_HORIZON_S, in ms).
    */
   botBacklog: { max: number; horizonMs: number };
+  /** The web channel: visitor token lifetime (WEB_TOKEN_TTL_S, s) and the event streams. */
+  web: { tokenTtlS: number; hub: VisitorHub };
 }

@@ -23,10 +23,14 @@ export const errorMiddleware: Middleware = async (ctx, next) => {
           : undefined;
     const status = known?.status ?? 500;
     const code = known?.code ?? 'BW_ERR_INTERNAL';
-    if (code === 'BW_ERR_OVERLOADED' || code === 'BW_ERR_BOT_OVERLOADED') {
+    if (
+      code === 'BW_ERR_OVERLOADED' ||
+      code === 'BW_ERR_BOT_OVERLOADED' ||
+      code === 'BW_ERR_TOO_MANY_STREAMS'
+    ) {
       // Expected under load and logged once per episode by the backlog gauge; a stack per refused
       // callback would cost more CPU than refusing it.
-      ctx.log.debug({ code }, 'callback refused: pipeline backlog over EDGE_MAX_BACKLOG');
+      ctx.log.debug({ code }, 'refused: over a load limit');
     } else if (status >= 500) {
       ctx.log.error({ err: error, code }, 'request failed');
     } else {

@@ -6,6 +6,7 @@ import { SCHEMAS_DIR } from '../shared/schemas.ts';
 import { consolePaths, consoleSchemas } from './openapi-console.ts';
 import { eventSchemas, eventsPaths } from './openapi-events.ts';
 import { versionPaths } from './openapi-versions.ts';
+import { webPaths, webSchemas, webSecuritySchemes } from './openapi-web.ts';
 
 function schema(name: string): Record<string, unknown> {
   const loaded = JSON.parse(readFileSync(join(SCHEMAS_DIR, `${name}.json`), 'utf8')) as Record<
@@ -82,6 +83,7 @@ export function openApiDocument(): Record<string, unknown> {
           description:
             'A console session (POST /v2/session); POST, PUT, PATCH and DELETE need a same-origin Origin header',
         },
+        ...webSecuritySchemes,
       },
       responses: {
         error: {
@@ -119,12 +121,14 @@ export function openApiDocument(): Record<string, unknown> {
         'publish-flow': schema('http/publish-flow'),
         'session-request': schema('http/session'),
         ...consoleSchemas,
+        ...webSchemas,
       },
     },
     paths: {
       ...consolePaths,
       ...eventsPaths,
       ...versionPaths,
+      ...webPaths,
       '/v2/callback/telegram/{app_id}': {
         post: {
           summary: 'A Telegram update (X-Telegram-Bot-Api-Secret-Token required)',

@@ -16,6 +16,8 @@ import { limitConnections } from './connections.ts';
 import { CONSOLE_DIST } from './console/static.ts';
 import { createMetrics } from './metrics.ts';
 import { EventHub } from './events/hub.ts';
+import { createRedis } from '../shared/redis.ts';
+import { VisitorHub } from './web/visitor-hub.ts';
 
 export interface RunningApi extends Service {
   /** The port listened on (useful with API_PORT=0). */
@@ -66,6 +68,13 @@ export async function startApi(
     logger: logger.child({ part: 'events' }),
     onClients: (count) => metrics.eventClients.set(count),
   });
+  // Web event streams: one blocking reader for all of them, on a connection of its own.
+  const hub = new VisitorHub({
+    reader: createRedis(config.redisUrl, { name: 'botwire-api-web-events' }),
+    control: redis,
+    maxClients: config.web.maxEventStreams,
+    logger: logger.child({ part: 'web-events' }),
+  });
   const edge: Edge = {
     redis,
     db,
@@ -92,6 +101,7 @@ export async function startApi(
     fetch: overrides.fetch ?? fetch,
     overloaded: () => backlog.overloaded,
     botBacklog: { max: config.api.maxBotBacklog, horizonMs: config.api.botTurnHorizonS * 1000 },
+    web: { tokenTtlS: config.web.tokenTtlS, hub },
   };
   const app = createApp(edge, logger, metrics);
   const handle = app.callback();
@@ -149,6 +159,7 @@ export async function startApi(
       };
       // Event streams never end on their own: ended first, or the server would wait for them.
       await step('event streams', () => eventHub.close());
+      await step('web event streams', () => hub.close());
       // Stop accepting, let in-flight requests finish (they publish before answering).
       await step(
         'http server',

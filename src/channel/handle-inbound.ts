@@ -21,11 +21,15 @@ import { userLanguageOf } from '../shared/languages/detect.ts';
 import { storableDeep } from '../shared/pg-text.ts';
 import {
   fromTelegram,
+  fromWeb,
   fromWhatsApp,
   type Inbound,
   type TelegramUpdate,
+  type WebInput,
   type WhatsAppInput,
 } from './inbound.ts';
+import type { VisitorStreams } from '../shared/web/visitor-stream.ts';
+import type { ConversationRef } from '../shared/messages.ts';
 import type { TelegramApi } from './platform-api.ts';
 import { recordInbound, recordStatus, type InboundInput, type RecordedInbound } from './store.ts';
 
@@ -35,10 +39,12 @@ export interface ChannelIn {
   ordering_key?: string;
   intent: 'channel_in';
   bot_input: {
-    kind: 'update' | 'message' | 'status';
+    kind: 'update' | 'message' | 'status' | 'web';
     app_id: string;
     channel_id: string;
-    channel_type: 'telegram' | 'whatsapp';
+    channel_type: 'telegram' | 'whatsapp' | 'web';
+    /** kind `web`: the visitor's message. */
+    web?: WebInput;
     update?: TelegramUpdate;
     contact?: WhatsAppInput['contact'];
     message?: WhatsAppInput['message'];
@@ -52,6 +58,8 @@ export interface InboundDeps {
   telegram: TelegramApi;
   /** Records an inbound message; `recordInbound` one by one when absent. */
   record?: (input: InboundInput) => Promise<RecordedInbound>;
+  /** The web visitors' event streams: a visitor's own messages are shown there too. */
+  web?: VisitorStreams;
   /** Do language's pass-through work here instead of publishing to `language`. @defaultValue false */
   skipLanguage?: boolean;
 }
@@ -83,6 +91,7 @@ export async function handleInbound(
   if (payload.kind === 'update' && payload.update) inbound = fromTelegram(payload.update);
   if (payload.kind === 'message' && payload.message)
     inbound = fromWhatsApp({ contact: payload.contact, message: payload.message });
+  if (payload.kind === 'web' && payload.web) inbound = fromWeb(payload.web);
   if (!inbound) {
     context.log.info(
       { kind: payload.kind },
@@ -114,6 +123,9 @@ export async function handleInbound(
 
   const record = deps.record ?? ((row) => recordInbound(deps.db, row));
   const { conversation, fresh } = await record({ bot, channel, inbound, turnId });
+  // Also for a redelivery: the first attempt may have died before it showed the message, and
+  // the append is once per client message id anyway.
+  if (channel.type === 'web') await echoWeb(deps, conversation, inbound, turnId);
   if (!fresh) {
     context.log.info(
       { platformMessageId: inbound.platformMessageId },
@@ -164,4 +176,28 @@ export async function handleInbound(
     return [{ topic: 'flow', message: { ...base, intent: 'dialog', message } }];
   }
   return [{ topic: 'flow', message: { ...base, intent: 'user_input', message } }];
+}
+
+/**
+ * Shows a web visitor's own message in their event stream, before the bot's reply to it, so every
+ * tab of the visitor shows both sides of the conversation in order.
+ */
+async function echoWeb(
+  deps: InboundDeps,
+  conversation: ConversationRef,
+  inbound: Inbound,
+  turnId: string,
+): Promise<void> {
+  if (!deps.web) throw new Error('channel was started without the web visitor streams');
+  const { message } = inbound;
+  await deps.web.append(conversation.app_id, inbound.chatId, {
+    id: `in:${inbound.platformMessageId}`,
+    conversation_id: conversation.conversation_id,
+    direction: 'in',
+    turn_id: turnId,
+    message_type: message.message_type,
+    ...(message.message_type === 'text' ? { text: message.text } : {}),
+    ...(message.message_type === 'interactive_reply' ? { choice_id: message.choice_id } : {}),
+    created_at: new Date().toISOString(),
+  });
 }

@@ -65,7 +65,8 @@ export async function handleOutbound(
     await finished(deps, input, context);
     return;
   }
-  const { breaker } = deps;
+  // Web replies go to our own Redis: no platform account to trip a breaker (plan-web.ts).
+  const breaker = channel.type === 'web' ? undefined : deps.breaker;
   let failures = 0;
   if (breaker) {
     const admission = await breaker.admit(channel.id, input.turn_id, JSON.stringify(input));

@@ -240,3 +240,33 @@ export function fromWhatsApp(input: WhatsAppInput): Inbound | undefined {
     message,
   };
 }
+
+/** What the edge publishes for a web visitor's message (`POST /v2/callback/web/<app_id>`). */
+export interface WebInput {
+  visitor_id: string;
+  client_message_id: string;
+  text?: string;
+  button_id?: string;
+  list_row_id?: string;
+}
+
+/**
+ * A web visitor's message as an inbound message. The visitor is both the user and the chat; the
+ * client message id is unique per visitor, so it is what recognises a resend.
+ */
+export function fromWeb(input: WebInput): Inbound | undefined {
+  const choice = input.button_id ?? input.list_row_id;
+  const message: InternalMessage | undefined =
+    input.text !== undefined
+      ? { message_type: 'text', text: input.text }
+      : choice !== undefined
+        ? { message_type: 'interactive_reply', choice_id: choice }
+        : undefined;
+  if (!message) return undefined;
+  return {
+    userId: input.visitor_id,
+    chatId: input.visitor_id,
+    platformMessageId: input.client_message_id,
+    message,
+  };
+}

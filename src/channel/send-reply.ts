@@ -15,6 +15,8 @@ import { PACES, type Pace, type Pacer } from './pacing.ts';
 import { formOf, PlatformError, type TelegramApi, type WhatsAppApi } from './platform-api.ts';
 import { renderTelegram, type TelegramCall } from './render-telegram.ts';
 import { renderWhatsApp } from './render-whatsapp.ts';
+import { planWeb } from './plan-web.ts';
+import type { VisitorStreams } from '../shared/web/visitor-stream.ts';
 import {
   recordedOutbound,
   recordOutbound,
@@ -38,6 +40,8 @@ export interface OutboundDeps {
   directory: BotDirectory;
   telegram: TelegramApi;
   whatsapp: WhatsAppApi;
+  /** The web visitors' event streams, where web replies go. */
+  web?: VisitorStreams;
   /** Tries per call before the turn is left to the consumer's retry. @defaultValue 4 */
   attempts?: number;
   /** Of those, tries after a 5xx, timeout or refused connection. @defaultValue `attempts` */
@@ -91,14 +95,16 @@ async function sendTelegram(
   }
 }
 
-function plan(
-  deps: OutboundDeps,
-  channel: ChannelRecord,
-  conversation: ConversationRef,
-  messages: InternalMessage[],
-): PlannedCall[] {
-  const calls: PlannedCall[] = [];
+function plan(deps: OutboundDeps, channel: ChannelRecord, input: ChannelOut): PlannedCall[] {
+  const { conversation, messages } = input.bot_output;
   const secrets = channel.secrets;
+  if (secrets.type === 'web') {
+    return planWeb(deps.web, conversation, input.turn_id, messages).map((call) => ({
+      ...call,
+      paces: [],
+    }));
+  }
+  const calls: PlannedCall[] = [];
   messages.forEach((message, i) => {
     if (secrets.type === 'telegram') {
       const token = secrets.details.bot_token;
@@ -157,7 +163,7 @@ async function deliver(
 ): Promise<string> {
   const attempts = deps.attempts ?? 4;
   for (let attempt = 1; ; attempt += 1) {
-    const wait = await deps.pacer.reserve(call.paces);
+    const wait = call.paces.length > 0 ? await deps.pacer.reserve(call.paces) : 0;
     if (wait > 0) await sleep(wait);
     try {
       return await call.send();
@@ -226,11 +232,11 @@ export async function sendReply(
   input: ChannelOut,
   context: MessageContext,
 ): Promise<void> {
-  const { conversation, messages } = input.bot_output;
+  const { conversation } = input.bot_output;
   const recorded = deps.recorded ?? ((turn) => recordedOutbound(deps.db, turn));
   const record = deps.record ?? ((row) => recordOutbound(deps.db, row));
   const turn = { conversationId: conversation.conversation_id, turnId: input.turn_id };
-  for (const call of plan(deps, channel, conversation, messages)) {
+  for (const call of plan(deps, channel, input)) {
     // A recorded call (a redelivered or republished turn) is not sent again. Read before each
     // call, not once per turn: an attempt still running elsewhere (a lease lost mid-turn) may
     // have recorded the calls after its first one since.

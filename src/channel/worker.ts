@@ -12,6 +12,7 @@ import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
 import { createJsonPost } from './json-post.ts';
 import { Pacer, PACING_SCRIPTS } from './pacing.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
+import { VisitorStreams, WEB_SCRIPTS } from '../shared/web/visitor-stream.ts';
 import { batchedRecordedOutbound, batchedRecordInbound, batchedRecordOutbound } from './store.ts';
 import { transcriptEvents } from './transcript-events.ts';
 
@@ -23,7 +24,7 @@ export async function startChannel(
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
   const kit = createKit(config, logger, {
     name: 'botwire-channel',
-    scripts: { ...PACING_SCRIPTS, ...BREAKER_SCRIPTS },
+    scripts: { ...PACING_SCRIPTS, ...BREAKER_SCRIPTS, ...WEB_SCRIPTS },
   });
   const { db, directory } = await openDirectory(kit, config.credentialsKey);
   // A fetch given by a test carries every call; otherwise JSON calls use keep-alive node:http.
@@ -42,8 +43,15 @@ export async function startChannel(
   const { telegram, whatsapp } = apis(config.channel.sendTimeoutMs);
   // Each transcript row written is announced as a live `message` event.
   const announce = transcriptEvents(kit.events);
+  const web = new VisitorStreams({
+    redis: kit.redis,
+    prefix: config.stream.prefix,
+    maxLen: config.web.streamMaxLen,
+    ttlS: config.web.streamTtlS,
+  });
   const inbound = {
     db,
+    web,
     directory,
     telegram,
     record: batchedRecordInbound(db, announce.inbound),
@@ -67,6 +75,7 @@ export async function startChannel(
     directory,
     telegram,
     whatsapp,
+    web,
     transientAttempts: 1,
     ledger: kit.redis,
     recorded: batchedRecordedOutbound(db),

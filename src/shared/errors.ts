@@ -214,12 +214,27 @@ export const ERRORS = {
   BW_ERR_ORIGIN_REFUSED: {
     status: 403,
     retryable: false,
-    doc: "The request's `Origin` is not allowed: a console (session cookie) request that changes something (POST, PUT, PATCH, DELETE) must come from the service's own origin; a web channel request from an origin not on the channel's `allowed_origins`.",
+    doc: "The request's `Origin` is not allowed: a console (session cookie) request that changes something (POST, PUT, PATCH, DELETE) must come from the service's own origin; a web channel request from an origin not on the channel's `allowed_origins` nor the service's own origin (PUBLIC_BASE_URL).",
   },
   BW_ERR_CONSOLE_NOT_BUILT: {
     status: 503,
     retryable: true,
     doc: 'The console is not built on this server (no `console/dist/index.html`); `npm run console:build` builds it (`./scripts/run.sh` does it when missing or stale).',
+  },
+  BW_ERR_BAD_TOKEN: {
+    status: 401,
+    retryable: false,
+    doc: 'A web visitor token is missing, malformed, signed with another key or for another bot. Start a new session (`POST /v2/web/<app_id>/sessions`).',
+  },
+  BW_ERR_TOKEN_EXPIRED: {
+    status: 401,
+    retryable: false,
+    doc: 'A web visitor token is past its expiry (WEB_TOKEN_TTL_S). Start a new session; renew tokens before they expire.',
+  },
+  BW_ERR_TOO_MANY_STREAMS: {
+    status: 503,
+    retryable: true,
+    doc: 'This api process already serves WEB_MAX_EVENT_STREAMS web event streams; try again (Retry-After) or run more api processes.',
   },
 } as const;
 

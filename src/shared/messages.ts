@@ -68,9 +68,9 @@ export type MessageType = InternalMessage['message_type'];
 export interface ConversationRef {
   app_id: string;
   channel_id: string;
-  channel_type: 'telegram' | 'whatsapp';
+  channel_type: 'telegram' | 'whatsapp' | 'web';
   conversation_id: string;
-  /** The platform chat: Telegram chat id, WhatsApp wa_id. */
+  /** The platform chat: Telegram chat id, WhatsApp wa_id, web visitor id. */
   chat_id: string;
   user_pid: string;
   /** The user's language (chosen or detected), BCP 47; absent until known. */

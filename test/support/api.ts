@@ -60,6 +60,8 @@ export interface CallResult {
   status: number;
   json: any;
   text: string;
+  /** Response headers, names in lower case. */
+  headers: Record<string, string>;
 }
 
 /**
@@ -86,7 +88,7 @@ export async function callEdge(
   } catch {
     json = undefined;
   }
-  return { status: response.status, json, text };
+  return { status: response.status, json, text, headers: Object.fromEntries(response.headers) };
 }
 
 /** A database URL (the shared test database by default) whose connections work in `schema` (pg passes `options` to the server). */

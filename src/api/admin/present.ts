@@ -1,5 +1,5 @@
 /** How bots and channels are shown by the admin API: never a credential, only whether one is set. */
-import type { BotRecord, ChannelRecord } from '../../shared/bots/types.ts';
+import type { BotRecord, ChannelRecord, WebDetails } from '../../shared/bots/types.ts';
 
 export function callbackUrl(publicBaseUrl: string, channel: ChannelRecord): string {
   return `${publicBaseUrl}/v2/callback/${channel.type}/${channel.appId}`;
@@ -28,6 +28,22 @@ export function presentChannel(
           has_verify_token: Boolean(secrets.details.verify_token),
         }
       : {}),
+    ...(secrets.type === 'web' ? presentWeb(publicBaseUrl, channel.appId, secrets.details) : {}),
+  };
+}
+
+/** A web channel's origins and what an operator pastes into a page (docs/web-channel.md). */
+function presentWeb(
+  publicBaseUrl: string,
+  appId: string,
+  details: WebDetails,
+): Record<string, unknown> {
+  return {
+    allowed_origins: details.allowed_origins,
+    sessions_url: `${publicBaseUrl}/v2/web/${appId}/sessions`,
+    events_url: `${publicBaseUrl}/v2/web/${appId}/events`,
+    widget_url: `${publicBaseUrl}/v2/web/widget.js`,
+    widget_snippet: `<script src="${publicBaseUrl}/v2/web/widget.js" data-app-id="${appId}" async></script>`,
   };
 }
 

@@ -19,6 +19,7 @@ import type {
   ChannelType,
   NewBot,
   NewChannel,
+  WebDetails,
   WhatsAppDetails,
 } from './types.ts';
 
@@ -124,7 +125,15 @@ export class BotStore {
             details: { bot_token: (channel.details as { bot_token: string }).bot_token },
             secret_token: randomToken(),
           }
-        : { type: 'whatsapp', details: channel.details as WhatsAppDetails };
+        : channel.type === 'web'
+          ? {
+              type: 'web',
+              details: {
+                allowed_origins: [...(channel.details as WebDetails).allowed_origins],
+              },
+              token_key: randomToken(),
+            }
+          : { type: 'whatsapp', details: channel.details as WhatsAppDetails };
     return {
       id,
       app_id: appId,
@@ -144,7 +153,9 @@ export class BotStore {
       if (isUniqueViolation(error)) {
         throw new BotwireError(
           'BW_ERR_CONFLICT',
-          `a ${row.type} channel with this number already exists`,
+          row.type === 'web'
+            ? 'this bot already has a web channel'
+            : `a ${row.type} channel with this number already exists`,
         );
       }
       throw error;
@@ -256,13 +267,14 @@ export class BotStore {
   }
 
   async addChannel(appId: string, channel: NewChannel): Promise<ChannelRecord> {
-    if (channel.type === 'telegram') {
-      // The Telegram callback URL names the bot, not the channel: one Telegram channel per bot.
+    if (channel.type === 'telegram' || channel.type === 'web') {
+      // Telegram's callback URL and the web routes name the bot, not the channel: one per bot
+      // (for web also a unique index, so two concurrent adds cannot both win).
       const existing: { id: string } | undefined = await this.#db('channels')
-        .where({ app_id: appId, type: 'telegram' })
+        .where({ app_id: appId, type: channel.type })
         .first('id');
       if (existing)
-        throw new BotwireError('BW_ERR_CONFLICT', 'this bot already has a telegram channel');
+        throw new BotwireError('BW_ERR_CONFLICT', `this bot already has a ${channel.type} channel`);
     }
     const row = this.#channelRow(appId, channel);
     await this.#insertChannel(this.#db, row);

@@ -1,5 +1,5 @@
 /** Bots and their channels as the service sees them (credentials opened). */
-export const CHANNEL_TYPES = ['telegram', 'whatsapp'] as const;
+export const CHANNEL_TYPES = ['telegram', 'whatsapp', 'web'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
 export function isChannelType(value: string): value is ChannelType {
@@ -17,16 +17,23 @@ export interface WhatsAppDetails {
   verify_token?: string;
 }
 
+/** A web channel: the page origins its widget may run on (exact match, at most 20). */
+export interface WebDetails {
+  allowed_origins: string[];
+}
+
 /** What is sealed in `channels.credentials`: the operator's details plus secrets we generate. */
 export type ChannelSecrets =
   | { type: 'telegram'; details: TelegramDetails; secret_token: string }
-  | { type: 'whatsapp'; details: WhatsAppDetails };
+  | { type: 'whatsapp'; details: WhatsAppDetails }
+  /** `token_key`: the HMAC-SHA256 key of the channel's visitor tokens, base64url (32 bytes). */
+  | { type: 'web'; details: WebDetails; token_key: string };
 
 export interface ChannelRecord {
   id: string;
   appId: string;
   type: ChannelType;
-  /** What callbacks are matched by: the WhatsApp phone_number_id; null for Telegram. */
+  /** What callbacks are matched by: the WhatsApp phone_number_id; null for Telegram and web. */
   externalId: string | null;
   /**
    * The opened credentials.
@@ -63,7 +70,7 @@ export interface BotRecord {
 
 export interface NewChannel {
   type: ChannelType;
-  details: TelegramDetails | WhatsAppDetails;
+  details: TelegramDetails | WhatsAppDetails | WebDetails;
 }
 
 export interface NewBot {

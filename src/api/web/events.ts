@@ -1,0 +1,40 @@
+/**
+ * GET /v2/web/<app_id>/events: the visitor's event stream as Server-Sent Events (visitor-hub.ts).
+ * EventSource cannot send headers, so the token may come as `?token=`; the position as the
+ * `Last-Event-ID` header (which EventSource sends when it reconnects) or `?last_event_id=`.
+ */
+import type { Context } from 'koa';
+import { BotwireError } from '../../shared/errors.ts';
+import { visitorStreamKey } from '../../shared/web/visitor-stream.ts';
+import type { Edge } from '../edge.ts';
+import { allowOrigin, webChannelOf } from './channel.ts';
+import { isEntryId } from './visitor-hub.ts';
+import { bearerOf, verifyToken } from './token.ts';
+
+function queryString(ctx: Context, name: string): string | undefined {
+  const value = ctx.query[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+export async function webEvents(ctx: Context, edge: Edge, appId: string): Promise<void> {
+  const web = await webChannelOf(edge, appId);
+  allowOrigin(ctx, edge, web);
+  const token = queryString(ctx, 'token') ?? bearerOf(ctx.get('authorization'));
+  const claims = verifyToken(web.tokenKey, appId, token, Math.floor(Date.now() / 1000));
+  const last = ctx.get('last-event-id') || queryString(ctx, 'last_event_id') || '0-0';
+  if (!isEntryId(last)) {
+    throw new BotwireError('BW_ERR_SCHEMA', 'Last-Event-ID must be an event id (<ms>-<seq>)', {
+      details: { problems: [{ path: 'last_event_id', message: 'must match <ms>-<seq>' }] },
+    });
+  }
+  const body = edge.web.hub.open(visitorStreamKey(edge.prefix, appId, claims.visitor_id), last);
+  // The stream stays open: no idle timeout on the socket, and every event sent as written.
+  ctx.req.socket.setTimeout(0);
+  ctx.req.socket.setNoDelay(true);
+  ctx.status = 200;
+  ctx.type = 'text/event-stream';
+  ctx.set('Cache-Control', 'no-store');
+  // Proxies such as nginx would otherwise buffer the stream.
+  ctx.set('X-Accel-Buffering', 'no');
+  ctx.body = body;
+}

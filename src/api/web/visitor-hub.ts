@@ -1,0 +1,230 @@
+/**
+ * Serves web visitors' event streams (SSE) from their Redis streams, with one reader loop and one
+ * blocking Redis connection per api process however many clients are connected: an XREAD BLOCK
+ * over every connected visitor's stream, each from the oldest position one of its clients has
+ * seen. A client that connects wakes the loop (CLIENT UNBLOCK from the shared connection), so its
+ * backlog is read at once rather than at the next timeout.
+ *
+ * Resuming: each event's SSE `id` is its stream entry id; a client that reconnects with
+ * `Last-Event-ID` reads strictly after it, so nothing is repeated or lost (as long as the entry is
+ * still retained: WEB_STREAM_MAXLEN, WEB_STREAM_TTL_S). Without one, it replays what is retained.
+ */
+import { PassThrough } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BotwireError } from '../../shared/errors.ts';
+import type { Logger } from '../../shared/logger.ts';
+import type { Redis } from '../../shared/redis.ts';
+
+/** Seconds between comment lines that keep idle connections (and proxies) open. */
+export const HEARTBEAT_MS = 15_000;
+/** Longest one XREAD blocks before the loop looks again (ms). */
+const BLOCK_MS = 30_000;
+/** Entries read per stream per XREAD. */
+const READ_COUNT = 100;
+/** A client that lets this much unsent output pile up is disconnected (bytes). */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+const ENTRY_ID = /^\d{1,20}-\d{1,20}$/;
+
+/** Whether `value` is a stream entry id (`<ms>-<seq>`). */
+export function isEntryId(value: string): boolean {
+  return ENTRY_ID.test(value);
+}
+
+/** Stream ids compared as (ms, seq); negative when `a` comes first. */
+function compareIds(a: string, b: string): number {
+  const [am = 0n, as = 0n] = a.split('-').map(BigInt);
+  const [bm = 0n, bs = 0n] = b.split('-').map(BigInt);
+  if (am !== bm) return am < bm ? -1 : 1;
+  return as === bs ? 0 : as < bs ? -1 : 1;
+}
+
+interface Client {
+  key: string;
+  /** The last entry id sent (or the client's Last-Event-ID). */
+  last: string;
+  out: PassThrough;
+}
+
+export interface VisitorHubOptions {
+  /** A dedicated connection for the blocking reads, never shared with requests. */
+  reader: Redis;
+  /** Any other connection (the edge's): it sends CLIENT UNBLOCK to wake the reader. */
+  control: Redis;
+  /** Most clients at once (WEB_MAX_EVENT_STREAMS). */
+  maxClients: number;
+  logger: Logger;
+  /** Between heartbeats (ms). @defaultValue 15000 */
+  heartbeatMs?: number;
+}
+
+type XReadReply = [string, [string, string[]][]][] | null;
+
+export class VisitorHub {
+  readonly #options: VisitorHubOptions;
+  readonly #clients = new Map<string, Set<Client>>();
+  #count = 0;
+  #readerId: string | undefined;
+  /** Counts finished XREADs: an unblock stops retrying once the read it aimed at has ended. */
+  #reads = 0;
+  #blocking = false;
+  #idle: (() => void) | undefined;
+  #closing = false;
+  #loop: Promise<void> | undefined;
+  #closed: Promise<void> | undefined;
+  readonly #heartbeat: NodeJS.Timeout;
+
+  constructor(options: VisitorHubOptions) {
+    this.#options = options;
+    // A new connection has a new client id: learnt again before the next read.
+    options.reader.on('close', () => (this.#readerId = undefined));
+    // Logged when a read fails (in the loop); without a listener ioredis prints to stderr.
+    options.reader.on('error', () => undefined);
+    this.#heartbeat = setInterval(() => this.#beat(), options.heartbeatMs ?? HEARTBEAT_MS);
+    this.#heartbeat.unref();
+  }
+
+  /** Clients connected now. */
+  get size(): number {
+    return this.#count;
+  }
+
+  /**
+   * A new client of stream `key`, reading after `lastId` ('0-0': all that is retained). The
+   * returned stream is the response body; it ends when the hub closes, and the client leaves
+   * when it is closed (the visitor went away).
+   * @throws BotwireError `BW_ERR_TOO_MANY_STREAMS` at `maxClients`; `BW_ERR_UNAVAILABLE` closing.
+   */
+  open(key: string, lastId: string): PassThrough {
+    if (this.#closing) throw new BotwireError('BW_ERR_UNAVAILABLE', 'the server is shutting down');
+    if (this.#count >= this.#options.maxClients) {
+      throw new BotwireError(
+        'BW_ERR_TOO_MANY_STREAMS',
+        'this server holds as many event streams as it may (WEB_MAX_EVENT_STREAMS); try again shortly',
+      );
+    }
+    const out = new PassThrough();
+    const client: Client = { key, last: lastId, out };
+    const set = this.#clients.get(key) ?? new Set<Client>();
+    set.add(client);
+    this.#clients.set(key, set);
+    this.#count += 1;
+    out.once('close', () => this.#leave(client));
+    // How long a browser waits before reconnecting after the connection drops (ms).
+    out.write('retry: 3000\n\n');
+    this.#loop ??= this.#run();
+    this.#wake();
+    return out;
+  }
+
+  #leave(client: Client): void {
+    const set = this.#clients.get(client.key);
+    if (!set?.delete(client)) return;
+    this.#count -= 1;
+    if (set.size === 0) this.#clients.delete(client.key);
+  }
+
+  #beat(): void {
+    for (const set of this.#clients.values())
+      for (const client of set) client.out.write(': keep-alive\n\n');
+  }
+
+  /** Makes the loop read again now: from idle, or by unblocking its XREAD. */
+  #wake(): void {
+    if (this.#idle) {
+      this.#idle();
+      this.#idle = undefined;
+      return;
+    }
+    if (this.#blocking) void this.#unblock(this.#reads);
+  }
+
+  /**
+   * Sends CLIENT UNBLOCK until it lands: the XREAD may not have reached Redis yet when a client
+   * connects, so one that finds nothing blocked is tried again shortly, until the read it aimed
+   * at has ended.
+   */
+  async #unblock(read: number): Promise<void> {
+    for (let tries = 0; tries < 100 && this.#reads === read && !this.#closing; tries += 1) {
+      try {
+        if (this.#readerId && (await this.#options.control.client('UNBLOCK', this.#readerId)) === 1)
+          return;
+      } catch {
+        // The edge's Redis is failing: the read ends by its timeout instead.
+        return;
+      }
+      await sleep(10);
+    }
+  }
+
+  async #run(): Promise<void> {
+    const { reader, logger } = this.#options;
+    while (!this.#closing) {
+      if (this.#clients.size === 0) {
+        await new Promise<void>((resolve) => (this.#idle = resolve));
+        continue;
+      }
+      // From the snapshot on, a client that connects must wake the read that follows.
+      this.#blocking = true;
+      const keys = [...this.#clients.keys()];
+      const ids = keys.map((key) => {
+        let oldest: string | undefined;
+        for (const c of this.#clients.get(key) ?? [])
+          if (!oldest || compareIds(c.last, oldest) < 0) oldest = c.last;
+        return oldest ?? '0-0';
+      });
+      let reply: XReadReply;
+      try {
+        this.#readerId ??= String(await reader.client('ID'));
+        reply = await reader.xread(
+          'COUNT',
+          READ_COUNT,
+          'BLOCK',
+          BLOCK_MS,
+          'STREAMS',
+          ...keys,
+          ...ids,
+        );
+      } catch (error) {
+        if (this.#closing) break;
+        logger.warn({ err: (error as Error).message }, 'web event streams: read failed; retrying');
+        await sleep(1000);
+        continue;
+      } finally {
+        this.#blocking = false;
+        this.#reads += 1;
+      }
+      for (const [key, entries] of reply ?? []) this.#deliver(key, entries);
+    }
+  }
+
+  #deliver(key: string, entries: [string, string[]][]): void {
+    for (const client of this.#clients.get(key) ?? []) {
+      for (const [id, fields] of entries) {
+        if (compareIds(id, client.last) <= 0) continue;
+        const at = fields.indexOf('data');
+        if (at < 0) continue;
+        const data = fields[at + 1] ?? '{}';
+        client.out.write(`id: ${id}\nevent: message\ndata: ${data}\n\n`);
+        client.last = id;
+      }
+      if (client.out.writableLength > MAX_BUFFERED_BYTES) {
+        // A client that does not read: it reconnects and resumes from what it received.
+        client.out.destroy();
+      }
+    }
+  }
+
+  /** Ends every stream, stops the loop and closes the reader; idempotent. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      this.#closing = true;
+      clearInterval(this.#heartbeat);
+      for (const set of this.#clients.values()) for (const client of set) client.out.end();
+      this.#idle?.();
+      this.#options.reader.disconnect();
+      await this.#loop?.catch(() => undefined);
+    })();
+    return this.#closed;
+  }
+}
