@@ -7,6 +7,9 @@ const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } },
 });
 
+const FlowEditorPage = lazy(() =>
+  import('./pages/flow-editor/flow-editor-page.tsx').then((m) => ({ default: m.FlowEditorPage })),
+);
 const SignInPage = lazy(() =>
   import('./pages/sign-in/sign-in-page.tsx').then((m) => ({ default: m.SignInPage })),
 );
@@ -17,6 +20,7 @@ export function App() {
       <BrowserRouter basename="/console">
         <Suspense fallback={<p role="status">Loading…</p>}>
           <Routes>
+            <Route path="bots/:appId/flow" element={<FlowEditorPage />} />
             <Route path="*" element={<SignInPage />} />
           </Routes>
         </Suspense>

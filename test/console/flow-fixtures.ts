@@ -10,7 +10,9 @@ export function chainFlow(count: number): Flow {
   const groups = Math.ceil(count / 5);
   for (let g = 0; g < groups; g++) {
     const menu = `menu_${g}`;
-    const steps = [1, 2, 3, 4].map((i) => `step_${g}_${i}`).slice(0, Math.min(4, count - g * 5 - 1));
+    const steps = [1, 2, 3, 4]
+      .map((i) => `step_${g}_${i}`)
+      .slice(0, Math.min(4, count - g * 5 - 1));
     const nextMenu = g + 1 < groups ? `menu_${g + 1}` : undefined;
     states[menu] = {
       actions: [

@@ -33,7 +33,10 @@ const shop: Flow = {
         { to: 'bye' },
       ],
     },
-    book: { actions: [{ http: { method: 'POST', url: 'https://x.example/b', store: 'r' } }], next: 'bye' },
+    book: {
+      actions: [{ http: { method: 'POST', url: 'https://x.example/b', store: 'r' } }],
+      next: 'bye',
+    },
     ask: { transitions: [{ to: 'missing' }] },
     bye: { actions: [{ send: { text: 'Bye' } }], end: true },
   },
@@ -97,8 +100,16 @@ describe('flow editor graph', () => {
   it('when a condition is nested, then the label writes it out and cuts it at 40 characters', () => {
     const state = {
       transitions: [
-        { when: { and: [{ '!!': [{ var: 'r.error' }] }, { or: [{ '<': [{ var: 'n' }, 2] }, true] }] }, to: 'a' },
-        { when: { in: [{ var: 'city' }, ['Berlin', 'Paris', 'Lisbon', 'Madrid', 'Rome']] }, to: 'b' },
+        {
+          when: {
+            and: [{ '!!': [{ var: 'r.error' }] }, { or: [{ '<': [{ var: 'n' }, 2] }, true] }],
+          },
+          to: 'a',
+        },
+        {
+          when: { in: [{ var: 'city' }, ['Berlin', 'Paris', 'Lisbon', 'Madrid', 'Rome']] },
+          to: 'b',
+        },
       ],
     };
     expect(conditionLabel(state, 0)).to.equal('!!r.error and (n < 2 or true)');

@@ -48,7 +48,7 @@ export function stateOptions(state: FlowState): Map<string, string> {
 /** The variable a `{"var": ...}` reads, or null when the value is something else. */
 function varPath(value: unknown): string | null {
   if (!isRecord(value) || Object.keys(value).length !== 1 || !('var' in value)) return null;
-  const path = Array.isArray(value.var) ? value.var[0] : value.var;
+  const path: unknown = Array.isArray(value.var) ? (value.var as unknown[])[0] : value.var;
   return typeof path === 'string' ? path : null;
 }
 

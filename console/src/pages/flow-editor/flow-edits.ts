@@ -3,7 +3,7 @@
  * each returns a new flow and leaves its argument as it was.
  */
 import { flowStates } from './flow-graph.ts';
-import { isRecord, NAME_PATTERN, type Flow, type FlowState } from './flow-types.ts';
+import { isRecord, NAME_PATTERN, type Flow, type FlowState, omit } from './flow-types.ts';
 
 /** A place that names a state: `start`, a `next`, a transition's `to` or a wait's `on_fail`. */
 export interface StateReference {
@@ -56,7 +56,7 @@ export function addState(flow: Flow, name: string, from?: string): Flow {
   const states: Record<string, FlowState> = { ...flow.states, [name]: { end: true } };
   const source = from === undefined ? undefined : flow.states[from];
   if (from !== undefined && source && source.next === undefined && !source.transitions) {
-    const { end: _end, ...rest } = source;
+    const rest = omit(source, 'end');
     states[from] = { ...rest, next: name };
   }
   return { ...flow, states };
@@ -111,16 +111,16 @@ export function deleteState(flow: Flow, name: string): Flow {
     }
     let changed: FlowState = state;
     if (changed.next === name) {
-      const { next: _next, ...rest } = changed;
+      const rest = omit(changed, 'next');
       changed = rest;
     }
     if (Array.isArray(changed.transitions) && changed.transitions.some((t) => t.to === name)) {
       const kept = changed.transitions.filter((t) => t.to !== name);
-      const { transitions: _transitions, ...rest } = changed;
+      const rest = omit(changed, 'transitions');
       changed = kept.length > 0 ? { ...rest, transitions: kept } : rest;
     }
-    if (isRecord(changed.wait) && changed.wait.on_fail === name) {
-      const { on_fail: _onFail, ...wait } = changed.wait;
+    if (changed.wait && changed.wait.on_fail === name) {
+      const wait = omit(changed.wait, 'on_fail');
       changed = { ...changed, wait };
     }
     states[other] = changed;

@@ -4,7 +4,7 @@
  * the canvas passes them on as they are and tests need no browser.
  */
 import { conditionLabel } from './condition-text.ts';
-import { isRecord, type Flow, type FlowState } from './flow-types.ts';
+import { isRecord, type FlowState } from './flow-types.ts';
 import { layeredLayout, type LayoutOptions } from './layered-layout.ts';
 import { stateSummary } from './state-summary.ts';
 
@@ -76,11 +76,11 @@ export function stateEdges(name: string, state: FlowState): GraphEdge[] {
 }
 
 /**
- * Nodes and edges of `flow` (which may be invalid: malformed parts are skipped), positioned by
- * `layeredLayout`. `problems` and `warnings` count findings per state name.
+ * Nodes and edges of `flow` (a `Flow`, or any JSON: a draft may be invalid, and malformed parts
+ * are skipped), positioned by `layeredLayout`. `problems` and `warnings` count findings per state name.
  */
 export function flowToGraph(
-  flow: Flow | unknown,
+  flow: unknown,
   problems: ReadonlyMap<string | null, readonly unknown[]> = new Map(),
   warnings: ReadonlyMap<string | null, readonly unknown[]> = new Map(),
   layout: LayoutOptions = {},
@@ -97,19 +97,17 @@ export function flowToGraph(
     [start],
     layout,
   );
-  const nodes = states.map(
-    ([name, state]): GraphNode => ({
-      id: name,
-      type: 'state',
-      position: positions.get(name) ?? { x: 0, y: 0 },
-      data: {
-        name,
-        lines: stateSummary(state),
-        isStart: name === start,
-        problems: problems.get(name)?.length ?? 0,
-        warnings: warnings.get(name)?.length ?? 0,
-      },
-    }),
-  );
+  const nodes = states.map(([name, state]): GraphNode => ({
+    id: name,
+    type: 'state',
+    position: positions.get(name) ?? { x: 0, y: 0 },
+    data: {
+      name,
+      lines: stateSummary(state),
+      isStart: name === start,
+      problems: problems.get(name)?.length ?? 0,
+      warnings: warnings.get(name)?.length ?? 0,
+    },
+  }));
   return { nodes, edges };
 }

@@ -38,3 +38,10 @@ export const NAME_PATTERN = /^(?!(?:__proto__|constructor|prototype)$)[A-Za-z_][
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** A copy of `value` without `keys` (so an unset optional field is absent, not `undefined`). */
+export function omit<T extends object, K extends keyof T>(value: T, ...keys: K[]): Omit<T, K> {
+  const copy: Partial<T> = { ...value };
+  for (const key of keys) delete copy[key];
+  return copy as Omit<T, K>;
+}
