@@ -82,11 +82,11 @@ describe('flow editor graph', () => {
     }
   });
 
-  it('when a state follows another, then it is placed in a column further right', () => {
+  it('when a state follows another, then it is placed in a row further down', () => {
     const { nodes } = flowToGraph(shop);
-    const x = new Map(nodes.map((n) => [n.id, n.position.x]));
-    expect(x.get('book')).to.be.greaterThan(x.get('menu') ?? Infinity);
-    expect(x.get('bye')).to.be.greaterThan(x.get('menu') ?? Infinity);
+    const y = new Map(nodes.map((n) => [n.id, n.position.y]));
+    expect(y.get('book')).to.be.greaterThan(y.get('menu') ?? Infinity);
+    expect(y.get('bye')).to.be.greaterThan(y.get('menu') ?? Infinity);
   });
 
   it('when a flow has 200 states, then every state gets its own position', () => {
@@ -119,9 +119,9 @@ describe('flow editor graph', () => {
 
   it('when a state sends, waits and ends, then its summary says so in that order', () => {
     expect(stateSummary(shop.states.menu ?? {})).to.deep.equal([
-      '💬 How can I help? [2 buttons]',
-      '⏸ waits: topic (choice)',
+      'says: How can I help? [2 buttons]',
+      'waits: topic (choice)',
     ]);
-    expect(stateSummary(shop.states.bye ?? {})).to.deep.equal(['💬 Bye', '■ end']);
+    expect(stateSummary(shop.states.bye ?? {})).to.deep.equal(['says: Bye', 'end']);
   });
 });

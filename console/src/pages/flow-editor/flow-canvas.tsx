@@ -10,10 +10,12 @@ import {
   MiniMap,
   ReactFlow,
   type Edge,
+  type FitViewOptions,
   type NodeMouseHandler,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { useMemo, useRef, type CSSProperties } from 'react';
+import { useMemo, useRef, useState, type CSSProperties } from 'react';
+import { FollowSelection } from './follow-selection.tsx';
 import { flowToGraph, type GraphNode } from './flow-graph.ts';
 import type { Problem } from './flow-types.ts';
 import { StateNode, type StateNodeType } from './state-node.tsx';
@@ -22,6 +24,17 @@ const nodeTypes = { state: StateNode };
 
 /** Flows with more states than this get a minimap. */
 const MINIMAP_FROM_STATES = 12;
+
+/**
+ * Flows with more states than this open on their first rows at a readable zoom instead of the
+ * whole graph (which would be too small to read); the minimap shows the rest.
+ */
+const FIT_ALL_UP_TO_STATES = 30;
+const FIRST_ROWS_PX = 700;
+
+/** A state node's size in pixels (its width is fixed in flow-editor.css; height is typical). */
+const NODE_WIDTH = 230;
+const NODE_HEIGHT = 80;
 
 interface FlowCanvasProps {
   flow: unknown;
@@ -60,7 +73,15 @@ export function FlowCanvas({ flow, problems, warnings, selected, onSelect }: Flo
       const kept: StateNodeType =
         old && sameNode(old, node, isSelected)
           ? old
-          : { ...node, selected: isSelected, ariaLabel: `State ${node.id}` };
+          : {
+              ...node,
+              selected: isSelected,
+              ariaLabel: `State ${node.id}`,
+              // Sizes before measuring: states off screen are never measured
+              // (onlyRenderVisibleElements), and the minimap draws them from these.
+              width: NODE_WIDTH,
+              initialHeight: NODE_HEIGHT,
+            };
       next.set(node.id, kept);
       return kept;
     });
@@ -82,6 +103,13 @@ export function FlowCanvas({ flow, problems, warnings, selected, onSelect }: Flo
       })),
     [graph],
   );
+  // Computed once per mount (the canvas is remounted per flow shown): React Flow reads it at start.
+  const [fitViewOptions] = useState<FitViewOptions>(() => {
+    if (graph.nodes.length <= FIT_ALL_UP_TO_STATES) return { padding: 0.1 };
+    const top = Math.min(...graph.nodes.map((n) => n.position.y));
+    const first = graph.nodes.filter((n) => n.position.y < top + FIRST_ROWS_PX);
+    return { nodes: first.map((n) => ({ id: n.id })), padding: 0.1, minZoom: 0.5 };
+  });
   const onNodeClick: NodeMouseHandler<StateNodeType> = (_event, node) => onSelect(node.id);
   return (
     <div
@@ -101,13 +129,15 @@ export function FlowCanvas({ flow, problems, warnings, selected, onSelect }: Flo
         edgesFocusable={false}
         onlyRenderVisibleElements
         fitView
+        fitViewOptions={fitViewOptions}
         minZoom={0.05}
         proOptions={{ hideAttribution: false }}
       >
         <Background />
+        <FollowSelection selected={selected} />
         <Controls showInteractive={false} />
         {graph.nodes.length > MINIMAP_FROM_STATES && (
-          <MiniMap pannable zoomable ariaLabel="Minimap of the flow" />
+          <MiniMap pannable zoomable nodeColor="#64748b" ariaLabel="Minimap of the flow" />
         )}
       </ReactFlow>
     </div>

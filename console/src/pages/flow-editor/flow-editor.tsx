@@ -4,13 +4,12 @@
  * publish bar on top. A published version can be opened read-only in the same views.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { getVersion, type ApiError, type BotFlow } from './flow-api.ts';
 import { FlowCanvas } from './flow-canvas.tsx';
 import { addState, deleteState, freeStateName, renameState, replaceState } from './flow-edits.ts';
 import { FlowSettings } from './flow-settings.tsx';
 import { isRecord, type Flow } from './flow-types.ts';
-import { JsonTab } from './json-tab.tsx';
 import { EditorContext, type EditorContextValue } from './problem-context.ts';
 import { problemsByPointer, problemsByState } from './problem-location.ts';
 import { ProblemList } from './problem-list.tsx';
@@ -28,6 +27,9 @@ interface FlowEditorProps {
 }
 
 const NO_FINDINGS = new Map();
+
+// CodeMirror is a third of the editor's bytes; it loads when the JSON tab is first opened.
+const JsonTab = lazy(() => import('./json-tab.tsx').then((m) => ({ default: m.JsonTab })));
 
 /** The value as a flow when it has the shape the views need (a `states` object). */
 function asFlow(value: unknown): Flow | null {
@@ -201,13 +203,15 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
                   </p>
                 ))}
               {tab === 'json' && (
-                <JsonTab
-                  key={viewing ?? 'draft'}
-                  text={viewing !== null ? JSON.stringify(shownValue ?? null, null, 2) : doc.text}
-                  parseError={viewing !== null ? null : doc.parseError}
-                  readOnly={viewing !== null}
-                  onChange={doc.setText}
-                />
+                <Suspense fallback={<p role="status">Loading the JSON editor…</p>}>
+                  <JsonTab
+                    key={viewing ?? 'draft'}
+                    text={viewing !== null ? JSON.stringify(shownValue ?? null, null, 2) : doc.text}
+                    parseError={viewing !== null ? null : doc.parseError}
+                    readOnly={viewing !== null}
+                    onChange={doc.setText}
+                  />
+                </Suspense>
               )}
             </div>
           </main>

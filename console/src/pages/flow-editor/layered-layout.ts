@@ -1,17 +1,19 @@
 /**
- * A small layered layout (Sugiyama-style) for the flow graph, left to right: a state's column is
- * its distance from the start (breadth-first), states within a column are ordered by the mean
- * position of their neighbours (a few sweeps cut most crossings), and tall columns wrap. Linear
+ * A small layered layout (Sugiyama-style) for the flow graph, top to bottom: a state's row is its
+ * distance from the start (breadth-first), states within a row are ordered by the mean position
+ * of their neighbours (a few sweeps cut most crossings), and long rows wrap. Top to bottom
+ * because nodes are wider than tall: a typical flow then fits a landscape canvas at a readable
+ * zoom. Linear
  * in states and links per sweep, so a 200-state flow lays out in well under a frame.
  */
 
 export interface LayoutOptions {
-  /** Horizontal distance between columns, in pixels. @defaultValue 340 */
+  /** Horizontal distance between states in a row, in pixels. @defaultValue 280 */
   columnGap?: number;
-  /** Vertical distance between rows, in pixels. @defaultValue 130 */
+  /** Vertical distance between rows, in pixels. @defaultValue 170 */
   rowGap?: number;
-  /** States in one column before it wraps into another. @defaultValue 14 */
-  maxPerColumn?: number;
+  /** States in one row before it wraps into another. @defaultValue 8 */
+  maxPerRow?: number;
   /** Ordering sweeps (each goes right, then left). @defaultValue 4 */
   sweeps?: number;
 }
@@ -32,7 +34,7 @@ export function layeredLayout(
   roots: readonly string[],
   options: LayoutOptions = {},
 ): Map<string, Point> {
-  const { columnGap = 340, rowGap = 130, maxPerColumn = 14, sweeps = 4 } = options;
+  const { columnGap = 280, rowGap = 170, maxPerRow = 8, sweeps = 4 } = options;
   const known = new Set(ids);
   const out = new Map<string, string[]>();
   const neighbours = new Map<string, string[]>();
@@ -70,12 +72,12 @@ export function layeredLayout(
     }
   }
 
-  // Order within columns by the barycentre of neighbours in the adjacent column.
+  // Order within rows by the barycentre of neighbours in the adjacent row.
   const order = new Map<string, number>();
-  for (const column of layers) column.forEach((id, i) => order.set(id, i));
-  const reorder = (column: string[], side: number): void => {
+  for (const row of layers) row.forEach((id, i) => order.set(id, i));
+  const reorder = (row: string[], side: number): void => {
     const score = new Map<string, number>();
-    for (const id of column) {
+    for (const id of row) {
       const depth = layer.get(id) ?? 0;
       let sum = 0;
       let count = 0;
@@ -86,22 +88,22 @@ export function layeredLayout(
       }
       score.set(id, count > 0 ? sum / count : (order.get(id) ?? 0));
     }
-    column.sort((a, b) => (score.get(a) ?? 0) - (score.get(b) ?? 0));
-    column.forEach((id, i) => order.set(id, i));
+    row.sort((a, b) => (score.get(a) ?? 0) - (score.get(b) ?? 0));
+    row.forEach((id, i) => order.set(id, i));
   };
   for (let s = 0; s < sweeps; s++) {
     for (let d = 1; d < layers.length; d++) reorder(layers[d] ?? [], -1);
     for (let d = layers.length - 2; d >= 0; d--) reorder(layers[d] ?? [], 1);
   }
 
-  // Coordinates: each column centred on y = 0; a tall column wraps into extra columns.
+  // Coordinates: each row centred on x = 0; a long row wraps into extra rows.
   const positions = new Map<string, Point>();
-  let x = 0;
-  for (const column of layers) {
-    for (let start = 0; start < column.length; start += maxPerColumn) {
-      const part = column.slice(start, start + maxPerColumn);
-      part.forEach((id, i) => positions.set(id, { x, y: (i - (part.length - 1) / 2) * rowGap }));
-      x += columnGap;
+  let y = 0;
+  for (const row of layers) {
+    for (let start = 0; start < row.length; start += maxPerRow) {
+      const part = row.slice(start, start + maxPerRow);
+      part.forEach((id, i) => positions.set(id, { x: (i - (part.length - 1) / 2) * columnGap, y }));
+      y += rowGap;
     }
   }
   return positions;

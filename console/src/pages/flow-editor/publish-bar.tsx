@@ -133,8 +133,10 @@ export function PublishBar({
         >
           <p>New turns use it at once.</p>
           <ImpactNote impact={impact} />
-          <label htmlFor="publish-note">Note (optional)</label>
-          <input id="publish-note" value={note} onChange={(e) => setNote(e.target.value)} />
+          <div className="field">
+            <label htmlFor="publish-note">Note (optional)</label>
+            <input id="publish-note" value={note} onChange={(e) => setNote(e.target.value)} />
+          </div>
           {publish.error && (
             <p role="alert" className="problem-text">
               {publish.error.message}

@@ -23,17 +23,17 @@ function actionLine(action: unknown): string {
     if (isRecord(send.image)) extras.push('image');
     if (isRecord(send.document)) extras.push('document');
     const words = str(send.text).replace(/\s+/g, ' ');
-    return `💬 ${words}${extras.length > 0 ? ` [${extras.join(', ')}]` : ''}`;
+    return `says: ${words}${extras.length > 0 ? ` [${extras.join(', ')}]` : ''}`;
   }
-  if (isRecord(action.set)) return `＝ set ${Object.keys(action.set).join(', ')}`;
+  if (isRecord(action.set)) return `set: ${Object.keys(action.set).join(', ')}`;
   if (isRecord(action.http)) {
     const url = str(action.http.url).replace(/^https?:\/\//, '');
-    return `⇄ ${str(action.http.method)} ${url}`;
+    return `http: ${str(action.http.method)} ${url}`;
   }
-  if (isRecord(action.answer_from)) return `📚 answer from ${str(action.answer_from.collection)}`;
+  if (isRecord(action.answer_from)) return `knowledge: ${str(action.answer_from.collection)}`;
   if (isRecord(action.choose_language)) {
     const options = action.choose_language.options;
-    return `🌐 choose language (${Array.isArray(options) ? options.length : 0})`;
+    return `language choice: ${Array.isArray(options) ? options.length : 0} options`;
   }
   return '? unknown action';
 }
@@ -46,8 +46,8 @@ export function stateSummary(state: FlowState): string[] {
   if (lines.length > MAX_SUMMARY_LINES) shown.push(`+${lines.length - MAX_SUMMARY_LINES} more`);
   if (isRecord(state.wait)) {
     const expect = str(state.wait.expect) || 'any';
-    shown.push(cut(`⏸ waits: ${str(state.wait.store)} (${expect})`));
+    shown.push(cut(`waits: ${str(state.wait.store)} (${expect})`));
   }
-  if (state.end === true) shown.push('■ end');
+  if (state.end === true) shown.push('end');
   return shown;
 }
