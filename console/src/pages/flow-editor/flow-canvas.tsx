@@ -105,10 +105,10 @@ export function FlowCanvas({ flow, problems, warnings, selected, onSelect }: Flo
   );
   // Computed once per mount (the canvas is remounted per flow shown): React Flow reads it at start.
   const [fitViewOptions] = useState<FitViewOptions>(() => {
-    if (graph.nodes.length <= FIT_ALL_UP_TO_STATES) return { padding: 0.1 };
+    if (graph.nodes.length <= FIT_ALL_UP_TO_STATES) return { padding: 0.1, maxZoom: 1 };
     const top = Math.min(...graph.nodes.map((n) => n.position.y));
     const first = graph.nodes.filter((n) => n.position.y < top + FIRST_ROWS_PX);
-    return { nodes: first.map((n) => ({ id: n.id })), padding: 0.1, minZoom: 0.5 };
+    return { nodes: first.map((n) => ({ id: n.id })), padding: 0.1, minZoom: 0.5, maxZoom: 1 };
   });
   const onNodeClick: NodeMouseHandler<StateNodeType> = (_event, node) => onSelect(node.id);
   return (

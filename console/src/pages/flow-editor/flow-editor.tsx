@@ -131,7 +131,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
           </div>
         )}
         <div className="editor-body">
-          <aside className="editor-left">
+          <aside className="editor-left" aria-label="States and findings">
             {flow && (
               <StateList
                 flow={flow}
@@ -215,7 +215,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
               )}
             </div>
           </main>
-          <aside className="editor-right">
+          <aside className="editor-right" aria-label="Details">
             {showVersions ? (
               <VersionsPanel
                 appId={appId}

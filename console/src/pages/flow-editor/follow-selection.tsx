@@ -5,8 +5,9 @@
 import { useReactFlow } from '@xyflow/react';
 import { useEffect } from 'react';
 
-/** Zoom the view at least to when it centres a selected state. */
+/** The zoom range a selected state is shown at (the current zoom, when inside it). */
 const READABLE_ZOOM = 0.7;
+const CLOSEST_ZOOM = 1.2;
 
 export function FollowSelection({ selected }: { selected: string | null }) {
   const flow = useReactFlow();
@@ -17,7 +18,7 @@ export function FollowSelection({ selected }: { selected: string | null }) {
     const width = node.measured?.width ?? 230;
     const height = node.measured?.height ?? 80;
     void flow.setCenter(node.position.x + width / 2, node.position.y + height / 2, {
-      zoom: Math.max(flow.getZoom(), READABLE_ZOOM),
+      zoom: Math.min(Math.max(flow.getZoom(), READABLE_ZOOM), CLOSEST_ZOOM),
       duration: 200,
     });
     // Only a new selection moves the view; the flow object changes with every render.

@@ -4,6 +4,7 @@
  * the next is on its way.
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
 import { validateFlow, type ApiError } from './flow-api.ts';
 import type { Problem } from './flow-types.ts';
 import { useDebounced } from './use-debounced.ts';
@@ -21,12 +22,22 @@ export interface ValidationView {
 /** `text` is the flow's JSON; `parses` says whether it is JSON at all (else nothing is sent). */
 export function useValidation(text: string, parses: boolean): ValidationView {
   const settled = useDebounced(text, VALIDATE_DELAY_MS);
+  // The settled text may be an older one that did not parse, though the current one does.
+  const parsed = useMemo(() => {
+    try {
+      return { ok: true as const, value: JSON.parse(settled) as unknown };
+    } catch {
+      return { ok: false as const };
+    }
+  }, [settled]);
   const query = useQuery({
     queryKey: ['flow-validate', settled],
-    queryFn: () => validateFlow(JSON.parse(settled) as unknown),
-    enabled: parses,
+    queryFn: () => validateFlow(parsed.ok ? parsed.value : null),
+    enabled: parses && parsed.ok,
     placeholderData: keepPreviousData,
     staleTime: Infinity,
+    // Keys are whole flows (up to a few hundred KB); old answers need not stay long.
+    gcTime: 30_000,
     retry: false,
   });
   const problems = query.data?.problems ?? [];
