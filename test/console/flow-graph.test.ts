@@ -97,6 +97,20 @@ describe('flow editor graph', () => {
     expect(spots.size).to.equal(200);
   });
 
+  it('when one state fans out to 199, then the rows wrap at 8 states and no two overlap', () => {
+    const states: Flow['states'] = { hub: { transitions: [] } };
+    for (let i = 0; i < 199; i++) {
+      states.hub?.transitions?.push({ when: { '==': [{ var: 'n' }, i] }, to: `s${i}` });
+      states[`s${i}`] = { end: true };
+    }
+    const { nodes } = flowToGraph({ version: 1, start: 'hub', states });
+    const rows = new Map<number, number>();
+    for (const n of nodes) rows.set(n.position.y, (rows.get(n.position.y) ?? 0) + 1);
+    expect(Math.max(...rows.values())).to.equal(8);
+    expect(rows.size).to.equal(1 + Math.ceil(199 / 8));
+    expect(new Set(nodes.map((n) => `${n.position.x},${n.position.y}`)).size).to.equal(200);
+  });
+
   it('when a condition is nested, then the label writes it out and cuts it at 40 characters', () => {
     const state = {
       transitions: [

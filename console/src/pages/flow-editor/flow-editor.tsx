@@ -5,6 +5,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
+import { DiscardDraftButton } from './discard-draft-button.tsx';
 import { getVersion, type ApiError, type BotFlow } from './flow-api.ts';
 import { FlowCanvas } from './flow-canvas.tsx';
 import { addState, deleteState, freeStateName, renameState, replaceState } from './flow-edits.ts';
@@ -42,6 +43,8 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
     botFlow.draft?.flow ?? botFlow.published.flow,
   );
   const validation = useValidation(doc.text, doc.parseError === null);
+  // Whether the server holds a draft: as loaded, then as this editor saved or discarded it.
+  const [hasDraft, setHasDraft] = useState(botFlow.draft !== null);
   const [selected, setSelected] = useState<string | null>(null);
   const [tab, setTab] = useState<'graph' | 'json'>('graph');
   const [showVersions, setShowVersions] = useState(false);
@@ -105,7 +108,21 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
             dirty={doc.dirty}
             validation={validation}
             publishedVersion={botFlow.published.version}
-            onSaved={doc.markSaved}
+            onSaved={(saved) => {
+              doc.markSaved(saved);
+              setHasDraft(true);
+            }}
+            onPublished={() => setHasDraft(false)}
+          />
+          <DiscardDraftButton
+            appId={appId}
+            enabled={viewing === null && (hasDraft || doc.dirty)}
+            onDiscarded={() => {
+              doc.setValue(botFlow.published.flow);
+              doc.markSaved(botFlow.published.flow);
+              setHasDraft(false);
+              setSelected(null);
+            }}
           />
           <button
             type="button"

@@ -18,6 +18,8 @@ interface PublishBarProps {
   validation: ValidationView;
   publishedVersion: number | null;
   onSaved: (savedValue: unknown) => void;
+  /** The draft became a version (the server keeps no draft after publishing). */
+  onPublished: () => void;
 }
 
 function statusText(v: ValidationView, parses: boolean): string {
@@ -38,6 +40,7 @@ export function PublishBar({
   validation,
   publishedVersion,
   onSaved,
+  onPublished,
 }: PublishBarProps) {
   const queryClient = useQueryClient();
   const [impact, setImpact] = useState<Impact | null>(null);
@@ -74,6 +77,7 @@ export function PublishBar({
       setImpact(null);
       setNote('');
       setMessage(`Published version ${published.version}.`);
+      onPublished();
       void refresh();
       void queryClient.invalidateQueries({ queryKey: ['flow-versions', appId] });
     },
