@@ -88,21 +88,32 @@ export function FlowCanvas({ flow, problems, warnings, selected, onSelect }: Flo
     previous.current = next;
     return list;
   }, [graph, selected]);
-  const edges = useMemo(
-    () =>
-      graph.edges.map((e): Edge => ({
-        id: e.id,
-        source: e.source,
-        target: e.target,
-        label: e.label,
-        type: 'smoothstep',
-        style: EDGE_STYLE[e.kind],
-        markerEnd: { type: MarkerType.ArrowClosed },
-        labelBgPadding: [4, 2],
-        labelStyle: { fontSize: 11 },
-      })),
-    [graph],
-  );
+  const previousEdges = useRef(new Map<string, Edge>());
+  const edges = useMemo(() => {
+    const next = new Map<string, Edge>();
+    const list = graph.edges.map((e): Edge => {
+      const old = previousEdges.current.get(e.id);
+      const kept: Edge =
+        old && old.source === e.source && old.target === e.target && old.label === e.label
+          ? old
+          : {
+              id: e.id,
+              source: e.source,
+              target: e.target,
+              label: e.label,
+              // A wait's on_fail takes a curve, so its label does not sit on a transition's.
+              type: e.kind === 'on_fail' ? 'default' : 'smoothstep',
+              style: EDGE_STYLE[e.kind],
+              markerEnd: { type: MarkerType.ArrowClosed },
+              labelBgPadding: [4, 2],
+              labelStyle: { fontSize: 11 },
+            };
+      next.set(e.id, kept);
+      return kept;
+    });
+    previousEdges.current = next;
+    return list;
+  }, [graph]);
   // Computed once per mount (the canvas is remounted per flow shown): React Flow reads it at start.
   const [fitViewOptions] = useState<FitViewOptions>(() => {
     if (graph.nodes.length <= FIT_ALL_UP_TO_STATES) return { padding: 0.1, maxZoom: 1 };
