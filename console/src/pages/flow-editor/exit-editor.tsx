@@ -83,7 +83,7 @@ export function ExitEditor({ pointer, state, stateNames, onChange }: ExitEditorP
                     const keep = omit(t, 'when');
                     setTransitions(
                       transitions.map((x, j) =>
-                        j === i ? (when === undefined ? keep : { ...keep, when }) : x,
+                        j === i ? (when === undefined ? keep : { when, ...keep }) : x,
                       ),
                     );
                   }}
