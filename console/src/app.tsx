@@ -14,11 +14,19 @@ import { RequireSession } from './components/require-session.tsx';
 const page = <K extends string>(load: () => Promise<Record<K, React.ComponentType>>, name: K) =>
   lazy(() => load().then((m) => ({ default: m[name] })));
 
+<<<<<<< HEAD
 const SignInPage = page(() => import('./pages/sign-in/sign-in-page.tsx'), 'SignInPage');
 const BotsPage = page(() => import('./pages/bots/bots-page.tsx'), 'BotsPage');
 const BotPage = page(() => import('./pages/bots/bot-page.tsx'), 'BotPage');
 const NotBuilt = lazy(() =>
   import('./pages/not-built/not-built-page.tsx').then((m) => ({ default: m.NotBuiltPage })),
+=======
+const FlowEditorPage = lazy(() =>
+  import('./pages/flow-editor/flow-editor-page.tsx').then((m) => ({ default: m.FlowEditorPage })),
+);
+const SignInPage = lazy(() =>
+  import('./pages/sign-in/sign-in-page.tsx').then((m) => ({ default: m.SignInPage })),
+>>>>>>> wip/editor
 );
 
 // A 401 anywhere means the session ended: forget it, and RequireSession sends the operator to
@@ -43,6 +51,7 @@ export function App() {
       <BrowserRouter basename="/console">
         <Suspense fallback={<p role="status">Loading…</p>}>
           <Routes>
+<<<<<<< HEAD
             <Route path="sign-in" element={<SignInPage />} />
             <Route
               element={
@@ -59,6 +68,10 @@ export function App() {
               <Route path="operations" element={<NotBuilt title="Operations" />} />
               <Route path="*" element={<NotBuilt title="Not found" />} />
             </Route>
+=======
+            <Route path="bots/:appId/flow" element={<FlowEditorPage />} />
+            <Route path="*" element={<SignInPage />} />
+>>>>>>> wip/editor
           </Routes>
         </Suspense>
       </BrowserRouter>

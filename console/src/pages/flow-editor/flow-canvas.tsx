@@ -1,0 +1,156 @@
+/**
+ * The flow as a graph (React Flow): pan and zoom, a minimap for big flows, a click selects a
+ * state. Nodes and edges are built once per flow or findings change, and a node whose content
+ * did not change keeps its object, so React Flow leaves it alone.
+ */
+import {
+  Background,
+  Controls,
+  MarkerType,
+  MiniMap,
+  ReactFlow,
+  type Edge,
+  type FitViewOptions,
+  type NodeMouseHandler,
+} from '@xyflow/react';
+import '@xyflow/react/dist/style.css';
+import { useMemo, useRef, useState, type CSSProperties } from 'react';
+import { FollowSelection } from './follow-selection.tsx';
+import { flowToGraph, type GraphNode } from './flow-graph.ts';
+import type { Problem } from './flow-types.ts';
+import { StateNode, type StateNodeType } from './state-node.tsx';
+
+const nodeTypes = { state: StateNode };
+
+/** Flows with more states than this get a minimap. */
+const MINIMAP_FROM_STATES = 12;
+
+/**
+ * Flows with more states than this open on their first rows at a readable zoom instead of the
+ * whole graph (which would be too small to read); the minimap shows the rest.
+ */
+const FIT_ALL_UP_TO_STATES = 30;
+const FIRST_ROWS_PX = 700;
+
+/** A state node's size in pixels (its width is fixed in flow-editor.css; height is typical). */
+const NODE_WIDTH = 230;
+const NODE_HEIGHT = 80;
+
+interface FlowCanvasProps {
+  flow: unknown;
+  problems: ReadonlyMap<string | null, Problem[]>;
+  warnings: ReadonlyMap<string | null, Problem[]>;
+  selected: string | null;
+  onSelect: (name: string | null) => void;
+}
+
+function sameNode(a: StateNodeType, b: GraphNode, selected: boolean): boolean {
+  return (
+    a.selected === selected &&
+    a.position.x === b.position.x &&
+    a.position.y === b.position.y &&
+    a.data.isStart === b.data.isStart &&
+    a.data.problems === b.data.problems &&
+    a.data.warnings === b.data.warnings &&
+    a.data.lines.join('\n') === b.data.lines.join('\n')
+  );
+}
+
+const EDGE_STYLE: Record<string, CSSProperties> = {
+  next: { stroke: '#475569' },
+  transition: { stroke: '#2563eb' },
+  on_fail: { stroke: '#b91c1c', strokeDasharray: '6 4' },
+};
+
+export function FlowCanvas({ flow, problems, warnings, selected, onSelect }: FlowCanvasProps) {
+  const graph = useMemo(() => flowToGraph(flow, problems, warnings), [flow, problems, warnings]);
+  const previous = useRef(new Map<string, StateNodeType>());
+  const nodes = useMemo(() => {
+    const next = new Map<string, StateNodeType>();
+    const list = graph.nodes.map((node) => {
+      const isSelected = node.id === selected;
+      const old = previous.current.get(node.id);
+      const kept: StateNodeType =
+        old && sameNode(old, node, isSelected)
+          ? old
+          : {
+              ...node,
+              selected: isSelected,
+              ariaLabel: `State ${node.id}`,
+              // Sizes before measuring: states off screen are never measured
+              // (onlyRenderVisibleElements), and the minimap draws them from these.
+              width: NODE_WIDTH,
+              initialHeight: NODE_HEIGHT,
+            };
+      next.set(node.id, kept);
+      return kept;
+    });
+    previous.current = next;
+    return list;
+  }, [graph, selected]);
+  const previousEdges = useRef(new Map<string, Edge>());
+  const edges = useMemo(() => {
+    const next = new Map<string, Edge>();
+    const list = graph.edges.map((e): Edge => {
+      const old = previousEdges.current.get(e.id);
+      const kept: Edge =
+        old && old.source === e.source && old.target === e.target && old.label === e.label
+          ? old
+          : {
+              id: e.id,
+              source: e.source,
+              target: e.target,
+              label: e.label,
+              // A wait's on_fail takes a curve, so its label does not sit on a transition's.
+              type: e.kind === 'on_fail' ? 'default' : 'smoothstep',
+              style: EDGE_STYLE[e.kind],
+              markerEnd: { type: MarkerType.ArrowClosed },
+              labelBgPadding: [4, 2],
+              labelStyle: { fontSize: 11 },
+            };
+      next.set(e.id, kept);
+      return kept;
+    });
+    previousEdges.current = next;
+    return list;
+  }, [graph]);
+  // Computed once per mount (the canvas is remounted per flow shown): React Flow reads it at start.
+  const [fitViewOptions] = useState<FitViewOptions>(() => {
+    if (graph.nodes.length <= FIT_ALL_UP_TO_STATES) return { padding: 0.1, maxZoom: 1 };
+    const top = Math.min(...graph.nodes.map((n) => n.position.y));
+    const first = graph.nodes.filter((n) => n.position.y < top + FIRST_ROWS_PX);
+    return { nodes: first.map((n) => ({ id: n.id })), padding: 0.1, minZoom: 0.5, maxZoom: 1 };
+  });
+  const onNodeClick: NodeMouseHandler<StateNodeType> = (_event, node) => onSelect(node.id);
+  return (
+    <div
+      className="flow-canvas"
+      role="region"
+      aria-label="Flow graph (the state list is its text alternative)"
+    >
+      <ReactFlow<StateNodeType, Edge>
+        nodes={nodes}
+        edges={edges}
+        nodeTypes={nodeTypes}
+        onNodeClick={onNodeClick}
+        onPaneClick={() => onSelect(null)}
+        nodesDraggable={false}
+        nodesConnectable={false}
+        nodesFocusable={false}
+        edgesFocusable={false}
+        onlyRenderVisibleElements
+        fitView
+        fitViewOptions={fitViewOptions}
+        minZoom={0.05}
+        proOptions={{ hideAttribution: false }}
+      >
+        <Background />
+        <FollowSelection selected={selected} />
+        <Controls showInteractive={false} />
+        {graph.nodes.length > MINIMAP_FROM_STATES && (
+          <MiniMap pannable zoomable nodeColor="#64748b" ariaLabel="Minimap of the flow" />
+        )}
+      </ReactFlow>
+    </div>
+  );
+}

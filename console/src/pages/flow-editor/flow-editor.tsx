@@ -1,0 +1,275 @@
+/**
+ * The flow editor: the state list and findings on the left, the graph or the JSON in the middle,
+ * the selected state (or the flow's settings, or the versions) on the right, and the draft and
+ * publish bar on top. A published version can be opened read-only in the same views.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
+import { DiscardDraftButton } from './discard-draft-button.tsx';
+import { getVersion, type ApiError, type BotFlow } from './flow-api.ts';
+import { FlowCanvas } from './flow-canvas.tsx';
+import { addState, deleteState, freeStateName, renameState, replaceState } from './flow-edits.ts';
+import { FlowSettings } from './flow-settings.tsx';
+import { isRecord, type Flow } from './flow-types.ts';
+import { EditorContext, type EditorContextValue } from './problem-context.ts';
+import { problemsByPointer, problemsByState } from './problem-location.ts';
+import { ProblemList } from './problem-list.tsx';
+import { PublishBar } from './publish-bar.tsx';
+import { StateList } from './state-list.tsx';
+import { StatePanel } from './state-panel.tsx';
+import { useFlowDocument } from './use-flow-document.ts';
+import { useValidation } from './use-validation.ts';
+import { VersionBanner } from './version-banner.tsx';
+import { VersionsPanel } from './versions-panel.tsx';
+
+interface FlowEditorProps {
+  appId: string;
+  botFlow: BotFlow;
+}
+
+const NO_FINDINGS = new Map();
+
+// CodeMirror is a third of the editor's bytes; it loads when the JSON tab is first opened.
+const JsonTab = lazy(() => import('./json-tab.tsx').then((m) => ({ default: m.JsonTab })));
+
+/** The value as a flow when it has the shape the views need (a `states` object). */
+function asFlow(value: unknown): Flow | null {
+  return isRecord(value) && isRecord(value.states) ? (value as unknown as Flow) : null;
+}
+
+export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
+  const doc = useFlowDocument(
+    botFlow.draft?.flow ?? botFlow.published.flow,
+    botFlow.draft?.flow ?? botFlow.published.flow,
+  );
+  const validation = useValidation(doc.text, doc.parseError === null);
+  // Whether the server holds a draft: as loaded, then as this editor saved or discarded it.
+  const [hasDraft, setHasDraft] = useState(botFlow.draft !== null);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [tab, setTab] = useState<'graph' | 'json'>('graph');
+  const [showVersions, setShowVersions] = useState(false);
+  const [viewing, setViewing] = useState<number | null>(null);
+  const [focusPointer, setFocusPointer] = useState<string | null>(null);
+
+  const versionQuery = useQuery({
+    queryKey: ['flow-version', appId, viewing],
+    queryFn: () => getVersion(appId, viewing ?? 0),
+    enabled: viewing !== null,
+  });
+  const readOnly = viewing !== null || doc.parseError !== null;
+  const shownValue = viewing !== null ? versionQuery.data?.flow : doc.value;
+  const flow = asFlow(shownValue);
+  const findings = viewing === null ? validation : { problems: [], warnings: [] };
+
+  const problemStates = useMemo(() => problemsByState(findings.problems), [findings.problems]);
+  const warningStates = useMemo(() => problemsByState(findings.warnings), [findings.warnings]);
+  const context = useMemo<EditorContextValue>(
+    () => ({
+      problems: viewing === null ? problemsByPointer(validation.problems) : NO_FINDINGS,
+      warnings: viewing === null ? problemsByPointer(validation.warnings) : NO_FINDINGS,
+      readOnly,
+    }),
+    [validation.problems, validation.warnings, viewing, readOnly],
+  );
+
+  const edit = useCallback(
+    (change: (flow: Flow) => Flow) => {
+      const current = asFlow(doc.value);
+      if (current) doc.setValue(change(current));
+    },
+    [doc],
+  );
+
+  // After a click on a finding, the field its pointer names gets the focus once it is rendered.
+  useEffect(() => {
+    if (focusPointer === null) return;
+    const target = document.querySelector<HTMLElement>(
+      `[data-pointer="${CSS.escape(focusPointer)}"]`,
+    );
+    (target ?? document.getElementById('state-heading'))?.focus();
+    setFocusPointer(null);
+  }, [focusPointer]);
+
+  const selectedExists = flow !== null && selected !== null && Object.hasOwn(flow.states, selected);
+  const findingsOf = (name: string) => [
+    ...(problemStates.get(name) ?? []),
+    ...(warningStates.get(name) ?? []),
+  ];
+
+  return (
+    <EditorContext.Provider value={context}>
+      <div className="flow-editor">
+        <header className="editor-header">
+          <h1>Flow of bot {appId}</h1>
+          <PublishBar
+            appId={appId}
+            value={doc.value}
+            parses={doc.parseError === null}
+            dirty={doc.dirty}
+            validation={validation}
+            publishedVersion={botFlow.published.version}
+            onSaved={(saved) => {
+              doc.markSaved(saved);
+              setHasDraft(true);
+            }}
+            onPublished={() => setHasDraft(false)}
+          />
+          <DiscardDraftButton
+            appId={appId}
+            enabled={viewing === null && (hasDraft || doc.dirty)}
+            onDiscarded={() => {
+              doc.setValue(botFlow.published.flow);
+              doc.markSaved(botFlow.published.flow);
+              setHasDraft(false);
+              setSelected(null);
+            }}
+          />
+          <button
+            type="button"
+            aria-expanded={showVersions}
+            onClick={() => setShowVersions((v) => !v)}
+          >
+            Versions
+          </button>
+        </header>
+        {viewing !== null && versionQuery.data && (
+          <VersionBanner
+            appId={appId}
+            version={versionQuery.data}
+            onBack={() => setViewing(null)}
+          />
+        )}
+        {viewing !== null && versionQuery.isError && (
+          <div role="alert" className="problem-text">
+            Could not load version {viewing}: {(versionQuery.error as ApiError).message}{' '}
+            <button type="button" onClick={() => setViewing(null)}>
+              Back to the draft
+            </button>
+          </div>
+        )}
+        <div className="editor-body">
+          <aside className="editor-left" aria-label="States and findings">
+            {flow && (
+              <StateList
+                flow={flow}
+                selected={selectedExists ? selected : null}
+                problemCounts={problemStates}
+                readOnly={readOnly}
+                onSelect={setSelected}
+                suggestName={() => freeStateName(flow)}
+                onAdd={(name) => {
+                  edit((f) =>
+                    addState(f, name, selectedExists ? (selected ?? undefined) : undefined),
+                  );
+                  setSelected(name);
+                }}
+              />
+            )}
+            <ProblemList
+              problems={findings.problems}
+              warnings={findings.warnings}
+              onPick={(state, path) => {
+                setTab('graph');
+                setSelected(state);
+                setFocusPointer(path);
+              }}
+            />
+          </aside>
+          <main className="editor-main">
+            <div role="tablist" aria-label="View">
+              <button
+                type="button"
+                role="tab"
+                id="tab-graph"
+                aria-controls="panel-graph"
+                aria-selected={tab === 'graph'}
+                onClick={() => setTab('graph')}
+              >
+                Graph
+              </button>
+              <button
+                type="button"
+                role="tab"
+                id="tab-json"
+                aria-controls="panel-json"
+                aria-selected={tab === 'json'}
+                onClick={() => setTab('json')}
+              >
+                JSON
+              </button>
+            </div>
+            <div
+              role="tabpanel"
+              id={`panel-${tab}`}
+              aria-labelledby={`tab-${tab}`}
+              className="tab-panel"
+            >
+              {tab === 'graph' &&
+                (flow ? (
+                  <FlowCanvas
+                    key={viewing ?? 'draft'}
+                    flow={flow}
+                    problems={problemStates}
+                    warnings={warningStates}
+                    selected={selectedExists ? selected : null}
+                    onSelect={setSelected}
+                  />
+                ) : (
+                  <p role="alert" className="problem-text">
+                    The JSON is not a flow (it needs a "states" object); fix it in the JSON tab.
+                  </p>
+                ))}
+              {tab === 'json' && (
+                <Suspense fallback={<p role="status">Loading the JSON editor…</p>}>
+                  <JsonTab
+                    key={viewing ?? 'draft'}
+                    text={viewing !== null ? JSON.stringify(shownValue ?? null, null, 2) : doc.text}
+                    parseError={viewing !== null ? null : doc.parseError}
+                    readOnly={viewing !== null}
+                    onChange={doc.setText}
+                  />
+                </Suspense>
+              )}
+            </div>
+          </main>
+          <aside className="editor-right" aria-label="Details">
+            {showVersions ? (
+              <VersionsPanel
+                appId={appId}
+                viewing={viewing}
+                onView={setViewing}
+                onClose={() => setShowVersions(false)}
+              />
+            ) : flow && selectedExists && selected !== null ? (
+              <StatePanel
+                flow={flow}
+                name={selected}
+                findings={findingsOf(selected)}
+                onChange={(state) => edit((f) => replaceState(f, selected, state))}
+                onRename={(to) => {
+                  edit((f) => renameState(f, selected, to));
+                  setSelected(to);
+                }}
+                onDelete={() => {
+                  edit((f) => deleteState(f, selected));
+                  setSelected(null);
+                }}
+              />
+            ) : (
+              flow && (
+                <fieldset disabled={readOnly} className="bare">
+                  <FlowSettings flow={flow} onChange={(f) => edit(() => f)} />
+                </fieldset>
+              )
+            )}
+            {doc.parseError !== null && viewing === null && (
+              <p className="problem-text">
+                The JSON does not parse: forms are read-only until it does.
+              </p>
+            )}
+          </aside>
+        </div>
+      </div>
+    </EditorContext.Provider>
+  );
+}

@@ -1,0 +1,129 @@
+/**
+ * Edits of a whole flow that touch more than one state: add, rename and delete a state. Pure:
+ * each returns a new flow and leaves its argument as it was.
+ */
+import { flowStates } from './flow-graph.ts';
+import { isRecord, NAME_PATTERN, type Flow, type FlowState, omit } from './flow-types.ts';
+
+/** A place that names a state: `start`, a `next`, a transition's `to` or a wait's `on_fail`. */
+export interface StateReference {
+  /** The state holding the reference; null for the flow's `start`. */
+  from: string | null;
+  kind: 'start' | 'next' | 'transition' | 'on_fail';
+  /** The transition's index for kind `transition`. */
+  index?: number;
+}
+
+/** Why `name` cannot name a new state of `flow`, or null when it can. */
+export function stateNameProblem(flow: Flow, name: string, except?: string): string | null {
+  if (!NAME_PATTERN.test(name)) {
+    return 'Use letters, digits and _, not starting with a digit, at most 64 characters.';
+  }
+  if (name !== except && isRecord(flow.states) && Object.hasOwn(flow.states, name)) {
+    return `A state named "${name}" exists already.`;
+  }
+  return null;
+}
+
+/** Every reference to state `name`, in flow order. */
+export function referencesTo(flow: Flow, name: string): StateReference[] {
+  const refs: StateReference[] = [];
+  if (flow.start === name) refs.push({ from: null, kind: 'start' });
+  for (const [from, state] of flowStates(flow)) {
+    if (state.next === name) refs.push({ from, kind: 'next' });
+    (Array.isArray(state.transitions) ? state.transitions : []).forEach((t, index) => {
+      if (isRecord(t) && t.to === name) refs.push({ from, kind: 'transition', index });
+    });
+    if (isRecord(state.wait) && state.wait.on_fail === name) refs.push({ from, kind: 'on_fail' });
+  }
+  return refs;
+}
+
+/** A name of the form `state_<n>` that no state has yet. */
+export function freeStateName(flow: Flow, base = 'state'): string {
+  const states = isRecord(flow.states) ? flow.states : {};
+  for (let n = 1; ; n++) {
+    const name = `${base}_${n}`;
+    if (!Object.hasOwn(states, name)) return name;
+  }
+}
+
+/**
+ * `flow` with a new state `name` that ends the conversation (`{end: true}`, so it is valid at
+ * once); when `from` names a state without a way out, that state's `next` points at it.
+ */
+export function addState(flow: Flow, name: string, from?: string): Flow {
+  const states: Record<string, FlowState> = { ...flow.states, [name]: { end: true } };
+  const source = from === undefined ? undefined : flow.states[from];
+  if (from !== undefined && source && source.next === undefined && !source.transitions) {
+    const rest = omit(source, 'end');
+    states[from] = { ...rest, next: name };
+  }
+  return { ...flow, states };
+}
+
+/** `flow` with `state` in place of the state `name` (its position in the order kept). */
+export function replaceState(flow: Flow, name: string, state: FlowState): Flow {
+  return { ...flow, states: { ...flow.states, [name]: state } };
+}
+
+function retarget(state: FlowState, from: string, to: string): FlowState {
+  let changed = state;
+  if (state.next === from) changed = { ...changed, next: to };
+  if (Array.isArray(state.transitions) && state.transitions.some((t) => t.to === from)) {
+    changed = {
+      ...changed,
+      transitions: state.transitions.map((t) => (t.to === from ? { ...t, to } : t)),
+    };
+  }
+  if (isRecord(state.wait) && state.wait.on_fail === from) {
+    changed = { ...changed, wait: { ...state.wait, on_fail: to } };
+  }
+  return changed;
+}
+
+/**
+ * `flow` with state `from` called `to`, keeping its place in the order; `start` and every
+ * `next`, transition and `on_fail` that named it name the new state.
+ */
+export function renameState(flow: Flow, from: string, to: string): Flow {
+  if (from === to || !Object.hasOwn(flow.states, from)) return flow;
+  const states: Record<string, FlowState> = {};
+  for (const [name, state] of Object.entries(flow.states)) {
+    states[name === from ? to : name] = isRecord(state) ? retarget(state, from, to) : state;
+  }
+  return { ...flow, start: flow.start === from ? to : flow.start, states };
+}
+
+/**
+ * `flow` without state `name`. References to it go too: a `next` or `on_fail` naming it is
+ * removed, as is each transition to it (a list left empty is removed). A state left with no way
+ * out is then a dead end, which validation reports. `start` is kept as it is: the caller asks
+ * for another start first.
+ */
+export function deleteState(flow: Flow, name: string): Flow {
+  const states: Record<string, FlowState> = {};
+  for (const [other, state] of Object.entries(flow.states)) {
+    if (other === name) continue;
+    if (!isRecord(state)) {
+      states[other] = state;
+      continue;
+    }
+    let changed: FlowState = state;
+    if (changed.next === name) {
+      const rest = omit(changed, 'next');
+      changed = rest;
+    }
+    if (Array.isArray(changed.transitions) && changed.transitions.some((t) => t.to === name)) {
+      const kept = changed.transitions.filter((t) => t.to !== name);
+      const rest = omit(changed, 'transitions');
+      changed = kept.length > 0 ? { ...rest, transitions: kept } : rest;
+    }
+    if (changed.wait && changed.wait.on_fail === name) {
+      const wait = omit(changed.wait, 'on_fail');
+      changed = { ...changed, wait };
+    }
+    states[other] = changed;
+  }
+  return { ...flow, states };
+}

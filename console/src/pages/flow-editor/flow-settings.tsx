@@ -1,0 +1,56 @@
+/** The flow's own fields: the start state, reset keywords and the language its texts are in. */
+import { useState } from 'react';
+import { type Flow, omit } from './flow-types.ts';
+import { SelectField, TextField } from './field.tsx';
+
+interface FlowSettingsProps {
+  flow: Flow;
+  onChange: (flow: Flow) => void;
+}
+
+const split = (text: string): string[] =>
+  text
+    .split(',')
+    .map((w) => w.trim())
+    .filter((w) => w !== '');
+
+export function FlowSettings({ flow, onChange }: FlowSettingsProps) {
+  const names = Object.keys(flow.states);
+  const words = flow.reset_keywords ?? [];
+  // The box keeps what is typed ("reset, "), and follows changes made elsewhere (the JSON tab).
+  const [keywords, setKeywords] = useState(words.join(', '));
+  if (split(keywords).join('\u0000') !== words.join('\u0000')) setKeywords(words.join(', '));
+  return (
+    <section aria-labelledby="settings-heading">
+      <h2 id="settings-heading">Flow</h2>
+      <p className="muted">Select a state in the graph or the list to edit it.</p>
+      <SelectField
+        label="Start state"
+        pointer="/start"
+        value={flow.start}
+        options={names.includes(flow.start) ? names : [flow.start, ...names]}
+        onChange={(start) => onChange({ ...flow, start })}
+      />
+      <TextField
+        label="Reset keywords (comma separated)"
+        pointer="/reset_keywords"
+        value={keywords}
+        onChange={(text) => {
+          setKeywords(text);
+          const rest = omit(flow, 'reset_keywords');
+          const next = split(text);
+          onChange(next.length > 0 ? { ...rest, reset_keywords: next } : rest);
+        }}
+      />
+      <TextField
+        label="Language of the texts (e.g. en)"
+        pointer="/fallback_language"
+        value={flow.fallback_language}
+        onChange={(lang) => {
+          const rest = omit(flow, 'fallback_language');
+          onChange(lang === '' ? rest : { ...rest, fallback_language: lang });
+        }}
+      />
+    </section>
+  );
+}
