@@ -16,9 +16,9 @@ const realTimers: Timers = {
 
 export interface Coalescer {
   /** Asks for a run: now when none ran in the last `waitMs`, else once at the end of it. */
-  trigger(): void;
+  trigger: () => void;
   /** Drops a pending run (the page went away). */
-  cancel(): void;
+  cancel: () => void;
 }
 
 /** @param waitMs least time between two runs, in milliseconds. */
@@ -38,7 +38,7 @@ export function coalesce(run: () => void, waitMs: number, timers: Timers = realT
     }, waitMs);
   };
   return {
-    trigger() {
+    trigger: () => {
       if (waiting) {
         askedMeanwhile = true;
         return;
@@ -46,7 +46,7 @@ export function coalesce(run: () => void, waitMs: number, timers: Timers = realT
       run();
       open();
     },
-    cancel() {
+    cancel: () => {
       if (waiting) timers.clearTimeout(handle);
       waiting = false;
       askedMeanwhile = false;

@@ -78,7 +78,9 @@ export function ConversationPage() {
       <h1>Conversation{conversation ? ` with ${conversation.chat_id}` : ''}</h1>
       {conversation ? (
         <p>
-          <Link to={`/bots/${conversation.app_id}/conversations`}>All conversations of this bot</Link>
+          <Link to={`/bots/${conversation.app_id}/conversations`}>
+            All conversations of this bot
+          </Link>
         </p>
       ) : null}
       <p role="status" className={`live live--${live.status}`}>

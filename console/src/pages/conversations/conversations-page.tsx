@@ -164,7 +164,10 @@ function FilterForm({
     <form role="search" aria-label="Filter conversations" className="filters" onSubmit={submit}>
       <label>
         Channel
-        <select value={draft.channelType ?? ''} onChange={(e) => set('channelType')(e.target.value)}>
+        <select
+          value={draft.channelType ?? ''}
+          onChange={(e) => set('channelType')(e.target.value)}
+        >
           <option value="">Any</option>
           {CHANNELS.map((c) => (
             <option key={c} value={c}>

@@ -92,9 +92,7 @@ function str(value: unknown): string | undefined {
 }
 
 function withDefined<T extends object>(value: T): T {
-  return Object.fromEntries(
-    Object.entries(value).filter(([, v]) => v !== undefined),
-  ) as T;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
 /**
@@ -248,7 +246,8 @@ export function summaryOf(message: MessageView): string {
   if (message.document) {
     return `Document: ${message.document.filename ?? message.document.caption ?? 'file'}`;
   }
-  if (message.audio) return message.audio.transcript ? `Voice: ${message.audio.transcript}` : 'Voice';
+  if (message.audio)
+    return message.audio.transcript ? `Voice: ${message.audio.transcript}` : 'Voice';
   if (message.location) return 'Location';
   return `(${message.messageType})`;
 }

@@ -8,8 +8,7 @@ export function TestChatPage() {
     <main className="test-chat-page">
       <h1>Test chat</h1>
       <p>
-        Bot <code>{appId}</code> ·{' '}
-        <Link to={`/bots/${appId}/conversations`}>Conversations</Link>
+        Bot <code>{appId}</code> · <Link to={`/bots/${appId}/conversations`}>Conversations</Link>
       </p>
       <TestChat appId={appId} />
     </main>

@@ -90,9 +90,7 @@ export function TestChat({ appId }: TestChatProps) {
           </button>
         </div>
       ) : null}
-      {reset.isError ? (
-        <div role="alert">Could not reset: {describeError(reset.error)}</div>
-      ) : null}
+      {reset.isError ? <div role="alert">Could not reset: {describeError(reset.error)}</div> : null}
       {session.isPending ? <p role="status">Starting a session…</p> : null}
       {session.data ? (
         <ChatBody key={session.data.visitor_id} appId={appId} session={session.data} />
@@ -210,7 +208,9 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
           <>
             <p>
               State: {state.data.state ? <code>{state.data.state}</code> : 'none (ended or reset)'}
-              {state.isFetching ? <span className="test-chat__refreshing"> (refreshing…)</span> : null}
+              {state.isFetching ? (
+                <span className="test-chat__refreshing"> (refreshing…)</span>
+              ) : null}
             </p>
             <h4>Variables</h4>
             <VariablesView variables={state.data.variables} />
