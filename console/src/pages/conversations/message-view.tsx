@@ -169,7 +169,7 @@ function DocumentPart({ document }: { document: NonNullable<Message['document']>
   const name = document.filename ?? 'Document';
   return (
     <div className="message__document">
-      <span aria-hidden="true">📄 </span>
+      <span className="message__document-label">Document </span>
       {document.url ? (
         <a href={document.url} target="_blank" rel="noopener noreferrer">
           {name}
