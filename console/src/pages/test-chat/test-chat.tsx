@@ -84,7 +84,10 @@ export function TestChat({ appId }: TestChatProps) {
       </header>
       {session.isError ? (
         <div role="alert">
-          Could not start a web visitor session: {describeError(session.error)}{' '}
+          Could not start a web visitor session: {describeError(session.error)}
+          {session.error instanceof ApiError && session.error.status === 404
+            ? ' (the test chat talks through the bot’s web channel: add one to the bot)'
+            : ''}{' '}
           <button type="button" onClick={() => void session.refetch()}>
             Try again
           </button>
@@ -106,23 +109,37 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
   const [draft, setDraft] = useState('');
   const end = useRef<HTMLLIElement>(null);
 
-  const live = useEventSource(visitorEventsUrl(appId, session.token), {
-    message: (data) => {
-      const event = data as WebEvent;
-      if (typeof event?.id !== 'string') return;
-      dispatch({ type: 'event', event });
-      if (event.conversation_id && event.conversation_id !== conversationId) {
-        setConversationId(event.conversation_id);
-        writeSession(sessionStorage, appId, { ...session, conversation_id: event.conversation_id });
-      }
-      // A reply ends (part of) a turn: the flow has stored the state it moved to.
-      if (event.direction === 'out' && event.conversation_id) {
-        void queryClient.invalidateQueries({
-          queryKey: conversationKeys.detail(event.conversation_id),
-        });
-      }
+  const live = useEventSource(
+    visitorEventsUrl(appId, session.token),
+    {
+      message: (data) => {
+        const event = data as WebEvent;
+        if (typeof event?.id !== 'string') return;
+        dispatch({ type: 'event', event });
+        if (event.conversation_id && event.conversation_id !== conversationId) {
+          setConversationId(event.conversation_id);
+          writeSession(sessionStorage, appId, {
+            ...session,
+            conversation_id: event.conversation_id,
+          });
+        }
+        // A reply ends (part of) a turn: the flow has stored the state it moved to.
+        if (event.direction === 'out' && event.conversation_id) {
+          void queryClient.invalidateQueries({
+            queryKey: conversationKeys.detail(event.conversation_id),
+          });
+        }
+      },
     },
-  });
+    {
+      // A stream refused for an old token: renew it (same visitor); the new token reconnects.
+      onClosed: () => {
+        if (needsRenewal(session, new Date())) {
+          void queryClient.invalidateQueries({ queryKey: sessionKey(appId) });
+        }
+      },
+    },
+  );
 
   const state = useQuery({
     queryKey: conversationKeys.detail(conversationId ?? ''),
