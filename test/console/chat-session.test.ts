@@ -58,5 +58,8 @@ describe('test chat session', () => {
     const id = newClientMessageId(() => 'x'.repeat(100));
     expect(id).to.have.length(64);
     expect(id).to.match(/^[\x21-\x7e]+$/);
+    const [a, b] = [newClientMessageId(), newClientMessageId()];
+    expect(a).to.match(/^console-[0-9a-f]{32}$/);
+    expect(a).to.not.equal(b);
   });
 });

@@ -27,7 +27,7 @@ describe('console live events', () => {
   it('when a conversation event has no state, then the detail shows none', () => {
     const event = readLiveConversation({ app_id: 'a', conversation_id: 'c', channel_type: 'web' });
     expect(event).to.not.equal(undefined);
-    const detail = withLiveState({ id: 'c', state: 'ask' as string | null }, event!);
+    const detail = withLiveState({ id: 'c', state: 'ask' }, event!);
     expect(detail).to.deep.equal({ id: 'c', state: null });
     expect(readLiveConversation({ app_id: 'a', conversation_id: 'c', state: 3 })).to.equal(
       undefined,

@@ -62,7 +62,16 @@ export function needsRenewal(session: WebSession, now: Date): boolean {
   return Number.isNaN(expires) || expires - now.getTime() < RENEW_BEFORE_MS;
 }
 
+/**
+ * 128 random bits as hex. `crypto.getRandomValues`, not `randomUUID`: the latter exists only in
+ * secure contexts, and a console reached over plain http on a private address is not one.
+ */
+function randomHex(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 /** A client message id for the web channel's dedupe: printable ASCII, at most 64 characters. */
-export function newClientMessageId(random: () => string): string {
+export function newClientMessageId(random: () => string = randomHex): string {
   return `console-${random()}`.slice(0, 64);
 }

@@ -6,7 +6,7 @@
  * new visitor.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useReducer, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useId, useReducer, useRef, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../conversations/api-call.ts';
 import { conversationKeys } from '../conversations/conversations-api.ts';
 import type { WebEvent } from '../conversations/message-model.ts';
@@ -56,6 +56,7 @@ export interface TestChatProps {
 
 export function TestChat({ appId }: TestChatProps) {
   const queryClient = useQueryClient();
+  const titleId = useId();
   const session = useQuery({
     queryKey: sessionKey(appId),
     queryFn: () => obtainSession(appId),
@@ -70,9 +71,9 @@ export function TestChat({ appId }: TestChatProps) {
   });
 
   return (
-    <section className="test-chat" aria-labelledby="test-chat-title">
+    <section className="test-chat" aria-labelledby={titleId}>
       <header className="test-chat__header">
-        <h2 id="test-chat-title">Chat as a web visitor</h2>
+        <h2 id={titleId}>Chat as a web visitor</h2>
         <button
           type="button"
           onClick={() => reset.mutate()}
@@ -108,6 +109,7 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
   const [conversationId, setConversationId] = useState(session.conversation_id);
   const [draft, setDraft] = useState('');
   const end = useRef<HTMLLIElement>(null);
+  const ids = useId();
 
   const live = useEventSource(
     visitorEventsUrl(appId, session.token),
@@ -162,17 +164,16 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
       dispatch({ type: 'failed', clientMessageId: v.id, error: describeError(error) }),
   });
 
-  const newId = () => newClientMessageId(() => crypto.randomUUID());
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const text = draft.trim();
     if (text === '') return;
-    send.mutate({ id: newId(), input: { text }, text });
+    send.mutate({ id: newClientMessageId(), input: { text }, text });
     setDraft('');
   };
   const choose = (choice: Choice) =>
     send.mutate({
-      id: newId(),
+      id: newClientMessageId(),
       input: choice.kind === 'button' ? { button_id: choice.id } : { list_row_id: choice.id },
       choice,
     });
@@ -201,9 +202,9 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
         </ol>
       </div>
       <form className="test-chat__composer" onSubmit={submit}>
-        <label htmlFor={`test-chat-input-${appId}`}>Message</label>
+        <label htmlFor={`${ids}-input`}>Message</label>
         <input
-          id={`test-chat-input-${appId}`}
+          id={`${ids}-input`}
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
           autoComplete="off"
@@ -213,8 +214,8 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
           Send
         </button>
       </form>
-      <section className="test-chat__state" aria-labelledby={`test-chat-state-${appId}`}>
-        <h3 id={`test-chat-state-${appId}`}>Flow state</h3>
+      <section className="test-chat__state" aria-labelledby={`${ids}-state`}>
+        <h3 id={`${ids}-state`}>Flow state</h3>
         {conversationId === null ? (
           <p>No conversation yet: it starts with the first message.</p>
         ) : null}
