@@ -7,6 +7,7 @@ import {
   fromTranscriptRow,
   fromWebEvent,
   optionTitles,
+  readWebEvent,
   summaryOf,
   type TranscriptRow,
 } from '../../console/src/pages/conversations/message-model.ts';
@@ -153,5 +154,21 @@ describe('console message model', () => {
     );
     expect(press).to.deep.include({ side: 'user', choice: { id: 'b', title: 'Bikes' } });
     expect(summaryOf(press)).to.equal('Chose Bikes');
+  });
+
+  it('when a web event lacks its id or direction, then it is not read', () => {
+    const good = {
+      id: 'out:t:0',
+      conversation_id: 'c',
+      direction: 'out',
+      turn_id: 't',
+      message_type: 'text',
+      text: 'hi',
+      created_at: '2026-11-24T10:00:00.000Z',
+    };
+    expect(readWebEvent(good)).to.deep.equal(good);
+    expect(readWebEvent({ ...good, id: 1 })).to.equal(undefined);
+    expect(readWebEvent({ ...good, direction: 'up' })).to.equal(undefined);
+    expect(readWebEvent(null)).to.equal(undefined);
   });
 });

@@ -21,6 +21,7 @@ import {
   listConversations,
   type ConversationSummary,
 } from './conversations-api.ts';
+import { readLiveConversation, readLiveMessage } from './live-events.ts';
 import { LIVE_STATUS_TEXT, useEventSource } from './use-event-source.ts';
 import './conversations.css';
 
@@ -53,9 +54,14 @@ export function ConversationsPage() {
     [queryClient, appId],
   );
   useEffect(() => () => refresh.cancel(), [refresh]);
+  // The stream is asked for this bot's events only; checked again here, so that a server which
+  // ignores `app_id` costs refreshes, never wrong rows.
+  const ofThisBot = (data: unknown) => {
+    if ((readLiveMessage(data) ?? readLiveConversation(data))?.app_id === appId) refresh.trigger();
+  };
   const live = useEventSource(
     appId === '' ? null : conversationEventsUrl(appId),
-    { message: refresh.trigger, conversation: refresh.trigger, reset: refresh.trigger },
+    { message: ofThisBot, conversation: ofThisBot, reset: refresh.trigger },
     { withCredentials: true },
   );
 

@@ -213,6 +213,17 @@ export function optionTitles(messages: readonly MessageView[]): Map<string, stri
   return titles;
 }
 
+/** A web visitor's SSE event when it has what the chat needs to show it; else undefined. */
+export function readWebEvent(data: unknown): WebEvent | undefined {
+  const event = record(data);
+  const named = ['id', 'message_type', 'created_at'].every((k) => typeof event[k] === 'string');
+  if (!named || (event.direction !== 'in' && event.direction !== 'out')) return undefined;
+  if (event.conversation_id !== undefined && typeof event.conversation_id !== 'string') {
+    return undefined;
+  }
+  return event as unknown as WebEvent;
+}
+
 /** A web visitor's event as shown. */
 export function fromWebEvent(
   event: WebEvent,

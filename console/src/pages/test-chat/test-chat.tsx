@@ -7,9 +7,10 @@
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useReducer, useRef, useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { ApiError, describeError } from '../conversations/api-call.ts';
 import { conversationKeys } from '../conversations/conversations-api.ts';
-import type { WebEvent } from '../conversations/message-model.ts';
+import { readWebEvent } from '../conversations/message-model.ts';
 import { MessageView, type Choice } from '../conversations/message-view.tsx';
 import { LIVE_STATUS_TEXT, useEventSource } from '../conversations/use-event-source.ts';
 import { VariablesView } from '../conversations/variables-view.tsx';
@@ -115,8 +116,8 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
     visitorEventsUrl(appId, session.token),
     {
       message: (data) => {
-        const event = data as WebEvent;
-        if (typeof event?.id !== 'string') return;
+        const event = readWebEvent(data);
+        if (!event) return;
         dispatch({ type: 'event', event });
         if (event.conversation_id && event.conversation_id !== conversationId) {
           setConversationId(event.conversation_id);
@@ -218,7 +219,11 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
         <h3 id={`${ids}-state`}>Flow state</h3>
         {conversationId === null ? (
           <p>No conversation yet: it starts with the first message.</p>
-        ) : null}
+        ) : (
+          <p>
+            <Link to={`/conversations/${conversationId}`}>Open its transcript</Link>
+          </p>
+        )}
         {state.isError ? (
           <div role="alert">Could not read the flow state: {describeError(state.error)}</div>
         ) : null}
