@@ -1,0 +1,154 @@
+/**
+ * One conversation (route `conversations/:id`): who, where, its flow state and variables, and the
+ * transcript with both sides as the person saw them, the flow's notes set apart. Live: a
+ * `message` event of this conversation fetches the new rows, a `conversation` event shows the
+ * new state.
+ */
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo } from 'react';
+import { Link, useParams } from 'react-router';
+import { describeError } from './api-call.ts';
+import { coalesce } from './coalesce.ts';
+import {
+  conversationEventsUrl,
+  conversationKeys,
+  getConversation,
+  listMessages,
+  type ConversationDetail,
+} from './conversations-api.ts';
+import { readLiveConversation, readLiveMessage, withLiveState } from './live-events.ts';
+import { fromTranscriptRow } from './message-model.ts';
+import { MessageView } from './message-view.tsx';
+import { VariablesView } from './variables-view.tsx';
+import { LIVE_STATUS_TEXT, useEventSource } from './use-event-source.ts';
+import './conversations.css';
+
+/** Least time between two transcript refreshes caused by live events (ms). */
+const LIVE_REFRESH_MS = 500;
+
+export function ConversationPage() {
+  const { id = '' } = useParams();
+  const queryClient = useQueryClient();
+  const detail = useQuery({
+    queryKey: conversationKeys.detail(id),
+    queryFn: () => getConversation(id),
+    enabled: id !== '',
+  });
+  const messages = useInfiniteQuery({
+    queryKey: conversationKeys.messages(id),
+    queryFn: ({ pageParam }) => listMessages(id, pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_after ?? undefined,
+    enabled: id !== '',
+  });
+
+  const refresh = useMemo(
+    () =>
+      coalesce(() => {
+        void queryClient.invalidateQueries({ queryKey: conversationKeys.messages(id) });
+        void queryClient.invalidateQueries({ queryKey: conversationKeys.detail(id) });
+      }, LIVE_REFRESH_MS),
+    [queryClient, id],
+  );
+  useEffect(() => () => refresh.cancel(), [refresh]);
+  const appId = detail.data?.app_id;
+  const live = useEventSource(
+    appId ? conversationEventsUrl(appId) : null,
+    {
+      message: (data) => {
+        if (readLiveMessage(data)?.conversation_id === id) refresh.trigger();
+      },
+      conversation: (data) => {
+        const event = readLiveConversation(data);
+        if (event?.conversation_id !== id) return;
+        queryClient.setQueryData<ConversationDetail>(conversationKeys.detail(id), (old) =>
+          old ? withLiveState(old, event) : old,
+        );
+        refresh.trigger();
+      },
+      reset: refresh.trigger,
+    },
+    { withCredentials: true },
+  );
+
+  const rows = messages.data?.pages.flatMap((page) => page.items) ?? [];
+  const conversation = detail.data;
+  return (
+    <main className="conversation">
+      <h1>Conversation{conversation ? ` with ${conversation.chat_id}` : ''}</h1>
+      {conversation ? (
+        <p>
+          <Link to={`/bots/${conversation.app_id}/conversations`}>
+            All conversations of this bot
+          </Link>
+        </p>
+      ) : null}
+      <p role="status" className={`live live--${live.status}`}>
+        {appId ? LIVE_STATUS_TEXT[live.status] : ''}
+        {live.status === 'closed' ? (
+          <button type="button" onClick={live.retry}>
+            Reconnect
+          </button>
+        ) : null}
+      </p>
+      {detail.isError ? (
+        <div role="alert">
+          Could not load the conversation: {describeError(detail.error)}{' '}
+          <button type="button" onClick={() => void detail.refetch()}>
+            Try again
+          </button>
+        </div>
+      ) : null}
+      {conversation ? (
+        <section aria-labelledby="conversation-about" className="conversation__about">
+          <h2 id="conversation-about">About</h2>
+          <dl>
+            <dt>Channel</dt>
+            <dd>{conversation.channel_type}</dd>
+            <dt>Chat id</dt>
+            <dd>
+              <code>{conversation.chat_id}</code>
+            </dd>
+            <dt>Flow state</dt>
+            <dd>{conversation.state ? <code>{conversation.state}</code> : 'none'}</dd>
+            <dt>Started</dt>
+            <dd>{new Date(conversation.created_at).toLocaleString()}</dd>
+            <dt>Last message</dt>
+            <dd>{new Date(conversation.last_message_at).toLocaleString()}</dd>
+          </dl>
+          <h3>Variables</h3>
+          <VariablesView variables={conversation.variables} />
+        </section>
+      ) : null}
+      <section aria-labelledby="conversation-transcript" className="conversation__transcript">
+        <h2 id="conversation-transcript">Transcript</h2>
+        {messages.isError ? (
+          <div role="alert">
+            Could not load the messages: {describeError(messages.error)}{' '}
+            <button type="button" onClick={() => void messages.refetch()}>
+              Try again
+            </button>
+          </div>
+        ) : null}
+        {messages.isPending && id !== '' ? <p role="status">Loading…</p> : null}
+        {messages.isSuccess && rows.length === 0 ? <p>No messages yet.</p> : null}
+        <div role="log" aria-label="Transcript">
+          <ol className="messages">
+            {rows.map((row) => (
+              <MessageView key={String(row.id)} message={fromTranscriptRow(row)} />
+            ))}
+          </ol>
+        </div>
+        {messages.hasNextPage ? (
+          <button
+            type="button"
+            onClick={() => void messages.fetchNextPage()}
+            disabled={messages.isFetchingNextPage}
+          >
+            {messages.isFetchingNextPage ? 'Loading…' : 'Load later messages'}
+          </button>
+        ) : null}
+      </section>
+    </main>
+  );
+}
