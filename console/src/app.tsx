@@ -7,6 +7,15 @@ const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } },
 });
 
+const KnowledgePage = lazy(() =>
+  import('./pages/knowledge/knowledge-page.tsx').then((m) => ({ default: m.KnowledgePage })),
+);
+const CollectionPage = lazy(() =>
+  import('./pages/knowledge/collection-page.tsx').then((m) => ({ default: m.CollectionPage })),
+);
+const OperationsPage = lazy(() =>
+  import('./pages/operations/operations-page.tsx').then((m) => ({ default: m.OperationsPage })),
+);
 const SignInPage = lazy(() =>
   import('./pages/sign-in/sign-in-page.tsx').then((m) => ({ default: m.SignInPage })),
 );
@@ -17,6 +26,9 @@ export function App() {
       <BrowserRouter basename="/console">
         <Suspense fallback={<p role="status">Loading…</p>}>
           <Routes>
+            <Route path="knowledge" element={<KnowledgePage />} />
+            <Route path="knowledge/:name" element={<CollectionPage />} />
+            <Route path="operations" element={<OperationsPage />} />
             <Route path="*" element={<SignInPage />} />
           </Routes>
         </Suspense>
