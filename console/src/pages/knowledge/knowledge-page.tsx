@@ -98,16 +98,17 @@ function NewCollection() {
           value={name}
           maxLength={128}
           aria-invalid={touched && problem !== undefined}
-          aria-describedby={touched && problem ? problemId : undefined}
+          aria-describedby={problem && (touched || name !== '') ? problemId : undefined}
           onChange={(event) => setName(event.currentTarget.value.trim())}
           onBlur={() => setTouched(true)}
         />
       </p>
-      {touched && problem && (
+      {problem && (touched || name !== '') && (
         <p id={problemId} className="kn-field-problem">
           {problem}
         </p>
       )}
+      {name === '' && <p className="ops-muted">Name the collection to upload its documents.</p>}
       <UploadDrop
         label="Choose documents to upload"
         disabled={problem !== undefined || upload.isPending}

@@ -6,8 +6,15 @@
 import { useEffect, useRef, useState } from 'react';
 import { withQuery } from './page-query.ts';
 
-/** Whether the stream is open; `connecting` also while the browser retries after a drop. */
-export type LiveState = 'connecting' | 'live';
+/**
+ * Whether the stream is open; `connecting` also while the browser retries after a drop;
+ * `closed` when the server refused it (not signed in, too many streams): retried after
+ * {@link REOPEN_MS}.
+ */
+export type LiveState = 'connecting' | 'live' | 'closed';
+
+/** How long after a refused stream it is opened again (ms). */
+export const REOPEN_MS = 15_000;
 
 export interface LiveHandlers {
   /** One event of a followed type, its `data` parsed (malformed data is skipped). */
@@ -19,6 +26,8 @@ export interface LiveHandlers {
 /** Opens one EventSource for `types` (comma-joined) while the component is mounted. */
 export function useLiveEvents(types: readonly string[], handlers: LiveHandlers): LiveState {
   const [state, setState] = useState<LiveState>('connecting');
+  // Bumped to open a new EventSource after the browser gave up on one.
+  const [attempt, setAttempt] = useState(0);
   // The latest handlers without reopening the stream on every render.
   const latest = useRef(handlers);
   latest.current = handlers;
@@ -38,7 +47,8 @@ export function useLiveEvents(types: readonly string[], handlers: LiveHandlers):
       latest.current.onEvent(event.type, data);
     };
     const onReset = () => latest.current.onReset();
-    let opened = false;
+    // A source opened again after a refusal starts at the stream's end: refetch on its first open.
+    let opened = attempt > 0;
     const onOpen = () => {
       setState('live');
       // On a reopen after a drop the browser resumed with Last-Event-ID and missed events are
@@ -46,13 +56,23 @@ export function useLiveEvents(types: readonly string[], handlers: LiveHandlers):
       if (opened) latest.current.onReset();
       opened = true;
     };
-    const onError = () => setState('connecting');
+    let reopen: ReturnType<typeof setTimeout> | undefined;
+    const onError = () => {
+      // A refusal (an HTTP error, not a drop) closes the source for good: the browser does not
+      // retry it, so the page does, later.
+      if (source.readyState !== EventSource.CLOSED) return setState('connecting');
+      setState('closed');
+      reopen = setTimeout(() => setAttempt((n) => n + 1), REOPEN_MS);
+    };
     for (const type of key.split(',')) source.addEventListener(type, onMessage);
     source.addEventListener('reset', onReset);
     source.addEventListener('open', onOpen);
     source.addEventListener('error', onError);
-    return () => source.close();
-  }, [key]);
+    return () => {
+      clearTimeout(reopen);
+      source.close();
+    };
+  }, [key, attempt]);
 
   return state;
 }
