@@ -9,6 +9,7 @@ import { ErrorAlert } from '../ops-shared/error-alert.tsx';
 import { LiveBadge } from '../ops-shared/live-badge.tsx';
 import '../ops-shared/ops-shared.css';
 import { JobPanel } from './job-panel.tsx';
+import { isFinished } from './job-progress.ts';
 import {
   getCollection,
   knowledgeKeys,
@@ -101,6 +102,10 @@ function Indexing({ name, lastJobId }: { name: string; lastJobId: string | undef
     },
   });
   const shown = chosen ?? lastJobId;
+  // Every unfinished job gets its own live bar, besides the one chosen (or the last).
+  const running = (jobs.data?.items ?? [])
+    .filter((job) => !isFinished(job.status) && job.job_id !== shown)
+    .map((job) => job.job_id);
   return (
     <section aria-labelledby="kn-index-h">
       <h2 id="kn-index-h">Indexing</h2>
@@ -109,6 +114,9 @@ function Indexing({ name, lastJobId }: { name: string; lastJobId: string | undef
       </button>
       {start.isError && <ErrorAlert what="Indexing could not start." error={start.error} />}
       {shown !== undefined && <JobPanel jobId={shown} />}
+      {running.map((jobId) => (
+        <JobPanel key={jobId} jobId={jobId} />
+      ))}
       {jobs.isError && <ErrorAlert what="The jobs could not be loaded." error={jobs.error} />}
       {jobs.data && jobs.data.items.length > 0 && (
         <>
