@@ -50,7 +50,7 @@ describe('console knowledge lists', () => {
     expect(patchCollections(pages, same)).to.equal(pages);
   });
 
-  it('when a listed job moves, then its status changes; an unlisted one is reported missing', () => {
+  it('when a listed job moves, then its status and counts change; an unlisted one is reported missing', () => {
     const jobs: Page<JobSummary> = {
       items: [
         { job_id: 'job_2', status: 'queued' },
@@ -62,7 +62,13 @@ describe('console knowledge lists', () => {
       'running',
       'succeeded',
     ]);
-    expect(patchJobs(jobs, event({ status: 'queued' }))).to.equal(jobs);
+    expect(patchJobs(jobs, event({ files_done: 1 })).items[0]).to.deep.include({
+      files_total: 2,
+      files_done: 1,
+      files_failed: 0,
+    });
+    const counted = patchJobs(jobs, event());
+    expect(patchJobs(counted, event())).to.equal(counted);
     expect(patchJobs(jobs, event({ job_id: 'job_3' }))).to.equal(jobs);
     expect(jobMissing(jobs, event({ job_id: 'job_3' }))).to.equal(true);
     expect(jobMissing(jobs, event())).to.equal(false);

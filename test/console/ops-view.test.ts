@@ -60,6 +60,10 @@ describe('console operations view', () => {
         '1 replayed, 2 refused',
       );
       expect(replaySummary({ replayed: 0, refused: [] })).to.equal('nothing to replay');
+      // Only the first refusals are listed; the count has them all.
+      expect(replaySummary({ replayed: 0, refused: [refused], refused_count: 1500 })).to.equal(
+        '0 replayed, 1500 refused',
+      );
     });
 
     it('when a dead-letter event arrives, then its topic is read; other data is ignored', () => {

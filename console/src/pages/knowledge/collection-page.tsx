@@ -5,6 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link, useParams } from 'react-router';
+import { ApiError } from '../ops-shared/api-error.ts';
 import { ErrorAlert } from '../ops-shared/error-alert.tsx';
 import { LiveBadge } from '../ops-shared/live-badge.tsx';
 import '../ops-shared/ops-shared.css';
@@ -117,7 +118,10 @@ function Indexing({ name, lastJobId }: { name: string; lastJobId: string | undef
       {running.map((jobId) => (
         <JobPanel key={jobId} jobId={jobId} />
       ))}
-      {jobs.isError && <ErrorAlert what="The jobs could not be loaded." error={jobs.error} />}
+      {/* A collection not made yet has no jobs: its 404 is already shown above. */}
+      {jobs.isError && !(jobs.error instanceof ApiError && jobs.error.status === 404) && (
+        <ErrorAlert what="The jobs could not be loaded." error={jobs.error} />
+      )}
       {jobs.data && jobs.data.items.length > 0 && (
         <>
           <h3>Recent jobs</h3>
@@ -132,6 +136,12 @@ function Indexing({ name, lastJobId }: { name: string; lastJobId: string | undef
                   {job.job_id}
                 </button>{' '}
                 {job.status}
+                {job.files_total !== undefined && (
+                  <>
+                    , {job.files_done ?? 0} of {job.files_total} files
+                    {(job.files_failed ?? 0) > 0 && `, ${job.files_failed} failed`}
+                  </>
+                )}
                 {job.created_at && (
                   <span className="ops-muted"> {new Date(job.created_at).toLocaleString()}</span>
                 )}

@@ -35,7 +35,8 @@ function CollectionsTable() {
           <tr>
             <th scope="col">Name</th>
             <th scope="col">Owner</th>
-            <th scope="col">Files</th>
+            <th scope="col">Uploaded</th>
+            <th scope="col">Indexed files</th>
             <th scope="col">Chunks</th>
             <th scope="col">Updated</th>
             <th scope="col">Last job</th>
@@ -47,7 +48,11 @@ function CollectionsTable() {
               <td>
                 <Link to={`/knowledge/${encodeURIComponent(c.name)}`}>{c.name}</Link>
               </td>
-              <td>{c.owner_app_id ?? <span className="ops-muted">shared</span>}</td>
+              <td>
+                {c.owner_app_id ?? <span className="ops-muted">none</span>}
+                {c.shared && ' (shared)'}
+              </td>
+              <td>{c.uploaded_files ?? '—'}</td>
               <td>{c.files}</td>
               <td>{c.chunks}</td>
               <td>{c.updated_at ? new Date(c.updated_at).toLocaleString() : '—'}</td>

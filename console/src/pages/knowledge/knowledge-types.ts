@@ -10,8 +10,12 @@ export interface CollectionItem {
   name: string;
   /** The bot whose flows may answer from it; null for a shared (or not yet owned) one. */
   owner_app_id: string | null;
+  shared?: boolean;
+  /** Files and chunks of the indexed content. */
   files: number;
   chunks: number;
+  /** Documents uploaded (indexed or not). */
+  uploaded_files?: number;
   updated_at: string | null;
   last_job: { job_id: string; status: JobStatus } | null;
 }
@@ -71,6 +75,9 @@ export interface IndexJob {
 export interface JobSummary {
   job_id: string;
   status: JobStatus;
+  files_total?: number;
+  files_done?: number;
+  files_failed?: number;
   created_at?: string;
   finished_at?: string | null;
 }

@@ -29,16 +29,17 @@ export function patchCollections(
 }
 
 /**
- * A jobs page with the event's status on its job. A job not in the page is not added (its
+ * A jobs page with the event's status and file counts on its job. A job not in the page is not added (its
  * creation time and place in the order come from the server: the caller refetches then).
  */
 export function patchJobs(page: Page<JobSummary>, event: IndexJobEvent): Page<JobSummary> {
   const index = page.items.findIndex((j) => j.job_id === event.job_id);
-  if (index < 0 || page.items[index]?.status === event.status) return page;
-  return {
-    ...page,
-    items: page.items.map((j, i) => (i === index ? { ...j, status: event.status } : j)),
-  };
+  const job = page.items[index];
+  if (!job) return page;
+  const { status, files_total, files_done, files_failed } = event;
+  const next = { ...job, status, files_total, files_done, files_failed };
+  if ((Object.keys(next) as (keyof JobSummary)[]).every((k) => next[k] === job[k])) return page;
+  return { ...page, items: page.items.map((j, i) => (i === index ? next : j)) };
 }
 
 /** Whether a jobs page lacks the event's job (a new job: the list is fetched again). */

@@ -62,7 +62,13 @@ export function DeadLettersSection({ topic }: { topic: string }) {
         <div role="status" className="ops-result">
           <p>Replay: {replaySummary(replay.data)}.</p>
           {replay.data.refused.length > 0 && (
-            <ul aria-label="Refused dead letters">
+            <ul
+              aria-label={
+                replay.data.refused.length < (replay.data.refused_count ?? 0)
+                  ? `Refused dead letters, the first ${replay.data.refused.length}`
+                  : 'Refused dead letters'
+              }
+            >
               {replay.data.refused.map((r) => (
                 <li key={r.id}>
                   <code>{r.id}</code> <code>{r.code}</code> {r.reason}
@@ -104,7 +110,7 @@ export function DeadLettersSection({ topic }: { topic: string }) {
                     <code>{letter.code}</code>
                   </td>
                   <td>{letter.reason}</td>
-                  <td>{new Date(letter.failed_at).toLocaleString()}</td>
+                  <td>{letter.failed_at ? new Date(letter.failed_at).toLocaleString() : '—'}</td>
                   <td>
                     <button
                       type="button"

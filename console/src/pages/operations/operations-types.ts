@@ -2,7 +2,15 @@
 
 /** `GET /v2/ops/processes`. */
 export interface ProcessesView {
-  components: { component: string; processes: { name: string; last_seen: string }[] }[];
+  components: { component: string; processes: ProcessView[] }[];
+}
+
+export interface ProcessView {
+  name: string;
+  /** Its last heartbeat (ISO 8601). */
+  last_seen: string;
+  /** False once its heartbeat ran out (it is about to leave the list). */
+  alive?: boolean;
 }
 
 export interface TopicView {
@@ -11,6 +19,8 @@ export interface TopicView {
   backlog: number;
   /** Delivered and not yet acknowledged. */
   pending: number;
+  /** Not yet delivered. */
+  unread?: number;
   dead_letters: number;
 }
 
@@ -25,7 +35,10 @@ export interface DeadLetter {
   code: string;
   reason: string;
   data: unknown;
-  failed_at: string;
+  /** Null for letters recorded without a time. */
+  failed_at: string | null;
+  /** Delivery attempts before it was dead-lettered. */
+  deliveries?: number;
 }
 
 /** A dead letter that was not replayed; it stays in the dead-letter stream. */
@@ -38,7 +51,10 @@ export interface ReplayRefusal {
 /** `POST /v2/ops/dead-letters/:topic/replay`. */
 export interface ReplayResult {
   replayed: number;
+  /** The refusals, the first 1,000 when there are more. */
   refused: ReplayRefusal[];
+  /** How many were refused in all. */
+  refused_count?: number;
 }
 
 /** The `dead-letter` live event. */

@@ -42,7 +42,7 @@ export function ProcessesSection() {
                 </tr>
               ) : (
                 list.map((p, i) => {
-                  const stale = isStale(p.last_seen, now);
+                  const stale = p.alive === false || isStale(p.last_seen, now);
                   return (
                     <tr key={`${component}/${p.name}`} className={stale ? 'ops-stale' : undefined}>
                       {i === 0 && (

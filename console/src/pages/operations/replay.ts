@@ -18,7 +18,7 @@ export function confirmQuestion(topic: string, target: ReplayTarget): string {
 
 /** "3 replayed", "1 replayed, 2 refused", "nothing to replay". */
 export function replaySummary(result: ReplayResult): string {
-  const refused = result.refused.length;
+  const refused = result.refused_count ?? result.refused.length;
   if (result.replayed === 0 && refused === 0) return 'nothing to replay';
   const parts = [`${result.replayed} replayed`];
   if (refused > 0) parts.push(`${refused} refused`);
