@@ -9,6 +9,9 @@ import { getIndexJob, knowledgeKeys } from './knowledge-api.ts';
 import { isFinished, progressOf } from './job-progress.ts';
 import type { FileOutcome } from './knowledge-types.ts';
 
+/** How often an unfinished job is read again besides its live events (ms). */
+const UNFINISHED_REFRESH_MS = 15_000;
+
 function outcomeText(file: FileOutcome): string {
   if (file.status === 'pending') return 'waiting';
   if (file.status === 'indexed') {
@@ -38,6 +41,9 @@ export function JobPanel({ jobId }: { jobId: string }) {
   const job = useQuery({
     queryKey: knowledgeKeys.job(jobId),
     queryFn: () => getIndexJob(jobId),
+    // Events move the bar; this only catches up when the event stream is down.
+    refetchInterval: (query) =>
+      query.state.data && isFinished(query.state.data.status) ? false : UNFINISHED_REFRESH_MS,
   });
   if (job.isPending) return <p role="status">Loading job {jobId}…</p>;
   if (job.isError)
