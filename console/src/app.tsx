@@ -14,19 +14,33 @@ import { RequireSession } from './components/require-session.tsx';
 const page = <K extends string>(load: () => Promise<Record<K, React.ComponentType>>, name: K) =>
   lazy(() => load().then((m) => ({ default: m[name] })));
 
-<<<<<<< HEAD
 const SignInPage = page(() => import('./pages/sign-in/sign-in-page.tsx'), 'SignInPage');
 const BotsPage = page(() => import('./pages/bots/bots-page.tsx'), 'BotsPage');
 const BotPage = page(() => import('./pages/bots/bot-page.tsx'), 'BotPage');
+const FlowEditorPage = page(
+  () => import('./pages/flow-editor/flow-editor-page.tsx'),
+  'FlowEditorPage',
+);
+const TestChatPage = page(() => import('./pages/test-chat/test-chat-page.tsx'), 'TestChatPage');
+const ConversationsPage = page(
+  () => import('./pages/conversations/conversations-page.tsx'),
+  'ConversationsPage',
+);
+const ConversationPage = page(
+  () => import('./pages/conversations/conversation-page.tsx'),
+  'ConversationPage',
+);
+const KnowledgePage = page(() => import('./pages/knowledge/knowledge-page.tsx'), 'KnowledgePage');
+const CollectionPage = page(
+  () => import('./pages/knowledge/collection-page.tsx'),
+  'CollectionPage',
+);
+const OperationsPage = page(
+  () => import('./pages/operations/operations-page.tsx'),
+  'OperationsPage',
+);
 const NotBuilt = lazy(() =>
   import('./pages/not-built/not-built-page.tsx').then((m) => ({ default: m.NotBuiltPage })),
-=======
-const FlowEditorPage = lazy(() =>
-  import('./pages/flow-editor/flow-editor-page.tsx').then((m) => ({ default: m.FlowEditorPage })),
-);
-const SignInPage = lazy(() =>
-  import('./pages/sign-in/sign-in-page.tsx').then((m) => ({ default: m.SignInPage })),
->>>>>>> wip/editor
 );
 
 // A 401 anywhere means the session ended: forget it, and RequireSession sends the operator to
@@ -51,7 +65,6 @@ export function App() {
       <BrowserRouter basename="/console">
         <Suspense fallback={<p role="status">Loading…</p>}>
           <Routes>
-<<<<<<< HEAD
             <Route path="sign-in" element={<SignInPage />} />
             <Route
               element={
@@ -63,15 +76,16 @@ export function App() {
               <Route index element={<Navigate to="/bots" replace />} />
               <Route path="bots" element={<BotsPage />} />
               <Route path="bots/:appId" element={<BotPage />} />
-              <Route path="conversations" element={<NotBuilt title="Conversations" />} />
-              <Route path="knowledge" element={<NotBuilt title="Knowledge" />} />
-              <Route path="operations" element={<NotBuilt title="Operations" />} />
+              <Route path="bots/:appId/flow" element={<FlowEditorPage />} />
+              <Route path="bots/:appId/chat" element={<TestChatPage />} />
+              <Route path="bots/:appId/conversations" element={<ConversationsPage />} />
+              <Route path="conversations" element={<BotsPage />} />
+              <Route path="conversations/:id" element={<ConversationPage />} />
+              <Route path="knowledge" element={<KnowledgePage />} />
+              <Route path="knowledge/:name" element={<CollectionPage />} />
+              <Route path="operations" element={<OperationsPage />} />
               <Route path="*" element={<NotBuilt title="Not found" />} />
             </Route>
-=======
-            <Route path="bots/:appId/flow" element={<FlowEditorPage />} />
-            <Route path="*" element={<SignInPage />} />
->>>>>>> wip/editor
           </Routes>
         </Suspense>
       </BrowserRouter>
