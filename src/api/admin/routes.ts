@@ -15,9 +15,12 @@ import { DEFAULT_FLOW } from '../../shared/flows/default-flow.ts';
 import { validateFlow } from '../../shared/flows/validate-flow.ts';
 import { collectionRoutes } from './collections.ts';
 import { AuthLimiter, peerAddress, securityHeaders } from './guard.ts';
+import { conversationRoutes } from './conversations.ts';
+import { opsRoutes } from './ops.ts';
+import { afterOf, limitOf } from './paging.ts';
 import { presentBot, presentChannel } from './present.ts';
 import { registerTelegramWebhook } from './telegram-webhook.ts';
-import { listConversations, listMessages } from './transcripts.ts';
+import { listMessages } from './transcripts.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -72,37 +75,6 @@ function checkFlow(
       details: { problems, warnings },
     },
   );
-}
-
-function limitOf(ctx: Context): number {
-  const raw = ctx.query.limit;
-  if (raw === undefined) return 20;
-  const limit = Number(raw);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-    throw new BotwireError('BW_ERR_SCHEMA', 'limit must be an integer from 1 to 100', {
-      details: {
-        problems: [{ path: '/query/limit', message: 'must be an integer from 1 to 100' }],
-      },
-    });
-  }
-  return limit;
-}
-
-/**
- * The `after` cursor of a page: absent, or the `next_after` of an earlier page (`shape` says what
- * one looks like). Anything else is refused rather than read as "no more pages".
- */
-function afterOf(ctx: Context, shape: RegExp): string | undefined {
-  const raw = ctx.query.after;
-  if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string' || !shape.test(raw)) {
-    throw new BotwireError('BW_ERR_SCHEMA', 'after must be the next_after of an earlier page', {
-      details: {
-        problems: [{ path: '/query/after', message: 'must be the next_after of an earlier page' }],
-      },
-    });
-  }
-  return raw;
 }
 
 /** Messages are paged by their numeric id. */
@@ -210,12 +182,7 @@ export function adminRouter(edge: Edge): Router {
     await edge.directory.notifyChanged(appId);
   });
 
-  router.get('/v2/bots/:app_id/conversations', async (ctx) => {
-    const appId = appIdOf(ctx);
-    if (!(await edge.directory.byAppId(appId)))
-      throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
-    ctx.body = await listConversations(edge.db, appId, limitOf(ctx), afterOf(ctx, UUID));
-  });
+  conversationRoutes(router, edge);
 
   router.get('/v2/conversations/:id/messages', async (ctx) => {
     const id = ctx.params.id ?? '';
@@ -227,5 +194,6 @@ export function adminRouter(edge: Edge): Router {
   });
 
   collectionRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
+  opsRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   return router;
 }
