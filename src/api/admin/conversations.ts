@@ -115,7 +115,7 @@ export async function getConversation(
   db: Knex,
   id: string,
 ): Promise<Record<string, unknown> | undefined> {
-  const row = (await db('conversations as c')
+  const row: unknown = await db('conversations as c')
     .join('channels as ch', 'ch.id', 'c.channel_id')
     .leftJoin('users as u', 'u.pid', 'c.user_pid')
     .leftJoin('conversation_state as s', 's.conversation_id', 'c.id')
@@ -136,8 +136,8 @@ export async function getConversation(
       's.updated_at as state_updated_at',
       'c.created_at',
       'c.last_message_at',
-    )) as Record<string, unknown> | undefined;
-  return row;
+    );
+  return row as Record<string, unknown> | undefined;
 }
 
 function filtersOf(ctx: Context, edge: Edge): ConversationFilters {

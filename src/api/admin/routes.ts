@@ -13,6 +13,7 @@ import { readJson } from '../body.ts';
 import type { Edge } from '../edge.ts';
 import { DEFAULT_FLOW } from '../../shared/flows/default-flow.ts';
 import { validateFlow } from '../../shared/flows/validate-flow.ts';
+import { collectionListRoutes } from './collection-list.ts';
 import { collectionRoutes } from './collections.ts';
 import { AuthLimiter, peerAddress, securityHeaders } from './guard.ts';
 import { conversationRoutes } from './conversations.ts';
@@ -193,6 +194,7 @@ export function adminRouter(edge: Edge): Router {
     ctx.body = page;
   });
 
+  collectionListRoutes(router, edge);
   collectionRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   opsRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   return router;
