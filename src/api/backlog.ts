@@ -83,7 +83,13 @@ export async function topicDepths(
       }
     }
     const [error, dead] = replies[at++] ?? [];
-    return { topic, waiting: unread + pending, unread, pending, dead: error ? 0 : Number(dead ?? 0) };
+    return {
+      topic,
+      waiting: unread + pending,
+      unread,
+      pending,
+      dead: error ? 0 : Number(dead ?? 0),
+    };
   });
 }
 

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERRORS } from '../shared/errors.ts';
 import { SCHEMAS_DIR } from '../shared/schemas.ts';
+import { opsPaths, opsSchemas } from './openapi-ops.ts';
 
 function schema(name: string): Record<string, unknown> {
   const loaded = JSON.parse(readFileSync(join(SCHEMAS_DIR, `${name}.json`), 'utf8')) as Record<
@@ -95,6 +96,7 @@ export function openApiDocument(): Record<string, unknown> {
         channel: schema('http/channel'),
         'index-collection': schema('http/index-collection'),
         'patch-collection': schema('http/patch-collection'),
+        ...opsSchemas(),
       },
     },
     paths: {
@@ -216,15 +218,6 @@ export function openApiDocument(): Record<string, unknown> {
           responses: { 200: ok('{ok, url, registered_at, telegram}'), '4XX': error, 502: error },
         },
       },
-      '/v2/bots/{app_id}/conversations': {
-        get: {
-          ...admin,
-          description:
-            'Newest activity first. `last_message_at` is kept to the minute: it is rewritten only when over a minute old (docs/pipeline.md).',
-          parameters: [appId, ...page],
-          responses: { 200: ok('{items, next_after}'), '4XX': error },
-        },
-      },
       '/v2/conversations/{id}/messages': {
         get: {
           ...admin,
@@ -329,6 +322,7 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      ...opsPaths(),
       '/healthz': {
         get: { summary: 'The process is up', responses: { 200: ok('{status: "ok"}') } },
       },

@@ -83,7 +83,11 @@ async function listCollections(
   limit: number,
   after?: string,
 ): Promise<{ items: Record<string, unknown>[]; next_after: string | null }> {
-  const query = edge.db('collections').select('name').orderByRaw('name collate "C"').limit(limit + 1);
+  const query = edge
+    .db('collections')
+    .select('name')
+    .orderByRaw('name collate "C"')
+    .limit(limit + 1);
   if (after) void query.whereRaw('name collate "C" > ?', [after]);
   const [known, stored] = await Promise.all([
     query as Promise<{ name: string }[]>,
@@ -157,7 +161,10 @@ export function collectionListRoutes(router: Router, edge: Edge): void {
     const rows = (await query) as (Record<string, unknown> & { id: string; error: unknown })[];
     if (rows.length === 0 && !after) {
       const [known, uploaded] = await Promise.all([
-        edge.db<{ id: string; name: string }>('collections').where({ name: collection }).first('id'),
+        edge
+          .db<{ id: string; name: string }>('collections')
+          .where({ name: collection })
+          .first('id'),
         uploadedCount(edge.storageDir, collection),
       ]);
       if (!known && uploaded === 0)

@@ -169,13 +169,7 @@ export function conversationRoutes(router: Router, edge: Edge): void {
     if (!UUID.test(appId) || !(await edge.directory.byAppId(appId)))
       throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
     const filters = filtersOf(ctx, edge);
-    ctx.body = await listConversations(
-      edge.db,
-      appId,
-      filters,
-      limitOf(ctx),
-      afterOf(ctx, UUID),
-    );
+    ctx.body = await listConversations(edge.db, appId, filters, limitOf(ctx), afterOf(ctx, UUID));
   });
 
   router.get('/v2/conversations/:id', async (ctx) => {
