@@ -288,4 +288,28 @@ describe('operations routes', function () {
     const noAuth = await t.call('GET', '/v2/ops/topics', { auth: false });
     expect(noAuth.status).to.equal(401);
   });
+
+  it('when the OpenAPI description is read, then every route here is in it with a response schema that has properties', async () => {
+    const { json } = await t.call('GET', '/v2/openapi.json', { auth: false });
+    for (const path of [
+      '/v2/ops/processes',
+      '/v2/ops/topics',
+      '/v2/ops/dead-letters/{topic}',
+      '/v2/ops/dead-letters/{topic}/{id}',
+      '/v2/bots/{app_id}/conversations',
+      '/v2/conversations/{id}',
+      '/v2/collections',
+      '/v2/collections/{name}/jobs',
+    ]) {
+      const schema = json.paths[path]?.get?.responses?.[200]?.content['application/json'].schema;
+      expect(schema?.properties, path).to.be.an('object');
+    }
+    const replay = json.paths['/v2/ops/dead-letters/{topic}/replay'].post;
+    expect(replay.responses[200].content['application/json'].schema.properties).to.have.keys(
+      'replayed',
+      'replayed_ids',
+      'refused',
+      'refused_count',
+    );
+  });
 });
