@@ -127,8 +127,10 @@ export function opsRoutes(
     const result = input.all
       ? await replayAllDeadLetters(target(topic))
       : await replayDeadLetters(target(topic), input.ids ?? []);
+    // ctx.state.actor names who asked once console sessions exist (the bearer key until then).
+    const actor = (ctx.state as { actor?: string }).actor ?? 'admin-key';
     ctx.log.info(
-      { topic, replayed: result.replayed.length, refused: result.refused.length },
+      { topic, actor, replayed: result.replayed.length, refused: result.refused.length },
       'dead letters replayed',
     );
     ctx.body = {
