@@ -1,6 +1,7 @@
 /**
  * The admin API (bearer ADMIN_API_KEY): bots, channels, webhook registration, transcripts and
- * knowledge collections (./collections.ts).
+ * conversations (./conversations.ts), knowledge collections (./collections.ts,
+ * ./collection-list.ts) and operations (./ops.ts).
  * Bodies are checked against schemas/http/*.json; errors go through the error middleware.
  */
 import type { Context, Next } from 'koa';
