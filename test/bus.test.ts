@@ -556,12 +556,14 @@ describe('topic bus', () => {
         return all.length > 0 ? all : undefined;
       });
       fail = false; // "the bug is fixed"
-      const result = await replayDeadLetters(redis, producer, prefix, 'indexer', [
-        letter!.id,
-        '1-1',
-      ]);
+      const result = await replayDeadLetters(
+        { redis, producer, prefix, topic: 'indexer', maxLen: 10_000 },
+        [letter!.id, '1-1'],
+      );
       expect(result.replayed.map((r) => r.deadId)).to.deep.equal([letter!.id]);
-      expect(result.refused).to.deep.equal([{ deadId: '1-1', reason: 'no such dead letter' }]);
+      expect(result.refused).to.deep.equal([
+        { deadId: '1-1', code: 'BW_ERR_NOT_FOUND', reason: 'no such dead letter' },
+      ]);
       await waitFor(() => seen.length === 1);
       expect(seen).to.deep.equal(['again']);
       expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
@@ -577,8 +579,12 @@ describe('topic bus', () => {
         'BW_ERR_MESSAGE_INVALID',
       );
       const [letter] = await listDeadLetters(redis, prefix, 'indexer');
-      const result = await replayDeadLetters(redis, producer, prefix, 'indexer', [letter!.id]);
+      const result = await replayDeadLetters(
+        { redis, producer, prefix, topic: 'indexer', maxLen: 10_000 },
+        [letter!.id],
+      );
       expect(result.replayed).to.have.length(0);
+      expect(result.refused[0]!.code).to.equal('BW_ERR_MESSAGE_INVALID');
       expect(result.refused[0]!.reason).to.contain('/files is required');
       expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(1);
       expect(await entries()).to.deep.equal([]);

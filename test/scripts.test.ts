@@ -210,6 +210,22 @@ describe('topic scripts', () => {
       expect(await redis.xlen(keys.dead)).to.equal(0);
     });
 
+    it('when replay --all runs, then the valid letters go back on the topic and an invalid one is refused with its code and kept', async () => {
+      const good = await addDeadLetter(JSON.stringify(MESSAGE), 'bug, since fixed');
+      const bad = await addDeadLetter('{"collection_name":"faq"}', 'BW_ERR_MESSAGE_INVALID');
+      const result = await script('dead-letters.sh', 'replay', 'indexer', '--all');
+      expect(result.code).to.equal(2);
+      const entries = await topicEntries(redis, prefix, 'indexer');
+      expect(entries.map((e) => JSON.parse(e.data) as unknown)).to.deep.equal([MESSAGE]);
+      expect(JSON.parse(result.stdout.trim())).to.deep.equal({
+        replayed: good,
+        id: entries[0]!.id,
+      });
+      expect(result.stderr).to.contain(`refused ${bad}: BW_ERR_MESSAGE_INVALID`);
+      const kept = await redis.xrange(keys.dead, '-', '+');
+      expect(kept.map(([keptId]) => keptId)).to.deep.equal([bad]);
+    });
+
     it('when a dead letter still fails the schema, then replay exits 2 and keeps it', async () => {
       const id = await addDeadLetter(
         '{"collection_name":"faq"}',

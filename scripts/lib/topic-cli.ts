@@ -12,8 +12,13 @@
  */
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { ensureGroups } from '../../src/shared/bus/consumer.ts';
-import { entriesByStream, parseEntries } from '../../src/shared/bus/entries.ts';
-import { listDeadLetters, replayDeadLetters } from '../../src/shared/bus/dead-letters.ts';
+import { compareIds, entriesByStream, parseEntries } from '../../src/shared/bus/entries.ts';
+import {
+  listDeadLetters,
+  replayAllDeadLetters,
+  replayDeadLetters,
+  type ReplayTarget,
+} from '../../src/shared/bus/dead-letters.ts';
 import { Producer } from '../../src/shared/bus/producer.ts';
 import { groupOf, isTopic, topicKeys, TOPICS, type Topic } from '../../src/shared/bus/topics.ts';
 import { BotwireError } from '../../src/shared/errors.ts';
@@ -166,12 +171,6 @@ async function read(topic: Topic, fromStart: boolean): Promise<void> {
   }
 }
 
-function compareIds(a: string, b: string): number {
-  const [am = 0n, as = 0n] = a.split('-').map(BigInt);
-  const [bm = 0n, bs = 0n] = b.split('-').map(BigInt);
-  return am === bm ? Number(as - bs) : am < bm ? -1 : 1;
-}
-
 async function dead(action: string | undefined, args: string[]): Promise<void> {
   const topic = topicArg(args[0]);
   const redis = await connect();
@@ -185,22 +184,22 @@ async function dead(action: string | undefined, args: string[]): Promise<void> {
         console.log(JSON.stringify(letter));
       }
     } else if (action === 'replay') {
-      const ids = args.includes('--all')
-        ? (await listDeadLetters(redis, config.stream.prefix, topic, { count: 100_000 })).map(
-            (l) => l.id,
-          )
-        : args.slice(1);
-      if (ids.length === 0) throw new UsageError('name the dead letters to replay, or --all');
-      const result = await replayDeadLetters(
+      const target: ReplayTarget = {
         redis,
-        producerFor(redis),
-        config.stream.prefix,
+        producer: producerFor(redis),
+        prefix: config.stream.prefix,
         topic,
-        ids,
-      );
+        maxLen: config.stream.maxLen,
+      };
+      const ids = args.slice(1).filter((a) => a !== '--all');
+      if (!args.includes('--all') && ids.length === 0)
+        throw new UsageError('name the dead letters to replay, or --all');
+      const result = args.includes('--all')
+        ? await replayAllDeadLetters(target)
+        : await replayDeadLetters(target, ids);
       for (const r of result.replayed)
         console.log(JSON.stringify({ replayed: r.deadId, id: r.newId }));
-      for (const r of result.refused) console.error(`refused ${r.deadId}: ${r.reason}`);
+      for (const r of result.refused) console.error(`refused ${r.deadId}: ${r.code}: ${r.reason}`);
       if (result.refused.length > 0) process.exitCode = 2;
     } else {
       throw new UsageError(`unknown action "${action ?? ''}"`);

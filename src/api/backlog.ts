@@ -41,7 +41,12 @@ function fieldsOf(group: unknown): Map<string, unknown> {
 /** What waits in one topic: unread plus unacknowledged entries, and its dead letters. */
 export interface TopicDepth {
   topic: Topic;
+  /** `unread` + `pending`. */
   waiting: number;
+  /** Entries the topic's group has not read yet (XINFO GROUPS `lag`, summed over partitions). */
+  unread: number;
+  /** Entries read and not acknowledged yet (being handled, or waiting for a retry). */
+  pending: number;
   dead: number;
 }
 
@@ -64,18 +69,27 @@ export async function topicDepths(
   const replies = (await pipeline.exec()) ?? [];
   let at = 0;
   return topics.map((topic) => {
-    let waiting = 0;
+    let unread = 0;
+    let pending = 0;
     for (let p = 0; p < partitions; p += 1) {
       const [error, groups] = replies[at++] ?? [];
       if (error || !Array.isArray(groups)) continue;
       for (const group of groups) {
         const fields = fieldsOf(group);
         if (fields.get('name') !== groupOf(topic)) continue;
-        waiting += Number(fields.get('lag') ?? 0) + Number(fields.get('pending') ?? 0);
+        // lag is nil when Redis cannot tell (entries deleted in the middle of the stream).
+        unread += Number(fields.get('lag') ?? 0);
+        pending += Number(fields.get('pending') ?? 0);
       }
     }
     const [error, dead] = replies[at++] ?? [];
-    return { topic, waiting, dead: error ? 0 : Number(dead ?? 0) };
+    return {
+      topic,
+      waiting: unread + pending,
+      unread,
+      pending,
+      dead: error ? 0 : Number(dead ?? 0),
+    };
   });
 }
 

@@ -22,6 +22,15 @@ export interface Edge {
   directory: BotDirectory;
   store: BotStore;
   prefix: string;
+  /** Partition streams per topic (TOPIC_PARTITIONS). */
+  partitions: number;
+  /** Approximate length kept of each partition stream (STREAM_MAXLEN), for dead-letter replays. */
+  streamMaxLen: number;
+  /**
+   * How long one heartbeat of a process counts (CONSUMER_LEASE_MS, ms): a member's deadline in a
+   * live-member set minus this is when it was last seen.
+   */
+  heartbeatMs: number;
   bodyLimitBytes: number;
   /** Longest a JSON body may take to arrive once its headers did (EDGE_BODY_TIMEOUT_MS). */
   bodyTimeoutMs: number;

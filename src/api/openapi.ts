@@ -7,6 +7,7 @@ import { consolePaths, consoleSchemas } from './openapi-console.ts';
 import { eventSchemas, eventsPaths } from './openapi-events.ts';
 import { versionPaths } from './openapi-versions.ts';
 import { webPaths, webSchemas, webSecuritySchemes } from './openapi-web.ts';
+import { opsPaths, opsSchemas } from './openapi-ops.ts';
 
 function schema(name: string): Record<string, unknown> {
   const loaded = JSON.parse(readFileSync(join(SCHEMAS_DIR, `${name}.json`), 'utf8')) as Record<
@@ -122,6 +123,7 @@ export function openApiDocument(): Record<string, unknown> {
         'session-request': schema('http/session'),
         ...consoleSchemas,
         ...webSchemas,
+        ...opsSchemas(),
       },
     },
     paths: {
@@ -259,15 +261,6 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
-      '/v2/bots/{app_id}/conversations': {
-        get: {
-          ...admin,
-          description:
-            'Newest activity first. `last_message_at` is kept to the minute: it is rewritten only when over a minute old (docs/pipeline.md).',
-          parameters: [appId, ...page],
-          responses: { 200: ok('{items, next_after}'), '4XX': error },
-        },
-      },
       '/v2/conversations/{id}/messages': {
         get: {
           ...admin,
@@ -372,6 +365,7 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      ...opsPaths(),
       '/healthz': {
         get: { summary: 'The process is up', responses: { 200: ok('{status: "ok"}') } },
       },

@@ -10,6 +10,7 @@ import type { Service } from '../shared/process.ts';
 import { createKit, openDirectory } from '../shared/worker-kit.ts';
 import { createApp } from './app.ts';
 import { BacklogGauge, topicDepths } from './backlog.ts';
+import { Heartbeat, membersKey } from '../shared/bus/members.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
 import type { Edge } from './edge.ts';
 import { limitConnections } from './connections.ts';
@@ -75,6 +76,16 @@ export async function startApi(
     maxClients: config.web.maxEventStreams,
     logger: logger.child({ part: 'web-events' }),
   });
+  // The api reads no topic, so no lease round keeps it in a member set: it heartbeats on its own
+  // (GET /v2/ops/processes lists it).
+  const heartbeat = new Heartbeat({
+    redis,
+    key: membersKey(config.stream.prefix, 'api'),
+    name: config.consumer.name,
+    ttlMs: config.consumer.leaseMs,
+    logger,
+  });
+  heartbeat.start();
   const edge: Edge = {
     redis,
     db,
@@ -85,6 +96,9 @@ export async function startApi(
     directory,
     store,
     prefix: config.stream.prefix,
+    partitions: config.stream.partitions,
+    streamMaxLen: config.stream.maxLen,
+    heartbeatMs: config.consumer.leaseMs,
     bodyLimitBytes: config.api.bodyLimitBytes,
     bodyTimeoutMs: config.api.timeouts.bodyMs,
     authMaxFailures: config.api.authMaxFailures,
@@ -170,6 +184,7 @@ export async function startApi(
           }),
       );
       backlog.stop();
+      await step('heartbeat', () => heartbeat.stop());
       await step('bot directory', () => directory.close());
       await step('redis', () => redis.quit());
       await step('postgres', () => db.destroy());

@@ -1,6 +1,8 @@
 /**
- * The admin API (bearer ADMIN_API_KEY or a console session, ./auth.ts): bots, channels, webhook registration, transcripts and
- * knowledge collections (./collections.ts).
+ * The admin API (bearer ADMIN_API_KEY or a console session, ./auth.ts): bots, channels, webhook
+ * registration, transcripts and conversations (./conversations.ts), flow versions
+ * (./flow-versions.ts), knowledge collections (./collections.ts, ./collection-list.ts), live
+ * events (../events/route.ts) and operations (./ops.ts).
  * Bodies are checked against schemas/http/*.json; errors go through the error middleware.
  */
 import type { Context } from 'koa';
@@ -13,14 +15,18 @@ import type { Edge } from '../edge.ts';
 import { DEFAULT_FLOW } from '../../shared/flows/default-flow.ts';
 import { validateFlow } from '../../shared/flows/validate-flow.ts';
 import { botChanged } from './bot-changed.ts';
+import { collectionListRoutes } from './collection-list.ts';
 import { collectionRoutes } from './collections.ts';
+import { conversationRoutes } from './conversations.ts';
 import { eventRoutes } from '../events/route.ts';
 import { actorOf, flowVersionRoutes } from './flow-versions.ts';
 import { adminAuth } from './auth.ts';
 import { securityHeaders } from './guard.ts';
+import { opsRoutes } from './ops.ts';
+import { afterOf, limitOf } from './paging.ts';
 import { presentBot, presentChannel } from './present.ts';
 import { registerTelegramWebhook } from './telegram-webhook.ts';
-import { listConversations, listMessages } from './transcripts.ts';
+import { listMessages } from './transcripts.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -75,37 +81,6 @@ function checkFlow(
       details: { problems, warnings },
     },
   );
-}
-
-function limitOf(ctx: Context): number {
-  const raw = ctx.query.limit;
-  if (raw === undefined) return 20;
-  const limit = Number(raw);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-    throw new BotwireError('BW_ERR_SCHEMA', 'limit must be an integer from 1 to 100', {
-      details: {
-        problems: [{ path: '/query/limit', message: 'must be an integer from 1 to 100' }],
-      },
-    });
-  }
-  return limit;
-}
-
-/**
- * The `after` cursor of a page: absent, or the `next_after` of an earlier page (`shape` says what
- * one looks like). Anything else is refused rather than read as "no more pages".
- */
-function afterOf(ctx: Context, shape: RegExp): string | undefined {
-  const raw = ctx.query.after;
-  if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string' || !shape.test(raw)) {
-    throw new BotwireError('BW_ERR_SCHEMA', 'after must be the next_after of an earlier page', {
-      details: {
-        problems: [{ path: '/query/after', message: 'must be the next_after of an earlier page' }],
-      },
-    });
-  }
-  return raw;
 }
 
 /** Messages are paged by their numeric id. */
@@ -192,12 +167,7 @@ export function adminRouter(edge: Edge): Router {
     await edge.directory.notifyChanged(appId);
   });
 
-  router.get('/v2/bots/:app_id/conversations', async (ctx) => {
-    const appId = appIdOf(ctx);
-    if (!(await edge.directory.byAppId(appId)))
-      throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
-    ctx.body = await listConversations(edge.db, appId, limitOf(ctx), afterOf(ctx, UUID));
-  });
+  conversationRoutes(router, edge);
 
   router.get('/v2/conversations/:id/messages', async (ctx) => {
     const id = ctx.params.id ?? '';
@@ -208,6 +178,7 @@ export function adminRouter(edge: Edge): Router {
     ctx.body = page;
   });
 
+  collectionListRoutes(router, edge);
   collectionRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   eventRoutes(router, edge);
   flowVersionRoutes(router, edge, {
@@ -215,5 +186,6 @@ export function adminRouter(edge: Edge): Router {
     appIdOf,
     limitOf,
   });
+  opsRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   return router;
 }

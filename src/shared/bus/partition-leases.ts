@@ -10,15 +10,8 @@
  */
 import type { Logger } from '../logger.ts';
 import type { Redis } from '../redis.ts';
+import { HEARTBEAT_SCRIPT } from './members.ts';
 import type { TopicKeys } from './topics.ts';
-
-const HEARTBEAT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 10)
-return redis.call('ZRANGE', KEYS[1], 0, -1)`;
 
 // Renews each lease still held by ARGV[1]; returns 1/0 per key.
 const RENEW = `
@@ -106,7 +99,7 @@ export class PartitionLeases {
     const { partitions } = this.#keys;
     const members = (
       (await this.#redis.eval(
-        HEARTBEAT,
+        HEARTBEAT_SCRIPT,
         1,
         this.#keys.members,
         this.#name,

@@ -11,6 +11,8 @@
  * so a topic's partitions, dead letters, leases and dedupe markers share one slot and can be
  * changed together in one MULTI or script. Different topics spread over a cluster's nodes.
  */
+import { membersKey } from './members.ts';
+
 export const TOPICS = ['channel', 'language', 'flow', 'retriver', 'indexer'] as const;
 
 export type Topic = (typeof TOPICS)[number];
@@ -69,7 +71,7 @@ function buildKeys(prefix: string, topic: Topic, partitions: number): TopicKeys 
     partitions: Array.from({ length: partitions }, (_, p) => `${base}:p${p}`),
     dead: deadLetterKey(prefix, topic),
     failures: `${base}:failures`,
-    members: `${base}:members`,
+    members: membersKey(prefix, topic),
     lease: (partition) => `${base}:lease:p${partition}`,
     seen: (id) => `${base}:seen:${id}`,
   };

@@ -76,7 +76,7 @@ export const MIN_PREFIX_CHARS = 3;
 const isPrefix = (term: string): boolean => term.length >= MIN_PREFIX_CHARS && /\p{L}/u.test(term);
 
 /** A tsquery source text joining the terms, each quoted (so no operator can be injected). */
-function tsqueryText(
+export function tsqueryText(
   terms: readonly string[],
   operator: '&' | '|',
   prefixes: 'prefixes' | 'whole words',
