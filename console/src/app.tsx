@@ -79,7 +79,6 @@ export function App() {
               <Route path="bots/:appId/flow" element={<FlowEditorPage />} />
               <Route path="bots/:appId/chat" element={<TestChatPage />} />
               <Route path="bots/:appId/conversations" element={<ConversationsPage />} />
-              <Route path="conversations" element={<BotsPage />} />
               <Route path="conversations/:id" element={<ConversationPage />} />
               <Route path="knowledge" element={<KnowledgePage />} />
               <Route path="knowledge/:name" element={<CollectionPage />} />

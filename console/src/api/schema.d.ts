@@ -81,6 +81,737 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Live events for the console (Server-Sent Events)
+     * @description Each event: `id:` a stream id (send it back as Last-Event-ID to resume), `event:` its type (message, conversation, index-job, bot, dead-letter, reset), `data:` one JSON object (components event-<type>). A comment line every 15 s keeps the connection open. Best effort and bounded: see docs/events.md.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Resume after this event, for a first connection. */
+          last_event_id?: string;
+          /** @description Only events of these bots (repeatable, or comma-separated); leaves out events of no bot (index-job, dead-letter). */
+          app_id?: string[];
+          /** @description Only these event types, comma-separated (reset is always sent). */
+          types?: ('message' | 'conversation' | 'index-job' | 'bot' | 'dead-letter')[];
+        };
+        header?: {
+          /** @description Resume after this event (EventSource sends it when it reconnects); wins over last_event_id. Without either, the stream starts from now. */
+          'Last-Event-ID'?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description An endless text/event-stream; the events carry the payloads below. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/event-stream': string;
+          };
+        };
+        400: components['responses']['error'];
+        401: components['responses']['error'];
+        503: components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/flows/validate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Validate a flow with the server's validator; an invalid flow is an answer (200, ok false), never a 4xx. 400 only when the body is not JSON */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': Record<string, never>;
+        };
+      };
+      responses: {
+        /** @description The verdict */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              ok: boolean;
+              problems: {
+                /** @description JSON Pointer into the flow, e.g. /states/ask/next */
+                path: string;
+                message: string;
+              }[];
+              warnings: {
+                /** @description JSON Pointer into the flow, e.g. /states/ask/next */
+                path: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/flow': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The bot's current (published) flow version and its draft, if any */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Published and draft */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              published: {
+                version: number;
+                /** @description who published it: admin-key, console, ... */
+                author: string;
+                /** Format: date-time */
+                created_at: string;
+                note: string | null;
+                /** @description a flow (docs/flows.md) */
+                flow: Record<string, never>;
+              };
+              draft: {
+                /** @description a flow (docs/flows.md) */
+                flow: Record<string, never>;
+                author: string;
+                /** Format: date-time */
+                updated_at: string;
+                problems: {
+                  /** @description JSON Pointer into the flow, e.g. /states/ask/next */
+                  path: string;
+                  message: string;
+                }[];
+                warnings: {
+                  /** @description JSON Pointer into the flow, e.g. /states/ask/next */
+                  path: string;
+                  message: string;
+                }[];
+              } | null;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/flow/draft': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Save the bot's draft; saved even when invalid, its problems and warnings returned */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['flow-draft'];
+        };
+      };
+      responses: {
+        /** @description The draft */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description a flow (docs/flows.md) */
+              flow: Record<string, never>;
+              author: string;
+              /** Format: date-time */
+              updated_at: string;
+              problems: {
+                /** @description JSON Pointer into the flow, e.g. /states/ask/next */
+                path: string;
+                message: string;
+              }[];
+              warnings: {
+                /** @description JSON Pointer into the flow, e.g. /states/ask/next */
+                path: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    post?: never;
+    /** Discard the bot's draft (204 also when there was none) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description No draft now */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/flow/publish': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Publish the draft as the next version, which becomes current; 422 BW_ERR_FLOW_INVALID (details.problems) when it is invalid, 409 BW_ERR_NO_DRAFT without one */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': components['schemas']['publish-flow'];
+        };
+      };
+      responses: {
+        /** @description The new current version */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              version: number;
+              /** @description who published it: admin-key, console, ... */
+              author: string;
+              /** Format: date-time */
+              created_at: string;
+              note: string | null;
+              /** @description a flow (docs/flows.md) */
+              flow: Record<string, never>;
+              /** @description the version new turns use */
+              current: boolean;
+              warnings: {
+                /** @description JSON Pointer into the flow, e.g. /states/ask/next */
+                path: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/flow/versions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Published versions, newest first, with the states each changed */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          /** @description next_after of the previous page */
+          after?: string;
+        };
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              items: {
+                version: number;
+                /** @description who published it: admin-key, console, ... */
+                author: string;
+                /** Format: date-time */
+                created_at: string;
+                note: string | null;
+                current: boolean;
+                /** @description state names compared with the previous version */
+                changes: {
+                  added: string[];
+                  removed: string[];
+                  changed: string[];
+                };
+              }[];
+              next_after: string | null;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/flow/versions/{version}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+          version: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The version */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              version: number;
+              /** @description who published it: admin-key, console, ... */
+              author: string;
+              /** Format: date-time */
+              created_at: string;
+              note: string | null;
+              /** @description a flow (docs/flows.md) */
+              flow: Record<string, never>;
+              /** @description the version new turns use */
+              current: boolean;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/flow/versions/{version}/publish': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Roll back (or forward): this version becomes current, no new version is written; 422 BW_ERR_FLOW_INVALID when it no longer validates */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+          version: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The version, now current */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              version: number;
+              /** @description who published it: admin-key, console, ... */
+              author: string;
+              /** Format: date-time */
+              created_at: string;
+              note: string | null;
+              /** @description a flow (docs/flows.md) */
+              flow: Record<string, never>;
+              /** @description the version new turns use */
+              current: boolean;
+              warnings: {
+                /** @description JSON Pointer into the flow, e.g. /states/ask/next */
+                path: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/flow/impact': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Conversations now waiting in a state the candidate flow (a version, or the draft) does not have: they would start over at start on their next turn */
+    get: {
+      parameters: {
+        query: {
+          /** @description a version number, or draft */
+          version: string;
+        };
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Counts by removed state */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              removed_states: {
+                state: string;
+                conversations: number;
+              }[];
+              /** @description the total */
+              conversations: number;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/web/{app_id}/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start a web visitor's session, or renew it with the current token */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Must be one of the channel's allowed_origins or the service's own origin when present (403 BW_ERR_ORIGIN_REFUSED otherwise) */
+          Origin?: string;
+        };
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            token?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description The visitor and a token for them */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              visitor_id: string;
+              token: string;
+              /** Format: date-time */
+              expires_at: string;
+              /** Format: uuid */
+              conversation_id: string | null;
+            };
+          };
+        };
+        503: components['responses']['error'];
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/callback/web/{app_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A web visitor's message, once per client_message_id */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Must be one of the channel's allowed_origins or the service's own origin when present (403 BW_ERR_ORIGIN_REFUSED otherwise) */
+          Origin?: string;
+        };
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            client_message_id: string;
+            text?: string;
+            button_id?: string;
+            list_row_id?: string;
+          } & (unknown | unknown | unknown);
+        };
+      };
+      responses: {
+        /** @description Accepted (duplicate: this client_message_id was accepted before) */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              accepted: true;
+              duplicate: boolean;
+            };
+          };
+        };
+        503: components['responses']['error'];
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/web/{app_id}/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The visitor's messages as Server-Sent Events (event: message, id: <stream id>, data: web-event); resumable */
+    get: {
+      parameters: {
+        query?: {
+          /** @description the visitor token (EventSource cannot send headers) */
+          token?: string;
+          /** @description as Last-Event-ID, for clients that cannot set it */
+          last_event_id?: string;
+        };
+        header?: {
+          /** @description Must be one of the channel's allowed_origins or the service's own origin when present (403 BW_ERR_ORIGIN_REFUSED otherwise) */
+          Origin?: string;
+          /** @description read strictly after this event id */
+          'Last-Event-ID'?: string;
+        };
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description text/event-stream; each event's data is a web-event; ": keep-alive" comments every 15 s */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/event-stream': components['schemas']['web-event'];
+          };
+        };
+        503: components['responses']['error'];
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/web/widget.js': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The embeddable chat widget (<script src=… data-app-id=… async>) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description JavaScript, cached for an hour */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/javascript': string;
+          };
+        };
+        /** @description Not modified (If-None-Match) */
+        304: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/callback/telegram/{app_id}': {
     parameters: {
       query?: never;
@@ -493,49 +1224,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/v2/bots/{app_id}/conversations': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** @description Newest activity first. `last_message_at` is kept to the minute: it is rewritten only when over a minute old (docs/pipeline.md). */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          /** @description next_after of the previous page */
-          after?: string;
-        };
-        header?: never;
-        path: {
-          app_id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description {items, next_after} */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': Record<string, never>;
-          };
-        };
-        '4XX': components['responses']['error'];
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/v2/conversations/{id}/messages': {
     parameters: {
       query?: never;
@@ -817,6 +1505,560 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/ops/processes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Processes of each component and when each was last seen (from the live-member sets their heartbeats keep in Redis) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Every component, each with its processes */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              components: {
+                /** @enum {unknown} */
+                component: 'api' | 'channel' | 'language' | 'flow' | 'retriver' | 'indexer';
+                processes: {
+                  /** @description CONSUMER_NAME of the process */
+                  name: string;
+                  /** Format: date-time */
+                  last_seen: string;
+                  /** @description its last heartbeat has not run out */
+                  alive: boolean;
+                }[];
+              }[];
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/ops/topics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What waits in each topic, and its dead letters */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Every topic */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              topics: {
+                /** @enum {unknown} */
+                topic: 'channel' | 'language' | 'flow' | 'retriver' | 'indexer';
+                /** @description unread + pending */
+                backlog: number;
+                /** @description not read by its component yet */
+                unread?: number;
+                /** @description read, not acknowledged yet */
+                pending: number;
+                dead_letters: number;
+              }[];
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/ops/dead-letters/{topic}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A topic's dead letters, oldest first */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          /** @description next_after of the previous page */
+          after?: string;
+        };
+        header?: never;
+        path: {
+          topic: 'channel' | 'language' | 'flow' | 'retriver' | 'indexer';
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of dead letters */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              items: {
+                /** @description id in the dead-letter stream */
+                id: string;
+                /** @description BW_ERR_* code of the failure */
+                code: string;
+                reason: string;
+                /** @description the message as JSON; its raw text when it was not JSON */
+                data: unknown;
+                failed_at: string | null;
+                topic?: string;
+                /** @description the entry id it had in its partition */
+                source_id?: string;
+                /** @description the partition stream it was read from */
+                stream?: string;
+                /** @description the process that gave up on it */
+                consumer?: string;
+                deliveries?: number;
+              }[];
+              /** @description pass as `after` for the next page */
+              next_after: string | null;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/ops/dead-letters/{topic}/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          topic: 'channel' | 'language' | 'flow' | 'retriver' | 'indexer';
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The dead letter */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description id in the dead-letter stream */
+              id: string;
+              /** @description BW_ERR_* code of the failure */
+              code: string;
+              reason: string;
+              /** @description the message as JSON; its raw text when it was not JSON */
+              data: unknown;
+              failed_at: string | null;
+              topic?: string;
+              /** @description the entry id it had in its partition */
+              source_id?: string;
+              /** @description the partition stream it was read from */
+              stream?: string;
+              /** @description the process that gave up on it */
+              consumer?: string;
+              deliveries?: number;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/ops/dead-letters/{topic}/replay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Put dead letters back on their topic (as ./scripts/dead-letters.sh replay does); each goes back once, and one that still fails the topic schema is refused and kept */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          topic: 'channel' | 'language' | 'flow' | 'retriver' | 'indexer';
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['replay-dead-letters'];
+        };
+      };
+      responses: {
+        /** @description What was replayed and what was refused */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              replayed: number;
+              replayed_ids: {
+                /** @description the dead letter */
+                id: string;
+                /** @description its new entry in the topic */
+                new_id: string;
+              }[];
+              /** @description at most 1000; refused_count has them all */
+              refused: {
+                id: string;
+                /** @enum {unknown} */
+                code: 'BW_ERR_NOT_FOUND' | 'BW_ERR_MESSAGE_MALFORMED' | 'BW_ERR_MESSAGE_INVALID';
+                reason: string;
+              }[];
+              refused_count: number;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/conversations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A bot's conversations, newest activity first, filtered
+     * @description `last_message_at` is kept to the minute: it is rewritten only when over a minute old (docs/pipeline.md). Filters apply together; `q` matches words of the messages (docs/edge.md, "Conversations").
+     */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          /** @description next_after of the previous page */
+          after?: string;
+          /** @description conversations on channels of this type only (telegram, whatsapp, ...) */
+          channel_type?: string;
+          /** @description the platform chat id, exactly */
+          chat_id?: string;
+          /** @description last message at or after this time (ISO 8601 with a time zone) */
+          from?: string;
+          /** @description last message at or before this time (ISO 8601 with a time zone) */
+          to?: string;
+          /** @description words every one of which a message of the conversation contains (whole words, or word prefixes of 3 or more characters) */
+          q?: string;
+        };
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of conversations */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              items: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                channel_id?: string;
+                channel_type: string;
+                chat_id: string;
+                language?: string | null;
+                user_pid?: string;
+                first_name?: string | null;
+                last_name?: string | null;
+                /** @description the flow state it waits in */
+                state: string | null;
+                /** @description the first 120 characters of the last message (text, caption or choice) */
+                last_message_preview: string | null;
+                last_message_type?: string | null;
+                /** Format: date-time */
+                created_at?: string;
+                /**
+                 * Format: date-time
+                 * @description kept to the minute
+                 */
+                last_message_at: string;
+              }[];
+              /** @description pass as `after` for the next page */
+              next_after: string | null;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/conversations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One conversation with its flow state and variables */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The conversation */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              channel_id?: string;
+              channel_type: string;
+              chat_id: string;
+              language?: string | null;
+              user_pid?: string;
+              first_name?: string | null;
+              last_name?: string | null;
+              /** @description the flow state it waits in */
+              state: string | null;
+              /** @description the first 120 characters of the last message (text, caption or choice) */
+              last_message_preview?: string | null;
+              last_message_type?: string | null;
+              /** Format: date-time */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description kept to the minute
+               */
+              last_message_at: string;
+              app_id: string;
+              /** @description the flow's variables (may hold what users told the bot) */
+              variables: Record<string, never>;
+              /** @description the flow reached an end */
+              ended?: boolean;
+              state_updated_at?: string | null;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/collections': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Knowledge collections by name: indexed ones, and ones with uploads only */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          /** @description next_after of the previous page */
+          after?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of collections */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              items: {
+                name: string;
+                owner_app_id: string | null;
+                /** @description every bot may read it */
+                shared: boolean;
+                language?: string | null;
+                /** @description files indexed */
+                files: number;
+                /** @description chunks searchable */
+                chunks: number;
+                /** @description documents uploaded to STORAGE_DIR */
+                uploaded_files?: number;
+                indexed_at?: string | null;
+                updated_at: string | null;
+                last_job: {
+                  job_id: string;
+                  status: string;
+                } | null;
+              }[];
+              /** @description pass as `after` for the next page */
+              next_after: string | null;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/collections/{name}/jobs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A collection's indexing jobs, newest first (GET /v2/index-jobs/{job_id} has each file) */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          /** @description next_after of the previous page */
+          after?: string;
+        };
+        header?: never;
+        path: {
+          name: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of jobs */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              items: {
+                job_id: string;
+                collection: string;
+                /** @enum {unknown} */
+                status: 'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'superseded';
+                files_total: number;
+                files_done: number;
+                files_failed: number;
+                chunks_done?: number;
+                error?: string | null;
+                attempts?: number;
+                /** Format: date-time */
+                created_at?: string;
+                started_at?: string | null;
+                finished_at?: string | null;
+              }[];
+              /** @description pass as `after` for the next page */
+              next_after: string | null;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/healthz': {
     parameters: {
       query?: never;
@@ -1064,9 +2306,9 @@ export interface components {
      */
     channel: {
       /** @enum {unknown} */
-      type: 'telegram' | 'whatsapp';
+      type: 'telegram' | 'whatsapp' | 'web';
       details: Record<string, never>;
-    } & (unknown & unknown);
+    } & (unknown & unknown & unknown);
     /**
      * POST /v2/collections/<name>/index body
      * @description Starts (re)building a collection. Without files, every document uploaded to the collection is indexed.
@@ -1119,6 +2361,91 @@ export interface components {
       owner_app_id?: string | null;
       /** @description every bot may read the collection */
       shared?: boolean;
+    };
+    /**
+     * message event
+     * @description A transcript row was written (by channel): a user's message or a bot's call to the platform.
+     */
+    'event-message': {
+      app_id: string;
+      conversation_id: string;
+      channel_type: string;
+      /** @enum {unknown} */
+      direction: 'in' | 'out';
+      /** @description The transcript row's id, as GET /v2/conversations/{id}/messages shows it. */
+      message_id: string;
+      message_type: string;
+      /** @description An outbound row's status: sent, or failed when the platform refused it. */
+      status?: string;
+      /** Format: date-time */
+      created_at: string;
+    };
+    /**
+     * conversation event
+     * @description A conversation's flow state changed (by flow).
+     */
+    'event-conversation': {
+      app_id: string;
+      conversation_id: string;
+      channel_type: string;
+      /** @description The new state's name; absent when the conversation has none (reset). */
+      state?: string;
+      /** @description True when the flow reached an end: the next message starts over. */
+      ended?: boolean;
+    };
+    /**
+     * index-job event
+     * @description An indexing job's progress or outcome (by indexer), at most a few per second per job.
+     */
+    'event-index-job': {
+      job_id: string;
+      collection: string;
+      /** @enum {unknown} */
+      status: 'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'superseded';
+      files_total: number;
+      files_done: number;
+      files_failed: number;
+    };
+    /**
+     * bot event
+     * @description A bot was created, changed (settings, channels, flow), deleted, or had a flow version published (by api).
+     */
+    'event-bot': {
+      app_id: string;
+      /** @enum {unknown} */
+      change: 'created' | 'updated' | 'deleted' | 'flow-published';
+    };
+    /**
+     * dead-letter event
+     * @description A topic entry was moved to its topic's dead-letter stream (by the consumer of any component).
+     */
+    'event-dead-letter': {
+      topic: string;
+      /** @description The dead letter's id in the dead-letter stream. */
+      id: string;
+      code: string;
+    };
+    /**
+     * reset event
+     * @description Sent first when the Last-Event-ID is older than the stream keeps (EVENTS_MAX_LEN) or ahead of it: events were missed, reload the lists. Its id is where the stream goes on from.
+     */
+    'event-reset': {
+      reason: string;
+    };
+    /**
+     * PUT /v2/bots/<app_id>/flow/draft body
+     * @description The bot's draft flow: any JSON object. It is saved even when invalid, so nobody loses work; the answer lists its problems and warnings.
+     */
+    'flow-draft': {
+      flow: Record<string, never>;
+    };
+    /**
+     * POST /v2/bots/<app_id>/flow/publish body
+     * @description Publishes the bot's draft as its next flow version.
+     */
+    'publish-flow': {
+      /** @description what changed, shown in the version list */
+      note?: string;
     };
     /** console sign-in (POST /v2/session body) */
     'session-request': {
@@ -1182,6 +2509,62 @@ export interface components {
       /** Format: date-time */
       expires_at: string;
     };
+    'web-event': {
+      /** @description stable message id: out:<turn_id>:<call> or in:<client_message_id> */
+      id: string;
+      /** Format: uuid */
+      conversation_id: string;
+      /** @enum {unknown} */
+      direction: 'in' | 'out';
+      turn_id: string;
+      /** @enum {unknown} */
+      message_type: 'text' | 'button' | 'option_list' | 'image' | 'document' | 'interactive_reply';
+      text?: string;
+      buttons?: {
+        id: string;
+        title: string;
+      }[];
+      list?: {
+        button: string;
+        sections: {
+          title?: string;
+          rows: {
+            id: string;
+            title: string;
+            description?: string;
+          }[];
+        }[];
+      };
+      image?: {
+        url: string;
+        caption?: string;
+      };
+      document?: {
+        url: string;
+        filename?: string;
+        caption?: string;
+      };
+      /** @description direction in: the button or row the visitor chose */
+      choice_id?: string;
+      /** Format: date-time */
+      created_at: string;
+    };
+    /**
+     * POST /v2/ops/dead-letters/<topic>/replay body
+     * @description The dead letters to put back on their topic: by id, or every one the topic holds.
+     */
+    'replay-dead-letters':
+      | {
+          /** @description ids of dead letters, as listed */
+          ids: string[];
+        }
+      | {
+          /**
+           * @description every dead letter the topic holds now
+           * @constant
+           */
+          all: true;
+        };
   };
   responses: {
     /** @description An error with a stable code */
@@ -1199,6 +2582,7 @@ export interface components {
               | 'BW_ERR_UNAVAILABLE'
               | 'BW_ERR_OVERLOADED'
               | 'BW_ERR_BOT_OVERLOADED'
+              | 'BW_ERR_EVENTS_BUSY'
               | 'BW_ERR_UNKNOWN_TOPIC'
               | 'BW_ERR_MESSAGE_MALFORMED'
               | 'BW_ERR_MESSAGE_INVALID'
@@ -1225,6 +2609,7 @@ export interface components {
               | 'BW_ERR_DOCUMENT_TOO_LARGE'
               | 'BW_ERR_DOCUMENT_UNSUPPORTED'
               | 'BW_ERR_FLOW_INVALID'
+              | 'BW_ERR_NO_DRAFT'
               | 'BW_ERR_FLOW_LOOP'
               | 'BW_ERR_FLOW_STUCK'
               | 'BW_ERR_FLOW_HTTP_REFUSED'
@@ -1238,7 +2623,10 @@ export interface components {
               | 'BW_ERR_FILE_EXISTS'
               | 'BW_ERR_UPLOAD_QUOTA'
               | 'BW_ERR_ORIGIN_REFUSED'
-              | 'BW_ERR_CONSOLE_NOT_BUILT';
+              | 'BW_ERR_CONSOLE_NOT_BUILT'
+              | 'BW_ERR_BAD_TOKEN'
+              | 'BW_ERR_TOKEN_EXPIRED'
+              | 'BW_ERR_TOO_MANY_STREAMS';
             message: string;
             details?: Record<string, never>;
           };

@@ -4,7 +4,6 @@ import { useSignOut } from '../api/session.ts';
 
 const SECTIONS = [
   { to: '/bots', label: 'Bots' },
-  { to: '/conversations', label: 'Conversations' },
   { to: '/knowledge', label: 'Knowledge' },
   { to: '/operations', label: 'Operations' },
 ];

@@ -71,6 +71,19 @@ export function BotPage() {
       <p className="hint">
         App id <code>{data.app_id}</code>
       </p>
+      <nav aria-label="This bot">
+        <ul className="bot-links">
+          <li>
+            <Link to={`/bots/${data.app_id}/flow`}>Flow editor</Link>
+          </li>
+          <li>
+            <Link to={`/bots/${data.app_id}/chat`}>Test chat</Link>
+          </li>
+          <li>
+            <Link to={`/bots/${data.app_id}/conversations`}>Conversations</Link>
+          </li>
+        </ul>
+      </nav>
       <EditBot key={data.app_id} bot={data} />
       <section aria-labelledby="channels">
         <h2 id="channels">Channels</h2>

@@ -74,7 +74,7 @@ export function ConversationPage() {
   const rows = messages.data?.pages.flatMap((page) => page.items) ?? [];
   const conversation = detail.data;
   return (
-    <main className="conversation">
+    <div className="conversation">
       <h1>Conversation{conversation ? ` with ${conversation.chat_id}` : ''}</h1>
       {conversation ? (
         <p>
@@ -149,6 +149,6 @@ export function ConversationPage() {
           </button>
         ) : null}
       </section>
-    </main>
+    </div>
   );
 }

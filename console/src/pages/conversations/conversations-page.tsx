@@ -67,7 +67,7 @@ export function ConversationsPage() {
 
   const items = conversations.data?.pages.flatMap((page) => page.items) ?? [];
   return (
-    <main className="conversations">
+    <div className="conversations">
       <h1>Conversations</h1>
       <p className="conversations__bot">
         Bot <code>{appId}</code> · <Link to={`/bots/${appId}/chat`}>Test chat</Link>
@@ -108,7 +108,7 @@ export function ConversationsPage() {
           {conversations.isFetchingNextPage ? 'Loading…' : 'Load older conversations'}
         </button>
       ) : null}
-    </main>
+    </div>
   );
 }
 

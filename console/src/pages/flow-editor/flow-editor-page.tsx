@@ -14,15 +14,15 @@ export function FlowEditorPage() {
   const query = useQuery({ queryKey: ['bot-flow', appId], queryFn: () => getBotFlow(appId) });
   if (query.isPending) {
     return (
-      <main className="page-message">
+      <div className="page-message">
         <p role="status">Loading the flow of bot {appId}…</p>
-      </main>
+      </div>
     );
   }
   if (query.isError) {
     const error = query.error as ApiError;
     return (
-      <main className="page-message">
+      <div className="page-message">
         <h1>Flow of bot {appId}</h1>
         <div role="alert" className="error-box">
           <p>
@@ -37,7 +37,7 @@ export function FlowEditorPage() {
             Try again
           </button>
         </div>
-      </main>
+      </div>
     );
   }
   return <FlowEditor key={appId} appId={appId} botFlow={query.data} />;

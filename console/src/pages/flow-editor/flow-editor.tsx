@@ -17,6 +17,7 @@ import { ProblemList } from './problem-list.tsx';
 import { PublishBar } from './publish-bar.tsx';
 import { StateList } from './state-list.tsx';
 import { StatePanel } from './state-panel.tsx';
+import { TestChat } from '../test-chat/test-chat.tsx';
 import { useFlowDocument } from './use-flow-document.ts';
 import { useValidation } from './use-validation.ts';
 import { VersionBanner } from './version-banner.tsx';
@@ -48,6 +49,8 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
   const [selected, setSelected] = useState<string | null>(null);
   const [tab, setTab] = useState<'graph' | 'json'>('graph');
   const [showVersions, setShowVersions] = useState(false);
+  // The test chat talks to the published flow over the bot's web channel, beside the editor.
+  const [showChat, setShowChat] = useState(false);
   const [viewing, setViewing] = useState<number | null>(null);
   const [focusPointer, setFocusPointer] = useState<string | null>(null);
 
@@ -131,6 +134,9 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
           >
             Versions
           </button>
+          <button type="button" aria-expanded={showChat} onClick={() => setShowChat((v) => !v)}>
+            Test chat
+          </button>
         </header>
         {viewing !== null && versionQuery.data && (
           <VersionBanner
@@ -175,7 +181,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
               }}
             />
           </aside>
-          <main className="editor-main">
+          <div className="editor-main">
             <div role="tablist" aria-label="View">
               <button
                 type="button"
@@ -231,7 +237,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
                 </Suspense>
               )}
             </div>
-          </main>
+          </div>
           <aside className="editor-right" aria-label="Details">
             {showVersions ? (
               <VersionsPanel
@@ -268,6 +274,11 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
               </p>
             )}
           </aside>
+          {showChat && (
+            <aside className="editor-chat" aria-label="Test chat">
+              <TestChat appId={appId} />
+            </aside>
+          )}
         </div>
       </div>
     </EditorContext.Provider>

@@ -162,7 +162,7 @@ export function CollectionPage() {
     queryFn: () => getCollection(name),
   });
   return (
-    <main className="ops-page">
+    <div className="ops-page">
       <p>
         <Link to="/knowledge">All collections</Link>
       </p>
@@ -180,6 +180,6 @@ export function CollectionPage() {
       <Upload name={name} />
       <Indexing name={name} lastJobId={detail.data?.last_job?.job_id} />
       <SearchPanel name={name} />
-    </main>
+    </div>
   );
 }

@@ -128,13 +128,13 @@ function NewCollection() {
 export function KnowledgePage() {
   const live = useIndexJobEvents();
   return (
-    <main className="ops-page">
+    <div className="ops-page">
       <header className="ops-header">
         <h1>Knowledge</h1>
         <LiveBadge state={live} />
       </header>
       <CollectionsTable />
       <NewCollection />
-    </main>
+    </div>
   );
 }

@@ -34,7 +34,7 @@ export function OperationsPage() {
     onReset: () => void queryClient.invalidateQueries({ queryKey: opsKeys.all }),
   });
   return (
-    <main className="ops-page">
+    <div className="ops-page">
       <header className="ops-header">
         <h1>Operations</h1>
         <LiveBadge state={live} />
@@ -42,6 +42,6 @@ export function OperationsPage() {
       <ProcessesSection />
       <TopicsSection selected={topic} onSelect={(t) => setParams({ topic: t })} />
       {topic !== undefined && <DeadLettersSection key={topic} topic={topic} />}
-    </main>
+    </div>
   );
 }

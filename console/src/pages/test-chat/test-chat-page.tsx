@@ -5,12 +5,12 @@ import { TestChat } from './test-chat.tsx';
 export function TestChatPage() {
   const { appId = '' } = useParams();
   return (
-    <main className="test-chat-page">
+    <div className="test-chat-page">
       <h1>Test chat</h1>
       <p>
         Bot <code>{appId}</code> · <Link to={`/bots/${appId}/conversations`}>Conversations</Link>
       </p>
       <TestChat appId={appId} />
-    </main>
+    </div>
   );
 }
