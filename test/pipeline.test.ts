@@ -8,6 +8,7 @@ import { startChannel } from '../src/channel/worker.ts';
 import { startFlow } from '../src/flow/worker.ts';
 import { VOICE_UNSUPPORTED } from '../src/language/handle.ts';
 import { startLanguage } from '../src/language/worker.ts';
+import { botTurnsKey } from '../src/shared/bot-turns.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
 import {
@@ -274,5 +275,27 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
         (m: { direction: string; message_type: string }) => `${m.direction}:${m.message_type}`,
       ),
     ).to.deep.equal(['in:text', 'out:button', 'in:interactive_reply', 'out:text']);
+  });
+
+  it("when a turn says nothing, then flow finishes it: it no longer counts in its bot's backlog", async () => {
+    const quiet = await createTelegramBot(t, {
+      name: 'quiet',
+      flow: {
+        version: 1,
+        start: 'listen',
+        states: { listen: { wait: { store: 'x' }, next: 'listen' } },
+      },
+    });
+    const ledger = botTurnsKey(t.prefix, quiet.appId);
+    await postTelegramUpdate(t, quiet.appId, quiet.secret, telegramText(606, 1, 'hello'));
+    await waitFor(
+      async () =>
+        (await t.schema.db('conversation_state').where({ app_id: quiet.appId })).length > 0,
+      { what: 'the turn stored' },
+    );
+    await waitFor(async () => (await t.redis.zcard(ledger)) === 0, {
+      what: 'the quiet turn gone from the ledger',
+      timeoutMs: 5000,
+    });
   });
 });

@@ -10,6 +10,8 @@ import type { ConversationState } from './engine/types.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDirectory, type Kit } from '../shared/worker-kit.ts';
 import { addressPolicy } from './address-policy.ts';
+import { finishTurn } from '../shared/bot-turns.ts';
+import type { MessageContext } from '../shared/bus/consumer.ts';
 import { handleTurn, type FlowInput } from './handle-turn.ts';
 import { StateCache } from './state-cache.ts';
 import { batchedSaveState } from './state-store.ts';
@@ -72,7 +74,20 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: replies go straight to channel');
   const stop = new AbortController();
   const deadlines = fireDeadlines(kit, stop.signal);
-  return consume<FlowInput>(kit, 'flow', (message, context) => handleTurn(deps, message, context), [
+  const handle = async (message: FlowInput, context: MessageContext) => {
+    const out = await handleTurn(deps, message, context);
+    // A turn that publishes nothing (a state that says nothing, a redelivery) never reaches
+    // channel, which finishes the others: it is finished here, or it would count against its
+    // bot's backlog until the horizon.
+    if (out.length === 0) {
+      const appId = message.conversation.app_id;
+      await finishTurn(kit.redis, config.stream.prefix, appId, message.turn_id).catch(
+        () => undefined,
+      );
+    }
+    return out;
+  };
+  return consume<FlowInput>(kit, 'flow', handle, [
     async () => {
       stop.abort();
       await deadlines;

@@ -5,9 +5,9 @@
  * - The turn ledger: a sorted set per bot of the turns the edge published (member turn id, score
  *   the time it was admitted, ms). `channel` removes a turn when it is finished: its reply sent,
  *   its inbound message ending with nothing for the flow, its reply dropped, or the turn parked
- *   (it then counts in the parking stream). Entries older than the horizon are trimmed when the
- *   edge counts, so a turn whose removal was missed (one that ended in flow with no reply, or
- *   was dead-lettered) stops counting after the horizon.
+ *   (it then counts in the parking stream); `flow` removes a turn that publishes nothing. Entries
+ *   older than the horizon are trimmed when the edge counts, so a turn whose removal was missed
+ *   (one that was dead-lettered) stops counting after the horizon.
  * - The parking stream of each of the bot's channels (`channel`'s circuit breaker, see
  *   src/channel/breaker.ts): replies waiting for a failing platform to come back.
  *
