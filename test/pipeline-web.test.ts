@@ -16,7 +16,7 @@ import { SchemaRegistry } from '../src/shared/schemas.ts';
 import { VisitorStreams, visitorStreamKey, WEB_SCRIPTS } from '../src/shared/web/visitor-stream.ts';
 import { startTestApi, type TestApi } from './support/api.ts';
 import { REDIS_URL, waitFor } from './support/services.ts';
-import { openSse, type SseClient } from './support/web-sse.ts';
+import { openSse, type SseStream } from './support/sse.ts';
 import {
   createWebBot,
   eventsUrl,
@@ -90,7 +90,7 @@ describe('web channel pipeline (edge, channel, language, flow)', function () {
   let appId: string;
   let channelId: string;
   const services: Service[] = [];
-  const clients: SseClient[] = [];
+  const clients: SseStream[] = [];
   const logger = (component: string) => createLogger({ component, level: 'silent' });
 
   before(async () => {
@@ -116,8 +116,8 @@ describe('web channel pipeline (edge, channel, language, flow)', function () {
     await t?.stop();
   });
 
-  const listen = async (session: VisitorSession, lastEventId?: string): Promise<SseClient> => {
-    const client = await openSse(eventsUrl(t, appId, session.token, lastEventId), {
+  const listen = async (session: VisitorSession, lastEventId?: string): Promise<SseStream> => {
+    const client = await openSse(eventsUrl(t, appId, session.token, lastEventId), '', {
       origin: SHOP_ORIGIN,
     });
     expect(client.status).to.equal(200);
@@ -144,7 +144,7 @@ describe('web channel pipeline (edge, channel, language, flow)', function () {
     const session = await startSession(t, appId);
     const events = await listen(session);
     await say(session, { text: 'hello' });
-    await events.waitForEvents(3, 'the echo, the image and the greeting');
+    await events.waitForEvents(3);
     const [echo, image, greeting] = events.events.map((e) => e.data);
     expect(echo).to.deep.include({ direction: 'in', message_type: 'text', text: 'hello' });
     expect(image).to.deep.include({
@@ -165,7 +165,7 @@ describe('web channel pipeline (edge, channel, language, flow)', function () {
     expect(greeting.turn_id).to.equal(echo.turn_id);
 
     await say(session, { button_id: 'book' });
-    await events.waitForEvents(5, 'the press and the list');
+    await events.waitForEvents(5);
     const [press, list] = events.events.slice(3).map((e) => e.data);
     expect(press).to.deep.include({
       direction: 'in',
@@ -190,7 +190,7 @@ describe('web channel pipeline (edge, channel, language, flow)', function () {
     });
 
     await say(session, { list_row_id: 'tue' });
-    await events.waitForEvents(8, 'the pick, the document and the confirmation');
+    await events.waitForEvents(8);
     const tail = events.events.slice(5).map((e) => e.data);
     expect(tail.map((e) => [e.direction, e.message_type])).to.deep.equal([
       ['in', 'interactive_reply'],

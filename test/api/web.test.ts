@@ -14,7 +14,7 @@ import {
 } from '../../src/shared/web/visitor-stream.ts';
 import { clearTopic, REDIS_URL, waitFor } from '../support/services.ts';
 import { createTelegramBot, startTestApi, topicMessages, type TestApi } from '../support/api.ts';
-import { openSse } from '../support/web-sse.ts';
+import { openSse } from '../support/sse.ts';
 import {
   createWebBot,
   eventsUrl,
@@ -235,7 +235,7 @@ describe('web channel (HTTP)', function () {
   it('when a client reads the events, then it gets the retained events, new ones as they come, and resumes after Last-Event-ID repeating nothing', async () => {
     const { token, visitor_id: visitor } = await startSession(t, appId);
     const first = await streams.append(appId, visitor, event('e1', 'one'));
-    const client = await openSse(eventsUrl(t, appId, token), { origin: SHOP_ORIGIN });
+    const client = await openSse(eventsUrl(t, appId, token), '', { origin: SHOP_ORIGIN });
     expect(client.status).to.equal(200);
     expect(client.headers['content-type']).to.match(/^text\/event-stream/);
     expect(client.headers['access-control-allow-origin']).to.equal(SHOP_ORIGIN);
@@ -250,7 +250,7 @@ describe('web channel (HTTP)', function () {
     client.close();
 
     await streams.append(appId, visitor, event('e3', 'three'));
-    const resumed = await openSse(eventsUrl(t, appId, token), { 'last-event-id': first });
+    const resumed = await openSse(eventsUrl(t, appId, token), '', { 'last-event-id': first });
     const after = await resumed.waitForEvents(2);
     await streams.append(appId, visitor, event('e4', 'four'));
     await resumed.waitForEvents(3);
@@ -272,7 +272,7 @@ describe('web channel (HTTP)', function () {
     expect(noToken.status).to.equal(401);
     expect(noToken.json.error.code).to.equal('BW_ERR_BAD_TOKEN');
     const { token } = await startSession(t, appId);
-    const bearer = await openSse(`${t.url}/v2/web/${appId}/events`, {
+    const bearer = await openSse(`${t.url}/v2/web/${appId}/events`, '', {
       authorization: `Bearer ${token}`,
       origin: 'https://evil.example.test',
     });
@@ -282,14 +282,14 @@ describe('web channel (HTTP)', function () {
 
   it('when more event streams are asked than WEB_MAX_EVENT_STREAMS, then 503 BW_ERR_TOO_MANY_STREAMS, and a slot frees when a client leaves', async () => {
     const { token } = await startSession(t, appId);
-    const open = await Promise.all([1, 2, 3].map(() => openSse(eventsUrl(t, appId, token))));
+    const open = await Promise.all([1, 2, 3].map(() => openSse(eventsUrl(t, appId, token), '')));
     expect(open.map((c) => c.status)).to.deep.equal([200, 200, 200]);
     const refused = await t.call('GET', `/v2/web/${appId}/events?token=${token}`, { auth: false });
     expect(refused.status).to.equal(503);
     expect(refused.json.error.code).to.equal('BW_ERR_TOO_MANY_STREAMS');
     open[0]!.close();
     const again = await waitFor(async () => {
-      const client = await openSse(eventsUrl(t, appId, token));
+      const client = await openSse(eventsUrl(t, appId, token), '');
       if (client.status === 200) return client;
       client.close();
       return undefined;
@@ -340,10 +340,10 @@ describe('web event streams at shutdown', function () {
     try {
       const { appId } = await createWebBot(t);
       const { token } = await startSession(t, appId);
-      const client = await openSse(eventsUrl(t, appId, token));
+      const client = await openSse(eventsUrl(t, appId, token), '');
       expect(client.status).to.equal(200);
       await t.stop().then(() => (stopped.done = true));
-      await waitFor(() => client.ended, { what: 'the stream to end' });
+      await client.ended;
     } finally {
       if (!stopped.done) await t.stop();
     }

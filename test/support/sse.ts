@@ -1,6 +1,6 @@
 /** A Server-Sent Events reader for tests: the events received so far, and waits on them. */
 import { once } from 'node:events';
-import { request, type IncomingMessage } from 'node:http';
+import { request, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { waitFor } from './services.ts';
 
@@ -12,6 +12,7 @@ export interface SseEvent {
 
 export interface SseStream {
   status: number;
+  headers: IncomingHttpHeaders;
   /** The JSON body when the answer is not a stream (an error). */
   json: any;
   events: SseEvent[];
@@ -57,6 +58,7 @@ export function openSse(
       let ended!: () => void;
       const stream: SseStream = {
         status: res.statusCode ?? 0,
+        headers: res.headers,
         json: undefined,
         events: [],
         comments: 0,
