@@ -93,18 +93,21 @@
     '.opts{display:flex;flex-wrap:wrap;gap:6px;margin-top:6px}.opts button{border:1px solid #2458d6;background:#fff;color:#2458d6;border-radius:14px;padding:4px 10px;cursor:pointer}' +
     '.opts h4{width:100%;margin:4px 0 0;font-size:13px}form{display:flex;border-top:1px solid #ddd}' +
     'input{flex:1;border:0;padding:12px;font:inherit}button.send{border:0;background:none;color:#2458d6;font-weight:600;padding:0 14px;cursor:pointer}' +
+    '.note{margin:0;padding:0 10px;color:#8a1c1c;font-size:13px}.note:not(:empty){padding:6px 10px}' +
     '.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}:focus-visible{outline:2px solid #f5a623}' +
     '</style>' +
     '<button class="open" type="button" aria-expanded="false" aria-controls="bw-dialog">\u{1F4AC}</button>' +
     '<div class="dlg" id="bw-dialog" role="dialog" hidden>' +
     '<header><span id="bw-title"></span><button type="button" class="close" aria-label="Close chat">\u00D7</button></header>' +
     '<div class="log" role="log" aria-live="polite" aria-label="Messages"></div>' +
+    '<p class="note" role="status"></p>' +
     '<form><label class="vh" for="bw-text">Message</label><input id="bw-text" autocomplete="off" maxlength="4096">' +
     '<button class="send" type="submit">Send</button></form></div>';
   var openBtn = root.querySelector('.open');
   var dialog = root.querySelector('.dlg');
   var log = root.querySelector('.log');
   var input = root.querySelector('input');
+  var note = root.querySelector('.note');
   openBtn.setAttribute('aria-label', script.getAttribute('data-button-label') || 'Open chat');
   root.getElementById('bw-title').textContent = title;
   dialog.setAttribute('aria-labelledby', 'bw-title');
@@ -194,6 +197,9 @@
           encodeURIComponent(s.token) +
           (lastId ? '&last_event_id=' + encodeURIComponent(lastId) : '');
         source = new EventSource(url);
+        source.onopen = function () {
+          note.textContent = '';
+        };
         source.addEventListener('message', function (e) {
           retryMs = 1000;
           lastId = e.lastEventId;
@@ -212,6 +218,9 @@
         };
       },
       function () {
+        // A refused origin looks like a network failure to the page (no CORS headers on the
+        // refusal), so one message covers both; the widget keeps trying in case it was the network.
+        note.textContent = 'The chat cannot be reached right now.';
         setTimeout(connect, (retryMs = Math.min(retryMs * 2, 60000)));
       },
     );
