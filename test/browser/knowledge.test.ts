@@ -48,9 +48,7 @@ describe('knowledge pages in a browser', function () {
     await page.getByRole('button', { name: 'Start indexing' }).click();
     const job = page.getByRole('heading', { name: /^Job .*: (queued|running|succeeded)$/ });
     await job.first().waitFor();
-    await page
-      .getByRole('heading', { name: /^Job .*: succeeded$/ })
-      .waitFor({ timeout: 120_000 });
+    await page.getByRole('heading', { name: /^Job .*: succeeded$/ }).waitFor({ timeout: 120_000 });
     const bar = page.getByRole('progressbar');
     await page.getByText('1 of 1 files done').first().waitFor();
     expect(await bar.first().getAttribute('value')).to.equal('100');
@@ -81,10 +79,9 @@ describe('knowledge pages in a browser', function () {
     const bytes = [...(await pdf(['Saddles and bells for every bike.']))];
     // A drop as the browser makes one: a DataTransfer holding the file.
     const transfer = await page.evaluateHandle((data) => {
-      const dt = new DataTransfer();
-      dt.items.add(
-        new File([new Uint8Array(data)], 'saddles.pdf', { type: 'application/pdf' }),
-      );
+      // The page's DataTransfer (this runs in the browser).
+      const dt = new (globalThis as any).DataTransfer();
+      dt.items.add(new File([new Uint8Array(data)], 'saddles.pdf', { type: 'application/pdf' }));
       return dt;
     }, bytes);
     const zone = page.getByText('Choose documents to upload').locator('..');
@@ -93,9 +90,7 @@ describe('knowledge pages in a browser', function () {
     await page.getByRole('heading', { name: /dropped-manual/, level: 1 }).waitFor();
     await page.getByRole('list', { name: 'Uploaded documents' }).getByText('saddles.pdf').waitFor();
     await page.getByRole('button', { name: 'Start indexing' }).click();
-    await page
-      .getByRole('heading', { name: /^Job .*: succeeded$/ })
-      .waitFor({ timeout: 120_000 });
+    await page.getByRole('heading', { name: /^Job .*: succeeded$/ }).waitFor({ timeout: 120_000 });
     await page.getByRole('search').getByLabel('Search the collection').fill('bells');
     await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
     await page.getByText('saddles.pdf, page 1').waitFor();
