@@ -35,6 +35,9 @@ describe('knowledge pages in a browser', function () {
     await signIn(page, service.adminKey);
     await page.getByRole('navigation').getByRole('link', { name: 'Knowledge' }).click();
     await page.getByRole('heading', { name: 'Knowledge', level: 1 }).waitFor();
+    // Unnamed, the upload waits for a name: the drop zone is shown disabled.
+    await page.getByText('Name the collection to upload its documents.').waitFor();
+    await checkA11y(page, 'knowledge without a name');
     await page.getByLabel('Collection name').fill('bike-manual');
     await page.getByLabel('Choose documents to upload').setInputFiles({
       name: 'manual.pdf',
