@@ -83,7 +83,7 @@
   root.innerHTML =
     '<style>' +
     ':host{all:initial;font:15px/1.4 system-ui,sans-serif;color:#111}' +
-    '.open{position:fixed;right:20px;bottom:20px;width:56px;height:56px;border-radius:50%;border:0;background:#2458d6;color:#fff;font-size:24px;cursor:pointer;box-shadow:0 2px 8px #0004}' +
+    '.open{position:fixed;right:20px;bottom:20px;width:56px;height:56px;border-radius:50%;border:0;background:#2458d6;color:#fff;display:flex;align-items:center;justify-content:center;cursor:pointer;box-shadow:0 2px 8px #0004}' +
     '.dlg{position:fixed;right:20px;bottom:88px;width:min(360px,calc(100vw - 40px));height:min(520px,calc(100vh - 120px));display:flex;flex-direction:column;background:#fff;border-radius:12px;box-shadow:0 4px 24px #0005;overflow:hidden}' +
     '.dlg[hidden]{display:none}header{display:flex;justify-content:space-between;align-items:center;padding:10px 14px;background:#2458d6;color:#fff;font-weight:600}' +
     'header button{background:none;border:0;color:#fff;font-size:20px;cursor:pointer}' +
@@ -93,18 +93,23 @@
     '.opts{display:flex;flex-wrap:wrap;gap:6px;margin-top:6px}.opts button{border:1px solid #2458d6;background:#fff;color:#2458d6;border-radius:14px;padding:4px 10px;cursor:pointer}' +
     '.opts h4{width:100%;margin:4px 0 0;font-size:13px}form{display:flex;border-top:1px solid #ddd}' +
     'input{flex:1;border:0;padding:12px;font:inherit}button.send{border:0;background:none;color:#2458d6;font-weight:600;padding:0 14px;cursor:pointer}' +
+    '.note{margin:0;padding:0 10px;color:#8a1c1c;font-size:13px}.note:not(:empty){padding:6px 10px}' +
     '.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}:focus-visible{outline:2px solid #f5a623}' +
     '</style>' +
-    '<button class="open" type="button" aria-expanded="false" aria-controls="bw-dialog">\u{1F4AC}</button>' +
+    '<button class="open" type="button" aria-expanded="false" aria-controls="bw-dialog">' +
+    // A drawn bubble, not an emoji: a system without an emoji font showed an empty box.
+    '<svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true" focusable="false"><path fill="currentColor" d="M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2z"/></svg></button>' +
     '<div class="dlg" id="bw-dialog" role="dialog" hidden>' +
     '<header><span id="bw-title"></span><button type="button" class="close" aria-label="Close chat">\u00D7</button></header>' +
     '<div class="log" role="log" aria-live="polite" aria-label="Messages"></div>' +
+    '<p class="note" role="status"></p>' +
     '<form><label class="vh" for="bw-text">Message</label><input id="bw-text" autocomplete="off" maxlength="4096">' +
     '<button class="send" type="submit">Send</button></form></div>';
   var openBtn = root.querySelector('.open');
   var dialog = root.querySelector('.dlg');
   var log = root.querySelector('.log');
   var input = root.querySelector('input');
+  var note = root.querySelector('.note');
   openBtn.setAttribute('aria-label', script.getAttribute('data-button-label') || 'Open chat');
   root.getElementById('bw-title').textContent = title;
   dialog.setAttribute('aria-labelledby', 'bw-title');
@@ -194,6 +199,9 @@
           encodeURIComponent(s.token) +
           (lastId ? '&last_event_id=' + encodeURIComponent(lastId) : '');
         source = new EventSource(url);
+        source.onopen = function () {
+          note.textContent = '';
+        };
         source.addEventListener('message', function (e) {
           retryMs = 1000;
           lastId = e.lastEventId;
@@ -212,6 +220,9 @@
         };
       },
       function () {
+        // A refused origin looks like a network failure to the page (no CORS headers on the
+        // refusal), so one message covers both; the widget keeps trying in case it was the network.
+        note.textContent = 'The chat cannot be reached right now.';
         setTimeout(connect, (retryMs = Math.min(retryMs * 2, 60000)));
       },
     );

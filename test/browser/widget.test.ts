@@ -1,0 +1,137 @@
+/**
+ * The web channel's widget in a real browser: a plain HTML page of another origin embeds it with
+ * the snippet the admin API gives, and a visitor chats with the bot through the real service; a
+ * page of an origin the channel does not list is refused, and the widget says it cannot chat.
+ */
+import { expect } from 'chai';
+import { createServer, type Server } from 'node:http';
+import type { Page } from 'playwright-core';
+import { waitFor } from '../support/services.ts';
+import { checkA11y, consoleService, screenshot, type ConsoleService } from './support.ts';
+
+const SHOP_FLOW = {
+  version: 1,
+  start: 'welcome',
+  states: {
+    welcome: {
+      actions: [
+        {
+          send: {
+            text: 'Hi! What do you need?',
+            buttons: [
+              { id: 'hours', title: 'Opening hours' },
+              { id: 'book', title: 'Book a repair' },
+            ],
+          },
+        },
+      ],
+      wait: { store: 'choice', expect: 'choice' },
+      transitions: [{ when: { '==': [{ var: 'choice' }, 'hours'] }, to: 'hours' }, { to: 'book' }],
+    },
+    hours: { actions: [{ send: { text: 'We are open 9 to 5.' } }], end: true },
+    book: { actions: [{ send: { text: 'Call us to book.' } }], end: true },
+  },
+};
+
+/** A shop's page on its own port of 127.0.0.1 (another origin than the service). */
+async function shopPage(html: () => string): Promise<{ origin: string; server: Server }> {
+  const server = createServer((_req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end(html());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { origin: `http://127.0.0.1:${port}`, server };
+}
+
+function pageWith(snippet: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bike shop</title></head>
+<body><main><h1>Bike shop</h1><p>Repairs and parts.</p></main>${snippet}</body></html>`;
+}
+
+describe('web widget in a browser', function () {
+  this.timeout(120_000);
+  let service: ConsoleService;
+  const servers: Server[] = [];
+  let snippet = '';
+  let allowed = '';
+  let refused = '';
+
+  before(async function () {
+    this.timeout(300_000);
+    service = await consoleService();
+    const shop = await shopPage(() => pageWith(snippet));
+    const other = await shopPage(() => pageWith(snippet));
+    servers.push(shop.server, other.server);
+    allowed = shop.origin;
+    refused = other.origin;
+    const created = await fetch(`${service.url}/v2/bots`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${service.adminKey}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        name: 'Widget shop',
+        flow: SHOP_FLOW,
+        channel: { type: 'web', details: { allowed_origins: [allowed] } },
+      }),
+    });
+    expect(created.status).to.equal(201);
+    snippet = ((await created.json()) as any).channels[0].widget_snippet;
+  });
+
+  after(async () => {
+    await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  });
+
+  const openChat = async (page: Page) => {
+    await page.getByRole('button', { name: 'Open chat' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Chat' });
+    await dialog.waitFor();
+    return dialog;
+  };
+
+  it('when a visitor on a page of an allowed origin opens the bubble, writes and presses a button, then the bot answers each in the chat', async () => {
+    const page = await service.newPage();
+    await page.goto(`${allowed}/`);
+    await page.getByRole('heading', { name: 'Bike shop' }).waitFor();
+    const dialog = await openChat(page);
+    await dialog.getByRole('textbox', { name: 'Message' }).fill('hello');
+    await dialog.getByRole('button', { name: 'Send' }).click();
+    const log = dialog.getByRole('log', { name: 'Messages' });
+    await log.getByText('hello', { exact: true }).waitFor({ timeout: 60_000 });
+    await log.getByText('Hi! What do you need?').waitFor({ timeout: 60_000 });
+    await checkA11y(page, 'widget with a reply');
+    await screenshot(page, 'widget');
+    await log.getByRole('button', { name: 'Opening hours' }).click();
+    await log.getByText('We are open 9 to 5.').waitFor({ timeout: 60_000 });
+    // Each message once: the visitor's two, the bot's two.
+    await waitFor(async () => (await log.locator(':scope > *').count()) === 4, {
+      what: 'four messages in the chat',
+    });
+    expect(await log.getByText('We are open 9 to 5.').count()).to.equal(1);
+    expect(await dialog.getByRole('status').textContent()).to.equal('');
+  });
+
+  it('when the page is of an origin the web channel does not list, then the service refuses it and the widget says the chat cannot be reached', async () => {
+    const page = await service.newPage();
+    await page.goto(`${refused}/`);
+    const dialog = await openChat(page);
+    await dialog
+      .getByRole('status')
+      .filter({ hasText: 'The chat cannot be reached right now.' })
+      .waitFor({ timeout: 30_000 });
+    await checkA11y(page, 'widget refused');
+    await screenshot(page, 'widget-refused');
+    // What the browser was told (its CORS refusal hides the body from the page).
+    const appId = /data-app-id="([^"]+)"/.exec(snippet)![1];
+    const answer = await fetch(`${service.url}/v2/web/${appId}/sessions`, {
+      method: 'POST',
+      headers: { origin: refused, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(answer.status).to.equal(403);
+    expect(((await answer.json()) as any).error.code).to.equal('BW_ERR_ORIGIN_REFUSED');
+  });
+});
