@@ -89,12 +89,16 @@ async function expectValid(page: Page): Promise<void> {
 }
 
 /** Publish, read the impact the dialog shows, confirm; returns the dialog's text. */
-async function publish(page: Page, note: string): Promise<string> {
+async function publish(page: Page, note: string, shot?: string): Promise<string> {
   const bar = page.getByRole('toolbar', { name: 'Draft and publish' });
   await bar.getByRole('button', { name: 'Publish' }).click();
   const dialog = page.getByRole('dialog', { name: 'Publish the draft?' });
   await dialog.waitFor();
   const said = await dialog.innerText();
+  if (shot !== undefined) {
+    await checkA11y(page, 'publish dialog');
+    await screenshot(page, shot);
+  }
   await dialog.getByLabel('Note (optional)').fill(note);
   await dialog.getByRole('button', { name: 'Publish' }).click();
   await bar
@@ -228,6 +232,10 @@ describe('flow editor in a browser', function () {
     await screenshot(page, 'flow-editor');
 
     await publish(page, 'Hours and address');
+    // Published: the editor shows the live version and nothing is left to publish.
+    const bar = page.getByRole('toolbar', { name: 'Draft and publish' });
+    await bar.getByText('Live: version 2').waitFor();
+    expect(await bar.getByRole('button', { name: 'Publish' }).isDisabled()).to.equal(true);
 
     await page.getByRole('button', { name: 'Test chat' }).click();
     const chat = chatPanel(page);
@@ -246,7 +254,7 @@ describe('flow editor in a browser', function () {
     await row.waitFor({ timeout: TURN_MS });
     await row.getByRole('cell').filter({ hasText: 'hours' }).waitFor({ timeout: TURN_MS });
     await checkA11y(watcher, 'conversations');
-    await screenshot(watcher, 'conversations');
+    await screenshot(watcher, 'flow-conversations-live');
     await row.getByRole('link').click();
     const transcript = watcher.getByRole('log', { name: 'Transcript' });
     await transcript.getByText('hello', { exact: true }).waitFor();
@@ -257,7 +265,7 @@ describe('flow editor in a browser', function () {
       .waitFor();
     await transcript.getByText('We are open 9 to 5. Anything else?').waitFor();
     await checkA11y(watcher, 'conversation');
-    await screenshot(watcher, 'conversation');
+    await screenshot(watcher, 'flow-conversation');
     expectNoCspViolations(page);
     expectNoCspViolations(watcher);
   });
@@ -370,7 +378,7 @@ describe('flow editor in a browser', function () {
     await details(page).getByRole('button', { name: 'Rename' }).click();
     await details(page).getByRole('heading', { name: 'State main_menu' }).waitFor();
     await expectValid(page);
-    const warned = await publish(page, 'New greeting');
+    const warned = await publish(page, 'New greeting', 'flow-editor-publish-impact');
     expect(warned).to.include('1 conversation waits in states this version removes.');
     expect(warned).to.include('menu: 1');
 
