@@ -20,13 +20,18 @@ export const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist', impor
 const ASSET_MAX_AGE_MS = 365 * 24 * 3600 * 1000;
 
 /**
- * Scripts and styles from this origin only, no inline script, no eval, no plugins, not framable;
- * the API is reached on the same origin. Images may come from https (bots send image URLs).
+ * Scripts from this origin only, no inline script, no eval, no plugins, not framable; the API is
+ * reached on the same origin. Images may come from https (bots send image URLs). Styles may be
+ * inline: the flow editor's JSON tab (CodeMirror) writes its theme into `<style>` elements at run
+ * time, which `style-src 'self'` blocks (the editor then shows unstyled). A nonce would need
+ * `index.html` rewritten per response; inline styles cannot run script, and every text the
+ * console shows from the server is React text, never markup, so nothing a bot or a visitor
+ * sends can add a style.
  */
 export const CONSOLE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: https:",
   "connect-src 'self'",
   "object-src 'none'",

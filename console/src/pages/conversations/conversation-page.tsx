@@ -17,7 +17,7 @@ import {
   type ConversationDetail,
 } from './conversations-api.ts';
 import { readLiveConversation, readLiveMessage, withLiveState } from './live-events.ts';
-import { fromTranscriptRow } from './message-model.ts';
+import { fromTranscriptRow, optionTitles, type MessageView as Message } from './message-model.ts';
 import { MessageView } from './message-view.tsx';
 import { VariablesView } from './variables-view.tsx';
 import { LIVE_STATUS_TEXT, useEventSource } from './use-event-source.ts';
@@ -72,6 +72,7 @@ export function ConversationPage() {
   );
 
   const rows = messages.data?.pages.flatMap((page) => page.items) ?? [];
+  const shown = withChoiceTitles(rows.map(fromTranscriptRow));
   const conversation = detail.data;
   return (
     <div className="conversation">
@@ -134,8 +135,8 @@ export function ConversationPage() {
         {messages.isSuccess && rows.length === 0 ? <p>No messages yet.</p> : null}
         <div role="log" aria-label="Transcript">
           <ol className="messages">
-            {rows.map((row) => (
-              <MessageView key={String(row.id)} message={fromTranscriptRow(row)} />
+            {shown.map((message) => (
+              <MessageView key={message.key} message={message} />
             ))}
           </ol>
         </div>
@@ -151,4 +152,18 @@ export function ConversationPage() {
       </section>
     </div>
   );
+}
+
+/**
+ * A press names the option by its title when an earlier message offered it: a web or Telegram
+ * press records only the option's id, and the person pressed a title.
+ */
+function withChoiceTitles(messages: Message[]): Message[] {
+  const titles = new Map<string, string>();
+  return messages.map((message) => {
+    for (const [id, title] of optionTitles([message])) titles.set(id, title);
+    if (!message.choice || message.choice.title) return message;
+    const title = titles.get(message.choice.id);
+    return title ? { ...message, choice: { ...message.choice, title } } : message;
+  });
 }

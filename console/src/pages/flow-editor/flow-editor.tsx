@@ -109,6 +109,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
             value={doc.value}
             parses={doc.parseError === null}
             dirty={doc.dirty}
+            hasDraft={hasDraft}
             validation={validation}
             publishedVersion={botFlow.published.version}
             onSaved={(saved) => {

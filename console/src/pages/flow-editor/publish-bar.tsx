@@ -15,6 +15,8 @@ interface PublishBarProps {
   value: unknown;
   parses: boolean;
   dirty: boolean;
+  /** Whether the server holds a draft; with none and no edits there is nothing to publish. */
+  hasDraft: boolean;
   validation: ValidationView;
   publishedVersion: number | null;
   onSaved: (savedValue: unknown) => void;
@@ -37,6 +39,7 @@ export function PublishBar({
   value,
   parses,
   dirty,
+  hasDraft,
   validation,
   publishedVersion,
   onSaved,
@@ -84,7 +87,11 @@ export function PublishBar({
   });
   const error = save.error ?? check.error ?? publish.error;
   const canPublish =
-    parses && validation.status === 'valid' && !check.isPending && !publish.isPending;
+    (dirty || hasDraft) &&
+    parses &&
+    validation.status === 'valid' &&
+    !check.isPending &&
+    !publish.isPending;
   return (
     <div className="publish-bar" role="toolbar" aria-label="Draft and publish">
       <span className="muted">
@@ -118,7 +125,9 @@ export function PublishBar({
       </button>
       {!canPublish && (
         <span id="publish-why" className="visually-hidden">
-          Publishing needs a flow without problems.
+          {dirty || hasDraft
+            ? 'Publishing needs a flow without problems.'
+            : 'Nothing to publish: the flow is the live version.'}
         </span>
       )}
       {message && !error && <span role="status">{message}</span>}

@@ -1,0 +1,429 @@
+/**
+ * The flow editor in a real browser against the real service: an operator builds a flow by
+ * clicking, publishes it, talks to it in the test chat and watches the conversation arrive on the
+ * Conversations page; a broken transition is shown where it is and blocks publishing; publishing
+ * and rolling back versions change what the bot says, and a conversation stranded in a removed
+ * state starts over as docs/flows.md "Versions" says.
+ */
+import { expect } from 'chai';
+import type { Locator, Page } from 'playwright-core';
+import { DEFAULT_FLOW } from '../../src/shared/flows/default-flow.ts';
+import { waitFor } from '../support/services.ts';
+import {
+  checkA11y,
+  consoleService,
+  expectNoCspViolations,
+  screenshot,
+  signIn,
+  type ConsoleService,
+} from './support.ts';
+
+interface BrowserGlobals {
+  navigator: { clipboard: { writeText(text: string): Promise<void> } };
+}
+
+/** Long enough for a turn through six processes on a loaded 2-core machine. */
+const TURN_MS = 60_000;
+
+/** The side panel of the editor (the selected state, the flow's settings or the versions). */
+const details = (page: Page): Locator => page.getByRole('complementary', { name: 'Details' });
+
+/** Adds a state through the state list's form; the editor selects it. */
+async function addState(page: Page, name: string): Promise<void> {
+  await page.getByLabel('New state name').fill(name);
+  await page.getByRole('button', { name: 'Add state' }).click();
+  await details(page)
+    .getByRole('heading', { name: `State ${name}` })
+    .waitFor();
+}
+
+/** Selects a state by clicking its node in the graph. */
+async function clickNode(page: Page, name: string): Promise<void> {
+  await page
+    .getByRole('region', { name: /Flow graph/ })
+    .getByLabel(`State ${name}`, { exact: true })
+    .click();
+  await details(page)
+    .getByRole('heading', { name: `State ${name}` })
+    .waitFor();
+}
+
+/** Deletes the selected state after the confirmation. */
+async function deleteState(page: Page, name: string): Promise<void> {
+  await clickNode(page, name);
+  await details(page)
+    .getByRole('button', { name: `Delete state ${name}` })
+    .click();
+  await page
+    .getByRole('dialog', { name: `Delete state ${name}?` })
+    .getByRole('button', { name: `Delete ${name}` })
+    .click();
+  await page
+    .getByRole('navigation', { name: /States/ })
+    .getByRole('button', { name, exact: true })
+    .waitFor({ state: 'detached' });
+}
+
+/** The selected state sends `text` with reply buttons `[id, title]`. */
+async function sendWithButtons(page: Page, text: string, buttons: [string, string][]) {
+  const panel = details(page);
+  await panel.getByLabel('New action').selectOption({ label: 'Send a message' });
+  await panel.getByRole('button', { name: 'Add action' }).click();
+  await panel.getByLabel('Message text').fill(text);
+  if (buttons.length === 0) return;
+  await panel.getByLabel('Options to press').selectOption({ label: 'Buttons (up to 3)' });
+  for (const [i, [id, title]] of buttons.entries()) {
+    if (i > 0) await panel.getByRole('button', { name: 'Add button' }).click();
+    await panel.getByLabel(`Button ${i + 1} title`).fill(title);
+    await panel.getByLabel(`Button ${i + 1} id`).fill(id);
+  }
+}
+
+/** Waits until validation has answered "Valid." for what is on screen. */
+async function expectValid(page: Page): Promise<void> {
+  await page
+    .getByRole('toolbar', { name: 'Draft and publish' })
+    .getByRole('status')
+    .filter({ hasText: /^Valid/ })
+    .waitFor();
+}
+
+/** Publish, read the impact the dialog shows, confirm; returns the dialog's text. */
+async function publish(page: Page, note: string, shot?: string): Promise<string> {
+  const bar = page.getByRole('toolbar', { name: 'Draft and publish' });
+  await bar.getByRole('button', { name: 'Publish' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Publish the draft?' });
+  await dialog.waitFor();
+  const said = await dialog.innerText();
+  if (shot !== undefined) {
+    await checkA11y(page, 'publish dialog');
+    await screenshot(page, shot);
+  }
+  await dialog.getByLabel('Note (optional)').fill(note);
+  await dialog.getByRole('button', { name: 'Publish' }).click();
+  await bar
+    .getByRole('status')
+    .filter({ hasText: /Published version \d+/ })
+    .waitFor();
+  return said;
+}
+
+/** The test chat beside the editor. */
+const chatPanel = (page: Page): Locator => page.getByRole('complementary', { name: 'Test chat' });
+
+async function say(chat: Locator, text: string): Promise<void> {
+  await chat.getByLabel('Message', { exact: true }).fill(text);
+  await chat.getByRole('button', { name: 'Send' }).click();
+}
+
+/** A line of the chat's log spoken by the bot that holds `text`. */
+const botLine = (chat: Locator, text: string): Locator =>
+  chat.getByRole('log').getByRole('listitem').filter({ hasText: /^Bot/ }).filter({ hasText: text });
+
+describe('flow editor in a browser', function () {
+  this.timeout(300_000);
+  let service: ConsoleService;
+  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const response = await fetch(`${service.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${service.adminKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: await response.json().catch(() => null) };
+  };
+  /** A bot on the default flow (version 1) with a web channel; its app id. */
+  const webBot = async (name: string): Promise<string> => {
+    const created = await api('POST', '/v2/bots', {
+      name,
+      channel: { type: 'web', details: { allowed_origins: [] } },
+    });
+    expect(created.status).to.equal(201);
+    return created.body.app_id as string;
+  };
+  const openEditor = async (page: Page, appId: string): Promise<void> => {
+    await page.goto(`/console/bots/${appId}/flow`);
+    await page.getByRole('heading', { name: `Flow of bot ${appId}`, level: 1 }).waitFor();
+    await expectValid(page);
+  };
+
+  before(async function () {
+    this.timeout(300_000);
+    service = await consoleService();
+  });
+
+  it('when an operator builds a three-state flow with buttons by clicking and publishes it, then the test chat follows it and the conversation shows live on the Conversations page with both sides', async () => {
+    const page = await service.newPage();
+    await signIn(page, service.adminKey);
+    await page.getByLabel('Name', { exact: true }).fill('Opening hours bot');
+    await page.getByLabel('Channel type').selectOption({ label: 'Web chat' });
+    await page.getByRole('button', { name: 'Create bot' }).click();
+    await page.getByRole('heading', { name: 'Opening hours bot', level: 1 }).waitFor();
+    const appId = new URL(page.url()).pathname.split('/').pop()!;
+
+    // The Conversations page, open before any conversation exists, in a tab of its own.
+    const watcher = await service.newPage();
+    await signIn(watcher, service.adminKey);
+    await watcher.goto(`/console/bots/${appId}/conversations`);
+    await watcher.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+    await watcher.getByText('No conversations yet.').waitFor();
+    await watcher.getByRole('status').filter({ hasText: 'Live updates: on' }).waitFor();
+
+    await page.getByRole('link', { name: 'Flow editor' }).click();
+    await page.getByRole('heading', { name: `Flow of bot ${appId}`, level: 1 }).waitFor();
+    await expectValid(page);
+    await checkA11y(page, 'flow editor (default flow)');
+
+    // Three states: a question with two buttons, and one state per answer.
+    await addState(page, 'ask');
+    await sendWithButtons(page, 'What would you like to know?', [
+      ['hours', 'Opening hours'],
+      ['address', 'Address'],
+    ]);
+    await details(page).getByLabel("This state waits for the user's answer").check();
+    await details(page).getByLabel('Store the answer in variable').fill('topic');
+    await details(page).getByLabel('Expect').selectOption({ label: 'one of the options sent' });
+
+    await addState(page, 'hours');
+    await sendWithButtons(page, 'We are open 9 to 5. Anything else?', []);
+    await details(page).getByLabel("This state waits for the user's answer").check();
+    await details(page).getByLabel('Way out').selectOption({ label: 'go on to a state' });
+    await details(page).getByLabel('Next state').selectOption('ask');
+
+    await addState(page, 'address');
+    await sendWithButtons(page, 'Find us at 1 Spoke Street.', []);
+
+    // The transitions of `ask`, one per button.
+    await clickNode(page, 'ask');
+    const panel = details(page);
+    await panel.getByLabel('Way out').selectOption({ label: 'branch (first matching transition)' });
+    await panel.getByLabel('Transition 1 condition').selectOption({
+      label: 'the answer is an option',
+    });
+    await panel.getByLabel('Transition 1 option').selectOption({ label: 'Opening hours (hours)' });
+    await panel.getByLabel('Transition 1 goes to').selectOption('hours');
+    await panel.getByRole('button', { name: 'Add transition' }).click();
+    await panel.getByLabel('Transition 2 condition').selectOption({
+      label: 'the answer is an option',
+    });
+    await panel.getByLabel('Transition 2 option').selectOption({ label: 'Address (address)' });
+    await panel.getByLabel('Transition 2 goes to').selectOption('address');
+
+    // The flow starts at `ask`; the default flow's states go.
+    await page.getByRole('region', { name: /Flow graph/ }).click({ position: { x: 5, y: 5 } });
+    await details(page).getByLabel('Start state').selectOption('ask');
+    for (const name of ['welcome', 'menu', 'about', 'echo', 'echo_wait', 'echo_reply']) {
+      await deleteState(page, name);
+    }
+    expect(
+      await page
+        .getByRole('navigation', { name: /States/ })
+        .getByRole('heading')
+        .innerText(),
+    ).to.equal('States (3)');
+    await expectValid(page);
+    // The edges carry the buttons' titles.
+    const graph = page.getByRole('region', { name: /Flow graph/ });
+    await graph.getByText('“Opening hours”').waitFor();
+    await graph.getByText('“Address”').waitFor();
+    await checkA11y(page, 'flow editor (built flow)');
+    await screenshot(page, 'flow-editor');
+
+    await publish(page, 'Hours and address');
+    // Published: the editor shows the live version and nothing is left to publish.
+    const bar = page.getByRole('toolbar', { name: 'Draft and publish' });
+    await bar.getByText('Live: version 2').waitFor();
+    expect(await bar.getByRole('button', { name: 'Publish' }).isDisabled()).to.equal(true);
+
+    await page.getByRole('button', { name: 'Test chat' }).click();
+    const chat = chatPanel(page);
+    await chat.getByText('Say hello to start the flow.').waitFor();
+    await chat.getByRole('status').filter({ hasText: 'Live updates: on' }).waitFor();
+    await say(chat, 'hello');
+    await botLine(chat, 'What would you like to know?').waitFor({ timeout: TURN_MS });
+    await chat.getByRole('button', { name: 'Opening hours' }).click();
+    await botLine(chat, 'We are open 9 to 5. Anything else?').waitFor({ timeout: TURN_MS });
+    await chat.getByText(/^State: hours/).waitFor({ timeout: TURN_MS });
+    await checkA11y(page, 'flow editor with the test chat');
+    await screenshot(page, 'flow-editor-test-chat');
+
+    // The Conversations page got the conversation without a reload.
+    const row = watcher.getByRole('row').filter({ hasText: 'web' });
+    await row.waitFor({ timeout: TURN_MS });
+    await row.getByRole('cell').filter({ hasText: 'hours' }).waitFor({ timeout: TURN_MS });
+    await checkA11y(watcher, 'conversations');
+    await screenshot(watcher, 'flow-conversations-live');
+    await row.getByRole('link').click();
+    const transcript = watcher.getByRole('log', { name: 'Transcript' });
+    await transcript.getByText('hello', { exact: true }).waitFor();
+    await transcript.getByText('What would you like to know?').waitFor();
+    await transcript
+      .getByText(/Opening hours/)
+      .first()
+      .waitFor();
+    await transcript.getByText('We are open 9 to 5. Anything else?').waitFor();
+    await checkA11y(watcher, 'conversation');
+    await screenshot(watcher, 'flow-conversation');
+    expectNoCspViolations(page);
+    expectNoCspViolations(watcher);
+  });
+
+  it('when a transition names a missing state, then its node, its state and its field show the problem and Publish is off; choosing an existing state clears it and Publish is on', async () => {
+    const appId = await webBot('Typo bot');
+    const page = await service.newPage();
+    await signIn(page, service.adminKey);
+    await openEditor(page, appId);
+
+    // The operator edits the JSON and mistypes a state's name.
+    const typo = structuredClone(DEFAULT_FLOW) as any;
+    typo.states.menu.transitions[0].to = 'abuot';
+    await page.getByRole('tab', { name: 'JSON' }).click();
+    const json = page.getByRole('textbox', { name: 'Flow JSON' });
+    await json.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    // Pasted, as a person would (typed text would pass through the editor's auto-indent).
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.evaluate(
+      // The browser's clipboard (this file is typed without the DOM library).
+      (text) => (globalThis as unknown as BrowserGlobals).navigator.clipboard.writeText(text),
+      JSON.stringify(typo, null, 2),
+    );
+    await page.keyboard.press('ControlOrMeta+v');
+    await page.getByRole('status').filter({ hasText: 'Valid JSON.' }).waitFor();
+    await checkA11y(page, 'JSON tab');
+    await screenshot(page, 'flow-editor-json');
+    await page.getByRole('tab', { name: 'Graph' }).click();
+
+    const bar = page.getByRole('toolbar', { name: 'Draft and publish' });
+    await bar
+      .getByRole('status')
+      .filter({ hasText: '1 problem: fix before publishing.' })
+      .waitFor();
+    expect(await bar.getByRole('button', { name: 'Publish' }).isDisabled()).to.equal(true);
+    // On the node, in the state list and in the list of findings.
+    const node = page.getByRole('region', { name: /Flow graph/ }).getByLabel(/^State menu\b/);
+    await node.filter({ hasText: '⚠ 1' }).waitFor();
+    await page
+      .getByRole('navigation', { name: /States/ })
+      .getByRole('button', { name: 'menu 1 problem' })
+      .waitFor();
+    const finding = page
+      .getByRole('complementary', { name: 'States and findings' })
+      .getByRole('button', { name: /menu › transitions › 0 › to .*abuot/ });
+    await finding.waitFor();
+    await checkA11y(page, 'flow editor with a problem');
+    await screenshot(page, 'flow-editor-problem');
+
+    // A click on the finding opens the state with the field focused, marked and explained.
+    await finding.click();
+    const field = details(page).getByLabel('Transition 1 goes to');
+    await waitFor(async () => await field.evaluate((el) => el === el.ownerDocument.activeElement), {
+      what: 'the field of the finding focused',
+    });
+    expect(await field.getAttribute('aria-invalid')).to.equal('true');
+    expect(await field.inputValue()).to.equal('abuot');
+    // The field's description (aria-describedby) carries the problem.
+    const noteId = await field.getAttribute('aria-describedby');
+    const note = await page.locator(`[id="${noteId}"]`).innerText();
+    expect(note).to.match(/abuot/);
+    await details(page)
+      .getByRole('list', { name: 'Findings in state menu' })
+      .getByText(/abuot/)
+      .waitFor();
+    await checkA11y(page, 'the state with a problem');
+    await screenshot(page, 'flow-editor-problem-field');
+
+    // Saved as it is (nobody loses work), the server refuses to publish it too.
+    await bar.getByRole('button', { name: 'Save draft' }).click();
+    await bar.getByRole('status').filter({ hasText: 'Draft saved.' }).waitFor();
+    const refused = await api('POST', `/v2/bots/${appId}/flow/publish`, {});
+    expect([refused.status, refused.body.error.code]).to.deep.equal([422, 'BW_ERR_FLOW_INVALID']);
+
+    await field.selectOption('about');
+    await expectValid(page);
+    expect(await field.getAttribute('aria-invalid')).to.equal('false');
+    await node.filter({ hasNotText: '⚠' }).waitFor();
+    await finding.waitFor({ state: 'detached' });
+    expect(await bar.getByRole('button', { name: 'Publish' }).isEnabled()).to.equal(true);
+    await publish(page, 'Typo fixed');
+    const flow = await api('GET', `/v2/bots/${appId}/flow`);
+    expect([flow.body.published.version, flow.body.draft]).to.deep.equal([2, null]);
+    expect(flow.body.published.flow.states.menu.transitions[0].to).to.equal('about');
+    expectNoCspViolations(page);
+  });
+
+  it('when version 2 is published and version 1 put back from the Versions panel, then the test chat answers by each in turn, and a conversation waiting in a removed state restarts at start with a note after a warning that counted it', async () => {
+    const appId = await webBot('Versions bot');
+    const page = await service.newPage();
+    await signIn(page, service.adminKey);
+    await openEditor(page, appId);
+    const v1Greeting = 'Hello! This bot has no conversation flow of its own yet';
+
+    // A visitor talks to version 1 and is left waiting in `menu`.
+    await page.getByRole('button', { name: 'Test chat' }).click();
+    const chat = chatPanel(page);
+    await chat.getByRole('status').filter({ hasText: 'Live updates: on' }).waitFor();
+    await say(chat, 'hi');
+    await botLine(chat, v1Greeting).waitFor({ timeout: TURN_MS });
+    await botLine(chat, 'What would you like to do?').waitFor({ timeout: TURN_MS });
+    await chat.getByText(/^State: menu/).waitFor({ timeout: TURN_MS });
+
+    // Version 2: another greeting, and `menu` renamed, so version 2 has no state `menu`.
+    await clickNode(page, 'welcome');
+    await details(page).getByLabel('Message text').fill('Welcome to version 2.');
+    await clickNode(page, 'menu');
+    await details(page).getByLabel('Name', { exact: true }).fill('main_menu');
+    await details(page).getByRole('button', { name: 'Rename' }).click();
+    await details(page).getByRole('heading', { name: 'State main_menu' }).waitFor();
+    await expectValid(page);
+    const warned = await publish(page, 'New greeting', 'flow-editor-publish-impact');
+    expect(warned).to.include('1 conversation waits in states this version removes.');
+    expect(warned).to.include('menu: 1');
+
+    // The visitor presses a button of version 1's menu: version 2 starts them over.
+    await chat.getByRole('button', { name: 'About this bot' }).click();
+    await botLine(chat, 'Welcome to version 2.').waitFor({ timeout: TURN_MS });
+    await chat.getByText(/^State: main_menu/).waitFor({ timeout: TURN_MS });
+    const transcriptUrl = await chat
+      .getByRole('link', { name: 'Open its transcript' })
+      .getAttribute('href');
+    const reader = await service.newPage();
+    await signIn(reader, service.adminKey);
+    await reader.goto(transcriptUrl!);
+    const transcript = reader.getByRole('log', { name: 'Transcript' });
+    const note = transcript.getByRole('listitem').filter({ hasText: /^Flow note/ });
+    await note
+      .filter({ hasText: 'The conversation was waiting in state "menu"' })
+      .filter({ hasText: 'restarted at "welcome" with its variables cleared' })
+      .waitFor();
+    await transcript.getByText('Welcome to version 2.').waitFor();
+    await checkA11y(reader, 'transcript with a flow note');
+    await screenshot(reader, 'conversation-flow-note');
+
+    // Back to version 1 from the Versions panel, after a warning about `main_menu`.
+    await page.getByRole('button', { name: 'Versions' }).click();
+    await details(page).getByText('Version 2 live').waitFor();
+    await details(page).getByRole('button', { name: 'View version 1' }).click();
+    const banner = page.getByRole('region', { name: 'Version 1' });
+    await banner.getByText(/Viewing version 1 \(read-only\)/).waitFor();
+    await checkA11y(page, 'versions panel');
+    await screenshot(page, 'flow-editor-versions');
+    await banner.getByRole('button', { name: 'Publish this version' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Publish version 1 again?' });
+    await dialog.getByText('1 conversation waits in states this version removes.').waitFor();
+    await dialog.getByText('main_menu: 1').waitFor();
+    await dialog.getByRole('button', { name: 'Publish version 1' }).click();
+    await banner.getByRole('status').filter({ hasText: 'Version 1 is live again.' }).waitFor();
+
+    await say(chat, 'hello again');
+    // Version 1's greeting a second time: the visitor waited in `main_menu`, gone again.
+    await botLine(chat, v1Greeting).nth(1).waitFor({ timeout: TURN_MS });
+    await chat.getByText(/^State: menu/).waitFor({ timeout: TURN_MS });
+    await reader.reload();
+    await note.filter({ hasText: 'waiting in state "main_menu"' }).waitFor();
+    expectNoCspViolations(page);
+    expectNoCspViolations(reader);
+  });
+});
