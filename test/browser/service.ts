@@ -143,3 +143,11 @@ export async function startConsoleService(
     throw error;
   }
 }
+
+/** Signs in through the sign-in page, as an operator does. */
+export async function signIn(page: Page, key: string): Promise<void> {
+  await page.goto('/console/');
+  await page.getByLabel('Admin key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
+}

@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { ROOT } from '../support/services.ts';
 import { startConsoleService, type ConsoleService, type RunningConsole } from './service.ts';
 
-export { CHROMIUM, type ConsoleService } from './service.ts';
+export { CHROMIUM, signIn, type ConsoleService } from './service.ts';
 
 let shared: Promise<RunningConsole> | undefined;
 
@@ -91,12 +91,4 @@ let temp: string | undefined;
 function screenshotTemp(): string {
   temp ??= mkdtempSync(join(tmpdir(), 'botwire-screens-'));
   return temp;
-}
-
-/** Signs in through the sign-in page, as an operator does. */
-export async function signIn(page: Page, key: string): Promise<void> {
-  await page.goto('/console/');
-  await page.getByLabel('Admin key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
 }
