@@ -101,3 +101,28 @@ export async function runPhase(phase: Phase): Promise<Summary> {
         : undefined,
   });
 }
+
+/**
+ * Waits until no topic has entries unread or unacknowledged, at most `timeoutMs`, so that a phase
+ * does not start while the pipeline still works off the one before. Says so when it gives up.
+ */
+export async function waitDrained(
+  redis: Redis,
+  prefix: string,
+  topics: readonly Topic[],
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const backlog = await Promise.all(
+      topics.map((topic) => backlogOf(redis, prefix, topic, BENCH_PARTITIONS)),
+    );
+    const left = backlog.reduce((sum, b) => sum + b.lag + b.pending, 0);
+    if (left === 0) return;
+    if (Date.now() > deadline) {
+      console.error(`bench: ${left} entries still in the pipeline; starting the next phase anyway`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

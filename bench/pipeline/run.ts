@@ -43,7 +43,7 @@ import {
 } from '../lib/setup.ts';
 import { createEchoBots } from './bots.ts';
 import { Load, type User } from './load.ts';
-import { runPhase } from './phase.ts';
+import { runPhase, waitDrained } from './phase.ts';
 import { startPlatform } from './platform.ts';
 import { childGroup, pidGroup, postgresGroup, waitConsuming, type CpuGroup } from './probes.ts';
 import { printComparison, type Setup, type Summary } from './report.ts';
@@ -185,6 +185,7 @@ async function main(): Promise<void> {
   ];
   const summaries: Summary[] = [];
   for (const channel of channels) {
+    if (summaries.length > 0) await waitDrained(redis, prefix, COMPONENTS, 60_000);
     let users: User[];
     let visitors: Awaited<ReturnType<typeof createVisitors>> = [];
     if (channel === 'telegram') {
