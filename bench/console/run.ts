@@ -1,86 +1,120 @@
 /**
- * The console's first load: JavaScript and CSS shipped for the sign-in page (the entry, what it
- * imports, and the sign-in page's own chunk with its imports), in gzip bytes, against the budget in
- * ./budget.ts. Builds the console into a temporary folder (console/dist is left alone) with Vite's
- * manifest, which names each chunk's static imports and CSS. Prints a table with the machine's
- * load; exits 1 when over budget or when an editor library is shipped.
+ * The console bench (`npm run bench:console`), see RESULTS.md:
  *
- *   npm run bench:console
+ * 1. Bytes: the JavaScript and CSS, gzip, that the sign-in page and the flow editor
+ *    (`/console/bots/<id>/flow`, CodeMirror excluded until the JSON tab opens) load, each against
+ *    its budget (./budget.ts); an editor library in the sign-in page's set fails too.
+ * 2. Time: the editor opening a 200-state flow in Debian's chromium against the real service
+ *    (six processes, started as the browser tests start them), from navigation to the graph
+ *    interactive, median of BENCH_RUNS runs (default 5), beside a 10-state flow opened in the
+ *    same run, alternately, as the baseline.
+ *
+ * Prints tables with the machine's load; exits 1 when a page is over its budget. BENCH_BYTES_ONLY=1
+ * skips the browser.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { ROOT } from '../lib/setup.ts';
-import { SIGN_IN_BUDGET_GZIP_BYTES } from './budget.ts';
+import { cpus, loadavg } from 'node:os';
+import { startConsoleService } from '../../test/browser/service.ts';
+import { percentile } from '../pipeline/report.ts';
+import { intEnv, ROOT } from '../lib/setup.ts';
+import { EDITOR_BUDGET_GZIP_BYTES, SIGN_IN_BUDGET_GZIP_BYTES } from './budget.ts';
+import { measurePages, type PageBytes } from './bytes.ts';
+import { chainFlow, createBot, openEditor } from './editor-open.ts';
 
-interface Chunk {
-  file: string;
-  css?: string[];
-  imports?: string[];
-}
-
-const SIGN_IN = 'src/pages/sign-in/sign-in-page.tsx';
 const EDITOR_LIBRARIES = /codemirror|xyflow|@lezer/;
+const runs = intEnv('BENCH_RUNS', 5, 1);
+const BIG = 200;
+const SMALL = 10;
 
-/** Files a chunk brings along (itself, its static imports, their CSS), depth first, once each. */
-function closure(manifest: Record<string, Chunk>, key: string, into: Set<string>): void {
-  const chunk = manifest[key];
-  if (chunk === undefined) throw new Error(`the build manifest has no ${key}`);
-  if (into.has(chunk.file)) return;
-  into.add(chunk.file);
-  for (const css of chunk.css ?? []) into.add(css);
-  for (const imported of chunk.imports ?? []) closure(manifest, imported, into);
+const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
+const load = (): string => {
+  const [one, five] = loadavg();
+  return `${cpus().length} cores, load ${one?.toFixed(2)} / ${five?.toFixed(2)}`;
+};
+
+function bytesTable(title: string, page: PageBytes, budget: number): string {
+  return (
+    `${title}\n\n| file | bytes | gzip |\n|---|---:|---:|\n` +
+    page.files.map((r) => `| ${r.file} | ${kb(r.bytes)} | ${kb(r.gzip)} |`).join('\n') +
+    `\n| **total (JS ${kb(page.js)}, CSS ${kb(page.css)})** | | **${kb(page.total)}** |\n\n` +
+    `budget ${kb(budget)} gzip: ${page.total <= budget ? 'within' : 'OVER'} (${((page.total / budget) * 100).toFixed(0)} %)\n`
+  );
 }
 
-function main(): number {
-  const out = mkdtempSync(join(tmpdir(), 'botwire-console-bench-'));
+async function editorTimes(): Promise<void> {
+  // The service serves console/dist: built when missing or stale, as scripts/test.sh does.
+  execFileSync('bash', ['-c', '. scripts/lib/common.sh && bw_ensure_console'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  console.error('bench: starting the service (six processes) and chromium');
+  const running = await startConsoleService();
   try {
-    execFileSync(
-      join(ROOT, 'node_modules/.bin/vite'),
-      [
-        'build',
-        '--config',
-        'console/vite.config.ts',
-        '--outDir',
-        out,
-        '--emptyOutDir',
-        '--manifest',
-        '--logLevel',
-        'error',
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    const manifest = JSON.parse(readFileSync(join(out, '.vite/manifest.json'), 'utf8')) as Record<
-      string,
-      Chunk
-    >;
-    const files = new Set<string>();
-    closure(manifest, 'index.html', files);
-    closure(manifest, SIGN_IN, files);
-    const rows = [...files].map((file) => {
-      const bytes = readFileSync(join(out, file));
-      return { file, bytes: bytes.length, gzip: gzipSync(bytes).length };
-    });
-    const total = rows.reduce((sum, r) => sum + r.gzip, 0);
-    const js = rows.filter((r) => r.file.endsWith('.js')).reduce((s, r) => s + r.gzip, 0);
-    const css = rows.filter((r) => r.file.endsWith('.css')).reduce((s, r) => s + r.gzip, 0);
-    const editor = [...files].filter((f) => EDITOR_LIBRARIES.test(f));
-    const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
-    const [one, five] = loadavg();
+    const { service } = running;
+    const bots: Record<number, string> = {
+      [SMALL]: await createBot(service, `bench ${SMALL} states`, chainFlow(SMALL)),
+      [BIG]: await createBot(service, `bench ${BIG} states`, chainFlow(BIG)),
+    };
+    const times: Record<number, number[]> = { [SMALL]: [], [BIG]: [] };
+    // One unmeasured opening of each: the api's first answers and chromium's first start.
+    for (const states of [SMALL, BIG]) await openEditor(service, bots[states]!);
+    const loadBefore = load();
+    for (let run = 1; run <= runs; run += 1) {
+      for (const states of [SMALL, BIG]) {
+        const ms = await openEditor(service, bots[states]!);
+        times[states]!.push(ms);
+        console.error(`bench: run ${run}, ${states} states: ${ms.toFixed(0)} ms`);
+      }
+    }
+    const row = (states: number): string => {
+      const sorted = [...times[states]!].sort((a, b) => a - b);
+      return `| ${states} | ${percentile(sorted, 0.5).toFixed(0)} | ${sorted[0]!.toFixed(0)} | ${sorted[sorted.length - 1]!.toFixed(0)} | ${sorted.map((t) => t.toFixed(0)).join(', ')} |`;
+    };
+    const median = (states: number) =>
+      percentile(
+        [...times[states]!].sort((a, b) => a - b),
+        0.5,
+      );
     process.stdout.write(
-      `console sign-in page, first load (${cpus().length} cores, load ${one?.toFixed(2)} / ${five?.toFixed(2)})\n\n` +
-        `| file | bytes | gzip |\n|---|---:|---:|\n` +
-        rows.map((r) => `| ${r.file} | ${kb(r.bytes)} | ${kb(r.gzip)} |`).join('\n') +
-        `\n| **total (JS ${kb(js)}, CSS ${kb(css)})** | | **${kb(total)}** |\n\n` +
-        `budget ${kb(SIGN_IN_BUDGET_GZIP_BYTES)} gzip: ${total <= SIGN_IN_BUDGET_GZIP_BYTES ? 'within' : 'OVER'}; ` +
-        `editor libraries shipped: ${editor.length === 0 ? 'none' : editor.join(', ')}\n`,
+      `\nflow editor, navigation to the graph interactive, ${runs} runs each, alternated ` +
+        `(before: ${loadBefore}; after: ${load()})\n\n` +
+        `| states | median ms | min ms | max ms | runs ms |\n|---:|---:|---:|---:|---|\n` +
+        `${row(SMALL)}\n${row(BIG)}\n\n` +
+        `${BIG} states against ${SMALL}: ${(median(BIG) / median(SMALL)).toFixed(2)}x the time\n`,
     );
-    return total <= SIGN_IN_BUDGET_GZIP_BYTES && editor.length === 0 ? 0 : 1;
   } finally {
-    rmSync(out, { recursive: true, force: true });
+    await running.stop();
   }
 }
 
-process.exitCode = main();
+async function main(): Promise<number> {
+  const pages = measurePages({
+    signIn: 'src/pages/sign-in/sign-in-page.tsx',
+    editor: 'src/pages/flow-editor/flow-editor-page.tsx',
+  });
+  const shipped = pages.signIn.files.map((f) => f.file).filter((f) => EDITOR_LIBRARIES.test(f));
+  const codemirror = pages.editor.files
+    .map((f) => f.file)
+    .filter((f) => /codemirror|@lezer/.test(f));
+  process.stdout.write(
+    `console first load (${load()})\n\n` +
+      bytesTable('sign-in page', pages.signIn, SIGN_IN_BUDGET_GZIP_BYTES) +
+      `editor libraries shipped: ${shipped.length === 0 ? 'none' : shipped.join(', ')}\n\n` +
+      bytesTable('flow editor (/console/bots/<id>/flow)', pages.editor, EDITOR_BUDGET_GZIP_BYTES) +
+      `CodeMirror shipped before the JSON tab opens: ${codemirror.length === 0 ? 'no' : codemirror.join(', ')}\n`,
+  );
+  const within =
+    pages.signIn.total <= SIGN_IN_BUDGET_GZIP_BYTES &&
+    shipped.length === 0 &&
+    pages.editor.total <= EDITOR_BUDGET_GZIP_BYTES &&
+    codemirror.length === 0;
+  if (process.env.BENCH_BYTES_ONLY !== '1') await editorTimes();
+  return within ? 0 : 1;
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  console.error(`bench: failed: ${(error as Error).stack ?? String(error)}`);
+  process.exitCode = 1;
+}

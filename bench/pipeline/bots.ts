@@ -22,7 +22,13 @@ export interface BotAddress {
   secret: string;
 }
 
-async function adminPost<T>(origin: string, key: string, path: string, body?: unknown): Promise<T> {
+/** POSTs to the admin API with the key; answers the JSON of a 200 or 201, throws on anything else. */
+export async function adminPost<T>(
+  origin: string,
+  key: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const response = await fetch(`${origin}${path}`, {
     method: 'POST',
     headers: {

@@ -8,8 +8,10 @@
  * Telegram does for one chat: otherwise two POSTs of one chat could overtake each other on the way
  * in and the bench would count the reorder against the pipeline.
  *
- * A turn's latency runs from when the generator issues its POST to when the stand-in platform has
- * the `sendMessage` with `echo: <text>` for that chat.
+ * A turn's latency runs from when the generator issues its POST to when the reply `echo: <text>`
+ * for that chat is seen: by the stand-in Telegram platform as a `sendMessage`, or on the web
+ * visitor's event stream (./web.ts). How a turn is posted is the `request` option: Telegram's
+ * update by default.
  */
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -18,12 +20,35 @@ import type { SentMessage } from './platform.ts';
 
 /** One simulated user: a chat of one bot. */
 export interface User {
-  chatId: number;
-  /** The bot's callback path, `/v2/callback/telegram/<app_id>`. */
+  /** Telegram's chat id, or the web visitor id. */
+  chatId: number | string;
+  /** The bot's callback path, `/v2/callback/<platform>/<app_id>`. */
   path: string;
-  /** The bot's webhook secret token. */
+  /** The bot's webhook secret token, or the web visitor's token. */
   secret: string;
 }
+
+/** A turn's callback POST: its body and the headers beside content-type and content-length. */
+export type TurnRequest = (
+  user: User,
+  text: string,
+  updateId: number,
+) => { body: string; headers: Record<string, string> };
+
+/** A Telegram update with the text, as Telegram posts it to the webhook. */
+export const telegramRequest: TurnRequest = (user, text, updateId) => ({
+  body: JSON.stringify({
+    update_id: updateId,
+    message: {
+      message_id: updateId,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: user.chatId, type: 'private' },
+      from: { id: user.chatId, first_name: 'Bench' },
+      text,
+    },
+  }),
+  headers: { 'x-telegram-bot-api-secret-token': user.secret },
+});
 
 /** 503 answers a turn is retried after, at most, before it counts as refused. */
 const MAX_DEFERRALS = 30;
@@ -37,11 +62,11 @@ interface Turn {
   sentAt: number;
   /** Issued inside the measured window. */
   measured: boolean;
-  /** The edge answered the POST with 200. */
+  /** The edge answered the POST with 2xx. */
   accepted: boolean;
   /** `performance.now()` when the edge accepted it (after any 503s). */
   acceptedAt?: number;
-  /** The POST failed or was answered with anything but 200 (503 only after the last retry). */
+  /** The POST failed or was answered with anything but 2xx (503 only after the last retry). */
   refused: boolean;
   /** The platform update id, kept across retries as a platform keeps it. */
   updateId?: number;
@@ -74,6 +99,8 @@ export interface LoadOptions {
   connections: number;
   /** Turns issued but not yet answered by the edge beyond which new turns are not offered. */
   maxBacklog: number;
+  /** How a turn is posted. @defaultValue telegramRequest */
+  request?: TurnRequest;
 }
 
 /** What a run came to; times are `performance.now()` values, durations in ms. */
@@ -89,7 +116,7 @@ export interface LoadResult {
   issued: number;
   /** Turns not offered because the backlog was full. */
   skipped: number;
-  /** Callback POSTs that failed or were answered with anything but 200 (and 503 past the retries). */
+  /** Callback POSTs that failed or were answered with anything but 2xx (and 503 past the retries). */
   refused: number;
   /** 503 answers (the edge's backpressure), each retried after its Retry-After, as a platform does. */
   deferred: number;
@@ -142,7 +169,7 @@ export class Load {
     this.#lines = options.users.map(() => ({ busy: false, queue: [] }));
   }
 
-  /** Accounts one `sendMessage` seen by the stand-in platform. */
+  /** Accounts one reply seen: a `sendMessage` at the stand-in platform, or a web event. */
   onReply(sent: SentMessage): void {
     this.#replies += 1;
     const turn = sent.text.startsWith('echo: ') ? this.#turns.get(sent.text.slice(6)) : undefined;
@@ -314,16 +341,7 @@ export class Load {
     line.busy = true;
     const user = this.#o.users[turn.user]!;
     turn.updateId ??= this.#updateId += 1;
-    const body = JSON.stringify({
-      update_id: turn.updateId,
-      message: {
-        message_id: turn.updateId,
-        date: Math.floor(Date.now() / 1000),
-        chat: { id: user.chatId, type: 'private' },
-        from: { id: user.chatId, first_name: 'Bench' },
-        text: turn.text,
-      },
-    });
+    const { body, headers } = (this.#o.request ?? telegramRequest)(user, turn.text, turn.updateId);
     let settled = false;
     const settle = (status: number, retryAfterS = 1): void => {
       if (settled) return;
@@ -337,7 +355,7 @@ export class Load {
         return;
       }
       this.#backlog -= 1;
-      if (status === 200) {
+      if (status >= 200 && status < 300) {
         turn.accepted = true;
         turn.acceptedAt = performance.now();
         if (turn.replies === 0) this.#unanswered += 1;
@@ -359,7 +377,7 @@ export class Load {
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
-          'x-telegram-bot-api-secret-token': user.secret,
+          ...headers,
         },
         timeout: 30_000,
       },

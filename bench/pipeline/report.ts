@@ -8,6 +8,8 @@ export const TARGET_TURNS_PER_S = 500;
 export const TARGET_P99_MS = 100;
 
 export interface Setup {
+  /** Whose users the phase simulates. */
+  channel: 'telegram' | 'web';
   processes: number;
   /** LANGUAGE_HOP given to the components. */
   languageHop: string;
@@ -16,8 +18,20 @@ export interface Setup {
   rate: number;
   seconds: number;
   warmupSeconds: number;
-  /** Turns/s channel's pacing lets this many bots and chats send (see pacing.ts). */
+  /** Turns/s channel's pacing lets this many bots and chats send (see pacing.ts); Infinity for web. */
   paceCeiling: number;
+}
+
+/** A phase's headline figures, for the comparison of channels in one run. */
+export interface Summary {
+  channel: Setup['channel'];
+  offered: number;
+  /** First replies per second inside the measured window. */
+  sustained: number;
+  p50: number;
+  p99: number;
+  lost: number;
+  meets: boolean;
 }
 
 /** CPU time one group of processes used in the measured window. */
@@ -60,7 +74,7 @@ export function printReport(report: {
   backlog: Backlog[];
   /** Postgres and Redis work in the window. */
   counters: Counters | undefined;
-}): void {
+}): Summary {
   const { setup, result: r } = report;
   const windowS = r.windowMs / 1000;
   const sustained = r.repliesInWindow / windowS;
@@ -68,7 +82,7 @@ export function printReport(report: {
   const p99 = percentile(r.latencies, 0.99);
 
   console.log(
-    `\n${setup.processes} process(es) each of channel, language, flow (+ 1 api), LANGUAGE_HOP=${setup.languageHop}; ${setup.users} users over ${setup.bots} bot(s); ` +
+    `\n${setup.channel}: ${setup.processes} process(es) each of channel, language, flow (+ 1 api), LANGUAGE_HOP=${setup.languageHop}; ${setup.users} users over ${setup.bots} bot(s); ` +
       `offered ${setup.rate} turns/s open-loop; ${windowS.toFixed(1)} s measured after ${setup.warmupSeconds} s warm-up\n`,
   );
   console.log(
@@ -199,5 +213,39 @@ export function printReport(report: {
     `\ntarget: >= ${TARGET_TURNS_PER_S} turns/s with p99 < ${TARGET_P99_MS} ms, nothing lost, duplicated or out of order`,
   );
   for (const [ok, what] of checks) console.log(`  ${ok ? 'ok   ' : 'FAIL '} ${what}`);
-  console.log(`  ${checks.every(([ok]) => ok) ? 'MEETS' : 'BELOW'}`);
+  const meets = checks.every(([ok]) => ok);
+  console.log(`  ${meets ? 'MEETS' : 'BELOW'}`);
+  return {
+    channel: setup.channel,
+    offered: r.measuredTurns / windowS,
+    sustained,
+    p50,
+    p99,
+    lost: r.lost,
+    meets,
+  };
+}
+
+/** The channels of one run side by side, each against the first (the baseline). */
+export function printComparison(summaries: readonly Summary[]): void {
+  const base = summaries[0];
+  if (base === undefined || summaries.length < 2) return;
+  console.log(`
+channels in this run, against ${base.channel} (the baseline)
+`);
+  console.log(
+    table([
+      ['channel', 'offered/s', 'turns/s', 'p50 ms', 'p99 ms', 'lost', 'turns/s ratio', 'p99 ratio'],
+      ...summaries.map((s) => [
+        s.channel,
+        s.offered.toFixed(0),
+        s.sustained.toFixed(0),
+        ms(s.p50),
+        ms(s.p99),
+        String(s.lost),
+        (s.sustained / base.sustained).toFixed(2),
+        (s.p99 / base.p99).toFixed(2),
+      ]),
+    ]),
+  );
 }

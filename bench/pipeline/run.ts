@@ -13,11 +13,13 @@
  * BENCH_LANGUAGE_HOP (LANGUAGE_HOP of every component; default when_needed), BENCH_MAX_BACKLOG
  * (EDGE_MAX_BACKLOG of the api; default the api's own, 1000), BENCH_LINGER_MS (CONSUMER_LINGER_MS
  * of every component; default 0), BENCH_NODE_ARGS (more Node arguments for every child, e.g.
- * --trace-gc), BENCH_LATENCY_DUMP (a file: each measured turn's send time and latency, in ms).
+ * --trace-gc), BENCH_LATENCY_DUMP (a file: each measured turn's send time and latency, in ms;
+ * with two channels, one file each, the channel's name appended), BENCH_CHANNELS (whose users, one phase each
+ * in this order on the same pipeline: `telegram`, `web`, or both comma-separated; default
+ * telegram; `npm run bench:web` runs `telegram,web`, Telegram being the baseline the web channel
+ * is compared with).
  */
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { PACES } from '../../src/channel/pacing.ts';
 import type { Topic } from '../../src/shared/bus/topics.ts';
 import {
@@ -41,19 +43,11 @@ import {
 } from '../lib/setup.ts';
 import { createEchoBots } from './bots.ts';
 import { Load, type User } from './load.ts';
+import { runPhase, waitDrained } from './phase.ts';
 import { startPlatform } from './platform.ts';
-import {
-  backlogOf,
-  childGroup,
-  counterDelta,
-  machineTicks,
-  pidGroup,
-  postgresGroup,
-  readCounters,
-  waitConsuming,
-  type CpuGroup,
-} from './probes.ts';
-import { printReport, type CpuRow, type MachineCpu } from './report.ts';
+import { childGroup, pidGroup, postgresGroup, waitConsuming, type CpuGroup } from './probes.ts';
+import { printComparison, type Setup, type Summary } from './report.ts';
+import { createVisitors, createWebBots, openStreams, webRequest } from './web.ts';
 
 const options = {
   processes: intEnv('BENCH_PROCESSES', 1, 1),
@@ -72,13 +66,18 @@ const options = {
   lingerMs: intEnv('BENCH_LINGER_MS', 0, 0),
   maxBacklog: process.env.BENCH_MAX_BACKLOG ? intEnv('BENCH_MAX_BACKLOG', 1000, 0) : undefined,
   latencyDump: process.env.BENCH_LATENCY_DUMP || undefined,
+  channels: (process.env.BENCH_CHANNELS || 'telegram').split(',').map((c) => c.trim()),
 };
+for (const channel of options.channels) {
+  if (channel !== 'telegram' && channel !== 'web') {
+    throw new Error(`BENCH_CHANNELS lists telegram and web (got ${channel})`);
+  }
+}
+const channels = options.channels as Setup['channel'][];
 if (!['always', 'when_needed'].includes(options.languageHop)) {
   throw new Error(`BENCH_LANGUAGE_HOP must be always or when_needed (got ${options.languageHop})`);
 }
 const warmupSeconds = intEnv('BENCH_WARMUP_SECONDS', 5, 0);
-/** Turns/s at which every user's first message is sent before the warm-up. */
-const INTRODUCTION_RATE = 100;
 
 const COMPONENTS = ['channel', 'language', 'flow'] as const satisfies readonly Topic[];
 
@@ -124,6 +123,9 @@ async function main(): Promise<void> {
       ...(options.maxBacklog === undefined ? {} : { EDGE_MAX_BACKLOG: String(options.maxBacklog) }),
       API_PORT: String(apiPort),
       PUBLIC_BASE_URL: apiOrigin,
+      // Every client is on loopback: each web visitor holds its event stream open, and the
+      // per-address limit (256) would refuse most of them.
+      EDGE_MAX_CONNECTIONS_PER_ADDRESS: '0',
     }),
     nodeArgs,
   );
@@ -134,8 +136,13 @@ async function main(): Promise<void> {
   });
   await waitReady(api, `${apiOrigin}/readyz`);
 
-  console.error(`bench: creating ${options.bots} echo bot(s)`);
-  const bots = await createEchoBots(apiOrigin, adminKey, platform, options.bots);
+  console.error(`bench: creating ${options.bots} echo bot(s) for each of ${channels.join(', ')}`);
+  const bots = channels.includes('telegram')
+    ? await createEchoBots(apiOrigin, adminKey, platform, options.bots)
+    : [];
+  const webBots = channels.includes('web')
+    ? await createWebBots(apiOrigin, adminKey, options.bots)
+    : [];
 
   const groups = new Map<string, Child[]>();
   for (const component of COMPONENTS) {
@@ -160,20 +167,6 @@ async function main(): Promise<void> {
     COMPONENTS.map((c) => waitConsuming(redis, prefix, c, BENCH_PARTITIONS, groups.get(c)!)),
   );
 
-  const users: User[] = Array.from({ length: options.users }, (_, u) => ({
-    chatId: 500_000_000 + u,
-    ...bots[u % bots.length]!,
-  }));
-  const load = new Load({
-    origin: new URL(apiOrigin),
-    users,
-    rate: options.rate,
-    connections: options.connections,
-    maxBacklog: Math.max(1000, options.rate * 10),
-  });
-  cleanups.push({ what: 'load generator', run: () => Promise.resolve(load.close()) });
-  platform.onSend = (sent) => load.onReply(sent);
-
   // The Redis we use, not any other on the machine.
   const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
   const cpuGroups: CpuGroup[] = [
@@ -190,87 +183,74 @@ async function main(): Promise<void> {
     pidGroup('redis-server (shared)', [redisPid]),
     postgresGroup('postgres backends', dbName),
   ];
-  let before: (number | undefined)[] = [];
-  let after: (number | undefined)[] = [];
-  let ticksBefore: ReturnType<typeof machineTicks>;
-  let ticksAfter: ReturnType<typeof machineTicks>;
-  let countersBefore: ReturnType<typeof readCounters> | undefined;
-  let countersAfter: ReturnType<typeof readCounters> | undefined;
-  console.error(
-    `bench: introducing ${options.users} users (first message each, ${Math.min(options.rate, INTRODUCTION_RATE)}/s)`,
-  );
-  await load.introduce(Math.min(options.rate, INTRODUCTION_RATE), 60_000);
-  if (load.owed > 0) console.error(`bench: ${load.owed} first messages still unanswered; going on`);
-  console.error(
-    `bench: ${options.users} users, ${options.rate} turns/s: ${warmupSeconds} s warm-up, then ${options.seconds} s measured`,
-  );
-  await load.drive(warmupSeconds * 1000, options.seconds * 1000, (mark) => {
-    const readings = cpuGroups.map((g) => g.read());
-    // Read without waiting: the generator must keep its pace.
-    const counters = readCounters(adminDb, dbName, redis);
-    counters.catch(() => undefined);
-    if (mark === 'start') {
-      before = readings;
-      ticksBefore = machineTicks();
-      countersBefore = counters;
+  const summaries: Summary[] = [];
+  for (const channel of channels) {
+    if (summaries.length > 0) await waitDrained(redis, prefix, COMPONENTS, 60_000);
+    let users: User[];
+    let visitors: Awaited<ReturnType<typeof createVisitors>> = [];
+    if (channel === 'telegram') {
+      users = Array.from({ length: options.users }, (_, u) => ({
+        chatId: 500_000_000 + u,
+        ...bots[u % bots.length]!,
+      }));
     } else {
-      after = readings;
-      ticksAfter = machineTicks();
-      countersAfter = counters;
+      console.error(`bench: opening ${options.users} web visitor sessions and their event streams`);
+      visitors = await createVisitors(apiOrigin, webBots, options.users);
+      users = visitors;
     }
-  });
-  const backlog = await Promise.all(
-    COMPONENTS.map((topic) => backlogOf(redis, prefix, topic, BENCH_PARTITIONS)),
-  );
-  console.error(
-    `bench: waiting up to ${options.graceSeconds} s for ${load.owed} replies still owed`,
-  );
-  await load.drain(options.graceSeconds * 1000, 1000);
-  if (options.latencyDump) {
-    const lines = load
-      .latencyBySendTime()
-      .map(([sent, ms]) => `${sent.toFixed(1)} ${ms.toFixed(1)}`);
-    await writeFile(options.latencyDump, `sent_ms latency_ms\n${lines.join('\n')}\n`);
-    console.error(`bench: ${lines.length} turns' latencies written to ${options.latencyDump}`);
-  }
-
-  let machine: MachineCpu | undefined;
-  if (ticksBefore && ticksAfter) {
-    const total = ticksAfter[2] - ticksBefore[2];
-    machine = {
-      cores: availableParallelism(),
-      busy: (ticksAfter[0] - ticksBefore[0]) / total,
-      iowait: (ticksAfter[1] - ticksBefore[1]) / total,
-    };
-  }
-  const cpu: CpuRow[] = cpuGroups.map((g, i) => ({
-    name: g.name,
-    processes: g.processes(),
-    seconds: before[i] === undefined || after[i] === undefined ? undefined : after[i] - before[i],
-  }));
-  printReport({
-    setup: {
-      processes: options.processes,
-      languageHop: options.languageHop,
-      users: options.users,
-      bots: options.bots,
+    const load = new Load({
+      origin: new URL(apiOrigin),
+      users,
       rate: options.rate,
-      seconds: options.seconds,
-      warmupSeconds,
-      paceCeiling: Math.min(
-        (options.bots * 1000) / PACES.telegramBot.intervalMs,
-        (options.users * 1000) / PACES.telegramPrivateChat.intervalMs,
-      ),
-    },
-    result: load.result(),
-    cpu,
-    machine,
-    backlog,
-    counters:
-      countersBefore && countersAfter
-        ? counterDelta(await countersBefore, await countersAfter)
-        : undefined,
-  });
+      connections: options.connections,
+      maxBacklog: Math.max(1000, options.rate * 10),
+      ...(channel === 'web' ? { request: webRequest } : {}),
+    });
+    cleanups.push({ what: `${channel} load generator`, run: () => Promise.resolve(load.close()) });
+    let streams: { close(): void } | undefined;
+    if (channel === 'telegram') platform.onSend = (sent) => load.onReply(sent);
+    else {
+      streams = await openStreams(apiOrigin, visitors, (sent) => load.onReply(sent));
+      cleanups.push({ what: 'web event streams', run: () => Promise.resolve(streams?.close()) });
+    }
+    summaries.push(
+      await runPhase({
+        load,
+        setup: {
+          channel,
+          processes: options.processes,
+          languageHop: options.languageHop,
+          users: options.users,
+          bots: options.bots,
+          rate: options.rate,
+          seconds: options.seconds,
+          warmupSeconds,
+          paceCeiling:
+            channel === 'web'
+              ? Infinity
+              : Math.min(
+                  (options.bots * 1000) / PACES.telegramBot.intervalMs,
+                  (options.users * 1000) / PACES.telegramPrivateChat.intervalMs,
+                ),
+        },
+        graceSeconds: options.graceSeconds,
+        cpuGroups,
+        topics: COMPONENTS,
+        prefix,
+        dbName,
+        redis,
+        adminDb,
+        latencyDump:
+          options.latencyDump && channels.length > 1
+            ? `${options.latencyDump}.${channel}`
+            : options.latencyDump,
+      }),
+    );
+    // This phase's clients go before the next phase starts, so that they cost it nothing.
+    streams?.close();
+    load.close();
+  }
+  printComparison(summaries);
 }
 
 await runBench(main);

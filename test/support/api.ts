@@ -19,11 +19,11 @@ import type { Redis } from '../../src/shared/redis.ts';
 import {
   connectRedis,
   createTestSchema,
-  DATABASE_URL,
   topicEntries,
   dropPrefix,
   REDIS_URL,
   uniquePrefix,
+  urlWithSchema,
   type TestSchema,
 } from './services.ts';
 
@@ -91,10 +91,7 @@ export async function callEdge(
   return { status: response.status, json, text, headers: Object.fromEntries(response.headers) };
 }
 
-/** A database URL (the shared test database by default) whose connections work in `schema` (pg passes `options` to the server). */
-export function urlWithSchema(schema: string, databaseUrl = DATABASE_URL): string {
-  return `${databaseUrl}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-}
+export { urlWithSchema } from './services.ts';
 
 /**
  * @param overrides settings over the test defaults.

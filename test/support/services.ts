@@ -133,3 +133,7 @@ export async function clearTopic(
 ): Promise<void> {
   await redis.del(...topicKeys(prefix, topic, partitions).partitions);
 }
+/** A database URL (the shared test database by default) whose connections work in `schema` (pg passes `options` to the server). */
+export function urlWithSchema(schema: string, databaseUrl = DATABASE_URL): string {
+  return `${databaseUrl}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+}

@@ -1,0 +1,128 @@
+/**
+ * One measured phase of the pipeline bench, for one channel's users: every user's first message,
+ * the warm-up, the measured window with CPU and counters read at its edges, the grace period for
+ * late replies, then the report. The pipeline is started once (./run.ts); with BENCH_CHANNELS
+ * naming two channels, two phases run on it one after the other.
+ */
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import type { Redis } from 'ioredis';
+import type { Topic } from '../../src/shared/bus/topics.ts';
+import type { Knex } from '../../src/shared/db.ts';
+import { BENCH_PARTITIONS } from '../lib/setup.ts';
+import type { Load } from './load.ts';
+import { backlogOf, counterDelta, machineTicks, readCounters, type CpuGroup } from './probes.ts';
+import { printReport, type CpuRow, type MachineCpu, type Setup, type Summary } from './report.ts';
+
+/** Turns/s at which every user's first message is sent before the warm-up. */
+const INTRODUCTION_RATE = 100;
+
+export interface Phase {
+  load: Load;
+  setup: Setup;
+  graceSeconds: number;
+  cpuGroups: CpuGroup[];
+  topics: readonly Topic[];
+  prefix: string;
+  dbName: string;
+  redis: Redis;
+  adminDb: Knex;
+  /** A file for each measured turn's send time and latency (BENCH_LATENCY_DUMP). */
+  latencyDump: string | undefined;
+}
+
+export async function runPhase(phase: Phase): Promise<Summary> {
+  const { load, setup, cpuGroups, redis, adminDb, dbName, prefix } = phase;
+  let before: (number | undefined)[] = [];
+  let after: (number | undefined)[] = [];
+  let ticksBefore: ReturnType<typeof machineTicks>;
+  let ticksAfter: ReturnType<typeof machineTicks>;
+  let countersBefore: ReturnType<typeof readCounters> | undefined;
+  let countersAfter: ReturnType<typeof readCounters> | undefined;
+  console.error(
+    `bench: ${setup.channel}: introducing ${setup.users} users (first message each, ${Math.min(setup.rate, INTRODUCTION_RATE)}/s)`,
+  );
+  await load.introduce(Math.min(setup.rate, INTRODUCTION_RATE), 60_000);
+  if (load.owed > 0) console.error(`bench: ${load.owed} first messages still unanswered; going on`);
+  console.error(
+    `bench: ${setup.channel}: ${setup.users} users, ${setup.rate} turns/s: ${setup.warmupSeconds} s warm-up, then ${setup.seconds} s measured`,
+  );
+  await load.drive(setup.warmupSeconds * 1000, setup.seconds * 1000, (mark) => {
+    const readings = cpuGroups.map((g) => g.read());
+    // Read without waiting: the generator must keep its pace.
+    const counters = readCounters(adminDb, dbName, redis);
+    counters.catch(() => undefined);
+    if (mark === 'start') {
+      before = readings;
+      ticksBefore = machineTicks();
+      countersBefore = counters;
+    } else {
+      after = readings;
+      ticksAfter = machineTicks();
+      countersAfter = counters;
+    }
+  });
+  const backlog = await Promise.all(
+    phase.topics.map((topic) => backlogOf(redis, prefix, topic, BENCH_PARTITIONS)),
+  );
+  console.error(`bench: waiting up to ${phase.graceSeconds} s for ${load.owed} replies still owed`);
+  await load.drain(phase.graceSeconds * 1000, 1000);
+  if (phase.latencyDump) {
+    const lines = load
+      .latencyBySendTime()
+      .map(([sent, ms]) => `${sent.toFixed(1)} ${ms.toFixed(1)}`);
+    await writeFile(phase.latencyDump, `sent_ms latency_ms\n${lines.join('\n')}\n`);
+    console.error(`bench: ${lines.length} turns' latencies written to ${phase.latencyDump}`);
+  }
+
+  let machine: MachineCpu | undefined;
+  if (ticksBefore && ticksAfter) {
+    const total = ticksAfter[2] - ticksBefore[2];
+    machine = {
+      cores: availableParallelism(),
+      busy: (ticksAfter[0] - ticksBefore[0]) / total,
+      iowait: (ticksAfter[1] - ticksBefore[1]) / total,
+    };
+  }
+  const cpu: CpuRow[] = cpuGroups.map((g, i) => ({
+    name: g.name,
+    processes: g.processes(),
+    seconds: before[i] === undefined || after[i] === undefined ? undefined : after[i] - before[i],
+  }));
+  return printReport({
+    setup,
+    result: load.result(),
+    cpu,
+    machine,
+    backlog,
+    counters:
+      countersBefore && countersAfter
+        ? counterDelta(await countersBefore, await countersAfter)
+        : undefined,
+  });
+}
+
+/**
+ * Waits until no topic has entries unread or unacknowledged, at most `timeoutMs`, so that a phase
+ * does not start while the pipeline still works off the one before. Says so when it gives up.
+ */
+export async function waitDrained(
+  redis: Redis,
+  prefix: string,
+  topics: readonly Topic[],
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const backlog = await Promise.all(
+      topics.map((topic) => backlogOf(redis, prefix, topic, BENCH_PARTITIONS)),
+    );
+    const left = backlog.reduce((sum, b) => sum + b.lag + b.pending, 0);
+    if (left === 0) return;
+    if (Date.now() > deadline) {
+      console.error(`bench: ${left} entries still in the pipeline; starting the next phase anyway`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
