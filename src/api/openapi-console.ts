@@ -2,13 +2,9 @@
  * The console's part of the OpenAPI description: the session routes, and the shapes of bots as the
  * admin API answers them (the console's TypeScript types are generated from these).
  */
+import { answer, error } from './openapi-parts.ts';
 
-const error = { $ref: '#/components/responses/error' };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const jsonOf = (description: string, schema: Record<string, unknown>) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
 const problem = {
   type: 'object',
   required: ['path', 'message'],
@@ -104,7 +100,7 @@ export const consolePaths = {
     },
     get: {
       summary: "The console session of the request's cookie",
-      responses: { 200: jsonOf('The session', ref('session')), 401: error },
+      responses: { 200: answer('The session', ref('session')), 401: error },
     },
     delete: {
       summary: 'Sign out: the session is deleted on the server and the cookie cleared',

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EVENT_TYPES } from '../shared/events/types.ts';
 import { SCHEMAS_DIR } from '../shared/schemas.ts';
+import { admin, error } from './openapi-parts.ts';
 
 function eventSchema(type: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(SCHEMAS_DIR, 'events', `${type}.json`), 'utf8')) as Record<
@@ -30,12 +31,10 @@ export const eventSchemas: Record<string, unknown> = {
   },
 };
 
-const error = { $ref: '#/components/responses/error' };
-
 export const eventsPaths: Record<string, unknown> = {
   '/v2/events': {
     get: {
-      security: [{ bearer: [] }],
+      ...admin,
       summary: 'Live events for the console (Server-Sent Events)',
       description:
         'Each event: `id:` a stream id (send it back as Last-Event-ID to resume), `event:` its type (message, conversation, index-job, bot, dead-letter, reset), `data:` one JSON object (components event-<type>). A comment line every 15 s keeps the connection open. Best effort and bounded: see docs/events.md.',

@@ -15,13 +15,8 @@ import {
   nullable,
   time,
 } from './openapi-ops-schemas.ts';
+import { admin, answer, error, page } from './openapi-parts.ts';
 
-const error = { $ref: '#/components/responses/error' };
-const admin = { security: [{ bearer: [] }] };
-const answer = (description: string, schema: Record<string, unknown>) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
 const pageOf = (item: Record<string, unknown>) => ({
   type: 'object',
   required: ['items', 'next_after'],
@@ -33,19 +28,6 @@ const pageOf = (item: Record<string, unknown>) => ({
     },
   },
 });
-const page = [
-  {
-    name: 'limit',
-    in: 'query',
-    schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-  },
-  {
-    name: 'after',
-    in: 'query',
-    schema: { type: 'string' },
-    description: 'next_after of the previous page',
-  },
-];
 const uuidPath = (name: string) => ({
   name,
   in: 'path',

@@ -2,34 +2,14 @@
  * OpenAPI paths of flow drafts, versions, publishing, rollback, impact and validation
  * (`admin/flow-versions.ts`; docs/flows.md, "Versions"). Spread into the document's `paths`.
  */
+import { admin, appId, error, page } from './openapi-parts.ts';
 
-const error = { $ref: '#/components/responses/error' };
-const admin = { security: [{ bearer: [] }] };
-const appId = {
-  name: 'app_id',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', format: 'uuid' },
-};
 const versionParam = {
   name: 'version',
   in: 'path',
   required: true,
   schema: { type: 'integer', minimum: 1 },
 };
-const page = [
-  {
-    name: 'limit',
-    in: 'query',
-    schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-  },
-  {
-    name: 'after',
-    in: 'query',
-    schema: { type: 'string' },
-    description: 'next_after of the previous page',
-  },
-];
 
 const flow = { type: 'object', description: 'a flow (docs/flows.md)' };
 const problem = {

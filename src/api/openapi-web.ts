@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SCHEMAS_DIR } from '../shared/schemas.ts';
+import { appId, error } from './openapi-parts.ts';
 
 function body(name: string): Record<string, unknown> {
   const schema = JSON.parse(readFileSync(join(SCHEMAS_DIR, `${name}.json`), 'utf8')) as Record<
@@ -11,13 +12,6 @@ function body(name: string): Record<string, unknown> {
   return { required: true, content: { 'application/json': { schema } } };
 }
 
-const error = { $ref: '#/components/responses/error' };
-const appId = {
-  name: 'app_id',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', format: 'uuid' },
-};
 const origin = {
   name: 'Origin',
   in: 'header',

@@ -8,6 +8,7 @@ import { eventSchemas, eventsPaths } from './openapi-events.ts';
 import { versionPaths } from './openapi-versions.ts';
 import { webPaths, webSchemas, webSecuritySchemes } from './openapi-web.ts';
 import { opsPaths, opsSchemas } from './openapi-ops.ts';
+import { admin, appId, error, page, returns } from './openapi-parts.ts';
 
 function schema(name: string): Record<string, unknown> {
   const loaded = JSON.parse(readFileSync(join(SCHEMAS_DIR, `${name}.json`), 'utf8')) as Record<
@@ -24,7 +25,6 @@ function schema(name: string): Record<string, unknown> {
   ) as Record<string, unknown>;
 }
 
-const error = { $ref: '#/components/responses/error' };
 const json = (ref: string) => ({
   content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } },
 });
@@ -32,31 +32,6 @@ const ok = (description: string) => ({
   description,
   content: { 'application/json': { schema: { type: 'object' } } },
 });
-const returns = (description: string, ref: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } },
-});
-// Either one: the bearer key, or a console session cookie (docs/console.md).
-const admin = { security: [{ bearer: [] }, { session: [] }] };
-const page = [
-  {
-    name: 'limit',
-    in: 'query',
-    schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-  },
-  {
-    name: 'after',
-    in: 'query',
-    schema: { type: 'string' },
-    description: 'next_after of the previous page',
-  },
-];
-const appId = {
-  name: 'app_id',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', format: 'uuid' },
-};
 
 const collection = {
   name: 'name',
