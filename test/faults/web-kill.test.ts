@@ -13,7 +13,8 @@ import { recordRow } from '../support/fault-traffic.ts';
 import { startWebTraffic, VISITOR_ORIGIN, type WebTraffic } from '../support/fault-web-traffic.ts';
 import { ECHO_FLOW } from '../support/flows.ts';
 import { waitFor } from '../support/services.ts';
-import { webInFlight, type WebInFlight } from '../support/web-in-flight.ts';
+import { stallOutboundRecords } from '../support/transcript-stall.ts';
+import { channelPendingOf, webInFlight, type WebInFlight } from '../support/web-in-flight.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -50,17 +51,25 @@ describe('faults: web visitors while a component process is killed and restarted
     await system?.close();
   });
 
-  const cases: { victim: ComponentName; kills: number; staging: string }[] = [
+  const cases: { victim: ComponentName; kills: number; stall?: boolean; staging: string }[] = [
     { victim: 'channel', kills: 3, staging: 'the event streams stay open' },
+    {
+      victim: 'channel',
+      kills: 1,
+      stall: true,
+      staging:
+        'the turns whose replies were shown and not yet recorded (their transcript rows were stalled at the kill) are handled again without showing anything twice',
+    },
     { victim: 'api', kills: 2, staging: 'every visitor reconnects with Last-Event-ID and resumes' },
   ];
-  for (const { victim, kills, staging } of cases) {
-    it(`when ${victim} is killed (SIGKILL, ${kills} times) under ${VISITORS} web visitors' traffic and restarted, then ${staging}, and each visitor sees every reply once and in order, nothing is dead-lettered, and the transcript has each message once`, async () => {
+  cases.forEach(({ victim, kills, stall, staging }, index) => {
+    const how = stall ? 'while replies wait to be recorded' : `${kills} times`;
+    it(`when ${victim} is killed (SIGKILL, ${how}) under ${VISITORS} web visitors' traffic and restarted, then ${staging}; each visitor sees every reply once and in order, nothing is dead-lettered, and the transcript has each message once`, async () => {
       const sys = system!;
       const deadBefore = await deadLetters(sys);
       const inFlight: WebInFlight = { inFlight: 0, shown: 0, shownNotRecorded: 0 };
       traffic = await startWebTraffic(sys, {
-        label: `web-kill-${victim}`,
+        label: `web-kill-${index}`,
         appId,
         visitors: VISITORS,
       });
@@ -79,15 +88,32 @@ describe('faults: web visitors while a component process is killed and restarted
               what: 'replies flowing again after the restart',
             });
           }
-          await sys.kill(victim);
-          if (victim === 'channel') {
-            const left = await webInFlight(sys);
-            inFlight.inFlight += left.inFlight;
-            inFlight.shown += left.shown;
-            inFlight.shownNotRecorded += left.shownNotRecorded;
+          // A stalled transcript: replies are shown on the streams, their rows wait, until the
+          // restarted channel has taken the killed one's turns over and handled them again (each
+          // finds its reply unrecorded and appends it again, which must show nothing twice).
+          const killed = sys.processes.get(victim)!.name;
+          const stalled = stall ? await stallOutboundRecords(sys.schema.db) : undefined;
+          try {
+            if (stalled) await sleep(1500);
+            await sys.kill(victim);
+            if (victim === 'channel') {
+              const left = await webInFlight(sys);
+              inFlight.inFlight += left.inFlight;
+              inFlight.shown += left.shown;
+              inFlight.shownNotRecorded += left.shownNotRecorded;
+            }
+            await sleep(1500);
+            await sys.restart(victim);
+            if (stalled) {
+              await waitFor(async () => (await channelPendingOf(sys, killed)) === 0, {
+                timeoutMs: 20_000,
+                what: "the killed channel's turns taken over",
+              });
+              await sleep(1000);
+            }
+          } finally {
+            await stalled?.release();
           }
-          await sleep(1500);
-          await sys.restart(victim);
         }
         // Long enough for every stream to come back (the api asks for 3 s between attempts).
         await sleep(victim === 'api' ? 5000 : 1500);
@@ -96,7 +122,7 @@ describe('faults: web visitors while a component process is killed and restarted
         await traffic.stop(true).catch(() => undefined);
       }
       await traffic.settle();
-      const row = traffic.measure(`web: SIGKILL ${victim} ${kills} times, restart`);
+      const row = traffic.measure(`web: SIGKILL ${victim} ${how}, restart`);
       const dead = (await deadLetters(sys)) - deadBefore;
       row.extra = {
         ...row.extra,
@@ -129,6 +155,8 @@ describe('faults: web visitors while a component process is killed and restarted
       } else {
         expect(reconnects).to.equal(0);
       }
+      // The window the idempotent append closes was open at the kill.
+      if (stall) expect(inFlight.shownNotRecorded).to.be.greaterThan(0);
     });
-  }
+  });
 });

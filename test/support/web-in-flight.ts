@@ -67,3 +67,17 @@ export async function webInFlight(system: FaultSystem): Promise<WebInFlight> {
   }
   return counts;
 }
+
+/** Channel-topic entries read by `consumer` and not acknowledged (a dead one's: not yet taken over). */
+export async function channelPendingOf(system: FaultSystem, consumer: string): Promise<number> {
+  const keys = topicKeys(system.prefix, 'channel', Number(system.env.TOPIC_PARTITIONS));
+  let count = 0;
+  for (const stream of keys.partitions) {
+    const pending = (await system.redis.call('XPENDING', stream, 'channel', '-', '+', 1000)) as [
+      string,
+      string,
+    ][];
+    count += pending.filter(([, owner]) => owner === consumer).length;
+  }
+  return count;
+}
