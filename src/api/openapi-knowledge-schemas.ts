@@ -57,7 +57,6 @@ const hitSource = {
           items: { type: 'integer' },
           minItems: 2,
           maxItems: 2,
-          prefixItems: [{ type: 'integer' }, { type: 'integer' }],
         },
       },
     },

@@ -152,7 +152,7 @@ export interface paths {
       };
       requestBody: {
         content: {
-          'application/json': Record<string, unknown>;
+          'application/json': unknown;
         };
       };
       responses: {
@@ -2664,7 +2664,7 @@ export interface components {
           | {
               file: string;
               sheet: string;
-              rows: [number, number];
+              rows: number[];
             };
         text: string;
         /** @description the best fragments, matched words between <mark> and </mark> */
