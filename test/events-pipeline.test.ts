@@ -19,6 +19,7 @@ import {
   type TelegramTestBot,
   type TestApi,
 } from './support/api.ts';
+import { expectDescribedAs } from './support/openapi-answer.ts';
 import { waitFor } from './support/services.ts';
 import { openSse, type SseStream } from './support/sse.ts';
 
@@ -86,6 +87,7 @@ describe('live events from the pipeline (channel, flow, the bus)', function () {
     });
     // The ids are the transcript's own.
     const transcript = await t.call('GET', `/v2/conversations/${inbound.conversation_id}/messages`);
+    expectDescribedAs('message-page', transcript.json);
     const rows = transcript.json.items.map((m: any) => [String(m.id), m.direction]);
     expect(rows).to.deep.equal([
       [inbound.message_id, 'in'],

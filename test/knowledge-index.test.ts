@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import XLSX from 'xlsx';
 import { startComponent, stopComponent } from './support/components.ts';
 import { ods, pdf } from './support/knowledge-fixtures.ts';
+import { expectDescribedAs } from './support/openapi-answer.ts';
 import {
   index,
   search,
@@ -87,6 +88,7 @@ describe('knowledge: indexing and search', function () {
       'prices.xlsx',
     ]);
     expect(uploaded.json.files[0].bytes).to.equal(manual.length);
+    expectDescribedAs('upload-result', uploaded.json);
 
     const jobId = await index(env.api, 'shop');
     const job = await waitForJob(env.api, jobId);
@@ -98,6 +100,8 @@ describe('knowledge: indexing and search', function () {
     expect(job.progress.chunks_done).to.equal(
       byName['manual.pdf'].chunks + byName['prices.xlsx'].chunks,
     );
+    expectDescribedAs('index-job', job);
+    expectDescribedAs('collection', (await env.api.call('GET', '/v2/collections/shop')).json);
 
     const chain = await search(env.api, 'shop', 'clean the chain every two hundred kilometres');
     expect(chain.language).to.equal('english');
@@ -110,6 +114,8 @@ describe('knowledge: indexing and search', function () {
     const tandem = await search(env.api, 'shop', 'Tandem Deluxe price');
     expect(tandem.hits[0].source).to.deep.include({ file: 'prices.xlsx', sheet: 'Bikes' });
     expect(tandem.hits[0].text).to.contain('Model: Tandem Deluxe; Price: 1299; Farbe: Weiß');
+    expectDescribedAs('search-result', chain);
+    expectDescribedAs('search-result', tandem);
 
     const prefix = await search(env.api, 'shop', 'worksh');
     expect(prefix.hits[0].source).to.deep.equal({ file: 'manual.pdf', page: 3 });
@@ -253,6 +259,7 @@ describe('knowledge: indexing and search', function () {
       const job = await watcher;
 
       expect(job.status, JSON.stringify(job)).to.equal('partial');
+      expectDescribedAs('index-job', job);
       const byName = outcomes(job);
       expect(byName['good.pdf']).to.include({ status: 'indexed' });
       const failure = (name: string) => ({

@@ -5,7 +5,7 @@
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
-import { isSignedOut } from './api/client.ts';
+import { isSignedOut } from './api/api-error.ts';
 import { SESSION_KEY } from './api/session.ts';
 import { Layout } from './components/layout.tsx';
 import { RequireSession } from './components/require-session.tsx';

@@ -20,7 +20,10 @@ const HEADER = `// Generated from GET /v2/openapi.json by \`npm run console:type
 /** The generated file's text for the current OpenAPI description. */
 export async function consoleTypes(): Promise<string> {
   // The document is built as plain JSON; openapi-typescript checks its shape as it reads it.
-  const ast = await openapiTS(openApiDocument() as unknown as OpenAPI3);
+  // An object schema without properties is any object (JSON Schema), not an empty one.
+  const ast = await openapiTS(openApiDocument() as unknown as OpenAPI3, {
+    emptyObjectsUnknown: true,
+  });
   const options = (await prettier.resolveConfig(CONSOLE_TYPES)) ?? {};
   return prettier.format(HEADER + astToString(ast), { ...options, parser: 'typescript' });
 }

@@ -5,6 +5,11 @@ export const nullable = (schema: Record<string, unknown>) => ({
 });
 export const time = { type: 'string', format: 'date-time' };
 
+/** Where an indexing job stands (`index_jobs.status`). */
+export const jobStatus = {
+  enum: ['queued', 'running', 'succeeded', 'partial', 'failed', 'superseded'],
+};
+
 export const deadLetter = {
   type: 'object',
   required: ['id', 'code', 'reason', 'data', 'failed_at'],
@@ -75,7 +80,7 @@ export const jobSummary = {
   properties: {
     job_id: { type: 'string' },
     collection: { type: 'string' },
-    status: { enum: ['queued', 'running', 'succeeded', 'partial', 'failed', 'superseded'] },
+    status: jobStatus,
     files_total: { type: 'integer' },
     files_done: { type: 'integer' },
     files_failed: { type: 'integer' },
@@ -104,7 +109,7 @@ export const collectionItem = {
     last_job: nullable({
       type: 'object',
       required: ['job_id', 'status'],
-      properties: { job_id: { type: 'string' }, status: { type: 'string' } },
+      properties: { job_id: { type: 'string' }, status: jobStatus },
     }),
   },
 };

@@ -79,7 +79,15 @@ export const versionPaths: Record<string, unknown> = {
       ...admin,
       summary:
         "Validate a flow with the server's validator; an invalid flow is an answer (200, ok false), never a 4xx. 400 only when the body is not JSON",
-      requestBody: { required: true, content: { 'application/json': { schema: flow } } },
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            // Any JSON is judged (a list, a string): only the answer says whether it is a flow.
+            schema: { description: 'any JSON value: a flow (docs/flows.md), valid or not' },
+          },
+        },
+      },
       responses: {
         200: answer('The verdict', {
           type: 'object',

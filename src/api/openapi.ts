@@ -7,6 +7,7 @@ import { consolePaths, consoleSchemas } from './openapi-console.ts';
 import { eventSchemas, eventsPaths } from './openapi-events.ts';
 import { versionPaths } from './openapi-versions.ts';
 import { webPaths, webSchemas, webSecuritySchemes } from './openapi-web.ts';
+import { knowledgeSchemas } from './openapi-knowledge-schemas.ts';
 import { opsPaths, opsSchemas } from './openapi-ops.ts';
 import { admin, appId, error, page, returns } from './openapi-parts.ts';
 
@@ -99,6 +100,7 @@ export function openApiDocument(): Record<string, unknown> {
         ...consoleSchemas,
         ...webSchemas,
         ...opsSchemas(),
+        ...knowledgeSchemas,
       },
     },
     paths: {
@@ -243,7 +245,7 @@ export function openApiDocument(): Record<string, unknown> {
             { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
             ...page,
           ],
-          responses: { 200: ok('{items, next_after}'), '4XX': error },
+          responses: { 200: returns('{items, next_after}', 'message-page'), '4XX': error },
         },
       },
       '/v2/collections/{name}/files': {
@@ -270,7 +272,10 @@ export function openApiDocument(): Record<string, unknown> {
               },
             },
           },
-          responses: { 201: ok('{collection, files: [{name, bytes, sha256}]}'), '4XX': error },
+          responses: {
+            201: returns('{collection, files: [{name, bytes, sha256}]}', 'upload-result'),
+            '4XX': error,
+          },
         },
       },
       '/v2/collections/{name}': {
@@ -280,7 +285,10 @@ export function openApiDocument(): Record<string, unknown> {
             'A collection: which bots may read it, uploaded files, what is indexed, the last job',
           parameters: [collection],
           responses: {
-            200: ok('{collection, owner_app_id, shared, uploaded_files, indexed, last_job}'),
+            200: returns(
+              '{collection, owner_app_id, shared, uploaded_files, indexed, last_job}',
+              'collection',
+            ),
             '4XX': error,
           },
         },
@@ -290,7 +298,10 @@ export function openApiDocument(): Record<string, unknown> {
             "Set which bots' flows may answer from the collection: its owner bot (owner_app_id, or null) and whether every bot may (shared). A new collection is owned by none and not shared; collections that existed before ownership are shared. A flow asking a collection its bot may not read gets an error starting with BW_ERR_COLLECTION_FORBIDDEN",
           parameters: [collection],
           requestBody: { required: true, ...json('patch-collection') },
-          responses: { 200: ok('{collection, owner_app_id, shared}'), '4XX': error },
+          responses: {
+            200: returns('{collection, owner_app_id, shared}', 'collection-ownership'),
+            '4XX': error,
+          },
         },
       },
       '/v2/collections/{name}/index': {
@@ -300,7 +311,11 @@ export function openApiDocument(): Record<string, unknown> {
             'Start (re)indexing: every uploaded document, or the files named; the same work as an indexer topic message',
           parameters: [collection],
           requestBody: { required: false, ...json('index-collection') },
-          responses: { 202: ok('{job_id, collection, files, status}'), '4XX': error, 503: error },
+          responses: {
+            202: returns('{job_id, collection, files, status}', 'index-started'),
+            '4XX': error,
+            503: error,
+          },
         },
       },
       '/v2/index-jobs/{job_id}': {
@@ -309,7 +324,10 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Progress and per-file outcome of an indexing job',
           parameters: [{ name: 'job_id', in: 'path', required: true, schema: { type: 'string' } }],
           responses: {
-            200: ok('{job_id, collection, status, progress, files: [{name, status, ...}], ...}'),
+            200: returns(
+              '{job_id, collection, status, progress, files: [{name, status, ...}], ...}',
+              'index-job',
+            ),
             '4XX': error,
           },
         },
@@ -333,8 +351,9 @@ export function openApiDocument(): Record<string, unknown> {
             },
           ],
           responses: {
-            200: ok(
+            200: returns(
               '{collection, language, query, k, hits: [{chunk_id, score, source, text, snippet}]}',
+              'search-result',
             ),
             '4XX': error,
           },

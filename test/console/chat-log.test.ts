@@ -3,7 +3,8 @@
  * send says why, and a replayed stream adds nothing already shown.
  */
 import { expect } from 'chai';
-import type { MessageView, WebEvent } from '../../console/src/pages/conversations/message-model.ts';
+import type { WebEvent } from '../../console/src/api/types.ts';
+import type { MessageView } from '../../console/src/pages/conversations/message-model.ts';
 import { chatLogReducer, echoKey } from '../../console/src/pages/test-chat/chat-log.ts';
 
 const at = '2026-11-24T10:00:00.000Z';

@@ -10,8 +10,8 @@ import {
   readSession,
   writeSession,
   type SessionStore,
-  type WebSession,
 } from '../../console/src/pages/test-chat/chat-session.ts';
+import type { WebSession } from '../../console/src/api/types.ts';
 
 function memoryStore(): SessionStore & { items: Map<string, string> } {
   const items = new Map<string, string>();

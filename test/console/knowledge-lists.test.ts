@@ -2,19 +2,20 @@
 import { expect } from 'chai';
 import type {
   CollectionItem,
+  CollectionPage,
   IndexJobEvent,
-  JobSummary,
-} from '../../console/src/pages/knowledge/knowledge-types.ts';
+  JobPage,
+} from '../../console/src/api/types.ts';
 import {
   jobMissing,
   patchCollections,
   patchJobs,
 } from '../../console/src/pages/knowledge/list-patches.ts';
-import type { Page } from '../../console/src/pages/ops-shared/page-query.ts';
 
 const item = (name: string, last: CollectionItem['last_job']): CollectionItem => ({
   name,
   owner_app_id: null,
+  shared: false,
   files: 1,
   chunks: 2,
   updated_at: null,
@@ -31,8 +32,10 @@ const event = (overrides: Partial<IndexJobEvent> = {}): IndexJobEvent => ({
   ...overrides,
 });
 
+const counts = { collection: 'faq', files_total: 1, files_done: 0, files_failed: 0 };
+
 describe('console knowledge lists', () => {
-  const pages: Page<CollectionItem>[] = [
+  const pages: CollectionPage[] = [
     { items: [item('bikes', null)], next_after: 'bikes' },
     { items: [item('faq', { job_id: 'job_1', status: 'succeeded' })], next_after: null },
   ];
@@ -51,10 +54,10 @@ describe('console knowledge lists', () => {
   });
 
   it('when a listed job moves, then its status and counts change; an unlisted one is reported missing', () => {
-    const jobs: Page<JobSummary> = {
+    const jobs: JobPage = {
       items: [
-        { job_id: 'job_2', status: 'queued' },
-        { job_id: 'job_1', status: 'succeeded' },
+        { ...counts, job_id: 'job_2', status: 'queued' },
+        { ...counts, job_id: 'job_1', status: 'succeeded', files_done: 1 },
       ],
       next_after: null,
     };

@@ -8,7 +8,7 @@ import {
   parseIndexJobEvent,
   progressOf,
 } from '../../console/src/pages/knowledge/job-progress.ts';
-import type { IndexJob, IndexJobEvent } from '../../console/src/pages/knowledge/knowledge-types.ts';
+import type { IndexJob, IndexJobEvent } from '../../console/src/api/types.ts';
 import { snippetParts } from '../../console/src/pages/knowledge/snippet-parts.ts';
 
 function job(overrides: Partial<IndexJob> = {}): IndexJob {

@@ -9,8 +9,8 @@ import {
   optionTitles,
   readWebEvent,
   summaryOf,
-  type TranscriptRow,
 } from '../../console/src/pages/conversations/message-model.ts';
+import type { TranscriptRow } from '../../console/src/api/types.ts';
 
 function row(fields: Partial<TranscriptRow>): TranscriptRow {
   return {

@@ -1,10 +1,5 @@
-/** The operations page's and shared helpers' pure logic: times, replays, errors, query strings. */
+/** The operations page's and shared helpers' pure logic: times, replays, query strings. */
 import { expect } from 'chai';
-import {
-  ApiError,
-  apiErrorOf,
-  describeError,
-} from '../../console/src/pages/ops-shared/api-error.ts';
 import { withQuery } from '../../console/src/pages/ops-shared/page-query.ts';
 import { isStale, relativeTime } from '../../console/src/pages/ops-shared/relative-time.ts';
 import {
@@ -55,7 +50,11 @@ describe('console operations view', () => {
 
     it('when a replay answers, then the summary counts replayed and refused', () => {
       expect(replaySummary({ replayed: 3, refused: [] })).to.equal('3 replayed');
-      const refused = { id: '1-0', code: 'BW_ERR_NOT_FOUND', reason: 'no such dead letter' };
+      const refused = {
+        id: '1-0',
+        code: 'BW_ERR_NOT_FOUND' as const,
+        reason: 'no such dead letter',
+      };
       expect(replaySummary({ replayed: 1, refused: [refused, refused] })).to.equal(
         '1 replayed, 2 refused',
       );
@@ -72,42 +71,6 @@ describe('console operations view', () => {
       });
       expect(parseDeadLetterEvent({ id: '1-0' })).to.equal(undefined);
       expect(parseDeadLetterEvent('flow')).to.equal(undefined);
-    });
-  });
-
-  describe('apiErrorOf', () => {
-    it('when the body is the catalogue shape, then its code, message and details are kept', () => {
-      const body = JSON.stringify({
-        error: {
-          code: 'BW_ERR_DOCUMENT_TOO_LARGE',
-          message: 'big.pdf is over 50 MiB',
-          details: { file: 'big.pdf' },
-        },
-      });
-      const error = apiErrorOf(413, body);
-      expect(error).to.be.instanceOf(ApiError);
-      expect(error).to.include({ status: 413, code: 'BW_ERR_DOCUMENT_TOO_LARGE' });
-      expect(error.message).to.equal('big.pdf is over 50 MiB');
-      expect(error.details).to.deep.equal({ file: 'big.pdf' });
-    });
-
-    it('when the body is not the catalogue shape, then the status is named', () => {
-      for (const body of ['<html>Bad gateway</html>', '', '{"error":"x"}', 'null']) {
-        const error = apiErrorOf(502, body);
-        expect(error.code, body).to.equal('BW_ERR_HTTP_502');
-        expect(error.message, body).to.contain('502');
-      }
-    });
-
-    it('when any value is thrown, then it is described with a code and a message', () => {
-      expect(describeError(new ApiError(401, 'BW_ERR_UNAUTHORIZED', 'sign in'))).to.deep.equal({
-        code: 'BW_ERR_UNAUTHORIZED',
-        message: 'sign in',
-      });
-      expect(describeError(new TypeError('Failed to fetch'))).to.deep.equal({
-        code: 'BW_ERR_NETWORK',
-        message: 'Failed to fetch',
-      });
     });
   });
 

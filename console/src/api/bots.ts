@@ -1,6 +1,7 @@
 /** Bots through the admin API (TanStack Query hooks). */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type BotPatch, type NewBot } from './client.ts';
+import { api, unwrap } from './client.ts';
+import type { BotPatch, NewBot } from './types.ts';
 
 const BOTS_KEY = ['bots'] as const;
 const botKey = (appId: string) => ['bots', appId] as const;

@@ -152,7 +152,7 @@ export interface paths {
       };
       requestBody: {
         content: {
-          'application/json': Record<string, never>;
+          'application/json': unknown;
         };
       };
       responses: {
@@ -220,11 +220,11 @@ export interface paths {
                 created_at: string;
                 note: string | null;
                 /** @description a flow (docs/flows.md) */
-                flow: Record<string, never>;
+                flow: Record<string, unknown>;
               };
               draft: {
                 /** @description a flow (docs/flows.md) */
-                flow: Record<string, never>;
+                flow: Record<string, unknown>;
                 author: string;
                 /** Format: date-time */
                 updated_at: string;
@@ -285,7 +285,7 @@ export interface paths {
           content: {
             'application/json': {
               /** @description a flow (docs/flows.md) */
-              flow: Record<string, never>;
+              flow: Record<string, unknown>;
               author: string;
               /** Format: date-time */
               updated_at: string;
@@ -372,7 +372,7 @@ export interface paths {
               created_at: string;
               note: string | null;
               /** @description a flow (docs/flows.md) */
-              flow: Record<string, never>;
+              flow: Record<string, unknown>;
               /** @description the version new turns use */
               current: boolean;
               warnings: {
@@ -485,7 +485,7 @@ export interface paths {
               created_at: string;
               note: string | null;
               /** @description a flow (docs/flows.md) */
-              flow: Record<string, never>;
+              flow: Record<string, unknown>;
               /** @description the version new turns use */
               current: boolean;
             };
@@ -538,7 +538,7 @@ export interface paths {
               created_at: string;
               note: string | null;
               /** @description a flow (docs/flows.md) */
-              flow: Record<string, never>;
+              flow: Record<string, unknown>;
               /** @description the version new turns use */
               current: boolean;
               warnings: {
@@ -845,7 +845,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': Record<string, never>;
+            'application/json': Record<string, unknown>;
           };
         };
         503: components['responses']['error'];
@@ -913,7 +913,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': Record<string, never>;
+            'application/json': Record<string, unknown>;
           };
         };
         503: components['responses']['error'];
@@ -978,7 +978,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': Record<string, never>;
+            'application/json': Record<string, unknown>;
           };
         };
         503: components['responses']['error'];
@@ -1252,7 +1252,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': Record<string, never>;
+            'application/json': components['schemas']['message-page'];
           };
         };
         '4XX': components['responses']['error'];
@@ -1302,7 +1302,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': Record<string, never>;
+            'application/json': components['schemas']['upload-result'];
           };
         };
         '4XX': components['responses']['error'];
@@ -1339,7 +1339,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': Record<string, never>;
+            'application/json': components['schemas']['collection'];
           };
         };
         '4XX': components['responses']['error'];
@@ -1372,7 +1372,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': Record<string, never>;
+            'application/json': components['schemas']['collection-ownership'];
           };
         };
         '4XX': components['responses']['error'];
@@ -1411,7 +1411,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': Record<string, never>;
+            'application/json': components['schemas']['index-started'];
           };
         };
         503: components['responses']['error'];
@@ -1449,7 +1449,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': Record<string, never>;
+            'application/json': components['schemas']['index-job'];
           };
         };
         '4XX': components['responses']['error'];
@@ -1491,7 +1491,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': Record<string, never>;
+            'application/json': components['schemas']['search-result'];
           };
         };
         '4XX': components['responses']['error'];
@@ -1916,7 +1916,7 @@ export interface paths {
               last_message_at: string;
               app_id: string;
               /** @description the flow's variables (may hold what users told the bot) */
-              variables: Record<string, never>;
+              variables: Record<string, unknown>;
               /** @description the flow reached an end */
               ended?: boolean;
               state_updated_at?: string | null;
@@ -1978,7 +1978,8 @@ export interface paths {
                 updated_at: string | null;
                 last_job: {
                   job_id: string;
-                  status: string;
+                  /** @enum {unknown} */
+                  status: 'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'superseded';
                 } | null;
               }[];
               /** @description pass as `after` for the next page */
@@ -2082,7 +2083,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': Record<string, never>;
+            'application/json': Record<string, unknown>;
           };
         };
       };
@@ -2118,7 +2119,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': Record<string, never>;
+            'application/json': Record<string, unknown>;
           };
         };
         /** @description {status, checks} */
@@ -2127,7 +2128,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': Record<string, never>;
+            'application/json': Record<string, unknown>;
           };
         };
       };
@@ -2288,7 +2289,7 @@ export interface components {
     'create-bot': {
       name: string;
       /** @description the bot's conversation flow; a documented default flow when absent */
-      flow?: Record<string, never>;
+      flow?: Record<string, unknown>;
       language?: string;
       active?: boolean;
       channel: components['schemas']['channel'];
@@ -2296,7 +2297,7 @@ export interface components {
     /** update bot (admin API body) */
     'patch-bot': {
       name?: string;
-      flow?: Record<string, never>;
+      flow?: Record<string, unknown>;
       language?: string;
       active?: boolean;
     };
@@ -2307,7 +2308,7 @@ export interface components {
     channel: {
       /** @enum {unknown} */
       type: 'telegram' | 'whatsapp' | 'web';
-      details: Record<string, never>;
+      details: Record<string, unknown>;
     } & (unknown & unknown & unknown);
     /**
      * POST /v2/collections/<name>/index body
@@ -2437,7 +2438,7 @@ export interface components {
      * @description The bot's draft flow: any JSON object. It is saved even when invalid, so nobody loses work; the answer lists its problems and warnings.
      */
     'flow-draft': {
-      flow: Record<string, never>;
+      flow: Record<string, unknown>;
     };
     /**
      * POST /v2/bots/<app_id>/flow/publish body
@@ -2476,7 +2477,7 @@ export interface components {
       name: string;
       language?: string | null;
       active: boolean;
-      flow: Record<string, never>;
+      flow: Record<string, unknown>;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -2565,6 +2566,131 @@ export interface components {
            */
           all: true;
         };
+    collection: {
+      collection: string;
+      /** @description the bot whose flows may read it */
+      owner_app_id: string | null;
+      /** @description every bot may read it */
+      shared: boolean;
+      uploaded_files: string[];
+      indexed: {
+        language: string;
+        files: number;
+        chunks: number;
+        at: string | null;
+      } | null;
+      last_job: {
+        job_id: string;
+        /** @enum {unknown} */
+        status: 'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'superseded';
+      } | null;
+    };
+    'collection-ownership': {
+      collection: string;
+      /** @description the bot whose flows may read it */
+      owner_app_id: string | null;
+      /** @description every bot may read it */
+      shared: boolean;
+    };
+    'upload-result': {
+      collection: string;
+      files: {
+        name: string;
+        bytes: number;
+        sha256: string;
+      }[];
+    };
+    'index-started': {
+      job_id: string;
+      collection: string;
+      files: string[];
+      /** @enum {unknown} */
+      status: 'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'superseded';
+    };
+    'index-job': {
+      job_id: string;
+      collection: string;
+      /** @enum {unknown} */
+      status: 'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'superseded';
+      progress: {
+        files_total: number;
+        files_done: number;
+        chunks_done: number;
+      };
+      files: {
+        name: string;
+        /** @enum {unknown} */
+        status: 'pending' | 'indexed' | 'failed';
+        /** @description indexed: chunks written */
+        chunks?: number;
+        /** @description indexed PDF: pages read */
+        pages?: number;
+        /** @description indexed spreadsheet: sheets read */
+        sheets?: number;
+        /** @description indexed spreadsheet: rows read */
+        rows?: number;
+        /** @description failed: chunks of the previous content kept */
+        kept_chunks?: number;
+        /** @description failed: why */
+        error?: {
+          code: string;
+          reason?: string;
+          message: string;
+        };
+      }[];
+      /** @description why the whole job failed */
+      error?: string;
+      attempts: number;
+      /** Format: date-time */
+      created_at: string;
+      started_at: string | null;
+      finished_at: string | null;
+    };
+    'search-result': {
+      collection: string;
+      /** @description the text search configuration it was indexed with */
+      language: string;
+      query: string;
+      k: number;
+      hits: {
+        chunk_id: string;
+        score: number;
+        /** @description a PDF page, or a sheet and its first and last row */
+        source:
+          | {
+              file: string;
+              page: number;
+            }
+          | {
+              file: string;
+              sheet: string;
+              rows: number[];
+            };
+        text: string;
+        /** @description the best fragments, matched words between <mark> and </mark> */
+        snippet: string;
+      }[];
+    };
+    'message-page': {
+      items: {
+        /** @description the transcript row, increasing */
+        id: string;
+        /** @enum {unknown} */
+        direction: 'in' | 'out';
+        turn_id?: string | null;
+        platform_message_id?: string | null;
+        message_type: string;
+        /** @description the message as the pipeline carried it (schemas/parts) */
+        body: unknown;
+        /** @description out: sent or failed */
+        status?: string | null;
+        error?: string | null;
+        /** Format: date-time */
+        created_at: string;
+      }[];
+      /** @description pass as `after` for the next page */
+      next_after: string | null;
+    };
   };
   responses: {
     /** @description An error with a stable code */
@@ -2628,7 +2754,7 @@ export interface components {
               | 'BW_ERR_TOKEN_EXPIRED'
               | 'BW_ERR_TOO_MANY_STREAMS';
             message: string;
-            details?: Record<string, never>;
+            details?: Record<string, unknown>;
           };
         };
       };

@@ -1,6 +1,8 @@
 /** The console session: who is signed in, signing in and out (TanStack Query hooks). */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, unwrap, type Session } from './client.ts';
+import { ApiError } from './api-error.ts';
+import { api, unwrap } from './client.ts';
+import type { Session } from './types.ts';
 
 export const SESSION_KEY = ['session'] as const;
 

@@ -1,5 +1,5 @@
 /** An admin API failure shown to a person: its message and its code. */
-import { ApiError } from '../api/client.ts';
+import { ApiError } from '../api/api-error.ts';
 
 export function ErrorNote({ error }: { error: unknown }) {
   if (error === null || error === undefined) return null;

@@ -2,7 +2,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { useBot, useUpdateBot } from '../../api/bots.ts';
-import type { Bot } from '../../api/client.ts';
+import type { Bot } from '../../api/types.ts';
 import { ErrorNote } from '../../components/error-note.tsx';
 import { DeleteBot } from './delete-bot-dialog.tsx';
 import { WebhookButton } from './webhook-button.tsx';

@@ -5,18 +5,19 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useCreateBot } from '../../api/bots.ts';
-import type { NewBot } from '../../api/client.ts';
+import type { NewBot } from '../../api/types.ts';
 import { ErrorNote } from '../../components/error-note.tsx';
 
 type ChannelType = 'telegram' | 'whatsapp' | 'web';
 
 /**
  * The channel as the API takes it. Its schema picks `details` by `type` (if/then), which the
- * generated types cannot express, so the shape is checked by the server, not here.
+ * generated types cannot express (`details` is any object there), so the shape is checked by the
+ * server, not here.
  */
 function channelOf(type: ChannelType, fields: Record<string, string>): NewBot['channel'] {
   const given = (name: string) => (fields[name] ?? '').trim();
-  return { type, details: detailsOf(type, given) } as unknown as NewBot['channel'];
+  return { type, details: detailsOf(type, given) };
 }
 
 function detailsOf(type: ChannelType, given: (name: string) => string): Record<string, unknown> {

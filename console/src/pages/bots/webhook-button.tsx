@@ -1,6 +1,6 @@
 /** Registers a Telegram channel's webhook with one button, and shows what Telegram answered. */
 import { useRegisterWebhook } from '../../api/bots.ts';
-import type { ChannelView } from '../../api/client.ts';
+import type { ChannelView } from '../../api/types.ts';
 import { ErrorNote } from '../../components/error-note.tsx';
 
 export function WebhookButton({ appId, channel }: { appId: string; channel: ChannelView }) {

@@ -5,6 +5,7 @@
  * `after`). Dates are whole days in the operator's time zone: `from` is the start of its day, `to`
  * the start of the day after, so both days are included. Plain TypeScript (no DOM).
  */
+import type { ConversationQuery } from '../../api/types.ts';
 
 export interface ConversationFilters {
   /** `telegram`, `whatsapp`, `web`; absent for every channel. */
@@ -86,18 +87,18 @@ export function conversationsApiQuery(
   filters: ConversationFilters,
   limit: number,
   after?: string,
-): URLSearchParams {
-  const query = new URLSearchParams({ limit: String(limit) });
-  if (filters.channelType) query.set('channel_type', filters.channelType);
+): ConversationQuery {
+  const query: ConversationQuery = { limit };
+  if (filters.channelType) query.channel_type = filters.channelType;
   const from = filters.from === undefined ? undefined : dayStart(filters.from);
-  if (from) query.set('from', from.toISOString());
+  if (from) query.from = from.toISOString();
   const to = filters.to === undefined ? undefined : dayStart(filters.to);
   if (to) {
     const next = new Date(to.getFullYear(), to.getMonth(), to.getDate() + 1);
-    query.set('to', next.toISOString());
+    query.to = next.toISOString();
   }
-  if (filters.q) query.set('q', filters.q);
-  if (filters.chatId) query.set('chat_id', filters.chatId);
-  if (after) query.set('after', after);
+  if (filters.q) query.q = filters.q;
+  if (filters.chatId) query.chat_id = filters.chatId;
+  if (after) query.after = after;
   return query;
 }

@@ -7,14 +7,14 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo } from 'react';
 import { Link, useParams } from 'react-router';
-import { describeError } from './api-call.ts';
+import { errorText } from '../../api/api-error.ts';
+import type { ConversationDetail } from '../../api/types.ts';
 import { coalesce } from './coalesce.ts';
 import {
   conversationEventsUrl,
   conversationKeys,
   getConversation,
   listMessages,
-  type ConversationDetail,
 } from './conversations-api.ts';
 import { readLiveConversation, readLiveMessage, withLiveState } from './live-events.ts';
 import { fromTranscriptRow, optionTitles, type MessageView as Message } from './message-model.ts';
@@ -94,7 +94,7 @@ export function ConversationPage() {
       </p>
       {detail.isError ? (
         <div role="alert">
-          Could not load the conversation: {describeError(detail.error)}{' '}
+          Could not load the conversation: {errorText(detail.error)}{' '}
           <button type="button" onClick={() => void detail.refetch()}>
             Try again
           </button>
@@ -125,7 +125,7 @@ export function ConversationPage() {
         <h2 id="conversation-transcript">Transcript</h2>
         {messages.isError ? (
           <div role="alert">
-            Could not load the messages: {describeError(messages.error)}{' '}
+            Could not load the messages: {errorText(messages.error)}{' '}
             <button type="button" onClick={() => void messages.refetch()}>
               Try again
             </button>

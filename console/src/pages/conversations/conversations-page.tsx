@@ -7,7 +7,8 @@
 import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { describeError } from './api-call.ts';
+import { errorText } from '../../api/api-error.ts';
+import type { ConversationSummary } from '../../api/types.ts';
 import { coalesce } from './coalesce.ts';
 import {
   filtersFromSearch,
@@ -15,12 +16,7 @@ import {
   filtersToSearch,
   type ConversationFilters,
 } from './conversation-filters.ts';
-import {
-  conversationEventsUrl,
-  conversationKeys,
-  listConversations,
-  type ConversationSummary,
-} from './conversations-api.ts';
+import { conversationEventsUrl, conversationKeys, listConversations } from './conversations-api.ts';
 import { readLiveConversation, readLiveMessage } from './live-events.ts';
 import { LIVE_STATUS_TEXT, useEventSource } from './use-event-source.ts';
 import './conversations.css';
@@ -88,7 +84,7 @@ export function ConversationsPage() {
       {problem ? <p role="alert">{problem}</p> : null}
       {conversations.isError ? (
         <div role="alert" className="conversations__error">
-          Could not load the conversations: {describeError(conversations.error)}{' '}
+          Could not load the conversations: {errorText(conversations.error)}{' '}
           <button type="button" onClick={() => void conversations.refetch()}>
             Try again
           </button>

@@ -1,29 +1,9 @@
 /**
- * The console's live events (`GET /v2/events`, the EVENTS contract) that the conversations pages
- * follow, read defensively: an event that does not have the fields a page needs is ignored
- * rather than trusted. Plain TypeScript (no DOM).
+ * The console's live events (`GET /v2/events`; their payloads as the OpenAPI description has
+ * them) that the conversations pages follow, read defensively: an event that does not have the
+ * fields a page needs is ignored rather than trusted. Plain TypeScript (no DOM).
  */
-
-/** `message`: a transcript row was written. */
-export interface LiveMessage {
-  app_id: string;
-  conversation_id: string;
-  channel_type: string;
-  direction: 'in' | 'out';
-  message_id: string;
-  message_type: string;
-  created_at: string;
-}
-
-/** `conversation`: a conversation's flow state changed. */
-export interface LiveConversation {
-  app_id: string;
-  conversation_id: string;
-  channel_type: string;
-  /** The new state; absent when there is none (a reset). */
-  state?: string;
-  ended?: boolean;
-}
+import type { LiveConversation, LiveMessage } from '../../api/types.ts';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -4,6 +4,7 @@
  * visitor's SSE event (`GET /v2/web/:app_id/events`). `message-view.tsx` draws this one shape.
  * Plain TypeScript (no DOM), so it is unit tested.
  */
+import type { TranscriptRow, WebEvent } from '../../api/types.ts';
 
 export interface ChatButton {
   id: string;
@@ -49,34 +50,6 @@ export interface MessageView {
   createdAt: string;
   /** Not (yet) delivered: sent by the test chat and not echoed, or refused by the platform. */
   delivery?: { status: 'pending' | 'failed'; error?: string };
-}
-
-/** A row of `GET /v2/conversations/:id/messages`. */
-export interface TranscriptRow {
-  id: string | number;
-  direction: 'in' | 'out';
-  turn_id?: string | null;
-  message_type: string;
-  body: unknown;
-  status?: string | null;
-  error?: string | null;
-  created_at: string;
-}
-
-/** An SSE `message` event of a web visitor's stream (the WEB contract). */
-export interface WebEvent {
-  id: string;
-  conversation_id: string;
-  direction: 'in' | 'out';
-  turn_id: string;
-  message_type: string;
-  text?: string;
-  buttons?: ChatButton[];
-  list?: ChatList;
-  image?: { url: string; caption?: string };
-  document?: { url: string; filename?: string; caption?: string };
-  choice_id?: string;
-  created_at: string;
 }
 
 type Json = Record<string, unknown>;

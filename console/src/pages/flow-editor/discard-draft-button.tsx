@@ -5,7 +5,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ConfirmDialog } from './confirm-dialog.tsx';
-import { discardDraft, type ApiError } from './flow-api.ts';
+import type { ApiError } from '../../api/api-error.ts';
+import { discardDraft } from './flow-api.ts';
 
 interface DiscardDraftButtonProps {
   appId: string;

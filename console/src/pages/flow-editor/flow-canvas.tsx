@@ -17,7 +17,7 @@ import '@xyflow/react/dist/style.css';
 import { useMemo, useRef, useState, type CSSProperties } from 'react';
 import { FollowSelection } from './follow-selection.tsx';
 import { flowToGraph, type GraphNode } from './flow-graph.ts';
-import type { Problem } from './flow-types.ts';
+import type { Problem } from '../../api/types.ts';
 import { StateNode, type StateNodeType } from './state-node.tsx';
 
 const nodeTypes = { state: StateNode };

@@ -5,7 +5,8 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { getBotFlow, type ApiError } from './flow-api.ts';
+import type { ApiError } from '../../api/api-error.ts';
+import { getBotFlow } from './flow-api.ts';
 import { FlowEditor } from './flow-editor.tsx';
 import './flow-editor.css';
 

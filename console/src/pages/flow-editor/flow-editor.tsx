@@ -6,7 +6,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { DiscardDraftButton } from './discard-draft-button.tsx';
-import { getVersion, type ApiError, type BotFlow } from './flow-api.ts';
+import type { ApiError } from '../../api/api-error.ts';
+import type { BotFlow } from '../../api/types.ts';
+import { getVersion } from './flow-api.ts';
 import { FlowCanvas } from './flow-canvas.tsx';
 import { addState, deleteState, freeStateName, renameState, replaceState } from './flow-edits.ts';
 import { FlowSettings } from './flow-settings.tsx';

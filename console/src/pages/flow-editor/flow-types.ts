@@ -25,12 +25,6 @@ export type {
   Wait,
 } from '../../../../src/shared/flows/types.ts';
 
-/** One finding of `POST /v2/flows/validate`: a JSON Pointer into the flow and what is wrong. */
-export interface Problem {
-  path: string;
-  message: string;
-}
-
 /** The state and variable name rule of the format (docs/flows.md "Names"). */
 export const NAME_PATTERN = /^(?!(?:__proto__|constructor|prototype)$)[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 

@@ -1,5 +1,5 @@
 /** What publishing a candidate does to conversations in progress (`GET .../flow/impact`). */
-import type { Impact } from './flow-api.ts';
+import type { Impact } from '../../api/types.ts';
 
 export function ImpactNote({ impact }: { impact: Impact }) {
   if (impact.conversations === 0) {

@@ -2,7 +2,7 @@
  * Every finding of the last validation, problems first; a click selects the state it is in and
  * focuses the field its pointer names.
  */
-import type { Problem } from './flow-types.ts';
+import type { Problem } from '../../api/types.ts';
 import { pointerLabel, stateOfPointer } from './problem-location.ts';
 
 interface ProblemListProps {

@@ -2,7 +2,7 @@
  * Where a validation problem belongs: `/states/<name>/...` names a state (a node) and a field
  * inside it; anything else (`/start`, `/reset_keywords/0`) belongs to the flow's settings.
  */
-import type { Problem } from './flow-types.ts';
+import type { Problem } from '../../api/types.ts';
 
 /** Unescapes one JSON Pointer segment (RFC 6901). */
 export function unescapeSegment(segment: string): string {

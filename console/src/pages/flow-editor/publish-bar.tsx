@@ -6,7 +6,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ConfirmDialog } from './confirm-dialog.tsx';
-import { getImpact, publishDraft, saveDraft, type ApiError, type Impact } from './flow-api.ts';
+import type { ApiError } from '../../api/api-error.ts';
+import type { Impact } from '../../api/types.ts';
+import { getImpact, publishDraft, saveDraft } from './flow-api.ts';
 import { ImpactNote } from './impact-note.tsx';
 import type { ValidationView } from './use-validation.ts';
 

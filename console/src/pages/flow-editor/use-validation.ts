@@ -5,8 +5,9 @@
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { validateFlow, type ApiError } from './flow-api.ts';
-import type { Problem } from './flow-types.ts';
+import type { ApiError } from '../../api/api-error.ts';
+import type { Problem } from '../../api/types.ts';
+import { validateFlow } from './flow-api.ts';
 import { useDebounced } from './use-debounced.ts';
 
 /** Pause in typing before a validation request, in milliseconds. */

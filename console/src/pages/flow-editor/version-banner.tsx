@@ -4,14 +4,10 @@
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import type { ApiError } from '../../api/api-error.ts';
+import type { Impact, VersionDetail } from '../../api/types.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
-import {
-  getImpact,
-  republishVersion,
-  type ApiError,
-  type Impact,
-  type VersionDetail,
-} from './flow-api.ts';
+import { getImpact, republishVersion } from './flow-api.ts';
 import { ImpactNote } from './impact-note.tsx';
 
 interface VersionBannerProps {

@@ -3,7 +3,9 @@
  * or changed; "View" opens one read-only in the editor.
  */
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { listVersions, type ApiError, type VersionSummary } from './flow-api.ts';
+import type { ApiError } from '../../api/api-error.ts';
+import type { VersionSummary } from '../../api/types.ts';
+import { listVersions } from './flow-api.ts';
 
 interface VersionsPanelProps {
   appId: string;

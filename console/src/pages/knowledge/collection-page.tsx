@@ -5,7 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { ApiError } from '../ops-shared/api-error.ts';
+import { ApiError } from '../../api/api-error.ts';
 import { ErrorAlert } from '../ops-shared/error-alert.tsx';
 import { LiveBadge } from '../ops-shared/live-badge.tsx';
 import '../ops-shared/ops-shared.css';
@@ -18,7 +18,7 @@ import {
   startIndexing,
   uploadFiles,
 } from './knowledge-api.ts';
-import type { CollectionDetail } from './knowledge-types.ts';
+import type { CollectionDetail } from '../../api/types.ts';
 import { SearchPanel } from './search-panel.tsx';
 import { UploadDrop } from './upload-drop.tsx';
 import { useIndexJobEvents } from './use-index-job-events.ts';

@@ -7,7 +7,7 @@ import { useId } from 'react';
 import { ErrorAlert } from '../ops-shared/error-alert.tsx';
 import { getIndexJob, knowledgeKeys } from './knowledge-api.ts';
 import { isFinished, progressOf } from './job-progress.ts';
-import type { FileOutcome } from './knowledge-types.ts';
+import type { FileOutcome } from '../../api/types.ts';
 
 /** How often an unfinished job is read again besides its live events (ms). */
 const UNFINISHED_REFRESH_MS = 15_000;

@@ -1,5 +1,5 @@
 /** An indexing job's progress: what the bar shows, and live `index-job` events applied to it. */
-import type { IndexJob, IndexJobEvent, JobStatus } from './knowledge-types.ts';
+import type { IndexJob, IndexJobEvent, JobStatus } from '../../api/types.ts';
 
 const FINISHED: readonly JobStatus[] = ['succeeded', 'partial', 'failed', 'superseded'];
 

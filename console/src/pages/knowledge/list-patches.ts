@@ -3,14 +3,10 @@
  * status shows without a refetch. Pages are kept as they are when nothing in them changes, so
  * TanStack Query does not re-render for events of other collections.
  */
-import type { Page } from '../ops-shared/page-query.ts';
-import type { CollectionItem, IndexJobEvent, JobSummary } from './knowledge-types.ts';
+import type { CollectionPage, IndexJobEvent, JobPage, JobSummary } from '../../api/types.ts';
 
 /** The collections' pages with the event's job as the collection's last job. */
-export function patchCollections(
-  pages: Page<CollectionItem>[],
-  event: IndexJobEvent,
-): Page<CollectionItem>[] {
+export function patchCollections(pages: CollectionPage[], event: IndexJobEvent): CollectionPage[] {
   let changed = false;
   const next = pages.map((page) => {
     if (!page.items.some((c) => c.name === event.collection)) return page;
@@ -32,7 +28,7 @@ export function patchCollections(
  * A jobs page with the event's status and file counts on its job. A job not in the page is not added (its
  * creation time and place in the order come from the server: the caller refetches then).
  */
-export function patchJobs(page: Page<JobSummary>, event: IndexJobEvent): Page<JobSummary> {
+export function patchJobs(page: JobPage, event: IndexJobEvent): JobPage {
   const index = page.items.findIndex((j) => j.job_id === event.job_id);
   const job = page.items[index];
   if (!job) return page;
@@ -43,6 +39,6 @@ export function patchJobs(page: Page<JobSummary>, event: IndexJobEvent): Page<Jo
 }
 
 /** Whether a jobs page lacks the event's job (a new job: the list is fetched again). */
-export function jobMissing(page: Page<JobSummary>, event: IndexJobEvent): boolean {
+export function jobMissing(page: JobPage, event: IndexJobEvent): boolean {
   return !page.items.some((j) => j.job_id === event.job_id);
 }

@@ -5,7 +5,7 @@
  * A `reset` (events missed) refetches everything.
  */
 import { useQueryClient, type InfiniteData } from '@tanstack/react-query';
-import type { Page } from '../ops-shared/page-query.ts';
+import type { CollectionPage, IndexJob, JobPage } from '../../api/types.ts';
 import { useLiveEvents, type LiveState } from '../ops-shared/use-live-events.ts';
 import { knowledgeKeys } from './knowledge-api.ts';
 import {
@@ -14,7 +14,6 @@ import {
   needsRefetch,
   parseIndexJobEvent,
 } from './job-progress.ts';
-import type { CollectionItem, IndexJob, JobSummary } from './knowledge-types.ts';
 import { jobMissing, patchCollections, patchJobs } from './list-patches.ts';
 
 const TYPES = ['index-job'] as const;
@@ -35,15 +34,12 @@ export function useIndexJobEvents(): LiveState {
         if (needsRefetch(cached, event))
           void queryClient.invalidateQueries({ queryKey: jobKey }, KEEP);
       }
-      queryClient.setQueryData<InfiniteData<Page<CollectionItem>>>(
-        knowledgeKeys.collections,
-        (list) => {
-          const pages = list && patchCollections(list.pages, event);
-          return list && pages !== list.pages ? { ...list, pages: pages ?? [] } : list;
-        },
-      );
+      queryClient.setQueryData<InfiniteData<CollectionPage>>(knowledgeKeys.collections, (list) => {
+        const pages = list && patchCollections(list.pages, event);
+        return list && pages !== list.pages ? { ...list, pages: pages ?? [] } : list;
+      });
       const jobsKey = knowledgeKeys.jobs(event.collection);
-      const jobs = queryClient.getQueryData<Page<JobSummary>>(jobsKey);
+      const jobs = queryClient.getQueryData<JobPage>(jobsKey);
       if (jobs && jobMissing(jobs, event))
         void queryClient.invalidateQueries({ queryKey: jobsKey }, KEEP);
       else if (jobs) queryClient.setQueryData(jobsKey, patchJobs(jobs, event));

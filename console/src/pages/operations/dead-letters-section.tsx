@@ -7,7 +7,8 @@ import { useState } from 'react';
 import { ErrorAlert } from '../ops-shared/error-alert.tsx';
 import { getDeadLetter, listDeadLetters, opsKeys, replayDeadLetters } from './operations-api.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
-import { confirmQuestion, replaySummary, type ReplayTarget } from './replay.ts';
+import type { ReplayTarget } from '../../api/types.ts';
+import { confirmQuestion, replaySummary } from './replay.ts';
 
 function Inspect({ topic, id }: { topic: string; id: string }) {
   const letter = useQuery({

@@ -2,15 +2,20 @@
  * Every server call of the operations page, and their query keys. Replays go through the same
  * code as `./scripts/dead-letters.sh`.
  */
-import { withQuery, type Page } from '../ops-shared/page-query.ts';
-import { jsonInit, requestJson } from '../ops-shared/request.ts';
-import type { DeadLetter, ProcessesView, ReplayResult, TopicsView } from './operations-types.ts';
-import { replayBody, type ReplayTarget } from './replay.ts';
+import { api, unwrap } from '../../api/client.ts';
+import type {
+  DeadLetter,
+  DeadLetterPage,
+  ProcessesView,
+  ReplayResult,
+  ReplayTarget,
+  Topic,
+  TopicsView,
+} from '../../api/types.ts';
+import { replayBody } from './replay.ts';
 
 /** Dead letters per page. */
 export const DEAD_LETTERS_PAGE = 50;
-
-const deadLetters = (topic: string) => `/v2/ops/dead-letters/${encodeURIComponent(topic)}`;
 
 export const opsKeys = {
   all: ['ops'] as const,
@@ -20,22 +25,41 @@ export const opsKeys = {
   deadLetter: (topic: string, id: string) => ['ops', 'dead-letters', topic, id] as const,
 };
 
-export function getProcesses(): Promise<ProcessesView> {
-  return requestJson('/v2/ops/processes');
+// The topic comes from the page's URL; one the API does not know is its 4xx to answer.
+const topicPath = (topic: string) => ({ topic: topic as Topic });
+
+export async function getProcesses(): Promise<ProcessesView> {
+  return unwrap(await api.GET('/v2/ops/processes'));
 }
 
-export function getTopics(): Promise<TopicsView> {
-  return requestJson('/v2/ops/topics');
+export async function getTopics(): Promise<TopicsView> {
+  return unwrap(await api.GET('/v2/ops/topics'));
 }
 
-export function listDeadLetters(topic: string, after?: string): Promise<Page<DeadLetter>> {
-  return requestJson(withQuery(deadLetters(topic), { limit: DEAD_LETTERS_PAGE, after }));
+export async function listDeadLetters(topic: string, after?: string): Promise<DeadLetterPage> {
+  return unwrap(
+    await api.GET('/v2/ops/dead-letters/{topic}', {
+      params: { path: topicPath(topic), query: { limit: DEAD_LETTERS_PAGE, after } },
+    }),
+  );
 }
 
-export function getDeadLetter(topic: string, id: string): Promise<DeadLetter> {
-  return requestJson(`${deadLetters(topic)}/${encodeURIComponent(id)}`);
+export async function getDeadLetter(topic: string, id: string): Promise<DeadLetter> {
+  return unwrap(
+    await api.GET('/v2/ops/dead-letters/{topic}/{id}', {
+      params: { path: { ...topicPath(topic), id } },
+    }),
+  );
 }
 
-export function replayDeadLetters(topic: string, target: ReplayTarget): Promise<ReplayResult> {
-  return requestJson(`${deadLetters(topic)}/replay`, jsonInit('POST', replayBody(target)));
+export async function replayDeadLetters(
+  topic: string,
+  target: ReplayTarget,
+): Promise<ReplayResult> {
+  return unwrap(
+    await api.POST('/v2/ops/dead-letters/{topic}/replay', {
+      params: { path: topicPath(topic) },
+      body: replayBody(target),
+    }),
+  );
 }

@@ -1,8 +1,5 @@
 /** Replaying dead letters: what is asked, the confirmation, and the result as a sentence. */
-import type { ReplayResult } from './operations-types.ts';
-
-/** Some dead letters of a topic by id, or all it holds. */
-export type ReplayTarget = { ids: string[] } | { all: true };
+import type { DeadLetterEvent, ReplayResult, ReplayTarget } from '../../api/types.ts';
 
 /** The request body: `{"ids": [...]}` or `{"all": true}`. */
 export function replayBody(target: ReplayTarget): ReplayTarget {
@@ -17,7 +14,9 @@ export function confirmQuestion(topic: string, target: ReplayTarget): string {
 }
 
 /** "3 replayed", "1 replayed, 2 refused", "nothing to replay". */
-export function replaySummary(result: ReplayResult): string {
+export function replaySummary(
+  result: Pick<ReplayResult, 'replayed' | 'refused'> & { refused_count?: number },
+): string {
   const refused = result.refused_count ?? result.refused.length;
   if (result.replayed === 0 && refused === 0) return 'nothing to replay';
   const parts = [`${result.replayed} replayed`];
@@ -26,7 +25,7 @@ export function replaySummary(result: ReplayResult): string {
 }
 
 /** The `data` of a `dead-letter` event, or undefined when it is not one. */
-export function parseDeadLetterEvent(data: unknown): { topic: string } | undefined {
+export function parseDeadLetterEvent(data: unknown): Pick<DeadLetterEvent, 'topic'> | undefined {
   if (typeof data !== 'object' || data === null) return undefined;
   const topic = (data as Record<string, unknown>).topic;
   return typeof topic === 'string' ? { topic } : undefined;

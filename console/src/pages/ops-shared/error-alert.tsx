@@ -1,5 +1,5 @@
 /** A failed call on screen: its catalogue code and message, announced to screen readers. */
-import { describeError } from './api-error.ts';
+import { describeError } from '../../api/api-error.ts';
 
 export function ErrorAlert({ error, what }: { error: unknown; what: string }) {
   const { code, message } = describeError(error);

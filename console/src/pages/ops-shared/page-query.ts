@@ -1,15 +1,7 @@
-/** Query strings of the admin API's pages (`{items, next_after}` with `limit` / `after`). */
-
-/** One page of a list route. */
-export interface Page<T> {
-  items: T[];
-  /** Pass as `after` for the next page; null on the last one. */
-  next_after: string | null;
-}
+/** Query strings of URLs the console builds itself (EventSource URLs; requests go through api/). */
 
 /**
- * `path?limit=..&after=..&<extra>` with empty values left out, so a first page has no `after`.
- * Values are encoded (a collection or topic name reaches the path through encodeURIComponent).
+ * `path?key=value&..` with empty values left out, values encoded.
  */
 export function withQuery(
   path: string,

@@ -1,7 +1,7 @@
 /** Sign in: the admin key is exchanged once for a session cookie (POST /v2/session). */
 import { useState, type FormEvent } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router';
-import { ApiError } from '../../api/client.ts';
+import { ApiError } from '../../api/api-error.ts';
 import { useSession, useSignIn } from '../../api/session.ts';
 
 function refusal(error: unknown): string {

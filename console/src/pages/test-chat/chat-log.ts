@@ -4,12 +4,8 @@
  * never shown twice, and a replayed stream (a reload, a second tab) adds nothing already shown.
  * Plain TypeScript (no DOM).
  */
-import {
-  fromWebEvent,
-  optionTitles,
-  type MessageView,
-  type WebEvent,
-} from '../conversations/message-model.ts';
+import type { WebEvent } from '../../api/types.ts';
+import { fromWebEvent, optionTitles, type MessageView } from '../conversations/message-model.ts';
 
 export type ChatAction =
   | { type: 'event'; event: WebEvent }

@@ -3,16 +3,7 @@
  * sessionStorage per bot, so a reload keeps talking as the same visitor and a new tab starts as a
  * new one. Plain TypeScript (no DOM): the storage is passed in.
  */
-
-/** The WEB contract's session answer. */
-export interface WebSession {
-  visitor_id: string;
-  token: string;
-  /** ISO 8601: when the token stops being accepted. */
-  expires_at: string;
-  /** The visitor's conversation; null until their first message made one. */
-  conversation_id: string | null;
-}
+import type { WebSession } from '../../api/types.ts';
 
 /** The part of `Storage` used. */
 export interface SessionStore {

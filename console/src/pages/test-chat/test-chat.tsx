@@ -8,23 +8,17 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useReducer, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { ApiError, describeError } from '../conversations/api-call.ts';
-import { conversationKeys } from '../conversations/conversations-api.ts';
+import { ApiError, errorText } from '../../api/api-error.ts';
+import type { WebSession } from '../../api/types.ts';
+import { conversationKeys, getConversation } from '../conversations/conversations-api.ts';
 import { readWebEvent } from '../conversations/message-model.ts';
 import { MessageView, type Choice } from '../conversations/message-view.tsx';
 import { LIVE_STATUS_TEXT, useEventSource } from '../conversations/use-event-source.ts';
 import { VariablesView } from '../conversations/variables-view.tsx';
 import { chatLogReducer } from './chat-log.ts';
-import {
-  needsRenewal,
-  newClientMessageId,
-  readSession,
-  writeSession,
-  type WebSession,
-} from './chat-session.ts';
+import { needsRenewal, newClientMessageId, readSession, writeSession } from './chat-session.ts';
 import {
   createSession,
-  getConversation,
   sendMessage,
   visitorEventsUrl,
   type VisitorInput,
@@ -86,7 +80,7 @@ export function TestChat({ appId }: TestChatProps) {
       </header>
       {session.isError ? (
         <div role="alert">
-          Could not start a web visitor session: {describeError(session.error)}
+          Could not start a web visitor session: {errorText(session.error)}
           {session.error instanceof ApiError && session.error.status === 404
             ? ' (the test chat talks through the bot’s web channel: add one to the bot)'
             : ''}{' '}
@@ -95,7 +89,7 @@ export function TestChat({ appId }: TestChatProps) {
           </button>
         </div>
       ) : null}
-      {reset.isError ? <div role="alert">Could not reset: {describeError(reset.error)}</div> : null}
+      {reset.isError ? <div role="alert">Could not reset: {errorText(reset.error)}</div> : null}
       {session.isPending ? <p role="status">Starting a session…</p> : null}
       {session.data ? (
         <ChatBody key={session.data.visitor_id} appId={appId} session={session.data} />
@@ -162,7 +156,7 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
         ...(v.choice ? { choice: { id: v.choice.id, title: v.choice.title } } : {}),
       }),
     onError: (error, v) =>
-      dispatch({ type: 'failed', clientMessageId: v.id, error: describeError(error) }),
+      dispatch({ type: 'failed', clientMessageId: v.id, error: errorText(error) }),
   });
 
   const submit = (event: FormEvent) => {
@@ -225,7 +219,7 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
           </p>
         )}
         {state.isError ? (
-          <div role="alert">Could not read the flow state: {describeError(state.error)}</div>
+          <div role="alert">Could not read the flow state: {errorText(state.error)}</div>
         ) : null}
         {state.data ? (
           <>
