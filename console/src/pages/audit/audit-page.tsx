@@ -76,9 +76,13 @@ function FilterForm({
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const text = (name: string) => String(form.get(name) ?? '').trim() || undefined;
-    const since = toIso(String(form.get('since') ?? ''));
-    const until = toIso(String(form.get('until') ?? ''));
+    const field = (name: string): string => {
+      const value = form.get(name);
+      return typeof value === 'string' ? value.trim() : '';
+    };
+    const text = (name: string) => field(name) || undefined;
+    const since = toIso(field('since'));
+    const until = toIso(field('until'));
     const next: AuditFilters = {};
     const actor = text('actor');
     const action = text('action');
