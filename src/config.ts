@@ -342,6 +342,13 @@ export const SETTINGS = {
     max: 2592000,
     doc: 'Lifetime of a console sign-in (the bw_session cookie and its session in Redis), from sign-in; signing in again starts a new one (seconds; default 8 hours).',
   },
+  AUDIT_RETENTION_DAYS: {
+    kind: 'integer',
+    default: 365,
+    min: 0,
+    max: 36500,
+    doc: 'How long audit log rows are kept (docs/audit.md); older rows are deleted by the api about once an hour (days; 0 keeps them forever).',
+  },
   EDGE_UNKNOWN_ID_TTL_MS: {
     kind: 'integer',
     default: 5000,
@@ -670,6 +677,8 @@ export interface Config {
     authFailureWindowS: number;
     /** Lifetime of a console session (CONSOLE_SESSION_TTL_S, seconds). */
     consoleSessionTtlS: number;
+    /** Audit rows older than this are deleted (AUDIT_RETENTION_DAYS, days; 0 = never). */
+    auditRetentionDays: number;
     /** Negative cache of unknown callback ids: lifetime (ms) and size (entries). */
     unknownIdTtlMs: number;
     unknownIdCacheSize: number;
@@ -867,6 +876,7 @@ export function loadConfig(
       authMaxFailures: v.ADMIN_AUTH_MAX_FAILURES,
       authFailureWindowS: v.ADMIN_AUTH_WINDOW_S,
       consoleSessionTtlS: v.CONSOLE_SESSION_TTL_S,
+      auditRetentionDays: v.AUDIT_RETENTION_DAYS,
       unknownIdTtlMs: v.EDGE_UNKNOWN_ID_TTL_MS,
       unknownIdCacheSize: v.EDGE_UNKNOWN_ID_CACHE_SIZE,
       uploadQuota: {

@@ -39,6 +39,7 @@ const OperationsPage = page(
   () => import('./pages/operations/operations-page.tsx'),
   'OperationsPage',
 );
+const AuditPage = page(() => import('./pages/audit/audit-page.tsx'), 'AuditPage');
 const NotBuilt = lazy(() =>
   import('./pages/not-built/not-built-page.tsx').then((m) => ({ default: m.NotBuiltPage })),
 );
@@ -83,6 +84,7 @@ export function App() {
               <Route path="knowledge" element={<KnowledgePage />} />
               <Route path="knowledge/:name" element={<CollectionPage />} />
               <Route path="operations" element={<OperationsPage />} />
+              <Route path="audit" element={<AuditPage />} />
               <Route path="*" element={<NotBuilt title="Not found" />} />
             </Route>
           </Routes>

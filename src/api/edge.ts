@@ -39,6 +39,8 @@ export interface Edge {
   authFailureWindowS: number;
   /** Lifetime of a console session from sign-in (CONSOLE_SESSION_TTL_S, seconds). */
   consoleSessionTtlS: number;
+  /** Counts an audit row that could not be written (botwire_audit_write_failures_total). */
+  auditLost: () => void;
   /** Where the console's build is served from (`console/dist`). */
   consoleDir: string;
   /** Limits on the documents kept in STORAGE_DIR (UPLOAD_*_MAX_*). */

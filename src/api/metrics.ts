@@ -15,6 +15,8 @@ export interface EdgeMetrics {
   eventsLost: Counter<'type'>;
   /** `GET /v2/events` streams open. */
   eventClients: Gauge;
+  /** Audit rows the edge could not write after a change succeeded (docs/audit.md). */
+  auditLost: Counter;
 }
 
 /**
@@ -84,6 +86,11 @@ export function createMetrics(depths?: () => Promise<TopicDepth[]>): EdgeMetrics
     help: 'GET /v2/events streams this api process serves now (at most EVENTS_MAX_CLIENTS).',
     registers: [registry],
   });
+  const auditLost = new Counter({
+    name: 'botwire_audit_write_failures_total',
+    help: 'Changes made through the admin API whose audit row could not be written (the change stands; the entry is in the error log).',
+    registers: [registry],
+  });
   const middleware: Middleware = async (ctx, next) => {
     const started = performance.now();
     try {
@@ -96,5 +103,5 @@ export function createMetrics(depths?: () => Promise<TopicDepth[]>): EdgeMetrics
       duration.observe(labels, (performance.now() - started) / 1000);
     }
   };
-  return { registry, middleware, published, eventsLost, eventClients };
+  return { registry, middleware, published, eventsLost, eventClients, auditLost };
 }

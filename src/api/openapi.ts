@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERRORS } from '../shared/errors.ts';
 import { SCHEMAS_DIR } from '../shared/schemas.ts';
+import { auditPaths, auditSchemas } from './openapi-audit.ts';
 import { consolePaths, consoleSchemas } from './openapi-console.ts';
 import { eventSchemas, eventsPaths } from './openapi-events.ts';
 import { versionPaths } from './openapi-versions.ts';
@@ -101,10 +102,12 @@ export function openApiDocument(): Record<string, unknown> {
         ...webSchemas,
         ...opsSchemas(),
         ...knowledgeSchemas,
+        ...auditSchemas,
       },
     },
     paths: {
       ...consolePaths,
+      ...auditPaths,
       ...eventsPaths,
       ...versionPaths,
       ...webPaths,

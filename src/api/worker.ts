@@ -9,6 +9,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { createKit, openDirectory } from '../shared/worker-kit.ts';
 import { createApp } from './app.ts';
+import { AuditPruner } from './audit/pruner.ts';
 import { BacklogGauge, topicDepths } from './backlog.ts';
 import { Heartbeat, membersKey } from '../shared/bus/members.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
@@ -104,6 +105,7 @@ export async function startApi(
     authMaxFailures: config.api.authMaxFailures,
     authFailureWindowS: config.api.authFailureWindowS,
     consoleSessionTtlS: config.api.consoleSessionTtlS,
+    auditLost: () => metrics.auditLost.inc(),
     consoleDir: overrides.consoleDir ?? CONSOLE_DIST,
     uploadQuota: config.api.uploadQuota,
     dedupeTtlS: config.api.dedupeTtlS,
@@ -117,6 +119,12 @@ export async function startApi(
     botBacklog: { max: config.api.maxBotBacklog, horizonMs: config.api.botTurnHorizonS * 1000 },
     web: { tokenTtlS: config.web.tokenTtlS, hub },
   };
+  const auditPruner = new AuditPruner({
+    db,
+    retentionDays: config.api.auditRetentionDays,
+    logger: logger.child({ part: 'audit-retention' }),
+  });
+  auditPruner.start();
   const app = createApp(edge, logger, metrics);
   const handle = app.callback();
   const { timeouts } = config.api;
@@ -184,6 +192,7 @@ export async function startApi(
           }),
       );
       backlog.stop();
+      await step('audit retention', () => auditPruner.stop());
       await step('heartbeat', () => heartbeat.stop());
       await step('bot directory', () => directory.close());
       await step('redis', () => redis.quit());

@@ -81,6 +81,56 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The audit log: every change made through the admin API, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description only changes by this actor (exact) */
+          actor?: string;
+          /** @description only this action (exact), e.g. bot.update */
+          action?: string;
+          app_id?: string;
+          /** @description changes at or after this time */
+          since?: string;
+          /** @description changes before this time */
+          until?: string;
+          limit?: number;
+          /** @description next_after of the previous page */
+          after?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of audit rows */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['audit-page'];
+          };
+        };
+        default: components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/events': {
     parameters: {
       query?: never;
@@ -2566,6 +2616,7 @@ export interface components {
            */
           all: true;
         };
+<<<<<<< HEAD
     collection: {
       collection: string;
       /** @description the bot whose flows may read it */
@@ -2688,6 +2739,34 @@ export interface components {
         /** Format: date-time */
         created_at: string;
       }[];
+=======
+    'audit-entry': {
+      /** @description row id; newer rows have larger ids */
+      id: string;
+      /** Format: date-time */
+      at: string;
+      /** @description who made the change: "admin-key", "console", "account:<email>", ... */
+      actor: string;
+      /** @description null for the admin key */
+      account_id: string | null;
+      /** @description the peer address of the connection */
+      address: string;
+      /** @description e.g. bot.update, flow.publish (docs/audit.md) */
+      action: string;
+      /** @description bot, channel, flow, collection, topic, session */
+      target_type: string;
+      target_id: string | null;
+      /** @description the bot concerned */
+      app_id: string | null;
+      /** @description what changed, with every secret removed */
+      summary: {
+        before?: Record<string, never>;
+        after?: Record<string, never>;
+      };
+    };
+    'audit-page': {
+      items: components['schemas']['audit-entry'][];
+>>>>>>> wip/audit
       /** @description pass as `after` for the next page */
       next_after: string | null;
     };

@@ -6,6 +6,7 @@ const SECTIONS = [
   { to: '/bots', label: 'Bots' },
   { to: '/knowledge', label: 'Knowledge' },
   { to: '/operations', label: 'Operations' },
+  { to: '/audit', label: 'Audit' },
 ];
 
 export function Layout() {

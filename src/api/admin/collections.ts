@@ -66,6 +66,7 @@ export function collectionRoutes(
       edge.maxDocumentBytes,
       edge.uploadQuota,
     );
+    ctx.state.audit = { after: { files } };
     ctx.status = 201;
     ctx.body = { collection, files };
   });
@@ -123,6 +124,10 @@ export function collectionRoutes(
       ...(owner !== undefined ? { owner_app_id: owner } : {}),
       ...(input.shared !== undefined ? { shared: input.shared } : {}),
     };
+    const previous = await edge
+      .db<Ownership & { name: string }>('collections')
+      .where({ name: collection })
+      .first('owner_app_id', 'shared');
     const row = await edge.db.transaction(async (trx) => {
       // As the indexer creates collections (src/indexer/store.ts ensureCollection): the lock its
       // partition's trigger needs is taken first, so two creations wait instead of deadlocking.
@@ -137,6 +142,7 @@ export function collectionRoutes(
         .returning(['owner_app_id', 'shared']);
       return rows[0];
     });
+    ctx.state.audit = { before: previous ? { ...previous } : {}, after: { ...row } };
     ctx.body = { collection, ...row };
   });
 
@@ -189,6 +195,7 @@ export function collectionRoutes(
         .catch(() => undefined);
       throw error;
     }
+    ctx.state.audit = { after: { job_id: jobId, files, ...options } };
     ctx.status = 202;
     ctx.set('Location', `/v2/index-jobs/${jobId}`);
     ctx.body = { job_id: jobId, collection, files, status: 'queued' };

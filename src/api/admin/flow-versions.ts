@@ -122,6 +122,7 @@ export function flowVersionRoutes(router: Router, edge: Edge, helpers: AdminHelp
     const input = await readBody<{ flow: Record<string, unknown> }>(ctx, 'http/flow-draft');
     const draft = await versions.saveDraft(appId, input.flow, actorOf(ctx));
     if (!draft) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+    ctx.state.audit = { after: { states: Object.keys(statesOf(draft.flow)) } };
     ctx.body = presentDraft(edge, draft);
   });
 
@@ -138,12 +139,17 @@ export function flowVersionRoutes(router: Router, edge: Edge, helpers: AdminHelp
     // The body is optional: a publish without a note may send none.
     const sent = Boolean(ctx.request.length) || ctx.get('transfer-encoding') !== '';
     const input = sent ? await readBody<{ note?: string }>(ctx, 'http/publish-flow') : {};
+    const previous = await versions.currentNumber(appId);
     const version = await versions.publishDraft(appId, {
       author: actorOf(ctx),
       note: input.note ?? null,
       check: publishable(edge),
     });
     await botChanged(edge, appId, 'flow-published');
+    ctx.state.audit = {
+      before: { version: previous ?? null },
+      after: { version: version.version, note: version.note },
+    };
     ctx.status = 201;
     ctx.body = {
       ...presentVersion(version, version.version),
@@ -180,8 +186,13 @@ export function flowVersionRoutes(router: Router, edge: Edge, helpers: AdminHelp
 
   router.post('/v2/bots/:app_id/flow/versions/:version/publish', async (ctx) => {
     const appId = appIdOf(ctx);
+    const previous = await versions.currentNumber(appId);
     const version = await versions.rollback(appId, versionOf(ctx), publishable(edge));
     await botChanged(edge, appId, 'flow-published');
+    ctx.state.audit = {
+      before: { version: previous ?? null },
+      after: { version: version.version },
+    };
     ctx.body = {
       ...presentVersion(version, version.version),
       warnings: checked(edge, version.flow).warnings,

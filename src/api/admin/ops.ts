@@ -133,6 +133,15 @@ export function opsRoutes(
       { topic, actor, replayed: result.replayed.length, refused: result.refused.length },
       'dead letters replayed',
     );
+    ctx.state.audit = {
+      after: {
+        all: input.all === true,
+        replayed: result.replayed.length,
+        // The first ids name what was replayed; all of them could be thousands.
+        replayed_ids: result.replayed.slice(0, 50).map((r) => r.deadId),
+        refused: result.refused.length,
+      },
+    };
     ctx.body = {
       replayed: result.replayed.length,
       replayed_ids: result.replayed.map((r) => ({ id: r.deadId, new_id: r.newId })),

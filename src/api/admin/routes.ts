@@ -21,9 +21,12 @@ import { conversationRoutes } from './conversations.ts';
 import { eventRoutes } from '../events/route.ts';
 import { actorOf, flowVersionRoutes } from './flow-versions.ts';
 import { adminAuth } from './auth.ts';
+import { auditRoutes } from '../audit/route.ts';
+import { auditTrail } from '../audit/trail.ts';
 import { securityHeaders } from './guard.ts';
 import { opsRoutes } from './ops.ts';
 import { afterOf, limitOf } from './paging.ts';
+import { botNote, changedFields } from './audit-summaries.ts';
 import { presentBot, presentChannel } from './present.ts';
 import { registerTelegramWebhook } from './telegram-webhook.ts';
 import { listMessages } from './transcripts.ts';
@@ -99,6 +102,7 @@ export function adminRouter(edge: Edge): Router {
 
   router.use(securityHeaders(edge.publicBaseUrl));
   router.use(adminAuth(edge));
+  router.use(auditTrail({ db: edge.db, onLost: edge.auditLost }));
 
   router.post('/v2/bots', async (ctx) => {
     const input = await body<NewBot>(ctx, edge, 'http/create-bot');
@@ -109,6 +113,7 @@ export function adminRouter(edge: Edge): Router {
       actorOf(ctx),
     );
     await botChanged(edge, bot.appId, 'created');
+    ctx.state.audit = { after: botNote(bot) };
     ctx.status = 201;
     ctx.body = { ...present(bot), warnings: checked.warnings };
   });
@@ -133,17 +138,21 @@ export function adminRouter(edge: Edge): Router {
     const appId = appIdOf(ctx);
     const patch = await body<BotPatch>(ctx, edge, 'http/patch-bot');
     const warnings = patch.flow === undefined ? [] : checkFlow(edge, patch.flow).warnings;
+    const before = await edge.store.getBot(appId);
     const bot = await edge.store.updateBot(appId, patch, actorOf(ctx));
     if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
     await botChanged(edge, appId, 'updated');
+    if (before) ctx.state.audit = changedFields(botNote(before), botNote(bot), Object.keys(patch));
     ctx.body = { ...present(bot), warnings };
   });
 
   router.delete('/v2/bots/:app_id', async (ctx) => {
     const appId = appIdOf(ctx);
+    const before = await edge.store.getBot(appId);
     if (!(await edge.store.deleteBot(appId)))
       throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
     await botChanged(edge, appId, 'deleted');
+    if (before) ctx.state.audit = { before: botNote(before) };
     ctx.status = 204;
   });
 
@@ -154,6 +163,8 @@ export function adminRouter(edge: Edge): Router {
       throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
     const channel = await edge.store.addChannel(appId, input);
     await botChanged(edge, appId, 'updated');
+    // The type and id only: the details are credentials or close to them.
+    ctx.state.audit = { after: { type: channel.type, id: channel.id } };
     ctx.status = 201;
     ctx.body = presentChannel(edge.publicBaseUrl, channel);
   });
@@ -165,6 +176,9 @@ export function adminRouter(edge: Edge): Router {
       throw new BotwireError('BW_ERR_UNKNOWN_CHANNEL', 'the bot has no channel with this id');
     ctx.body = { ok: true, ...(await registerTelegramWebhook(edge, appId, channelId)) };
     await edge.directory.notifyChanged(appId);
+    ctx.state.audit = {
+      after: { channel_id: channelId, url: (ctx.body as { url?: unknown }).url },
+    };
   });
 
   conversationRoutes(router, edge);
@@ -187,5 +201,6 @@ export function adminRouter(edge: Edge): Router {
     limitOf,
   });
   opsRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
+  auditRoutes(router, edge);
   return router;
 }

@@ -11,6 +11,7 @@ import { readJson } from '../body.ts';
 import type { Edge } from '../edge.ts';
 import { authParts, requireOwnOrigin, secureCookie, SESSION_COOKIE, sessionToken } from './auth.ts';
 import { peerAddress, securityHeaders } from './guard.ts';
+import { auditTrail } from '../audit/trail.ts';
 
 /** The actor of every console session until operator accounts exist. */
 const CONSOLE_ACTOR = 'console';
@@ -34,6 +35,8 @@ export function sessionRouter(edge: Edge): Router {
   const { limiter, sessions } = authParts(edge);
   const keyDigest = secretDigest(edge.adminApiKey);
   router.use(securityHeaders(edge.publicBaseUrl));
+  // Signing in and out are changes of who may act: recorded like any admin change.
+  router.use(auditTrail({ db: edge.db, onLost: edge.auditLost }));
 
   router.post('/v2/session', async (ctx) => {
     const address = peerAddress(ctx);
@@ -50,6 +53,7 @@ export function sessionRouter(edge: Edge): Router {
       throw new BotwireError('BW_ERR_UNAUTHORIZED', 'the admin key is wrong');
     }
     const { token } = await sessions.create(CONSOLE_ACTOR);
+    ctx.state.actor = CONSOLE_ACTOR;
     ctx.set('Set-Cookie', sessionCookie(ctx, edge.publicBaseUrl, token, edge.consoleSessionTtlS));
     ctx.status = 204;
   });
@@ -65,6 +69,10 @@ export function sessionRouter(edge: Edge): Router {
   router.delete('/v2/session', async (ctx) => {
     const token = sessionToken(ctx);
     if (token !== undefined) requireOwnOrigin(ctx, edge.publicBaseUrl);
+    const session = await sessions.get(token);
+    // No live session: nothing ends, nothing to record.
+    if (session === undefined) ctx.state.auditSkip = true;
+    else ctx.state.actor = session.actor;
     await sessions.delete(token);
     ctx.set('Set-Cookie', sessionCookie(ctx, edge.publicBaseUrl, '', 0));
     ctx.status = 204;

@@ -1,0 +1,111 @@
+/**
+ * Which change each mutating admin route makes, for the audit log (docs/audit.md, "Actions"): one
+ * row per `"METHOD /route/pattern"`, naming the action and how to find its target in the request
+ * (path parameters) or the answer (the id of what was created). `null`: the route changes nothing
+ * (it only computes an answer) and writes no audit row.
+ */
+import type { Context } from 'koa';
+
+/** What a change was made to. */
+export interface AuditTarget {
+  type: string;
+  id: string | null;
+  /** The bot concerned, if any. */
+  appId: string | null;
+}
+
+export interface AuditAction {
+  action: string;
+  target: (ctx: Context) => AuditTarget;
+}
+
+type Params = Record<string, string | undefined>;
+
+const paramsOf = (ctx: Context): Params => (ctx as { params?: Params }).params ?? {};
+
+const answered = (ctx: Context, field: string): string | null => {
+  const value = (ctx.body as Record<string, unknown> | undefined)?.[field];
+  return typeof value === 'string' ? value : null;
+};
+
+/** The bot named in the path. */
+const bot = (ctx: Context): AuditTarget => {
+  const appId = paramsOf(ctx).app_id ?? null;
+  return { type: 'bot', id: appId, appId };
+};
+
+/** The bot's flow: its id is the bot's. */
+const flow = (ctx: Context): AuditTarget => ({ ...bot(ctx), type: 'flow' });
+
+const collection = (ctx: Context): AuditTarget => ({
+  type: 'collection',
+  id: paramsOf(ctx).name ?? null,
+  appId: null,
+});
+
+/** Every mutating route of the admin and session routers; a test keeps it complete. */
+export const AUDIT_ACTIONS: Record<string, AuditAction | null> = {
+  'POST /v2/bots': {
+    action: 'bot.create',
+    target: (ctx) => {
+      const appId = answered(ctx, 'app_id');
+      return { type: 'bot', id: appId, appId };
+    },
+  },
+  'PATCH /v2/bots/:app_id': { action: 'bot.update', target: bot },
+  'DELETE /v2/bots/:app_id': { action: 'bot.delete', target: bot },
+  'POST /v2/bots/:app_id/channels': {
+    action: 'channel.create',
+    target: (ctx) => ({ type: 'channel', id: answered(ctx, 'id'), appId: bot(ctx).appId }),
+  },
+  'POST /v2/bots/:app_id/channels/:channel_id/webhook': {
+    action: 'webhook.register',
+    target: (ctx) => ({
+      type: 'channel',
+      id: paramsOf(ctx).channel_id ?? null,
+      appId: bot(ctx).appId,
+    }),
+  },
+  'PUT /v2/bots/:app_id/flow/draft': { action: 'flow.draft.save', target: flow },
+  'DELETE /v2/bots/:app_id/flow/draft': { action: 'flow.draft.delete', target: flow },
+  'POST /v2/bots/:app_id/flow/publish': { action: 'flow.publish', target: flow },
+  'POST /v2/bots/:app_id/flow/versions/:version/publish': {
+    action: 'flow.rollback',
+    target: flow,
+  },
+  // Validation answers whether a flow is valid; nothing is stored.
+  'POST /v2/flows/validate': null,
+  'PATCH /v2/collections/:name': { action: 'collection.update', target: collection },
+  'POST /v2/collections/:name/files': { action: 'collection.upload', target: collection },
+  'POST /v2/collections/:name/index': { action: 'collection.index', target: collection },
+  'POST /v2/ops/dead-letters/:topic/replay': {
+    action: 'dead_letter.replay',
+    target: (ctx) => ({ type: 'topic', id: paramsOf(ctx).topic ?? null, appId: null }),
+  },
+  'POST /v2/session': {
+    action: 'console.sign_in',
+    target: () => ({ type: 'session', id: null, appId: null }),
+  },
+  'DELETE /v2/session': {
+    action: 'console.sign_out',
+    target: () => ({ type: 'session', id: null, appId: null }),
+  },
+};
+
+/**
+ * The action of `method` on `route` (a router pattern). A mutating route missing from the table
+ * is still recorded, as `"<METHOD> <route>"` with its path parameters: the log never misses a
+ * change because the table lags behind the routes.
+ */
+export function auditActionOf(method: string, route: string): AuditAction | null {
+  const known = AUDIT_ACTIONS[`${method} ${route}`];
+  if (known !== undefined) return known;
+  return {
+    action: `${method} ${route}`,
+    target: (ctx) => {
+      const params = paramsOf(ctx);
+      const appId = params.app_id ?? null;
+      return { type: 'route', id: JSON.stringify(params), appId };
+    },
+  };
+}
