@@ -2616,7 +2616,6 @@ export interface components {
            */
           all: true;
         };
-<<<<<<< HEAD
     collection: {
       collection: string;
       /** @description the bot whose flows may read it */
@@ -2739,7 +2738,9 @@ export interface components {
         /** Format: date-time */
         created_at: string;
       }[];
-=======
+      /** @description pass as `after` for the next page */
+      next_after: string | null;
+    };
     'audit-entry': {
       /** @description row id; newer rows have larger ids */
       id: string;
@@ -2760,13 +2761,12 @@ export interface components {
       app_id: string | null;
       /** @description what changed, with every secret removed */
       summary: {
-        before?: Record<string, never>;
-        after?: Record<string, never>;
+        before?: Record<string, unknown>;
+        after?: Record<string, unknown>;
       };
     };
     'audit-page': {
       items: components['schemas']['audit-entry'][];
->>>>>>> wip/audit
       /** @description pass as `after` for the next page */
       next_after: string | null;
     };
