@@ -14,6 +14,8 @@ export interface MessageEvent {
   message_type: string;
   /** An outbound row's status (`sent` or `failed`). */
   status?: string;
+  /** Who wrote an outbound message when not the bot (an agent, during a handoff). */
+  sent_by?: string;
   /** ISO 8601. */
   created_at: string;
 }
