@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('messages', (t) => {
-    t.text('sent_by').comment("null: the bot; else the actor of the person who wrote it");
+    t.text('sent_by').comment('null: the bot; else the actor of the person who wrote it');
   });
 }
 

@@ -117,7 +117,17 @@ export class VisitorStreams {
     const stream = visitorStreamKey(prefix, appId, visitorId);
     const results = await redis
       .multi()
-      .xadd(stream, 'MAXLEN', '~', maxLen, '*', 'event', signal.event, 'data', JSON.stringify(signal))
+      .xadd(
+        stream,
+        'MAXLEN',
+        '~',
+        maxLen,
+        '*',
+        'event',
+        signal.event,
+        'data',
+        JSON.stringify(signal),
+      )
       .expire(stream, ttlS)
       .exec();
     const [error, id] = results?.[0] ?? [new Error('the signal was not appended'), null];
