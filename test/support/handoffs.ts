@@ -49,9 +49,10 @@ export async function seedHandoff(
   const chatId = options.chatId ?? String(chats);
   const pid = `test:${chatId}`;
   await db('users').insert({ pid, first_name: 'Ana' }).onConflict('pid').ignore();
-  const [conversation] = (await db('conversations')
+  const conversations: unknown = await db('conversations')
     .insert({ app_id: bot.appId, channel_id: bot.channelId, user_pid: pid, chat_id: chatId })
-    .returning('id')) as { id: string }[];
+    .returning('id');
+  const [conversation] = conversations as { id: string }[];
   const conversationId = conversation!.id;
   if (options.state) {
     await db('conversation_state').insert({
@@ -61,7 +62,7 @@ export async function seedHandoff(
     });
   }
   const status = options.status ?? 'waiting';
-  const [handoff] = (await db('handoffs')
+  const handoffs: unknown = await db('handoffs')
     .insert({
       app_id: bot.appId,
       conversation_id: conversationId,
@@ -77,7 +78,8 @@ export async function seedHandoff(
         ? { ended_at: db.fn.now(), ended_by: 'test' }
         : {}),
     })
-    .returning('id')) as { id: string }[];
+    .returning('id');
+  const [handoff] = handoffs as { id: string }[];
   return { conversationId, handoffId: handoff!.id, chatId };
 }
 
@@ -133,7 +135,8 @@ export async function startAgentServer(t: TestApi): Promise<AgentServer> {
     },
   );
   app.use(router.routes());
-  const server: Server = createServer(app.callback());
+  const handle = app.callback();
+  const server: Server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
