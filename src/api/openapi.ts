@@ -5,6 +5,7 @@ import { ERRORS } from '../shared/errors.ts';
 import { SCHEMAS_DIR } from '../shared/schemas.ts';
 import { consolePaths, consoleSchemas } from './openapi-console.ts';
 import { eventSchemas, eventsPaths } from './openapi-events.ts';
+import { handoffPaths, handoffSchemas } from './openapi-handoffs.ts';
 import { versionPaths } from './openapi-versions.ts';
 import { webPaths, webSchemas, webSecuritySchemes } from './openapi-web.ts';
 import { opsPaths, opsSchemas } from './openapi-ops.ts';
@@ -99,12 +100,14 @@ export function openApiDocument(): Record<string, unknown> {
         ...consoleSchemas,
         ...webSchemas,
         ...opsSchemas(),
+        ...handoffSchemas,
       },
     },
     paths: {
       ...consolePaths,
       ...eventsPaths,
       ...versionPaths,
+      ...handoffPaths,
       ...webPaths,
       '/v2/callback/telegram/{app_id}': {
         post: {
