@@ -35,6 +35,7 @@ import {
   type HandoffFilters,
   type HandoffRow,
 } from './handoff-store.ts';
+import type {} from './audit-note.ts';
 import { afterOf, limitOf } from './paging.ts';
 import { requireBotAccess } from './principal.ts';
 
@@ -119,6 +120,11 @@ function filtersOf(ctx: Context, schemas: SchemaRegistry): HandoffFilters {
     ...(status !== undefined ? { status } : {}),
     ...(queue !== undefined ? { queue } : {}),
   };
+}
+
+/** What the audit log keeps of a handoff before and after a change. */
+function noteOf(row: HandoffRow): Record<string, unknown> {
+  return { status: row.status, claimed_by: row.claimed_by, queue: row.queue };
 }
 
 function present(row: HandoffRow): Record<string, unknown> {
@@ -218,6 +224,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
     const { actor, accountId } = callerOf(ctx);
     const claimed = await claimHandoff(db, row, actor, accountId);
     if (claimed.changed) announce(claimed.row);
+    ctx.state.audit = { before: noteOf(row), after: noteOf(claimed.row) };
     ctx.body = present(claimed.row);
   });
 
@@ -225,6 +232,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
     const row = await handoffOf(ctx);
     const released = await releaseHandoff(db, row, callerOf(ctx).actor);
     announce(released);
+    ctx.state.audit = { before: noteOf(row), after: noteOf(released) };
     ctx.body = present(released);
   });
 
@@ -309,6 +317,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
     }
     ctx.status = 202;
     ctx.body = await end(row, actor, 'return', input.state);
+    ctx.state.audit = { before: noteOf(row), after: { action: 'return', state: input.state } };
   });
 
   router.post('/v2/handoffs/:id/close', async (ctx) => {
@@ -317,5 +326,6 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
     requireHolder(row, actor, true);
     ctx.status = 202;
     ctx.body = await end(row, actor, 'close');
+    ctx.state.audit = { before: noteOf(row), after: { action: 'close' } };
   });
 }
