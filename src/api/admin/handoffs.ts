@@ -18,24 +18,25 @@ import type { Producer } from '../../shared/bus/producer.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import type { EventPublisher } from '../../shared/events/publisher.ts';
 import { statesOf } from '../../shared/flows/flow-changes.ts';
-import type { InternalMessage } from '../../shared/messages.ts';
 import type { SchemaRegistry } from '../../shared/schemas.ts';
 import {
   addNote,
-  claimHandoff,
   conversationRefOf,
   conversationVars,
+  transcriptBefore,
+  transcriptSince,
+} from './handoff-conversation.ts';
+import {
+  claimHandoff,
   getHandoff,
   listHandoffs,
   markFirstReply,
   releaseHandoff,
   requireHolder,
-  transcriptBefore,
-  transcriptSince,
-  type HandoffFilters,
   type HandoffRow,
 } from './handoff-store.ts';
 import type {} from './audit-note.ts';
+import { callerOf, filtersOf, toInternal, type AgentMessage } from './handoff-input.ts';
 import { afterOf, limitOf } from './paging.ts';
 import { requireBotAccess } from './principal.ts';
 
@@ -59,68 +60,6 @@ const CONTEXT_ROWS = 20;
 /** Transcript rows shown from the handoff's start; older pages through the conversation's messages. */
 const SINCE_ROWS = 500;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The agent's reply as the body gives it (schemas/http/handoff-message.json). */
-type AgentMessage =
-  | { message_type: 'text'; text: string }
-  | { message_type: 'button'; text: string; buttons: { id: string; title: string }[] }
-  | { message_type: 'image'; url: string; caption?: string }
-  | { message_type: 'document'; url: string; caption?: string; filename?: string };
-
-function toInternal(message: AgentMessage): InternalMessage {
-  switch (message.message_type) {
-    case 'text':
-    case 'button':
-      return message;
-    case 'image':
-      return {
-        message_type: 'image',
-        media: { url: message.url },
-        ...(message.caption ? { caption: message.caption } : {}),
-      };
-    case 'document':
-      return {
-        message_type: 'document',
-        media: { url: message.url },
-        ...(message.caption ? { caption: message.caption } : {}),
-        ...(message.filename ? { filename: message.filename } : {}),
-      };
-  }
-}
-
-/** The caller: the principal authentication set, or the older admin-key/console actor. */
-function callerOf(ctx: Context): {
-  actor: string;
-  accountId: string | null;
-  bots: 'all' | string[];
-} {
-  const principal = ctx.state.principal;
-  if (principal) return principal;
-  const actor = ctx.state.actor;
-  return {
-    actor: typeof actor === 'string' && actor !== '' ? actor : 'admin-key',
-    accountId: null,
-    bots: 'all',
-  };
-}
-
-function filtersOf(ctx: Context, schemas: SchemaRegistry): HandoffFilters {
-  const result = schemas.validate<HandoffFilters>('http/handoffs-query', { ...ctx.query });
-  if (!result.ok) {
-    const problems = result.problems.map((p) => ({ ...p, path: `/query${p.path}` }));
-    throw new BotwireError(
-      'BW_ERR_SCHEMA',
-      `the query fails its schema: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
-      { details: { problems } },
-    );
-  }
-  const { app_id, status, queue } = result.value;
-  return {
-    ...(app_id !== undefined ? { app_id: app_id.toLowerCase() } : {}),
-    ...(status !== undefined ? { status } : {}),
-    ...(queue !== undefined ? { queue } : {}),
-  };
-}
 
 /** What the audit log keeps of a handoff before and after a change. */
 function noteOf(row: HandoffRow): Record<string, unknown> {
