@@ -186,6 +186,7 @@
         log.appendChild(el('div', 'm', 'Not sent: ' + shown));
       });
   }
+  var typingTimer;
   // EventSource resumes with Last-Event-ID by itself; a new one (after a new token) is given it.
   function connect() {
     ensureSession(false).then(
@@ -202,9 +203,24 @@
         source.onopen = function () {
           note.textContent = '';
         };
+        // An agent typing during a handoff: shown for a few seconds or until their message; an
+        // old one replayed on reconnect is ignored.
+        source.addEventListener('typing', function (e) {
+          try {
+            if (Date.now() - Date.parse(JSON.parse(e.data).at) > 10000) return;
+          } catch {
+            return;
+          }
+          note.textContent = 'typing…';
+          clearTimeout(typingTimer);
+          typingTimer = setTimeout(function () {
+            if (note.textContent === 'typing…') note.textContent = '';
+          }, 6000);
+        });
         source.addEventListener('message', function (e) {
           retryMs = 1000;
           lastId = e.lastEventId;
+          if (note.textContent === 'typing…') note.textContent = '';
           try {
             render(JSON.parse(e.data));
           } catch {

@@ -62,6 +62,8 @@ export interface Edge {
    * (EDGE_BOT_TURN_HORIZON_S, in ms).
    */
   botBacklog: { max: number; horizonMs: number };
+  /** Told the seconds from a handoff's start to its first agent reply (a metric). */
+  onAgentFirstReply?: (seconds: number) => void;
   /** The web channel: visitor token lifetime (WEB_TOKEN_TTL_S, s) and the event streams. */
   web: { tokenTtlS: number; hub: VisitorHub };
 }

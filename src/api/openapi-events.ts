@@ -37,7 +37,7 @@ export const eventsPaths: Record<string, unknown> = {
       ...admin,
       summary: 'Live events for the console (Server-Sent Events)',
       description:
-        'Each event: `id:` a stream id (send it back as Last-Event-ID to resume), `event:` its type (message, conversation, index-job, bot, dead-letter, reset), `data:` one JSON object (components event-<type>). A comment line every 15 s keeps the connection open. Best effort and bounded: see docs/events.md.',
+        'Each event: `id:` a stream id (send it back as Last-Event-ID to resume), `event:` its type (message, conversation, index-job, bot, dead-letter, handoff, reset), `data:` one JSON object (components event-<type>). A comment line every 15 s keeps the connection open. Best effort and bounded: see docs/events.md.',
       parameters: [
         {
           name: 'Last-Event-ID',

@@ -161,7 +161,7 @@ export const webPaths = {
     get: {
       ...visitor,
       summary:
-        "The visitor's messages as Server-Sent Events (event: message, id: <stream id>, data: web-event); resumable",
+        "The visitor's messages as Server-Sent Events (event: message, id: <stream id>, data: web-event; event: typing while an agent types during a handoff, data: {event, conversation_id, at}); resumable",
       parameters: [
         appId,
         origin,

@@ -6,6 +6,7 @@ import { SCHEMAS_DIR } from '../shared/schemas.ts';
 import { auditPaths, auditSchemas } from './openapi-audit.ts';
 import { consolePaths, consoleSchemas } from './openapi-console.ts';
 import { eventSchemas, eventsPaths } from './openapi-events.ts';
+import { handoffPaths, handoffSchemas } from './openapi-handoffs.ts';
 import { versionPaths } from './openapi-versions.ts';
 import { webPaths, webSchemas, webSecuritySchemes } from './openapi-web.ts';
 import { knowledgeSchemas } from './openapi-knowledge-schemas.ts';
@@ -103,6 +104,7 @@ export function openApiDocument(): Record<string, unknown> {
         ...opsSchemas(),
         ...knowledgeSchemas,
         ...auditSchemas,
+        ...handoffSchemas,
       },
     },
     paths: {
@@ -110,6 +112,7 @@ export function openApiDocument(): Record<string, unknown> {
       ...auditPaths,
       ...eventsPaths,
       ...versionPaths,
+      ...handoffPaths,
       ...webPaths,
       '/v2/callback/telegram/{app_id}': {
         post: {

@@ -17,6 +17,7 @@ import type { Edge } from './edge.ts';
 import { limitConnections } from './connections.ts';
 import { CONSOLE_DIST } from './console/static.ts';
 import { createMetrics } from './metrics.ts';
+import { handoffMetrics, readHandoffFigures } from './handoff-metrics.ts';
 import { EventHub } from './events/hub.ts';
 import { createRedis } from '../shared/redis.ts';
 import { VisitorHub } from './web/visitor-hub.ts';
@@ -55,6 +56,7 @@ export async function startApi(
     missTtlMs: config.api.unknownIdTtlMs,
     maxMisses: config.api.unknownIdCacheSize,
   });
+  const handoffs = handoffMetrics(metrics.registry, () => readHandoffFigures(db));
   const backlog = new BacklogGauge({
     redis,
     prefix: config.stream.prefix,
@@ -118,6 +120,7 @@ export async function startApi(
     overloaded: () => backlog.overloaded,
     botBacklog: { max: config.api.maxBotBacklog, horizonMs: config.api.botTurnHorizonS * 1000 },
     web: { tokenTtlS: config.web.tokenTtlS, hub },
+    onAgentFirstReply: handoffs.firstReply,
   };
   const auditPruner = new AuditPruner({
     db,

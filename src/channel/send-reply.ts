@@ -30,6 +30,8 @@ export interface ChannelOut {
   source: string;
   turn_id: string;
   intent: 'channel_out';
+  /** Who wrote the messages when not the bot: an agent's actor, during a handoff. */
+  sent_by?: string;
   bot_output: { conversation: ConversationRef; messages: InternalMessage[] };
 }
 
@@ -251,6 +253,7 @@ export async function sendReply(
             outcome,
             appId: conversation.app_id,
             channelType: conversation.channel_type,
+            ...(input.sent_by ? { sentBy: input.sent_by } : {}),
           }),
         call.seq,
         context,

@@ -256,6 +256,8 @@ export type OutboundOutcome =
 export interface OutboundRecord extends OutboundCall, OutboundTarget {
   message: InternalMessage;
   outcome: OutboundOutcome;
+  /** Who wrote the message when not the bot (an agent's actor, during a handoff). */
+  sentBy?: string;
 }
 
 // Both statements take a batch as one JSON array parameter, so that their text never varies and
@@ -280,11 +282,12 @@ const RECORDED_OUTBOUND = prepared(
 const RECORD_OUTBOUND = prepared(
   'channel_record_outbound',
   `insert into messages (conversation_id, direction, turn_id, seq, message_type, body, status,
-     platform_message_id, error)
+     platform_message_id, error, sent_by)
    select r.conversation_id, 'out', r.turn_id, r.seq, r.message_type, r.body, r.status,
-     r.platform_message_id, r.error
+     r.platform_message_id, r.error, r.sent_by
    from jsonb_to_recordset($1::jsonb) as r (conversation_id uuid, turn_id text, seq text,
-     message_type text, body jsonb, status text, platform_message_id text, error text)
+     message_type text, body jsonb, status text, platform_message_id text, error text,
+     sent_by text)
    on conflict (conversation_id, turn_id, seq) where direction = 'out'
    do update set status = excluded.status, platform_message_id = excluded.platform_message_id,
      error = excluded.error, updated_at = now()
@@ -323,7 +326,7 @@ async function recordOutboundRows(
   db: Knex,
   records: readonly OutboundRecord[],
 ): Promise<(WrittenRow | undefined)[]> {
-  const rows = records.map(({ conversationId, turnId, seq, message, outcome }) => ({
+  const rows = records.map(({ conversationId, turnId, seq, message, outcome, sentBy }) => ({
     conversation_id: conversationId,
     turn_id: turnId,
     seq,
@@ -332,6 +335,7 @@ async function recordOutboundRows(
     status: outcome.status,
     platform_message_id: outcome.status === 'sent' ? outcome.platformMessageId : null,
     error: outcome.status === 'failed' ? outcome.error : null,
+    sent_by: sentBy ?? null,
   }));
   const inserted = await runPrepared<{
     conversation_id: string;

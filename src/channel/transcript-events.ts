@@ -35,6 +35,7 @@ export function transcriptEvents(events: EventPublisher): TranscriptEvents {
         message_id: written.messageId,
         message_type: record.message.message_type,
         status: record.outcome.status,
+        ...(record.sentBy ? { sent_by: record.sentBy } : {}),
         created_at: written.createdAt.toISOString(),
       });
     },

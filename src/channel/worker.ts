@@ -6,6 +6,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDirectory } from '../shared/worker-kit.ts';
 import { Breaker, BREAKER_SCRIPTS } from './breaker.ts';
+import { handleChatAction, type ChatAction } from './chat-action.ts';
 import { Drainer } from './drainer.ts';
 import { handleInbound, type ChannelIn } from './handle-inbound.ts';
 import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
@@ -88,10 +89,11 @@ export async function startChannel(
     logger: logger.child({ part: 'drainer' }),
     holder: config.consumer.name,
   });
-  const service = await consume<ChannelIn | ChannelOut>(
+  const service = await consume<ChannelIn | ChannelOut | ChatAction>(
     kit,
     'channel',
     async (message, context: MessageContext) => {
+      if (message.intent === 'chat_action') return handleChatAction(inbound, message, context);
       if (message.intent !== 'channel_in') return handleOutbound(outbound, message, context);
       const out = await handleInbound(inbound, message, context);
       // Nothing goes on (a status, a redelivery, a switched-off bot): the turn is finished.

@@ -236,6 +236,31 @@ export const ERRORS = {
     retryable: true,
     doc: 'This api process already serves WEB_MAX_EVENT_STREAMS web event streams; try again (Retry-After) or run more api processes.',
   },
+  BW_ERR_FORBIDDEN: {
+    status: 403,
+    retryable: false,
+    doc: "The caller's role may not do this, or (an agent) is not assigned to this bot.",
+  },
+  BW_ERR_HANDOFF_CLAIMED: {
+    status: 409,
+    retryable: false,
+    doc: 'Another agent claimed this handoff first (or it is no longer waiting); `details.claimed_by` names who holds it.',
+  },
+  BW_ERR_HANDOFF_NOT_YOURS: {
+    status: 409,
+    retryable: false,
+    doc: 'Only the agent who claimed a handoff may reply, show typing, release, return or close it; claim it first.',
+  },
+  BW_ERR_HANDOFF_ENDED: {
+    status: 409,
+    retryable: false,
+    doc: 'The handoff was returned, closed or timed out: nothing more can be done with it.',
+  },
+  BW_ERR_UNKNOWN_STATE: {
+    status: 400,
+    retryable: false,
+    doc: "A handoff was to be returned at a state the bot's published flow does not have.",
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -140,7 +140,7 @@ export interface paths {
     };
     /**
      * Live events for the console (Server-Sent Events)
-     * @description Each event: `id:` a stream id (send it back as Last-Event-ID to resume), `event:` its type (message, conversation, index-job, bot, dead-letter, reset), `data:` one JSON object (components event-<type>). A comment line every 15 s keeps the connection open. Best effort and bounded: see docs/events.md.
+     * @description Each event: `id:` a stream id (send it back as Last-Event-ID to resume), `event:` its type (message, conversation, index-job, bot, dead-letter, handoff, reset), `data:` one JSON object (components event-<type>). A comment line every 15 s keeps the connection open. Best effort and bounded: see docs/events.md.
      */
     get: {
       parameters: {
@@ -150,7 +150,7 @@ export interface paths {
           /** @description Only events of these bots (repeatable, or comma-separated); leaves out events of no bot (index-job, dead-letter). */
           app_id?: string[];
           /** @description Only these event types, comma-separated (reset is always sent). */
-          types?: ('message' | 'conversation' | 'index-job' | 'bot' | 'dead-letter')[];
+          types?: ('message' | 'conversation' | 'index-job' | 'bot' | 'dead-letter' | 'handoff')[];
         };
         header?: {
           /** @description Resume after this event (EventSource sends it when it reconnects); wins over last_event_id. Without either, the stream starts from now. */
@@ -657,6 +657,444 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/handoffs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Handoffs, oldest first (the one waiting longest on top); open ones (waiting, claimed) unless status says otherwise. Agents see their assigned bots only. */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          /** @description next_after of the previous page */
+          after?: string;
+          app_id?: string;
+          status?: 'open' | 'waiting' | 'claimed' | 'returned' | 'closed' | 'fallback';
+          queue?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of handoffs */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              items: components['schemas']['handoff'][];
+              next_after: string | null;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/handoffs/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One handoff, with the flow state and variables and the transcript since it began */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The handoff */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['handoff-detail'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/handoffs/{id}/claim': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Claim a waiting handoff (one agent at a time): 409 BW_ERR_HANDOFF_CLAIMED when another agent holds it; the holder claiming again gets 200 */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Claimed by the caller */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['handoff'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/handoffs/{id}/release': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Give a claimed handoff back to its queue (the holder only) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Waiting again */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['handoff'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/handoffs/{id}/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send the user a message (the holder only), through channel like the bot's; the same client_message_id again sends nothing more */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            client_message_id: string;
+            message:
+              | {
+                  /** @constant */
+                  message_type: 'text';
+                  text: string;
+                }
+              | {
+                  /** @constant */
+                  message_type: 'button';
+                  text: string;
+                  buttons: {
+                    id: string;
+                    title: string;
+                  }[];
+                }
+              | {
+                  /** @constant */
+                  message_type: 'image';
+                  url: string;
+                  caption?: string;
+                }
+              | {
+                  /** @constant */
+                  message_type: 'document';
+                  url: string;
+                  caption?: string;
+                  filename?: string;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Published to channel */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description agent:<handoff id>:<client_message_id> */
+              turn_id: string;
+              duplicate: boolean;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/handoffs/{id}/typing': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Show the user the agent is typing (the holder only): Telegram sendChatAction, a typing event on the web channel, nothing on WhatsApp */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Asked of channel (or nothing, shown false) */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              shown: boolean;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/handoffs/{id}/notes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Write an internal note into the transcript (status note; never sent) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            text: string;
+          };
+        };
+      };
+      responses: {
+        /** @description The transcript row */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id?: string;
+              /** @enum {unknown} */
+              direction?: 'in' | 'out';
+              turn_id?: string | null;
+              message_type?: string;
+              body?: Record<string, unknown>;
+              /** @description received, sent, failed, ..., or note */
+              status?: string;
+              /** @description null: the bot's; else the agent's actor */
+              sent_by?: string | null;
+              /** Format: date-time */
+              created_at?: string;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/handoffs/{id}/return': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Hand the conversation back to the bot at a state of its published flow (the holder, or anyone while it waits): 400 BW_ERR_UNKNOWN_STATE for a state the flow lacks. flow ends the handoff and runs the state */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            state: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Asked of flow */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              handoff_id: string;
+              /** @enum {unknown} */
+              action: 'return' | 'close';
+              state?: string;
+              /** @description asked already: nothing more was published */
+              duplicate: boolean;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/handoffs/{id}/close': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Close the handoff and the conversation (the holder, or anyone while it waits); the user's next message starts the flow over */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Asked of flow */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              handoff_id: string;
+              /** @enum {unknown} */
+              action: 'return' | 'close';
+              state?: string;
+              /** @description asked already: nothing more was published */
+              duplicate: boolean;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/web/{app_id}/sessions': {
     parameters: {
       query?: never;
@@ -776,7 +1214,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The visitor's messages as Server-Sent Events (event: message, id: <stream id>, data: web-event); resumable */
+    /** The visitor's messages as Server-Sent Events (event: message, id: <stream id>, data: web-event; event: typing while an agent types during a handoff, data: {event, conversation_id, at}); resumable */
     get: {
       parameters: {
         query?: {
@@ -2428,6 +2866,8 @@ export interface components {
       message_type: string;
       /** @description An outbound row's status: sent, or failed when the platform refused it. */
       status?: string;
+      /** @description Who wrote an outbound message when not the bot: an agent's actor, during a handoff. */
+      sent_by?: string;
       /** Format: date-time */
       created_at: string;
     };
@@ -2475,6 +2915,24 @@ export interface components {
       /** @description The dead letter's id in the dead-letter stream. */
       id: string;
       code: string;
+    };
+    /**
+     * handoff event
+     * @description A handoff began waiting, was claimed, was released (status back to waiting) or ended: returned, closed, or timed out to its fallback (by api and flow; docs/handoff.md).
+     */
+    'event-handoff': {
+      /** @constant */
+      type?: 'handoff';
+      app_id: string;
+      conversation_id: string;
+      handoff_id: string;
+      /** @enum {unknown} */
+      status: 'waiting' | 'claimed' | 'returned' | 'closed' | 'fallback';
+      queue: string | null;
+      /** @description The actor holding the handoff, when claimed. */
+      claimed_by?: string;
+      /** Format: date-time */
+      at: string;
     };
     /**
      * reset event
@@ -2770,6 +3228,128 @@ export interface components {
       /** @description pass as `after` for the next page */
       next_after: string | null;
     };
+    handoff: {
+      /** Format: uuid */
+      id: string;
+      app_id: string;
+      /** Format: uuid */
+      conversation_id: string;
+      /** @enum {unknown} */
+      status: 'waiting' | 'claimed' | 'returned' | 'closed' | 'fallback';
+      queue: string | null;
+      /** @enum {unknown} */
+      reason?: 'step' | 'keyword';
+      /** Format: date-time */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description no claim by then: the fallback state runs
+       */
+      deadline_at?: string | null;
+      /** @description the holder's actor */
+      claimed_by?: string | null;
+      /** Format: date-time */
+      claimed_at?: string | null;
+      /** Format: date-time */
+      first_reply_at?: string | null;
+      /** Format: date-time */
+      ended_at?: string | null;
+      ended_by?: string | null;
+      return_state?: string | null;
+      fallback_state?: string | null;
+      /** @description seconds waited: until the claim, the end, or now */
+      waiting_s: number;
+      /** @description list items only */
+      channel_type?: string;
+      /** @description list items only */
+      chat_id?: string;
+      first_name?: string | null;
+      last_name?: string | null;
+    };
+    'handoff-detail': {
+      /** Format: uuid */
+      id: string;
+      app_id: string;
+      /** Format: uuid */
+      conversation_id: string;
+      /** @enum {unknown} */
+      status: 'waiting' | 'claimed' | 'returned' | 'closed' | 'fallback';
+      queue: string | null;
+      /** @enum {unknown} */
+      reason?: 'step' | 'keyword';
+      /** Format: date-time */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description no claim by then: the fallback state runs
+       */
+      deadline_at?: string | null;
+      /** @description the holder's actor */
+      claimed_by?: string | null;
+      /** Format: date-time */
+      claimed_at?: string | null;
+      /** Format: date-time */
+      first_reply_at?: string | null;
+      /** Format: date-time */
+      ended_at?: string | null;
+      ended_by?: string | null;
+      return_state?: string | null;
+      fallback_state?: string | null;
+      /** @description seconds waited: until the claim, the end, or now */
+      waiting_s: number;
+      /** @description list items only */
+      channel_type?: string;
+      /** @description list items only */
+      chat_id?: string;
+      first_name?: string | null;
+      last_name?: string | null;
+      conversation: {
+        id?: string;
+        channel_id?: string;
+        channel_type?: string;
+        chat_id?: string;
+        user_pid?: string;
+        language?: string | null;
+        /** @description the flow state it waits in */
+        state?: string | null;
+        /** @description the flow variables */
+        variables?: Record<string, unknown>;
+      };
+      transcript: {
+        /** @description the last 20 rows before the handoff began */
+        before: {
+          id?: string;
+          /** @enum {unknown} */
+          direction?: 'in' | 'out';
+          turn_id?: string | null;
+          message_type?: string;
+          body?: Record<string, unknown>;
+          /** @description received, sent, failed, ..., or note */
+          status?: string;
+          /** @description null: the bot's; else the agent's actor */
+          sent_by?: string | null;
+          /** Format: date-time */
+          created_at?: string;
+        }[];
+        /** @description rows from its start, oldest first (at most 500) */
+        since: {
+          id?: string;
+          /** @enum {unknown} */
+          direction?: 'in' | 'out';
+          turn_id?: string | null;
+          message_type?: string;
+          body?: Record<string, unknown>;
+          /** @description received, sent, failed, ..., or note */
+          status?: string;
+          /** @description null: the bot's; else the agent's actor */
+          sent_by?: string | null;
+          /** Format: date-time */
+          created_at?: string;
+        }[];
+        /** @description more rows follow: page on with GET /v2/conversations/{id}/messages */
+        more: boolean;
+      };
+    };
   };
   responses: {
     /** @description An error with a stable code */
@@ -2831,7 +3411,12 @@ export interface components {
               | 'BW_ERR_CONSOLE_NOT_BUILT'
               | 'BW_ERR_BAD_TOKEN'
               | 'BW_ERR_TOKEN_EXPIRED'
-              | 'BW_ERR_TOO_MANY_STREAMS';
+              | 'BW_ERR_TOO_MANY_STREAMS'
+              | 'BW_ERR_FORBIDDEN'
+              | 'BW_ERR_HANDOFF_CLAIMED'
+              | 'BW_ERR_HANDOFF_NOT_YOURS'
+              | 'BW_ERR_HANDOFF_ENDED'
+              | 'BW_ERR_UNKNOWN_STATE';
             message: string;
             details?: Record<string, unknown>;
           };

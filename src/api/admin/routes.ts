@@ -1,6 +1,6 @@
 /**
  * The admin API (bearer ADMIN_API_KEY or a console session, ./auth.ts): bots, channels, webhook
- * registration, transcripts and conversations (./conversations.ts), flow versions
+ * registration, transcripts and conversations (./conversations.ts), handoffs (./handoffs.ts), flow versions
  * (./flow-versions.ts), knowledge collections (./collections.ts, ./collection-list.ts), live
  * events (../events/route.ts) and operations (./ops.ts).
  * Bodies are checked against schemas/http/*.json; errors go through the error middleware.
@@ -18,6 +18,7 @@ import { botChanged } from './bot-changed.ts';
 import { collectionListRoutes } from './collection-list.ts';
 import { collectionRoutes } from './collections.ts';
 import { conversationRoutes } from './conversations.ts';
+import { handoffRoutes } from './handoffs.ts';
 import { eventRoutes } from '../events/route.ts';
 import { actorOf, flowVersionRoutes } from './flow-versions.ts';
 import { adminAuth } from './auth.ts';
@@ -192,6 +193,7 @@ export function adminRouter(edge: Edge): Router {
     ctx.body = page;
   });
 
+  handoffRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   collectionListRoutes(router, edge);
   collectionRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   eventRoutes(router, edge);

@@ -23,6 +23,7 @@ export async function listMessages(
       'body',
       'status',
       'error',
+      'sent_by',
       'created_at',
     )
     .orderBy('id')

@@ -205,7 +205,10 @@ export class VisitorHub {
         const at = fields.indexOf('data');
         if (at < 0) continue;
         const data = fields[at + 1] ?? '{}';
-        client.out.write(`id: ${id}\nevent: message\ndata: ${data}\n\n`);
+        // A signal (typing) names its own event type; every other entry is a `message`.
+        const named = fields.indexOf('event');
+        const event = named >= 0 && fields[named + 1] === 'typing' ? 'typing' : 'message';
+        client.out.write(`id: ${id}\nevent: ${event}\ndata: ${data}\n\n`);
         client.last = id;
       }
       if (client.out.writableLength > MAX_BUFFERED_BYTES) {

@@ -14,6 +14,8 @@ export interface MessageEvent {
   message_type: string;
   /** An outbound row's status (`sent` or `failed`). */
   status?: string;
+  /** Who wrote an outbound message when not the bot (an agent, during a handoff). */
+  sent_by?: string;
   /** ISO 8601. */
   created_at: string;
 }
@@ -55,6 +57,27 @@ export interface DeadLetterEvent {
   code: string;
 }
 
+/** Where a handoff stands: the status of its row. */
+export type HandoffStatus = 'waiting' | 'claimed' | 'returned' | 'closed' | 'fallback';
+
+/**
+ * A handoff began waiting, was claimed, released (back to `waiting`) or ended (by api and flow;
+ * docs/handoff.md).
+ */
+export interface HandoffEvent {
+  /** Optional echo of the event type, for producers that put it in the payload. */
+  type?: 'handoff';
+  app_id: string;
+  conversation_id: string;
+  handoff_id: string;
+  status: HandoffStatus;
+  queue: string | null;
+  /** The actor holding it, when `claimed`. */
+  claimed_by?: string;
+  /** ISO 8601: when this change happened. */
+  at: string;
+}
+
 /** Every event type and its payload; the type is the SSE `event:` name. */
 export interface EventPayloads {
   message: MessageEvent;
@@ -62,6 +85,7 @@ export interface EventPayloads {
   'index-job': IndexJobEvent;
   bot: BotEvent;
   'dead-letter': DeadLetterEvent;
+  handoff: HandoffEvent;
 }
 
 export type EventType = keyof EventPayloads;
@@ -72,6 +96,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'index-job',
   'bot',
   'dead-letter',
+  'handoff',
 ];
 
 export function isEventType(value: string): value is EventType {

@@ -67,6 +67,18 @@ export interface VisitorStreamOptions {
   ttlS: number;
 }
 
+/**
+ * A passing signal on a visitor's stream, sent as its own SSE event type (not `message`): an
+ * agent typing during a handoff. Never stored in the transcript; a widget that reconnects may
+ * replay it, so it carries its time.
+ */
+export interface WebSignal {
+  event: 'typing';
+  conversation_id: string;
+  /** ISO 8601. */
+  at: string;
+}
+
 /** Appends to visitors' streams, once per named message. */
 export class VisitorStreams {
   readonly #redis: AppendCommand;
@@ -94,5 +106,32 @@ export class VisitorStreams {
       JSON.stringify(event),
       ttlS,
     );
+  }
+
+  /**
+   * Appends a signal (field `event` naming its SSE event type); not once-only: a repeated
+   * typing signal shows the same thing.
+   */
+  async signal(appId: string, visitorId: string, signal: WebSignal): Promise<string> {
+    const { redis, prefix, maxLen, ttlS } = this.#options;
+    const stream = visitorStreamKey(prefix, appId, visitorId);
+    const results = await redis
+      .multi()
+      .xadd(
+        stream,
+        'MAXLEN',
+        '~',
+        maxLen,
+        '*',
+        'event',
+        signal.event,
+        'data',
+        JSON.stringify(signal),
+      )
+      .expire(stream, ttlS)
+      .exec();
+    const [error, id] = results?.[0] ?? [new Error('the signal was not appended'), null];
+    if (error) throw error;
+    return String(id);
   }
 }

@@ -1,0 +1,140 @@
+/**
+ * A handoff's conversation as the agent's routes read and write it: its pipeline reference and
+ * ordering key, its flow state and variables, its transcript around the handoff, and internal
+ * notes (transcript rows that are never sent).
+ */
+import type { Knex } from '../../shared/db.ts';
+import { BotwireError } from '../../shared/errors.ts';
+import type { ConversationRef } from '../../shared/messages.ts';
+
+/**
+ * The conversation of a handoff as pipeline messages name it (what flow would put in a turn's
+ * messages), and the ordering key the edge gives its platform callbacks, so that what the api
+ * publishes for it is handled in order with the user's messages.
+ */
+export async function conversationRefOf(
+  db: Knex,
+  conversationId: string,
+): Promise<{ ref: ConversationRef; orderingKey: string }> {
+  const rowRaw: unknown = await db('conversations as c')
+    .join('channels as ch', 'ch.id', 'c.channel_id')
+    .join('bots as b', 'b.app_id', 'c.app_id')
+    .where('c.id', conversationId)
+    .first(
+      'c.app_id',
+      'c.channel_id',
+      'ch.type as channel_type',
+      'c.chat_id',
+      'c.user_pid',
+      'c.language',
+      'b.language as bot_language',
+    );
+  const row = rowRaw as
+    | {
+        app_id: string;
+        channel_id: string;
+        channel_type: ConversationRef['channel_type'];
+        chat_id: string;
+        user_pid: string;
+        language: string | null;
+        bot_language: string;
+      }
+    | undefined;
+  if (!row) throw new BotwireError('BW_ERR_NOT_FOUND', 'the conversation of this handoff is gone');
+  return {
+    ref: {
+      app_id: row.app_id,
+      channel_id: row.channel_id,
+      channel_type: row.channel_type,
+      conversation_id: conversationId,
+      chat_id: row.chat_id,
+      user_pid: row.user_pid,
+      ...(row.language ? { user_language: row.language } : {}),
+      bot_language: row.bot_language,
+    },
+    orderingKey: `${row.app_id}:${row.chat_id}`,
+  };
+}
+
+/**
+ * Writes an agent's internal note into the transcript: an outbound row of type and status `note`,
+ * which no component ever sends.
+ */
+export async function addNote(
+  db: Knex,
+  input: { conversationId: string; turnId: string; text: string; actor: string },
+): Promise<Record<string, unknown>> {
+  const rowRows: unknown = await db('messages')
+    .insert({
+      conversation_id: input.conversationId,
+      direction: 'out',
+      turn_id: input.turnId,
+      seq: 'note',
+      message_type: 'note',
+      body: JSON.stringify({ text: input.text }),
+      status: 'note',
+      sent_by: input.actor,
+    })
+    .returning(['id', 'turn_id', 'message_type', 'body', 'status', 'sent_by', 'created_at']);
+  const [row] = rowRows as Record<string, unknown>[];
+  return row!;
+}
+
+const TRANSCRIPT_COLUMNS = [
+  'id',
+  'direction',
+  'turn_id',
+  'message_type',
+  'body',
+  'status',
+  'error',
+  'sent_by',
+  'created_at',
+];
+
+/** The last `limit` transcript rows before the handoff began (what led to it), oldest first. */
+export async function transcriptBefore(
+  db: Knex,
+  conversationId: string,
+  before: Date,
+  limit: number,
+): Promise<Record<string, unknown>[]> {
+  const rowsRaw: unknown = await db('messages')
+    .where({ conversation_id: conversationId })
+    .where('created_at', '<', before)
+    .select(...TRANSCRIPT_COLUMNS)
+    .orderBy('id', 'desc')
+    .limit(limit);
+  const rows = rowsRaw as Record<string, unknown>[];
+  return rows.reverse();
+}
+
+/** The transcript since the handoff began, oldest first, at most `limit` rows (from its start). */
+export async function transcriptSince(
+  db: Knex,
+  conversationId: string,
+  since: Date,
+  limit: number,
+): Promise<Record<string, unknown>[]> {
+  return (await db('messages')
+    .where({ conversation_id: conversationId })
+    .where('created_at', '>=', since)
+    .select(...TRANSCRIPT_COLUMNS)
+    .orderBy('id')
+    .limit(limit)) as Record<string, unknown>[];
+}
+
+/** The conversation's flow state name and variables. */
+export async function conversationVars(
+  db: Knex,
+  conversationId: string,
+): Promise<{ state: string | null; variables: Record<string, unknown> }> {
+  const rowRaw: unknown = await db('conversation_state')
+    .where({ conversation_id: conversationId })
+    .first(
+      db.raw(`state->>'state' as state`),
+      db.raw(`coalesce(state->'vars', '{}'::jsonb) as variables`),
+    );
+  const row = rowRaw as { state: string | null; variables: Record<string, unknown> } | undefined;
+  return row ?? { state: null, variables: {} };
+}

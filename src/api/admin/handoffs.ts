@@ -1,0 +1,270 @@
+/**
+ * The agent's side of a handoff (docs/handoff.md, "The agent's side (API)"): the inbox list, one
+ * handoff with its transcript and variables, claim and release, replies, typing, internal notes,
+ * and handing the conversation back to the bot or closing it.
+ *
+ * Every route checks the caller may see the handoff's bot (`requireBotAccess`: agents their
+ * assigned bots only). What reaches the user goes the way the bot's own messages go: a reply is a
+ * `channel_out` message on the `channel` topic, ordered with the conversation's other messages
+ * (the ordering key of its platform callbacks), named `agent:<handoff id>:<client message id>` so
+ * that a retried POST publishes nothing more and the channel sends nothing twice. Ending a
+ * handoff is asked of `flow` by a `handoff` message on the `flow` topic, in the same order.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'koa';
+import type { Router } from '@koa/router';
+import type { Knex } from '../../shared/db.ts';
+import type { Producer } from '../../shared/bus/producer.ts';
+import { BotwireError } from '../../shared/errors.ts';
+import type { EventPublisher } from '../../shared/events/publisher.ts';
+import { statesOf } from '../../shared/flows/flow-changes.ts';
+import type { SchemaRegistry } from '../../shared/schemas.ts';
+import {
+  addNote,
+  conversationRefOf,
+  conversationVars,
+  transcriptBefore,
+  transcriptSince,
+} from './handoff-conversation.ts';
+import {
+  claimHandoff,
+  getHandoff,
+  listHandoffs,
+  markFirstReply,
+  releaseHandoff,
+  requireHolder,
+  type HandoffRow,
+} from './handoff-store.ts';
+import type {} from './audit-note.ts';
+import { callerOf, filtersOf, toInternal, type AgentMessage } from './handoff-input.ts';
+import { afterOf, limitOf } from './paging.ts';
+import { requireBotAccess } from './principal.ts';
+
+/** What the handoff routes use of the edge. */
+export interface HandoffDeps {
+  db: Knex;
+  producer: Producer;
+  events: EventPublisher;
+  schemas: SchemaRegistry;
+  /** How long a published reply's id is remembered against a retried POST (s). */
+  dedupeTtlS: number;
+  /** Told the seconds from a handoff's start to its first agent reply (a metric). */
+  onAgentFirstReply?: (seconds: number) => void;
+}
+
+/** The admin router's body reader (schema-checked). */
+export type ReadBody = <T>(ctx: Context, schema: string) => Promise<T>;
+
+/** Transcript rows shown from before the handoff began (what led to it). */
+const CONTEXT_ROWS = 20;
+/** Transcript rows shown from the handoff's start; older pages through the conversation's messages. */
+const SINCE_ROWS = 500;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What the audit log keeps of a handoff before and after a change. */
+function noteOf(row: HandoffRow): Record<string, unknown> {
+  return { status: row.status, claimed_by: row.claimed_by, queue: row.queue };
+}
+
+function present(row: HandoffRow): Record<string, unknown> {
+  return { ...row };
+}
+
+export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadBody): void {
+  const { db, producer, events, schemas } = deps;
+
+  /** The handoff of the path, once the caller may see its bot; 404 otherwise. */
+  const handoffOf = async (ctx: Context & { params: Record<string, string> }) => {
+    const row = await getHandoff(db, ctx.params.id ?? '');
+    if (!row) throw new BotwireError('BW_ERR_NOT_FOUND', 'no handoff has this id');
+    requireBotAccess(ctx, row.app_id);
+    return row;
+  };
+
+  const announce = (row: HandoffRow): void =>
+    events.publish('handoff', {
+      app_id: row.app_id,
+      conversation_id: row.conversation_id,
+      handoff_id: row.id,
+      status: row.status,
+      queue: row.queue,
+      ...(row.status === 'claimed' && row.claimed_by ? { claimed_by: row.claimed_by } : {}),
+      at: new Date().toISOString(),
+    });
+
+  /** Asks flow to end the handoff (`return` at `state`, or `close`), once per handoff and action. */
+  const end = async (
+    row: HandoffRow,
+    actor: string,
+    action: 'return' | 'close',
+    state?: string,
+  ) => {
+    const { ref, orderingKey } = await conversationRefOf(db, row.conversation_id);
+    const turnId = `handoff:${row.id}:${action}`;
+    const [id] = await producer.publishOnce(
+      'flow',
+      [
+        {
+          id: turnId,
+          message: {
+            // flow records `source` as who ended it (the topic allows 64 characters).
+            source: actor.slice(0, 64),
+            turn_id: turnId,
+            ordering_key: orderingKey,
+            intent: 'handoff',
+            conversation: ref,
+            handoff: { id: row.id, action, ...(state !== undefined ? { state } : {}) },
+          },
+        },
+      ],
+      deps.dedupeTtlS,
+    );
+    return {
+      handoff_id: row.id,
+      action,
+      ...(state !== undefined ? { state } : {}),
+      duplicate: !id,
+    };
+  };
+
+  router.get('/v2/handoffs', async (ctx) => {
+    const filters = filtersOf(ctx, schemas);
+    if (filters.app_id !== undefined) requireBotAccess(ctx, filters.app_id);
+    const { bots } = callerOf(ctx);
+    ctx.body = await listHandoffs(db, bots, filters, limitOf(ctx), afterOf(ctx, UUID));
+  });
+
+  router.get('/v2/handoffs/:id', async (ctx) => {
+    const row = await handoffOf(ctx);
+    const [{ ref }, vars, before, since] = await Promise.all([
+      conversationRefOf(db, row.conversation_id),
+      conversationVars(db, row.conversation_id),
+      transcriptBefore(db, row.conversation_id, row.created_at, CONTEXT_ROWS),
+      transcriptSince(db, row.conversation_id, row.created_at, SINCE_ROWS),
+    ]);
+    ctx.body = {
+      ...present(row),
+      conversation: {
+        id: row.conversation_id,
+        channel_id: ref.channel_id,
+        channel_type: ref.channel_type,
+        chat_id: ref.chat_id,
+        user_pid: ref.user_pid,
+        language: ref.user_language ?? null,
+        state: vars.state,
+        variables: vars.variables,
+      },
+      transcript: { before, since, more: since.length === SINCE_ROWS },
+    };
+  });
+
+  router.post('/v2/handoffs/:id/claim', async (ctx) => {
+    const row = await handoffOf(ctx);
+    const { actor, accountId } = callerOf(ctx);
+    const claimed = await claimHandoff(db, row, actor, accountId);
+    if (claimed.changed) announce(claimed.row);
+    ctx.state.audit = { before: noteOf(row), after: noteOf(claimed.row) };
+    ctx.body = present(claimed.row);
+  });
+
+  router.post('/v2/handoffs/:id/release', async (ctx) => {
+    const row = await handoffOf(ctx);
+    const released = await releaseHandoff(db, row, callerOf(ctx).actor);
+    announce(released);
+    ctx.state.audit = { before: noteOf(row), after: noteOf(released) };
+    ctx.body = present(released);
+  });
+
+  router.post('/v2/handoffs/:id/messages', async (ctx) => {
+    const row = await handoffOf(ctx);
+    const input = await readBody<{ client_message_id: string; message: AgentMessage }>(
+      ctx,
+      'http/handoff-message',
+    );
+    const { actor } = callerOf(ctx);
+    requireHolder(row, actor);
+    const { ref, orderingKey } = await conversationRefOf(db, row.conversation_id);
+    const turnId = `agent:${row.id}:${input.client_message_id}`;
+    const [id] = await producer.publishOnce(
+      'channel',
+      [
+        {
+          id: turnId,
+          message: {
+            source: 'api',
+            turn_id: turnId,
+            ordering_key: orderingKey,
+            intent: 'channel_out',
+            sent_by: actor,
+            bot_output: { conversation: ref, messages: [toInternal(input.message)] },
+          },
+        },
+      ],
+      deps.dedupeTtlS,
+    );
+    const seconds = await markFirstReply(db, row.id);
+    if (seconds !== undefined) deps.onAgentFirstReply?.(seconds);
+    ctx.status = 202;
+    ctx.body = { turn_id: turnId, duplicate: !id };
+  });
+
+  router.post('/v2/handoffs/:id/typing', async (ctx) => {
+    const row = await handoffOf(ctx);
+    requireHolder(row, callerOf(ctx).actor);
+    const { ref, orderingKey } = await conversationRefOf(db, row.conversation_id);
+    // WhatsApp has no typing indicator: nothing to publish.
+    const shown = ref.channel_type !== 'whatsapp';
+    if (shown) {
+      await producer.publish('channel', {
+        source: 'api',
+        turn_id: `typing:${row.id}:${randomUUID()}`,
+        ordering_key: orderingKey,
+        intent: 'chat_action',
+        conversation: ref,
+        action: 'typing',
+      });
+    }
+    ctx.status = 202;
+    ctx.body = { shown };
+  });
+
+  router.post('/v2/handoffs/:id/notes', async (ctx) => {
+    const row = await handoffOf(ctx);
+    const input = await readBody<{ text: string }>(ctx, 'http/handoff-note');
+    ctx.status = 201;
+    ctx.body = await addNote(db, {
+      conversationId: row.conversation_id,
+      turnId: `note:${row.id}:${randomUUID()}`,
+      text: input.text,
+      actor: callerOf(ctx).actor,
+    });
+  });
+
+  router.post('/v2/handoffs/:id/return', async (ctx) => {
+    const row = await handoffOf(ctx);
+    const input = await readBody<{ state: string }>(ctx, 'http/handoff-return');
+    const { actor } = callerOf(ctx);
+    requireHolder(row, actor, true);
+    const botRaw: unknown = await db('bots').where({ app_id: row.app_id }).first('flow');
+    const bot = botRaw as { flow: unknown } | undefined;
+    if (!bot || !Object.hasOwn(statesOf(bot.flow), input.state)) {
+      throw new BotwireError(
+        'BW_ERR_UNKNOWN_STATE',
+        `the bot's published flow has no state "${input.state.slice(0, 64)}"`,
+        { details: { problems: [{ path: '/state', message: 'no such state in the flow' }] } },
+      );
+    }
+    ctx.status = 202;
+    ctx.body = await end(row, actor, 'return', input.state);
+    ctx.state.audit = { before: noteOf(row), after: { action: 'return', state: input.state } };
+  });
+
+  router.post('/v2/handoffs/:id/close', async (ctx) => {
+    const row = await handoffOf(ctx);
+    const { actor } = callerOf(ctx);
+    requireHolder(row, actor, true);
+    ctx.status = 202;
+    ctx.body = await end(row, actor, 'close');
+    ctx.state.audit = { before: noteOf(row), after: { action: 'close' } };
+  });
+}
