@@ -43,6 +43,13 @@ const collection = (ctx: Context): AuditTarget => ({
   appId: null,
 });
 
+/** A handoff; its bot is in the answer where the route answers with the handoff. */
+const handoff = (ctx: Context): AuditTarget => ({
+  type: 'handoff',
+  id: paramsOf(ctx).id ?? null,
+  appId: answered(ctx, 'app_id'),
+});
+
 /** Every mutating route of the admin and session routers; a test keeps it complete. */
 export const AUDIT_ACTIONS: Record<string, AuditAction | null> = {
   'POST /v2/bots': {
@@ -82,6 +89,14 @@ export const AUDIT_ACTIONS: Record<string, AuditAction | null> = {
     action: 'dead_letter.replay',
     target: (ctx) => ({ type: 'topic', id: paramsOf(ctx).topic ?? null, appId: null }),
   },
+  'POST /v2/handoffs/:id/claim': { action: 'handoff.claim', target: handoff },
+  'POST /v2/handoffs/:id/release': { action: 'handoff.release', target: handoff },
+  'POST /v2/handoffs/:id/messages': { action: 'handoff.reply', target: handoff },
+  // A typing indicator changes nothing that lasts.
+  'POST /v2/handoffs/:id/typing': null,
+  'POST /v2/handoffs/:id/notes': { action: 'handoff.note', target: handoff },
+  'POST /v2/handoffs/:id/return': { action: 'handoff.return', target: handoff },
+  'POST /v2/handoffs/:id/close': { action: 'handoff.close', target: handoff },
   'POST /v2/session': {
     action: 'console.sign_in',
     target: () => ({ type: 'session', id: null, appId: null }),
