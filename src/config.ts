@@ -335,6 +335,19 @@ export const SETTINGS = {
     max: 86400,
     doc: 'The window in which ADMIN_AUTH_MAX_FAILURES counts, starting at the first failure (seconds).',
   },
+  ACCOUNT_AUTH_MAX_FAILURES: {
+    kind: 'integer',
+    default: 5,
+    min: 1,
+    doc: 'Wrong passwords for one email (existing or not) in ADMIN_AUTH_WINDOW_S; past that its sign-in gets 429 BW_ERR_AUTH_RATE_LIMITED with Retry-After until the window ends, from every address (count; kept in Redis).',
+  },
+  INVITE_TTL_S: {
+    kind: 'integer',
+    default: 604800,
+    min: 60,
+    max: 2592000,
+    doc: 'How long an invite link can be used, from when an owner made it (seconds; default 7 days).',
+  },
   CONSOLE_SESSION_TTL_S: {
     kind: 'integer',
     default: 28800,
@@ -668,8 +681,12 @@ export interface Config {
     /** Admin auth failures allowed per address within `authFailureWindowS` seconds. */
     authMaxFailures: number;
     authFailureWindowS: number;
+    /** Wrong passwords allowed per email within `authFailureWindowS` seconds. */
+    accountMaxFailures: number;
     /** Lifetime of a console session (CONSOLE_SESSION_TTL_S, seconds). */
     consoleSessionTtlS: number;
+    /** Lifetime of an invite link (INVITE_TTL_S, seconds). */
+    inviteTtlS: number;
     /** Negative cache of unknown callback ids: lifetime (ms) and size (entries). */
     unknownIdTtlMs: number;
     unknownIdCacheSize: number;
@@ -866,7 +883,9 @@ export function loadConfig(
       maxConnectionsPerAddress: v.EDGE_MAX_CONNECTIONS_PER_ADDRESS,
       authMaxFailures: v.ADMIN_AUTH_MAX_FAILURES,
       authFailureWindowS: v.ADMIN_AUTH_WINDOW_S,
+      accountMaxFailures: v.ACCOUNT_AUTH_MAX_FAILURES,
       consoleSessionTtlS: v.CONSOLE_SESSION_TTL_S,
+      inviteTtlS: v.INVITE_TTL_S,
       unknownIdTtlMs: v.EDGE_UNKNOWN_ID_TTL_MS,
       unknownIdCacheSize: v.EDGE_UNKNOWN_ID_CACHE_SIZE,
       uploadQuota: {

@@ -19,6 +19,7 @@ import { createMetrics } from './metrics.ts';
 import { EventHub } from './events/hub.ts';
 import { createRedis } from '../shared/redis.ts';
 import { VisitorHub } from './web/visitor-hub.ts';
+import { Passwords, type Kdf } from './admin/passwords.ts';
 
 export interface RunningApi extends Service {
   /** The port listened on (useful with API_PORT=0). */
@@ -30,7 +31,7 @@ export interface RunningApi extends Service {
 export async function startApi(
   config: Config,
   logger: Logger,
-  overrides: { fetch?: typeof fetch; consoleDir?: string } = {},
+  overrides: { fetch?: typeof fetch; consoleDir?: string; kdf?: Kdf } = {},
 ): Promise<RunningApi> {
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
   // Topic depths for /metrics, read on each scrape through the edge's Redis (made just below).
@@ -103,7 +104,10 @@ export async function startApi(
     bodyTimeoutMs: config.api.timeouts.bodyMs,
     authMaxFailures: config.api.authMaxFailures,
     authFailureWindowS: config.api.authFailureWindowS,
+    accountMaxFailures: config.api.accountMaxFailures,
     consoleSessionTtlS: config.api.consoleSessionTtlS,
+    inviteTtlS: config.api.inviteTtlS,
+    passwords: new Passwords(overrides.kdf),
     consoleDir: overrides.consoleDir ?? CONSOLE_DIST,
     uploadQuota: config.api.uploadQuota,
     dedupeTtlS: config.api.dedupeTtlS,
