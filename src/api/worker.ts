@@ -18,6 +18,7 @@ import { CONSOLE_DIST } from './console/static.ts';
 import { createMetrics } from './metrics.ts';
 import { EventHub } from './events/hub.ts';
 import { createRedis } from '../shared/redis.ts';
+import type Koa from 'koa';
 import { VisitorHub } from './web/visitor-hub.ts';
 import { Passwords, type Kdf } from './admin/passwords.ts';
 
@@ -26,6 +27,8 @@ export interface RunningApi extends Service {
   port: number;
   /** The edge's Postgres pool (its `query` events show what reaches Postgres). */
   db: Knex;
+  /** The Koa application (its routers list the routes: test/api/permissions.test.ts walks them). */
+  app: Koa;
 }
 
 export async function startApi(
@@ -195,5 +198,5 @@ export async function startApi(
     })();
     return closing;
   };
-  return { port, close, db };
+  return { port, close, db, app };
 }
