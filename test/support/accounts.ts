@@ -86,7 +86,14 @@ export async function makeAccount(
   expect(signed.status, JSON.stringify(signed.json)).to.equal(204);
   const token = await withCookie(t, signed.cookie, 'POST', '/v2/tokens', { name: 'tests' });
   expect(token.status, token.text).to.equal(201);
-  return { id: made.json.id, email, password, role, cookie: signed.cookie, token: token.json.token };
+  return {
+    id: made.json.id,
+    email,
+    password,
+    role,
+    cookie: signed.cookie,
+    token: token.json.token,
+  };
 }
 
 /** Makes a Telegram bot (no platform call is made for it); its app id. */
