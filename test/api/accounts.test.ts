@@ -143,7 +143,7 @@ describe('operator accounts, sessions, tokens and invites', function () {
     expect(url).to.equal(`https://bots.example.test/console/invite/${token}`);
     const row = await t.api.db('invites').where({ id: invite.json.id }).first();
     expect(row.token_hash).to.equal(createHash('sha256').update(token).digest('hex'));
-    const shown = await t.call('GET', `/v2/invites/${token}`, { auth: false });
+    const shown = await t.call('GET', `/v2/invites/${token}/accept`, { auth: false });
     expect(shown.json).to.include({ role: 'agent', email });
     const accepted = await t.call('POST', `/v2/invites/${token}/accept`, {
       auth: false,

@@ -32,11 +32,11 @@ function signInFrom(
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          const json = text ? (JSON.parse(text) as any) : undefined;
+          const json = text ? JSON.parse(text) : undefined;
           resolve({
             status: res.statusCode ?? 0,
             code: json?.error?.code,
-            retryAfter: res.headers['retry-after'] as string | undefined,
+            retryAfter: res.headers['retry-after'],
           });
         });
       },
@@ -127,9 +127,9 @@ describe('account sign-in limits and the unknown-email path', function () {
   });
 
   it('when passwords are stored, then each is a self-describing scrypt string with its own salt, and no password is in the table', async () => {
-    const rows = (await t.api.db('accounts').select('email', 'password_hash')) as {
-      password_hash: string;
-    }[];
+    const rows: { password_hash: string }[] = await t.api
+      .db('accounts')
+      .select('email', 'password_hash');
     const salts = new Set<string>();
     for (const row of rows) {
       expect(row.password_hash).to.match(

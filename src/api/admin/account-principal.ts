@@ -17,10 +17,10 @@ export async function accountPrincipal(
   db: Knex,
   accountId: string,
 ): Promise<Principal | undefined> {
-  const row = (await db('accounts')
+  const row: { id: string; email: string; role: Role } | undefined = await db('accounts')
     .where({ id: accountId })
     .whereNull('disabled_at')
-    .first('id', 'email', 'role')) as { id: string; email: string; role: Role } | undefined;
+    .first('id', 'email', 'role');
   if (!row) return undefined;
   return {
     actor: `account:${row.email}`,

@@ -81,21 +81,19 @@ export function presentAccount(row: AccountRow, bots: string[]): AccountView {
 
 /** The account of `email` (any case), or undefined. */
 export async function accountByEmail(db: Knex, email: string): Promise<AccountRow | undefined> {
-  return db<AccountRow>('accounts').whereRaw('lower(email) = lower(?)', [email]).first() as Promise<
-    AccountRow | undefined
-  >;
+  return db<AccountRow>('accounts').whereRaw('lower(email) = lower(?)', [email]).first();
 }
 
 export async function accountById(db: Knex, id: string): Promise<AccountRow | undefined> {
-  return db<AccountRow>('accounts').where({ id }).first() as Promise<AccountRow | undefined>;
+  return db<AccountRow>('accounts').where({ id }).first();
 }
 
 /** The bots each of `ids` is assigned to (every id is a key, with [] when none). */
 export async function botsOf(db: Knex, ids: string[]): Promise<Map<string, string[]>> {
-  const rows = (await db('account_bots')
+  const rows: { account_id: string; app_id: string }[] = await db('account_bots')
     .whereIn('account_id', ids)
     .orderBy('app_id')
-    .select('account_id', 'app_id')) as { account_id: string; app_id: string }[];
+    .select('account_id', 'app_id');
   const map = new Map<string, string[]>(ids.map((id) => [id, []]));
   for (const row of rows) map.get(row.account_id)?.push(row.app_id);
   return map;
@@ -112,7 +110,7 @@ async function setBots(trx: Knex, accountId: string, bots: string[]): Promise<vo
 export async function insertAccount(db: Knex, input: NewAccount): Promise<AccountView> {
   try {
     return await db.transaction(async (trx) => {
-      const [row] = (await trx('accounts')
+      const insert = trx('accounts')
         .insert({
           email: input.email,
           name: input.name,
@@ -120,7 +118,8 @@ export async function insertAccount(db: Knex, input: NewAccount): Promise<Accoun
           password_hash: input.passwordHash,
           created_by: input.createdBy,
         })
-        .returning('*')) as AccountRow[];
+        .returning('*');
+      const [row] = (await insert) as AccountRow[];
       await setBots(trx, row!.id, input.bots);
       return presentAccount(row!, [...new Set(input.bots.map((b) => b.toLowerCase()))].sort());
     });
@@ -130,7 +129,8 @@ export async function insertAccount(db: Knex, input: NewAccount): Promise<Accoun
 }
 
 export async function listAccounts(db: Knex): Promise<AccountView[]> {
-  const rows = (await db('accounts').orderBy('created_at').orderBy('id')) as AccountRow[];
+  const query = db('accounts').orderBy('created_at').orderBy('id');
+  const rows = (await query) as AccountRow[];
   const bots = await botsOf(
     db,
     rows.map((r) => r.id),
@@ -155,8 +155,7 @@ export async function updateAccount(
 ): Promise<{ before: AccountView; after: AccountView } | undefined> {
   try {
     return await db.transaction(async (trx) => {
-      const row = (await trx('accounts').where({ id }).forUpdate().first()) as
-        AccountRow | undefined;
+      const row = await trx<AccountRow>('accounts').where({ id }).forUpdate().first();
       if (!row) return undefined;
       const before = presentAccount(row, (await botsOf(trx, [id])).get(id) ?? []);
       const changes: Record<string, unknown> = { updated_at: trx.fn.now() };
@@ -165,10 +164,8 @@ export async function updateAccount(
       if (patch.passwordHash !== undefined) changes.password_hash = patch.passwordHash;
       if (patch.disabled === true && row.disabled_at === null) changes.disabled_at = trx.fn.now();
       if (patch.disabled === false) changes.disabled_at = null;
-      const [updated] = (await trx('accounts')
-        .where({ id })
-        .update(changes)
-        .returning('*')) as AccountRow[];
+      const update = trx('accounts').where({ id }).update(changes).returning('*');
+      const [updated] = (await update) as AccountRow[];
       if (patch.bots !== undefined) await setBots(trx, id, patch.bots);
       const after = presentAccount(updated!, (await botsOf(trx, [id])).get(id) ?? []);
       return { before, after };

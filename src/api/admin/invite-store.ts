@@ -78,11 +78,11 @@ export async function createInvite(
   const token = randomToken(32);
   const bots = [...new Set(input.bots.map((b) => b.toLowerCase()))];
   if (bots.length > 0) {
-    const known = (await db('bots').whereIn('app_id', bots).pluck('app_id')) as string[];
+    const known = (await db('bots').whereIn('app_id', bots).pluck('app_id')) as unknown[];
     if (known.length !== bots.length)
       throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'bots names an app id no bot has');
   }
-  const [row] = (await db('invites')
+  const [row]: InviteRow[] = await db('invites')
     .insert({
       token_hash: tokenHash(token),
       role: input.role,
@@ -91,17 +91,17 @@ export async function createInvite(
       expires_at: new Date(Date.now() + input.ttlS * 1000),
       created_by: input.createdBy,
     })
-    .returning(COLUMNS)) as InviteRow[];
+    .returning(COLUMNS);
   return { ...present(row!), token };
 }
 
 /** Invites not yet used, newest first. */
 export async function listOpenInvites(db: Knex): Promise<InviteView[]> {
-  const rows = (await db('invites')
+  const rows: InviteRow[] = await db('invites')
     .whereNull('used_at')
     .where('expires_at', '>', db.fn.now())
     .orderBy('created_at', 'desc')
-    .select(COLUMNS)) as InviteRow[];
+    .select(COLUMNS);
   return rows.map(present);
 }
 
@@ -121,11 +121,11 @@ function invalid(): BotwireError {
 /** The open invite of a link token, or throws BW_ERR_INVITE_INVALID. */
 export async function openInvite(db: Knex, token: string): Promise<InviteView> {
   if (!TOKEN.test(token)) throw invalid();
-  const row = (await db('invites')
+  const row: InviteRow | undefined = await db('invites')
     .where({ token_hash: tokenHash(token) })
     .whereNull('used_at')
     .where('expires_at', '>', db.fn.now())
-    .first(COLUMNS)) as InviteRow | undefined;
+    .first(COLUMNS);
   if (!row) throw invalid();
   return present(row);
 }
@@ -141,12 +141,12 @@ export async function acceptInvite(
 ): Promise<AccountView> {
   if (!TOKEN.test(token)) throw invalid();
   return db.transaction(async (trx) => {
-    const row = (await trx('invites')
+    const row: InviteRow | undefined = await trx('invites')
       .where({ token_hash: tokenHash(token) })
       .whereNull('used_at')
       .where('expires_at', '>', trx.fn.now())
       .forUpdate()
-      .first(COLUMNS)) as InviteRow | undefined;
+      .first(COLUMNS);
     if (!row) throw invalid();
     const email = row.email ?? input.email;
     if (email === undefined) {

@@ -2,8 +2,8 @@
  * The console's sign-in (docs/accounts.md): `POST /v2/session` exchanges an account's email and
  * password, or the admin key, for a session cookie; `GET /v2/session` says whose session it is
  * and when it ends; `DELETE /v2/session` ends it on the server. Also the two routes an invited
- * person uses before having an account: `GET /v2/invites/<token>` and
- * `POST /v2/invites/<token>/accept`. See docs/console.md for the cookie and CSRF rules.
+ * person uses before having an account: `GET /v2/invites/<token>/accept` (what the link offers)
+ * and `POST /v2/invites/<token>/accept`. See docs/console.md for the cookie and CSRF rules.
  */
 import type { Context } from 'koa';
 import { Router } from '@koa/router';
@@ -135,7 +135,7 @@ export function sessionRouter(edge: Edge): Router {
     }
   };
 
-  router.get('/v2/invites/:token', async (ctx) => {
+  router.get('/v2/invites/:token/accept', async (ctx) => {
     const invite = await inviteOf(ctx, ctx.params.token ?? '');
     ctx.body = { role: invite.role, email: invite.email, expires_at: invite.expires_at };
   });

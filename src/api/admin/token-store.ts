@@ -58,25 +58,26 @@ export async function createToken(
   role: Role,
 ): Promise<TokenView & { token: string }> {
   const token = `${TOKEN_PREFIX}${randomToken(32)}`;
-  const [row] = (await db('api_tokens')
+  const [row]: TokenRow[] = await db('api_tokens')
     .insert({ account_id: accountId, name, role, token_hash: tokenHash(token) })
-    .returning(COLUMNS)) as TokenRow[];
+    .returning(COLUMNS);
   return { ...present(row!), token };
 }
 
 /** The tokens of an account, newest first, revoked ones included. */
 export async function listTokens(db: Knex, accountId: string): Promise<TokenView[]> {
-  const rows = (await db('api_tokens')
+  const rows: TokenRow[] = await db('api_tokens')
     .where({ account_id: accountId })
     .orderBy('created_at', 'desc')
-    .select(COLUMNS)) as TokenRow[];
+    .select(COLUMNS);
   return rows.map(present);
 }
 
 /** Revokes a token of `accountId`; false when it has no such token. Revoking twice keeps the first time. */
 export async function revokeToken(db: Knex, accountId: string, id: string): Promise<boolean> {
-  const row = (await db('api_tokens').where({ id, account_id: accountId }).first('id')) as
-    { id: string } | undefined;
+  const row: { id: string } | undefined = await db('api_tokens')
+    .where({ id, account_id: accountId })
+    .first('id');
   if (!row) return false;
   await db('api_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
   return true;
@@ -96,21 +97,21 @@ const LAST_USED_RESOLUTION_S = 60;
 
 export async function liveToken(db: Knex, token: string): Promise<LiveToken | undefined> {
   if (!TOKEN.test(token)) return undefined;
-  const row = (await db('api_tokens as t')
+  type Row = { id: string; role: Role; account_id: string; account_role: Role; email: string };
+  const row: Row | undefined = await db('api_tokens as t')
     .join('accounts as a', 'a.id', 't.account_id')
     .where('t.token_hash', tokenHash(token))
     .whereNull('t.revoked_at')
     .whereNull('a.disabled_at')
-    .first('t.id', 't.role', 't.account_id', 'a.role as account_role', 'a.email')) as
-    { id: string; role: Role; account_id: string; account_role: Role; email: string } | undefined;
+    .first('t.id', 't.role', 't.account_id', 'a.role as account_role', 'a.email');
   if (!row) return undefined;
   await db('api_tokens')
     .where({ id: row.id })
-    .where((q) =>
-      q
+    .where((q) => {
+      void q
         .whereNull('last_used_at')
-        .orWhereRaw(`last_used_at < now() - interval '${LAST_USED_RESOLUTION_S} seconds'`),
-    )
+        .orWhereRaw(`last_used_at < now() - interval '${LAST_USED_RESOLUTION_S} seconds'`);
+    })
     .update({ last_used_at: db.fn.now() });
   return {
     id: row.id,

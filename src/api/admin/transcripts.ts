@@ -10,9 +10,9 @@ export async function listMessages(
   /** Called with the conversation's bot before anything is read (throws to refuse). */
   mayRead: (appId: string) => void = () => undefined,
 ): Promise<Page<Record<string, unknown>> | undefined> {
-  const conversation = (await db('conversations')
+  const conversation: { id: string; app_id: string } | undefined = await db('conversations')
     .where({ id: conversationId })
-    .first('id', 'app_id')) as { id: string; app_id: string } | undefined;
+    .first('id', 'app_id');
   if (!conversation) return undefined;
   mayRead(conversation.app_id);
   const query = db('messages')
