@@ -326,7 +326,7 @@ export const SETTINGS = {
     kind: 'integer',
     default: 10,
     min: 1,
-    doc: 'Admin API requests with a missing or wrong bearer token one address may make in ADMIN_AUTH_WINDOW_S; past that every admin request from it gets 429 BW_ERR_AUTH_RATE_LIMITED with Retry-After until the window ends (count; shared by every api process through Redis).',
+    doc: 'Failed admin authentications (a missing or wrong bearer key or token, a wrong password, an unknown invite link) one address may make in ADMIN_AUTH_WINDOW_S; past that every admin request from it gets 429 BW_ERR_AUTH_RATE_LIMITED with Retry-After until the window ends (count; shared by every api process through Redis).',
   },
   ADMIN_AUTH_WINDOW_S: {
     kind: 'integer',

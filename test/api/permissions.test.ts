@@ -6,10 +6,13 @@
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Router } from '@koa/router';
 import { PERMISSIONS } from '../../src/api/admin/permissions.ts';
 import { makeAccount, makeBot, withToken, type TestAccount } from '../support/accounts.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
+import { ROOT } from '../support/services.ts';
 
 const ROLES = ['owner', 'builder', 'agent', 'viewer'] as const;
 
@@ -48,6 +51,24 @@ describe('admin route permissions: every route, every role', function () {
     expect(missing, 'routes without a row in src/api/admin/permissions.ts').to.deep.equal([]);
     const stale = Object.keys(PERMISSIONS).filter((row) => !routes.includes(row));
     expect(stale, 'rows without a route').to.deep.equal([]);
+  });
+
+  it('when docs/accounts.md lists the routes, then its table says for each route and role what the permissions table does', () => {
+    const text = readFileSync(join(ROOT, 'docs', 'accounts.md'), 'utf8');
+    const documented: Record<string, string[]> = {};
+    for (const line of text.split('\n')) {
+      const cells = line.split('|').map((c) => c.trim());
+      const route = /^`((?:GET|POST|PUT|PATCH|DELETE) \/v2\/[^`]+)`$/.exec(cells[1] ?? '')?.[1];
+      if (route === undefined) continue;
+      documented[route] = ROLES.filter((_, i) => (cells[i + 2] ?? '—') !== '—');
+    }
+    const coded = Object.fromEntries(
+      Object.entries(PERMISSIONS).map(([route, roles]) => [
+        route,
+        ROLES.filter((r) => roles.includes(r)),
+      ]),
+    );
+    expect(documented).to.deep.equal(coded);
   });
 
   /** A path to call for a pattern: ids nothing has (a delete must not remove the shared bot). */
