@@ -39,6 +39,9 @@ const OperationsPage = page(
   () => import('./pages/operations/operations-page.tsx'),
   'OperationsPage',
 );
+const AccountsPage = page(() => import('./pages/accounts/accounts-page.tsx'), 'AccountsPage');
+const TokensPage = page(() => import('./pages/accounts/tokens-page.tsx'), 'TokensPage');
+const InvitePage = page(() => import('./pages/accounts/invite-page.tsx'), 'InvitePage');
 const NotBuilt = lazy(() =>
   import('./pages/not-built/not-built-page.tsx').then((m) => ({ default: m.NotBuiltPage })),
 );
@@ -66,6 +69,7 @@ export function App() {
         <Suspense fallback={<p role="status">Loading…</p>}>
           <Routes>
             <Route path="sign-in" element={<SignInPage />} />
+            <Route path="invite/:token" element={<InvitePage />} />
             <Route
               element={
                 <RequireSession>
@@ -83,6 +87,8 @@ export function App() {
               <Route path="knowledge" element={<KnowledgePage />} />
               <Route path="knowledge/:name" element={<CollectionPage />} />
               <Route path="operations" element={<OperationsPage />} />
+              <Route path="accounts" element={<AccountsPage />} />
+              <Route path="tokens" element={<TokensPage />} />
               <Route path="*" element={<NotBuilt title="Not found" />} />
             </Route>
           </Routes>
