@@ -46,7 +46,7 @@ export function SignInPage() {
   return (
     <main id="main" className="sign-in">
       <h1>botwire console</h1>
-      <form onSubmit={submitAccount} aria-labelledby="sign-in-account">
+      <form onSubmit={submitAccount}>
         <h2 id="sign-in-account">Sign in</h2>
         <label htmlFor="email">Email</label>
         <input
@@ -75,7 +75,7 @@ export function SignInPage() {
           </p>
         )}
       </form>
-      <form onSubmit={submitKey} aria-labelledby="sign-in-key" aria-describedby="sign-in-help">
+      <form onSubmit={submitKey} aria-describedby="sign-in-help">
         <h2 id="sign-in-key">Or with the admin key</h2>
         <p id="sign-in-help">
           The service&apos;s admin key (<code>ADMIN_API_KEY</code> in its env file) signs in as the
