@@ -326,7 +326,7 @@ export const SETTINGS = {
     kind: 'integer',
     default: 10,
     min: 1,
-    doc: 'Admin API requests with a missing or wrong bearer token one address may make in ADMIN_AUTH_WINDOW_S; past that every admin request from it gets 429 BW_ERR_AUTH_RATE_LIMITED with Retry-After until the window ends (count; shared by every api process through Redis).',
+    doc: 'Failed admin authentications (a missing or wrong bearer key or token, a wrong password, an unknown invite link) one address may make in ADMIN_AUTH_WINDOW_S; past that every admin request from it gets 429 BW_ERR_AUTH_RATE_LIMITED with Retry-After until the window ends (count; shared by every api process through Redis).',
   },
   ADMIN_AUTH_WINDOW_S: {
     kind: 'integer',
@@ -334,6 +334,19 @@ export const SETTINGS = {
     min: 1,
     max: 86400,
     doc: 'The window in which ADMIN_AUTH_MAX_FAILURES counts, starting at the first failure (seconds).',
+  },
+  ACCOUNT_AUTH_MAX_FAILURES: {
+    kind: 'integer',
+    default: 5,
+    min: 1,
+    doc: 'Wrong passwords for one email (existing or not) in ADMIN_AUTH_WINDOW_S; past that its sign-in gets 429 BW_ERR_AUTH_RATE_LIMITED with Retry-After until the window ends, from every address (count; kept in Redis).',
+  },
+  INVITE_TTL_S: {
+    kind: 'integer',
+    default: 604800,
+    min: 60,
+    max: 2592000,
+    doc: 'How long an invite link can be used, from when an owner made it (seconds; default 7 days).',
   },
   CONSOLE_SESSION_TTL_S: {
     kind: 'integer',
@@ -675,10 +688,14 @@ export interface Config {
     /** Admin auth failures allowed per address within `authFailureWindowS` seconds. */
     authMaxFailures: number;
     authFailureWindowS: number;
+    /** Wrong passwords allowed per email within `authFailureWindowS` seconds. */
+    accountMaxFailures: number;
     /** Lifetime of a console session (CONSOLE_SESSION_TTL_S, seconds). */
     consoleSessionTtlS: number;
     /** Audit rows older than this are deleted (AUDIT_RETENTION_DAYS, days; 0 = never). */
     auditRetentionDays: number;
+    /** Lifetime of an invite link (INVITE_TTL_S, seconds). */
+    inviteTtlS: number;
     /** Negative cache of unknown callback ids: lifetime (ms) and size (entries). */
     unknownIdTtlMs: number;
     unknownIdCacheSize: number;
@@ -875,8 +892,10 @@ export function loadConfig(
       maxConnectionsPerAddress: v.EDGE_MAX_CONNECTIONS_PER_ADDRESS,
       authMaxFailures: v.ADMIN_AUTH_MAX_FAILURES,
       authFailureWindowS: v.ADMIN_AUTH_WINDOW_S,
+      accountMaxFailures: v.ACCOUNT_AUTH_MAX_FAILURES,
       consoleSessionTtlS: v.CONSOLE_SESSION_TTL_S,
       auditRetentionDays: v.AUDIT_RETENTION_DAYS,
+      inviteTtlS: v.INVITE_TTL_S,
       unknownIdTtlMs: v.EDGE_UNKNOWN_ID_TTL_MS,
       unknownIdCacheSize: v.EDGE_UNKNOWN_ID_CACHE_SIZE,
       uploadQuota: {

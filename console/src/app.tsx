@@ -40,6 +40,9 @@ const OperationsPage = page(
   'OperationsPage',
 );
 const AuditPage = page(() => import('./pages/audit/audit-page.tsx'), 'AuditPage');
+const AccountsPage = page(() => import('./pages/accounts/accounts-page.tsx'), 'AccountsPage');
+const TokensPage = page(() => import('./pages/accounts/tokens-page.tsx'), 'TokensPage');
+const InvitePage = page(() => import('./pages/accounts/invite-page.tsx'), 'InvitePage');
 const NotBuilt = lazy(() =>
   import('./pages/not-built/not-built-page.tsx').then((m) => ({ default: m.NotBuiltPage })),
 );
@@ -67,6 +70,7 @@ export function App() {
         <Suspense fallback={<p role="status">Loading…</p>}>
           <Routes>
             <Route path="sign-in" element={<SignInPage />} />
+            <Route path="invite/:token" element={<InvitePage />} />
             <Route
               element={
                 <RequireSession>
@@ -85,6 +89,8 @@ export function App() {
               <Route path="knowledge/:name" element={<CollectionPage />} />
               <Route path="operations" element={<OperationsPage />} />
               <Route path="audit" element={<AuditPage />} />
+              <Route path="accounts" element={<AccountsPage />} />
+              <Route path="tokens" element={<TokensPage />} />
               <Route path="*" element={<NotBuilt title="Not found" />} />
             </Route>
           </Routes>

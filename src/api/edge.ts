@@ -9,6 +9,7 @@ import type { Knex } from '../shared/db.ts';
 import type { Redis } from '../shared/redis.ts';
 import type { SchemaRegistry } from '../shared/schemas.ts';
 import type { VisitorHub } from './web/visitor-hub.ts';
+import type { Passwords } from './admin/passwords.ts';
 
 export interface Edge {
   redis: Redis;
@@ -37,10 +38,16 @@ export interface Edge {
   /** Admin bearer-token failures allowed per address in `authFailureWindowS` seconds. */
   authMaxFailures: number;
   authFailureWindowS: number;
+  /** Wrong passwords allowed per account email in `authFailureWindowS` (ACCOUNT_AUTH_MAX_FAILURES). */
+  accountMaxFailures: number;
   /** Lifetime of a console session from sign-in (CONSOLE_SESSION_TTL_S, seconds). */
   consoleSessionTtlS: number;
   /** Counts an audit row that could not be written (botwire_audit_write_failures_total). */
   auditLost: () => void;
+  /** Lifetime of an invite link (INVITE_TTL_S, seconds). */
+  inviteTtlS: number;
+  /** Hashes and checks account passwords (scrypt). */
+  passwords: Passwords;
   /** Where the console's build is served from (`console/dist`). */
   consoleDir: string;
   /** Limits on the documents kept in STORAGE_DIR (UPLOAD_*_MAX_*). */

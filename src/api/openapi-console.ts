@@ -73,9 +73,15 @@ export const consoleSchemas = {
   },
   session: {
     type: 'object',
-    required: ['actor', 'expires_at'],
+    required: ['id', 'actor', 'role', 'account_id', 'expires_at'],
     properties: {
-      actor: { type: 'string', description: '"console" for a console session' },
+      id: { type: 'string', format: 'uuid' },
+      actor: {
+        type: 'string',
+        description: '"account:<email>", or "admin-key" for an admin-key sign-in',
+      },
+      role: { enum: ['owner', 'builder', 'agent', 'viewer'] },
+      account_id: { type: ['string', 'null'], description: 'null for an admin-key sign-in' },
       expires_at: { type: 'string', format: 'date-time' },
     },
   },
@@ -86,7 +92,7 @@ export const consolePaths = {
   '/v2/session': {
     post: {
       summary:
-        'Console sign-in: the admin key exchanged for the bw_session cookie (HttpOnly, SameSite=Strict, Path=/, Secure on https), valid CONSOLE_SESSION_TTL_S. A wrong key is 401 and counts toward ADMIN_AUTH_MAX_FAILURES (then 429 with Retry-After). With the cookie, every admin route answers; POST, PUT, PATCH and DELETE then need an Origin header equal to the service origin (403 BW_ERR_ORIGIN_REFUSED otherwise)',
+        "Console sign-in: an account's email and password, or the admin key, exchanged for the bw_session cookie (HttpOnly, SameSite=Strict, Path=/, Secure on https), valid CONSOLE_SESSION_TTL_S. A wrong key or password is 401 and counts toward ADMIN_AUTH_MAX_FAILURES for the address and, for a password, ACCOUNT_AUTH_MAX_FAILURES for the email (then 429 with Retry-After). With the cookie, the admin routes of the account's role answer; POST, PUT, PATCH and DELETE then need an Origin header equal to the service origin (403 BW_ERR_ORIGIN_REFUSED otherwise)",
       requestBody: {
         required: true,
         content: { 'application/json': { schema: ref('session-request') } },

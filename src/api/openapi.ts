@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ERRORS } from '../shared/errors.ts';
 import { SCHEMAS_DIR } from '../shared/schemas.ts';
 import { auditPaths, auditSchemas } from './openapi-audit.ts';
+import { accountPaths, accountSchemas } from './openapi-accounts.ts';
 import { consolePaths, consoleSchemas } from './openapi-console.ts';
 import { eventSchemas, eventsPaths } from './openapi-events.ts';
 import { handoffPaths, handoffSchemas } from './openapi-handoffs.ts';
@@ -54,7 +55,11 @@ export function openApiDocument(): Record<string, unknown> {
     },
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY from the env file' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'ADMIN_API_KEY from the env file, or a personal API token (bwp_...)',
+        },
         session: {
           type: 'apiKey',
           in: 'cookie',
@@ -99,6 +104,12 @@ export function openApiDocument(): Record<string, unknown> {
         'flow-draft': schema('http/flow-draft'),
         'publish-flow': schema('http/publish-flow'),
         'session-request': schema('http/session'),
+        'create-account': schema('http/create-account'),
+        'patch-account': schema('http/patch-account'),
+        'create-token': schema('http/create-token'),
+        'create-invite': schema('http/create-invite'),
+        'accept-invite': schema('http/accept-invite'),
+        ...accountSchemas,
         ...consoleSchemas,
         ...webSchemas,
         ...opsSchemas(),
@@ -110,6 +121,7 @@ export function openApiDocument(): Record<string, unknown> {
     paths: {
       ...consolePaths,
       ...auditPaths,
+      ...accountPaths,
       ...eventsPaths,
       ...versionPaths,
       ...handoffPaths,

@@ -20,19 +20,23 @@ import { createMetrics } from './metrics.ts';
 import { handoffMetrics, readHandoffFigures } from './handoff-metrics.ts';
 import { EventHub } from './events/hub.ts';
 import { createRedis } from '../shared/redis.ts';
+import type Koa from 'koa';
 import { VisitorHub } from './web/visitor-hub.ts';
+import { Passwords, type Kdf } from './admin/passwords.ts';
 
 export interface RunningApi extends Service {
   /** The port listened on (useful with API_PORT=0). */
   port: number;
   /** The edge's Postgres pool (its `query` events show what reaches Postgres). */
   db: Knex;
+  /** The Koa application (its routers list the routes: test/api/permissions.test.ts walks them). */
+  app: Koa;
 }
 
 export async function startApi(
   config: Config,
   logger: Logger,
-  overrides: { fetch?: typeof fetch; consoleDir?: string } = {},
+  overrides: { fetch?: typeof fetch; consoleDir?: string; kdf?: Kdf } = {},
 ): Promise<RunningApi> {
   if (!config.credentialsKey) throw new Error('CREDENTIALS_KEY is required');
   // Topic depths for /metrics, read on each scrape through the edge's Redis (made just below).
@@ -106,8 +110,11 @@ export async function startApi(
     bodyTimeoutMs: config.api.timeouts.bodyMs,
     authMaxFailures: config.api.authMaxFailures,
     authFailureWindowS: config.api.authFailureWindowS,
+    accountMaxFailures: config.api.accountMaxFailures,
     consoleSessionTtlS: config.api.consoleSessionTtlS,
     auditLost: () => metrics.auditLost.inc(),
+    inviteTtlS: config.api.inviteTtlS,
+    passwords: new Passwords(overrides.kdf),
     consoleDir: overrides.consoleDir ?? CONSOLE_DIST,
     uploadQuota: config.api.uploadQuota,
     dedupeTtlS: config.api.dedupeTtlS,
@@ -203,5 +210,5 @@ export async function startApi(
     })();
     return closing;
   };
-  return { port, close, db };
+  return { port, close, db, app };
 }

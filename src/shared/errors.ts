@@ -194,7 +194,7 @@ export const ERRORS = {
   BW_ERR_AUTH_RATE_LIMITED: {
     status: 429,
     retryable: true,
-    doc: 'Too many admin requests with a missing or wrong bearer token came from this address (ADMIN_AUTH_MAX_FAILURES in ADMIN_AUTH_WINDOW_S); every admin request from it is refused until Retry-After passes.',
+    doc: 'Too many failed admin authentications: from this address (a missing or wrong bearer token or password, invite link; ADMIN_AUTH_MAX_FAILURES in ADMIN_AUTH_WINDOW_S), then every admin request from it is refused, or for this email (ACCOUNT_AUTH_MAX_FAILURES wrong passwords in ADMIN_AUTH_WINDOW_S), then its sign-in is refused, until Retry-After passes.',
   },
   BW_ERR_FILE_NAME: {
     status: 400,
@@ -216,6 +216,16 @@ export const ERRORS = {
     retryable: false,
     doc: "The request's `Origin` is not allowed: a console (session cookie) request that changes something (POST, PUT, PATCH, DELETE) must come from the service's own origin; a web channel request from an origin not on the channel's `allowed_origins` nor the service's own origin (PUBLIC_BASE_URL).",
   },
+  BW_ERR_FORBIDDEN: {
+    status: 403,
+    retryable: false,
+    doc: "The caller's role may not use this route, or an agent asked for a bot it is not assigned to (docs/accounts.md has the table of roles and routes).",
+  },
+  BW_ERR_INVITE_INVALID: {
+    status: 410,
+    retryable: false,
+    doc: 'The invite link is unknown, already used or past its end (INVITE_TTL_S); an owner makes a new one.',
+  },
   BW_ERR_CONSOLE_NOT_BUILT: {
     status: 503,
     retryable: true,
@@ -235,11 +245,6 @@ export const ERRORS = {
     status: 503,
     retryable: true,
     doc: 'This api process already serves WEB_MAX_EVENT_STREAMS web event streams; try again (Retry-After) or run more api processes.',
-  },
-  BW_ERR_FORBIDDEN: {
-    status: 403,
-    retryable: false,
-    doc: "The caller's role may not do this, or (an agent) is not assigned to this bot.",
   },
   BW_ERR_HANDOFF_CLAIMED: {
     status: 409,

@@ -60,11 +60,11 @@ describe('console session auth', function () {
     await t.redis.del(...keys);
   });
 
-  it('when signed in, then GET /v2/session names the console actor and its end, and admin routes answer with the cookie', async () => {
+  it('when signed in, then GET /v2/session names the admin-key actor and its end, and admin routes answer with the cookie', async () => {
     const cookie = cookieOf((await signIn(t.adminKey)).headers.get('set-cookie'));
     const session = await withCookie('GET', '/v2/session', cookie);
     expect(session.status).to.equal(200);
-    expect(session.json.actor).to.equal('console');
+    expect(session.json.actor).to.equal('admin-key');
     const end = Date.parse(session.json.expires_at);
     expect(end - Date.now()).to.be.within(590_000, 600_000);
     const bots = await withCookie('GET', '/v2/bots', cookie);

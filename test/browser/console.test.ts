@@ -70,12 +70,12 @@ describe('console in a browser', function () {
     await checkA11y(page, 'sign-in');
     await screenshot(page, 'sign-in');
     await page.getByLabel('Admin key').fill('not-the-key');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in with the admin key' }).click();
     await page.getByRole('alert').filter({ hasText: 'not the admin key' }).waitFor();
     await checkA11y(page, 'sign-in with an error');
 
     await page.getByLabel('Admin key').fill(service.adminKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in with the admin key' }).click();
     await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
     // Back where the operator was going.
     expect(new URL(page.url()).pathname).to.equal('/console/bots');

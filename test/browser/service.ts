@@ -148,6 +148,6 @@ export async function startConsoleService(
 export async function signIn(page: Page, key: string): Promise<void> {
   await page.goto('/console/');
   await page.getByLabel('Admin key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in with the admin key' }).click();
   await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
 }

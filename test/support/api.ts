@@ -9,6 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { capturingLogger } from './logs.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { startApi, type RunningApi } from '../../src/api/worker.ts';
+import type { Kdf } from '../../src/api/admin/passwords.ts';
 import { startChannel } from '../../src/channel/worker.ts';
 import { startFlow } from '../../src/flow/worker.ts';
 import { startLanguage } from '../../src/language/worker.ts';
@@ -100,7 +101,7 @@ export { urlWithSchema } from './services.ts';
  */
 export async function startTestApi(
   overrides: Record<string, string> = {},
-  options: { consoleDir?: string } = {},
+  options: { consoleDir?: string; kdf?: Kdf } = {},
 ): Promise<TestApi> {
   const schema = await createTestSchema();
   const prefix = uniquePrefix();

@@ -30,7 +30,7 @@ export interface paths {
       };
     };
     put?: never;
-    /** Console sign-in: the admin key exchanged for the bw_session cookie (HttpOnly, SameSite=Strict, Path=/, Secure on https), valid CONSOLE_SESSION_TTL_S. A wrong key is 401 and counts toward ADMIN_AUTH_MAX_FAILURES (then 429 with Retry-After). With the cookie, every admin route answers; POST, PUT, PATCH and DELETE then need an Origin header equal to the service origin (403 BW_ERR_ORIGIN_REFUSED otherwise) */
+    /** Console sign-in: an account's email and password, or the admin key, exchanged for the bw_session cookie (HttpOnly, SameSite=Strict, Path=/, Secure on https), valid CONSOLE_SESSION_TTL_S. A wrong key or password is 401 and counts toward ADMIN_AUTH_MAX_FAILURES for the address and, for a password, ACCOUNT_AUTH_MAX_FAILURES for the email (then 429 with Retry-After). With the cookie, the admin routes of the account's role answer; POST, PUT, PATCH and DELETE then need an Origin header equal to the service origin (403 BW_ERR_ORIGIN_REFUSED otherwise) */
     post: {
       parameters: {
         query?: never;
@@ -126,6 +126,582 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/accounts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every account (owners) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The accounts */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['account-list'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    /** Make an account with its first password (owners); 409 when the email is taken */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['create-account'];
+        };
+      };
+      responses: {
+        /** @description The account */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['account'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/accounts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One account (owners) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the account's id */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The account */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['account'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Change an account (owners): name, role, password, assigned bots, disabled. Disabling (or a new password) ends its sessions at once; its tokens stop with the disabling */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the account's id */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['patch-account'];
+        };
+      };
+      responses: {
+        /** @description The account */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['account'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    trace?: never;
+  };
+  '/v2/accounts/{id}/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An account's live console sessions (owners) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the account's id */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The sessions */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['session-list'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    /** End every console session of an account (owners); answers {ended: <count>} */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the account's id */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description How many ended */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              ended: number;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/invites': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Open invites: not used, not ended (owners) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The invites */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['invite-list'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    /** Make an invite (owners): the answer holds the one-time link (url, token) the console shows; valid INVITE_TTL_S */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['create-invite'];
+        };
+      };
+      responses: {
+        /** @description The invite with its link */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['invite'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/invites/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Withdraw an open invite (owners) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the invite's id */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Withdrawn */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/invites/{token}/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What an invite link offers (no sign-in); an unknown, used or ended link is 410 and counts toward ADMIN_AUTH_MAX_FAILURES */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the token of the invite link */
+          token: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The invite */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['invite-public'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    /** Use an invite link once (no sign-in): makes the account with the invited role and bots; then sign in with POST /v2/session */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the token of the invite link */
+          token: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['accept-invite'];
+        };
+      };
+      responses: {
+        /** @description The new account */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['account'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Who the caller is: actor, role, account and assigned bots */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The caller */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['me'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's live console sessions (none for the admin key) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The sessions */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['session-list'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/sessions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** End one of the caller's console sessions */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the session's id */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Ended */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's personal API tokens, revoked ones included (never the tokens) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The tokens */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['token-list'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    /** Make a personal API token (Bearer bwp_...), of the caller's role or less: the answer is the only one holding it */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['create-token'];
+        };
+      };
+      responses: {
+        /** @description The token */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['token'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/tokens/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke a personal API token of the caller; its next use is 401 */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the token's id */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Revoked */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -2956,9 +3532,164 @@ export interface components {
       /** @description what changed, shown in the version list */
       note?: string;
     };
-    /** console sign-in (POST /v2/session body) */
-    'session-request': {
-      key: string;
+    /**
+     * console sign-in (POST /v2/session body)
+     * @description An account's email and password, or the admin key (the bootstrap owner).
+     */
+    'session-request':
+      | {
+          key: string;
+        }
+      | {
+          email: string;
+          password: string;
+        };
+    /**
+     * POST /v2/accounts body
+     * @description An account made by an owner, with its first password (invites let people choose their own).
+     */
+    'create-account': {
+      email: string;
+      name: string;
+      /** @enum {unknown} */
+      role: 'owner' | 'builder' | 'agent' | 'viewer';
+      password: string;
+      /** @description app ids the account is assigned to (what an agent may see) */
+      bots?: string[];
+    };
+    /**
+     * PATCH /v2/accounts/<id> body
+     * @description Fields left out stay as they are. disabled: true ends the account's sessions and tokens at once; bots replaces the assignment.
+     */
+    'patch-account': {
+      name?: string;
+      /** @enum {unknown} */
+      role?: 'owner' | 'builder' | 'agent' | 'viewer';
+      disabled?: boolean;
+      password?: string;
+      bots?: string[];
+    };
+    /**
+     * POST /v2/tokens body
+     * @description A personal API token of the signed-in account; role defaults to the account's and may not exceed it.
+     */
+    'create-token': {
+      name: string;
+      /** @enum {unknown} */
+      role?: 'owner' | 'builder' | 'agent' | 'viewer';
+    };
+    /** POST /v2/invites body */
+    'create-invite': {
+      /** @enum {unknown} */
+      role: 'owner' | 'builder' | 'agent' | 'viewer';
+      /** @description when set, the account is made with this email; otherwise the invited person enters one */
+      email?: string;
+      /** @description app ids the new account is assigned to (for an agent) */
+      bots?: string[];
+    };
+    /** POST /v2/invites/<token>/accept body */
+    'accept-invite': {
+      name: string;
+      password: string;
+      /** @description required when the invite names no email; ignored otherwise */
+      email?: string;
+    };
+    account: {
+      /** Format: uuid */
+      id: string;
+      email: string;
+      name: string;
+      /** @enum {unknown} */
+      role: 'owner' | 'builder' | 'agent' | 'viewer';
+      disabled: boolean;
+      /** Format: date-time */
+      disabled_at: string | null;
+      /** @description assigned bots (app ids) */
+      bots: string[];
+      created_by: string;
+      /** Format: date-time */
+      created_at?: string;
+      /** Format: date-time */
+      updated_at?: string;
+    };
+    'account-list': {
+      items: components['schemas']['account'][];
+    };
+    me: {
+      /** @description "admin-key", "account:<email>" or "token:<id>@<email>" */
+      actor: string;
+      /** @enum {unknown} */
+      role: 'owner' | 'builder' | 'agent' | 'viewer';
+      /** @description null for the admin key */
+      account_id: string | null;
+      email: string | null;
+      name: string;
+      /** @description an agent's assigned bots; null: every bot */
+      bots: string[] | null;
+    };
+    'session-item': {
+      /** Format: uuid */
+      id: string;
+      actor: string;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      expires_at: string;
+      address: string;
+      user_agent: string;
+      /** @description the session of this request */
+      current: boolean;
+    };
+    'session-list': {
+      items: components['schemas']['session-item'][];
+    };
+    token: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /** @enum {unknown} */
+      role: 'owner' | 'builder' | 'agent' | 'viewer';
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      last_used_at: string | null;
+      /** Format: date-time */
+      revoked_at: string | null;
+      /** @description only in the answer that made it: bwp_... */
+      token?: string;
+    };
+    'token-list': {
+      items: components['schemas']['token'][];
+    };
+    invite: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {unknown} */
+      role: 'owner' | 'builder' | 'agent' | 'viewer';
+      email: string | null;
+      bots: string[];
+      /** Format: date-time */
+      expires_at: string;
+      /** Format: date-time */
+      used_at: string | null;
+      account_id?: string | null;
+      created_by: string;
+      /** Format: date-time */
+      created_at?: string;
+      /** @description only in the answer that made it */
+      token?: string;
+      /** @description only in the answer that made it: the link to give */
+      url?: string;
+    };
+    'invite-list': {
+      items: components['schemas']['invite'][];
+    };
+    'invite-public': {
+      /** @enum {unknown} */
+      role: 'owner' | 'builder' | 'agent' | 'viewer';
+      email: string | null;
+      /** Format: date-time */
+      expires_at: string;
     };
     'channel-view': {
       /** Format: uuid */
@@ -3013,8 +3744,14 @@ export interface components {
       };
     };
     session: {
-      /** @description "console" for a console session */
+      /** Format: uuid */
+      id: string;
+      /** @description "account:<email>", or "admin-key" for an admin-key sign-in */
       actor: string;
+      /** @enum {unknown} */
+      role: 'owner' | 'builder' | 'agent' | 'viewer';
+      /** @description null for an admin-key sign-in */
+      account_id: string | null;
       /** Format: date-time */
       expires_at: string;
     };
@@ -3408,11 +4145,12 @@ export interface components {
               | 'BW_ERR_FILE_EXISTS'
               | 'BW_ERR_UPLOAD_QUOTA'
               | 'BW_ERR_ORIGIN_REFUSED'
+              | 'BW_ERR_FORBIDDEN'
+              | 'BW_ERR_INVITE_INVALID'
               | 'BW_ERR_CONSOLE_NOT_BUILT'
               | 'BW_ERR_BAD_TOKEN'
               | 'BW_ERR_TOKEN_EXPIRED'
               | 'BW_ERR_TOO_MANY_STREAMS'
-              | 'BW_ERR_FORBIDDEN'
               | 'BW_ERR_HANDOFF_CLAIMED'
               | 'BW_ERR_HANDOFF_NOT_YOURS'
               | 'BW_ERR_HANDOFF_ENDED'

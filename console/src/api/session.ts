@@ -22,11 +22,21 @@ export function useSession() {
   });
 }
 
+/** Signs in with the admin key (a string) or an account's email and password. */
 export function useSignIn() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: async (key: string) => unwrap(await api.POST('/v2/session', { body: { key } })),
-    onSuccess: () => client.invalidateQueries({ queryKey: SESSION_KEY }),
+    mutationFn: async (credentials: string | { email: string; password: string }) =>
+      unwrap(
+        await api.POST('/v2/session', {
+          body: typeof credentials === 'string' ? { key: credentials } : credentials,
+        }),
+      ),
+    // Whoever signed in before, nothing cached from them may show now.
+    onSuccess: () => {
+      client.removeQueries({ predicate: (q) => q.queryKey[0] !== SESSION_KEY[0] });
+      return client.invalidateQueries({ queryKey: SESSION_KEY });
+    },
   });
 }
 

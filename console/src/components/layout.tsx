@@ -1,17 +1,25 @@
-/** The signed-in frame: a skip link, the navigation, sign out, and the page. */
+/**
+ * The signed-in frame: a skip link, the navigation (only the sections the signed-in role can use,
+ * docs/accounts.md), who is signed in, sign out, and the page.
+ */
 import { NavLink, Outlet, useNavigate } from 'react-router';
+import { useMe, type Me } from '../api/accounts.ts';
 import { useSignOut } from '../api/session.ts';
 
-const SECTIONS = [
-  { to: '/bots', label: 'Bots' },
-  { to: '/knowledge', label: 'Knowledge' },
-  { to: '/operations', label: 'Operations' },
-  { to: '/audit', label: 'Audit' },
+const SECTIONS: { to: string; label: string; shown: (me: Me) => boolean }[] = [
+  { to: '/bots', label: 'Bots', shown: () => true },
+  { to: '/knowledge', label: 'Knowledge', shown: (me) => me.role !== 'agent' },
+  { to: '/operations', label: 'Operations', shown: (me) => me.role !== 'agent' },
+  { to: '/accounts', label: 'Accounts', shown: (me) => me.role === 'owner' },
+  // The admin key is no account: it has no tokens.
+  { to: '/tokens', label: 'My tokens', shown: (me) => me.account_id !== null },
+  { to: '/audit', label: 'Audit', shown: (me) => me.role === 'owner' },
 ];
 
 export function Layout() {
   const signOut = useSignOut();
   const navigate = useNavigate();
+  const me = useMe();
   return (
     <>
       <a className="skip-link" href="#main">
@@ -21,13 +29,19 @@ export function Layout() {
         <span className="brand">botwire console</span>
         <nav aria-label="Sections">
           <ul>
-            {SECTIONS.map((s) => (
-              <li key={s.to}>
-                <NavLink to={s.to}>{s.label}</NavLink>
-              </li>
-            ))}
+            {me.data &&
+              SECTIONS.filter((s) => s.shown(me.data)).map((s) => (
+                <li key={s.to}>
+                  <NavLink to={s.to}>{s.label}</NavLink>
+                </li>
+              ))}
           </ul>
         </nav>
+        {me.data && (
+          <span className="signed-in">
+            Signed in as <strong>{me.data.name}</strong> ({me.data.role})
+          </span>
+        )}
         <button
           type="button"
           onClick={() => signOut.mutate(undefined, { onSettled: () => void navigate('/sign-in') })}

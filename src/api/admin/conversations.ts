@@ -16,6 +16,7 @@ import { BotwireError } from '../../shared/errors.ts';
 import { queryTerms, tsqueryText } from '../../shared/knowledge/search.ts';
 import type { Edge } from '../edge.ts';
 import { afterOf, limitOf, pageOf, type Page } from './paging.ts';
+import { requireBotAccess } from './principal.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -168,6 +169,7 @@ export function conversationRoutes(router: Router, edge: Edge): void {
     // App ids are UUIDs: anything else cannot exist, and must not reach a uuid-typed query.
     if (!UUID.test(appId) || !(await edge.directory.byAppId(appId)))
       throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+    requireBotAccess(ctx, appId);
     const filters = filtersOf(ctx, edge);
     ctx.body = await listConversations(edge.db, appId, filters, limitOf(ctx), afterOf(ctx, UUID));
   });
@@ -176,6 +178,7 @@ export function conversationRoutes(router: Router, edge: Edge): void {
     const id = ctx.params.id ?? '';
     const conversation = UUID.test(id) ? await getConversation(edge.db, id) : undefined;
     if (!conversation) throw new BotwireError('BW_ERR_NOT_FOUND', 'no conversation has this id');
+    requireBotAccess(ctx, String(conversation.app_id));
     ctx.body = conversation;
   });
 }

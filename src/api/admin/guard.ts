@@ -1,8 +1,9 @@
 /**
  * What stands in front of every admin route: security headers on every admin response (errors
- * included), and a per-address limit on bearer-token failures kept in Redis, so that every api
- * process counts the same failures.
+ * included), and limits on authentication failures (per address, per account email) kept in
+ * Redis, so that every api process counts the same failures.
  */
+import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { BotwireError } from '../../shared/errors.ts';
 import type { Redis } from '../../shared/redis.ts';
@@ -36,7 +37,9 @@ export interface AuthLimitOptions {
   prefix: string;
   /** Failures allowed per address within the window (count). */
   maxFailures: number;
-  /** The window, from an address's first failure (seconds). */
+  /** Wrong passwords allowed per account email within the window (count). @defaultValue maxFailures */
+  maxAccountFailures?: number;
+  /** The window, from an address's (or email's) first failure (seconds). */
   windowS: number;
 }
 
@@ -49,10 +52,13 @@ export function peerAddress(ctx: Context): string {
 }
 
 /**
- * Counts bearer-token failures per address in Redis (`<prefix>:auth-fail:{<address>}`, a fixed
- * window starting at the first failure) and refuses every admin request from an address past the
- * limit with 429 `BW_ERR_AUTH_RATE_LIMITED` and Retry-After. One GET per admin request; a failure
- * costs a SET NX and an INCR in one round trip.
+ * Counts authentication failures in Redis, each in a fixed window starting at its first failure:
+ * per address (`<prefix>:auth-fail:{<address>}`: wrong bearer tokens, passwords, invite links),
+ * past which every admin request from the address is refused, and per account email
+ * (`<prefix>:auth-fail-account:{<sha256 of the lower-case email>}`: wrong passwords, counted for
+ * unknown emails too, so the limit does not tell which exist), past which that email's sign-in is
+ * refused from every address. Refusals are 429 `BW_ERR_AUTH_RATE_LIMITED` with Retry-After. One
+ * GET per admin request; a failure costs a SET NX and an INCR per counter in one round trip.
  */
 export class AuthLimiter {
   readonly #o: AuthLimitOptions;
@@ -67,24 +73,56 @@ export class AuthLimiter {
     return `${this.#o.prefix}:auth-fail:{${address}}`;
   }
 
-  /** Throws 429 when `address` is past the limit. */
-  async check(ctx: Context, address: string): Promise<void> {
-    const key = this.#key(address);
+  #accountKey(email: string): string {
+    // Hashed: the counter must not keep the email itself in Redis, and its length is bounded.
+    const digest = createHash('sha256').update(email.toLowerCase(), 'utf8').digest('hex');
+    return `${this.#o.prefix}:auth-fail-account:{${digest}}`;
+  }
+
+  async #refuseOver(ctx: Context, key: string, max: number, message: string): Promise<void> {
     const count = Number((await this.#o.redis.get(key)) ?? 0);
-    if (count < this.#o.maxFailures) return;
+    if (count < max) return;
     const ttlMs = await this.#o.redis.pttl(key);
     const retryAfterS = Math.max(1, Math.ceil((ttlMs > 0 ? ttlMs : this.#o.windowS * 1000) / 1000));
     ctx.set('Retry-After', String(retryAfterS));
-    throw new BotwireError(
-      'BW_ERR_AUTH_RATE_LIMITED',
+    throw new BotwireError('BW_ERR_AUTH_RATE_LIMITED', message, {
+      details: { retry_after_s: retryAfterS },
+    });
+  }
+
+  /** Throws 429 when `address` is past the limit. */
+  async check(ctx: Context, address: string): Promise<void> {
+    await this.#refuseOver(
+      ctx,
+      this.#key(address),
+      this.#o.maxFailures,
       'too many failed admin authentications from this address; try again later',
-      { details: { retry_after_s: retryAfterS } },
     );
   }
 
-  /** Records one failure of `address`. */
-  async fail(address: string): Promise<void> {
-    const key = this.#key(address);
-    await this.#o.redis.multi().set(key, 0, 'EX', this.#o.windowS, 'NX').incr(key).exec();
+  /** Throws 429 when the account of `email` (existing or not) is past its limit. */
+  async checkAccount(ctx: Context, email: string): Promise<void> {
+    await this.#refuseOver(
+      ctx,
+      this.#accountKey(email),
+      this.#o.maxAccountFailures ?? this.#o.maxFailures,
+      'too many wrong passwords for this account; try again later',
+    );
+  }
+
+  /** Records one failure of `address`, and of the account of `email` when given. */
+  async fail(address: string, email?: string): Promise<void> {
+    // One transaction per counter: the two keys may sit on different cluster slots.
+    const keys = [this.#key(address), ...(email ? [this.#accountKey(email)] : [])];
+    await Promise.all(
+      keys.map((key) =>
+        this.#o.redis.multi().set(key, 0, 'EX', this.#o.windowS, 'NX').incr(key).exec(),
+      ),
+    );
+  }
+
+  /** Forgets the wrong passwords of `email` (after a sign-in with the right one). */
+  async clearAccount(email: string): Promise<void> {
+    await this.#o.redis.del(this.#accountKey(email));
   }
 }

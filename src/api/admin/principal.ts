@@ -1,12 +1,15 @@
 /**
- * Who is calling the admin API, and which bots they may see. Authentication sets
- * `ctx.state.principal`; a request authenticated the older way (the admin key, a console session
- * without an account) has none and counts as an owner.
+ * Who an admin request acts as (docs/accounts.md): the admin key (the bootstrap owner), an
+ * account through its console session, or an account's personal token. Routes read
+ * `ctx.state.principal`; `ctx.state.actor` keeps naming it for code that records who did what.
  */
 import type { Context } from 'koa';
 import { BotwireError } from '../../shared/errors.ts';
 
 export type Role = 'owner' | 'builder' | 'agent' | 'viewer';
+
+/** Every role, most powerful first. */
+export const ROLES: readonly Role[] = ['owner', 'builder', 'agent', 'viewer'];
 
 export interface Principal {
   /** "admin-key", "account:<email>" or "token:<token id>@<email>" – what audit rows and flow version rows record */
@@ -25,10 +28,35 @@ declare module 'koa' {
   }
 }
 
+/** The admin key's principal: the bootstrap owner. */
+export const ADMIN_KEY_PRINCIPAL: Principal = {
+  actor: 'admin-key',
+  role: 'owner',
+  accountId: null,
+  bots: 'all',
+};
+
+/**
+ * The roles an account of `role` may give a token of its own: its role or less. An agent's
+ * access (assigned bots only) is not a subset of a viewer's (every bot, read only), nor the other
+ * way round, so each keeps to itself.
+ */
+export function grantableRoles(role: Role): Role[] {
+  if (role === 'owner') return [...ROLES];
+  if (role === 'builder') return ['builder', 'viewer'];
+  return [role];
+}
+
+/** The principal of the request; the admin guard set it, so its absence is a wiring fault. */
+export function principalOf(ctx: Context): Principal {
+  const principal = ctx.state.principal;
+  if (!principal) throw new BotwireError('BW_ERR_UNAUTHORIZED', 'no principal on the request');
+  return principal;
+}
+
 /** Throws BW_ERR_FORBIDDEN (403) unless the principal may see this bot (agents: assigned bots only). */
 export function requireBotAccess(ctx: Context, appId: string): void {
-  // No principal: authenticated the older way (admin key), which sees every bot.
   const bots = ctx.state.principal?.bots ?? 'all';
-  if (bots === 'all' || bots.includes(appId)) return;
-  throw new BotwireError('BW_ERR_FORBIDDEN', 'you are not assigned to this bot');
+  if (bots === 'all' || bots.includes(appId.toLowerCase()) || bots.includes(appId)) return;
+  throw new BotwireError('BW_ERR_FORBIDDEN', 'this account is not assigned to this bot');
 }

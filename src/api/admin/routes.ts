@@ -1,8 +1,10 @@
 /**
- * The admin API (bearer ADMIN_API_KEY or a console session, ./auth.ts): bots, channels, webhook
+ * The admin API (bearer ADMIN_API_KEY, a personal token or a console session, ./auth.ts; each
+ * route allowed to the roles of its row in ./permissions.ts): bots, channels, webhook
  * registration, transcripts and conversations (./conversations.ts), handoffs (./handoffs.ts), flow versions
  * (./flow-versions.ts), knowledge collections (./collections.ts, ./collection-list.ts), live
- * events (../events/route.ts) and operations (./ops.ts).
+ * events (../events/route.ts), operations (./ops.ts), accounts and invites (./account-routes.ts)
+ * and the caller's own sessions and tokens (./self-routes.ts).
  * Bodies are checked against schemas/http/*.json; errors go through the error middleware.
  */
 import type { Context } from 'koa';
@@ -26,6 +28,10 @@ import { auditRoutes } from '../audit/route.ts';
 import { auditTrail } from '../audit/trail.ts';
 import { securityHeaders } from './guard.ts';
 import { opsRoutes } from './ops.ts';
+import { enforcePermissions } from './permissions.ts';
+import { principalOf, requireBotAccess } from './principal.ts';
+import { accountRoutes } from './account-routes.ts';
+import { selfRoutes } from './self-routes.ts';
 import { afterOf, limitOf } from './paging.ts';
 import { botNote, changedFields } from './audit-summaries.ts';
 import { presentBot, presentChannel } from './present.ts';
@@ -103,6 +109,7 @@ export function adminRouter(edge: Edge): Router {
 
   router.use(securityHeaders(edge.publicBaseUrl));
   router.use(adminAuth(edge));
+  router.use(enforcePermissions());
   router.use(auditTrail({ db: edge.db, onLost: edge.auditLost }));
 
   router.post('/v2/bots', async (ctx) => {
@@ -121,7 +128,12 @@ export function adminRouter(edge: Edge): Router {
 
   router.get('/v2/bots', async (ctx) => {
     const limit = limitOf(ctx);
-    const bots = await edge.store.listBots({ limit: limit + 1, after: afterOf(ctx, UUID) });
+    const { bots: assigned } = principalOf(ctx);
+    const bots = await edge.store.listBots({
+      limit: limit + 1,
+      after: afterOf(ctx, UUID),
+      ...(assigned === 'all' ? {} : { appIds: assigned }),
+    });
     const items = bots.slice(0, limit);
     ctx.body = {
       items: items.map(present),
@@ -130,7 +142,9 @@ export function adminRouter(edge: Edge): Router {
   });
 
   router.get('/v2/bots/:app_id', async (ctx) => {
-    const bot = await edge.store.getBot(appIdOf(ctx));
+    const appId = appIdOf(ctx);
+    requireBotAccess(ctx, appId);
+    const bot = await edge.store.getBot(appId);
     if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
     ctx.body = present(bot);
   });
@@ -188,7 +202,9 @@ export function adminRouter(edge: Edge): Router {
     const id = ctx.params.id ?? '';
     const limit = limitOf(ctx);
     const after = afterOf(ctx, MESSAGE_ID);
-    const page = UUID.test(id) ? await listMessages(edge.db, id, limit, after) : undefined;
+    const page = UUID.test(id)
+      ? await listMessages(edge.db, id, limit, after, (appId) => requireBotAccess(ctx, appId))
+      : undefined;
     if (!page) throw new BotwireError('BW_ERR_NOT_FOUND', 'no conversation has this id');
     ctx.body = page;
   });
@@ -204,5 +220,7 @@ export function adminRouter(edge: Edge): Router {
   });
   opsRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   auditRoutes(router, edge);
+  accountRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
+  selfRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   return router;
 }

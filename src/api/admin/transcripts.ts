@@ -7,11 +7,14 @@ export async function listMessages(
   conversationId: string,
   limit: number,
   after?: string,
+  /** Called with the conversation's bot before anything is read (throws to refuse). */
+  mayRead: (appId: string) => void = () => undefined,
 ): Promise<Page<Record<string, unknown>> | undefined> {
-  const conversation = await db<{ id: string }>('conversations')
+  const conversation: { id: string; app_id: string } | undefined = await db('conversations')
     .where({ id: conversationId })
-    .first('id');
+    .first('id', 'app_id');
   if (!conversation) return undefined;
+  mayRead(conversation.app_id);
   const query = db('messages')
     .where({ conversation_id: conversationId })
     .select(

@@ -43,6 +43,11 @@ const collection = (ctx: Context): AuditTarget => ({
   appId: null,
 });
 
+/** A thing named by the path's `:id`. */
+const byId =
+  (type: string) =>
+  (ctx: Context): AuditTarget => ({ type, id: paramsOf(ctx).id ?? null, appId: null });
+
 /** A handoff; its bot is in the answer where the route answers with the handoff. */
 const handoff = (ctx: Context): AuditTarget => ({
   type: 'handoff',
@@ -97,6 +102,28 @@ export const AUDIT_ACTIONS: Record<string, AuditAction | null> = {
   'POST /v2/handoffs/:id/notes': { action: 'handoff.note', target: handoff },
   'POST /v2/handoffs/:id/return': { action: 'handoff.return', target: handoff },
   'POST /v2/handoffs/:id/close': { action: 'handoff.close', target: handoff },
+  'POST /v2/accounts': {
+    action: 'account.create',
+    target: (ctx) => ({ type: 'account', id: answered(ctx, 'id'), appId: null }),
+  },
+  'PATCH /v2/accounts/:id': { action: 'account.update', target: byId('account') },
+  'DELETE /v2/accounts/:id/sessions': { action: 'account.sessions.end', target: byId('account') },
+  'POST /v2/invites': {
+    action: 'invite.create',
+    target: (ctx) => ({ type: 'invite', id: answered(ctx, 'id'), appId: null }),
+  },
+  'DELETE /v2/invites/:id': { action: 'invite.withdraw', target: byId('invite') },
+  // The path holds the invite's secret token: the target is the account it made.
+  'POST /v2/invites/:token/accept': {
+    action: 'invite.accept',
+    target: (ctx) => ({ type: 'account', id: answered(ctx, 'id'), appId: null }),
+  },
+  'DELETE /v2/sessions/:id': { action: 'session.revoke', target: byId('session') },
+  'POST /v2/tokens': {
+    action: 'token.create',
+    target: (ctx) => ({ type: 'token', id: answered(ctx, 'id'), appId: null }),
+  },
+  'DELETE /v2/tokens/:id': { action: 'token.revoke', target: byId('token') },
   'POST /v2/session': {
     action: 'console.sign_in',
     target: () => ({ type: 'session', id: null, appId: null }),

@@ -13,6 +13,7 @@
 import type { Context, Middleware } from 'koa';
 import type { Knex } from '../../shared/db.ts';
 import type {} from '../admin/audit-note.ts';
+import type {} from '../admin/principal.ts';
 import { peerAddress } from '../admin/guard.ts';
 import { auditActionOf } from './actions.ts';
 import { redact } from './redact.ts';
@@ -27,18 +28,13 @@ declare module 'koa' {
 
 const UNCHANGING = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The principal as far as the audit log needs it; declared loosely to depend on no module. */
-interface Who {
-  actor?: unknown;
-  accountId?: unknown;
-}
-
-/** Who made the change: the principal's actor once accounts exist, else the authenticated actor. */
+/** Who made the change: the principal's actor and account, else the authenticated actor. */
 export function actorOf(ctx: Context): { actor: string; accountId: string | null } {
-  const principal = (ctx.state as { principal?: Who }).principal;
-  const actor = typeof principal?.actor === 'string' ? principal.actor : ctx.state.actor;
-  const accountId = typeof principal?.accountId === 'string' ? principal.accountId : null;
-  return { actor: actor ?? 'unknown', accountId };
+  const principal = ctx.state.principal;
+  return {
+    actor: principal?.actor ?? ctx.state.actor ?? 'unknown',
+    accountId: principal?.accountId ?? null,
+  };
 }
 
 export interface AuditTrailOptions {

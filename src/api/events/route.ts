@@ -1,7 +1,8 @@
 /**
  * `GET /v2/events` (admin auth): the console's live stream, as Server-Sent Events. Resumes after
  * the `Last-Event-ID` header (what EventSource sends when it reconnects) or `?last_event_id=`;
- * `?app_id=` (repeatable) and `?types=message,bot` filter. See docs/events.md.
+ * `?app_id=` (repeatable) and `?types=message,bot` filter; an agent gets only its assigned bots'
+ * events. See docs/events.md.
  */
 import type { Context } from 'koa';
 import type { Router } from '@koa/router';
@@ -54,9 +55,23 @@ function resumeOf(ctx: Context): string | undefined {
   return raw;
 }
 
+/**
+ * An agent's stream keeps to its assigned bots: the bots it asked for among those, or all of
+ * those; events of no bot (none today carry none, but a filter must not let them through) never.
+ */
+function narrowed(ctx: Context, filter: EventFilter): EventFilter {
+  const bots = ctx.state.principal?.bots ?? 'all';
+  if (bots === 'all') return filter;
+  const assigned = new Set(bots.map((id) => id.toLowerCase()));
+  const appIds = filter.appIds
+    ? new Set([...filter.appIds].filter((id) => assigned.has(id)))
+    : assigned;
+  return { ...filter, appIds };
+}
+
 export function eventRoutes(router: Router, edge: Edge): void {
   router.get('/v2/events', async (ctx) => {
-    const filter = filterOf(ctx);
+    const filter = narrowed(ctx, filterOf(ctx));
     const resume = resumeOf(ctx);
     await edge.eventHub.open(ctx.req, ctx.res, { filter, ...(resume ? { resume } : {}) });
     // The response is the hub's from here on; Koa must not write a body or end it.

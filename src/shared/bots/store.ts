@@ -204,10 +204,16 @@ export class BotStore {
    * Bots in creation order, `limit` at a time; pass the last app id of a page as `after` for the
    * next one.
    */
-  async listBots(options: { limit: number; after?: string }): Promise<BotRecord[]> {
+  /** Bots in creation order, in pages; `appIds` keeps to those (an agent's assigned bots). */
+  async listBots(options: {
+    limit: number;
+    after?: string;
+    appIds?: readonly string[];
+  }): Promise<BotRecord[]> {
     const query = this.#db<BotRow>('bots')
       .orderBy([{ column: 'created_at' }, { column: 'app_id' }])
       .limit(options.limit);
+    if (options.appIds) void query.whereIn('app_id', [...options.appIds]);
     if (options.after) {
       // Compared in SQL: timestamps keep microseconds there, and lose them in a JS Date.
       void query.whereRaw(

@@ -1,54 +1,101 @@
-/** Sign in: the admin key is exchanged once for a session cookie (POST /v2/session). */
+/**
+ * Sign in: an account's email and password, or the service's admin key (the bootstrap owner),
+ * exchanged once for a session cookie (POST /v2/session).
+ */
 import { useState, type FormEvent } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router';
 import { ApiError } from '../../api/api-error.ts';
 import { useSession, useSignIn } from '../../api/session.ts';
 
-function refusal(error: unknown): string {
+function refusal(error: unknown, withKey: boolean): string {
   if (!(error instanceof ApiError)) return 'The server could not be reached; try again.';
-  if (error.status === 401) return 'That key is not the admin key.';
+  if (error.status === 401) {
+    if (withKey) return 'That key is not the admin key.';
+    return error.message.includes('disabled')
+      ? 'This account is disabled; ask an owner.'
+      : 'The email or password is wrong.';
+  }
   if (error.status === 429) {
     const wait = error.retryAfterS ?? Number(error.details?.retry_after_s ?? 0);
-    return `Too many failed sign-ins from this address. Try again in ${wait} seconds.`;
+    return `Too many failed sign-ins. Try again in ${wait} seconds.`;
   }
   return error.message;
 }
 
 export function SignInPage() {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
   const [key, setKey] = useState('');
   const session = useSession();
-  const signIn = useSignIn();
+  const byAccount = useSignIn();
+  const byKey = useSignIn();
   const navigate = useNavigate();
   const from = (useLocation().state as { from?: string } | null)?.from ?? '/bots';
 
   if (session.data) return <Navigate to={from} replace />;
 
-  const submit = (event: FormEvent) => {
+  const done = { onSuccess: () => void navigate(from, { replace: true }) };
+  const submitAccount = (event: FormEvent) => {
     event.preventDefault();
-    signIn.mutate(key, { onSuccess: () => void navigate(from, { replace: true }) });
+    byAccount.mutate({ email, password }, done);
+  };
+  const submitKey = (event: FormEvent) => {
+    event.preventDefault();
+    byKey.mutate(key, done);
   };
   return (
     <main id="main" className="sign-in">
       <h1>botwire console</h1>
-      <form onSubmit={submit} aria-describedby="sign-in-help">
+      <form onSubmit={submitAccount}>
+        <h2 id="sign-in-account">Sign in</h2>
+        <label htmlFor="email">Email</label>
+        <input
+          id="email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
+        <label htmlFor="password">Password</label>
+        <input
+          id="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        <button type="submit" disabled={byAccount.isPending}>
+          {byAccount.isPending ? 'Signing in…' : 'Sign in'}
+        </button>
+        {byAccount.isError && (
+          <p role="alert" className="error">
+            {refusal(byAccount.error, false)}
+          </p>
+        )}
+      </form>
+      <form onSubmit={submitKey} aria-describedby="sign-in-help">
+        <h2 id="sign-in-key">Or with the admin key</h2>
         <p id="sign-in-help">
-          Sign in with the service&apos;s admin key (<code>ADMIN_API_KEY</code> in its env file).
+          The service&apos;s admin key (<code>ADMIN_API_KEY</code> in its env file) signs in as the
+          first owner, who invites everyone else.
         </p>
         <label htmlFor="admin-key">Admin key</label>
         <input
           id="admin-key"
           type="password"
-          autoComplete="current-password"
+          autoComplete="off"
           required
           value={key}
           onChange={(e) => setKey(e.target.value)}
         />
-        <button type="submit" disabled={signIn.isPending}>
-          {signIn.isPending ? 'Signing in…' : 'Sign in'}
+        <button type="submit" disabled={byKey.isPending}>
+          {byKey.isPending ? 'Signing in…' : 'Sign in with the admin key'}
         </button>
-        {signIn.isError && (
+        {byKey.isError && (
           <p role="alert" className="error">
-            {refusal(signIn.error)}
+            {refusal(byKey.error, true)}
           </p>
         )}
       </form>

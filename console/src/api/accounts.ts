@@ -1,0 +1,108 @@
+/**
+ * Accounts, invites, the signed-in caller and its personal tokens (docs/accounts.md), as TanStack
+ * Query hooks over the generated client.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from './client.ts';
+import type { components } from './schema.d.ts';
+
+export type Account = components['schemas']['account'];
+export type Invite = components['schemas']['invite'];
+export type Me = components['schemas']['me'];
+export type Token = components['schemas']['token'];
+export type Role = Account['role'];
+
+export const ROLES: Role[] = ['owner', 'builder', 'agent', 'viewer'];
+
+const ME_KEY = ['me'] as const;
+const ACCOUNTS_KEY = ['accounts'] as const;
+const INVITES_KEY = ['invites'] as const;
+const TOKENS_KEY = ['tokens'] as const;
+
+/** Who is signed in: name, role and (for an agent) assigned bots. */
+export function useMe() {
+  return useQuery({
+    queryKey: ME_KEY,
+    queryFn: async () => unwrap(await api.GET('/v2/me')),
+    staleTime: 60_000,
+  });
+}
+
+export function useAccounts() {
+  return useQuery({
+    queryKey: ACCOUNTS_KEY,
+    queryFn: async () => unwrap(await api.GET('/v2/accounts')).items,
+  });
+}
+
+export function useInvites() {
+  return useQuery({
+    queryKey: INVITES_KEY,
+    queryFn: async () => unwrap(await api.GET('/v2/invites')).items,
+  });
+}
+
+export function useCreateInvite() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (body: components['schemas']['create-invite']) =>
+      unwrap(await api.POST('/v2/invites', { body })),
+    onSuccess: () => client.invalidateQueries({ queryKey: INVITES_KEY }),
+  });
+}
+
+export function useUpdateAccount() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async ({
+      id,
+      patch,
+    }: {
+      id: string;
+      patch: components['schemas']['patch-account'];
+    }) => unwrap(await api.PATCH('/v2/accounts/{id}', { params: { path: { id } }, body: patch })),
+    onSuccess: () => client.invalidateQueries({ queryKey: ACCOUNTS_KEY }),
+  });
+}
+
+export function useTokens() {
+  return useQuery({
+    queryKey: TOKENS_KEY,
+    queryFn: async () => unwrap(await api.GET('/v2/tokens')).items,
+  });
+}
+
+export function useCreateToken() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (body: components['schemas']['create-token']) =>
+      unwrap(await api.POST('/v2/tokens', { body })),
+    onSuccess: () => client.invalidateQueries({ queryKey: TOKENS_KEY }),
+  });
+}
+
+export function useRevokeToken() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (id: string) =>
+      unwrap(await api.DELETE('/v2/tokens/{id}', { params: { path: { id } } })),
+    onSuccess: () => client.invalidateQueries({ queryKey: TOKENS_KEY }),
+  });
+}
+
+/** What an invite link offers (no sign-in needed). */
+export function useInviteOffer(token: string) {
+  return useQuery({
+    queryKey: ['invite-offer', token],
+    queryFn: async () =>
+      unwrap(await api.GET('/v2/invites/{token}/accept', { params: { path: { token } } })),
+    retry: false,
+  });
+}
+
+export function useAcceptInvite(token: string) {
+  return useMutation({
+    mutationFn: async (body: components['schemas']['accept-invite']) =>
+      unwrap(await api.POST('/v2/invites/{token}/accept', { params: { path: { token } }, body })),
+  });
+}

@@ -1,0 +1,75 @@
+/** My personal API tokens: make one (shown once, to copy), see when each was used, revoke. */
+import { useState, type FormEvent } from 'react';
+import { useCreateToken, useRevokeToken, useTokens } from '../../api/accounts.ts';
+import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+
+export function TokensPage() {
+  const tokens = useTokens();
+  const create = useCreateToken();
+  const revoke = useRevokeToken();
+  const [name, setName] = useState('');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate({ name }, { onSuccess: () => setName('') });
+  };
+  return (
+    <>
+      <h1>My tokens</h1>
+      <p>
+        A token calls the admin API as you (<code>Authorization: Bearer bwp_…</code>), with your
+        role. It is shown once, when made.
+      </p>
+      <form onSubmit={submit}>
+        <label htmlFor="token-name">Token name</label>
+        <input id="token-name" required value={name} onChange={(e) => setName(e.target.value)} />
+        <button type="submit" disabled={create.isPending}>
+          Create token
+        </button>
+      </form>
+      {create.isError && <ErrorAlert what="The token was not made." error={create.error} />}
+      {create.data && (
+        <div role="status">
+          <label htmlFor="new-token">New token (copy it now: it is not shown again)</label>
+          <input id="new-token" readOnly value={create.data.token ?? ''} />
+        </div>
+      )}
+      {tokens.isError && <ErrorAlert what="The tokens could not be loaded." error={tokens.error} />}
+      {tokens.data && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Role</th>
+              <th scope="col">Made</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {tokens.data.map((t) => (
+              <tr key={t.id}>
+                <th scope="row">{t.name}</th>
+                <td>{t.role}</td>
+                <td>{new Date(t.created_at).toLocaleString()}</td>
+                <td>{t.last_used_at ? new Date(t.last_used_at).toLocaleString() : 'never'}</td>
+                <td>
+                  {t.revoked_at ? (
+                    'revoked'
+                  ) : (
+                    <button
+                      type="button"
+                      onClick={() => revoke.mutate(t.id)}
+                      disabled={revoke.isPending}
+                    >
+                      Revoke {t.name}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

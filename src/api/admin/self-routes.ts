@@ -1,0 +1,88 @@
+/**
+ * What every signed-in principal may do about itself (docs/accounts.md): `GET /v2/me`, its
+ * console sessions (list, end one), and its personal API tokens (make: shown once; list; revoke).
+ * The admin key is no account: it has no sessions listed here and no tokens.
+ */
+import type { Context } from 'koa';
+import type { Router } from '@koa/router';
+import { BotwireError } from '../../shared/errors.ts';
+import type { Edge } from '../edge.ts';
+import { getAccount } from './account-store.ts';
+import { authParts, sessionToken } from './auth.ts';
+import { presentSession } from './present-session.ts';
+import { grantableRoles, principalOf, type Role } from './principal.ts';
+import { createToken, listTokens, revokeToken } from './token-store.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type ReadBody = <T>(ctx: Context, schema: string) => Promise<T>;
+
+function accountIdOf(ctx: Context): string {
+  const { accountId } = principalOf(ctx);
+  if (accountId === null) {
+    throw new BotwireError(
+      'BW_ERR_UNSUPPORTED',
+      'the admin key is no account: it has no personal tokens; sign in with an account',
+    );
+  }
+  return accountId;
+}
+
+export function selfRoutes(router: Router, edge: Edge, readBody: ReadBody): void {
+  const { sessions } = authParts(edge);
+
+  router.get('/v2/me', async (ctx) => {
+    const principal = principalOf(ctx);
+    const account = principal.accountId
+      ? await getAccount(edge.db, principal.accountId)
+      : undefined;
+    ctx.body = {
+      actor: principal.actor,
+      role: principal.role,
+      account_id: principal.accountId,
+      email: account?.email ?? null,
+      name: account?.name ?? 'Admin key',
+      bots: principal.bots === 'all' ? null : principal.bots,
+    };
+  });
+
+  router.get('/v2/sessions', async (ctx) => {
+    const { accountId } = principalOf(ctx);
+    const current = await sessions.get(sessionToken(ctx));
+    const list = accountId === null ? [] : await sessions.list(accountId);
+    ctx.body = { items: list.map((s) => presentSession(s, current?.id)) };
+  });
+
+  router.delete('/v2/sessions/:id', async (ctx) => {
+    const accountId = accountIdOf(ctx);
+    const id = ctx.params.id ?? '';
+    if (!UUID.test(id) || !(await sessions.revoke(accountId, id)))
+      throw new BotwireError('BW_ERR_NOT_FOUND', 'no live session of this account has this id');
+    ctx.status = 204;
+  });
+
+  router.get('/v2/tokens', async (ctx) => {
+    ctx.body = { items: await listTokens(edge.db, accountIdOf(ctx)) };
+  });
+
+  router.post('/v2/tokens', async (ctx) => {
+    const accountId = accountIdOf(ctx);
+    const input = await readBody<{ name: string; role?: Role }>(ctx, 'http/create-token');
+    const { role: own } = principalOf(ctx);
+    const role = input.role ?? own;
+    if (!grantableRoles(own).includes(role)) {
+      throw new BotwireError('BW_ERR_FORBIDDEN', `a ${own} may not make a ${role} token`);
+    }
+    ctx.state.audit = { after: { name: input.name, role } };
+    ctx.status = 201;
+    ctx.body = await createToken(edge.db, accountId, input.name, role);
+  });
+
+  router.delete('/v2/tokens/:id', async (ctx) => {
+    const accountId = accountIdOf(ctx);
+    const id = ctx.params.id ?? '';
+    if (!UUID.test(id) || !(await revokeToken(edge.db, accountId, id)))
+      throw new BotwireError('BW_ERR_NOT_FOUND', 'this account has no token with this id');
+    ctx.status = 204;
+  });
+}
