@@ -100,7 +100,7 @@ export interface paths {
           /** @description Only events of these bots (repeatable, or comma-separated); leaves out events of no bot (index-job, dead-letter). */
           app_id?: string[];
           /** @description Only these event types, comma-separated (reset is always sent). */
-          types?: ('message' | 'conversation' | 'index-job' | 'bot' | 'dead-letter')[];
+          types?: ('message' | 'conversation' | 'index-job' | 'bot' | 'dead-letter' | 'handoff')[];
         };
         header?: {
           /** @description Resume after this event (EventSource sends it when it reconnects); wins over last_event_id. Without either, the stream starts from now. */
@@ -2291,6 +2291,11 @@ export interface components {
       flow?: Record<string, never>;
       language?: string;
       active?: boolean;
+      /** @description live-agent handoff: whole inputs (trimmed, case-insensitive) that start one, and how long one waits for an agent before the fallback state runs (seconds; HANDOFF_TIMEOUT_S when absent); docs/handoff.md */
+      handoff?: {
+        keywords?: string[];
+        timeout_s?: number;
+      };
       channel: components['schemas']['channel'];
     };
     /** update bot (admin API body) */
@@ -2299,6 +2304,11 @@ export interface components {
       flow?: Record<string, never>;
       language?: string;
       active?: boolean;
+      /** @description live-agent handoff: whole inputs (trimmed, case-insensitive) that start one, and how long one waits for an agent before the fallback state runs (seconds; HANDOFF_TIMEOUT_S when absent); docs/handoff.md */
+      handoff?: {
+        keywords?: string[];
+        timeout_s?: number;
+      };
     };
     /**
      * channel (admin API body)
@@ -2426,6 +2436,20 @@ export interface components {
       code: string;
     };
     /**
+     * handoff event
+     * @description A handoff opened, was claimed, or ended (docs/handoff.md).
+     */
+    'event-handoff': {
+      app_id: string;
+      conversation_id: string;
+      handoff_id: string;
+      /** @enum {unknown} */
+      status: 'waiting' | 'claimed' | 'returned' | 'closed' | 'fallback';
+      queue: string | null;
+      /** Format: date-time */
+      at: string;
+    };
+    /**
      * reset event
      * @description Sent first when the Last-Event-ID is older than the stream keeps (EVENTS_MAX_LEN) or ahead of it: events were missed, reload the lists. Its id is where the stream goes on from.
      */
@@ -2476,6 +2500,11 @@ export interface components {
       name: string;
       language?: string | null;
       active: boolean;
+      /** @description live-agent handoff settings: keywords and timeout_s (docs/handoff.md) */
+      handoff?: {
+        keywords?: string[];
+        timeout_s?: number;
+      };
       flow: Record<string, never>;
       /** Format: date-time */
       created_at: string;

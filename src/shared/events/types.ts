@@ -55,6 +55,18 @@ export interface DeadLetterEvent {
   code: string;
 }
 
+/** A handoff opened, was claimed, or ended (by flow, and by api for claims). */
+export interface HandoffEvent {
+  app_id: string;
+  conversation_id: string;
+  handoff_id: string;
+  status: 'waiting' | 'claimed' | 'returned' | 'closed' | 'fallback';
+  /** The queue it waits in; null when none. */
+  queue: string | null;
+  /** When it happened, ISO 8601. */
+  at: string;
+}
+
 /** Every event type and its payload; the type is the SSE `event:` name. */
 export interface EventPayloads {
   message: MessageEvent;
@@ -62,6 +74,7 @@ export interface EventPayloads {
   'index-job': IndexJobEvent;
   bot: BotEvent;
   'dead-letter': DeadLetterEvent;
+  handoff: HandoffEvent;
 }
 
 export type EventType = keyof EventPayloads;
@@ -72,6 +85,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'index-job',
   'bot',
   'dead-letter',
+  'handoff',
 ];
 
 export function isEventType(value: string): value is EventType {
