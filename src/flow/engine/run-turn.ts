@@ -9,6 +9,7 @@ import {
   acceptInput,
   choicesOf,
   defaultRetryText,
+  isHandoffKeyword,
   isResetKeyword,
   matchChoice,
   optionsSendOf,
@@ -239,12 +240,6 @@ function startHandoff(turn: Turn, start: Omit<HandoffStart, 'id'>): void {
   const id = (turn.options.newHandoffId ?? turn.options.newRequestId)();
   turn.state.handoff = { id, since: turn.options.now ?? new Date().toISOString() };
   turn.handoff = { id, ...start };
-}
-
-function isHandoffKeyword(text: string | undefined, keywords: readonly string[]): boolean {
-  if (text === undefined) return false;
-  const said = text.trim().toLowerCase();
-  return said !== '' && keywords.some((k) => k.trim().toLowerCase() === said);
 }
 
 /**
