@@ -174,11 +174,19 @@ describe('handoff pipeline (edge, channel, language, flow)', function () {
   ) => ({
     source: 'account:agent@example.test',
     turn_id: turnId,
-    ordering_key: conversation.conversation_id,
+    ordering_key: `${conversation.app_id}:${conversation.chat_id}`,
     intent: 'handoff',
     conversation,
     handoff,
   });
+
+  /** Texts of the user's input on the flow topic, for a conversation. */
+  const flowTexts = async (conversationId: string): Promise<string[]> =>
+    (await topicMessages(t.redis, t.prefix, 'flow'))
+      .filter(
+        (m: any) => m.intent === 'user_input' && m.conversation.conversation_id === conversationId,
+      )
+      .map((m: any) => m.message.text as string);
 
   const handoffEvents = async (conversationId: string) =>
     (await t.redis.xrange(eventsKey(t.prefix), '-', '+'))
@@ -214,8 +222,9 @@ describe('handoff pipeline (edge, channel, language, flow)', function () {
     await waitFor(async () => (await inboundTexts(id)).length === 5, { what: 'the transcript' });
     expect(await inboundTexts(id)).to.deep.equal(['hi', 'help', 'one', 'two', 'three']);
 
-    // Ordered after the user's three messages (same ordering key): when its reply is sent, they
-    // have been through flow.
+    // Published once the three are on the flow topic: ordered after them (same ordering key), so
+    // when its reply is sent they have been through flow.
+    await waitFor(async () => (await flowTexts(id)).length === 5, { what: 'the input in flow' });
     await producer.publish(
       'flow',
       handoffMessage(conversation, { id: open!.id, action: 'return', state: 'survey' }),
@@ -388,6 +397,9 @@ describe('handoff pipeline (edge, channel, language, flow)', function () {
     expect(deadline).to.equal(600);
     await say('is anyone there?');
     await say('hello?');
+    await waitFor(async () => (await flowTexts(conversationId)).length === 4, {
+      what: 'the input in flow',
+    });
     const conversation = {
       app_id: web.appId,
       channel_id: web.channelId,

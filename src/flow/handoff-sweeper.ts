@@ -60,7 +60,8 @@ export async function sweepHandoffs(
         message: {
           source: 'flow',
           turn_id: timeoutTurnId(row.id),
-          ordering_key: row.conversation_id,
+          // The key the edge gives the conversation's input, so it is ordered with it.
+          ordering_key: `${row.app_id}:${row.chat_id}`,
           intent: 'handoff',
           conversation: conversationOf(row),
           handoff: { id: row.id, action: 'timeout' },

@@ -10,6 +10,7 @@ import type { ConversationRef } from '../../src/shared/messages.ts';
 import { SchemaRegistry } from '../../src/shared/schemas.ts';
 import { startFaultSystem, type FaultSystem } from '../support/fault-system.ts';
 import { postMessage } from '../support/fault-traffic.ts';
+import { topicMessages } from '../support/api.ts';
 import { waitFor } from '../support/services.ts';
 
 const HELP_FLOW = {
@@ -94,10 +95,21 @@ describe('faults: flow killed during a handoff', function () {
       maxLen: 10_000,
       partitions: Number(sys.env.TOPIC_PARTITIONS),
     });
+    // The three on the flow topic (flow is down): the return is ordered after them.
+    await waitFor(
+      async () =>
+        (await topicMessages(sys.redis, sys.prefix, 'flow')).filter(
+          (m: any) =>
+            m.intent === 'user_input' &&
+            m.conversation.conversation_id === conversation.conversation_id &&
+            ['one', 'two', 'three'].includes(m.message.text),
+        ).length === 3,
+      { timeoutMs: 30_000, what: 'the input in flow' },
+    );
     const back = {
       source: 'account:agent@example.test',
       turn_id: `test:${randomUUID()}`,
-      ordering_key: conversation.conversation_id,
+      ordering_key: `${conversation.app_id}:${conversation.chat_id}`,
       intent: 'handoff',
       conversation,
       handoff: { id: handoffId, action: 'return', state: 'survey' },
@@ -113,12 +125,34 @@ describe('faults: flow killed during a handoff', function () {
       what: 'the resumed state',
     });
     await postMessage(sys, user, 'great');
-    await waitFor(() => texts().filter((t) => t === 'Menu: say help for a person.').length >= 2, {
+    const stateNow = async () =>
+      (
+        await db.raw<{ rows: { state: { vars: Record<string, unknown> }; version: number }[] }>(
+          'select state, version from conversation_state where conversation_id = ?',
+          [conversation.conversation_id],
+        )
+      ).rows[0]!;
+    await waitFor(async () => (await stateNow()).state.vars.rating === 'great', {
       timeoutMs: 30_000,
       what: 'the answer to the survey',
+    }).catch(async (error: Error) => {
+      const seen = await db.raw<{ rows: unknown[] }>(
+        'select direction, body, status from messages where conversation_id = ? order by id',
+        [conversation.conversation_id],
+      );
+      throw new Error(
+        `${error.message}; state ${JSON.stringify(await stateNow())}; transcript ${JSON.stringify(seen.rows)}`,
+      );
     });
-    expect(texts().filter((t) => t === 'How did we do?')).to.have.length(1);
-    expect(texts().filter((t) => t === 'A person will answer you.')).to.have.length(1);
+    // Sent once each (a send the stub took but the caller gave up on is not counted delivered).
+    expect(
+      texts().filter((t) => t === 'How did we do?'),
+      String(texts()),
+    ).to.have.length(1);
+    expect(
+      texts().filter((t) => t === 'A person will answer you.'),
+      String(texts()),
+    ).to.have.length(1);
     const inbound = (
       await db.raw<{ rows: { text: string }[] }>(
         `select body->>'text' as text from messages where conversation_id = ? and direction = 'in' order by id`,
@@ -126,12 +160,7 @@ describe('faults: flow killed during a handoff', function () {
       )
     ).rows.map((r) => r.text);
     expect(inbound.slice(-5)).to.deep.equal(['help', 'one', 'two', 'three', 'great']);
-    const state = (
-      await db.raw<{ rows: { state: { vars: Record<string, unknown> }; version: number }[] }>(
-        'select state, version from conversation_state where conversation_id = ?',
-        [conversation.conversation_id],
-      )
-    ).rows[0]!;
+    const state = await stateNow();
     // Two writes since the handoff: the return and the answer to the survey; none for one, two, three.
     expect(state.version).to.equal(version + 2);
     expect(state.state.vars).to.include({ rating: 'great' });
