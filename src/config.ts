@@ -444,7 +444,7 @@ export const SETTINGS = {
     default: 900,
     min: 10,
     max: 604800,
-    doc: "How long a handoff waits for an agent to claim it before its fallback state runs, for bots whose handoff settings give no timeout_s (seconds). See docs/handoff.md.",
+    doc: 'How long a handoff waits for an agent to claim it before its fallback state runs, for bots whose handoff settings give no timeout_s (seconds). See docs/handoff.md.',
   },
   HANDOFF_SWEEP_MS: {
     kind: 'integer',
