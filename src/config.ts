@@ -459,6 +459,20 @@ export const SETTINGS = {
     min: 0,
     doc: 'Memory flow may spend caching the conversation states it wrote last, counted as their JSON size; the least recently used go first (bytes; 0 turns the cache off).',
   },
+  HANDOFF_TIMEOUT_S: {
+    kind: 'integer',
+    default: 900,
+    min: 10,
+    max: 604800,
+    doc: 'How long a handoff waits for an agent to claim it before its fallback state runs, for bots whose handoff settings give no timeout_s (seconds). See docs/handoff.md.',
+  },
+  HANDOFF_SWEEP_MS: {
+    kind: 'integer',
+    default: 5000,
+    min: 100,
+    max: 600000,
+    doc: 'How often flow looks for waiting handoffs past their deadline and publishes their timeout (milliseconds).',
+  },
   TRANSLATE_API_URL: {
     kind: 'url',
     default: '',
@@ -748,6 +762,10 @@ export interface Config {
     httpMaxBodyBytes: number;
     stateMaxBytes: number;
     stateCacheBytes: number;
+    /** `HANDOFF_TIMEOUT_S` (seconds). */
+    handoffTimeoutS: number;
+    /** `HANDOFF_SWEEP_MS` (milliseconds). */
+    handoffSweepMs: number;
   };
   knowledge: {
     storageDir: string;
@@ -947,6 +965,8 @@ export function loadConfig(
       httpMaxBodyBytes: v.FLOW_HTTP_MAX_BODY_BYTES,
       stateMaxBytes: v.FLOW_STATE_MAX_BYTES,
       stateCacheBytes: v.FLOW_STATE_CACHE_BYTES,
+      handoffTimeoutS: v.HANDOFF_TIMEOUT_S,
+      handoffSweepMs: v.HANDOFF_SWEEP_MS,
     },
     knowledge: {
       storageDir: v.STORAGE_DIR,

@@ -205,11 +205,11 @@ describe('flow validation', () => {
     expect(problemsOf(flowWith({ m: { actions: [two, {}], end: true } }))).to.deep.equal([
       {
         path: '/states/m/actions/0',
-        message: 'must hold exactly one of send, set, http, answer_from, choose_language',
+        message: 'must hold exactly one of send, set, http, answer_from, choose_language, handoff',
       },
       {
         path: '/states/m/actions/1',
-        message: 'must hold exactly one of send, set, http, answer_from, choose_language',
+        message: 'must hold exactly one of send, set, http, answer_from, choose_language, handoff',
       },
     ]);
   });

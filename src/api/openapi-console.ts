@@ -39,6 +39,14 @@ export const consoleSchemas = {
       name: { type: 'string' },
       language: { type: ['string', 'null'] },
       active: { type: 'boolean' },
+      handoff: {
+        type: 'object',
+        description: 'live-agent handoff settings: keywords and timeout_s (docs/handoff.md)',
+        properties: {
+          keywords: { type: 'array', items: { type: 'string' } },
+          timeout_s: { type: 'integer' },
+        },
+      },
       flow: { type: 'object' },
       created_at: { type: 'string', format: 'date-time' },
       updated_at: { type: 'string', format: 'date-time' },

@@ -19,19 +19,28 @@ import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
 import { storable, storableDeep } from '../shared/pg-text.ts';
 import type { Redis } from '../shared/redis.ts';
 import { DEFAULT_ERROR_TEXT, runTurn } from './engine/run-turn.ts';
-import type { ConversationState, Effect, FlowEvent, OutMessage } from './engine/types.ts';
+import type {
+  ConversationState,
+  Effect,
+  FlowEvent,
+  HandoffStart,
+  OutMessage,
+} from './engine/types.ts';
 import { runHttpEffect, type HttpOptions } from './http-effect.ts';
 import { restartIfRemoved } from './removed-state.ts';
 import type { StateCache } from './state-cache.ts';
 import { loadState, saveState, type StoredState } from './state-store.ts';
 import { addDeadline } from './timeouts.ts';
 import { buildOutbox } from './outbox.ts';
+import type { HandoffEvent } from '../shared/events/types.ts';
+import { END_STATUS, handoffIdOf, saveWithHandoff } from './handoff-store.ts';
+import { handoffEvent, handoffGate, type HandoffMessage } from './handoff-turn.ts';
 
 export interface FlowInput {
   source: string;
   turn_id: string;
   ordering_key?: string;
-  intent: 'user_input' | 'callback' | 'dialog';
+  intent: 'user_input' | 'callback' | 'dialog' | 'handoff';
   conversation: ConversationRef;
   message?: InternalMessage;
   detected_language?: string;
@@ -40,6 +49,8 @@ export interface FlowInput {
   ok?: boolean;
   value?: unknown;
   error?: string;
+  /** Intent `handoff`: which handoff ends and how (docs/handoff.md). */
+  handoff?: HandoffMessage;
 }
 
 export interface TurnDeps {
@@ -64,6 +75,10 @@ export interface TurnDeps {
   save?: (input: Parameters<typeof saveState>[1]) => Promise<StoredState>;
   /** Told of each conversation whose flow state a turn changed (the live `conversation` event). */
   onStateChanged?: (conversation: ConversationRef, state: ConversationState) => void;
+  /** How long a handoff waits for an agent when its bot sets no `timeout_s` (seconds). @defaultValue 900 */
+  handoffTimeoutS?: number;
+  /** Told of each handoff a turn opened or ended (the live `handoff` event). */
+  onHandoff?: (event: HandoffEvent) => void;
 }
 
 /** What one turn may spend (`FLOW_HTTP_MAX_STEPS`, `FLOW_HTTP_TURN_BUDGET_MS`, `FLOW_STATE_MAX_BYTES`). */
@@ -168,22 +183,34 @@ async function runOneTurn(
     }
     return outbox;
   }
-  let event = toEvent(input);
+  const gate = await handoffGate(deps.db, input, stored.state);
+  if (gate.kind === 'quiet') {
+    // Nothing is stored: the channel already wrote the user's message to the transcript.
+    context.log.info({ handoff: stored.state.handoff?.id }, `handoff: ${gate.why}; quiet`);
+    return [];
+  }
+  let event = gate.kind === 'end' ? gate.event : toEvent(input);
   if (!event) return [];
 
   const flow = bot.flow as unknown as Flow;
-  // The current flow version may no longer have the state the conversation waits in.
   let state = stored.state;
-  ({ state, event } = await restartIfRemoved(
-    deps.db,
-    { bot, flow, state, event, conversationId: conversation.conversation_id, turnId },
-    context,
-  ));
+  // The current flow version may no longer have the state the conversation waits in (the end
+  // of a handoff enters a state of its own, or starts over when the flow lacks it).
+  if (gate.kind === 'run') {
+    ({ state, event } = await restartIfRemoved(
+      deps.db,
+      { bot, flow, state, event, conversationId: conversation.conversation_id, turnId },
+      context,
+    ));
+  }
 
   let counter = 0;
   const options = {
     newRequestId: () => `${turnId}:${(counter += 1)}`,
     resetKeywords: conversation.channel_type === 'telegram' ? ['/start'] : [],
+    handoffKeywords: bot.handoff?.keywords ?? [],
+    newHandoffId: () => handoffIdOf(conversation.conversation_id, turnId),
+    now: new Date().toISOString(),
   };
   const budget = { ...DEFAULT_TURN_BUDGET, ...deps.budget };
   let outputs: OutMessage[] = [];
@@ -191,10 +218,12 @@ async function runOneTurn(
   let httpSteps = 0;
   let overBudget = 0;
   let deadline: number | undefined;
+  let opened: HandoffStart | undefined;
   for (;;) {
     const result = runTurn(flow, state, event, options);
     state = result.state;
     outputs.push(...result.outputs);
+    opened = result.handoff ?? opened;
     for (const error of result.errors)
       context.log.warn({ code: error.code, state: error.state }, error.message);
     const effect = result.effects[0];
@@ -256,21 +285,43 @@ async function runOneTurn(
     );
     ({ state, outputs } = apology({ ...stored.state, state: state.state }));
     pending = undefined;
+    opened = undefined;
     outbox = buildOutbox(build, outputs, pending);
   }
   // The deadline goes in before the state commits (and again, unchanged, on a redelivery), so
   // a crash in between cannot leave the conversation waiting for an answer with no deadline.
   if (pending) await setDeadline(deps, pending.request_id, orderingKey, ref);
   const save = deps.save ?? ((i: Parameters<typeof saveState>[1]) => saveState(deps.db, i));
-  const saved = await save({
+  const saveInput = {
     appId: conversation.app_id,
     conversationId: conversation.conversation_id,
     previous: stored,
     state,
     turnId,
     outbox,
-  });
+  };
+  const end = gate.kind === 'end' ? gate.end : undefined;
+  const open = opened && {
+    ...opened,
+    appId: conversation.app_id,
+    conversationId: conversation.conversation_id,
+    timeoutS: bot.handoff?.timeout_s ?? deps.handoffTimeoutS ?? 900,
+  };
+  // A turn that opens or ends a handoff writes its row with the state, in one transaction.
+  const saved =
+    open || end ? await saveWithHandoff(deps.db, saveInput, { open, end }) : await save(saveInput);
+  if (!saved) {
+    context.log.info({ handoff: end?.id }, 'the handoff was claimed or ended meanwhile; no change');
+    return [];
+  }
   deps.cache?.set(conversation.conversation_id, saved, stateBytes(state, outbox));
+  const ids = { appId: conversation.app_id, conversationId: conversation.conversation_id };
+  if (end && gate.kind === 'end') {
+    deps.onHandoff?.(
+      handoffEvent({ ...ids, handoffId: end.id }, END_STATUS[end.action], gate.queue),
+    );
+  }
+  if (open) deps.onHandoff?.(handoffEvent({ ...ids, handoffId: open.id }, 'waiting', open.queue));
   if (state.state !== stored.state.state || state.ended !== stored.state.ended)
     deps.onStateChanged?.(conversation, state);
   return outbox;

@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { ConversationRef } from '../shared/messages.ts';
 import type { ConversationState } from './engine/types.ts';
+import type { HandoffEvent } from '../shared/events/types.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDirectory, type Kit } from '../shared/worker-kit.ts';
 import { addressPolicy } from './address-policy.ts';
@@ -16,6 +17,8 @@ import { handleTurn, type FlowInput } from './handle-turn.ts';
 import { StateCache } from './state-cache.ts';
 import { batchedSaveState } from './state-store.ts';
 import { claimDue, settleDeadline } from './timeouts.ts';
+import { sweepHandoffs } from './handoff-sweeper.ts';
+import type { Knex } from '../shared/db.ts';
 
 /** Publishes a failed result for every deadline that passed; runs until `signal` aborts. */
 async function fireDeadlines(kit: Kit, signal: AbortSignal): Promise<void> {
@@ -39,6 +42,20 @@ async function fireDeadlines(kit: Kit, signal: AbortSignal): Promise<void> {
       logger.warn({ err: error }, 'could not fire effect deadlines; will try again');
     }
     await sleep(500, undefined, { signal }).catch(() => undefined);
+  }
+}
+
+/** Publishes the timeout of waiting handoffs past their deadline; runs until `signal` aborts. */
+async function sweepHandoffTimeouts(kit: Kit, db: Knex, signal: AbortSignal): Promise<void> {
+  const { producer, logger, config } = kit;
+  while (!signal.aborted) {
+    try {
+      const published = await sweepHandoffs(db, producer);
+      if (published > 0) logger.info({ published }, 'handoffs timed out');
+    } catch (error) {
+      logger.warn({ err: error }, 'could not sweep handoff timeouts; will try again');
+    }
+    await sleep(config.flow.handoffSweepMs, undefined, { signal }).catch(() => undefined);
   }
 }
 
@@ -70,10 +87,13 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
         ...(state.state === null ? {} : { state: state.state }),
         ...(state.ended ? { ended: true } : {}),
       }),
+    handoffTimeoutS: config.flow.handoffTimeoutS,
+    onHandoff: (event: HandoffEvent) => kit.events.publish('handoff', event),
   };
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: replies go straight to channel');
   const stop = new AbortController();
   const deadlines = fireDeadlines(kit, stop.signal);
+  const sweeper = sweepHandoffTimeouts(kit, db, stop.signal);
   const handle = async (message: FlowInput, context: MessageContext) => {
     const out = await handleTurn(deps, message, context);
     // A turn that publishes nothing (a state that says nothing, a redelivery) never reaches
@@ -91,6 +111,7 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
     async () => {
       stop.abort();
       await deadlines;
+      await sweeper;
     },
     () => directory.close(),
     () => db.destroy(),

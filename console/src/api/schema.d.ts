@@ -3356,6 +3356,11 @@ export interface components {
       flow?: Record<string, unknown>;
       language?: string;
       active?: boolean;
+      /** @description live-agent handoff: whole inputs (trimmed, case-insensitive) that start one, and how long one waits for an agent before the fallback state runs (seconds; HANDOFF_TIMEOUT_S when absent); docs/handoff.md */
+      handoff?: {
+        keywords?: string[];
+        timeout_s?: number;
+      };
       channel: components['schemas']['channel'];
     };
     /** update bot (admin API body) */
@@ -3364,6 +3369,11 @@ export interface components {
       flow?: Record<string, unknown>;
       language?: string;
       active?: boolean;
+      /** @description live-agent handoff: whole inputs (trimmed, case-insensitive) that start one, and how long one waits for an agent before the fallback state runs (seconds; HANDOFF_TIMEOUT_S when absent); docs/handoff.md */
+      handoff?: {
+        keywords?: string[];
+        timeout_s?: number;
+      };
     };
     /**
      * channel (admin API body)
@@ -3716,6 +3726,11 @@ export interface components {
       name: string;
       language?: string | null;
       active: boolean;
+      /** @description live-agent handoff settings: keywords and timeout_s (docs/handoff.md) */
+      handoff?: {
+        keywords?: string[];
+        timeout_s?: number;
+      };
       flow: Record<string, unknown>;
       /** Format: date-time */
       created_at: string;

@@ -53,6 +53,7 @@ export function presentBot(publicBaseUrl: string, bot: BotRecord): Record<string
     name: bot.name,
     language: bot.language,
     active: bot.active,
+    handoff: bot.handoff ?? {},
     flow: bot.flow,
     flow_version: bot.flowVersion ?? null,
     created_at: bot.createdAt,

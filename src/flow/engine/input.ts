@@ -49,6 +49,13 @@ export function isResetKeyword(text: string | undefined, keywords: readonly stri
   return wanted.has(command);
 }
 
+/** Whether the whole text, trimmed and in any case, is one of the bot's handoff keywords. */
+export function isHandoffKeyword(text: string | undefined, keywords: readonly string[]): boolean {
+  if (text === undefined) return false;
+  const said = text.trim().toLowerCase();
+  return said !== '' && keywords.some((k) => k.trim().toLowerCase() === said);
+}
+
 /** The last send with buttons or a list among the state's actions: what a choice answers. */
 export function optionsSendOf(state: FlowState): Send | undefined {
   const sends = (state.actions ?? []).flatMap((a) => ('send' in a ? [a.send] : []));

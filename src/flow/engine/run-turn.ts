@@ -9,6 +9,7 @@ import {
   acceptInput,
   choicesOf,
   defaultRetryText,
+  isHandoffKeyword,
   isResetKeyword,
   matchChoice,
   optionsSendOf,
@@ -19,6 +20,8 @@ import type {
   ConversationState,
   EffectResultEvent,
   FlowEvent,
+  HandoffEndEvent,
+  HandoffStart,
   InputEvent,
   TurnOptions,
   TurnResult,
@@ -49,6 +52,7 @@ interface Turn {
   entries: number;
   /** The answer accepted in this turn, seen by templates and conditions as `input`. */
   input?: unknown;
+  handoff?: HandoffStart;
 }
 
 function stateOf(turn: Turn, name: string): FlowState | undefined {
@@ -131,6 +135,14 @@ function runState(turn: Turn, name: string, def: FlowState, from: number): strin
     if ('choose_language' in action) {
       turn.outputs.push(languagePrompt(action.choose_language, scope(turn)));
       turn.state.awaiting = { kind: 'input', state: name, retries: 0, action_index: i };
+      return undefined;
+    }
+    if ('handoff' in action) {
+      const { message, queue, fallback } = action.handoff;
+      const text = message === undefined ? '' : render(message, scope(turn));
+      if (text.trim() !== '') turn.outputs.push({ message_type: 'text', text });
+      turn.state.awaiting = undefined;
+      startHandoff(turn, { reason: 'step', fallback, ...(queue === undefined ? {} : { queue }) });
       return undefined;
     }
   }
@@ -223,9 +235,43 @@ function answerLanguage(turn: Turn, awaiting: Awaiting & { kind: 'input' }, even
   turn.state.awaiting = { ...awaiting, retries: awaiting.retries + 1 };
 }
 
+/** Puts the conversation in a person's hands; the caller records the handoff. */
+function startHandoff(turn: Turn, start: Omit<HandoffStart, 'id'>): void {
+  const id = (turn.options.newHandoffId ?? turn.options.newRequestId)();
+  turn.state.handoff = { id, since: turn.options.now ?? new Date().toISOString() };
+  turn.handoff = { id, ...start };
+}
+
+/**
+ * A keyword hands the conversation over where it stands: its state and `awaiting` are kept, and
+ * the fallback is the state it waited in (entered again, so it asks again), or `start`.
+ */
+function keywordHandoff(turn: Turn): void {
+  const { state } = turn;
+  const waiting = state.ended ? undefined : (state.awaiting?.state ?? state.state ?? undefined);
+  const fallback =
+    waiting !== undefined && stateOf(turn, waiting) !== undefined ? waiting : turn.flow.start;
+  startHandoff(turn, { reason: 'keyword', fallback });
+}
+
+/** The handoff ended: return and timeout enter their state, close ends the conversation. */
+function onHandoffEnd(turn: Turn, event: HandoffEndEvent): void {
+  if (turn.state.handoff?.id !== event.id) return; // another handoff's, or one already ended
+  turn.state.handoff = undefined;
+  turn.state.awaiting = undefined;
+  if (event.action === 'close') {
+    turn.state.ended = true;
+    return;
+  }
+  // A state the flow no longer has (a publish since) starts the conversation over.
+  if (event.state === undefined || stateOf(turn, event.state) === undefined) return restart(turn);
+  enter(turn, event.state);
+}
+
 function onInput(turn: Turn, event: InputEvent): void {
   const keywords = [...(turn.flow.reset_keywords ?? []), ...(turn.options.resetKeywords ?? [])];
   if (isResetKeyword(event.text, keywords)) return restart(turn);
+  if (isHandoffKeyword(event.text, turn.options.handoffKeywords ?? [])) return keywordHandoff(turn);
   const awaiting = turn.state.awaiting;
   if (
     turn.state.state === null ||
@@ -274,7 +320,12 @@ function tidy(state: ConversationState): ConversationState {
     ...(state.awaiting ? { awaiting: state.awaiting } : {}),
     ...(state.language === undefined ? {} : { language: state.language }),
     ...(state.ended ? { ended: true } : {}),
+    ...(state.handoff ? { handoff: state.handoff } : {}),
   };
+}
+
+function quiet(turn: Turn): TurnResult {
+  return { state: tidy(turn.state), outputs: [], effects: [], errors: [] };
 }
 
 /**
@@ -297,13 +348,17 @@ export function runTurn(
     errors: [],
     entries: 0,
   };
+  // While a person has the conversation only the end of the handoff moves it (docs/handoff.md).
+  if (turn.state.handoff && event.type !== 'handoff_end') return quiet(turn);
   if (event.type === 'reset') restart(turn);
   else if (event.type === 'effect_result') onEffectResult(turn, event);
+  else if (event.type === 'handoff_end') onHandoffEnd(turn, event);
   else onInput(turn, event);
   return {
     state: tidy(turn.state),
     outputs: turn.outputs,
     effects: turn.effects,
     errors: turn.errors,
+    ...(turn.handoff ? { handoff: turn.handoff } : {}),
   };
 }

@@ -29,6 +29,11 @@ export interface ConversationState {
   language?: string;
   /** The flow reached an end; the next input starts over from `start`. */
   ended?: boolean;
+  /**
+   * Set while a person has the conversation (docs/handoff.md): the bot stays quiet until the
+   * handoff `id` ends. `since` is when it started (ISO 8601).
+   */
+  handoff?: { id: string; since: string };
 }
 
 /** A fresh conversation: no state, no variables. */
@@ -61,7 +66,20 @@ export interface ResetEvent {
   type: 'reset';
 }
 
-export type FlowEvent = InputEvent | EffectResultEvent | ResetEvent;
+/** How a handoff ends: handed back at a state, closed, or timed out (its fallback). */
+export type HandoffAction = 'return' | 'close' | 'timeout';
+
+/** A handoff ended (the flow topic's `intent: "handoff"` message, checked against its row). */
+export interface HandoffEndEvent {
+  type: 'handoff_end';
+  /** The handoff's id; an event for another handoff than the conversation's changes nothing. */
+  id: string;
+  action: HandoffAction;
+  /** The state entered: the chosen one (return) or the fallback (timeout); unused for close. */
+  state?: string;
+}
+
+export type FlowEvent = InputEvent | EffectResultEvent | ResetEvent | HandoffEndEvent;
 /** Alias of `FlowEvent`, the name used in the design notes. */
 export type Event = FlowEvent;
 
@@ -107,6 +125,24 @@ export interface TurnOptions {
   maxStateEntries?: number;
   /** What the user is told when the flow is stopped by the loop guard or is stuck. */
   errorText?: string;
+  /** The bot's handoff keywords: a whole input equal to one (trimmed, any case) starts a handoff. */
+  handoffKeywords?: readonly string[];
+  /**
+   * The id of a handoff this turn starts (a UUID; the caller derives it from the turn, so a
+   * retried turn opens the same one). @defaultValue `newRequestId()`
+   */
+  newHandoffId?: () => string;
+  /** Now, as ISO 8601: when a handoff started. @defaultValue the current time */
+  now?: string;
+}
+
+/** A handoff the turn started; the caller records it (docs/handoff.md). */
+export interface HandoffStart {
+  id: string;
+  reason: 'step' | 'keyword';
+  queue?: string;
+  /** The state entered when no agent claims it in time. */
+  fallback: string;
 }
 
 export interface TurnResult {
@@ -116,4 +152,6 @@ export interface TurnResult {
   /** At most one effect: an effect ends the turn. */
   effects: Effect[];
   errors: FlowRuntimeError[];
+  /** Set when the turn started a handoff: the state's `handoff` is set and the turn stopped. */
+  handoff?: HandoffStart;
 }

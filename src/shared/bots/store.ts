@@ -12,6 +12,7 @@ import type { Knex } from '../db.ts';
 import { BotwireError } from '../errors.ts';
 import { appendVersion } from '../flows/version-store.ts';
 import type {
+  BotHandoff,
   BotPatch,
   BotRecord,
   ChannelRecord,
@@ -30,6 +31,7 @@ interface BotRow {
   flow_version: number | null;
   language: string;
   active: boolean;
+  handoff: BotHandoff | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -99,6 +101,8 @@ export class BotStore {
       flowVersion: row.flow_version,
       language: row.language,
       active: row.active,
+      // Rows read by code that selects only some columns (or older records) may lack it.
+      handoff: row.handoff ?? {},
       createdAt: row.created_at,
       updatedAt: row.updated_at,
       channels: channels.filter((c) => c.app_id === row.app_id).map((c) => this.#toChannel(c)),
@@ -176,6 +180,7 @@ export class BotStore {
           flow: bot.flow,
           language: bot.language ?? 'en',
           active: bot.active ?? true,
+          handoff: bot.handoff ?? {},
         })
         .returning('*');
       const channel = this.#channelRow(appId, bot.channel);
@@ -242,6 +247,7 @@ export class BotStore {
     if (patch.name !== undefined) changes.name = patch.name;
     if (patch.language !== undefined) changes.language = patch.language;
     if (patch.active !== undefined) changes.active = patch.active;
+    if (patch.handoff !== undefined) changes.handoff = patch.handoff;
     const row = await this.#db.transaction(async (trx) => {
       if (
         patch.flow !== undefined &&

@@ -63,9 +63,19 @@ export interface BotRecord {
   flowVersion?: number | null;
   language: string;
   active: boolean;
+  /** Live-agent handoff settings (docs/handoff.md); absent or `{}` when none were set. */
+  handoff?: BotHandoff;
   createdAt: Date;
   updatedAt: Date;
   channels: ChannelRecord[];
+}
+
+/** A bot's handoff settings (`bots.handoff`). */
+export interface BotHandoff {
+  /** Whole inputs (trimmed, case-insensitive) that start a handoff. */
+  keywords?: string[];
+  /** How long a handoff waits for an agent before its fallback runs (seconds). @defaultValue HANDOFF_TIMEOUT_S */
+  timeout_s?: number;
 }
 
 export interface NewChannel {
@@ -78,6 +88,7 @@ export interface NewBot {
   flow: Record<string, unknown>;
   language?: string;
   active?: boolean;
+  handoff?: BotHandoff;
   channel: NewChannel;
 }
 
@@ -86,4 +97,5 @@ export interface BotPatch {
   flow?: Record<string, unknown>;
   language?: string;
   active?: boolean;
+  handoff?: BotHandoff;
 }

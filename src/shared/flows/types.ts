@@ -77,6 +77,18 @@ export interface ChooseLanguage {
   options: LanguageOption[];
 }
 
+/**
+ * Hands the conversation to a person (docs/handoff.md): `message` is sent, the bot goes quiet
+ * until an agent hands it back or closes it, and `fallback` runs when no agent claims it in time.
+ */
+export interface HandoffStep {
+  message?: Template;
+  /** The inbox queue it waits in; none by default. */
+  queue?: string;
+  /** The state entered when no agent claims it before the bot's handoff timeout. */
+  fallback: string;
+}
+
 export type SetValue = Template | number | boolean | null;
 
 export type Action =
@@ -84,7 +96,8 @@ export type Action =
   | { set: Record<string, SetValue> }
   | { http: HttpCall }
   | { answer_from: AnswerFrom }
-  | { choose_language: ChooseLanguage };
+  | { choose_language: ChooseLanguage }
+  | { handoff: HandoffStep };
 
 export type Expect = 'text' | 'number' | 'email' | 'phone' | 'choice' | 'any';
 

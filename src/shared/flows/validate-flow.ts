@@ -70,7 +70,7 @@ function friendly(problem: FlowProblem): FlowProblem {
     if (/\/actions\/\d+$/.test(path)) {
       return {
         path,
-        message: 'must hold exactly one of send, set, http, answer_from, choose_language',
+        message: 'must hold exactly one of send, set, http, answer_from, choose_language, handoff',
       };
     }
     if (path.endsWith('/send')) return { path, message: 'must have text, image or document' };
@@ -182,6 +182,19 @@ function checkState(flow: Flow, name: string, state: FlowState, problems: FlowPr
   if (state.next !== undefined) exists(state.next, `${base}/next`);
   state.transitions?.forEach((t, i) => exists(t.to, `${base}/transitions/${i}/to`));
   if (state.wait?.on_fail !== undefined) exists(state.wait.on_fail, `${base}/wait/on_fail`);
+  const actions = state.actions ?? [];
+  const handoffAt = actions.findIndex((action) => 'handoff' in action);
+  const handoff = actions[handoffAt];
+  if (handoff && 'handoff' in handoff) {
+    exists(handoff.handoff.fallback, `${base}/actions/${handoffAt}/handoff/fallback`);
+    // The turn stops at a handoff; what follows it would never run.
+    if (handoffAt < actions.length - 1) {
+      problems.push({
+        path: `${base}/actions/${handoffAt + 1}`,
+        message: 'follows a handoff, which ends the state: it would never run',
+      });
+    }
+  }
 
   if (state.next !== undefined && state.transitions) {
     problems.push({ path: `${base}/next`, message: 'must not be used together with transitions' });
@@ -192,13 +205,18 @@ function checkState(flow: Flow, name: string, state: FlowState, problems: FlowPr
       message: 'must not be used together with next or transitions',
     });
   }
-  if (!state.wait && state.next === undefined && !state.transitions && !state.end) {
+  if (
+    !state.wait &&
+    state.next === undefined &&
+    !state.transitions &&
+    !state.end &&
+    handoffAt < 0
+  ) {
     problems.push({
       path: base,
       message: 'is a dead end: give it a wait, next, transitions or end',
     });
   }
-  const actions = state.actions ?? [];
   actions.forEach((action, i) => checkAction(action, `${base}/actions/${i}`, problems));
 
   const wait = state.wait;
@@ -237,6 +255,9 @@ function unreachable(flow: Flow): string[] {
     if (state?.next !== undefined) queue.push(state.next);
     for (const t of state?.transitions ?? []) queue.push(t.to);
     if (state?.wait?.on_fail !== undefined) queue.push(state.wait.on_fail);
+    for (const action of state?.actions ?? []) {
+      if ('handoff' in action) queue.push(action.handoff.fallback);
+    }
   }
   return Object.keys(flow.states).filter((name) => !seen.has(name));
 }

@@ -1,7 +1,7 @@
-/** The five kinds of action, their labels and the action a new one starts as. */
+/** The six kinds of action, their labels and the action a new one starts as. */
 import type { Action } from './flow-types.ts';
 
-export type ActionKind = 'send' | 'set' | 'http' | 'answer_from' | 'choose_language';
+export type ActionKind = 'send' | 'set' | 'http' | 'answer_from' | 'choose_language' | 'handoff';
 
 export const ACTION_KINDS: { kind: ActionKind; label: string }[] = [
   { kind: 'send', label: 'Send a message' },
@@ -9,9 +9,10 @@ export const ACTION_KINDS: { kind: ActionKind; label: string }[] = [
   { kind: 'http', label: 'HTTP request' },
   { kind: 'answer_from', label: 'Answer from knowledge' },
   { kind: 'choose_language', label: 'Choose language' },
+  { kind: 'handoff', label: 'Hand off to a person' },
 ];
 
-/** The kind of an action, or null when it is none of the five (an invalid draft). */
+/** The kind of an action, or null when it is none of the six (an invalid draft). */
 export function actionKind(action: unknown): ActionKind | null {
   if (typeof action !== 'object' || action === null) return null;
   return ACTION_KINDS.find(({ kind }) => kind in action)?.kind ?? null;
@@ -38,5 +39,7 @@ export function newAction(kind: ActionKind): Action {
           ],
         },
       };
+    case 'handoff':
+      return { handoff: { message: 'A person will answer you shortly.', fallback: 'start' } };
   }
 }

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { ACTION_KINDS, actionKind, newAction, type ActionKind } from './action-kinds.ts';
 import { AnswerEditor } from './answer-editor.tsx';
 import type { Action } from './flow-types.ts';
+import { HandoffEditor } from './handoff-editor.tsx';
 import { HttpEditor } from './http-editor.tsx';
 import { JsonValueField } from './json-value-field.tsx';
 import { LanguageEditor } from './language-editor.tsx';
@@ -57,6 +58,15 @@ function ActionBody({
         pointer={`${pointer}/answer_from`}
         answer={action.answer_from}
         onChange={(answer_from) => onChange({ answer_from })}
+      />
+    );
+  }
+  if ('handoff' in action) {
+    return (
+      <HandoffEditor
+        pointer={`${pointer}/handoff`}
+        handoff={action.handoff}
+        onChange={(handoff) => onChange({ handoff })}
       />
     );
   }

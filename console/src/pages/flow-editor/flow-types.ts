@@ -13,6 +13,7 @@ export type {
   Expect,
   Flow,
   FlowState,
+  HandoffStep,
   HttpCall,
   HttpMethod,
   ListRow,

@@ -35,6 +35,7 @@ function actionLine(action: unknown): string {
     const options = action.choose_language.options;
     return `language choice: ${Array.isArray(options) ? options.length : 0} options`;
   }
+  if (isRecord(action.handoff)) return `handoff, fallback: ${str(action.handoff.fallback)}`;
   return '? unknown action';
 }
 
