@@ -2102,7 +2102,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Redis and Postgres are reachable */
+    /** Redis and Postgres are reachable and the process is not shutting down */
     get: {
       parameters: {
         query?: never;
@@ -2112,7 +2112,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description {status, checks} */
+        /** @description {status: "ready", checks} */
         200: {
           headers: {
             [name: string]: unknown;
@@ -2121,7 +2121,7 @@ export interface paths {
             'application/json': Record<string, never>;
           };
         };
-        /** @description {status, checks} */
+        /** @description {status: "unavailable" or "draining", checks} */
         503: {
           headers: {
             [name: string]: unknown;
