@@ -52,7 +52,7 @@ export default tseslint.config(
     // Plain JavaScript checked by tsc from its JSDoc (`// @ts-check`, e.g. the spreadsheet worker,
     // which starts without the TypeScript loader). typescript-eslint does not see JSDoc casts
     // (`/** @type {T} */ (x)`), so it would call every cast value `any`; tsc checks them.
-    files: ['src/**/*.mjs'],
+    files: ['src/**/*.mjs', 'scripts/**/*.mjs'],
     rules: {
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

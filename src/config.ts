@@ -622,6 +622,26 @@ export const SETTINGS = {
     min: 0,
     doc: 'On SIGTERM, how long in-flight work may take to finish before the process exits anyway (milliseconds).',
   },
+  API_DRAIN_DELAY_MS: {
+    kind: 'integer',
+    default: 0,
+    min: 0,
+    max: 600000,
+    doc: 'On SIGTERM, how long api keeps serving with GET /readyz answering 503 before it stops taking requests, so a load balancer stops sending callbacks first; SHUTDOWN_TIMEOUT_MS starts after it. Set it above the readiness probe period times its failure threshold (milliseconds; 0 stops at once). See docs/deployment.md.',
+  },
+  HEALTH_FILE: {
+    kind: 'string',
+    default: '',
+    pattern: '^(/.*)?$',
+    doc: 'Absolute path of the file a process keeps fresh while it is alive, with whether Redis (and, for api, Postgres) answers; `node scripts/healthcheck.mjs` reads it (container health check, Kubernetes probes). Empty writes none. See docs/deployment.md.',
+  },
+  HEALTH_INTERVAL_MS: {
+    kind: 'integer',
+    default: 5000,
+    min: 100,
+    max: 60000,
+    doc: 'How often HEALTH_FILE is rewritten (milliseconds); the health check calls it stale after three times this.',
+  },
   EVENTS_MAX_LEN: {
     kind: 'integer',
     default: 10000,
@@ -681,7 +701,11 @@ export interface Config {
     maxDeliveries: number;
   };
   shutdownTimeoutMs: number;
+  /** The health file (docs/deployment.md): its path ('' for none) and rewrite period (ms). */
+  health: { file: string; intervalMs: number };
   api: {
+    /** On SIGTERM, how long /readyz answers 503 before the server stops taking requests (ms). */
+    drainDelayMs: number;
     host: string;
     port: number;
     publicBaseUrl: string;
@@ -890,7 +914,9 @@ export function loadConfig(
       maxDeliveries: v.CONSUMER_MAX_DELIVERIES,
     },
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    health: { file: v.HEALTH_FILE, intervalMs: v.HEALTH_INTERVAL_MS },
     api: {
+      drainDelayMs: v.API_DRAIN_DELAY_MS,
       host: v.API_HOST,
       port: v.API_PORT,
       publicBaseUrl: v.PUBLIC_BASE_URL,

@@ -13,6 +13,7 @@ import { errorMiddleware } from './http-errors.ts';
 import type { EdgeMetrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { BotwireError } from '../shared/errors.ts';
+import { checkWithin, type CheckResult } from '../shared/health-file.ts';
 import { webRoutes } from './web/routes.ts';
 
 declare module 'koa' {
@@ -21,21 +22,13 @@ declare module 'koa' {
   }
 }
 
-async function readiness(edge: Edge): Promise<{ ok: boolean; checks: Record<string, string> }> {
-  const check = async (probe: () => Promise<unknown>): Promise<string> => {
-    try {
-      await Promise.race([
-        probe(),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref()),
-      ]);
-      return 'ok';
-    } catch {
-      return 'unreachable';
-    }
-  };
+/** Whether Redis and Postgres answer within 2 s each. */
+export async function readiness(
+  edge: Pick<Edge, 'redis' | 'db'>,
+): Promise<{ ok: boolean; checks: Record<string, CheckResult> }> {
   const [redis, postgres] = await Promise.all([
-    check(() => edge.redis.ping()),
-    check(() => edge.db.raw('select 1')),
+    checkWithin(() => edge.redis.ping(), 2000),
+    checkWithin(() => edge.db.raw('select 1'), 2000),
   ]);
   return { ok: redis === 'ok' && postgres === 'ok', checks: { redis, postgres } };
 }
@@ -49,6 +42,13 @@ export function createApp(edge: Edge, logger: Logger, metrics: EdgeMetrics): Koa
     ctx.body = { status: 'ok' };
   });
   open.get('/readyz', async (ctx) => {
+    // Draining (SIGTERM, API_DRAIN_DELAY_MS): the load balancer takes this process out while it
+    // still answers what is already on its way.
+    if (edge.draining()) {
+      ctx.status = 503;
+      ctx.body = { status: 'draining', checks: {} };
+      return;
+    }
     const { ok, checks } = await readiness(edge);
     ctx.status = ok ? 200 : 503;
     ctx.body = { status: ok ? 'ready' : 'unavailable', checks };

@@ -63,6 +63,8 @@ export interface Edge {
   fetch: typeof fetch;
   /** Whether the pipeline's backlog is over EDGE_MAX_BACKLOG (callbacks are refused then). */
   overloaded: () => boolean;
+  /** Whether the process is shutting down: /readyz answers 503 so no new callbacks are sent. */
+  draining: () => boolean;
   /**
    * Per-bot backpressure: turns waiting for one bot over which its callbacks are refused
    * (EDGE_MAX_BOT_BACKLOG, 0 for never), and how long an unfinished turn counts

@@ -383,8 +383,11 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/readyz': {
         get: {
-          summary: 'Redis and Postgres are reachable',
-          responses: { 200: ok('{status, checks}'), 503: ok('{status, checks}') },
+          summary: 'Redis and Postgres are reachable and the process is not shutting down',
+          responses: {
+            200: ok('{status: "ready", checks}'),
+            503: ok('{status: "unavailable" or "draining", checks}'),
+          },
         },
       },
       '/metrics': {

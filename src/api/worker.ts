@@ -8,7 +8,9 @@ import type { Knex } from '../shared/db.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { createKit, openDirectory } from '../shared/worker-kit.ts';
-import { createApp } from './app.ts';
+import { HealthFile } from '../shared/health-file.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createApp, readiness } from './app.ts';
 import { AuditPruner } from './audit/pruner.ts';
 import { BacklogGauge, topicDepths } from './backlog.ts';
 import { Heartbeat, membersKey } from '../shared/bus/members.ts';
@@ -93,6 +95,7 @@ export async function startApi(
     logger,
   });
   heartbeat.start();
+  let draining = false;
   const edge: Edge = {
     redis,
     db,
@@ -125,6 +128,7 @@ export async function startApi(
     maxDocumentBytes: config.knowledge.maxDocumentBytes,
     fetch: overrides.fetch ?? fetch,
     overloaded: () => backlog.overloaded,
+    draining: () => draining,
     botBacklog: { max: config.api.maxBotBacklog, horizonMs: config.api.botTurnHorizonS * 1000 },
     web: { tokenTtlS: config.web.tokenTtlS, hub },
     onAgentFirstReply: handoffs.firstReply,
@@ -178,6 +182,18 @@ export async function startApi(
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.api.port;
   logger.info({ port }, 'listening');
+  const health = config.health.file
+    ? new HealthFile({
+        path: config.health.file,
+        intervalMs: config.health.intervalMs,
+        component: 'api',
+        pid: process.pid,
+        logger,
+        probe: async () => (await readiness(edge)).checks,
+        url: `http://127.0.0.1:${port}/healthz`,
+      })
+    : undefined;
+  health?.start();
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -189,6 +205,14 @@ export async function startApi(
           logger.warn({ err: error }, `close: ${what} failed`);
         }
       };
+      // Readiness first: /readyz answers 503 for API_DRAIN_DELAY_MS while requests are still
+      // served, so the load balancer stops sending callbacks before the server stops taking them.
+      draining = true;
+      await step('health file', async () => health?.stopping());
+      if (config.api.drainDelayMs > 0) {
+        logger.info({ drainDelayMs: config.api.drainDelayMs }, 'draining: /readyz answers 503');
+        await sleep(config.api.drainDelayMs);
+      }
       // Event streams never end on their own: ended first, or the server would wait for them.
       await step('event streams', () => eventHub.close());
       await step('web event streams', () => hub.close());
@@ -207,8 +231,9 @@ export async function startApi(
       await step('bot directory', () => directory.close());
       await step('redis', () => redis.quit());
       await step('postgres', () => db.destroy());
+      await step('health file', async () => health?.stop());
     })();
     return closing;
   };
-  return { port, close, db, app };
+  return { port, close, db, app, drainDelayMs: config.api.drainDelayMs };
 }

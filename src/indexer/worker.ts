@@ -27,7 +27,13 @@ export interface IndexRequest {
   job_id?: string;
 }
 
-const QUEUE = 'index';
+/** The BullMQ queue of indexing jobs (KEDA scales the indexer on its waiting list). */
+export const QUEUE = 'index';
+
+/** BullMQ's key prefix for the jobs: the hash tag keeps the queue's keys in one cluster slot. */
+export function jobsPrefix(streamPrefix: string): string {
+  return `${streamPrefix}:{indexer-jobs}`;
+}
 
 /**
  * The job id of a request: the one the api gave it, or one derived from the stream entry and its
@@ -47,9 +53,9 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
   const { knowledge } = config;
   const closed = new AbortController();
   // BullMQ opens its own connections (a worker needs a blocking one); retries are unbounded so a
-  // Redis restart does not fail jobs. The hash tag keeps the queue's keys in one cluster slot.
+  // Redis restart does not fail jobs.
   const connection: ConnectionOptions = { url: config.redisUrl, maxRetriesPerRequest: null };
-  const prefix = `${config.stream.prefix}:{indexer-jobs}`;
+  const prefix = jobsPrefix(config.stream.prefix);
   const queue = new Queue(QUEUE, {
     connection,
     prefix,

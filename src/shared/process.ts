@@ -11,6 +11,11 @@ import { createLogger, type Logger } from './logger.ts';
 export interface Service {
   /** Stops taking work, finishes in-flight work, closes connections. Idempotent. */
   close(): Promise<void>;
+  /**
+   * How long `close()` keeps taking work at first, while saying it is stopping (api's
+   * API_DRAIN_DELAY_MS, ms); SHUTDOWN_TIMEOUT_MS counts from its end.
+   */
+  drainDelayMs?: number;
 }
 
 export type StartComponent = (config: Config, logger: Logger) => Promise<Service>;
@@ -68,10 +73,11 @@ export async function runComponent(
     }
     stopping = true;
     logger.info({ signal }, 'draining');
+    const timeoutMs = config.shutdownTimeoutMs + (service.drainDelayMs ?? 0);
     const timer = setTimeout(() => {
-      logger.error({ timeoutMs: config.shutdownTimeoutMs }, 'drain timed out; exiting');
+      logger.error({ timeoutMs }, 'drain timed out; exiting');
       proc.exit(1);
-    }, config.shutdownTimeoutMs);
+    }, timeoutMs);
     timer.unref();
     service.close().then(
       () => {

@@ -11,6 +11,7 @@ import { StreamConsumer, type Handler } from './bus/consumer.ts';
 import { EventPublisher, type EventPublisherOptions } from './events/publisher.ts';
 import { Producer, PRODUCER_SCRIPTS, type ProducerOptions } from './bus/producer.ts';
 import type { Topic } from './bus/topics.ts';
+import { checkWithin, HealthFile } from './health-file.ts';
 import type { Logger } from './logger.ts';
 import type { Service } from './process.ts';
 import { createRedis, type Redis, type RedisOptions } from './redis.ts';
@@ -126,14 +127,18 @@ export async function consume<T>(
   });
   await consumer.start();
   logger.info({ topic, partitions: consumer.partitions }, 'consuming');
+  const health = healthFileOf(kit, topic);
+  health?.start();
   let closing: Promise<void> | undefined;
   return {
     close: () => {
       closing ??= (async () => {
         for (const [what, step] of [
+          ['health file', async () => health?.stopping()],
           ['consumer', () => consumer.close()],
           ...closers.map((c, i) => [`dependency ${i + 1}`, c] as const),
           ['redis', () => redis.quit()],
+          ['health file', async () => health?.stop()],
         ] as const) {
           try {
             await step();
@@ -145,6 +150,24 @@ export async function consume<T>(
       return closing;
     },
   };
+}
+
+/**
+ * The worker's health file (HEALTH_FILE; none when empty): rewritten every HEALTH_INTERVAL_MS
+ * while the process turns, ready while its Redis connection answers a PING within the interval.
+ */
+function healthFileOf(kit: Kit, component: string): HealthFile | undefined {
+  const { config, logger, redis } = kit;
+  if (!config.health.file) return undefined;
+  const timeoutMs = Math.min(2000, config.health.intervalMs);
+  return new HealthFile({
+    path: config.health.file,
+    intervalMs: config.health.intervalMs,
+    component,
+    pid: process.pid,
+    logger,
+    probe: async () => ({ redis: await checkWithin(() => redis.ping(), timeoutMs) }),
+  });
 }
 
 /**

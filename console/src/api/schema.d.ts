@@ -3167,7 +3167,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Redis and Postgres are reachable */
+    /** Redis and Postgres are reachable and the process is not shutting down */
     get: {
       parameters: {
         query?: never;
@@ -3177,7 +3177,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description {status, checks} */
+        /** @description {status: "ready", checks} */
         200: {
           headers: {
             [name: string]: unknown;
@@ -3186,7 +3186,7 @@ export interface paths {
             'application/json': Record<string, unknown>;
           };
         };
-        /** @description {status, checks} */
+        /** @description {status: "unavailable" or "draining", checks} */
         503: {
           headers: {
             [name: string]: unknown;

@@ -1,0 +1,46 @@
+# One image for every botwire component; the first argument names what runs:
+#   docker run <image> api | channel | language | flow | retriver | indexer
+#   docker run <image> migrate          (knex migrate:latest on DATABASE_URL, then exits)
+#   docker run <image> healthcheck      (what HEALTHCHECK runs; --live for liveness only)
+# Built from the lock file (npm ci), in two stages: the build stage has the dev dependencies and
+# builds the console; the runtime stage has only the production dependencies (tsx among them:
+# the components run from their TypeScript sources) and runs as an unprivileged user.
+# See docs/deployment.md.
+
+# Pinned by major version and Debian release; pin a digest in your own registry for repeatable
+# rebuilds.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --no-audit --no-fund
+COPY console ./console
+COPY src ./src
+COPY tsconfig.json ./
+RUN npm run console:build
+
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    HEALTH_FILE=/tmp/botwire.health \
+    STORAGE_DIR=/var/lib/botwire/storage \
+    API_PORT=8000
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY knexfile.ts tsconfig.json ./
+COPY src ./src
+COPY schemas ./schemas
+COPY migrations ./migrations
+COPY widget ./widget
+COPY scripts/healthcheck.mjs scripts/container-entrypoint.sh ./scripts/
+COPY scripts/lib/migration-stub.ts ./scripts/lib/
+COPY --from=build /app/console/dist ./console/dist
+# Uploaded documents (STORAGE_DIR): a volume shared by api and indexer.
+RUN mkdir -p /var/lib/botwire/storage && chown 1000:1000 /var/lib/botwire/storage
+# The image's `node` user, by number so Kubernetes' runAsNonRoot can check it.
+USER 1000:1000
+EXPOSE 8000
+VOLUME ["/var/lib/botwire/storage"]
+HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "scripts/healthcheck.mjs"]
+ENTRYPOINT ["/bin/sh", "scripts/container-entrypoint.sh"]
+CMD ["api"]

@@ -1,0 +1,238 @@
+/**
+ * deploy/k8s rendered and checked: every object valid against the Kubernetes (and KEDA) schemas,
+ * a Deployment per component with probes, resources and a grace period longer than its drain,
+ * settings that src/config.ts knows and accepts, and KEDA scalers on the real stream, group and
+ * job-list names of the code.
+ */
+import { expect } from 'chai';
+import { Queue } from 'bullmq';
+import { join } from 'node:path';
+import { loadConfig, SETTINGS } from '../../src/config.ts';
+import { groupOf, topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
+import { jobsPrefix, QUEUE } from '../../src/indexer/worker.ts';
+import {
+  hasKubectl,
+  idOf,
+  k8sDir,
+  kubectlKustomize,
+  readObjects,
+  renderBase,
+  validateObject,
+  type K8sObject,
+} from '../support/kustomize.ts';
+import { connectRedis, dropPrefix, REDIS_URL, ROOT, uniquePrefix } from '../support/services.ts';
+
+/** Rendered YAML is looked into freely: a wrong shape fails the expectations. */
+type Any = any;
+
+const COMPONENTS = ['api', 'channel', 'language', 'flow', 'retriver', 'indexer'] as const;
+const WORKERS: Topic[] = ['channel', 'language', 'flow', 'retriver', 'indexer'];
+const BASE = join(k8sDir(ROOT), 'base');
+const OVERLAY = join(k8sDir(ROOT), 'overlays', 'example');
+const SECRET_TEMPLATE = join(BASE, 'secret.template.yaml');
+
+const find = (objects: K8sObject[], kind: string, name: string): Any =>
+  objects.find((o) => o.kind === kind && o.metadata.name === name);
+
+/** The pod template's first container and the pod spec of a Deployment or Job. */
+const podOf = (object: Any): { pod: Any; container: Any } => ({
+  pod: object.spec.template.spec,
+  container: object.spec.template.spec.containers[0],
+});
+
+describe('Kubernetes manifests (deploy/k8s)', function () {
+  this.timeout(120_000);
+  const objects = renderBase(BASE);
+  const settings = find(objects, 'ConfigMap', 'botwire-settings').data as Record<string, string>;
+  const [secret] = readObjects(SECRET_TEMPLATE) as Any[];
+  const secretKeys = Object.keys(secret.stringData);
+  /** The settings a component's pods get: the ConfigMap, and the Secret's keys as stand-ins. */
+  const envOf = (names: string[]): Record<string, string> => {
+    const stand: Record<string, string> = {
+      ADMIN_API_KEY: 'k'.repeat(40),
+      CREDENTIALS_KEY: Buffer.alloc(32, 7).toString('base64'),
+      DATABASE_URL: 'postgres://botwire:secret@postgres:5432/botwire',
+    };
+    return {
+      ...settings,
+      ...Object.fromEntries(names.map((name) => [name, stand[name] ?? 'x'])),
+    };
+  };
+
+  it('when rendered, then every object (the Secret template too) is valid against its schema', async () => {
+    expect(objects.length).to.be.greaterThan(15);
+    for (const object of [...objects, secret]) await validateObject(object);
+  });
+
+  it('when kubectl is installed, then its rendering of the base is the same as this one', async function () {
+    if (!(await hasKubectl())) {
+      // Not on a fresh machine; renderBase above covers the base without it.
+      this.skip();
+    }
+    const rendered = await kubectlKustomize(BASE);
+    const byId = (list: K8sObject[]) => Object.fromEntries(list.map((o) => [idOf(o), o] as const));
+    expect(byId(rendered)).to.deep.equal(byId(objects));
+  });
+
+  it('when each component is looked for, then it has a Deployment running it with probes, resources and a non-root, read-only container', () => {
+    for (const c of COMPONENTS) {
+      const deployment = find(objects, 'Deployment', `botwire-${c}`);
+      expect(deployment, c).to.be.an('object');
+      const { pod, container } = podOf(deployment);
+      expect(container.args, c).to.deep.equal([c]);
+      expect(container.readinessProbe, `${c} readiness`).to.be.an('object');
+      expect(container.livenessProbe, `${c} liveness`).to.be.an('object');
+      expect(container.resources.requests, c).to.include.keys('cpu', 'memory');
+      expect(container.resources.limits, c).to.include.keys('memory');
+      expect(pod.securityContext.runAsNonRoot, c).to.equal(true);
+      expect(container.securityContext.readOnlyRootFilesystem, c).to.equal(true);
+      expect(container.securityContext.allowPrivilegeEscalation, c).to.equal(false);
+      // The read-only root needs a writable /tmp: tsx's cache and the health file.
+      expect(
+        container.volumeMounts.map((m: Any) => m.mountPath),
+        c,
+      ).to.include('/tmp');
+      expect(settings.HEALTH_FILE).to.match(/^\/tmp\//);
+      const selector = deployment.spec.selector.matchLabels;
+      expect(deployment.spec.template.metadata.labels).to.include(selector);
+    }
+  });
+
+  it('when a pod is told to stop, then its grace period outlasts its drain, and api turns unready before it stops serving', () => {
+    const config = loadConfig(envOf(secretKeys), 'api');
+    for (const c of COMPONENTS) {
+      const { pod, container } = podOf(find(objects, 'Deployment', `botwire-${c}`));
+      const drainMs = config.shutdownTimeoutMs + (c === 'api' ? config.api.drainDelayMs : 0);
+      expect(pod.terminationGracePeriodSeconds * 1000, c).to.be.greaterThan(drainMs);
+      if (c === 'api') {
+        const probe = container.readinessProbe;
+        expect(probe.httpGet.path).to.equal('/readyz');
+        expect(probe.periodSeconds * probe.failureThreshold * 1000).to.be.lessThan(
+          config.api.drainDelayMs,
+        );
+      } else {
+        expect(container.readinessProbe.exec.command).to.deep.equal([
+          'node',
+          'scripts/healthcheck.mjs',
+        ]);
+        expect(container.livenessProbe.exec.command).to.deep.equal([
+          'node',
+          'scripts/healthcheck.mjs',
+          '--live',
+        ]);
+      }
+    }
+  });
+
+  it('when settings are passed, then src/config.ts knows every name and accepts what each component gets', () => {
+    const known = new Set(Object.keys(SETTINGS));
+    expect(
+      Object.keys(settings).filter((k) => !known.has(k)),
+      'ConfigMap',
+    ).to.deep.equal([]);
+    expect(
+      secretKeys.filter((k) => !known.has(k)),
+      'Secret',
+    ).to.deep.equal([]);
+    for (const object of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
+      const { container } = podOf(object);
+      const names = (container.env ?? []).map((e: Any) => e.name as string);
+      expect(
+        names.filter((n: string) => !known.has(n)),
+        idOf(object),
+      ).to.deep.equal([]);
+      for (const e of container.env ?? []) {
+        const ref = e.valueFrom?.secretKeyRef;
+        if (ref) expect(secretKeys, `${idOf(object)} ${e.name}`).to.include(ref.key);
+      }
+      expect(container.envFrom).to.deep.equal([{ configMapRef: { name: 'botwire-settings' } }]);
+      const component = container.args[0] as string;
+      if (component !== 'migrate') {
+        expect(() => loadConfig(envOf(names), component), idOf(object)).not.to.throw();
+      }
+    }
+  });
+
+  it('when uploads are stored, then api and indexer share one ReadWriteMany volume at STORAGE_DIR', () => {
+    const claim = find(objects, 'PersistentVolumeClaim', 'botwire-storage');
+    expect(claim.spec.accessModes).to.deep.equal(['ReadWriteMany']);
+    for (const c of COMPONENTS) {
+      const { pod, container } = podOf(find(objects, 'Deployment', `botwire-${c}`));
+      const volume = pod.volumes.find(
+        (v: Any) => v.persistentVolumeClaim?.claimName === 'botwire-storage',
+      );
+      const mount = volume && container.volumeMounts.find((m: Any) => m.name === volume.name);
+      if (c === 'api' || c === 'indexer')
+        expect(mount?.mountPath, c).to.equal(settings.STORAGE_DIR);
+      else expect(volume, c).to.equal(undefined);
+    }
+  });
+
+  it('when releases are applied, then a migration Job, the api Service and a disruption budget per component come with them', () => {
+    const { container } = podOf(find(objects, 'Job', 'botwire-migrate'));
+    expect(container.args).to.deep.equal(['migrate']);
+    const service = find(objects, 'Service', 'botwire-api');
+    expect(service.spec.selector['app.kubernetes.io/component']).to.equal('api');
+    for (const c of COMPONENTS) {
+      const budget = find(objects, 'PodDisruptionBudget', `botwire-${c}`);
+      expect(budget?.spec.selector.matchLabels['app.kubernetes.io/component'], c).to.equal(c);
+    }
+  });
+
+  it('when KEDA scales a worker, then it reads the lag of that topic’s real partition streams and consumer group', () => {
+    const partitions = Number(settings.TOPIC_PARTITIONS);
+    for (const c of WORKERS) {
+      const scaled = find(objects, 'ScaledObject', `botwire-${c}`);
+      expect(scaled?.spec.scaleTargetRef.name, c).to.equal(`botwire-${c}`);
+      expect(scaled.spec.maxReplicaCount, c).to.be.at.most(partitions);
+      const streams = scaled.spec.triggers.filter((t: Any) => t.type === 'redis-streams');
+      expect(
+        streams.map((t: Any) => t.metadata.stream),
+        c,
+      ).to.deep.equal(topicKeys(settings.STREAM_PREFIX!, c, partitions).partitions);
+      for (const t of streams) {
+        expect(t.metadata.consumerGroup, c).to.equal(groupOf(c));
+        expect(Number(t.metadata.lagCount), c).to.be.greaterThan(0);
+        expect(t.metadata.address, c).to.equal(new URL(settings.REDIS_URL!).host);
+      }
+    }
+  });
+
+  it('when KEDA scales the indexer on waiting jobs, then it reads the list BullMQ really keeps them in', async () => {
+    const lists = find(objects, 'ScaledObject', 'botwire-indexer').spec.triggers.filter(
+      (t: Any) => t.type === 'redis',
+    );
+    expect(lists.map((t: Any) => t.metadata.listName)).to.deep.equal([
+      `${jobsPrefix(settings.STREAM_PREFIX!)}:${QUEUE}:wait`,
+    ]);
+    const prefix = uniquePrefix();
+    const queue = new Queue(QUEUE, { connection: { url: REDIS_URL }, prefix: jobsPrefix(prefix) });
+    const redis = connectRedis();
+    try {
+      await queue.add('job', { job_id: 'j1' });
+      expect(await redis.type(`${jobsPrefix(prefix)}:${QUEUE}:wait`)).to.equal('list');
+      expect(await redis.llen(`${jobsPrefix(prefix)}:${QUEUE}:wait`)).to.equal(1);
+    } finally {
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+      await dropPrefix(redis, prefix);
+      redis.disconnect();
+    }
+  });
+
+  it('when the example overlay is rendered with kubectl, then it is valid and names a real image', async function () {
+    if (!(await hasKubectl())) {
+      // The overlay's patches need kustomize itself; kubectl is not on a fresh machine.
+      this.skip();
+    }
+    const rendered = await kubectlKustomize(OVERLAY);
+    for (const object of rendered) await validateObject(object);
+    const images = rendered
+      .filter((o) => o.kind === 'Deployment' || o.kind === 'Job')
+      .map((o) => podOf(o).container.image as string);
+    expect(images).to.have.length(COMPONENTS.length + 1);
+    for (const image of images) expect(image).to.equal('registry.example.com/botwire:0.1.0');
+    expect(find(rendered, 'Deployment', 'botwire-api').spec.replicas).to.equal(3);
+    expect(find(rendered, 'ConfigMap', 'botwire-settings').data.STREAM_PREFIX).to.equal('botwire');
+  });
+});
