@@ -7,13 +7,13 @@ import { expect } from 'chai';
 import nock from 'nock';
 import { startTestApi, TELEGRAM_TOKEN, topicMessages, type TestApi } from '../support/api.ts';
 import { ECHO_FLOW } from '../support/flows.ts';
-import { agent, seedHandoff, startAgentServer, type AgentServer } from '../support/handoffs.ts';
+import { makeAccount, withCookie, withToken } from '../support/accounts.ts';
+import { agent, asAgent, seedHandoff } from '../support/handoffs.ts';
 import { clearTopic } from '../support/services.ts';
 
 describe('handoffs: the agent side (API)', function () {
   this.timeout(30_000);
   let t: TestApi;
-  let agents: AgentServer;
   let bot: { appId: string; channelId: string };
   let other: { appId: string; channelId: string };
 
@@ -43,13 +43,11 @@ describe('handoffs: the agent side (API)', function () {
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');
     t = await startTestApi();
-    agents = await startAgentServer(t);
     bot = await createBot('inbox bot');
     other = await createBot('other bot');
   });
 
   after(async () => {
-    await agents?.close();
     nock.cleanAll();
     nock.enableNetConnect();
     await t?.stop();
@@ -112,14 +110,41 @@ describe('handoffs: the agent side (API)', function () {
   });
 
   describe('claims', () => {
+    it('when an agent claims with their token, then their console session holds it too (one person, one holder), and another agent of the bot may not reply', async () => {
+      const ana = await makeAccount(t, 'agent', [bot.appId]);
+      const bo = await agent(t, [bot.appId]);
+      const { handoffId } = await seedHandoff(t, bot);
+      const claimed = await withToken(t, ana.token, 'POST', `/v2/handoffs/${handoffId}/claim`);
+      expect(claimed.status, claimed.text).to.equal(200);
+      const body = {
+        client_message_id: 'same-person-1',
+        message: { message_type: 'text', text: 'Hello' },
+      };
+      const fromSession = await withCookie(
+        t,
+        ana.cookie,
+        'POST',
+        `/v2/handoffs/${handoffId}/messages`,
+        body,
+      );
+      expect(fromSession.status, fromSession.text).to.equal(202);
+      const fromOther = await asAgent(t, bo, 'POST', `/v2/handoffs/${handoffId}/messages`, {
+        body: { ...body, client_message_id: 'other-1' },
+      });
+      expect(fromOther.status, fromOther.text).to.equal(409);
+      expect(fromOther.json.error.code).to.equal('BW_ERR_HANDOFF_NOT_YOURS');
+      const again = await withCookie(t, ana.cookie, 'POST', `/v2/handoffs/${handoffId}/claim`);
+      expect(again.status, again.text).to.equal(200);
+    });
+
     it('when two agents claim one waiting handoff at once, then exactly one gets 200 and the other 409 BW_ERR_HANDOFF_CLAIMED', async () => {
-      const ana = agent('ana', [bot.appId]);
-      const bo = agent('bo', [bot.appId]);
+      const ana = await agent(t, [bot.appId]);
+      const bo = await agent(t, [bot.appId]);
       for (let round = 0; round < 5; round += 1) {
         const { handoffId } = await seedHandoff(t, bot);
         const answers = await Promise.all([
-          agents.call(ana, 'POST', `/v2/handoffs/${handoffId}/claim`),
-          agents.call(bo, 'POST', `/v2/handoffs/${handoffId}/claim`),
+          asAgent(t, ana, 'POST', `/v2/handoffs/${handoffId}/claim`),
+          asAgent(t, bo, 'POST', `/v2/handoffs/${handoffId}/claim`),
         ]);
         const statuses = answers.map((a) => a.status).sort();
         expect(statuses, answers.map((a) => a.text).join(' | ')).to.deep.equal([200, 409]);
@@ -134,14 +159,14 @@ describe('handoffs: the agent side (API)', function () {
     });
 
     it('when an agent claims, releases and claims again, then the row and the live handoff events follow, and a repeated claim by the holder is 200', async () => {
-      const ana = agent('ana', [bot.appId]);
+      const ana = await agent(t, [bot.appId]);
       const { handoffId } = await seedHandoff(t, bot, { queue: 'sales' });
-      expect((await agents.call(ana, 'POST', `/v2/handoffs/${handoffId}/claim`)).status).to.equal(
+      expect((await asAgent(t, ana, 'POST', `/v2/handoffs/${handoffId}/claim`)).status).to.equal(
         200,
       );
-      const again = await agents.call(ana, 'POST', `/v2/handoffs/${handoffId}/claim`);
+      const again = await asAgent(t, ana, 'POST', `/v2/handoffs/${handoffId}/claim`);
       expect(again.status, again.text).to.equal(200);
-      const released = await agents.call(ana, 'POST', `/v2/handoffs/${handoffId}/release`);
+      const released = await asAgent(t, ana, 'POST', `/v2/handoffs/${handoffId}/release`);
       expect(released.status, released.text).to.equal(200);
       expect(released.json.status).to.equal('waiting');
       expect(released.json.claimed_by).to.equal(null);
@@ -155,7 +180,7 @@ describe('handoffs: the agent side (API)', function () {
     });
 
     it('when an agent not assigned to the bot reads or claims its handoff, then 403 BW_ERR_FORBIDDEN, and their list leaves it out', async () => {
-      const outsider = agent('zed', [other.appId]);
+      const outsider = await agent(t, [other.appId]);
       const { handoffId } = await seedHandoff(t, bot);
       for (const [method, path] of [
         ['GET', `/v2/handoffs/${handoffId}`],
@@ -163,11 +188,11 @@ describe('handoffs: the agent side (API)', function () {
         ['POST', `/v2/handoffs/${handoffId}/close`],
         ['GET', `/v2/handoffs?app_id=${bot.appId}`],
       ] as const) {
-        const r = await agents.call(outsider, method, path);
+        const r = await asAgent(t, outsider, method, path);
         expect(r.status, `${method} ${path}: ${r.text}`).to.equal(403);
         expect(r.json.error.code).to.equal('BW_ERR_FORBIDDEN');
       }
-      const list = await agents.call(outsider, 'GET', '/v2/handoffs?limit=100');
+      const list = await asAgent(t, outsider, 'GET', '/v2/handoffs?limit=100');
       expect(list.json.items.map((i: any) => i.id)).not.to.include(handoffId);
       const row = await t.schema.db('handoffs').where({ id: handoffId }).first();
       expect(row.status).to.equal('waiting');
@@ -210,17 +235,17 @@ describe('handoffs: the agent side (API)', function () {
     });
 
     it('when someone who does not hold the handoff replies or shows typing, then 409 BW_ERR_HANDOFF_NOT_YOURS and nothing is published', async () => {
-      const ana = agent('ana', [bot.appId]);
-      const bo = agent('bo', [bot.appId]);
+      const ana = await agent(t, [bot.appId]);
+      const bo = await agent(t, [bot.appId]);
       const { handoffId } = await seedHandoff(t, bot);
       const body = { client_message_id: 'x', message: { message_type: 'text', text: 'hi' } };
       // Nobody holds it yet: claim first.
-      const unclaimed = await agents.call(bo, 'POST', `/v2/handoffs/${handoffId}/messages`, {
+      const unclaimed = await asAgent(t, bo, 'POST', `/v2/handoffs/${handoffId}/messages`, {
         body,
       });
       expect(unclaimed.status).to.equal(409);
       expect(unclaimed.json.error.code).to.equal('BW_ERR_HANDOFF_NOT_YOURS');
-      await agents.call(ana, 'POST', `/v2/handoffs/${handoffId}/claim`);
+      await asAgent(t, ana, 'POST', `/v2/handoffs/${handoffId}/claim`);
       for (const [path, options] of [
         ['messages', { body }],
         ['typing', {}],
@@ -228,7 +253,7 @@ describe('handoffs: the agent side (API)', function () {
         ['close', {}],
         ['return', { body: { state: 'listen' } }],
       ] as const) {
-        const r = await agents.call(bo, 'POST', `/v2/handoffs/${handoffId}/${path}`, options);
+        const r = await asAgent(t, bo, 'POST', `/v2/handoffs/${handoffId}/${path}`, options);
         expect(r.status, `${path}: ${r.text}`).to.equal(409);
         expect(r.json.error.code).to.equal('BW_ERR_HANDOFF_NOT_YOURS');
       }

@@ -1,23 +1,10 @@
 /**
  * Handoff helpers: waiting handoffs written straight into the table (the flow side that starts
- * them is tested on its own), and the agent's routes served with a chosen principal.
- *
- * Why a second server: authentication by account (which sets `ctx.state.principal`) is not the
- * edge's yet; until it is, the edge only knows the admin key, an owner. This server mounts the
- * real handoff routes on the real Redis, Postgres, producer and event stream of the test edge,
- * behind a middleware that takes the principal from a test header, so agents can be tested.
+ * them is tested on its own), and agents: real accounts of role `agent` calling with their tokens.
  */
-import { createServer, type Server } from 'node:http';
-import Koa from 'koa';
-import { Router } from '@koa/router';
-import type { Principal } from '../../src/api/admin/principal.ts';
-import { handoffRoutes } from '../../src/api/admin/handoffs.ts';
-import { readJson } from '../../src/api/body.ts';
-import { errorMiddleware } from '../../src/api/http-errors.ts';
-import { BotwireError } from '../../src/shared/errors.ts';
-import { createLogger } from '../../src/shared/logger.ts';
-import { createKit } from '../../src/shared/worker-kit.ts';
-import { callEdge, type CallOptions, type CallResult, type TestApi } from './api.ts';
+import { expect } from 'chai';
+import { makeAccount, withToken } from './accounts.ts';
+import type { CallOptions, CallResult, TestApi } from './api.ts';
 
 /** A conversation and its handoff, written directly. */
 export interface SeededHandoff {
@@ -83,74 +70,31 @@ export async function seedHandoff(
   return { conversationId, handoffId: handoff!.id, chatId };
 }
 
-/** An agent-side server: the handoff routes, called as any principal. */
-export interface AgentServer {
-  url: string;
-  /** Calls the route as `principal`. */
-  call(
-    principal: Principal,
-    method: string,
-    path: string,
-    options?: CallOptions,
-  ): Promise<CallResult>;
-  close(): Promise<void>;
+/** An agent: a real account of role `agent`, holding a personal token. */
+export interface Agent {
+  /** The actor its token acts as (what `claimed_by` records). */
+  actor: string;
+  token: string;
 }
 
-/** An agent of `bots`, named `name`. */
-export function agent(name: string, bots: string[]): Principal {
-  return { actor: `account:${name}@example.test`, role: 'agent', accountId: null, bots };
+/** Makes an agent account assigned to `bots` through the admin API, with a token. */
+export async function agent(t: TestApi, bots: string[]): Promise<Agent> {
+  const account = await makeAccount(t, 'agent', bots);
+  const me = await withToken(t, account.token, 'GET', '/v2/me');
+  expect(me.status, me.text).to.equal(200);
+  return { actor: me.json.actor as string, token: account.token };
 }
 
-export async function startAgentServer(t: TestApi): Promise<AgentServer> {
-  const logger = createLogger({ component: 'test', level: 'silent' });
-  const kit = createKit(t.config, logger, { name: 'botwire-test-agents' });
-  const app = new Koa();
-  app.silent = true;
-  app.context.log = logger;
-  app.use(errorMiddleware);
-  app.use(async (ctx, next) => {
-    const header = ctx.get('x-test-principal');
-    if (header !== '') {
-      const principal = JSON.parse(header) as Principal;
-      ctx.state.principal = principal;
-      ctx.state.actor = principal.actor;
-    }
-    await next();
+/** Calls the edge as `agent` (its bearer token). */
+export function asAgent(
+  t: TestApi,
+  who: Agent,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<CallResult> {
+  return t.call(method, path, {
+    ...options,
+    headers: { ...options.headers, authorization: `Bearer ${who.token}` },
   });
-  const router = new Router();
-  handoffRoutes(
-    router,
-    {
-      db: t.schema.db,
-      producer: kit.producer,
-      events: kit.events,
-      schemas: kit.schemas,
-      dedupeTtlS: 3600,
-    },
-    async <T>(ctx: Koa.Context, schema: string): Promise<T> => {
-      const { json } = await readJson(ctx, 1 << 20, 5000);
-      const result = kit.schemas.validate<T>(schema, json);
-      if (!result.ok) throw new BotwireError('BW_ERR_SCHEMA', 'the body fails its schema');
-      return result.value;
-    },
-  );
-  app.use(router.routes());
-  const handle = app.callback();
-  const server: Server = createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  return {
-    url,
-    call: (principal, method, path, options = {}) =>
-      callEdge(url, '', method, path, {
-        ...options,
-        auth: false,
-        headers: { ...options.headers, 'x-test-principal': JSON.stringify(principal) },
-      }),
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      kit.redis.disconnect();
-    },
-  };
 }

@@ -21,6 +21,8 @@ export interface HandoffRow {
   created_at: Date;
   deadline_at: Date | null;
   claimed_by: string | null;
+  /** The account of the holder; null when the admin key holds it. */
+  claimed_account: string | null;
   claimed_at: Date | null;
   first_reply_at: Date | null;
   ended_at: Date | null;
@@ -41,6 +43,7 @@ const COLUMNS = [
   'h.created_at',
   'h.deadline_at',
   'h.claimed_by',
+  'h.claimed_account',
   'h.claimed_at',
   'h.first_reply_at',
   'h.ended_at',
@@ -121,11 +124,29 @@ export async function getHandoff(db: Knex, id: string): Promise<HandoffRow | und
  * Refuses what only the handoff's holder may do: 409 `BW_ERR_HANDOFF_ENDED` once it ended,
  * `BW_ERR_HANDOFF_NOT_YOURS` when someone else holds it, or (unless `waitingOk`) nobody does.
  */
-export function requireHolder(row: HandoffRow, actor: string, waitingOk = false): void {
+/** Who acts on a handoff: the principal's actor and account. */
+export interface Caller {
+  actor: string;
+  accountId: string | null;
+}
+
+/**
+ * Whether `caller` holds the claimed `row`. A person is their account, whichever session or token
+ * they use (each has its own actor); the admin key, which has no account, is its actor.
+ */
+export function holds(row: HandoffRow, caller: Caller): boolean {
+  if (row.status !== 'claimed') return false;
+  return caller.accountId !== null
+    ? row.claimed_account === caller.accountId
+    : row.claimed_account === null && row.claimed_by === caller.actor;
+}
+
+/** Throws unless `caller` holds the handoff (or, with `waitingOk`, it waits for anyone). */
+export function requireHolder(row: HandoffRow, caller: Caller, waitingOk = false): void {
   if (row.status !== 'waiting' && row.status !== 'claimed') {
     throw new BotwireError('BW_ERR_HANDOFF_ENDED', `this handoff has ended (${row.status})`);
   }
-  if (row.status === 'claimed' && row.claimed_by === actor) return;
+  if (holds(row, caller)) return;
   if (row.status === 'waiting' && waitingOk) return;
   throw new BotwireError(
     'BW_ERR_HANDOFF_NOT_YOURS',
@@ -144,9 +165,9 @@ export function requireHolder(row: HandoffRow, actor: string, waitingOk = false)
 export async function claimHandoff(
   db: Knex,
   row: HandoffRow,
-  actor: string,
-  accountId: string | null,
+  caller: Caller,
 ): Promise<{ row: HandoffRow; changed: boolean }> {
+  const { actor, accountId } = caller;
   const updatedRaw: unknown = await db('handoffs as h')
     .where({ 'h.id': row.id, 'h.status': 'waiting' })
     .update({
@@ -160,7 +181,7 @@ export async function claimHandoff(
   if (updated[0]) return { row: updated[0], changed: true };
   const now = await getHandoff(db, row.id);
   if (!now) throw new BotwireError('BW_ERR_NOT_FOUND', 'no handoff has this id');
-  if (now.status === 'claimed' && now.claimed_by === actor) return { row: now, changed: false };
+  if (holds(now, caller)) return { row: now, changed: false };
   if (now.status === 'claimed') {
     throw new BotwireError('BW_ERR_HANDOFF_CLAIMED', 'another agent claimed this handoff first', {
       details: { claimed_by: now.claimed_by },
@@ -173,17 +194,23 @@ export async function claimHandoff(
 export async function releaseHandoff(
   db: Knex,
   row: HandoffRow,
-  actor: string,
+  caller: Caller,
 ): Promise<HandoffRow> {
+  requireHolder(row, caller);
   const updatedRaw: unknown = await db('handoffs as h')
-    .where({ 'h.id': row.id, 'h.status': 'claimed', 'h.claimed_by': actor })
+    .where({ 'h.id': row.id, 'h.status': 'claimed' })
+    .where((q) =>
+      caller.accountId !== null
+        ? void q.where('h.claimed_account', caller.accountId)
+        : void q.whereNull('h.claimed_account').where('h.claimed_by', caller.actor),
+    )
     .update({ status: 'waiting', claimed_by: null, claimed_account: null, claimed_at: null })
     .returning([...COLUMNS, db.raw(WAITING_S)]);
   const updated = updatedRaw as HandoffRow[];
   if (updated[0]) return updated[0];
   const now = await getHandoff(db, row.id);
   if (!now) throw new BotwireError('BW_ERR_NOT_FOUND', 'no handoff has this id');
-  requireHolder(now, actor);
+  requireHolder(now, caller);
   // The holder, claimed, yet the update missed: it changed between the two reads. Say so.
   throw new BotwireError(
     'BW_ERR_HANDOFF_NOT_YOURS',

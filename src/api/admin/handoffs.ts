@@ -160,8 +160,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
 
   router.post('/v2/handoffs/:id/claim', async (ctx) => {
     const row = await handoffOf(ctx);
-    const { actor, accountId } = callerOf(ctx);
-    const claimed = await claimHandoff(db, row, actor, accountId);
+    const claimed = await claimHandoff(db, row, callerOf(ctx));
     if (claimed.changed) announce(claimed.row);
     ctx.state.audit = { before: noteOf(row), after: noteOf(claimed.row) };
     ctx.body = present(claimed.row);
@@ -169,7 +168,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
 
   router.post('/v2/handoffs/:id/release', async (ctx) => {
     const row = await handoffOf(ctx);
-    const released = await releaseHandoff(db, row, callerOf(ctx).actor);
+    const released = await releaseHandoff(db, row, callerOf(ctx));
     announce(released);
     ctx.state.audit = { before: noteOf(row), after: noteOf(released) };
     ctx.body = present(released);
@@ -182,7 +181,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
       'http/handoff-message',
     );
     const { actor } = callerOf(ctx);
-    requireHolder(row, actor);
+    requireHolder(row, callerOf(ctx));
     const { ref, orderingKey } = await conversationRefOf(db, row.conversation_id);
     const turnId = `agent:${row.id}:${input.client_message_id}`;
     const [id] = await producer.publishOnce(
@@ -210,7 +209,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
 
   router.post('/v2/handoffs/:id/typing', async (ctx) => {
     const row = await handoffOf(ctx);
-    requireHolder(row, callerOf(ctx).actor);
+    requireHolder(row, callerOf(ctx));
     const { ref, orderingKey } = await conversationRefOf(db, row.conversation_id);
     // WhatsApp has no typing indicator: nothing to publish.
     const shown = ref.channel_type !== 'whatsapp';
@@ -244,7 +243,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
     const row = await handoffOf(ctx);
     const input = await readBody<{ state: string }>(ctx, 'http/handoff-return');
     const { actor } = callerOf(ctx);
-    requireHolder(row, actor, true);
+    requireHolder(row, callerOf(ctx), true);
     const botRaw: unknown = await db('bots').where({ app_id: row.app_id }).first('flow');
     const bot = botRaw as { flow: unknown } | undefined;
     if (!bot || !Object.hasOwn(statesOf(bot.flow), input.state)) {
@@ -262,7 +261,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
   router.post('/v2/handoffs/:id/close', async (ctx) => {
     const row = await handoffOf(ctx);
     const { actor } = callerOf(ctx);
-    requireHolder(row, actor, true);
+    requireHolder(row, callerOf(ctx), true);
     ctx.status = 202;
     ctx.body = await end(row, actor, 'close');
     ctx.state.audit = { before: noteOf(row), after: { action: 'close' } };
