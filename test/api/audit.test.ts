@@ -233,19 +233,26 @@ describe('audit log: changes recorded', function () {
     expect(row.summary.after).to.deep.include({ all: false, replayed: 0, refused: 1 });
   });
 
-  it('when the console signs in, changes a bot and signs out, then console.sign_in, bot.update and console.sign_out by "console"', async () => {
+  it('when an account signs in to the console, changes a bot and signs out, then console.sign_in, bot.update and console.sign_out by that account', async () => {
+    const email = 'builder-audit@example.test';
+    const password = 'a-long-enough-password';
+    const made = await t.call('POST', '/v2/accounts', {
+      body: { email, name: 'Bea', role: 'builder', password },
+    });
+    expect(made.status, made.text).to.equal(201);
+    const actor = `account:${email}`;
     const signIn = await oneRow(async () => {
       const response = await fetch(`${t.url}/v2/session`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', origin },
-        body: JSON.stringify({ key: t.adminKey }),
+        body: JSON.stringify({ email, password }),
       });
       sessionCookie = (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
       return response;
     }, 204);
     expect(signIn).to.include({
       action: 'console.sign_in',
-      actor: 'console',
+      actor,
       target_type: 'session',
     });
     const update = await oneRow(
@@ -257,7 +264,7 @@ describe('audit log: changes recorded', function () {
         }),
       200,
     );
-    expect(update).to.include({ action: 'bot.update', actor: 'console' });
+    expect(update).to.include({ action: 'bot.update', actor, account_id: made.json.id });
     expect(update.summary).to.deep.equal({ before: { language: 'en' }, after: { language: 'de' } });
     const signOut = await oneRow(
       () =>
@@ -267,7 +274,7 @@ describe('audit log: changes recorded', function () {
         }),
       204,
     );
-    expect(signOut).to.include({ action: 'console.sign_out', actor: 'console' });
+    expect(signOut).to.include({ action: 'console.sign_out', actor });
     // Signing out again ends nothing: nothing is written.
     const before = await count();
     const again = await fetch(`${t.url}/v2/session`, { method: 'DELETE' });

@@ -21,7 +21,7 @@ describe('audit page in a browser', function () {
     service = await consoleService();
   });
 
-  it('when an operator renames a bot and opens Audit, then the newest row is the rename by "console" with old and new name, and the action filter keeps it', async () => {
+  it('when an operator renames a bot and opens Audit, then the newest row is the rename by "admin-key" (the key the console signed in with) with old and new name, and the action filter keeps it', async () => {
     const created = await fetch(`${service.url}/v2/bots`, {
       method: 'POST',
       headers: { authorization: `Bearer ${service.adminKey}`, 'content-type': 'application/json' },
@@ -49,7 +49,7 @@ describe('audit page in a browser', function () {
     const table = page.getByRole('table', { name: 'Changes, newest first' });
     const newest = table.getByRole('row').nth(1);
     await newest.getByText('bot.update').waitFor();
-    expect(await newest.getByRole('cell').nth(1).textContent()).to.equal('console');
+    expect(await newest.getByRole('cell').nth(1).textContent()).to.equal('admin-key');
     await newest.getByText('"Audit shop" → "Audit shop renamed"').waitFor();
     // The bot was created with the admin key: that row is there too, by admin-key.
     await table
