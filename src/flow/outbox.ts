@@ -5,6 +5,7 @@
  */
 import type { Outgoing } from '../shared/bus/producer.ts';
 import { botOutputForChannel } from '../shared/languages/pass-through.ts';
+import { mediaMessage } from '../shared/media-message.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
 import type { Effect, OutMessage } from './engine/types.ts';
 
@@ -34,18 +35,8 @@ export function toInternal(message: OutMessage): InternalMessage {
         sections: message.list.sections,
       };
     case 'image':
-      return {
-        message_type: 'image',
-        media: { url: message.url },
-        ...(message.caption ? { caption: message.caption } : {}),
-      };
     case 'document':
-      return {
-        message_type: 'document',
-        media: { url: message.url },
-        ...(message.caption ? { caption: message.caption } : {}),
-        ...(message.filename ? { filename: message.filename } : {}),
-      };
+      return mediaMessage(message);
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Context } from 'koa';
 import { BotwireError } from '../../shared/errors.ts';
+import { mediaMessage, type OutgoingMedia } from '../../shared/media-message.ts';
 import type { InternalMessage } from '../../shared/messages.ts';
 import type { SchemaRegistry } from '../../shared/schemas.ts';
 import type { HandoffFilters } from './handoff-store.ts';
@@ -12,8 +13,7 @@ import type { HandoffFilters } from './handoff-store.ts';
 export type AgentMessage =
   | { message_type: 'text'; text: string }
   | { message_type: 'button'; text: string; buttons: { id: string; title: string }[] }
-  | { message_type: 'image'; url: string; caption?: string }
-  | { message_type: 'document'; url: string; caption?: string; filename?: string };
+  | OutgoingMedia;
 
 /** An agent's reply as the internal message channel sends. */
 export function toInternal(message: AgentMessage): InternalMessage {
@@ -22,35 +22,9 @@ export function toInternal(message: AgentMessage): InternalMessage {
     case 'button':
       return message;
     case 'image':
-      return {
-        message_type: 'image',
-        media: { url: message.url },
-        ...(message.caption ? { caption: message.caption } : {}),
-      };
     case 'document':
-      return {
-        message_type: 'document',
-        media: { url: message.url },
-        ...(message.caption ? { caption: message.caption } : {}),
-        ...(message.filename ? { filename: message.filename } : {}),
-      };
+      return mediaMessage(message);
   }
-}
-
-/** The caller: the principal authentication set, or the older admin-key/console actor. */
-export function callerOf(ctx: Context): {
-  actor: string;
-  accountId: string | null;
-  bots: 'all' | string[];
-} {
-  const principal = ctx.state.principal;
-  if (principal) return principal;
-  const actor = ctx.state.actor;
-  return {
-    actor: typeof actor === 'string' && actor !== '' ? actor : 'admin-key',
-    accountId: null,
-    bots: 'all',
-  };
 }
 
 /** The checked filters of `GET /v2/handoffs` (400 `BW_ERR_SCHEMA` naming a bad one). */

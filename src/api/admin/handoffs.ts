@@ -36,9 +36,9 @@ import {
   type HandoffRow,
 } from './handoff-store.ts';
 import type {} from './audit-note.ts';
-import { callerOf, filtersOf, toInternal, type AgentMessage } from './handoff-input.ts';
+import { filtersOf, toInternal, type AgentMessage } from './handoff-input.ts';
 import { afterOf, limitOf } from './paging.ts';
-import { requireBotAccess } from './principal.ts';
+import { principalOf, requireBotAccess } from './principal.ts';
 
 /** What the handoff routes use of the edge. */
 export interface HandoffDeps {
@@ -130,7 +130,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
   router.get('/v2/handoffs', async (ctx) => {
     const filters = filtersOf(ctx, schemas);
     if (filters.app_id !== undefined) requireBotAccess(ctx, filters.app_id);
-    const { bots } = callerOf(ctx);
+    const { bots } = principalOf(ctx);
     ctx.body = await listHandoffs(db, bots, filters, limitOf(ctx), afterOf(ctx, UUID));
   });
 
@@ -160,7 +160,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
 
   router.post('/v2/handoffs/:id/claim', async (ctx) => {
     const row = await handoffOf(ctx);
-    const claimed = await claimHandoff(db, row, callerOf(ctx));
+    const claimed = await claimHandoff(db, row, principalOf(ctx));
     if (claimed.changed) announce(claimed.row);
     ctx.state.audit = { before: noteOf(row), after: noteOf(claimed.row) };
     ctx.body = present(claimed.row);
@@ -168,7 +168,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
 
   router.post('/v2/handoffs/:id/release', async (ctx) => {
     const row = await handoffOf(ctx);
-    const released = await releaseHandoff(db, row, callerOf(ctx));
+    const released = await releaseHandoff(db, row, principalOf(ctx));
     announce(released);
     ctx.state.audit = { before: noteOf(row), after: noteOf(released) };
     ctx.body = present(released);
@@ -180,8 +180,8 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
       ctx,
       'http/handoff-message',
     );
-    const { actor } = callerOf(ctx);
-    requireHolder(row, callerOf(ctx));
+    const { actor } = principalOf(ctx);
+    requireHolder(row, principalOf(ctx));
     const { ref, orderingKey } = await conversationRefOf(db, row.conversation_id);
     const turnId = `agent:${row.id}:${input.client_message_id}`;
     const [id] = await producer.publishOnce(
@@ -209,7 +209,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
 
   router.post('/v2/handoffs/:id/typing', async (ctx) => {
     const row = await handoffOf(ctx);
-    requireHolder(row, callerOf(ctx));
+    requireHolder(row, principalOf(ctx));
     const { ref, orderingKey } = await conversationRefOf(db, row.conversation_id);
     // WhatsApp has no typing indicator: nothing to publish.
     const shown = ref.channel_type !== 'whatsapp';
@@ -235,15 +235,15 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
       conversationId: row.conversation_id,
       turnId: `note:${row.id}:${randomUUID()}`,
       text: input.text,
-      actor: callerOf(ctx).actor,
+      actor: principalOf(ctx).actor,
     });
   });
 
   router.post('/v2/handoffs/:id/return', async (ctx) => {
     const row = await handoffOf(ctx);
     const input = await readBody<{ state: string }>(ctx, 'http/handoff-return');
-    const { actor } = callerOf(ctx);
-    requireHolder(row, callerOf(ctx), true);
+    const { actor } = principalOf(ctx);
+    requireHolder(row, principalOf(ctx), true);
     const botRaw: unknown = await db('bots').where({ app_id: row.app_id }).first('flow');
     const bot = botRaw as { flow: unknown } | undefined;
     if (!bot || !Object.hasOwn(statesOf(bot.flow), input.state)) {
@@ -260,8 +260,8 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
 
   router.post('/v2/handoffs/:id/close', async (ctx) => {
     const row = await handoffOf(ctx);
-    const { actor } = callerOf(ctx);
-    requireHolder(row, callerOf(ctx), true);
+    const { actor } = principalOf(ctx);
+    requireHolder(row, principalOf(ctx), true);
     ctx.status = 202;
     ctx.body = await end(row, actor, 'close');
     ctx.state.audit = { before: noteOf(row), after: { action: 'close' } };
