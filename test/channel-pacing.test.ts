@@ -61,7 +61,7 @@ describe('channel pacing (one script reserves every key of a call)', () => {
     redis.sendCommand = ((command, stream) => {
       if (command.args.some((a) => String(a) === keys[0]![0])) seen.push(command.name);
       return send(command, stream);
-    }) as typeof redis.sendCommand;
+    });
     try {
       await pacer.reserve(keys);
       await pacer.reserve(keys);
