@@ -16,6 +16,7 @@ import {
   type FlowVersion,
 } from '../../shared/flows/version-store.ts';
 import { readJson } from '../body.ts';
+import { principalOf } from './principal.ts';
 import type { Edge } from '../edge.ts';
 
 type RouteContext = Context & { params: Record<string, string> };
@@ -25,12 +26,6 @@ export interface AdminHelpers {
   readBody: <T>(ctx: Context, schema: string) => Promise<T>;
   appIdOf: (ctx: RouteContext) => string;
   limitOf: (ctx: Context) => number;
-}
-
-/** Who made an admin call: `ctx.state.actor` (set by authentication), else the bearer key. */
-export function actorOf(ctx: Context): string {
-  const actor = (ctx.state as { actor?: unknown }).actor;
-  return typeof actor === 'string' && actor !== '' ? actor : 'admin-key';
 }
 
 const VERSION = /^[1-9]\d{0,8}$/;
@@ -120,7 +115,7 @@ export function flowVersionRoutes(router: Router, edge: Edge, helpers: AdminHelp
   router.put('/v2/bots/:app_id/flow/draft', async (ctx) => {
     const appId = appIdOf(ctx);
     const input = await readBody<{ flow: Record<string, unknown> }>(ctx, 'http/flow-draft');
-    const draft = await versions.saveDraft(appId, input.flow, actorOf(ctx));
+    const draft = await versions.saveDraft(appId, input.flow, principalOf(ctx).actor);
     if (!draft) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
     ctx.state.audit = { after: { states: Object.keys(statesOf(draft.flow)) } };
     ctx.body = presentDraft(edge, draft);
@@ -141,7 +136,7 @@ export function flowVersionRoutes(router: Router, edge: Edge, helpers: AdminHelp
     const input = sent ? await readBody<{ note?: string }>(ctx, 'http/publish-flow') : {};
     const previous = await versions.currentNumber(appId);
     const version = await versions.publishDraft(appId, {
-      author: actorOf(ctx),
+      author: principalOf(ctx).actor,
       note: input.note ?? null,
       check: publishable(edge),
     });

@@ -20,6 +20,7 @@ import { isTopic, TOPICS, type Topic } from '../../shared/bus/topics.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import type { Edge } from '../edge.ts';
 import { afterOf, limitOf, pageOf } from './paging.ts';
+import { principalOf } from './principal.ts';
 
 /** The components listed by `GET /v2/ops/processes`: the api, then one per topic. */
 const COMPONENTS = ['api', ...TOPICS] as const;
@@ -127,8 +128,7 @@ export function opsRoutes(
     const result = input.all
       ? await replayAllDeadLetters(target(topic))
       : await replayDeadLetters(target(topic), input.ids ?? []);
-    // ctx.state.actor names who asked once console sessions exist (the bearer key until then).
-    const actor = (ctx.state as { actor?: string }).actor ?? 'admin-key';
+    const { actor } = principalOf(ctx);
     ctx.log.info(
       { topic, actor, replayed: result.replayed.length, refused: result.refused.length },
       'dead letters replayed',

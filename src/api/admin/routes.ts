@@ -22,7 +22,7 @@ import { collectionRoutes } from './collections.ts';
 import { conversationRoutes } from './conversations.ts';
 import { handoffRoutes } from './handoffs.ts';
 import { eventRoutes } from '../events/route.ts';
-import { actorOf, flowVersionRoutes } from './flow-versions.ts';
+import { flowVersionRoutes } from './flow-versions.ts';
 import { adminAuth } from './auth.ts';
 import { auditRoutes } from '../audit/route.ts';
 import { auditTrail } from '../audit/trail.ts';
@@ -118,7 +118,7 @@ export function adminRouter(edge: Edge): Router {
       input.flow === undefined ? { flow: DEFAULT_FLOW, warnings: [] } : checkFlow(edge, input.flow);
     const bot = await edge.store.createBot(
       { ...input, flow: checked.flow as Record<string, unknown> },
-      actorOf(ctx),
+      principalOf(ctx).actor,
     );
     await botChanged(edge, bot.appId, 'created');
     ctx.state.audit = { after: botNote(bot) };
@@ -154,7 +154,7 @@ export function adminRouter(edge: Edge): Router {
     const patch = await body<BotPatch>(ctx, edge, 'http/patch-bot');
     const warnings = patch.flow === undefined ? [] : checkFlow(edge, patch.flow).warnings;
     const before = await edge.store.getBot(appId);
-    const bot = await edge.store.updateBot(appId, patch, actorOf(ctx));
+    const bot = await edge.store.updateBot(appId, patch, principalOf(ctx).actor);
     if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
     await botChanged(edge, appId, 'updated');
     if (before) ctx.state.audit = changedFields(botNote(before), botNote(bot), Object.keys(patch));
