@@ -245,7 +245,12 @@ export function startTraffic(system: FaultSystem, options: TrafficOptions): Traf
  */
 export async function postMessage(
   system: FaultSystem,
-  c: { platform: 'telegram' | 'whatsapp'; chat: string },
+  c: {
+    platform: 'telegram' | 'whatsapp';
+    chat: string;
+    /** The Telegram bot written to; the system's echo bot when absent. */
+    bot?: { appId: string; secret: string };
+  },
   text: string,
   options: { onRetry?: (answer: string) => void; abandoned?: () => boolean } = {},
 ): Promise<void> {
@@ -253,8 +258,8 @@ export async function postMessage(
   if (c.platform === 'telegram') {
     updateId += 1;
     request = {
-      path: `/v2/callback/telegram/${system.telegram.appId}`,
-      headers: { 'x-telegram-bot-api-secret-token': system.telegram.secret },
+      path: `/v2/callback/telegram/${(c.bot ?? system.telegram).appId}`,
+      headers: { 'x-telegram-bot-api-secret-token': (c.bot ?? system.telegram).secret },
       body: {
         update_id: updateId,
         message: {
