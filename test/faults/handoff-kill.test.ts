@@ -50,6 +50,14 @@ describe('faults: a component killed during a handoff', function () {
     webAppId = (await createWebBot(system.edge, { name: 'help desk web', flow: HELP_FLOW })).appId;
   });
 
+  // A test that failed half way may have left a component dead: the next one needs it.
+  afterEach(async () => {
+    for (const [component, running] of system?.processes ?? []) {
+      const child = running.proc.child;
+      if (child.exitCode !== null || child.signalCode !== null) await system!.restart(component);
+    }
+  });
+
   after(async () => {
     await Promise.all(users.map((u) => u.close()));
     await system?.close();
@@ -98,8 +106,10 @@ describe('faults: a component killed during a handoff', function () {
     // happen, asks again: that publishes nothing more.
     await sys.kill('flow');
     const again = await handBack();
-    expect(again.status, again.text).to.equal(202);
-    expect(again.json.duplicate).to.equal(true);
+    // Published once: the second ask is a duplicate, or, when the restarted flow had applied the
+    // first before it died, refused as too late.
+    if (again.status === 409) expect(again.json.error.code).to.equal('BW_ERR_HANDOFF_ENDED');
+    else expect([again.status, again.json.duplicate], again.text).to.deep.equal([202, true]);
     await sys.restart('flow');
     await user.waitShown(3, 'the resumed state');
     await user.say('great');
