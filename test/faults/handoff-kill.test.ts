@@ -287,8 +287,11 @@ describe('faults: a component killed during a handoff', function () {
       if (toUser.duplicated > admitted || admitted > KILLS) {
         problems.push(`${platform}: ${toUser.duplicated} repeats, ${admitted} in the kill window`);
       }
+      if (toAgent.duplicated > 0) {
+        problems.push(`${platform}: the agent reads ${toAgent.duplicated} user messages twice`);
+      }
     }
-    process.stderr.write(`      load (uptime) at the kill and after: ${load.join(' | ')}\n`);
+    process.stderr.write(`      load (uptime) at the kills and after: ${load.join(' | ')}\n`);
     const bad = rows.filter((r) => r.lost > 0 || r.reordered > 0);
     if (bad.length > 0 || problems.length > 0) {
       throw new Error(
