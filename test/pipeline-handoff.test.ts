@@ -27,41 +27,11 @@ import {
   topicMessages,
   type TestApi,
 } from './support/api.ts';
+import { HELP_FLOW } from './support/flows.ts';
 import { waitFor } from './support/services.ts';
 import { createWebBot, postVisitorMessage, startSession } from './support/web.ts';
 
 const TG = 'https://telegram.example.test';
-
-const HELP_FLOW = {
-  version: 1,
-  start: 'menu',
-  states: {
-    menu: {
-      actions: [{ send: { text: 'Menu: say help for a person.' } }],
-      wait: { store: 'pick' },
-      transitions: [{ when: { '==': [{ var: 'pick' }, 'help'] }, to: 'human' }, { to: 'menu' }],
-    },
-    human: {
-      actions: [
-        { set: { team: 'billing' } },
-        {
-          handoff: {
-            message: 'A person from {{team}} will answer you.',
-            queue: 'billing',
-            fallback: 'sorry',
-          },
-        },
-      ],
-    },
-    sorry: { actions: [{ send: { text: 'Nobody is free; back to the bot.' } }], next: 'menu' },
-    survey: {
-      actions: [{ send: { text: 'How did we do?' } }],
-      wait: { store: 'rating' },
-      next: 'thanks',
-    },
-    thanks: { actions: [{ send: { text: 'Thanks: {{rating}}.' } }], end: true },
-  },
-};
 
 interface HandoffRow {
   id: string;

@@ -14,6 +14,11 @@ export interface HandoffMessage {
   action: HandoffAction;
   /** The state a return resumes at. */
   state?: string;
+  /**
+   * Who ends it (the agent's actor, up to 320 characters), recorded as the row's `ended_by`;
+   * without it, the message's `source` (flow, for a timeout).
+   */
+  by?: string;
 }
 
 /**
@@ -63,7 +68,7 @@ export async function handoffGate(
     end: {
       id: message.id,
       action: message.action,
-      endedBy: input.source,
+      endedBy: message.by ?? input.source,
       ...(message.action === 'return' && message.state ? { returnState: message.state } : {}),
     },
     queue: row.queue,

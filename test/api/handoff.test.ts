@@ -318,13 +318,30 @@ describe('handoffs: the agent side (API)', function () {
       const flow = await topicMessages(t.redis, t.prefix, 'flow');
       expect(flow).to.have.length(1);
       expect(flow[0]).to.deep.include({
-        source: 'admin-key',
+        source: 'api',
         intent: 'handoff',
         turn_id: `handoff:${handoffId}:return`,
         ordering_key: `${bot.appId}:${chatId}`,
-        handoff: { id: handoffId, action: 'return', state: 'echo' },
+        handoff: { id: handoffId, action: 'return', state: 'echo', by: 'admin-key' },
       });
       expect(flow[0].conversation).to.include({ conversation_id: conversationId, chat_id: chatId });
+    });
+
+    it('when an agent hands back with a personal token, then the flow message names them whole (an actor longer than a source may be)', async () => {
+      const ana = await agent(t, [bot.appId]);
+      expect(ana.actor.length).to.be.greaterThan(64);
+      const { handoffId } = await seedHandoff(t, bot);
+      expect((await asAgent(t, ana, 'POST', `/v2/handoffs/${handoffId}/claim`)).status).to.equal(
+        200,
+      );
+      const back = await asAgent(t, ana, 'POST', `/v2/handoffs/${handoffId}/return`, {
+        body: { state: 'echo' },
+      });
+      expect(back.status, back.text).to.equal(202);
+      const flow = await topicMessages(t.redis, t.prefix, 'flow');
+      expect(flow.map((m) => m.handoff)).to.deep.equal([
+        { id: handoffId, action: 'return', state: 'echo', by: ana.actor },
+      ]);
     });
 
     it('when a handoff is closed, then a flow handoff message with action close; once it ended, 409 BW_ERR_HANDOFF_ENDED', async () => {
@@ -332,7 +349,9 @@ describe('handoffs: the agent side (API)', function () {
       const closed = await t.call('POST', `/v2/handoffs/${handoffId}/close`);
       expect(closed.status, closed.text).to.equal(202);
       const flow = await topicMessages(t.redis, t.prefix, 'flow');
-      expect(flow.map((m) => m.handoff)).to.deep.equal([{ id: handoffId, action: 'close' }]);
+      expect(flow.map((m) => m.handoff)).to.deep.equal([
+        { id: handoffId, action: 'close', by: 'admin-key' },
+      ]);
       const ended = await seedHandoff(t, bot, { status: 'returned' });
       for (const path of ['claim', 'close', 'typing']) {
         const r = await t.call('POST', `/v2/handoffs/${ended.handoffId}/${path}`);

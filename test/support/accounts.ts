@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { TELEGRAM_TOKEN, type TestApi } from './api.ts';
+import { TELEGRAM_TOKEN, type EdgeClient } from './api.ts';
 
 /** The service origin of the test edge (PUBLIC_BASE_URL): cookie requests that change need it. */
 export const ORIGIN = 'https://bots.example.test';
@@ -22,7 +22,7 @@ export interface TestAccount {
 
 /** Signs in with email and password; the cookie pair, or the refusal. */
 export async function signIn(
-  t: TestApi,
+  t: EdgeClient,
   email: string,
   password: string,
 ): Promise<{ status: number; cookie: string; json: any; headers: Headers }> {
@@ -43,12 +43,12 @@ export async function signIn(
 
 /** Calls the edge with a session cookie (and the service origin). */
 export function withCookie(
-  t: TestApi,
+  t: EdgeClient,
   cookie: string,
   method: string,
   path: string,
   body?: unknown,
-): ReturnType<TestApi['call']> {
+): ReturnType<EdgeClient['call']> {
   return t.call(method, path, {
     auth: false,
     headers: { cookie, origin: ORIGIN },
@@ -58,12 +58,12 @@ export function withCookie(
 
 /** Calls the edge with a bearer token. */
 export function withToken(
-  t: TestApi,
+  t: EdgeClient,
   token: string,
   method: string,
   path: string,
   body?: unknown,
-): ReturnType<TestApi['call']> {
+): ReturnType<EdgeClient['call']> {
   return t.call(method, path, {
     headers: { authorization: `Bearer ${token}` },
     ...(body !== undefined ? { body } : {}),
@@ -72,7 +72,7 @@ export function withToken(
 
 /** Makes an account (as the admin key), signs it in and gives it a token of its role. */
 export async function makeAccount(
-  t: TestApi,
+  t: EdgeClient,
   role: string,
   bots: string[] = [],
 ): Promise<TestAccount> {
@@ -97,7 +97,7 @@ export async function makeAccount(
 }
 
 /** Makes a Telegram bot (no platform call is made for it); its app id. */
-export async function makeBot(t: TestApi, name: string): Promise<string> {
+export async function makeBot(t: EdgeClient, name: string): Promise<string> {
   const bot = await t.call('POST', '/v2/bots', {
     body: { name, channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } } },
   });

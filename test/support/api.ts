@@ -45,6 +45,12 @@ export interface TestApi {
   stop(): Promise<void>;
 }
 
+/**
+ * What helpers that only call the edge need of it: its URL and {@link callEdge} with the admin
+ * key. A {@link TestApi} is one, and so is the api process of a fault system (`system.edge`).
+ */
+export type EdgeClient = Pick<TestApi, 'url' | 'call'>;
+
 /** What {@link callEdge} sends besides the method and path. */
 export interface CallOptions {
   /** Sent as JSON. */

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
 import { createRedis, type Redis } from '../../src/shared/redis.ts';
-import { TELEGRAM_TOKEN, urlWithSchema } from './api.ts';
+import { callEdge, TELEGRAM_TOKEN, urlWithSchema, type EdgeClient } from './api.ts';
 import { ECHO_FLOW } from './flows.ts';
 import {
   startComponent,
@@ -72,6 +72,8 @@ export interface FaultSystem {
   processes: Map<ComponentName, ComponentProcess>;
   /** Calls the admin API with the admin key. */
   admin(method: string, path: string, body?: unknown): Promise<HttpAnswer>;
+  /** The api process for helpers that call the edge (accounts, agents, web visitors). */
+  edge: EdgeClient;
   kill(component: ComponentName, signal?: NodeJS.Signals): Promise<void>;
   /** Starts the component again (after `kill`) and waits until it runs. */
   restart(component: ComponentName): Promise<void>;
@@ -158,6 +160,10 @@ export async function startFaultSystem(options: FaultSystemOptions = {}): Promis
     whatsapp: { appId: '', number: WHATSAPP_NUMBER },
     processes,
     admin,
+    edge: {
+      url: apiUrl,
+      call: (method, path, options) => callEdge(apiUrl, adminKey, method, path, options),
+    },
     async kill(component, signal = 'SIGKILL') {
       const running = processes.get(component);
       if (running) await stopComponent(running, signal);
@@ -191,22 +197,40 @@ export async function startFaultSystem(options: FaultSystemOptions = {}): Promis
   return system;
 }
 
-async function createBots(system: FaultSystem): Promise<void> {
+/** A Telegram bot of a fault system, its webhook registered with the stand-in platform. */
+export interface FaultTelegramBot {
+  appId: string;
+  channelId: string;
+  /** The `secret_token` of its webhook, which its callbacks carry. */
+  secret: string;
+}
+
+/** Creates a Telegram bot with `flow` through the admin API and registers its webhook. */
+export async function addTelegramBot(
+  system: Pick<FaultSystem, 'admin' | 'stub'>,
+  name: string,
+  flow: unknown,
+): Promise<FaultTelegramBot> {
   const tg = await system.admin('POST', '/v2/bots', {
-    name: 'echo telegram',
-    flow: ECHO_FLOW,
+    name,
+    flow,
     channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
   });
   if (tg.status !== 201) throw new Error(`telegram bot not created: ${JSON.stringify(tg.json)}`);
   const appId: string = tg.json.app_id;
-  const hook = await system.admin(
-    'POST',
-    `/v2/bots/${appId}/channels/${tg.json.channels[0].id}/webhook`,
-  );
+  const channelId: string = tg.json.channels[0].id;
+  const hook = await system.admin('POST', `/v2/bots/${appId}/channels/${channelId}/webhook`);
   if (hook.status !== 200) throw new Error(`webhook not set: ${JSON.stringify(hook.json)}`);
-  const setWebhook = system.stub.calls.find((c) => c.method === 'setWebhook');
+  const setWebhook = system.stub.calls.find(
+    (c) => c.method === 'setWebhook' && String(c.body.url).endsWith(`/${appId}`),
+  );
   const secret = setWebhook?.body.secret_token;
   if (typeof secret !== 'string') throw new Error('setWebhook carried no secret_token');
+  return { appId, channelId, secret };
+}
+
+async function createBots(system: FaultSystem): Promise<void> {
+  const { appId, secret } = await addTelegramBot(system, 'echo telegram', ECHO_FLOW);
   system.telegram = { appId, secret };
   const wa = await system.admin('POST', '/v2/bots', {
     name: 'echo whatsapp',

@@ -67,6 +67,53 @@ export function emptyRow(fault: string, retries: Map<string, number>, ms: number
   };
 }
 
+/** What one conversation's receiving end got of what was sent to it. */
+export interface Tally {
+  sent: number;
+  received: number;
+  /** Sent and never received. */
+  lost: number;
+  /** Copies received beyond the first of each. */
+  duplicated: number;
+  /** First copies received after one that was sent later. */
+  reordered: number;
+}
+
+/**
+ * Compares what was `sent` (in order, each text once) with what was `received` (in arrival
+ * order, with repeats): lost, duplicated and reordered, as a fault-matrix row counts them.
+ */
+export function tally(sent: readonly string[], received: readonly string[]): Tally {
+  const position = new Map(sent.map((text, i) => [text, i]));
+  const counts = new Map<string, number>();
+  let highest = -1;
+  let reordered = 0;
+  for (const text of received) {
+    counts.set(text, (counts.get(text) ?? 0) + 1);
+    if (counts.get(text)! > 1) continue;
+    const at = position.get(text) ?? -1;
+    if (at < highest) reordered += 1;
+    highest = Math.max(highest, at);
+  }
+  return {
+    sent: sent.length,
+    received: received.length,
+    lost: sent.filter((text) => !counts.has(text)).length,
+    duplicated: [...counts.values()].reduce((sum, n) => sum + n - 1, 0),
+    reordered,
+  };
+}
+
+/** Adds a conversation's tally to a row. */
+export function addTally(row: FaultRow, t: Tally): FaultRow {
+  row.sent += t.sent;
+  row.received += t.received;
+  row.lost += t.lost;
+  row.duplicated += t.duplicated;
+  row.reordered += t.reordered;
+  return row;
+}
+
 export interface Traffic {
   conversations: Conversation[];
   /**
@@ -216,23 +263,7 @@ export function startTraffic(system: FaultSystem, options: TrafficOptions): Traf
     measure(fault) {
       const got = replies();
       const row = emptyRow(fault, retries, lastReplyAt - started);
-      for (const c of conversations) {
-        const received = got.get(c.chat) ?? [];
-        const position = new Map(c.sent.map((text, i) => [text, i]));
-        const counts = new Map<string, number>();
-        let highest = -1;
-        for (const text of received) {
-          counts.set(text, (counts.get(text) ?? 0) + 1);
-          if (counts.get(text)! > 1) continue;
-          const at = position.get(text) ?? -1;
-          if (at < highest) row.reordered += 1;
-          highest = Math.max(highest, at);
-        }
-        row.sent += c.sent.length;
-        row.received += received.length;
-        row.lost += c.sent.filter((text) => !counts.has(text)).length;
-        row.duplicated += [...counts.values()].reduce((sum, n) => sum + n - 1, 0);
-      }
+      for (const c of conversations) addTally(row, tally(c.sent, got.get(c.chat) ?? []));
       return row;
     },
   };
@@ -245,7 +276,12 @@ export function startTraffic(system: FaultSystem, options: TrafficOptions): Traf
  */
 export async function postMessage(
   system: FaultSystem,
-  c: { platform: 'telegram' | 'whatsapp'; chat: string },
+  c: {
+    platform: 'telegram' | 'whatsapp';
+    chat: string;
+    /** The Telegram bot written to; the system's echo bot when absent. */
+    bot?: { appId: string; secret: string };
+  },
   text: string,
   options: { onRetry?: (answer: string) => void; abandoned?: () => boolean } = {},
 ): Promise<void> {
@@ -253,8 +289,8 @@ export async function postMessage(
   if (c.platform === 'telegram') {
     updateId += 1;
     request = {
-      path: `/v2/callback/telegram/${system.telegram.appId}`,
-      headers: { 'x-telegram-bot-api-secret-token': system.telegram.secret },
+      path: `/v2/callback/telegram/${(c.bot ?? system.telegram).appId}`,
+      headers: { 'x-telegram-bot-api-secret-token': (c.bot ?? system.telegram).secret },
       body: {
         update_id: updateId,
         message: {

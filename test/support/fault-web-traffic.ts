@@ -9,7 +9,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultSystem } from './fault-system.ts';
-import { emptyRow, type FaultRow } from './fault-traffic.ts';
+import { addTally, emptyRow, tally, type FaultRow } from './fault-traffic.ts';
 import { waitFor } from './services.ts';
 import { openResumingSse, type ResumingSse } from './sse-resume.ts';
 import type { SseEvent } from './sse.ts';
@@ -181,23 +181,7 @@ export async function startWebTraffic(
     measure(fault) {
       const row = emptyRow(fault, retries, lastReplyAt - started);
       const got = replies();
-      for (const v of visitors) {
-        const received = got.get(v.visitorId) ?? [];
-        const position = new Map(v.sent.map((text, i) => [text, i]));
-        const counts = new Map<string, number>();
-        let highest = -1;
-        for (const text of received) {
-          counts.set(text, (counts.get(text) ?? 0) + 1);
-          if (counts.get(text)! > 1) continue;
-          const at = position.get(text) ?? -1;
-          if (at < highest) row.reordered += 1;
-          highest = Math.max(highest, at);
-        }
-        row.sent += v.sent.length;
-        row.received += received.length;
-        row.lost += v.sent.filter((text) => !counts.has(text)).length;
-        row.duplicated += [...counts.values()].reduce((sum, n) => sum + n - 1, 0);
-      }
+      for (const v of visitors) addTally(row, tally(v.sent, got.get(v.visitorId) ?? []));
       row.extra = {
         'stream reconnects': visitors.reduce((sum, v) => sum + v.events.reconnects, 0),
       };

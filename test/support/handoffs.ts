@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { makeAccount, withToken } from './accounts.ts';
-import type { CallOptions, CallResult, TestApi } from './api.ts';
+import type { CallOptions, CallResult, EdgeClient, TestApi } from './api.ts';
 
 /** A conversation and its handoff, written directly. */
 export interface SeededHandoff {
@@ -78,7 +78,7 @@ export interface Agent {
 }
 
 /** Makes an agent account assigned to `bots` through the admin API, with a token. */
-export async function agent(t: TestApi, bots: string[]): Promise<Agent> {
+export async function agent(t: EdgeClient, bots: string[]): Promise<Agent> {
   const account = await makeAccount(t, 'agent', bots);
   const me = await withToken(t, account.token, 'GET', '/v2/me');
   expect(me.status, me.text).to.equal(200);
@@ -87,7 +87,7 @@ export async function agent(t: TestApi, bots: string[]): Promise<Agent> {
 
 /** Calls the edge as `agent` (its bearer token). */
 export function asAgent(
-  t: TestApi,
+  t: EdgeClient,
   who: Agent,
   method: string,
   path: string,

@@ -1,6 +1,6 @@
 /** Web channel helpers: a bot with a web channel, visitor sessions and messages. */
 import { BotStore } from '../../src/shared/bots/store.ts';
-import type { TestApi } from './api.ts';
+import type { EdgeClient, TestApi } from './api.ts';
 
 export const SHOP_ORIGIN = 'https://shop.example.test';
 
@@ -13,7 +13,7 @@ export interface WebTestBot {
 
 /** Creates a bot with a web channel allowing `origins` (SHOP_ORIGIN by default). */
 export async function createWebBot(
-  t: TestApi,
+  t: EdgeClient,
   options: { name?: string; flow?: unknown; origins?: string[] } = {},
 ): Promise<WebTestBot> {
   const created = await t.call('POST', '/v2/bots', {
@@ -40,7 +40,7 @@ export interface VisitorSession {
 
 /** Starts (or with `token`, renews) a visitor session from SHOP_ORIGIN. */
 export async function startSession(
-  t: TestApi,
+  t: EdgeClient,
   appId: string,
   token?: string,
 ): Promise<VisitorSession> {
@@ -55,11 +55,11 @@ export async function startSession(
 
 /** Posts a visitor's message (text, button_id or list_row_id) from SHOP_ORIGIN. */
 export function postVisitorMessage(
-  t: TestApi,
+  t: EdgeClient,
   appId: string,
   token: string,
   body: Record<string, unknown>,
-): ReturnType<TestApi['call']> {
+): ReturnType<EdgeClient['call']> {
   return t.call('POST', `/v2/callback/web/${appId}`, {
     auth: false,
     headers: { origin: SHOP_ORIGIN, authorization: `Bearer ${token}` },
@@ -77,7 +77,12 @@ export async function webTokenKey(t: TestApi, appId: string): Promise<string> {
 }
 
 /** The events URL of a visitor (token in the query, as EventSource sends it). */
-export function eventsUrl(t: TestApi, appId: string, token: string, lastEventId?: string): string {
+export function eventsUrl(
+  t: EdgeClient,
+  appId: string,
+  token: string,
+  lastEventId?: string,
+): string {
   const last = lastEventId ? `&last_event_id=${encodeURIComponent(lastEventId)}` : '';
   return `${t.url}/v2/web/${appId}/events?token=${encodeURIComponent(token)}${last}`;
 }

@@ -107,13 +107,14 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
         {
           id: turnId,
           message: {
-            // flow records `source` as who ended it (the topic allows 64 characters).
-            source: actor.slice(0, 64),
+            source: 'api',
             turn_id: turnId,
             ordering_key: orderingKey,
             intent: 'handoff',
             conversation: ref,
-            handoff: { id: row.id, action, ...(state !== undefined ? { state } : {}) },
+            // `by`, not `source` (64 characters), names who ended it: an actor is longer
+            // (`token:<id>@<email>`), and flow records it whole as the row's ended_by.
+            handoff: { id: row.id, action, by: actor, ...(state !== undefined ? { state } : {}) },
           },
         },
       ],
