@@ -9,6 +9,7 @@ import { startTestApi, TELEGRAM_TOKEN, topicMessages, type TestApi } from '../su
 import { ECHO_FLOW } from '../support/flows.ts';
 import { makeAccount, withCookie, withToken } from '../support/accounts.ts';
 import { agent, asAgent, seedHandoff } from '../support/handoffs.ts';
+import { expectDescribedAs } from '../support/openapi-answer.ts';
 import { clearTopic } from '../support/services.ts';
 
 describe('handoffs: the agent side (API)', function () {
@@ -98,6 +99,12 @@ describe('handoffs: the agent side (API)', function () {
         'human please',
       ]);
       expect(one.json.transcript.since.map((m: any) => m.body.text)).to.deep.equal(['hello?']);
+      // What the inbox shows of it: who, where, and the states it may be handed back at.
+      expect(one.json).to.include({ first_name: 'Ana', last_name: null, channel_type: 'telegram' });
+      expect(one.json.chat_id).to.equal(older.chatId);
+      expect(one.json.states).to.deep.equal(Object.keys(ECHO_FLOW.states).sort());
+      expectDescribedAs('handoff-detail', one.json);
+      for (const item of list.json.items) expectDescribedAs('handoff', item);
     });
 
     it('when the id is unknown or not a uuid, then 404 BW_ERR_NOT_FOUND', async () => {
@@ -289,6 +296,7 @@ describe('handoffs: the agent side (API)', function () {
       expect(await topicMessages(t.redis, t.prefix, 'channel')).to.have.length(0);
       const transcript = await t.call('GET', `/v2/conversations/${conversationId}/messages`);
       expect(transcript.json.items[0]).to.include({ status: 'note', sent_by: 'admin-key' });
+      expectDescribedAs('message-page', transcript.json);
     });
   });
 

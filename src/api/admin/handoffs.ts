@@ -24,6 +24,7 @@ import {
   conversationRefOf,
   conversationVars,
   transcriptBefore,
+  userNameOf,
   transcriptSince,
 } from './handoff-conversation.ts';
 import {
@@ -136,14 +137,23 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
 
   router.get('/v2/handoffs/:id', async (ctx) => {
     const row = await handoffOf(ctx);
-    const [{ ref }, vars, before, since] = await Promise.all([
+    const [{ ref }, vars, before, since, user, bot] = await Promise.all([
       conversationRefOf(db, row.conversation_id),
       conversationVars(db, row.conversation_id),
       transcriptBefore(db, row.conversation_id, row.created_at, CONTEXT_ROWS),
       transcriptSince(db, row.conversation_id, row.created_at, SINCE_ROWS),
+      userNameOf(db, row.conversation_id),
+      db('bots').where({ app_id: row.app_id }).first('flow') as Promise<
+        { flow: unknown } | undefined
+      >,
     ]);
     ctx.body = {
       ...present(row),
+      channel_type: ref.channel_type,
+      chat_id: ref.chat_id,
+      ...user,
+      // The states an agent may hand back at (agents may not read the flow itself).
+      states: Object.keys(statesOf(bot?.flow)).sort(),
       conversation: {
         id: row.conversation_id,
         channel_id: ref.channel_id,
