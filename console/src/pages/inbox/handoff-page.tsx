@@ -7,7 +7,7 @@
  * conversation refetch it.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMe } from '../../api/accounts.ts';
 import type { HandoffDetail, TranscriptRow } from '../../api/types.ts';
@@ -179,8 +179,14 @@ function Transcript({ handoff, person }: { handoff: HandoffDetail; person: strin
   const shown = withChoiceTitles([...before, ...since].map(fromTranscriptRow));
   const beforeShown = shown.slice(0, before.length);
   const sinceShown = shown.slice(before.length);
+  // The newest message in view, as in a chat, whenever one arrives.
+  const log = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (log.current) log.current.scrollTop = log.current.scrollHeight;
+  }, [shown.length]);
   return (
-    <div role="log" aria-label="Transcript" className="handoff__log">
+    // Focusable: the log scrolls, and a keyboard must be able to scroll it.
+    <div ref={log} role="log" aria-label="Transcript" className="handoff__log" tabIndex={0}>
       <ol className="messages">
         {beforeShown.map((m) => (
           <MessageView key={m.key} message={m} userLabel={person} />
