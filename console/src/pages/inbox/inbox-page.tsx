@@ -22,6 +22,7 @@ import {
 } from './handoff-model.ts';
 import { inboxEventsUrl, inboxKeys, listHandoffs } from './inbox-api.ts';
 import { useNow } from './use-now.ts';
+import '../conversations/conversations.css';
 import './inbox.css';
 
 /** Least time between two refreshes of the list caused by live events (ms). */
