@@ -5,7 +5,8 @@
  * sees another agent's claim and release live (and a claim that lost said plainly), claims it,
  * types (Telegram shows "typing…"), answers, sees the user's answer arrive, writes an internal
  * note (never sent), and hands the conversation back to the bot at a state it picks; the user then
- * gets that state's message from the bot.
+ * gets that state's message from the bot. A viewer reads a handoff without a button to act; an
+ * agent closes one after a confirmation.
  */
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
@@ -73,11 +74,17 @@ describe('the agent inbox in a browser', function () {
     return json;
   };
 
-  /** An agent account assigned to `appId`, made through the admin API as an owner would. */
-  const makeAgent = async (appId: string, name: string) => {
+  /** An account (an agent assigned to `appId`), made through the admin API as an owner would. */
+  const makeAgent = async (appId: string, name: string, role = 'agent') => {
     const email = `${name.toLowerCase()}-${randomBytes(3).toString('hex')}@example.test`;
     const password = `password of ${name} ${randomBytes(4).toString('hex')}`;
-    await call('POST', '/v2/accounts', { email, name, role: 'agent', password, bots: [appId] });
+    await call('POST', '/v2/accounts', {
+      email,
+      name,
+      role,
+      password,
+      bots: role === 'agent' ? [appId] : [],
+    });
     return { email, password };
   };
 
@@ -97,6 +104,7 @@ describe('the agent inbox in a browser', function () {
     bot: { appId: string; secret: string },
     chat: number,
     text: string,
+    firstName = 'Tomás',
   ) => {
     update += 1;
     const response = await fetch(`${service.url}/v2/callback/telegram/${bot.appId}`, {
@@ -111,7 +119,7 @@ describe('the agent inbox in a browser', function () {
           message_id: update,
           date: Math.floor(Date.now() / 1000),
           chat: { id: chat, type: 'private' },
-          from: { id: chat, first_name: 'Tomás' },
+          from: { id: chat, first_name: firstName },
           text,
         },
       }),
@@ -124,14 +132,10 @@ describe('the agent inbox in a browser', function () {
   const userGets = (chat: number, text: string) =>
     waitFor(() => received(chat, text).length > 0, { timeoutMs: 60_000, what: `"${text}" sent` });
 
-  before(async function () {
-    this.timeout(300_000);
-    service = await consoleService();
-  });
-
-  it('when a user asks for a person, then an agent sees it arrive live, claims it, types, answers, sees the reply, notes, and hands back at a state the user then gets', async () => {
+  /** A Telegram bot of DESK_FLOW with its webhook registered: its id and webhook secret. */
+  const deskBot = async (name: string): Promise<{ appId: string; secret: string }> => {
     const created = await call('POST', '/v2/bots', {
-      name: 'Parcel desk',
+      name,
       flow: DESK_FLOW,
       channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
     });
@@ -140,17 +144,34 @@ describe('the agent inbox in a browser', function () {
     const hook = service.telegram.calls.findLast(
       (c) => c.method === 'setWebhook' && String(c.body.url).endsWith(appId),
     );
-    const bot = { appId, secret: String(hook?.body.secret_token) };
+    return { appId, secret: String(hook?.body.secret_token) };
+  };
+
+  /** Signs in through the sign-in page with an account's email and password. */
+  const signInAs = async (account: { email: string; password: string }) => {
+    const page = await service.newPage();
+    await page.goto('/console/');
+    await page.getByLabel('Email').fill(account.email);
+    await page.getByLabel('Password').fill(account.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
+    return page;
+  };
+
+  before(async function () {
+    this.timeout(300_000);
+    service = await consoleService();
+  });
+
+  it('when a user asks for a person, then an agent sees it arrive live, claims it, types, answers, sees the reply, notes, and hands back at a state the user then gets', async () => {
+    const bot = await deskBot('Parcel desk');
+    const { appId } = bot;
     const ada = await makeAgent(appId, 'Ada');
     const ben = await makeAgent(appId, 'Ben');
     const chat = 810_001;
 
     // Ada, an agent, signs in and opens the inbox: nobody waits yet.
-    const page = await service.newPage();
-    await page.goto('/console/');
-    await page.getByLabel('Email').fill(ada.email);
-    await page.getByLabel('Password').fill(ada.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const page = await signInAs(ada);
     await page
       .getByRole('navigation', { name: 'Sections' })
       .getByRole('link', { name: 'Inbox' })
@@ -170,6 +191,8 @@ describe('the agent inbox in a browser', function () {
     expect(await row.textContent()).to.contain('Parcel desk');
     expect(await row.textContent()).to.contain('parcels');
     expect(await row.textContent()).to.contain('telegram');
+    // The waiting time goes on by itself.
+    await row.getByRole('cell', { name: /^([2-9]|\d\d) s$/ }).waitFor({ timeout: 30_000 });
     await checkA11y(page, 'inbox');
     await screenshot(page, 'inbox');
 
@@ -250,5 +273,64 @@ describe('the agent inbox in a browser', function () {
     await page.getByRole('link', { name: 'Back to the inbox' }).click();
     await page.getByText('Nobody is waiting.').waitFor();
     expectNoCspViolations(page);
+  });
+
+  it('when a viewer opens a handoff, then it is read-only; when an agent closes one after confirming, then it ends and the next message starts the flow over', async () => {
+    const bot = await deskBot('Bike desk');
+    const ada = await makeAgent(bot.appId, 'Ada');
+    const vera = await makeAgent(bot.appId, 'Vera', 'viewer');
+    const chat = 810_002;
+    await telegramText(bot, chat, 'hi', 'Lena');
+    await userGets(chat, 'Menu: say help for a person.');
+    await telegramText(bot, chat, 'help', 'Lena');
+    await userGets(chat, 'A person from parcels will answer you.');
+
+    // A viewer reads the handoff: no claim, no reply, no note, no hand back.
+    const viewer = await signInAs(vera);
+    await viewer.getByRole('link', { name: 'Inbox' }).click();
+    await viewer.getByRole('row', { name: /Lena/ }).getByRole('link', { name: 'Lena' }).click();
+    await viewer.getByRole('heading', { name: 'Handoff: Lena', level: 1 }).waitFor();
+    await viewer.getByText('You can read this handoff; owners and agents answer').waitFor();
+    await viewer
+      .getByRole('log', { name: 'Transcript' })
+      .getByText('help', { exact: true })
+      .waitFor();
+    for (const name of [
+      'Claim',
+      'Send',
+      'Add note',
+      'Hand back to the bot',
+      'Close the conversation',
+    ]) {
+      expect(await viewer.getByRole('button', { name }).count(), name).to.equal(0);
+    }
+    await checkA11y(viewer, 'a handoff, read-only');
+
+    // An agent closes it; the dialog asks first, and Cancel changes nothing.
+    const page = await signInAs(ada);
+    await page.goto(viewer.url());
+    await page.getByRole('heading', { name: 'Handoff: Lena', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Close the conversation' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Close the conversation with Lena?' });
+    await dialog.waitFor();
+    await checkA11y(page, 'close dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByText('Waiting for an agent', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Close the conversation' }).click();
+    await dialog.getByRole('button', { name: 'Close conversation' }).click();
+    await page.getByText('Closed', { exact: true }).waitFor({ timeout: 30_000 });
+    // The viewer's page follows live.
+    await viewer.getByText('Closed', { exact: true }).waitFor({ timeout: 30_000 });
+
+    // The user's next message starts the flow over.
+    const menus = received(chat, 'Menu: say help for a person.').length;
+    await telegramText(bot, chat, 'hello again', 'Lena');
+    await waitFor(() => received(chat, 'Menu: say help for a person.').length > menus, {
+      timeoutMs: 60_000,
+      what: 'the menu again',
+    });
+    expectNoCspViolations(page);
+    expectNoCspViolations(viewer);
   });
 });
