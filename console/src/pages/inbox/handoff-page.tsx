@@ -174,8 +174,8 @@ export function HandoffPage() {
 
 /** The rows before the handoff, a line where it began, and the rows since. */
 function Transcript({ handoff, person }: { handoff: HandoffDetail; person: string }) {
-  const before = handoff.transcript.before as TranscriptRow[];
-  const since = handoff.transcript.since as TranscriptRow[];
+  const before: TranscriptRow[] = handoff.transcript.before;
+  const since: TranscriptRow[] = handoff.transcript.since;
   const shown = withChoiceTitles([...before, ...since].map(fromTranscriptRow));
   const beforeShown = shown.slice(0, before.length);
   const sinceShown = shown.slice(before.length);

@@ -7,6 +7,8 @@
 import { useRef, useState, type FormEvent } from 'react';
 import type { AgentMessage } from '../../api/types.ts';
 import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+// Not crypto.randomUUID: it exists only in secure contexts (see there).
+import { newClientMessageId } from '../test-chat/chat-session.ts';
 import { buttonsFromLines } from './handoff-model.ts';
 import { sendReply, showTyping } from './inbox-api.ts';
 import { useHandoffAction } from './use-handoff-action.ts';
@@ -61,7 +63,7 @@ function messageOf(d: Draft): AgentMessage | undefined {
 
 export function ReplyForm({ handoffId, person }: { handoffId: string; person: string }) {
   const [draft, setDraft] = useState<Draft>(EMPTY);
-  const clientId = useRef(crypto.randomUUID());
+  const clientId = useRef(newClientMessageId());
   const lastTyping = useRef(0);
   const send = useHandoffAction((message: AgentMessage) =>
     sendReply(handoffId, clientId.current, message),
@@ -80,7 +82,7 @@ export function ReplyForm({ handoffId, person }: { handoffId: string; person: st
     if (!message) return;
     send.mutate(message, {
       onSuccess: () => {
-        clientId.current = crypto.randomUUID();
+        clientId.current = newClientMessageId();
         lastTyping.current = 0;
         setDraft((d) => ({ ...EMPTY, kind: d.kind }));
       },
