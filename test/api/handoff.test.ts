@@ -283,7 +283,7 @@ describe('handoffs: the agent side (API)', function () {
       expect(await topicMessages(t.redis, t.prefix, 'channel')).to.have.length(0);
     });
 
-    it('when an agent writes a note, then it is a transcript row of status note by them, and nothing is published', async () => {
+    it('when an agent writes a note, then it is a transcript row of status note by them, nothing goes to the channel, and a live message event announces it', async () => {
       const { handoffId, conversationId } = await seedHandoff(t, bot);
       const r = await t.call('POST', `/v2/handoffs/${handoffId}/notes`, {
         body: { text: 'asked for a refund twice' },
@@ -297,6 +297,24 @@ describe('handoffs: the agent side (API)', function () {
       const transcript = await t.call('GET', `/v2/conversations/${conversationId}/messages`);
       expect(transcript.json.items[0]).to.include({ status: 'note', sent_by: 'admin-key' });
       expectDescribedAs('message-page', transcript.json);
+      // Announced like every transcript row, so the other agents' pages show it live.
+      const entries = await t.redis.xrange(`${t.prefix}:{events}`, '-', '+');
+      const messages = entries
+        .filter(([, fields]) => fields[fields.indexOf('type') + 1] === 'message')
+        .map(([, fields]) => JSON.parse(fields[fields.indexOf('data') + 1]!));
+      expect(messages.filter((m) => m.conversation_id === conversationId)).to.deep.equal([
+        {
+          app_id: bot.appId,
+          conversation_id: conversationId,
+          channel_type: 'telegram',
+          direction: 'out',
+          message_id: String(rows[0].id),
+          message_type: 'note',
+          status: 'note',
+          sent_by: 'admin-key',
+          created_at: new Date(rows[0].created_at).toISOString(),
+        },
+      ]);
     });
   });
 

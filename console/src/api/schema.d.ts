@@ -3441,7 +3441,7 @@ export interface components {
     };
     /**
      * message event
-     * @description A transcript row was written (by channel): a user's message or a bot's call to the platform.
+     * @description A transcript row was written (by channel): a user's message or a bot's call to the platform; or an agent's internal note (by api).
      */
     'event-message': {
       app_id: string;
@@ -3452,9 +3452,9 @@ export interface components {
       /** @description The transcript row's id, as GET /v2/conversations/{id}/messages shows it. */
       message_id: string;
       message_type: string;
-      /** @description An outbound row's status: sent, or failed when the platform refused it. */
+      /** @description An outbound row's status: sent, or failed when the platform refused it; note for an agent's internal note. */
       status?: string;
-      /** @description Who wrote an outbound message when not the bot: an agent's actor, during a handoff. */
+      /** @description Who wrote an outbound message or note when not the bot: an agent's actor, during a handoff. */
       sent_by?: string;
       /** Format: date-time */
       created_at: string;

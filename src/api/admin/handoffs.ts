@@ -240,13 +240,28 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
   router.post('/v2/handoffs/:id/notes', async (ctx) => {
     const row = await handoffOf(ctx);
     const input = await readBody<{ text: string }>(ctx, 'http/handoff-note');
-    ctx.status = 201;
-    ctx.body = await addNote(db, {
+    const { actor } = principalOf(ctx);
+    const note = await addNote(db, {
       conversationId: row.conversation_id,
       turnId: `note:${row.id}:${randomUUID()}`,
       text: input.text,
-      actor: principalOf(ctx).actor,
+      actor,
     });
+    // The other agents on the handoff see the note as they see every transcript row: live.
+    const { ref } = await conversationRefOf(db, row.conversation_id);
+    events.publish('message', {
+      app_id: row.app_id,
+      conversation_id: row.conversation_id,
+      channel_type: ref.channel_type,
+      direction: 'out',
+      message_id: String(note.id),
+      message_type: 'note',
+      status: 'note',
+      sent_by: actor,
+      created_at: new Date(note.created_at as string | Date).toISOString(),
+    });
+    ctx.status = 201;
+    ctx.body = note;
   });
 
   router.post('/v2/handoffs/:id/return', async (ctx) => {
