@@ -243,7 +243,9 @@ describe('the agent inbox in a browser', function () {
     const answer = log.getByRole('listitem').filter({ hasText: 'Your parcel left on Monday.' });
     await answer.waitFor();
     expect(await answer.textContent()).to.contain(`Agent ${ada.email}`);
-    expect(await reply.getByLabel('Reply').inputValue()).to.equal('');
+    await waitFor(async () => (await reply.getByLabel('Reply').inputValue()) === '', {
+      what: 'the reply box emptied once sent',
+    });
 
     // The user's answer while Ada holds it arrives live.
     await telegramText(bot, chat, 'great, thank you!');
@@ -310,6 +312,13 @@ describe('the agent inbox in a browser', function () {
     const page = await signInAs(ada);
     await page.goto(viewer.url());
     await page.getByRole('heading', { name: 'Handoff: Lena', level: 1 }).waitFor();
+    // Her note reaches the viewer's page live.
+    await page.getByLabel('Note for the team (never sent)').fill('Same question as last week.');
+    await page.getByRole('button', { name: 'Add note' }).click();
+    await viewer
+      .getByRole('log', { name: 'Transcript' })
+      .getByText('Same question as last week.')
+      .waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Close the conversation' }).click();
     const dialog = page.getByRole('dialog', { name: 'Close the conversation with Lena?' });
     await dialog.waitFor();

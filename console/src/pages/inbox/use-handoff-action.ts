@@ -6,7 +6,8 @@ export function useHandoffAction<A = void>(run: (arg: A) => Promise<unknown>) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: run,
-    // Also after a refusal: a 409 means the handoff changed, and the page shows how.
-    onSettled: () => queryClient.invalidateQueries({ queryKey: inboxKeys.all }),
+    // Also after a refusal: a 409 means the handoff changed, and the page shows how. Not awaited,
+    // so a caller's own onSuccess (clearing a sent draft) does not wait for the refetch.
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: inboxKeys.all }),
   });
 }
