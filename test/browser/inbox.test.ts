@@ -277,7 +277,7 @@ describe('the agent inbox in a browser', function () {
     expectNoCspViolations(page);
   });
 
-  it('when a viewer opens a handoff, then it is read-only; when an agent closes one after confirming, then it ends and the next message starts the flow over', async () => {
+  it('when a viewer filters the inbox by bot and queue and opens a handoff, then it is read-only and follows a note live; when an agent closes one after confirming, then it ends and the next message starts the flow over', async () => {
     const bot = await deskBot('Bike desk');
     const ada = await makeAgent(bot.appId, 'Ada');
     const vera = await makeAgent(bot.appId, 'Vera', 'viewer');
@@ -290,6 +290,15 @@ describe('the agent inbox in a browser', function () {
     // A viewer reads the handoff: no claim, no reply, no note, no hand back.
     const viewer = await signInAs(vera);
     await viewer.getByRole('link', { name: 'Inbox' }).click();
+    // Filtered by bot and queue (kept in the URL): another queue of this bot has nobody.
+    const filters = viewer.getByRole('search', { name: 'Filter the inbox' });
+    await filters.getByLabel('Bot').selectOption({ label: 'Bike desk' });
+    await filters.getByLabel('Queue').fill('returns');
+    await filters.getByRole('button', { name: 'Apply' }).click();
+    await viewer.getByText('Nobody is waiting in this view.').waitFor();
+    expect(viewer.url()).to.contain(`bot=${bot.appId}`);
+    await filters.getByLabel('Queue').fill('parcels');
+    await filters.getByRole('button', { name: 'Apply' }).click();
     await viewer.getByRole('row', { name: /Lena/ }).getByRole('link', { name: 'Lena' }).click();
     await viewer.getByRole('heading', { name: 'Handoff: Lena', level: 1 }).waitFor();
     await viewer.getByText('You can read this handoff; owners and agents answer').waitFor();
