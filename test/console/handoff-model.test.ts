@@ -14,6 +14,7 @@ import {
   statusText,
   waitedSeconds,
 } from '../../console/src/pages/inbox/handoff-model.ts';
+import { EMPTY, messageOf, type Draft } from '../../console/src/pages/inbox/reply-draft.ts';
 
 const ada = { actor: 'account:ada@example.test', account_id: 'acc-ada' };
 const key = { actor: 'admin-key', account_id: null };
@@ -121,5 +122,35 @@ describe('console inbox model', () => {
       { id: 'b1', title: 'Yes' },
       { id: 'b2', title: 'No thanks' },
     ]);
+  });
+});
+
+describe('console inbox reply draft', () => {
+  const draft = (fields: Partial<Draft>): Draft => ({ ...EMPTY, ...fields });
+
+  it('when a draft lacks what its kind needs, then there is nothing to send', () => {
+    expect(messageOf(draft({ text: '   ' }))).to.equal(undefined);
+    expect(messageOf(draft({ kind: 'button', text: 'Pick one', buttons: '\n' }))).to.equal(
+      undefined,
+    );
+    expect(messageOf(draft({ kind: 'image', caption: 'no url' }))).to.equal(undefined);
+  });
+
+  it('when a draft is complete, then its message is trimmed and carries only what was given', () => {
+    expect(messageOf(draft({ text: ' hi ' }))).to.deep.equal({ message_type: 'text', text: 'hi' });
+    expect(messageOf(draft({ kind: 'button', text: 'Pick', buttons: 'Yes\nNo' }))).to.deep.equal({
+      message_type: 'button',
+      text: 'Pick',
+      buttons: [
+        { id: 'b1', title: 'Yes' },
+        { id: 'b2', title: 'No' },
+      ],
+    });
+    expect(
+      messageOf(draft({ kind: 'document', url: 'https://x.test/a.pdf', filename: 'a.pdf' })),
+    ).to.deep.equal({ message_type: 'document', url: 'https://x.test/a.pdf', filename: 'a.pdf' });
+    expect(
+      messageOf(draft({ kind: 'image', url: 'https://x.test/a.png', caption: 'the label' })),
+    ).to.deep.equal({ message_type: 'image', url: 'https://x.test/a.png', caption: 'the label' });
   });
 });

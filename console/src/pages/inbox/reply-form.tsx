@@ -9,57 +9,12 @@ import type { AgentMessage } from '../../api/types.ts';
 import { ErrorAlert } from '../ops-shared/error-alert.tsx';
 // Not crypto.randomUUID: it exists only in secure contexts (see there).
 import { newClientMessageId } from '../test-chat/chat-session.ts';
-import { buttonsFromLines } from './handoff-model.ts';
 import { sendReply, showTyping } from './inbox-api.ts';
+import { EMPTY, KINDS, messageOf, type Draft } from './reply-draft.ts';
 import { useHandoffAction } from './use-handoff-action.ts';
 
 /** Least time between two typing indicators (ms). */
 export const TYPING_EVERY_MS = 4000;
-
-type Kind = AgentMessage['message_type'];
-
-const KINDS: { kind: Kind; label: string }[] = [
-  { kind: 'text', label: 'Text' },
-  { kind: 'button', label: 'Text with buttons' },
-  { kind: 'image', label: 'Image (URL)' },
-  { kind: 'document', label: 'Document (URL)' },
-];
-
-interface Draft {
-  kind: Kind;
-  text: string;
-  buttons: string;
-  url: string;
-  caption: string;
-  filename: string;
-}
-
-const EMPTY: Draft = { kind: 'text', text: '', buttons: '', url: '', caption: '', filename: '' };
-
-/** The message a draft stands for, or undefined while it lacks what its kind needs. */
-function messageOf(d: Draft): AgentMessage | undefined {
-  const text = d.text.trim();
-  const caption = d.caption.trim() ? { caption: d.caption.trim() } : {};
-  switch (d.kind) {
-    case 'text':
-      return text ? { message_type: 'text', text } : undefined;
-    case 'button': {
-      const buttons = buttonsFromLines(d.buttons);
-      return text && buttons.length > 0 ? { message_type: 'button', text, buttons } : undefined;
-    }
-    case 'image':
-      return d.url.trim() ? { message_type: 'image', url: d.url.trim(), ...caption } : undefined;
-    case 'document':
-      return d.url.trim()
-        ? {
-            message_type: 'document',
-            url: d.url.trim(),
-            ...caption,
-            ...(d.filename.trim() ? { filename: d.filename.trim() } : {}),
-          }
-        : undefined;
-  }
-}
 
 export function ReplyForm({ handoffId, person }: { handoffId: string; person: string }) {
   const [draft, setDraft] = useState<Draft>(EMPTY);
