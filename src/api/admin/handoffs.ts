@@ -24,8 +24,8 @@ import {
   conversationRefOf,
   conversationVars,
   transcriptBefore,
-  userNameOf,
   transcriptSince,
+  userNameOf,
 } from './handoff-conversation.ts';
 import {
   claimHandoff,
