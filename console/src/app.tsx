@@ -39,6 +39,8 @@ const OperationsPage = page(
   () => import('./pages/operations/operations-page.tsx'),
   'OperationsPage',
 );
+const InboxPage = page(() => import('./pages/inbox/inbox-page.tsx'), 'InboxPage');
+const HandoffPage = page(() => import('./pages/inbox/handoff-page.tsx'), 'HandoffPage');
 const AuditPage = page(() => import('./pages/audit/audit-page.tsx'), 'AuditPage');
 const AccountsPage = page(() => import('./pages/accounts/accounts-page.tsx'), 'AccountsPage');
 const TokensPage = page(() => import('./pages/accounts/tokens-page.tsx'), 'TokensPage');
@@ -85,6 +87,8 @@ export function App() {
               <Route path="bots/:appId/chat" element={<TestChatPage />} />
               <Route path="bots/:appId/conversations" element={<ConversationsPage />} />
               <Route path="conversations/:id" element={<ConversationPage />} />
+              <Route path="inbox" element={<InboxPage />} />
+              <Route path="inbox/:id" element={<HandoffPage />} />
               <Route path="knowledge" element={<KnowledgePage />} />
               <Route path="knowledge/:name" element={<CollectionPage />} />
               <Route path="operations" element={<OperationsPage />} />

@@ -30,6 +30,10 @@ const handoff = {
     created_at: when,
     deadline_at: { ...maybeWhen, description: 'no claim by then: the fallback state runs' },
     claimed_by: { ...maybeText, description: "the holder's actor" },
+    claimed_account: {
+      ...maybeText,
+      description: "the holder's account id (null when the admin key holds it)",
+    },
     claimed_at: maybeWhen,
     first_reply_at: maybeWhen,
     ended_at: maybeWhen,
@@ -37,22 +41,24 @@ const handoff = {
     return_state: maybeText,
     fallback_state: maybeText,
     waiting_s: { type: 'integer', description: 'seconds waited: until the claim, the end, or now' },
-    channel_type: { type: 'string', description: 'list items only' },
-    chat_id: { type: 'string', description: 'list items only' },
-    first_name: maybeText,
+    channel_type: { type: 'string', description: 'list and detail, not claim or release' },
+    chat_id: { type: 'string', description: 'list and detail, not claim or release' },
+    first_name: { ...maybeText, description: "the user's name, as the platform gave it" },
     last_name: maybeText,
   },
 };
 
 const transcriptRow = {
   type: 'object',
+  required: ['id', 'direction', 'message_type', 'body', 'status', 'sent_by', 'created_at'],
   properties: {
     id: { type: 'string' },
     direction: { enum: ['in', 'out'] },
     turn_id: maybeText,
     message_type: { type: 'string' },
     body: { type: 'object' },
-    status: { type: 'string', description: 'received, sent, failed, ..., or note' },
+    status: { ...maybeText, description: 'received, sent, failed, ..., or note' },
+    error: { ...maybeText, description: 'why the platform refused an outbound message' },
     sent_by: { ...maybeText, description: "null: the bot's; else the agent's actor" },
     created_at: when,
   },
@@ -61,9 +67,24 @@ const rows = { type: 'array', items: transcriptRow };
 
 const handoffDetail = {
   ...handoff,
-  required: [...handoff.required, 'conversation', 'transcript'],
+  required: [
+    ...handoff.required,
+    'channel_type',
+    'chat_id',
+    'first_name',
+    'last_name',
+    'states',
+    'conversation',
+    'transcript',
+  ],
   properties: {
     ...handoff.properties,
+    states: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        "the states of the bot's published flow, sorted by name: where it may be handed back",
+    },
     conversation: {
       type: 'object',
       properties: {

@@ -198,6 +198,10 @@ export const knowledgeSchemas: Record<string, unknown> = {
             body: { description: 'the message as the pipeline carried it (schemas/parts)' },
             status: { ...nullable({ type: 'string' }), description: 'out: sent or failed' },
             error: nullable({ type: 'string' }),
+            sent_by: {
+              ...nullable({ type: 'string' }),
+              description: "who wrote it when not the bot: an agent's actor (a reply or a note)",
+            },
             created_at: time,
           },
         },

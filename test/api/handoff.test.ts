@@ -9,6 +9,7 @@ import { startTestApi, TELEGRAM_TOKEN, topicMessages, type TestApi } from '../su
 import { ECHO_FLOW } from '../support/flows.ts';
 import { makeAccount, withCookie, withToken } from '../support/accounts.ts';
 import { agent, asAgent, seedHandoff } from '../support/handoffs.ts';
+import { expectDescribedAs } from '../support/openapi-answer.ts';
 import { clearTopic } from '../support/services.ts';
 
 describe('handoffs: the agent side (API)', function () {
@@ -98,6 +99,12 @@ describe('handoffs: the agent side (API)', function () {
         'human please',
       ]);
       expect(one.json.transcript.since.map((m: any) => m.body.text)).to.deep.equal(['hello?']);
+      // What the inbox shows of it: who, where, and the states it may be handed back at.
+      expect(one.json).to.include({ first_name: 'Ana', last_name: null, channel_type: 'telegram' });
+      expect(one.json.chat_id).to.equal(older.chatId);
+      expect(one.json.states).to.deep.equal(Object.keys(ECHO_FLOW.states).sort());
+      expectDescribedAs('handoff-detail', one.json);
+      for (const item of list.json.items) expectDescribedAs('handoff', item);
     });
 
     it('when the id is unknown or not a uuid, then 404 BW_ERR_NOT_FOUND', async () => {
@@ -276,7 +283,7 @@ describe('handoffs: the agent side (API)', function () {
       expect(await topicMessages(t.redis, t.prefix, 'channel')).to.have.length(0);
     });
 
-    it('when an agent writes a note, then it is a transcript row of status note by them, and nothing is published', async () => {
+    it('when an agent writes a note, then it is a transcript row of status note by them, nothing goes to the channel, and a live message event announces it', async () => {
       const { handoffId, conversationId } = await seedHandoff(t, bot);
       const r = await t.call('POST', `/v2/handoffs/${handoffId}/notes`, {
         body: { text: 'asked for a refund twice' },
@@ -289,6 +296,25 @@ describe('handoffs: the agent side (API)', function () {
       expect(await topicMessages(t.redis, t.prefix, 'channel')).to.have.length(0);
       const transcript = await t.call('GET', `/v2/conversations/${conversationId}/messages`);
       expect(transcript.json.items[0]).to.include({ status: 'note', sent_by: 'admin-key' });
+      expectDescribedAs('message-page', transcript.json);
+      // Announced like every transcript row, so the other agents' pages show it live.
+      const entries = await t.redis.xrange(`${t.prefix}:{events}`, '-', '+');
+      const messages = entries
+        .filter(([, fields]) => fields[fields.indexOf('type') + 1] === 'message')
+        .map(([, fields]) => JSON.parse(fields[fields.indexOf('data') + 1]!));
+      expect(messages.filter((m) => m.conversation_id === conversationId)).to.deep.equal([
+        {
+          app_id: bot.appId,
+          conversation_id: conversationId,
+          channel_type: 'telegram',
+          direction: 'out',
+          message_id: String(rows[0].id),
+          message_type: 'note',
+          status: 'note',
+          sent_by: 'admin-key',
+          created_at: new Date(rows[0].created_at).toISOString(),
+        },
+      ]);
     });
   });
 

@@ -94,7 +94,11 @@ describe('accounts in a browser', function () {
     await agent.getByRole('link', { name: `inbox bot ${suffix}` }).waitFor();
     expect(await agent.getByRole('link', { name: `other bot ${suffix}` }).count()).to.equal(0);
     const nav = agent.getByRole('navigation', { name: 'Sections' });
-    expect(await nav.getByRole('link').allTextContents()).to.deep.equal(['Bots', 'My tokens']);
+    expect(await nav.getByRole('link').allTextContents()).to.deep.equal([
+      'Bots',
+      'Inbox',
+      'My tokens',
+    ]);
 
     // The link works once.
     const again = await service.newPage();

@@ -4,6 +4,7 @@
  */
 import { expect } from 'chai';
 import {
+  actorName,
   fromTranscriptRow,
   fromWebEvent,
   optionTitles,
@@ -170,5 +171,31 @@ describe('console message model', () => {
     expect(readWebEvent({ ...good, id: 1 })).to.equal(undefined);
     expect(readWebEvent({ ...good, direction: 'up' })).to.equal(undefined);
     expect(readWebEvent(null)).to.equal(undefined);
+  });
+
+  it('when an agent wrote a row, then a reply is on the bot side by them and a note is their internal note', () => {
+    const reply = fromTranscriptRow(
+      row({ body: { message_type: 'text', text: 'on it' }, sent_by: 'account:ada@example.test' }),
+    );
+    expect(reply).to.deep.include({ side: 'bot', text: 'on it', by: 'ada@example.test' });
+    const note = fromTranscriptRow(
+      row({
+        message_type: 'note',
+        status: 'note',
+        body: { text: 'refund asked' },
+        sent_by: 'token:5c1@ada@example.test',
+      }),
+    );
+    expect(note).to.deep.include({ side: 'note', text: 'refund asked', by: 'ada@example.test' });
+    expect(
+      fromTranscriptRow(row({ message_type: 'note', status: 'note', body: {} })),
+    ).to.not.have.property('by');
+  });
+
+  it('when an actor is named, then people read their email, and the admin key reads so', () => {
+    expect(actorName('account:ada@example.test')).to.equal('ada@example.test');
+    expect(actorName('token:9f2a@ada@example.test')).to.equal('ada@example.test');
+    expect(actorName('admin-key')).to.equal('the admin key');
+    expect(actorName('something-else')).to.equal('something-else');
   });
 });

@@ -1549,18 +1549,20 @@ export interface paths {
           };
           content: {
             'application/json': {
-              id?: string;
+              id: string;
               /** @enum {unknown} */
-              direction?: 'in' | 'out';
+              direction: 'in' | 'out';
               turn_id?: string | null;
-              message_type?: string;
-              body?: Record<string, unknown>;
+              message_type: string;
+              body: Record<string, unknown>;
               /** @description received, sent, failed, ..., or note */
-              status?: string;
+              status: string | null;
+              /** @description why the platform refused an outbound message */
+              error?: string | null;
               /** @description null: the bot's; else the agent's actor */
-              sent_by?: string | null;
+              sent_by: string | null;
               /** Format: date-time */
-              created_at?: string;
+              created_at: string;
             };
           };
         };
@@ -3439,7 +3441,7 @@ export interface components {
     };
     /**
      * message event
-     * @description A transcript row was written (by channel): a user's message or a bot's call to the platform.
+     * @description A transcript row was written (by channel): a user's message or a bot's call to the platform; or an agent's internal note (by api).
      */
     'event-message': {
       app_id: string;
@@ -3450,9 +3452,9 @@ export interface components {
       /** @description The transcript row's id, as GET /v2/conversations/{id}/messages shows it. */
       message_id: string;
       message_type: string;
-      /** @description An outbound row's status: sent, or failed when the platform refused it. */
+      /** @description An outbound row's status: sent, or failed when the platform refused it; note for an agent's internal note. */
       status?: string;
-      /** @description Who wrote an outbound message when not the bot: an agent's actor, during a handoff. */
+      /** @description Who wrote an outbound message or note when not the bot: an agent's actor, during a handoff. */
       sent_by?: string;
       /** Format: date-time */
       created_at: string;
@@ -3945,6 +3947,8 @@ export interface components {
         /** @description out: sent or failed */
         status?: string | null;
         error?: string | null;
+        /** @description who wrote it when not the bot: an agent's actor (a reply or a note) */
+        sent_by?: string | null;
         /** Format: date-time */
         created_at: string;
       }[];
@@ -4000,6 +4004,8 @@ export interface components {
       deadline_at?: string | null;
       /** @description the holder's actor */
       claimed_by?: string | null;
+      /** @description the holder's account id (null when the admin key holds it) */
+      claimed_account?: string | null;
       /** Format: date-time */
       claimed_at?: string | null;
       /** Format: date-time */
@@ -4011,10 +4017,11 @@ export interface components {
       fallback_state?: string | null;
       /** @description seconds waited: until the claim, the end, or now */
       waiting_s: number;
-      /** @description list items only */
+      /** @description list and detail, not claim or release */
       channel_type?: string;
-      /** @description list items only */
+      /** @description list and detail, not claim or release */
       chat_id?: string;
+      /** @description the user's name, as the platform gave it */
       first_name?: string | null;
       last_name?: string | null;
     };
@@ -4038,6 +4045,8 @@ export interface components {
       deadline_at?: string | null;
       /** @description the holder's actor */
       claimed_by?: string | null;
+      /** @description the holder's account id (null when the admin key holds it) */
+      claimed_account?: string | null;
       /** Format: date-time */
       claimed_at?: string | null;
       /** Format: date-time */
@@ -4049,12 +4058,15 @@ export interface components {
       fallback_state?: string | null;
       /** @description seconds waited: until the claim, the end, or now */
       waiting_s: number;
-      /** @description list items only */
-      channel_type?: string;
-      /** @description list items only */
-      chat_id?: string;
-      first_name?: string | null;
-      last_name?: string | null;
+      /** @description list and detail, not claim or release */
+      channel_type: string;
+      /** @description list and detail, not claim or release */
+      chat_id: string;
+      /** @description the user's name, as the platform gave it */
+      first_name: string | null;
+      last_name: string | null;
+      /** @description the states of the bot's published flow, sorted by name: where it may be handed back */
+      states: string[];
       conversation: {
         id?: string;
         channel_id?: string;
@@ -4070,33 +4082,37 @@ export interface components {
       transcript: {
         /** @description the last 20 rows before the handoff began */
         before: {
-          id?: string;
+          id: string;
           /** @enum {unknown} */
-          direction?: 'in' | 'out';
+          direction: 'in' | 'out';
           turn_id?: string | null;
-          message_type?: string;
-          body?: Record<string, unknown>;
+          message_type: string;
+          body: Record<string, unknown>;
           /** @description received, sent, failed, ..., or note */
-          status?: string;
+          status: string | null;
+          /** @description why the platform refused an outbound message */
+          error?: string | null;
           /** @description null: the bot's; else the agent's actor */
-          sent_by?: string | null;
+          sent_by: string | null;
           /** Format: date-time */
-          created_at?: string;
+          created_at: string;
         }[];
         /** @description rows from its start, oldest first (at most 500) */
         since: {
-          id?: string;
+          id: string;
           /** @enum {unknown} */
-          direction?: 'in' | 'out';
+          direction: 'in' | 'out';
           turn_id?: string | null;
-          message_type?: string;
-          body?: Record<string, unknown>;
+          message_type: string;
+          body: Record<string, unknown>;
           /** @description received, sent, failed, ..., or note */
-          status?: string;
+          status: string | null;
+          /** @description why the platform refused an outbound message */
+          error?: string | null;
           /** @description null: the bot's; else the agent's actor */
-          sent_by?: string | null;
+          sent_by: string | null;
           /** Format: date-time */
-          created_at?: string;
+          created_at: string;
         }[];
         /** @description more rows follow: page on with GET /v2/conversations/{id}/messages */
         more: boolean;

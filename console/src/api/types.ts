@@ -100,3 +100,13 @@ export type LiveConversation = Schemas['event-conversation'];
 export type IndexJobEvent = Schemas['event-index-job'];
 export type DeadLetterEvent = Schemas['event-dead-letter'];
 export type BotEvent = Schemas['event-bot'];
+export type LiveHandoff = Schemas['event-handoff'];
+
+// Handoffs: the agent's inbox (docs/handoff.md).
+export type HandoffPage = Answer<'/v2/handoffs', 'get'>;
+export type HandoffItem = Schemas['handoff'];
+export type HandoffQuery = NonNullable<paths['/v2/handoffs']['get']['parameters']['query']>;
+export type HandoffDetail = Schemas['handoff-detail'];
+export type HandoffStatus = HandoffItem['status'];
+/** What an agent sends the user: text, buttons, an image or a document by URL. */
+export type AgentMessage = Body<'/v2/handoffs/{id}/messages', 'post'>['message'];

@@ -8,6 +8,8 @@ import { useSignOut } from '../api/session.ts';
 
 const SECTIONS: { to: string; label: string; shown: (me: Me) => boolean }[] = [
   { to: '/bots', label: 'Bots', shown: () => true },
+  // Every role may look at handoffs (agents: their bots'); owners and agents act in them.
+  { to: '/inbox', label: 'Inbox', shown: () => true },
   { to: '/knowledge', label: 'Knowledge', shown: (me) => me.role !== 'agent' },
   { to: '/operations', label: 'Operations', shown: (me) => me.role !== 'agent' },
   { to: '/accounts', label: 'Accounts', shown: (me) => me.role === 'owner' },

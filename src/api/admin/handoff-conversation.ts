@@ -56,6 +56,18 @@ export async function conversationRefOf(
   };
 }
 
+const TRANSCRIPT_COLUMNS = [
+  'id',
+  'direction',
+  'turn_id',
+  'message_type',
+  'body',
+  'status',
+  'error',
+  'sent_by',
+  'created_at',
+];
+
 /**
  * Writes an agent's internal note into the transcript: an outbound row of type and status `note`,
  * which no component ever sends.
@@ -75,22 +87,10 @@ export async function addNote(
       status: 'note',
       sent_by: input.actor,
     })
-    .returning(['id', 'turn_id', 'message_type', 'body', 'status', 'sent_by', 'created_at']);
+    .returning(TRANSCRIPT_COLUMNS);
   const [row] = rowRows as Record<string, unknown>[];
   return row!;
 }
-
-const TRANSCRIPT_COLUMNS = [
-  'id',
-  'direction',
-  'turn_id',
-  'message_type',
-  'body',
-  'status',
-  'error',
-  'sent_by',
-  'created_at',
-];
 
 /** The last `limit` transcript rows before the handoff began (what led to it), oldest first. */
 export async function transcriptBefore(
@@ -137,4 +137,17 @@ export async function conversationVars(
     );
   const row = rowRaw as { state: string | null; variables: Record<string, unknown> } | undefined;
   return row ?? { state: null, variables: {} };
+}
+
+/** The name of the conversation's user, as the platform gave it. */
+export async function userNameOf(
+  db: Knex,
+  conversationId: string,
+): Promise<{ first_name: string | null; last_name: string | null }> {
+  const rowRaw: unknown = await db('conversations as c')
+    .leftJoin('users as u', 'u.pid', 'c.user_pid')
+    .where('c.id', conversationId)
+    .first('u.first_name', 'u.last_name');
+  const row = rowRaw as { first_name: string | null; last_name: string | null } | undefined;
+  return { first_name: row?.first_name ?? null, last_name: row?.last_name ?? null };
 }

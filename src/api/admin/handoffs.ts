@@ -25,6 +25,7 @@ import {
   conversationVars,
   transcriptBefore,
   transcriptSince,
+  userNameOf,
 } from './handoff-conversation.ts';
 import {
   claimHandoff,
@@ -137,14 +138,23 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
 
   router.get('/v2/handoffs/:id', async (ctx) => {
     const row = await handoffOf(ctx);
-    const [{ ref }, vars, before, since] = await Promise.all([
+    const [{ ref }, vars, before, since, user, bot] = await Promise.all([
       conversationRefOf(db, row.conversation_id),
       conversationVars(db, row.conversation_id),
       transcriptBefore(db, row.conversation_id, row.created_at, CONTEXT_ROWS),
       transcriptSince(db, row.conversation_id, row.created_at, SINCE_ROWS),
+      userNameOf(db, row.conversation_id),
+      db('bots').where({ app_id: row.app_id }).first('flow') as Promise<
+        { flow: unknown } | undefined
+      >,
     ]);
     ctx.body = {
       ...present(row),
+      channel_type: ref.channel_type,
+      chat_id: ref.chat_id,
+      ...user,
+      // The states an agent may hand back at (agents may not read the flow itself).
+      states: Object.keys(statesOf(bot?.flow)).sort(),
       conversation: {
         id: row.conversation_id,
         channel_id: ref.channel_id,
@@ -231,13 +241,28 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
   router.post('/v2/handoffs/:id/notes', async (ctx) => {
     const row = await handoffOf(ctx);
     const input = await readBody<{ text: string }>(ctx, 'http/handoff-note');
-    ctx.status = 201;
-    ctx.body = await addNote(db, {
+    const { actor } = principalOf(ctx);
+    const note = await addNote(db, {
       conversationId: row.conversation_id,
       turnId: `note:${row.id}:${randomUUID()}`,
       text: input.text,
-      actor: principalOf(ctx).actor,
+      actor,
     });
+    // The other agents on the handoff see the note as they see every transcript row: live.
+    const { ref } = await conversationRefOf(db, row.conversation_id);
+    events.publish('message', {
+      app_id: row.app_id,
+      conversation_id: row.conversation_id,
+      channel_type: ref.channel_type,
+      direction: 'out',
+      message_id: String(note.id),
+      message_type: 'note',
+      status: 'note',
+      sent_by: actor,
+      created_at: new Date(note.created_at as string | Date).toISOString(),
+    });
+    ctx.status = 201;
+    ctx.body = note;
   });
 
   router.post('/v2/handoffs/:id/return', async (ctx) => {

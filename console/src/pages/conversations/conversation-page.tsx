@@ -17,7 +17,7 @@ import {
   listMessages,
 } from './conversations-api.ts';
 import { readLiveConversation, readLiveMessage, withLiveState } from './live-events.ts';
-import { fromTranscriptRow, optionTitles, type MessageView as Message } from './message-model.ts';
+import { fromTranscriptRow, withChoiceTitles } from './message-model.ts';
 import { MessageView } from './message-view.tsx';
 import { VariablesView } from './variables-view.tsx';
 import { LIVE_STATUS_TEXT, useEventSource } from './use-event-source.ts';
@@ -152,18 +152,4 @@ export function ConversationPage() {
       </section>
     </div>
   );
-}
-
-/**
- * A press names the option by its title when an earlier message offered it: a web or Telegram
- * press records only the option's id, and the person pressed a title.
- */
-function withChoiceTitles(messages: Message[]): Message[] {
-  const titles = new Map<string, string>();
-  return messages.map((message) => {
-    for (const [id, title] of optionTitles([message])) titles.set(id, title);
-    if (!message.choice || message.choice.title) return message;
-    const title = titles.get(message.choice.id);
-    return title ? { ...message, choice: { ...message.choice, title } } : message;
-  });
 }

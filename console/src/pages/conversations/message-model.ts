@@ -50,6 +50,22 @@ export interface MessageView {
   createdAt: string;
   /** Not (yet) delivered: sent by the test chat and not echoed, or refused by the platform. */
   delivery?: { status: 'pending' | 'failed'; error?: string };
+  /**
+   * Who wrote it when not the bot nor the flow: an agent, during a handoff (their reply on the
+   * bot side, or an internal note, never sent), named as {@link actorName} reads their actor.
+   */
+  by?: string;
+}
+
+/**
+ * A person as an actor names them (`account:<email>`, `token:<id>@<email>`, `admin-key`): their
+ * email, or "the admin key".
+ */
+export function actorName(actor: string): string {
+  if (actor === 'admin-key') return 'the admin key';
+  if (actor.startsWith('account:')) return actor.slice('account:'.length);
+  const token = /^token:[^@]+@(.+)$/.exec(actor);
+  return token?.[1] ?? actor;
 }
 
 type Json = Record<string, unknown>;
@@ -117,8 +133,9 @@ export function fromTranscriptRow(row: TranscriptRow): MessageView {
     messageType: row.message_type,
     createdAt: row.created_at,
   };
+  const by = row.sent_by ? { by: actorName(row.sent_by) } : {};
   if (row.message_type === 'note' || row.status === 'note') {
-    return { ...base, side: 'note', text: str(body.text) ?? 'A note of the flow.' };
+    return { ...base, side: 'note', ...by, text: str(body.text) ?? 'A note of the flow.' };
   }
   if (row.message_type === 'dialog') {
     const event = str(body.event) ?? '';
@@ -129,7 +146,7 @@ export function fromTranscriptRow(row: TranscriptRow): MessageView {
     row.status === 'failed'
       ? { delivery: { status: 'failed' as const, ...(row.error ? { error: row.error } : {}) } }
       : {};
-  return { ...base, side, ...delivery, ...contentOf(row.message_type, body) };
+  return { ...base, side, ...delivery, ...by, ...contentOf(row.message_type, body) };
 }
 
 function contentOf(type: string, body: Json): Partial<MessageView> {
@@ -184,6 +201,20 @@ export function optionTitles(messages: readonly MessageView[]): Map<string, stri
     }
   }
   return titles;
+}
+
+/**
+ * A press names the option by its title when an earlier message offered it: a web or Telegram
+ * press records only the option's id, and the person pressed a title.
+ */
+export function withChoiceTitles(messages: readonly MessageView[]): MessageView[] {
+  const titles = new Map<string, string>();
+  return messages.map((message) => {
+    for (const [id, title] of optionTitles([message])) titles.set(id, title);
+    if (!message.choice || message.choice.title) return message;
+    const title = titles.get(message.choice.id);
+    return title ? { ...message, choice: { ...message.choice, title } } : message;
+  });
 }
 
 /** A web visitor's SSE event when it has what the chat needs to show it; else undefined. */

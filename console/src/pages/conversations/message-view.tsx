@@ -24,11 +24,24 @@ export interface MessageViewProps {
 
 const SPEAKER = { bot: 'Bot', note: 'Flow note' } as const;
 
+/** Who a line is from: the person, the bot, an agent (by name), the flow, or an agent's note. */
+function speakerOf(message: Message, userLabel: string): string {
+  if (message.side === 'user') return userLabel;
+  if (message.by === undefined) return SPEAKER[message.side];
+  return message.side === 'note'
+    ? `Internal note by ${message.by} (not sent)`
+    : `Agent ${message.by}`;
+}
+
 export function MessageView({ message, onChoose, userLabel = 'User' }: MessageViewProps) {
-  const speaker = message.side === 'user' ? userLabel : SPEAKER[message.side];
+  const speaker = speakerOf(message, userLabel);
   const time = new Date(message.createdAt);
+  const agentNote = message.side === 'note' && message.by !== undefined;
   return (
-    <li className={`message message--${message.side}`} data-message-type={message.messageType}>
+    <li
+      className={`message message--${message.side}${agentNote ? ' message--internal' : ''}`}
+      data-message-type={message.messageType}
+    >
       <div className="message__meta">
         <span className="message__speaker">{speaker}</span>{' '}
         {Number.isNaN(time.getTime()) ? null : (

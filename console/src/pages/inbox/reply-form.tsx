@@ -1,0 +1,99 @@
+/**
+ * The holder's reply box: text, text with reply buttons, or an image or a document by URL. While
+ * the agent types, the user is shown "typing…" where the platform has it (POST …/typing at most
+ * every {@link TYPING_EVERY_MS}; Telegram shows it about five seconds). A draft keeps its
+ * `client_message_id` until it is sent, so a retried send is not sent twice.
+ */
+import { useRef, useState, type FormEvent } from 'react';
+import type { AgentMessage } from '../../api/types.ts';
+import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+// Not crypto.randomUUID: it exists only in secure contexts (see there).
+import { newClientMessageId } from '../test-chat/chat-session.ts';
+import { sendReply, showTyping } from './inbox-api.ts';
+import { EMPTY, KINDS, messageOf, type Draft } from './reply-draft.ts';
+import { useHandoffAction } from './use-handoff-action.ts';
+
+/** Least time between two typing indicators (ms). */
+export const TYPING_EVERY_MS = 4000;
+
+export function ReplyForm({ handoffId, person }: { handoffId: string; person: string }) {
+  const [draft, setDraft] = useState<Draft>(EMPTY);
+  const clientId = useRef(newClientMessageId());
+  const lastTyping = useRef(0);
+  const send = useHandoffAction((message: AgentMessage) =>
+    sendReply(handoffId, clientId.current, message),
+  );
+  const set = (field: keyof Draft) => (value: string) => {
+    setDraft((d) => ({ ...d, [field]: value }));
+    if (field !== 'kind' && Date.now() - lastTyping.current >= TYPING_EVERY_MS) {
+      lastTyping.current = Date.now();
+      // Best effort, as the platform's own indicator: a failure is not worth an alert.
+      showTyping(handoffId).catch(() => undefined);
+    }
+  };
+  const message = messageOf(draft);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!message) return;
+    send.mutate(message, {
+      onSuccess: () => {
+        clientId.current = newClientMessageId();
+        lastTyping.current = 0;
+        setDraft((d) => ({ ...EMPTY, kind: d.kind }));
+      },
+    });
+  };
+  const media = draft.kind === 'image' || draft.kind === 'document';
+  return (
+    <form className="handoff__reply" aria-label={`Reply to ${person}`} onSubmit={submit}>
+      <label>
+        Send as
+        <select value={draft.kind} onChange={(e) => set('kind')(e.target.value)}>
+          {KINDS.map((k) => (
+            <option key={k.kind} value={k.kind}>
+              {k.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      {media ? (
+        <>
+          <label>
+            {draft.kind === 'image' ? 'Image URL' : 'Document URL'}
+            <input
+              type="url"
+              value={draft.url}
+              onChange={(e) => set('url')(e.target.value)}
+              placeholder="https://"
+            />
+          </label>
+          {draft.kind === 'document' ? (
+            <label>
+              File name
+              <input value={draft.filename} onChange={(e) => set('filename')(e.target.value)} />
+            </label>
+          ) : null}
+          <label>
+            Caption
+            <input value={draft.caption} onChange={(e) => set('caption')(e.target.value)} />
+          </label>
+        </>
+      ) : (
+        <label>
+          Reply
+          <textarea value={draft.text} onChange={(e) => set('text')(e.target.value)} />
+        </label>
+      )}
+      {draft.kind === 'button' ? (
+        <label>
+          Buttons, one title a line
+          <textarea value={draft.buttons} onChange={(e) => set('buttons')(e.target.value)} />
+        </label>
+      ) : null}
+      <button type="submit" disabled={!message || send.isPending}>
+        {send.isPending ? 'Sending…' : 'Send'}
+      </button>
+      {send.isError ? <ErrorAlert error={send.error} what="Not sent." /> : null}
+    </form>
+  );
+}

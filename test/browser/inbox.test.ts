@@ -1,0 +1,354 @@
+/**
+ * The agent inbox in a real browser against the real service (all six components; Telegram stood
+ * in for on loopback): a user on Telegram asks for a person through the bot's flow, and an agent,
+ * a real account assigned to the bot, sees the conversation arrive in the inbox without a reload,
+ * sees another agent's claim and release live (and a claim that lost said plainly), claims it,
+ * types (Telegram shows "typing…"), answers, sees the user's answer arrive, writes an internal
+ * note (never sent), and hands the conversation back to the bot at a state it picks; the user then
+ * gets that state's message from the bot. A viewer reads a handoff without a button to act; an
+ * agent closes one after a confirmation.
+ */
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { TELEGRAM_TOKEN } from '../support/api.ts';
+import { waitFor } from '../support/services.ts';
+import {
+  checkA11y,
+  consoleService,
+  expectNoCspViolations,
+  screenshot,
+  type ConsoleService,
+} from './support.ts';
+
+const DESK_FLOW = {
+  version: 1,
+  start: 'menu',
+  states: {
+    menu: {
+      actions: [{ send: { text: 'Menu: say help for a person.' } }],
+      wait: { store: 'pick' },
+      transitions: [{ when: { '==': [{ var: 'pick' }, 'help'] }, to: 'human' }, { to: 'menu' }],
+    },
+    human: {
+      actions: [
+        { set: { team: 'parcels' } },
+        {
+          handoff: {
+            message: 'A person from {{team}} will answer you.',
+            queue: 'parcels',
+            fallback: 'menu',
+          },
+        },
+      ],
+    },
+    survey: {
+      actions: [{ send: { text: 'How did we do? Give us a mark from 1 to 5.' } }],
+      wait: { store: 'rating' },
+      next: 'menu',
+    },
+  },
+};
+
+describe('the agent inbox in a browser', function () {
+  this.timeout(240_000);
+  let service: ConsoleService;
+  let update = 9_000;
+
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = { authorization: `Bearer ${service.adminKey}` },
+  ): Promise<any> => {
+    const response = await fetch(`${service.url}${path}`, {
+      method,
+      headers: {
+        ...headers,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json: any = await response.json().catch(() => undefined);
+    if (!response.ok)
+      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+
+  /** An account (an agent assigned to `appId`), made through the admin API as an owner would. */
+  const makeAgent = async (appId: string, name: string, role = 'agent') => {
+    const email = `${name.toLowerCase()}-${randomBytes(3).toString('hex')}@example.test`;
+    const password = `password of ${name} ${randomBytes(4).toString('hex')}`;
+    await call('POST', '/v2/accounts', {
+      email,
+      name,
+      role,
+      password,
+      bots: role === 'agent' ? [appId] : [],
+    });
+    return { email, password };
+  };
+
+  /** A console session of an account, for calls made outside the browser (another agent). */
+  const sessionOf = async (email: string, password: string): Promise<Record<string, string>> => {
+    const response = await fetch(`${service.url}/v2/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: service.url },
+      body: JSON.stringify({ email, password }),
+    });
+    expect(response.status).to.equal(204);
+    const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    return { cookie, origin: service.url };
+  };
+
+  const telegramText = async (
+    bot: { appId: string; secret: string },
+    chat: number,
+    text: string,
+    firstName = 'Tomás',
+  ) => {
+    update += 1;
+    const response = await fetch(`${service.url}/v2/callback/telegram/${bot.appId}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-telegram-bot-api-secret-token': bot.secret,
+      },
+      body: JSON.stringify({
+        update_id: update,
+        message: {
+          message_id: update,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: chat, type: 'private' },
+          from: { id: chat, first_name: firstName },
+          text,
+        },
+      }),
+    });
+    expect(response.status).to.equal(200);
+  };
+
+  const received = (chat: number, text: string) =>
+    service.telegram.calls.filter((c) => c.chat === String(chat) && c.text === text && c.delivered);
+  const userGets = (chat: number, text: string) =>
+    waitFor(() => received(chat, text).length > 0, { timeoutMs: 60_000, what: `"${text}" sent` });
+
+  /** A Telegram bot of DESK_FLOW with its webhook registered: its id and webhook secret. */
+  const deskBot = async (name: string): Promise<{ appId: string; secret: string }> => {
+    const created = await call('POST', '/v2/bots', {
+      name,
+      flow: DESK_FLOW,
+      channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
+    });
+    const appId: string = created.app_id;
+    await call('POST', `/v2/bots/${appId}/channels/${created.channels[0].id}/webhook`);
+    const hook = service.telegram.calls.findLast(
+      (c) => c.method === 'setWebhook' && String(c.body.url).endsWith(appId),
+    );
+    return { appId, secret: String(hook?.body.secret_token) };
+  };
+
+  /** Signs in through the sign-in page with an account's email and password. */
+  const signInAs = async (account: { email: string; password: string }) => {
+    const page = await service.newPage();
+    await page.goto('/console/');
+    await page.getByLabel('Email').fill(account.email);
+    await page.getByLabel('Password').fill(account.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
+    return page;
+  };
+
+  before(async function () {
+    this.timeout(300_000);
+    service = await consoleService();
+  });
+
+  it('when a user asks for a person, then an agent sees it arrive live, claims it, types, answers, sees the reply, notes, and hands back at a state the user then gets', async () => {
+    const bot = await deskBot('Parcel desk');
+    const { appId } = bot;
+    const ada = await makeAgent(appId, 'Ada');
+    const ben = await makeAgent(appId, 'Ben');
+    const chat = 810_001;
+
+    // Ada, an agent, signs in and opens the inbox: nobody waits yet.
+    const page = await signInAs(ada);
+    await page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: 'Inbox' })
+      .click();
+    await page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor();
+    await page.getByText('Nobody is waiting.').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Live updates: on' }).waitFor();
+
+    // The user talks to the bot and asks for a person: the conversation arrives, no reload.
+    await telegramText(bot, chat, 'hi');
+    await userGets(chat, 'Menu: say help for a person.');
+    await telegramText(bot, chat, 'help');
+    await userGets(chat, 'A person from parcels will answer you.');
+    const row = page.getByRole('row', { name: /Tomás/ });
+    await row.waitFor({ timeout: 30_000 });
+    expect(await row.textContent()).to.contain('Waiting for an agent');
+    expect(await row.textContent()).to.contain('Parcel desk');
+    expect(await row.textContent()).to.contain('parcels');
+    expect(await row.textContent()).to.contain('telegram');
+    // The waiting time goes on by itself.
+    await row.getByRole('cell', { name: /^([2-9]|\d\d) s$/ }).waitFor({ timeout: 30_000 });
+    await checkA11y(page, 'inbox');
+    await screenshot(page, 'inbox');
+
+    // Its view: what led to it, the flow variables; the user's message while waiting arrives.
+    await row.getByRole('link', { name: 'Tomás' }).click();
+    await page.getByRole('heading', { name: 'Handoff: Tomás', level: 1 }).waitFor();
+    const log = page.getByRole('log', { name: 'Transcript' });
+    await log.getByText('A person from parcels will answer you.').waitFor();
+    await log.getByText('help', { exact: true }).waitFor();
+    await page.getByText('"parcels"').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Live updates: on' }).waitFor();
+    await telegramText(bot, chat, 'is anybody there?');
+    await log.getByText('is anybody there?').waitFor({ timeout: 30_000 });
+
+    // Ben claims it first: Ada's page says so live; a tab of hers that missed it is told plainly.
+    const stale = await page.context().newPage();
+    await stale.route('**/v2/events?**', (route) => route.abort());
+    await stale.goto(page.url());
+    await stale.getByRole('button', { name: 'Claim' }).waitFor();
+    const benSession = await sessionOf(ben.email, ben.password);
+    const handoffId = page.url().split('/').at(-1)!;
+    await call('POST', `/v2/handoffs/${handoffId}/claim`, undefined, benSession);
+    await page.getByText(`Claimed by ${ben.email}`).waitFor();
+    expect(await page.getByRole('button', { name: 'Claim' }).count()).to.equal(0);
+    await stale.getByRole('button', { name: 'Claim' }).click();
+    await stale
+      .getByRole('alert')
+      .filter({ hasText: `Claimed by ${ben.email}` })
+      .waitFor();
+    await stale.close();
+    await call('POST', `/v2/handoffs/${handoffId}/release`, undefined, benSession);
+    await page.getByText('Waiting for an agent', { exact: true }).waitFor();
+
+    // Ada claims it, types (Telegram shows the user "typing…") and answers.
+    await page.getByRole('button', { name: 'Claim' }).click();
+    await page.getByText('Claimed by you').waitFor();
+    const reply = page.getByRole('form', { name: 'Reply to Tomás' });
+    await reply.getByLabel('Reply').pressSequentially('Your parcel left on Monday.');
+    await waitFor(
+      () =>
+        service.telegram.calls.some(
+          (c) => c.method === 'sendChatAction' && c.chat === String(chat),
+        ),
+      { timeoutMs: 30_000, what: 'sendChatAction for the chat' },
+    );
+    await reply.getByRole('button', { name: 'Send' }).click();
+    await userGets(chat, 'Your parcel left on Monday.');
+    const answer = log.getByRole('listitem').filter({ hasText: 'Your parcel left on Monday.' });
+    await answer.waitFor();
+    expect(await answer.textContent()).to.contain(`Agent ${ada.email}`);
+    await waitFor(async () => (await reply.getByLabel('Reply').inputValue()) === '', {
+      what: 'the reply box emptied once sent',
+    });
+
+    // The user's answer while Ada holds it arrives live.
+    await telegramText(bot, chat, 'great, thank you!');
+    await log.getByText('great, thank you!').waitFor({ timeout: 30_000 });
+
+    // An internal note: in the transcript, marked as such, never sent.
+    await page
+      .getByLabel('Note for the team (never sent)')
+      .fill('Asked twice where the parcel is.');
+    await page.getByRole('button', { name: 'Add note' }).click();
+    const note = log.getByRole('listitem').filter({ hasText: 'Asked twice where the parcel is.' });
+    await note.waitFor();
+    expect(await note.textContent()).to.contain(`Internal note by ${ada.email} (not sent)`);
+    await checkA11y(page, 'a claimed handoff');
+    await screenshot(page, 'inbox-handoff');
+
+    // Hand back at the survey: the bot asks it, and the page says the handoff ended.
+    await page.getByLabel('Hand back at state').selectOption('survey');
+    await page.getByRole('button', { name: 'Hand back to the bot' }).click();
+    await userGets(chat, 'How did we do? Give us a mark from 1 to 5.');
+    await page.getByText('Handed back to the bot at survey').waitFor({ timeout: 30_000 });
+    expect(received(chat, 'Asked twice where the parcel is.')).to.have.length(0);
+    // The bot stayed quiet while a person had the conversation.
+    expect(received(chat, 'Menu: say help for a person.')).to.have.length(1);
+
+    // The inbox is empty again.
+    await page.getByRole('link', { name: 'Back to the inbox' }).click();
+    await page.getByText('Nobody is waiting.').waitFor();
+    expectNoCspViolations(page);
+  });
+
+  it('when a viewer filters the inbox by bot and queue and opens a handoff, then it is read-only and follows a note live; when an agent closes one after confirming, then it ends and the next message starts the flow over', async () => {
+    const bot = await deskBot('Bike desk');
+    const ada = await makeAgent(bot.appId, 'Ada');
+    const vera = await makeAgent(bot.appId, 'Vera', 'viewer');
+    const chat = 810_002;
+    await telegramText(bot, chat, 'hi', 'Lena');
+    await userGets(chat, 'Menu: say help for a person.');
+    await telegramText(bot, chat, 'help', 'Lena');
+    await userGets(chat, 'A person from parcels will answer you.');
+
+    // A viewer reads the handoff: no claim, no reply, no note, no hand back.
+    const viewer = await signInAs(vera);
+    await viewer.getByRole('link', { name: 'Inbox' }).click();
+    // Filtered by bot and queue (kept in the URL): another queue of this bot has nobody.
+    const filters = viewer.getByRole('search', { name: 'Filter the inbox' });
+    await filters.getByLabel('Bot').selectOption({ label: 'Bike desk' });
+    await filters.getByLabel('Queue').fill('returns');
+    await filters.getByRole('button', { name: 'Apply' }).click();
+    await viewer.getByText('Nobody is waiting in this view.').waitFor();
+    expect(viewer.url()).to.contain(`bot=${bot.appId}`);
+    await filters.getByLabel('Queue').fill('parcels');
+    await filters.getByRole('button', { name: 'Apply' }).click();
+    await viewer.getByRole('row', { name: /Lena/ }).getByRole('link', { name: 'Lena' }).click();
+    await viewer.getByRole('heading', { name: 'Handoff: Lena', level: 1 }).waitFor();
+    await viewer.getByText('You can read this handoff; owners and agents answer').waitFor();
+    await viewer
+      .getByRole('log', { name: 'Transcript' })
+      .getByText('help', { exact: true })
+      .waitFor();
+    for (const name of [
+      'Claim',
+      'Send',
+      'Add note',
+      'Hand back to the bot',
+      'Close the conversation',
+    ]) {
+      expect(await viewer.getByRole('button', { name }).count(), name).to.equal(0);
+    }
+    await checkA11y(viewer, 'a handoff, read-only');
+
+    // An agent closes it; the dialog asks first, and Cancel changes nothing.
+    const page = await signInAs(ada);
+    await page.goto(viewer.url());
+    await page.getByRole('heading', { name: 'Handoff: Lena', level: 1 }).waitFor();
+    // Her note reaches the viewer's page live.
+    await page.getByLabel('Note for the team (never sent)').fill('Same question as last week.');
+    await page.getByRole('button', { name: 'Add note' }).click();
+    await viewer
+      .getByRole('log', { name: 'Transcript' })
+      .getByText('Same question as last week.')
+      .waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Close the conversation' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Close the conversation with Lena?' });
+    await dialog.waitFor();
+    await checkA11y(page, 'close dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByText('Waiting for an agent', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Close the conversation' }).click();
+    await dialog.getByRole('button', { name: 'Close conversation' }).click();
+    await page.getByText('Closed', { exact: true }).waitFor({ timeout: 30_000 });
+    // The viewer's page follows live.
+    await viewer.getByText('Closed', { exact: true }).waitFor({ timeout: 30_000 });
+
+    // The user's next message starts the flow over.
+    const menus = received(chat, 'Menu: say help for a person.').length;
+    await telegramText(bot, chat, 'hello again', 'Lena');
+    await waitFor(() => received(chat, 'Menu: say help for a person.').length > menus, {
+      timeoutMs: 60_000,
+      what: 'the menu again',
+    });
+    expectNoCspViolations(page);
+    expectNoCspViolations(viewer);
+  });
+});
