@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { Queue, Worker } from 'bullmq';
 import { BacklogGauge, topicDepths } from '../src/api/backlog.ts';
+import { jobsConnection, jobsPrefix } from '../src/indexer/worker.ts';
 import { Pacer, PACING_SCRIPTS } from '../src/channel/pacing.ts';
 import { Producer, PRODUCER_SCRIPTS } from '../src/shared/bus/producer.ts';
 import { topicKeys, TOPICS, type Topic } from '../src/shared/bus/topics.ts';
@@ -225,6 +227,33 @@ describe('Redis Cluster (private loopback cluster)', function () {
     } finally {
       piped.disconnect();
       copy.disconnect();
+    }
+  });
+
+  it("when the indexer's jobs connection is made for the cluster, then a BullMQ queue and worker on it run a job", async () => {
+    const jobs = jobsConnection(cluster.url);
+    const jobPrefix = jobsPrefix(prefix);
+    const queue = new Queue('index', { connection: jobs.connection, prefix: jobPrefix });
+    const done: string[] = [];
+    const worker = new Worker<{ n: string }>(
+      'index',
+      async (job) => {
+        done.push(job.data.n);
+        return job.data.n;
+      },
+      { connection: jobs.connection, prefix: jobPrefix },
+    );
+    try {
+      await queue.add('index', { n: 'one' }, { jobId: 'j1' });
+      await waitFor(() => done.length === 1, { what: 'the job to run on the cluster' });
+      expect(done).to.deep.equal(['one']);
+      await waitFor(async () => (await queue.getCompletedCount()) === 1, {
+        what: 'the job to be recorded as completed',
+      });
+    } finally {
+      await worker.close();
+      await queue.close();
+      await jobs.close();
     }
   });
 
