@@ -5,7 +5,7 @@ import { jobsConnection, jobsPrefix } from '../src/indexer/worker.ts';
 import { Pacer, PACING_SCRIPTS } from '../src/channel/pacing.ts';
 import { Producer, PRODUCER_SCRIPTS } from '../src/shared/bus/producer.ts';
 import { topicKeys, TOPICS, type Topic } from '../src/shared/bus/topics.ts';
-import { ensureGroups } from '../src/shared/bus/consumer.ts';
+import { ensureGroups, StreamConsumer } from '../src/shared/bus/consumer.ts';
 import { BotwireError, isUnavailable } from '../src/shared/errors.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import {
@@ -336,5 +336,53 @@ forEachRedisMode('pipeline backlog gauge', (mode) => {
     await gauge.sample();
     expect(gauge.waiting, 'the figure after a failed sample').to.equal(3);
     expect(gauge.overloaded).to.equal(true);
+  });
+});
+
+forEachRedisMode('a consumer blocked in XREADGROUP', (mode) => {
+  it('when its read blocks on a node, then commands for that node on the shared auto-pipelined connection are answered at once and the message is handled', async () => {
+    const redis = createRedis(mode.url(), {
+      name: 'botwire-test',
+      enableAutoPipelining: true,
+      scripts: PRODUCER_SCRIPTS,
+    });
+    const prefix = uniquePrefix();
+    const schemas = new SchemaRegistry();
+    const producer = new Producer({ redis, schemas, prefix, maxLen: 1000, partitions: 2 });
+    const handled: string[] = [];
+    const consumer = new StreamConsumer<{ collection_name: string }>({
+      redis,
+      producer,
+      schemas,
+      logger,
+      topic: 'indexer',
+      name: 'blocked',
+      prefix,
+      partitions: 2,
+      // Longer than any wait below: a command queued behind the read would time the test out.
+      blockMs: 60_000,
+      leaseMs: 30_000,
+      handler: async (m) => void handled.push(m.collection_name),
+    });
+    const stream = topicKeys(prefix, 'indexer', 2).partitions[0]!;
+    try {
+      await consumer.start();
+      await waitFor(
+        async () => {
+          for (const node of mastersOf(redis)) {
+            if (/cmd=xreadgroup/.test(String(await node.client('LIST')))) return true;
+          }
+          return false;
+        },
+        { what: "the consumer's read to block" },
+      );
+      expect(await redis.xlen(stream)).to.equal(0);
+      await producer.publish('indexer', { collection_name: 'faq', files: ['a.pdf'] });
+      await waitFor(() => handled.length === 1, { what: 'the message to be handled' });
+    } finally {
+      await consumer.close();
+      await dropPrefix(redis, prefix);
+      redis.disconnect();
+    }
   });
 });
