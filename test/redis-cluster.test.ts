@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { Queue, Worker } from 'bullmq';
 import { BacklogGauge, topicDepths } from '../src/api/backlog.ts';
+import { SessionStore } from '../src/api/admin/session-store.ts';
 import { jobsConnection, jobsPrefix } from '../src/indexer/worker.ts';
+import { HEARTBEAT_SCRIPT, membersKey, readMembers } from '../src/shared/bus/members.ts';
 import { Pacer, PACING_SCRIPTS } from '../src/channel/pacing.ts';
 import { Producer, PRODUCER_SCRIPTS } from '../src/shared/bus/producer.ts';
 import { topicKeys, TOPICS, type Topic } from '../src/shared/bus/topics.ts';
@@ -384,5 +386,47 @@ forEachRedisMode('a consumer blocked in XREADGROUP', (mode) => {
       await dropPrefix(redis, prefix);
       redis.disconnect();
     }
+  });
+});
+
+forEachRedisMode('reads of keys in many slots', (mode) => {
+  let redis: Redis;
+  let prefix: string;
+
+  beforeEach(() => {
+    redis = createRedis(mode.url(), { name: 'botwire-test', enableAutoPipelining: true });
+    prefix = uniquePrefix();
+  });
+
+  afterEach(async () => {
+    await dropPrefix(redis, prefix);
+    redis.disconnect();
+  });
+
+  it('when the member sets of every component are read together, then each lists its processes', async () => {
+    const components = ['api', ...TOPICS];
+    for (const [i, component] of components.entries()) {
+      await redis.eval(HEARTBEAT_SCRIPT, 1, membersKey(prefix, component), `p${i}`, 60_000);
+    }
+    const { nowMs, members } = await readMembers(
+      redis,
+      components.map((c) => membersKey(prefix, c)),
+    );
+    expect(nowMs).to.be.greaterThan(0);
+    expect(components.map((c) => [c, members.get(membersKey(prefix, c))?.[0]?.name])).to.deep.equal(
+      components.map((c, i) => [c, `p${i}`]),
+    );
+  });
+
+  it("when an account's sessions are listed, then every live one is read, whatever slot it lies in", async () => {
+    const store = new SessionStore({ redis, prefix, ttlS: 600 });
+    const made = [];
+    for (let i = 0; i < 6; i += 1) {
+      made.push(
+        await store.create({ actor: 'a1', accountId: 'a1', address: '127.0.0.1', userAgent: 't' }),
+      );
+    }
+    const listed = await store.list('a1');
+    expect(listed.map((s) => s.id).sort()).to.deep.equal(made.map((m) => m.session.id).sort());
   });
 });
