@@ -36,7 +36,6 @@ export function forEachRedisMode(title: string, suite: (mode: RedisMode) => void
         this.timeout(120_000);
         cluster = await startPrivateCluster();
       });
-      after(async () => cluster?.close());
       suite({
         name: 'cluster',
         url: () => {
@@ -45,6 +44,9 @@ export function forEachRedisMode(title: string, suite: (mode: RedisMode) => void
         },
         cluster: () => cluster,
       });
+      // Registered after the suite's own: mocha runs a describe's after hooks in order, and the
+      // suite's (closing its components) need the cluster still up.
+      after(async () => cluster?.close());
     });
   }
 }
