@@ -1,0 +1,107 @@
+/**
+ * A Redis Cluster master killed under a running consumer: the replica is promoted, and every
+ * message is handled without a dead letter (the failover is an outage waited out, not a failure
+ * of the messages).
+ */
+import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { listDeadLetters } from '../src/shared/bus/dead-letters.ts';
+import type { Cluster } from '../src/shared/redis.ts';
+import { busFixture, type BusFixture } from './support/bus.ts';
+import { startPrivateCluster, type PrivateCluster } from './support/private-cluster.ts';
+import { waitFor } from './support/services.ts';
+
+interface IndexerMessage {
+  collection_name: string;
+  files: string[];
+  ordering_key?: string;
+}
+
+describe('Redis Cluster failover under a consumer', function () {
+  this.timeout(120_000);
+  let cluster: PrivateCluster;
+  let bus: BusFixture<IndexerMessage>;
+
+  before(async function () {
+    this.timeout(120_000);
+    cluster = await startPrivateCluster();
+  });
+
+  afterEach(async () => bus?.close());
+
+  after(async () => cluster?.close());
+
+  it('when the master holding the topic is SIGKILLed mid-work, then its replica takes over and every message is handled, none dead-lettered', async () => {
+    bus = busFixture<IndexerMessage>({ topic: 'indexer', partitions: 4, redisUrl: cluster.url });
+    const { redis, producer, keys, prefix } = bus;
+    const handled = new Set<string>();
+    await bus
+      .consumer({
+        // Few deliveries: a failover counted against the messages would dead-letter them.
+        maxDeliveries: 2,
+        concurrency: 1,
+        leaseMs: 2000,
+        handler: async (m) => {
+          await sleep(40);
+          // A write of the handler's own, which fails while the slot has no master.
+          await redis.sadd(`${prefix}:{indexer}:handled`, m.collection_name);
+          handled.add(m.collection_name);
+        },
+      })
+      .start();
+    const names = Array.from({ length: 40 }, (_, i) => `n${i}`);
+    await producer.publishMany(
+      names.map((n) => ({ topic: 'indexer', message: { collection_name: n, files: ['a.pdf'] } })),
+    );
+    // The kill must not lose published entries: wait until the replica has every write.
+    const owner = (redis as Cluster).slots[
+      Number(await redis.call('CLUSTER', 'KEYSLOT', keys.partitions[0]!))
+    ]![0]!;
+    const masterIndex = cluster.nodes.findIndex((n) => `127.0.0.1:${n.port}` === owner);
+    expect(masterIndex, 'the master of the topic').to.be.within(0, 2);
+    const replicaIndex = masterIndex + 3;
+    const offsetOf = async (i: number, field: string): Promise<number> => {
+      const node = cluster.connectNode(i);
+      try {
+        const info = String(await node.call('INFO', 'replication'));
+        return Number(new RegExp(`${field}:(\\d+)`).exec(info)?.[1] ?? -1);
+      } finally {
+        node.disconnect();
+      }
+    };
+    await waitFor(() => handled.size >= 5, { timeoutMs: 30_000, what: 'some messages handled' });
+    await waitFor(
+      async () =>
+        (await offsetOf(replicaIndex, 'slave_repl_offset')) >=
+        (await offsetOf(masterIndex, 'master_repl_offset')),
+      { what: 'the replica to catch up' },
+    );
+    await cluster.nodes[masterIndex]!.stop('SIGKILL');
+    await waitFor(async () => /role:master/.test(String(await offsetRole(cluster, replicaIndex))), {
+      timeoutMs: 60_000,
+      what: 'the replica to be promoted',
+    });
+    await waitFor(() => names.every((n) => handled.has(n)), {
+      timeoutMs: 60_000,
+      what: 'every message handled after the failover',
+    });
+    await waitFor(async () => (await bus.pending()) === 0, {
+      timeoutMs: 30_000,
+      what: 'nothing pending',
+    });
+    expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    expect(
+      (await redis.smembers(`${prefix}:{indexer}:handled`)).sort(),
+      'every message recorded on the promoted replica',
+    ).to.deep.equal([...names].sort());
+  });
+});
+
+async function offsetRole(cluster: PrivateCluster, i: number): Promise<string> {
+  const node = cluster.connectNode(i);
+  try {
+    return String(await node.call('INFO', 'replication'));
+  } finally {
+    node.disconnect();
+  }
+}
