@@ -94,8 +94,110 @@ describe('Redis Cluster failover under a consumer', function () {
       (await redis.smembers(`${prefix}:{indexer}:handled`)).sort(),
       'every message recorded on the promoted replica',
     ).to.deep.equal([...names].sort());
+    // Back as a replica of the promoted one, for the next test.
+    await cluster.nodes[masterIndex]!.start();
+  });
+
+  it("when the replica of the topic's master takes over by CLUSTER FAILOVER while messages are published, then every message is published once and handled, none dead-lettered", async () => {
+    bus = busFixture<IndexerMessage>({ topic: 'indexer', partitions: 4, redisUrl: cluster.url });
+    const { redis, producer, keys, prefix } = bus;
+    const handled = new Map<string, number>();
+    await bus
+      .consumer({
+        maxDeliveries: 2,
+        leaseMs: 2000,
+        handler: async (m) => {
+          await redis.sadd(`${prefix}:{indexer}:handled`, m.collection_name);
+          handled.set(m.collection_name, (handled.get(m.collection_name) ?? 0) + 1);
+        },
+      })
+      .start();
+    const slot = Number(await redis.call('CLUSTER', 'KEYSLOT', keys.partitions[0]!));
+    const owner = (redis as Cluster).slots[slot]![0]!;
+    const masterIndex = cluster.nodes.findIndex((n) => `127.0.0.1:${n.port}` === owner);
+    // After the first test's kill the masters may have moved: find this master's replica.
+    const replicaIndex = await waitFor(
+      () => replicaOf(cluster, cluster.nodes[masterIndex]!.id).catch(() => undefined),
+      { timeoutMs: 60_000, what: 'a live replica of the master' },
+    );
+    await waitFor(
+      async () => /master_link_status:up/.test(await offsetRole(cluster, replicaIndex)),
+      { timeoutMs: 60_000, what: 'the replica to be in sync' },
+    );
+    const names = Array.from({ length: 60 }, (_, i) => `f${i}`);
+    const published = new Set<string>();
+    // As the edge does: each message once by its id, retried while Redis is away (the platform
+    // delivering it again).
+    const publishAll = async () => {
+      for (const name of names) {
+        for (;;) {
+          try {
+            const [id] = await producer.publishOnce(
+              'indexer',
+              [{ id: name, message: { collection_name: name, files: ['a.pdf'] } }],
+              600,
+            );
+            if (id) published.add(name);
+            break;
+          } catch {
+            await sleep(50);
+          }
+        }
+        await sleep(10);
+      }
+    };
+    const publishing = publishAll();
+    await waitFor(() => published.size >= 15, { timeoutMs: 30_000, what: 'some published' });
+    const replica = cluster.connectNode(replicaIndex);
+    try {
+      await replica.call('CLUSTER', 'FAILOVER');
+    } finally {
+      replica.disconnect();
+    }
+    await waitFor(async () => /role:master/.test(await offsetRole(cluster, replicaIndex)), {
+      timeoutMs: 60_000,
+      what: 'the replica to take over',
+    });
+    await publishing;
+    expect(published.size, 'each message published once').to.equal(names.length);
+    await waitFor(() => names.every((n) => handled.has(n)), {
+      timeoutMs: 60_000,
+      what: 'every message handled',
+    });
+    await waitFor(async () => (await bus.pending()) === 0, {
+      timeoutMs: 30_000,
+      what: 'nothing pending',
+    });
+    expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    expect(
+      (await redis.xlen(keys.partitions[0]!)) +
+        (await redis.xlen(keys.partitions[1]!)) +
+        (await redis.xlen(keys.partitions[2]!)) +
+        (await redis.xlen(keys.partitions[3]!)),
+      'entries in the topic',
+    ).to.equal(names.length);
   });
 });
+
+/** The index of the node that replicates the master of id `masterId`. */
+async function replicaOf(cluster: PrivateCluster, masterId: string): Promise<number> {
+  const node = cluster.connectNode(cluster.nodes.findIndex((n) => n.id === masterId));
+  try {
+    const lines = String(await node.call('CLUSTER', 'NODES'))
+      .trim()
+      .split('\n');
+    for (const line of lines) {
+      const [id, , flags, master] = line.split(' ');
+      if (flags?.includes('slave') && master === masterId && !flags.includes('fail')) {
+        const index = cluster.nodes.findIndex((n) => n.id === id);
+        if (index >= 0) return index;
+      }
+    }
+  } finally {
+    node.disconnect();
+  }
+  throw new Error(`no live replica of ${masterId}`);
+}
 
 async function offsetRole(cluster: PrivateCluster, i: number): Promise<string> {
   const node = cluster.connectNode(i);
