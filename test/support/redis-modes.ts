@@ -24,10 +24,14 @@ const SELECTED = (process.env.TEST_REDIS_MODES ?? 'single,cluster').split(',').m
  * Declares `suite` once per selected Redis set-up, each in a `describe` titled
  * `<title> (<mode>)`.
  */
-export function forEachRedisMode(title: string, suite: (mode: RedisMode) => void): void {
+export function forEachRedisMode(
+  title: string,
+  suite: (this: Mocha.Suite, mode: RedisMode) => void,
+): void {
   if (SELECTED.includes('single')) {
-    describe(`${title} (single node)`, () =>
-      suite({ name: 'single node', url: () => REDIS_URL, cluster: () => undefined }));
+    describe(`${title} (single node)`, function () {
+      suite.call(this, { name: 'single node', url: () => REDIS_URL, cluster: () => undefined });
+    });
   }
   if (SELECTED.includes('cluster')) {
     describe(`${title} (cluster)`, function () {
@@ -36,7 +40,7 @@ export function forEachRedisMode(title: string, suite: (mode: RedisMode) => void
         this.timeout(120_000);
         cluster = await startPrivateCluster();
       });
-      suite({
+      suite.call(this, {
         name: 'cluster',
         url: () => {
           if (!cluster) throw new Error('the private cluster is not started');
