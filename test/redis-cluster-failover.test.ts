@@ -1,7 +1,7 @@
 /**
- * A Redis Cluster master killed under a running consumer: the replica is promoted, and every
- * message is handled without a dead letter (the failover is an outage waited out, not a failure
- * of the messages).
+ * A Redis Cluster master killed, failed over or resharded under a running consumer: every
+ * message is handled without a dead letter (the cluster's moving is waited out, never counted
+ * against the messages).
  */
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,7 +17,7 @@ interface IndexerMessage {
   ordering_key?: string;
 }
 
-describe('Redis Cluster failover under a consumer', function () {
+describe('Redis Cluster failover and resharding under a consumer', function () {
   this.timeout(120_000);
   let cluster: PrivateCluster;
   let bus: BusFixture<IndexerMessage>;
@@ -177,7 +177,134 @@ describe('Redis Cluster failover under a consumer', function () {
       'entries in the topic',
     ).to.equal(names.length);
   });
+
+  it("when the topic's slot is resharded to another master while messages are published and handled, then every message is published once and handled, none dead-lettered", async () => {
+    bus = busFixture<IndexerMessage>({ topic: 'indexer', partitions: 4, redisUrl: cluster.url });
+    const { redis, producer, keys, prefix } = bus;
+    const handled = new Set<string>();
+    await bus
+      .consumer({
+        maxDeliveries: 2,
+        leaseMs: 2000,
+        handler: async (m) => {
+          await redis.sadd(`${prefix}:{indexer}:handled`, m.collection_name);
+          handled.add(m.collection_name);
+        },
+      })
+      .start();
+    const slot = Number(await redis.call('CLUSTER', 'KEYSLOT', keys.partitions[0]!));
+    const masters = await liveMasters(cluster);
+    const from = masters.find((m) => m.slots.includes(slot))!;
+    const to = masters.find((m) => m !== from)!;
+    const names = Array.from({ length: 60 }, (_, i) => `r${i}`);
+    const published = new Set<string>();
+    const publishing = (async () => {
+      for (const name of names) {
+        for (;;) {
+          try {
+            const [id] = await producer.publishOnce(
+              'indexer',
+              [{ id: name, message: { collection_name: name, files: ['a.pdf'] } }],
+              600,
+            );
+            if (id) published.add(name);
+            break;
+          } catch {
+            await sleep(50);
+          }
+        }
+        await sleep(20);
+      }
+    })();
+    await waitFor(() => published.size >= 10, { timeoutMs: 30_000, what: 'some published' });
+    // A reshard as redis-cli does it, two keys at a time, slowly: traffic meets the slot split
+    // between the two masters (ASK and TRYAGAIN answers).
+    const source = cluster.connectNode(from.index);
+    const target = cluster.connectNode(to.index);
+    try {
+      await target.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', from.id);
+      await source.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', to.id);
+      for (;;) {
+        const batch = (await source.call('CLUSTER', 'GETKEYSINSLOT', slot, 2)) as string[];
+        if (batch.length === 0) break;
+        await source.call(
+          'MIGRATE',
+          '127.0.0.1',
+          cluster.nodes[to.index]!.port,
+          '',
+          0,
+          5000,
+          'KEYS',
+          ...batch,
+        );
+        await sleep(50);
+      }
+      for (const master of masters) {
+        const node = cluster.connectNode(master.index);
+        try {
+          await node.call('CLUSTER', 'SETSLOT', slot, 'NODE', to.id);
+        } finally {
+          node.disconnect();
+        }
+      }
+    } finally {
+      source.disconnect();
+      target.disconnect();
+    }
+    await publishing;
+    expect(published.size, 'each message published once').to.equal(names.length);
+    await waitFor(() => names.every((n) => handled.has(n)), {
+      timeoutMs: 60_000,
+      what: 'every message handled',
+    });
+    await waitFor(async () => (await bus.pending()) === 0, {
+      timeoutMs: 30_000,
+      what: 'nothing pending',
+    });
+    expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    let entries = 0;
+    for (const stream of keys.partitions) entries += await redis.xlen(stream);
+    expect(entries, 'entries in the topic').to.equal(names.length);
+    expect(
+      (await liveMasters(cluster)).find((m) => m.slots.includes(slot))?.id,
+      'the slot now on the other master',
+    ).to.equal(to.id);
+  });
 });
+
+/** The masters that are up, with their node index and the slots they serve. */
+async function liveMasters(
+  cluster: PrivateCluster,
+): Promise<{ id: string; index: number; slots: number[] }[]> {
+  for (const [i] of cluster.nodes.entries()) {
+    const node = cluster.connectNode(i);
+    node.on('error', () => undefined);
+    try {
+      const lines = String(await node.call('CLUSTER', 'NODES'))
+        .trim()
+        .split('\n');
+      const masters = [];
+      for (const line of lines) {
+        const [id, , flags, , , , , , ...ranges] = line.split(' ');
+        if (!flags?.includes('master') || flags.includes('fail')) continue;
+        const slots: number[] = [];
+        for (const range of ranges) {
+          if (range.startsWith('[')) continue;
+          const [a, b = a] = range.split('-').map(Number);
+          for (let s = a!; s <= b!; s += 1) slots.push(s);
+        }
+        const index = cluster.nodes.findIndex((n) => n.id === id);
+        if (index >= 0) masters.push({ id: id!, index, slots });
+      }
+      return masters;
+    } catch {
+      // That node is down: ask the next.
+    } finally {
+      node.disconnect();
+    }
+  }
+  throw new Error('no cluster node answered');
+}
 
 /** The index of the node that replicates the master of id `masterId`. */
 async function replicaOf(cluster: PrivateCluster, masterId: string): Promise<number> {
