@@ -5,6 +5,7 @@
  * touches `process`.
  */
 import { Ajv } from 'ajv';
+import { isClusterUrl, parseRedisUrl } from './shared/redis.ts';
 import { hostname } from 'node:os';
 
 type Kind = 'string' | 'integer' | 'url' | 'secret';
@@ -34,8 +35,8 @@ export const SETTINGS = {
   REDIS_URL: {
     kind: 'url',
     default: 'redis://127.0.0.1:6379',
-    pattern: '^rediss?://',
-    doc: 'Redis holding the topics (streams), dedupe keys and BullMQ jobs: redis[s]://[user:password@]host:port[/db].',
+    pattern: '^rediss?(\\+cluster)?://',
+    doc: 'Redis holding the topics (streams), dedupe keys and BullMQ jobs: one server as redis[s]://[user:password@]host:port[/db], or a Redis Cluster as redis[s]+cluster://[user:password@]host:port[,host:port...] (a few of its nodes; the rest are found from them). rediss uses TLS; user and password apply to every node (docs/operations.md).',
   },
   DATABASE_URL: {
     kind: 'url',
@@ -886,6 +887,13 @@ export function loadConfig(
       const secret = (SETTINGS as Record<string, Setting>)[key]?.kind === 'secret';
       const got = secret ? '' : ` (got ${JSON.stringify(raw[key])})`;
       problems.push(`${key} ${e.message ?? 'is invalid'}${got}`);
+    }
+  }
+  if (typeof raw.REDIS_URL === 'string' && isClusterUrl(raw.REDIS_URL)) {
+    try {
+      parseRedisUrl(raw.REDIS_URL);
+    } catch (error) {
+      problems.push((error as Error).message);
     }
   }
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);

@@ -3,6 +3,7 @@ import { listDeadLetters } from '../src/shared/bus/dead-letters.ts';
 import type { Producer } from '../src/shared/bus/producer.ts';
 import type { Redis } from '../src/shared/redis.ts';
 import { busFixture, type BusFixture, type ConsumerOverrides } from './support/bus.ts';
+import { forEachRedisMode } from './support/redis-modes.ts';
 import { waitFor } from './support/services.ts';
 
 /** `indexer` messages: the consumer shares its slots by `collection_name`, the "bot" here. */
@@ -21,7 +22,7 @@ const msg = (bot: string, chat: number, seq: number): IndexerMessage => ({
 });
 const seqOf = (m: IndexerMessage): number => Number.parseInt(m.files[0]!, 10);
 
-describe('topic bus: fairness between bots', () => {
+forEachRedisMode('topic bus: fairness between bots', (mode) => {
   let bus: BusFixture<IndexerMessage>;
   let redis: Redis;
   let prefix: string;
@@ -42,6 +43,7 @@ describe('topic bus: fairness between bots', () => {
 
   beforeEach(() => {
     bus = busFixture<IndexerMessage>({
+      redisUrl: mode.url(),
       topic: 'indexer',
       partitions: PARTITIONS,
       defaults: { concurrency: 4, batchSize: 16 },

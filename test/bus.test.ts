@@ -7,7 +7,8 @@ import { BotwireError } from '../src/shared/errors.ts';
 import type { Redis } from '../src/shared/redis.ts';
 import { start } from './support/run.ts';
 import { busFixture, type BusFixture, type ConsumerOverrides } from './support/bus.ts';
-import { dropPrefix, REDIS_URL, waitFor } from './support/services.ts';
+import { forEachRedisMode } from './support/redis-modes.ts';
+import { dropPrefix, waitFor } from './support/services.ts';
 
 interface IndexerMessage {
   collection_name: string;
@@ -22,7 +23,7 @@ const msg = (name: string, key?: string): IndexerMessage => ({
   ...(key ? { ordering_key: key } : {}),
 });
 
-describe('topic bus', () => {
+forEachRedisMode('topic bus', (mode) => {
   let bus: BusFixture<IndexerMessage>;
   let redis: Redis;
   let prefix: string;
@@ -49,6 +50,7 @@ describe('topic bus', () => {
     bus = busFixture<IndexerMessage>({
       topic: 'indexer',
       partitions: PARTITIONS,
+      redisUrl: mode.url(),
     });
     ({ redis, prefix, producer, keys } = bus);
   });
@@ -499,7 +501,7 @@ describe('topic bus', () => {
       this.timeout(30_000);
       const proc = start('node', ['--import', 'tsx', 'test/fixtures/slow-consumer.ts'], {
         env: {
-          REDIS_URL,
+          REDIS_URL: mode.url(),
           STREAM_PREFIX: prefix,
           CONSUMER_NAME: 'doomed',
           HANDLE_MS: '150',

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
 import { Breaker, BREAKER_SCRIPTS } from '../src/channel/breaker.ts';
 import { botBacklog, parkedKey } from '../src/shared/bot-turns.ts';
-import { createRedis } from '../src/shared/redis.ts';
+import { createRedis, type Redis } from '../src/shared/redis.ts';
 import { dropPrefix, REDIS_URL, uniquePrefix } from './support/services.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

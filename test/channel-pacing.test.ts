@@ -1,19 +1,21 @@
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
 import { Pacer, PACING_SCRIPTS } from '../src/channel/pacing.ts';
-import { createRedis } from '../src/shared/redis.ts';
+import { createRedis, type RedisNode } from '../src/shared/redis.ts';
 import { connectRedis, dropPrefix, REDIS_URL, uniquePrefix } from './support/services.ts';
 
-/** A connection as channel makes it: the pacing script defined with it. */
-const pacingRedis = (autoPipelining = false): Redis =>
+/**
+ * A connection as channel makes it: the pacing script defined with it. The test Redis is one
+ * server (a test below reads what the connection writes, which a cluster spreads over nodes).
+ */
+const pacingRedis = (autoPipelining = false): RedisNode =>
   createRedis(REDIS_URL, {
     name: 'botwire-test',
     scripts: PACING_SCRIPTS,
     enableAutoPipelining: autoPipelining,
-  });
+  }) as RedisNode;
 
 describe('channel pacing (one script reserves every key of a call)', () => {
-  let redis: Redis;
+  let redis: RedisNode;
   let pacer: Pacer;
   const prefix = uniquePrefix();
   const chat = { intervalMs: 1000, burst: 3 };

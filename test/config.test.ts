@@ -92,6 +92,17 @@ describe('configuration', () => {
       expect((error as Error).message).to.contain('abc');
     });
 
+    it('when REDIS_URL names a cluster, then it is taken; when a cluster URL is malformed, then ConfigError names REDIS_URL without its password', () => {
+      const url = 'rediss+cluster://bot:pw-secret@10.0.0.1:7000,10.0.0.2:7000';
+      expect(loadConfig({ REDIS_URL: url }).redisUrl).to.equal(url);
+      const error = thrown(() =>
+        loadConfig({ REDIS_URL: 'redis+cluster://:pw-secret@10.0.0.1:7000,10.0.0.2:x' }),
+      );
+      expect(error).to.be.instanceOf(ConfigError);
+      expect((error as Error).message).to.contain('REDIS_URL');
+      expect((error as Error).message).not.to.contain('pw-secret');
+    });
+
     it('when an integer setting is out of range, then ConfigError names it', () => {
       const error = thrown(() => loadConfig({ API_PORT: '70000', CONSUMER_CONCURRENCY: '0' }));
       expect(error).to.be.instanceOf(ConfigError);

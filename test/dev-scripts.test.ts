@@ -10,6 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createDb } from '../src/shared/db.ts';
 import type { Redis } from '../src/shared/redis.ts';
+import { startPrivateCluster, type PrivateCluster } from './support/private-cluster.ts';
 import { startPrivatePostgres, type PrivatePostgres } from './support/private-services.ts';
 import { run, type RunResult } from './support/run.ts';
 import {
@@ -131,6 +132,56 @@ describe('scripts set-up (bw_setup)', function () {
         await admin.raw('drop database if exists ?? with (force)', [database]);
         await admin.destroy();
       }
+    });
+
+    describe('against a Redis Cluster (REDIS_URL redis+cluster://)', () => {
+      let cluster: PrivateCluster;
+
+      before(async function () {
+        this.timeout(120_000);
+        cluster = await startPrivateCluster({ password: 'cluster-secret' });
+      });
+
+      after(async () => cluster?.close());
+
+      it('when the cluster answers, then it is checked, not started, and the database is migrated: exit 0', async () => {
+        const result = await run('./scripts/upgrade-db.sh', [], {
+          env: { ...base, REDIS_URL: cluster.url, DATABASE_URL },
+        });
+        expect(result.code, result.stderr).to.equal(0);
+        expect(result.stderr).to.contain('Redis Cluster redis+cluster://:***@127.0.0.1:');
+        expect(result.stderr).not.to.contain('cluster-secret');
+      });
+
+      it('when the password is wrong, then exit 3 with one line: the credentials were refused, what was tried, the fix', async () => {
+        const result = await run('./scripts/upgrade-db.sh', [], {
+          env: { ...base, REDIS_URL: cluster.url.replace('cluster-secret', 'wrong'), DATABASE_URL },
+        });
+        expect(result.code, result.stderr).to.equal(3);
+        expectOneClearLine(
+          result,
+          'Redis Cluster redis+cluster://:***@',
+          'refused the credentials',
+        );
+        expect(result.stderr).not.to.contain('wrong');
+      });
+
+      it('when no seed node answers, then exit 3 with one line, and nothing is started', async () => {
+        const result = await run('./scripts/upgrade-db.sh', [], {
+          env: {
+            ...base,
+            REDIS_URL: `redis+cluster://${UNREACHABLE_HOST}:1,${UNREACHABLE_HOST}:2`,
+            DATABASE_URL,
+          },
+        });
+        expect(result.code, result.stderr).to.equal(3);
+        expectOneClearLine(
+          result,
+          `Redis Cluster redis+cluster://${UNREACHABLE_HOST}:1,${UNREACHABLE_HOST}:2 is unreachable`,
+          'a cluster is never started here',
+        );
+        expect(result.stderr).not.to.contain('starting redis-server');
+      });
     });
 
     describe('against a Postgres that checks passwords', () => {

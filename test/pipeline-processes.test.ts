@@ -13,9 +13,10 @@ import {
 } from './support/components.ts';
 import { ECHO_FLOW } from './support/flows.ts';
 import { startPlatformStub, type PlatformStub } from './support/platform-stub.ts';
+import { forEachRedisMode } from './support/redis-modes.ts';
 import { waitFor } from './support/services.ts';
 
-describe('pipeline with two processes of each component', function () {
+forEachRedisMode('pipeline with two processes of each component', function (mode) {
   this.timeout(120_000);
   let stub: PlatformStub;
   let t: TestApi;
@@ -58,7 +59,11 @@ describe('pipeline with two processes of each component', function () {
 
   before(async () => {
     stub = await startPlatformStub();
-    t = await startTestApi({ TELEGRAM_API_URL: stub.url, TOPIC_PARTITIONS: '4' });
+    t = await startTestApi({
+      TELEGRAM_API_URL: stub.url,
+      TOPIC_PARTITIONS: '4',
+      REDIS_URL: mode.url(),
+    });
     const created = await t.call('POST', '/v2/bots', {
       body: {
         name: 'echo',

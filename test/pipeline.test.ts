@@ -20,6 +20,7 @@ import {
   telegramText,
   type TestApi,
 } from './support/api.ts';
+import { forEachRedisMode } from './support/redis-modes.ts';
 import { waitFor } from './support/services.ts';
 import { whatsappMessage } from './support/voice-stubs.ts';
 
@@ -73,8 +74,7 @@ const SHOP_FLOW = {
   },
 };
 
-describe('conversation pipeline (edge, channel, language, flow)', function () {
-  this.timeout(30_000);
+forEachRedisMode('conversation pipeline (edge, channel, language, flow)', (mode) => {
   let t: TestApi;
   const services: Record<string, Service> = {};
   let tg: { appId: string; secret: string };
@@ -90,7 +90,7 @@ describe('conversation pipeline (edge, channel, language, flow)', function () {
   before(async () => {
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');
-    t = await startTestApi();
+    t = await startTestApi({ REDIS_URL: mode.url() });
     tg = await createTelegramBot(t, { name: 'shop', flow: SHOP_FLOW });
     await startComponents('channel', 'language', 'flow');
   });

@@ -203,8 +203,29 @@ es_start_redis_server() {
     es_die "redis-server did not start; see $dir/redis.log"
 }
 
+# es_ensure_cluster URL: a Redis Cluster (redis[s]+cluster://) is only checked, never started.
+es_ensure_cluster() {
+  local url=$1 masked rc=0
+  masked=$(ES_URL_RAW="$url" node -e '
+    const m = /^(rediss?\+cluster:\/\/)(?:([^:@\/]*)(:[^@\/]*)?@)?(.*)$/.exec(process.env.ES_URL_RAW);
+    if (!m) process.exit(1);
+    process.stdout.write(m[1] + (m[2] || m[3] ? (m[2] || "") + (m[3] ? ":***" : "") + "@" : "") + m[4]);
+  ' 2>/dev/null) || es_die "REDIS_URL is not a valid URL; fix it in $ES_ENV_NAME" 2
+  es_ping redis "$url" || rc=$?
+  case $rc in
+    0) es_log "Redis Cluster $masked is up" ;;
+    2) es_die "Redis Cluster $masked is unreachable ($(es_reason)); tried: connect to its seed nodes (a cluster is never started here); fix: start the cluster, or list nodes that answer in REDIS_URL in $ES_ENV_NAME" ;;
+    4) es_die "Redis Cluster $masked refused the credentials ($(es_reason)); tried: AUTH with the URL's user and password on its nodes; fix: the password in REDIS_URL in $ES_ENV_NAME" ;;
+    *) es_die "Redis Cluster $masked could not be used ($ES_PING_WHY); tried: connect to its seed nodes and PING; fix: check that they are cluster nodes, or REDIS_URL in $ES_ENV_NAME" ;;
+  esac
+}
+
 es_ensure_redis() {
   local url=$1 masked host port rc=0
+  if [[ $url =~ ^rediss?\+cluster:// ]]; then
+    es_ensure_cluster "$url"
+    return
+  fi
   masked=$(es_url "$url" masked) || es_die "REDIS_URL is not a valid URL; fix it in $ES_ENV_NAME" 2
   es_ping redis "$url" || rc=$?
   case $rc in

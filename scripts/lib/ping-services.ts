@@ -4,8 +4,9 @@
 // Exit codes: 0 ok, 1 other error or bad usage, 2 unreachable (refused / 3 s timeout),
 // 3 database missing (Postgres 3D000), 4 authentication failed.
 import { createRequire } from 'node:module';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { maskUrl } from '../../src/shared/logger.ts';
+import { isClusterUrl, parseRedisUrl } from '../../src/shared/redis.ts';
 
 // The project has no @types/pg; this is the small part of pg used here.
 interface PgClient {
@@ -39,14 +40,38 @@ function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function pingRedis(url: string): Promise<void> {
-  const redis = new Redis(url, {
+/** One try, no retries: a single server, or a cluster's seed nodes (redis+cluster://). */
+function connectOnce(url: string): Redis | Cluster {
+  const options = { connectTimeout: TIMEOUT_MS, maxRetriesPerRequest: 0 };
+  if (!isClusterUrl(url)) {
+    return new Redis(url, {
+      ...options,
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    });
+  }
+  const target = parseRedisUrl(url);
+  return new Cluster(target.nodes, {
     lazyConnect: true,
-    connectTimeout: TIMEOUT_MS,
-    maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
-    retryStrategy: () => null,
+    clusterRetryStrategy: () => null,
+    redisOptions: {
+      ...options,
+      ...(target.username ? { username: target.username } : {}),
+      ...(target.password ? { password: target.password } : {}),
+      ...(target.tls ? { tls: {} } : {}),
+    },
   });
+}
+
+async function pingRedis(url: string): Promise<void> {
+  let redis: Redis | Cluster;
+  try {
+    redis = connectOnce(url);
+  } catch (err) {
+    fail(1, `Redis ${maskUrl(url)}: ${errorMessage(err)}`);
+  }
   // The socket error arrives as an event; connect() then only says "Connection is closed".
   let socketError: unknown;
   redis.on('error', (err: unknown) => (socketError ??= err));
@@ -54,11 +79,22 @@ async function pingRedis(url: string): Promise<void> {
     await redis.connect();
     await redis.ping();
   } catch (err) {
-    const cause = socketError ?? err;
+    // A cluster that could not be used names the last seed node's own failure.
+    const cause =
+      (socketError as { lastNodeError?: unknown } | undefined)?.lastNodeError ??
+      (err as { lastNodeError?: unknown } | undefined)?.lastNodeError ??
+      socketError ??
+      err;
     const message = errorMessage(cause);
     if (/^(NOAUTH|WRONGPASS)/.test(message))
       fail(4, `Redis ${maskUrl(url)}: authentication failed`);
-    if (UNREACHABLE.has(errorCode(cause)) || /^LOADING|Connection is closed/.test(message)) {
+    // A cluster none of whose seed nodes answered says so in its own words.
+    const clusterDown = /Failed to refresh slots cache|None of startup nodes is available/;
+    if (
+      UNREACHABLE.has(errorCode(cause)) ||
+      /^LOADING|Connection is closed/.test(message) ||
+      clusterDown.test(message)
+    ) {
       fail(2, `Redis ${maskUrl(url)} is unreachable (${errorCode(cause) || message})`);
     }
     fail(1, `Redis ${maskUrl(url)}: ${message}`);
@@ -107,7 +143,8 @@ async function main(argv: string[]): Promise<void> {
     fail(1, 'usage: BW_PING_URL=<url> ping-services.ts redis|postgres|postgres-create-db');
   }
   try {
-    new URL(url);
+    if (command === 'redis') parseRedisUrl(url);
+    else new URL(url);
   } catch {
     fail(1, `not a valid ${command} URL`);
   }

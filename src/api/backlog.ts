@@ -1,12 +1,14 @@
 /**
  * Backpressure at the edge. Every `intervalMs` the edge adds up what waits in the pipeline's
  * topics (channel, language, flow): entries its group has not read yet (`lag`) plus entries read
- * and not acknowledged yet (`pending`), over every partition, in one pipelined round trip of
- * XINFO GROUPS. While that is over the limit, platform callbacks are refused with 503 and
- * Retry-After (`BW_ERR_OVERLOADED`): the platforms deliver them again later, so an overloaded
- * pipeline keeps replying at its own pace instead of queueing without bound and answering
- * every message late. A failed sample counts as no backlog: if Redis is down, publishing fails
- * and answers 503 anyway.
+ * and not acknowledged yet (`pending`), over every partition, with XINFO GROUPS: one pipelined
+ * round trip per topic, all topics at once (a topic's keys share one Redis Cluster slot, so each
+ * pipeline goes to one node). While that is over the limit, platform callbacks are refused with
+ * 503 and Retry-After (`BW_ERR_OVERLOADED`): the platforms deliver them again later, so an
+ * overloaded pipeline keeps replying at its own pace instead of queueing without bound and
+ * answering every message late. A failed sample (Redis down, a cluster node failing over) keeps
+ * the last good figure rather than reading as no backlog: on a cluster the other topics still
+ * take callbacks meanwhile, and backpressure must not switch off unseen.
  */
 import type { Logger } from '../shared/logger.ts';
 import type { Redis } from '../shared/redis.ts';
@@ -50,9 +52,14 @@ export interface TopicDepth {
   dead: number;
 }
 
+/** XINFO GROUPS of a stream that does not exist yet: it has no backlog. */
+const NO_SUCH_KEY = /^ERR no such key/;
+
 /**
- * Every topic's depth in one pipelined round trip: XINFO GROUPS of each partition (the group's
- * `lag` plus `pending`) and XLEN of its dead-letter stream. A stream not created yet counts 0.
+ * Every topic's depth: XINFO GROUPS of each partition (the group's `lag` plus `pending`) and XLEN
+ * of its dead-letter stream, in one pipeline per topic (its keys share a hash tag, so a pipeline
+ * never spans Redis Cluster slots), the topics at once. A stream not created yet counts 0.
+ * @throws the first failure of any command: a partial answer is not a smaller backlog.
  */
 export async function topicDepths(
   redis: Redis,
@@ -60,37 +67,39 @@ export async function topicDepths(
   partitions: number,
   topics: readonly Topic[],
 ): Promise<TopicDepth[]> {
+  return Promise.all(topics.map((topic) => topicDepth(redis, prefix, partitions, topic)));
+}
+
+async function topicDepth(
+  redis: Redis,
+  prefix: string,
+  partitions: number,
+  topic: Topic,
+): Promise<TopicDepth> {
+  const keys = topicKeys(prefix, topic, partitions);
   const pipeline = redis.pipeline();
-  for (const topic of topics) {
-    const keys = topicKeys(prefix, topic, partitions);
-    for (const stream of keys.partitions) pipeline.call('XINFO', 'GROUPS', stream);
-    pipeline.xlen(keys.dead);
-  }
+  for (const stream of keys.partitions) pipeline.call('XINFO', 'GROUPS', stream);
+  pipeline.xlen(keys.dead);
   const replies = (await pipeline.exec()) ?? [];
-  let at = 0;
-  return topics.map((topic) => {
-    let unread = 0;
-    let pending = 0;
-    for (let p = 0; p < partitions; p += 1) {
-      const [error, groups] = replies[at++] ?? [];
-      if (error || !Array.isArray(groups)) continue;
-      for (const group of groups) {
-        const fields = fieldsOf(group);
-        if (fields.get('name') !== groupOf(topic)) continue;
-        // lag is nil when Redis cannot tell (entries deleted in the middle of the stream).
-        unread += Number(fields.get('lag') ?? 0);
-        pending += Number(fields.get('pending') ?? 0);
-      }
+  if (replies.length !== partitions + 1) throw new Error(`backlog of ${topic}: no answer`);
+  let unread = 0;
+  let pending = 0;
+  for (let p = 0; p < partitions; p += 1) {
+    const [error, groups] = replies[p]!;
+    if (error && NO_SUCH_KEY.test(error.message)) continue;
+    if (error) throw error;
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups) {
+      const fields = fieldsOf(group);
+      if (fields.get('name') !== groupOf(topic)) continue;
+      // lag is nil when Redis cannot tell (entries deleted in the middle of the stream).
+      unread += Number(fields.get('lag') ?? 0);
+      pending += Number(fields.get('pending') ?? 0);
     }
-    const [error, dead] = replies[at++] ?? [];
-    return {
-      topic,
-      waiting: unread + pending,
-      unread,
-      pending,
-      dead: error ? 0 : Number(dead ?? 0),
-    };
-  });
+  }
+  const [error, dead] = replies[partitions]!;
+  if (error) throw error;
+  return { topic, waiting: unread + pending, unread, pending, dead: Number(dead ?? 0) };
 }
 
 export class BacklogGauge {
@@ -98,6 +107,8 @@ export class BacklogGauge {
   #waiting = 0;
   #timer: NodeJS.Timeout | undefined;
   #sampling = false;
+  /** Samples failed in a row. */
+  #failures = 0;
 
   constructor(options: BacklogOptions) {
     this.#o = { intervalMs: 250, ...options };
@@ -146,9 +157,17 @@ export class BacklogGauge {
             : 'pipeline backlog back under EDGE_MAX_BACKLOG: accepting callbacks',
         );
       }
+      this.#failures = 0;
     } catch (error) {
-      this.#waiting = 0;
-      this.#o.logger.debug({ err: error }, 'backlog sample failed');
+      // The last good figure stands: reading a failure as no backlog would switch backpressure
+      // off while part of a cluster is away and the rest still takes callbacks.
+      this.#failures += 1;
+      if (this.#failures === 1) {
+        this.#o.logger.warn(
+          { err: error, waiting: this.#waiting },
+          'backlog sample failed: keeping the last figure until a sample succeeds',
+        );
+      }
     } finally {
       this.#sampling = false;
     }

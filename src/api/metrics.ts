@@ -21,7 +21,8 @@ export interface EdgeMetrics {
 
 /**
  * @param depths read on each scrape: what waits in every topic and its dead letters (one
- *   pipelined round trip to Redis); a failed read leaves the gauges out of that scrape.
+ *   pipelined round trip to Redis per topic, the topics at once); a failed read leaves the
+ *   gauges out of that scrape.
  */
 export function createMetrics(depths?: () => Promise<TopicDepth[]>): EdgeMetrics {
   const registry = new Registry();

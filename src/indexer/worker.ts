@@ -11,6 +11,7 @@ import { BotwireError } from '../shared/errors.ts';
 import { createJob, overlapTooLarge, type JobOptions } from '../shared/knowledge/jobs.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
+import { createRedis, isClusterUrl } from '../shared/redis.ts';
 import { consume, createKit, openDb } from '../shared/worker-kit.ts';
 import { EXTRACT_DEFAULTS } from './extract/index.ts';
 import { JobProgressEvents } from './progress-events.ts';
@@ -36,6 +37,32 @@ export function jobsPrefix(streamPrefix: string): string {
 }
 
 /**
+ * BullMQ's connection to `redisUrl`. For one server, options: BullMQ opens (and closes) its own
+ * connections. For a cluster, a Cluster client made like every other (seed nodes, password, TLS),
+ * which BullMQ duplicates for its blocking reads; `close` closes it once BullMQ is done. Retries
+ * are unbounded so a Redis restart or a failover does not fail jobs.
+ */
+export function jobsConnection(redisUrl: string): {
+  connection: ConnectionOptions;
+  close(): Promise<void>;
+} {
+  if (!isClusterUrl(redisUrl)) {
+    return { connection: { url: redisUrl, maxRetriesPerRequest: null }, close: async () => {} };
+  }
+  const cluster = createRedis(redisUrl, {
+    name: 'botwire-indexer-jobs',
+    maxRetriesPerRequest: null,
+  });
+  return {
+    // BullMQ takes an ioredis client (its own Cluster duplicated for blocking reads).
+    connection: cluster,
+    close: async () => {
+      await cluster.quit().catch(() => cluster.disconnect());
+    },
+  };
+}
+
+/**
  * The job id of a request: the one the api gave it, or one derived from the stream entry and its
  * content, so a redelivery of the same entry names the same job.
  */
@@ -52,9 +79,8 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
   const db = openDb(kit, { statementTimeoutMs: config.knowledge.indexerStatementTimeoutMs });
   const { knowledge } = config;
   const closed = new AbortController();
-  // BullMQ opens its own connections (a worker needs a blocking one); retries are unbounded so a
-  // Redis restart does not fail jobs.
-  const connection: ConnectionOptions = { url: config.redisUrl, maxRetriesPerRequest: null };
+  const jobs = jobsConnection(config.redisUrl);
+  const { connection } = jobs;
   const prefix = jobsPrefix(config.stream.prefix);
   const queue = new Queue(QUEUE, {
     connection,
@@ -187,6 +213,7 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
         return worker.close();
       },
       () => queue.close(),
+      () => jobs.close(),
       () => db.destroy(),
     ],
   );

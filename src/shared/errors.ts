@@ -343,6 +343,16 @@ const UNREACHABLE_MESSAGE =
   /Timeout acquiring a connection|Connection is closed|Connection terminated|Reached the max retries per request limit/;
 
 /**
+ * A Redis Cluster moving or losing slots (a failover, a reshard): redirections the client could
+ * not follow (`MOVED`, `ASK`, or more of them than it follows), slots without a master
+ * (`CLUSTERDOWN`), a multi-key command during a slot's migration (`TRYAGAIN`), a replica not yet
+ * promoted (`READONLY`, `MASTERDOWN`) or still loading (`LOADING`), and ioredis' own words for a
+ * cluster it cannot reach. Each passes once the cluster settles: an outage to wait out.
+ */
+const CLUSTER_MOVING =
+  /^(MOVED|ASK|CLUSTERDOWN|TRYAGAIN|READONLY|MASTERDOWN|LOADING)\b|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready|Cluster is disconnected/;
+
+/**
  * Whether a failure means Redis or Postgres is out of reach (an outage, not the fault of the work
  * at hand): `BW_ERR_UNAVAILABLE`, or a driver's connection failure anywhere in the cause chain.
  * An error we classified otherwise (`BW_ERR_UPSTREAM` wrapping an unreachable provider) and a
@@ -356,6 +366,7 @@ export function isUnavailable(error: unknown, depth = 0): boolean {
     if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true;
     const message = (e as { message?: unknown }).message;
     if (typeof message === 'string' && UNREACHABLE_MESSAGE.test(message)) return true;
+    if (typeof message === 'string' && CLUSTER_MOVING.test(message)) return true;
     // Node reports a failed connection to several addresses (localhost) as an AggregateError.
     if (e instanceof AggregateError && e.errors.some((inner) => isUnavailable(inner, depth + 1)))
       return true;

@@ -85,6 +85,14 @@ export function lazyChild(logger: Logger, bindings: Record<string, unknown>): Lo
 
 /** Masks the password of a connection URL for logs and error messages. */
 export function maskUrl(url: string): string {
+  // A Redis Cluster's list of seed nodes is no URL to WHATWG's parser.
+  const cluster = /^(rediss?\+cluster:\/\/)(?:([^:@/]*)(?::[^@/]*)?@)?(.*)$/.exec(url);
+  if (cluster) {
+    const [, scheme, user, rest] = cluster;
+    const hasPassword = /^rediss?\+cluster:\/\/[^@/]*:[^@/]*@/.test(url);
+    const credentials = user || hasPassword ? `${user ?? ''}${hasPassword ? ':***' : ''}@` : '';
+    return `${scheme}${credentials}${rest}`;
+  }
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

@@ -135,7 +135,7 @@ export async function startTestApi(
   const { logger, lines: logs } = capturingLogger({ component: 'api', level: 'debug' });
   const api = await startApi(config, logger, options);
   const url = `http://127.0.0.1:${api.port}`;
-  const redis = connectRedis();
+  const redis = connectRedis(env.REDIS_URL);
   return {
     config,
     env,

@@ -34,9 +34,11 @@ export function busFixture<M>(options: {
   topic: Topic;
   partitions: number;
   defaults?: Partial<ConsumerOptions<M>>;
+  /** Redis to use (a single server or a cluster); the test Redis by default. */
+  redisUrl?: string;
 }): BusFixture<M> {
   const { topic, partitions } = options;
-  const redis = connectRedis();
+  const redis = connectRedis(options.redisUrl);
   const prefix = uniquePrefix();
   const schemas = new SchemaRegistry();
   const logger = createLogger({ component: 'test', level: 'silent' });

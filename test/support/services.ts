@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createDb, type Knex } from '../../src/shared/db.ts';
 import { topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
-import { createRedis, type Redis } from '../../src/shared/redis.ts';
+import { createRedis, isCluster, mastersOf, type Redis } from '../../src/shared/redis.ts';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const DATABASE_URL =
@@ -24,18 +24,23 @@ export function uniquePrefix(): string {
   return `test:${randomBytes(5).toString('hex')}`;
 }
 
-export function connectRedis(): Redis {
-  return createRedis(REDIS_URL, { name: 'botwire-test' });
+/** A connection to the test Redis, or to `url` (a single server or a cluster). */
+export function connectRedis(url = REDIS_URL): Redis {
+  return createRedis(url, { name: 'botwire-test' });
 }
 
-/** Deletes every key under `prefix`. */
+/** Deletes every key under `prefix` (on every master of a cluster). */
 export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
+  if (isCluster(redis) && redis.status !== 'ready') await redis.ping();
+  for (const node of mastersOf(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      // One key per command: a node's keys lie in many slots, and DEL takes keys of one.
+      if (keys.length > 0) await Promise.all(keys.map((key) => node.del(key)));
+      cursor = next;
+    } while (cursor !== '0');
+  }
 }
 
 /** A migrated schema of its own; `drop()` removes it and closes the pool. */

@@ -111,14 +111,15 @@ export class SessionStore {
     const entries = await this.#o.redis.hgetall(index);
     const ids = Object.keys(entries);
     if (ids.length === 0) return [];
-    // One GET per session in a pipeline: the keys sit on different cluster slots.
-    const pipeline = this.#o.redis.pipeline();
-    for (const id of ids) pipeline.get(this.#keyOfDigest(entries[id]!));
-    const results = (await pipeline.exec()) ?? [];
+    // One GET per session, sent together: the keys sit in different cluster slots, which one
+    // pipeline cannot span (the api's auto-pipelined connection still sends them in one write).
+    const results = await Promise.all(
+      ids.map((id) => this.#o.redis.get(this.#keyOfDigest(entries[id]!))),
+    );
     const live: Session[] = [];
     const ended: string[] = [];
     ids.forEach((id, i) => {
-      const value = results[i]?.[1];
+      const value = results[i];
       if (typeof value === 'string') live.push(JSON.parse(value) as Session);
       else ended.push(id);
     });

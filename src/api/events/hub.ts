@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BotwireError } from '../../shared/errors.ts';
 import { EVENT_FIELDS, eventsKey } from '../../shared/events/types.ts';
 import type { Logger } from '../../shared/logger.ts';
-import type { Redis } from '../../shared/redis.ts';
+import { duplicateRedis, type Redis } from '../../shared/redis.ts';
 import { SseClient, type EventEntry, type EventFilter } from './sse-client.ts';
 import { compareIds, ZERO_ID } from './stream-id.ts';
 
@@ -196,7 +196,7 @@ export class EventHub {
     this.#started ??= (async () => {
       const { last } = await this.#streamInfo();
       // Never auto-pipelined: a blocking read in a pipeline would hold every command behind it.
-      this.#blocking = this.#o.redis.duplicate({
+      this.#blocking = duplicateRedis(this.#o.redis, {
         connectionName: 'botwire-api:events',
         enableAutoPipelining: false,
         // The api's connection fails fast; this one waits for its first connect like a worker's.

@@ -21,7 +21,7 @@
  */
 import { BotwireError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import type { Redis } from '../redis.ts';
+import { duplicateRedis, type Redis } from '../redis.ts';
 import type { BotStore } from './store.ts';
 import type { BotRecord, ChannelRecord } from './types.ts';
 import { credentialsKeyError, unreadableChannels } from './unreadable.ts';
@@ -76,7 +76,7 @@ export class BotDirectory {
       ...options,
     };
     // The subscription waits out Redis outages (and reconnects) whatever the caller's connection does.
-    this.#subscriber = options.redis.duplicate({
+    this.#subscriber = duplicateRedis(options.redis, {
       connectionName: 'bot-directory',
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,

@@ -28,7 +28,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BotwireError, codeOf, errorMessage, isRetryable, isUnavailable } from '../errors.ts';
 import { lazyChild, type Logger } from '../logger.ts';
-import type { Redis } from '../redis.ts';
+import { duplicateRedis, type Redis } from '../redis.ts';
 import { describeProblems, type SchemaRegistry } from '../schemas.ts';
 import { BotAdmission, type DeferredRef } from './bot-admission.ts';
 import { entriesByStream, parseEntries, type Entry } from './entries.ts';
@@ -233,14 +233,14 @@ export class StreamConsumer<T> {
     this.#keys = topicKeys(options.prefix, options.topic, options.partitions);
     // Never auto-pipelined: ioredis keeps one auto-pipeline in flight per connection, so a
     // blocking XREADGROUP in it would hold every command queued behind it for up to BLOCK ms.
-    this.#blocking = options.redis.duplicate({
+    this.#blocking = duplicateRedis(options.redis, {
       connectionName: `${options.name}:blocking`,
       enableAutoPipelining: false,
     });
     // A lease must be renewed within CONSUMER_LEASE_MS whatever the handlers are doing: on the
     // shared connection an auto-pipeline holds each command until the one in flight is answered,
     // and under load the renewal could wait long enough for the lease to run out.
-    this.#control = options.redis.duplicate({
+    this.#control = duplicateRedis(options.redis, {
       connectionName: `${options.name}:control`,
       enableAutoPipelining: false,
     });

@@ -32,25 +32,25 @@ export interface Member {
   deadlineMs: number;
 }
 
-/** Every member of the sets named, by key, in name order; and Redis' clock (ms). */
+/**
+ * Every member of the sets named, by key, in name order; and Redis' clock (ms). One command per
+ * set, sent together: the sets lie in different Redis Cluster slots, which one pipeline cannot
+ * span (on an auto-pipelined connection they still leave in one write per node).
+ */
 export async function readMembers(
   redis: Redis,
   keys: readonly string[],
 ): Promise<{ nowMs: number; members: Map<string, Member[]> }> {
-  const pipeline = redis.pipeline();
-  pipeline.time();
-  for (const key of keys) pipeline.zrange(key, '0', '-1', 'WITHSCORES');
-  const replies = (await pipeline.exec()) ?? [];
-  const [timeError, time] = replies[0] ?? [];
-  if (timeError) throw timeError;
-  const [seconds, micros] = time as [string, string];
+  const [time, ...sets] = await Promise.all([
+    redis.time(),
+    ...keys.map((key) => redis.zrange(key, '0', '-1', 'WITHSCORES')),
+  ]);
+  const [seconds, micros] = time as [string | number, string | number];
   const nowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   const members = new Map<string, Member[]>();
   keys.forEach((key, i) => {
-    const [error, flat] = replies[i + 1] ?? [];
-    if (error) throw error;
+    const pairs = sets[i] as string[];
     const list: Member[] = [];
-    const pairs = flat as string[];
     for (let j = 0; j + 1 < pairs.length; j += 2) {
       list.push({ name: pairs[j]!, deadlineMs: Number(pairs[j + 1]) });
     }

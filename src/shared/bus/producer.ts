@@ -1,5 +1,5 @@
 import { BotwireError } from '../errors.ts';
-import type { Redis } from '../redis.ts';
+import { defineScript, type Redis } from '../redis.ts';
 import { describeProblems, type SchemaRegistry } from '../schemas.ts';
 import { orderingKeyOf, partitionOf, schemaOf, topicKeys, type Topic } from './topics.ts';
 
@@ -69,7 +69,7 @@ export class Producer {
     // The kit's connections are made with the script (createKit says why); one made elsewhere
     // (the topic scripts', a bench's) gets it here, before it carries commands.
     if (!('bwPublishOnce' in options.redis)) {
-      options.redis.defineCommand('bwPublishOnce', { lua: PUBLISH_ONCE });
+      defineScript(options.redis, 'bwPublishOnce', { lua: PUBLISH_ONCE });
     }
   }
 

@@ -1,0 +1,336 @@
+/**
+ * A Redis Cluster master killed, failed over or resharded under a running consumer: every
+ * message is handled without a dead letter (the cluster's moving is waited out, never counted
+ * against the messages).
+ */
+import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { listDeadLetters } from '../src/shared/bus/dead-letters.ts';
+import type { Cluster } from '../src/shared/redis.ts';
+import { busFixture, type BusFixture } from './support/bus.ts';
+import { startPrivateCluster, type PrivateCluster } from './support/private-cluster.ts';
+import { waitFor } from './support/services.ts';
+
+interface IndexerMessage {
+  collection_name: string;
+  files: string[];
+  ordering_key?: string;
+}
+
+describe('Redis Cluster failover and resharding under a consumer', function () {
+  this.timeout(120_000);
+  let cluster: PrivateCluster;
+  let bus: BusFixture<IndexerMessage>;
+
+  before(async function () {
+    this.timeout(120_000);
+    cluster = await startPrivateCluster();
+  });
+
+  afterEach(async () => bus?.close());
+
+  after(async () => cluster?.close());
+
+  it('when the master holding the topic is SIGKILLed mid-work, then its replica takes over and every message is handled, none dead-lettered', async () => {
+    bus = busFixture<IndexerMessage>({ topic: 'indexer', partitions: 4, redisUrl: cluster.url });
+    const { redis, producer, keys, prefix } = bus;
+    const handled = new Set<string>();
+    await bus
+      .consumer({
+        // Few deliveries: a failover counted against the messages would dead-letter them.
+        maxDeliveries: 2,
+        concurrency: 1,
+        leaseMs: 2000,
+        handler: async (m) => {
+          await sleep(40);
+          // A write of the handler's own, which fails while the slot has no master.
+          await redis.sadd(`${prefix}:{indexer}:handled`, m.collection_name);
+          handled.add(m.collection_name);
+        },
+      })
+      .start();
+    const names = Array.from({ length: 40 }, (_, i) => `n${i}`);
+    await producer.publishMany(
+      names.map((n) => ({ topic: 'indexer', message: { collection_name: n, files: ['a.pdf'] } })),
+    );
+    // The kill must not lose published entries: wait until the replica has every write.
+    const owner = (redis as Cluster).slots[
+      Number(await redis.call('CLUSTER', 'KEYSLOT', keys.partitions[0]!))
+    ]![0]!;
+    const masterIndex = cluster.nodes.findIndex((n) => `127.0.0.1:${n.port}` === owner);
+    expect(masterIndex, 'the master of the topic').to.be.within(0, 2);
+    const replicaIndex = masterIndex + 3;
+    const offsetOf = async (i: number, field: string): Promise<number> => {
+      const node = cluster.connectNode(i);
+      try {
+        const info = String(await node.call('INFO', 'replication'));
+        return Number(new RegExp(`${field}:(\\d+)`).exec(info)?.[1] ?? -1);
+      } finally {
+        node.disconnect();
+      }
+    };
+    await waitFor(() => handled.size >= 5, { timeoutMs: 30_000, what: 'some messages handled' });
+    await waitFor(
+      async () =>
+        (await offsetOf(replicaIndex, 'slave_repl_offset')) >=
+        (await offsetOf(masterIndex, 'master_repl_offset')),
+      { what: 'the replica to catch up' },
+    );
+    await cluster.nodes[masterIndex]!.stop('SIGKILL');
+    await waitFor(async () => /role:master/.test(String(await offsetRole(cluster, replicaIndex))), {
+      timeoutMs: 60_000,
+      what: 'the replica to be promoted',
+    });
+    await waitFor(() => names.every((n) => handled.has(n)), {
+      timeoutMs: 60_000,
+      what: 'every message handled after the failover',
+    });
+    await waitFor(async () => (await bus.pending()) === 0, {
+      timeoutMs: 30_000,
+      what: 'nothing pending',
+    });
+    expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    expect(
+      (await redis.smembers(`${prefix}:{indexer}:handled`)).sort(),
+      'every message recorded on the promoted replica',
+    ).to.deep.equal([...names].sort());
+    // Back as a replica of the promoted one, for the next test.
+    await cluster.nodes[masterIndex]!.start();
+  });
+
+  it("when the replica of the topic's master takes over by CLUSTER FAILOVER while messages are published, then every message is published once and handled, none dead-lettered", async () => {
+    bus = busFixture<IndexerMessage>({ topic: 'indexer', partitions: 4, redisUrl: cluster.url });
+    const { redis, producer, keys, prefix } = bus;
+    const handled = new Map<string, number>();
+    await bus
+      .consumer({
+        maxDeliveries: 2,
+        leaseMs: 2000,
+        handler: async (m) => {
+          await redis.sadd(`${prefix}:{indexer}:handled`, m.collection_name);
+          handled.set(m.collection_name, (handled.get(m.collection_name) ?? 0) + 1);
+        },
+      })
+      .start();
+    const slot = Number(await redis.call('CLUSTER', 'KEYSLOT', keys.partitions[0]!));
+    const owner = (redis as Cluster).slots[slot]![0]!;
+    const masterIndex = cluster.nodes.findIndex((n) => `127.0.0.1:${n.port}` === owner);
+    // After the first test's kill the masters may have moved: find this master's replica.
+    const replicaIndex = await waitFor(
+      () => replicaOf(cluster, cluster.nodes[masterIndex]!.id).catch(() => undefined),
+      { timeoutMs: 60_000, what: 'a live replica of the master' },
+    );
+    await waitFor(
+      async () => /master_link_status:up/.test(await offsetRole(cluster, replicaIndex)),
+      { timeoutMs: 60_000, what: 'the replica to be in sync' },
+    );
+    const names = Array.from({ length: 60 }, (_, i) => `f${i}`);
+    const published = new Set<string>();
+    // As the edge does: each message once by its id, retried while Redis is away (the platform
+    // delivering it again).
+    const publishAll = async () => {
+      for (const name of names) {
+        for (;;) {
+          try {
+            const [id] = await producer.publishOnce(
+              'indexer',
+              [{ id: name, message: { collection_name: name, files: ['a.pdf'] } }],
+              600,
+            );
+            if (id) published.add(name);
+            break;
+          } catch {
+            await sleep(50);
+          }
+        }
+        await sleep(10);
+      }
+    };
+    const publishing = publishAll();
+    await waitFor(() => published.size >= 15, { timeoutMs: 30_000, what: 'some published' });
+    const replica = cluster.connectNode(replicaIndex);
+    try {
+      await replica.call('CLUSTER', 'FAILOVER');
+    } finally {
+      replica.disconnect();
+    }
+    await waitFor(async () => /role:master/.test(await offsetRole(cluster, replicaIndex)), {
+      timeoutMs: 60_000,
+      what: 'the replica to take over',
+    });
+    await publishing;
+    expect(published.size, 'each message published once').to.equal(names.length);
+    await waitFor(() => names.every((n) => handled.has(n)), {
+      timeoutMs: 60_000,
+      what: 'every message handled',
+    });
+    await waitFor(async () => (await bus.pending()) === 0, {
+      timeoutMs: 30_000,
+      what: 'nothing pending',
+    });
+    expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    expect(
+      (await redis.xlen(keys.partitions[0]!)) +
+        (await redis.xlen(keys.partitions[1]!)) +
+        (await redis.xlen(keys.partitions[2]!)) +
+        (await redis.xlen(keys.partitions[3]!)),
+      'entries in the topic',
+    ).to.equal(names.length);
+  });
+
+  it("when the topic's slot is resharded to another master while messages are published and handled, then every message is published once and handled, none dead-lettered", async () => {
+    bus = busFixture<IndexerMessage>({ topic: 'indexer', partitions: 4, redisUrl: cluster.url });
+    const { redis, producer, keys, prefix } = bus;
+    const handled = new Set<string>();
+    await bus
+      .consumer({
+        maxDeliveries: 2,
+        leaseMs: 2000,
+        handler: async (m) => {
+          await redis.sadd(`${prefix}:{indexer}:handled`, m.collection_name);
+          handled.add(m.collection_name);
+        },
+      })
+      .start();
+    const slot = Number(await redis.call('CLUSTER', 'KEYSLOT', keys.partitions[0]!));
+    const masters = await liveMasters(cluster);
+    const from = masters.find((m) => m.slots.includes(slot))!;
+    const to = masters.find((m) => m !== from)!;
+    const names = Array.from({ length: 60 }, (_, i) => `r${i}`);
+    const published = new Set<string>();
+    const publishing = (async () => {
+      for (const name of names) {
+        for (;;) {
+          try {
+            const [id] = await producer.publishOnce(
+              'indexer',
+              [{ id: name, message: { collection_name: name, files: ['a.pdf'] } }],
+              600,
+            );
+            if (id) published.add(name);
+            break;
+          } catch {
+            await sleep(50);
+          }
+        }
+        await sleep(20);
+      }
+    })();
+    await waitFor(() => published.size >= 10, { timeoutMs: 30_000, what: 'some published' });
+    // A reshard as redis-cli does it, two keys at a time, slowly: traffic meets the slot split
+    // between the two masters (ASK and TRYAGAIN answers).
+    const source = cluster.connectNode(from.index);
+    const target = cluster.connectNode(to.index);
+    try {
+      await target.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', from.id);
+      await source.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', to.id);
+      for (;;) {
+        const batch = (await source.call('CLUSTER', 'GETKEYSINSLOT', slot, 2)) as string[];
+        if (batch.length === 0) break;
+        await source.call(
+          'MIGRATE',
+          '127.0.0.1',
+          cluster.nodes[to.index]!.port,
+          '',
+          0,
+          5000,
+          'KEYS',
+          ...batch,
+        );
+        await sleep(50);
+      }
+      for (const master of masters) {
+        const node = cluster.connectNode(master.index);
+        try {
+          await node.call('CLUSTER', 'SETSLOT', slot, 'NODE', to.id);
+        } finally {
+          node.disconnect();
+        }
+      }
+    } finally {
+      source.disconnect();
+      target.disconnect();
+    }
+    await publishing;
+    expect(published.size, 'each message published once').to.equal(names.length);
+    await waitFor(() => names.every((n) => handled.has(n)), {
+      timeoutMs: 60_000,
+      what: 'every message handled',
+    });
+    await waitFor(async () => (await bus.pending()) === 0, {
+      timeoutMs: 30_000,
+      what: 'nothing pending',
+    });
+    expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    let entries = 0;
+    for (const stream of keys.partitions) entries += await redis.xlen(stream);
+    expect(entries, 'entries in the topic').to.equal(names.length);
+    expect(
+      (await liveMasters(cluster)).find((m) => m.slots.includes(slot))?.id,
+      'the slot now on the other master',
+    ).to.equal(to.id);
+  });
+});
+
+/** The masters that are up, with their node index and the slots they serve. */
+async function liveMasters(
+  cluster: PrivateCluster,
+): Promise<{ id: string; index: number; slots: number[] }[]> {
+  for (const [i] of cluster.nodes.entries()) {
+    const node = cluster.connectNode(i);
+    node.on('error', () => undefined);
+    try {
+      const lines = String(await node.call('CLUSTER', 'NODES'))
+        .trim()
+        .split('\n');
+      const masters = [];
+      for (const line of lines) {
+        const [id, , flags, , , , , , ...ranges] = line.split(' ');
+        if (!flags?.includes('master') || flags.includes('fail')) continue;
+        const slots: number[] = [];
+        for (const range of ranges) {
+          if (range.startsWith('[')) continue;
+          const [a, b = a] = range.split('-').map(Number);
+          for (let s = a!; s <= b!; s += 1) slots.push(s);
+        }
+        const index = cluster.nodes.findIndex((n) => n.id === id);
+        if (index >= 0) masters.push({ id: id!, index, slots });
+      }
+      return masters;
+    } catch {
+      // That node is down: ask the next.
+    } finally {
+      node.disconnect();
+    }
+  }
+  throw new Error('no cluster node answered');
+}
+
+/** The index of the node that replicates the master of id `masterId`. */
+async function replicaOf(cluster: PrivateCluster, masterId: string): Promise<number> {
+  const node = cluster.connectNode(cluster.nodes.findIndex((n) => n.id === masterId));
+  try {
+    const lines = String(await node.call('CLUSTER', 'NODES'))
+      .trim()
+      .split('\n');
+    for (const line of lines) {
+      const [id, , flags, master] = line.split(' ');
+      if (flags?.includes('slave') && master === masterId && !flags.includes('fail')) {
+        const index = cluster.nodes.findIndex((n) => n.id === id);
+        if (index >= 0) return index;
+      }
+    }
+  } finally {
+    node.disconnect();
+  }
+  throw new Error(`no live replica of ${masterId}`);
+}
+
+async function offsetRole(cluster: PrivateCluster, i: number): Promise<string> {
+  const node = cluster.connectNode(i);
+  try {
+    return String(await node.call('INFO', 'replication'));
+  } finally {
+    node.disconnect();
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * A Redis Cluster of a test's own on loopback: three masters and three replicas of
+ * `redis-server`, each on a free port with its data in a temporary folder. The nodes are joined
+ * with plain commands (CLUSTER MEET, ADDSLOTSRANGE, REPLICATE), so no `redis-cli` is needed.
+ * Always call `close()` (in an `after` hook): it kills every node and removes the folder.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis as RedisNode } from 'ioredis';
+import { freePort } from './private-services.ts';
+import { start, type Running } from './run.ts';
+import { waitFor } from './services.ts';
+
+export interface ClusterNodeProcess {
+  port: number;
+  /** Its cluster bus port (for the nodes' gossip). */
+  busPort: number;
+  /** The node's id in the cluster (CLUSTER MYID). */
+  id: string;
+  /** Stops the node (SIGKILL by default) and waits for it to exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again on the same port and folder (its nodes.conf and append-only file are read back). */
+  start(): Promise<void>;
+}
+
+export interface PrivateCluster {
+  /** `redis+cluster://` URL listing every node as a seed (with the password, when set). */
+  url: string;
+  /** The masters first (each holding a third of the slots), then their replicas in the same order. */
+  nodes: ClusterNodeProcess[];
+  /** A plain single-node connection to node `i` (the caller closes it). */
+  connectNode(i: number): RedisNode;
+  close(): Promise<void>;
+}
+
+const MASTERS = 3;
+const SLOTS = 16384;
+
+/**
+ * Starts and joins the cluster, resolving once every node reports `cluster_state:ok` and knows
+ * all six nodes. With `password`, every node requires it (`requirepass`, and `masterauth` for
+ * replication).
+ */
+export async function startPrivateCluster(
+  settings: { password?: string } = {},
+): Promise<PrivateCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'botwire-cluster-'));
+  const nodes: (ClusterNodeProcess & { alive(): boolean })[] = [];
+  const auth = settings.password
+    ? ['--requirepass', settings.password, '--masterauth', settings.password]
+    : [];
+  const connectNode = (i: number): RedisNode =>
+    new RedisNode({
+      host: '127.0.0.1',
+      port: nodes[i]!.port,
+      ...(settings.password ? { password: settings.password } : {}),
+      connectionName: 'botwire-test-cluster-admin',
+      maxRetriesPerRequest: 1,
+      retryStrategy: () => null,
+    });
+  const close = async () => {
+    await Promise.all(nodes.map((n) => n.stop('SIGKILL').catch(() => undefined)));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < MASTERS * 2; i += 1) {
+      nodes.push(await nodeProcess(join(dir, `n${i}`), auth));
+    }
+    await Promise.all(nodes.map((n) => n.start()));
+    const admins = nodes.map((_, i) => connectNode(i));
+    try {
+      for (const [i, node] of nodes.entries()) {
+        node.id = String(await admins[i]!.call('CLUSTER', 'MYID'));
+      }
+      for (const admin of admins.slice(1)) {
+        await admin.call('CLUSTER', 'MEET', '127.0.0.1', nodes[0]!.port, nodes[0]!.busPort);
+      }
+      for (let m = 0; m < MASTERS; m += 1) {
+        const from = Math.floor((m * SLOTS) / MASTERS);
+        const to = Math.floor(((m + 1) * SLOTS) / MASTERS) - 1;
+        await admins[m]!.call('CLUSTER', 'ADDSLOTSRANGE', from, to);
+      }
+      // A replica can follow its master only once it has heard of it through the gossip.
+      await waitFor(
+        async () => {
+          for (const admin of admins) {
+            const known = String(await admin.call('CLUSTER', 'NODES'))
+              .trim()
+              .split('\n');
+            if (known.length < nodes.length) return false;
+          }
+          return true;
+        },
+        { timeoutMs: 30_000, what: 'every cluster node to know the others' },
+      );
+      for (let r = 0; r < MASTERS; r += 1) {
+        await admins[MASTERS + r]!.call('CLUSTER', 'REPLICATE', nodes[r]!.id);
+      }
+      await waitForHealthy(admins);
+    } finally {
+      for (const admin of admins) admin.disconnect();
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const credentials = settings.password ? `:${encodeURIComponent(settings.password)}@` : '';
+  return {
+    url: `redis+cluster://${credentials}${nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}`,
+    nodes,
+    connectNode,
+    close,
+  };
+}
+
+/** Every node says the cluster is ok and every replica's link to its master is up. */
+async function waitForHealthy(admins: RedisNode[]): Promise<void> {
+  await waitFor(
+    async () => {
+      for (const admin of admins) {
+        const info = String(await admin.call('CLUSTER', 'INFO'));
+        if (!/cluster_state:ok/.test(info)) return false;
+        if (!/cluster_slots_ok:16384/.test(info)) return false;
+      }
+      for (const admin of admins.slice(MASTERS)) {
+        const replication = String(await admin.call('INFO', 'replication'));
+        if (!/master_link_status:up/.test(replication)) return false;
+      }
+      return true;
+    },
+    { timeoutMs: 60_000, what: 'the private cluster to be healthy' },
+  );
+}
+
+async function nodeProcess(
+  dir: string,
+  auth: string[],
+): Promise<ClusterNodeProcess & { alive(): boolean }> {
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  // The cluster bus port is named, not port + 10000, which may be taken or above 65535.
+  const busPort = await freePort();
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'always',
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    join(dir, 'nodes.conf'),
+    '--cluster-port',
+    String(busPort),
+    '--cluster-node-timeout',
+    '2000',
+    ...auth,
+  ];
+  let server: Running | undefined;
+  const alive = () =>
+    server !== undefined && server.child.exitCode === null && server.child.signalCode === null;
+  const node = {
+    port,
+    busPort,
+    id: '',
+    alive,
+    async stop(signal: NodeJS.Signals = 'SIGKILL') {
+      if (!server || !alive()) return;
+      server.child.kill(signal);
+      await server.exited;
+    },
+    async start() {
+      const running = start('redis-server', args);
+      server = running;
+      await waitFor(
+        () => {
+          if (running.child.exitCode !== null) {
+            throw new Error(`redis-server exited: ${running.stdout().slice(-1000)}`);
+          }
+          return /Ready to accept connections/.test(running.stdout());
+        },
+        { timeoutMs: 15_000, what: `cluster node on port ${port} to be ready` },
+      );
+    },
+  };
+  return node;
+}
