@@ -279,12 +279,13 @@ export interface RedisRun {
 }
 
 /**
- * The Redis set-ups of one run side by side, per channel, each against the first set-up (the
- * baseline) at the same offered rate: turns/s, latency, CPU per turn, and the machine's load and
+ * The Redis set-ups of one run side by side, per channel, each against the single node (the
+ * baseline; else the first set-up) at the same offered rate: turns/s, latency, CPU per turn, and the machine's load and
  * the share of it other processes took in each window.
  */
 export function printRedisComparison(runs: readonly RedisRun[]): void {
-  const base = runs[0];
+  // The single node is the baseline wherever it ran in the order (BENCH_REDIS=cluster,single).
+  const base = runs.find((run) => run.redis === 'single node') ?? runs[0];
   if (base === undefined || runs.length < 2) return;
   const us = (value: number | undefined): string => (value === undefined ? '-' : value.toFixed(0));
   const ratio = (a: number | undefined, b: number | undefined): string =>
