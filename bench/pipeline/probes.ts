@@ -151,22 +151,28 @@ export async function backlogOf(
 }
 
 /**
- * The pids of the redis-server processes behind `redis`: the one server, or every node of a
- * cluster (masters and replicas), from their `INFO server`.
+ * The pids of the redis-server processes behind `redis`: the one server (a master), or every node
+ * of a cluster, masters and replicas apart, from their `INFO server`.
  */
-export async function redisServerPids(redis: Redis): Promise<number[]> {
-  if (!isCluster(redis)) return [pidOf(await redis.info('server'))];
+export async function redisServerPids(
+  redis: Redis,
+): Promise<{ masters: number[]; replicas: number[] }> {
+  if (!isCluster(redis)) return { masters: [pidOf(await redis.info('server'))], replicas: [] };
   if (redis.status !== 'ready') await redis.ping();
   // The client keeps connections to the masters only; CLUSTER NODES names the replicas too.
   const [master] = mastersOf(redis);
   const nodes = String(await master!.call('CLUSTER', 'NODES'))
     .trim()
     .split('\n')
-    .map((line) => /^\S+ (\S+):(\d+)@/.exec(line))
+    .map((line) => /^\S+ (\S+):(\d+)@\S* (\S+)/.exec(line))
     .filter((match) => match !== null)
-    .map((match) => ({ host: match[1]!, port: Number(match[2]) }));
+    .map((match) => ({
+      host: match[1]!,
+      port: Number(match[2]),
+      replica: match[3]!.split(',').includes('slave'),
+    }));
   const options = redis.options.redisOptions ?? {};
-  return Promise.all(
+  const pids = await Promise.all(
     nodes.map(async ({ host, port }) => {
       const node = new RedisNode({ ...options, host, port, lazyConnect: true });
       try {
@@ -176,6 +182,10 @@ export async function redisServerPids(redis: Redis): Promise<number[]> {
       }
     }),
   );
+  return {
+    masters: pids.filter((_, i) => !nodes[i]!.replica),
+    replicas: pids.filter((_, i) => nodes[i]!.replica),
+  };
 }
 
 function pidOf(info: string): number {

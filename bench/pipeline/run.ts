@@ -247,11 +247,18 @@ async function runPipeline(redisUrl: string, redisName?: string): Promise<Summar
       },
       processes: () => 1,
     },
-    pidGroup(
-      redisName ? `redis-server (${redisName})` : 'redis-server (shared)',
-      redisPids,
-      'redis',
-    ),
+    ...(redisPids.replicas.length === 0
+      ? [
+          pidGroup(
+            redisName ? `redis-server (${redisName})` : 'redis-server (shared)',
+            redisPids.masters,
+            'redis',
+          ),
+        ]
+      : [
+          pidGroup(`redis masters (${redisName ?? 'cluster'})`, redisPids.masters, 'redis'),
+          pidGroup(`redis replicas (${redisName ?? 'cluster'})`, redisPids.replicas, 'redis'),
+        ]),
     postgresGroup('postgres backends', dbName),
   ];
   const summaries: Summary[] = [];
