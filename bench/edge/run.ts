@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
+import type { Redis } from '../../src/shared/redis.ts';
 import { BotStore } from '../../src/shared/bots/store.ts';
 import { SETTINGS } from '../../src/config.ts';
 import { topicKeys } from '../../src/shared/bus/topics.ts';

@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { createDb, type Knex } from '../../src/shared/db.ts';
+import { createRedis, isCluster, mastersOf, type Redis } from '../../src/shared/redis.ts';
 import { childEnv, runCommand } from '../edge/processes.ts';
 
 /** The repository root: the children run there. */
@@ -121,14 +121,23 @@ export async function runBench(main: () => Promise<void>): Promise<void> {
   }
 }
 
+/** Deletes the keys matching `pattern`, on every master of a cluster. */
 export async function deleteKeys(redis: Redis, pattern: string): Promise<number> {
+  if (isCluster(redis) && redis.status !== 'ready') await redis.ping();
   let deleted = 0;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.unlink(...keys);
-  } while (cursor !== '0');
+  for (const node of mastersOf(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length === 0) continue;
+      // A cluster node's keys lie in many slots, and UNLINK takes keys of one: a key a command.
+      const counts = isCluster(redis)
+        ? await Promise.all(keys.map((key) => node.unlink(key)))
+        : [await node.unlink(...keys)];
+      deleted += counts.reduce((sum, n) => sum + n, 0);
+    } while (cursor !== '0');
+  }
   return deleted;
 }
 
@@ -159,7 +168,7 @@ export async function openScratch(
   const databaseUrl = new URL(options.adminDatabaseUrl);
   databaseUrl.pathname = `/${dbName}`;
 
-  const redis = new Redis(options.redisUrl, { connectionName, lazyConnect: true });
+  const redis = createRedis(options.redisUrl, { name: connectionName, lazyConnect: true });
   await redis.connect();
   cleanups.push({ what: 'redis', run: () => redis.quit() });
   const adminDb = createDb(options.adminDatabaseUrl, { poolMax: 1 });

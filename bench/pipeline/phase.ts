@@ -5,10 +5,10 @@
  * naming two channels, two phases run on it one after the other.
  */
 import { writeFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
-import type { Redis } from 'ioredis';
+import { availableParallelism, loadavg } from 'node:os';
 import type { Topic } from '../../src/shared/bus/topics.ts';
 import type { Knex } from '../../src/shared/db.ts';
+import type { Redis } from '../../src/shared/redis.ts';
 import { BENCH_PARTITIONS } from '../lib/setup.ts';
 import type { Load } from './load.ts';
 import { backlogOf, counterDelta, machineTicks, readCounters, type CpuGroup } from './probes.ts';
@@ -37,6 +37,9 @@ export async function runPhase(phase: Phase): Promise<Summary> {
   let after: (number | undefined)[] = [];
   let ticksBefore: ReturnType<typeof machineTicks>;
   let ticksAfter: ReturnType<typeof machineTicks>;
+  // The 1-minute load average at the window's edges (what `uptime` shows first).
+  let loadBefore = Number.NaN;
+  let loadAfter = Number.NaN;
   let countersBefore: ReturnType<typeof readCounters> | undefined;
   let countersAfter: ReturnType<typeof readCounters> | undefined;
   console.error(
@@ -55,10 +58,12 @@ export async function runPhase(phase: Phase): Promise<Summary> {
     if (mark === 'start') {
       before = readings;
       ticksBefore = machineTicks();
+      loadBefore = loadavg()[0]!;
       countersBefore = counters;
     } else {
       after = readings;
       ticksAfter = machineTicks();
+      loadAfter = loadavg()[0]!;
       countersAfter = counters;
     }
   });
@@ -82,10 +87,12 @@ export async function runPhase(phase: Phase): Promise<Summary> {
       cores: availableParallelism(),
       busy: (ticksAfter[0] - ticksBefore[0]) / total,
       iowait: (ticksAfter[1] - ticksBefore[1]) / total,
+      load: [loadBefore, loadAfter],
     };
   }
   const cpu: CpuRow[] = cpuGroups.map((g, i) => ({
     name: g.name,
+    ...(g.role ? { role: g.role } : {}),
     processes: g.processes(),
     seconds: before[i] === undefined || after[i] === undefined ? undefined : after[i] - before[i],
   }));

@@ -3,14 +3,16 @@
  * the machine (from /proc), the backlog of each topic, and Postgres and Redis work counters.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
 import { topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
 import type { Knex } from '../../src/shared/db.ts';
+import { isCluster, mastersOf, RedisNode, type Redis } from '../../src/shared/redis.ts';
 import { cpuSeconds, type Child } from '../edge/processes.ts';
 
 /** A group of processes whose CPU time is reported as one row. */
 export interface CpuGroup {
   name: string;
+  /** What the group is, for the per-turn sums: the botwire processes, Redis, or the rest. */
+  role?: 'pipeline' | 'redis';
   /** CPU seconds (user + system) the group has used so far; undefined without /proc. */
   read: () => number | undefined;
   processes: () => number;
@@ -24,14 +26,16 @@ function sumOf(values: (number | undefined)[]): number | undefined {
 export function childGroup(name: string, children: Child[]): CpuGroup {
   return {
     name,
+    role: 'pipeline',
     read: () => sumOf(children.map((c) => cpuSeconds(c.process.pid))),
     processes: () => children.length,
   };
 }
 
-export function pidGroup(name: string, pids: number[]): CpuGroup {
+export function pidGroup(name: string, pids: number[], role?: CpuGroup['role']): CpuGroup {
   return {
     name,
+    ...(role ? { role } : {}),
     read: () => sumOf(pids.map((pid) => cpuSeconds(pid))),
     processes: () => pids.length,
   };
@@ -146,10 +150,54 @@ export async function backlogOf(
   return total;
 }
 
+/**
+ * The pids of the redis-server processes behind `redis`: the one server (a master), or every node
+ * of a cluster, masters and replicas apart, from their `INFO server`.
+ */
+export async function redisServerPids(
+  redis: Redis,
+): Promise<{ masters: number[]; replicas: number[] }> {
+  if (!isCluster(redis)) return { masters: [pidOf(await redis.info('server'))], replicas: [] };
+  if (redis.status !== 'ready') await redis.ping();
+  // The client keeps connections to the masters only; CLUSTER NODES names the replicas too.
+  const [master] = mastersOf(redis);
+  const nodes = String(await master!.call('CLUSTER', 'NODES'))
+    .trim()
+    .split('\n')
+    .map((line) => /^\S+ (\S+):(\d+)@\S* (\S+)/.exec(line))
+    .filter((match) => match !== null)
+    .map((match) => ({
+      host: match[1]!,
+      port: Number(match[2]),
+      replica: match[3]!.split(',').includes('slave'),
+    }));
+  const options = redis.options.redisOptions ?? {};
+  const pids = await Promise.all(
+    nodes.map(async ({ host, port }) => {
+      const node = new RedisNode({ ...options, host, port, lazyConnect: true });
+      try {
+        return pidOf(await node.info('server'));
+      } finally {
+        node.disconnect();
+      }
+    }),
+  );
+  return {
+    masters: pids.filter((_, i) => !nodes[i]!.replica),
+    replicas: pids.filter((_, i) => nodes[i]!.replica),
+  };
+}
+
+function pidOf(info: string): number {
+  const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error('INFO server names no process_id');
+  return pid;
+}
+
 /** Work counters: Postgres for the scratch database, Redis for the whole server. */
 export interface Counters {
   postgres: Record<'commits' | 'inserted' | 'updated' | 'fetched', number>;
-  /** Per Redis command: calls and microseconds spent. */
+  /** Per Redis command: calls and microseconds spent (summed over a cluster's masters). */
   redis: Map<string, { calls: number; usec: number }>;
 }
 
@@ -163,9 +211,18 @@ export async function readCounters(db: Knex, database: string, redis: Redis): Pr
   );
   const row = result.rows[0];
   const commands = new Map<string, { calls: number; usec: number }>();
-  for (const line of (await redis.info('commandstats')).split('\n')) {
-    const match = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line);
-    if (match) commands.set(match[1]!, { calls: Number(match[2]), usec: Number(match[3]) });
+  // A cluster's replicas are left out: they run the commands their master replicates to them,
+  // not what the clients sent.
+  for (const node of mastersOf(redis)) {
+    for (const line of (await node.info('commandstats')).split('\n')) {
+      const match = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line);
+      if (!match) continue;
+      const sum = commands.get(match[1]!) ?? { calls: 0, usec: 0 };
+      commands.set(match[1]!, {
+        calls: sum.calls + Number(match[2]),
+        usec: sum.usec + Number(match[3]),
+      });
+    }
   }
   return {
     postgres: {

@@ -20,6 +20,8 @@ export interface Setup {
   warmupSeconds: number;
   /** Turns/s channel's pacing lets this many bots and chats send (see pacing.ts); Infinity for web. */
   paceCeiling: number;
+  /** The Redis set-up the pipeline ran on, with BENCH_REDIS (`single node`, `cluster`). */
+  redis?: string;
 }
 
 /** A phase's headline figures, for the comparison of channels in one run. */
@@ -32,11 +34,18 @@ export interface Summary {
   p99: number;
   lost: number;
   meets: boolean;
+  /**
+   * CPU µs per turn replied in the window: all rows (`total`), the botwire processes (`pipeline`:
+   * api, channel, language, flow) and the Redis server(s); undefined without /proc.
+   */
+  cpuPerTurnUs: { total?: number; pipeline?: number; redis?: number };
+  machine: MachineCpu | undefined;
 }
 
 /** CPU time one group of processes used in the measured window. */
 export interface CpuRow {
   name: string;
+  role?: 'pipeline' | 'redis';
   processes: number;
   /** Seconds of user + system CPU; undefined where /proc could not be read. */
   seconds: number | undefined;
@@ -48,6 +57,8 @@ export interface MachineCpu {
   /** user, nice, system, irq, softirq, steal over all time (0..1). */
   busy: number;
   iowait: number;
+  /** The 1-minute load average at the start and the end of the window. */
+  load: [number, number];
 }
 
 function table(rows: string[][]): string {
@@ -82,7 +93,7 @@ export function printReport(report: {
   const p99 = percentile(r.latencies, 0.99);
 
   console.log(
-    `\n${setup.channel}: ${setup.processes} process(es) each of channel, language, flow (+ 1 api), LANGUAGE_HOP=${setup.languageHop}; ${setup.users} users over ${setup.bots} bot(s); ` +
+    `\n${setup.redis ? `${setup.redis}, ` : ''}${setup.channel}: ${setup.processes} process(es) each of channel, language, flow (+ 1 api), LANGUAGE_HOP=${setup.languageHop}; ${setup.users} users over ${setup.bots} bot(s); ` +
       `offered ${setup.rate} turns/s open-loop; ${windowS.toFixed(1)} s measured after ${setup.warmupSeconds} s warm-up\n`,
   );
   console.log(
@@ -155,12 +166,13 @@ export function printReport(report: {
     ]),
   );
   if (report.machine) {
-    const { cores, busy, iowait } = report.machine;
+    const { cores, busy, iowait, load } = report.machine;
     // The machine may be shared: what the rows above do not account for ran elsewhere.
     const ours = totalCpu / windowS / cores;
     console.log(
       `machine: ${(busy * 100).toFixed(0)}% of ${cores} cores busy (the rows above ${(ours * 100).toFixed(0)}%, ` +
-        `other processes ${(Math.max(0, busy - ours) * 100).toFixed(0)}%), ${(iowait * 100).toFixed(0)}% iowait`,
+        `other processes ${(Math.max(0, busy - ours) * 100).toFixed(0)}%), ${(iowait * 100).toFixed(0)}% iowait; ` +
+        `load average ${load[0].toFixed(2)} at the window's start, ${load[1].toFixed(2)} at its end`,
     );
     // Only when the pipeline kept up is every turn's work inside the window it was counted in.
     const keptUp = r.lost === 0 && sustained >= 0.95 * (r.measuredTurns / windowS);
@@ -215,6 +227,10 @@ export function printReport(report: {
   for (const [ok, what] of checks) console.log(`  ${ok ? 'ok   ' : 'FAIL '} ${what}`);
   const meets = checks.every(([ok]) => ok);
   console.log(`  ${meets ? 'MEETS' : 'BELOW'}`);
+  const perTurnOf = (rows: CpuRow[]): number | undefined =>
+    r.repliesInWindow === 0 || rows.length === 0 || rows.some((row) => row.seconds === undefined)
+      ? undefined
+      : (rows.reduce((sum, row) => sum + row.seconds!, 0) * 1e6) / r.repliesInWindow;
   return {
     channel: setup.channel,
     offered: r.measuredTurns / windowS,
@@ -223,6 +239,12 @@ export function printReport(report: {
     p99,
     lost: r.lost,
     meets,
+    cpuPerTurnUs: {
+      total: perTurnOf(report.cpu),
+      pipeline: perTurnOf(report.cpu.filter((row) => row.role === 'pipeline')),
+      redis: perTurnOf(report.cpu.filter((row) => row.role === 'redis')),
+    },
+    machine: report.machine,
   };
 }
 
@@ -248,4 +270,75 @@ channels in this run, against ${base.channel} (the baseline)
       ]),
     ]),
   );
+}
+
+/** A Redis set-up's phases (BENCH_REDIS), one per channel. */
+export interface RedisRun {
+  redis: string;
+  summaries: Summary[];
+}
+
+/**
+ * The Redis set-ups of one run side by side, per channel, each against the single node (the
+ * baseline; else the first set-up) at the same offered rate: turns/s, latency, CPU per turn, and the machine's load and
+ * the share of it other processes took in each window.
+ */
+export function printRedisComparison(runs: readonly RedisRun[]): void {
+  // The single node is the baseline wherever it ran in the order (BENCH_REDIS=cluster,single).
+  const base = runs.find((run) => run.redis === 'single node') ?? runs[0];
+  if (base === undefined || runs.length < 2) return;
+  const us = (value: number | undefined): string => (value === undefined ? '-' : value.toFixed(0));
+  const ratio = (a: number | undefined, b: number | undefined): string =>
+    a === undefined || b === undefined || b === 0 ? '-' : (a / b).toFixed(2);
+  console.log(
+    `\nRedis set-ups in this run, against ${base.redis} (the baseline), same offered rate\n`,
+  );
+  const rows: string[][] = [
+    [
+      'redis',
+      'channel',
+      'offered/s',
+      'turns/s',
+      'p50 ms',
+      'p99 ms',
+      'lost',
+      'CPU µs/turn',
+      'botwire µs/turn',
+      'redis µs/turn',
+      'load avg',
+      'others %',
+      'turns/s ratio',
+      'p99 ratio',
+      'CPU ratio',
+    ],
+  ];
+  for (const run of runs) {
+    for (const s of run.summaries) {
+      const b = base.summaries.find((x) => x.channel === s.channel);
+      const m = s.machine;
+      rows.push([
+        run.redis,
+        s.channel,
+        s.offered.toFixed(0),
+        s.sustained.toFixed(0),
+        ms(s.p50),
+        ms(s.p99),
+        String(s.lost),
+        us(s.cpuPerTurnUs.total),
+        us(s.cpuPerTurnUs.pipeline),
+        us(s.cpuPerTurnUs.redis),
+        m ? `${m.load[0].toFixed(1)}→${m.load[1].toFixed(1)}` : '-',
+        m && s.cpuPerTurnUs.total !== undefined
+          ? // What the rows did not account for, as in the report's machine line.
+            (
+              Math.max(0, m.busy - (s.cpuPerTurnUs.total * s.sustained) / 1e6 / m.cores) * 100
+            ).toFixed(0)
+          : '-',
+        ratio(s.sustained, b?.sustained),
+        ratio(s.p99, b?.p99),
+        ratio(s.cpuPerTurnUs.total, b?.cpuPerTurnUs.total),
+      ]);
+    }
+  }
+  console.log(table(rows));
 }

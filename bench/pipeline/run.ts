@@ -17,9 +17,14 @@
  * with two channels, one file each, the channel's name appended), BENCH_CHANNELS (whose users, one phase each
  * in this order on the same pipeline: `telegram`, `web`, or both comma-separated; default
  * telegram; `npm run bench:web` runs `telegram,web`, Telegram being the baseline the web channel
- * is compared with).
+ * is compared with), BENCH_REDIS (`single,cluster`: the whole run on a private single
+ * redis-server, then again on a private loopback Redis Cluster of three masters and three
+ * replicas, each set-up with its own scratch database, pipeline and users; a last table compares
+ * them; `npm run bench:cluster`).
  */
 import { randomBytes } from 'node:crypto';
+import { startPrivateCluster } from '../../test/support/private-cluster.ts';
+import { startPrivateRedis } from '../../test/support/private-services.ts';
 import { PACES } from '../../src/channel/pacing.ts';
 import type { Topic } from '../../src/shared/bus/topics.ts';
 import {
@@ -34,6 +39,7 @@ import {
   BENCH_CONCURRENCY_DEFAULT,
   BENCH_CONSUMER_SETTINGS,
   BENCH_PARTITIONS,
+  cleanUp,
   cleanups,
   commonOptions,
   intEnv,
@@ -45,8 +51,21 @@ import { createEchoBots } from './bots.ts';
 import { Load, type User } from './load.ts';
 import { runPhase, waitDrained } from './phase.ts';
 import { startPlatform } from './platform.ts';
-import { childGroup, pidGroup, postgresGroup, waitConsuming, type CpuGroup } from './probes.ts';
-import { printComparison, type Setup, type Summary } from './report.ts';
+import {
+  childGroup,
+  pidGroup,
+  postgresGroup,
+  redisServerPids,
+  waitConsuming,
+  type CpuGroup,
+} from './probes.ts';
+import {
+  printComparison,
+  printRedisComparison,
+  type RedisRun,
+  type Setup,
+  type Summary,
+} from './report.ts';
 import { createVisitors, createWebBots, openStreams, webRequest } from './web.ts';
 
 const options = {
@@ -79,12 +98,60 @@ if (!['always', 'when_needed'].includes(options.languageHop)) {
 }
 const warmupSeconds = intEnv('BENCH_WARMUP_SECONDS', 5, 0);
 
+/** BENCH_REDIS: the Redis set-ups to run on one after the other; unset, BENCH_REDIS_URL alone. */
+const REDIS_SETUPS = {
+  single: 'single node',
+  cluster: 'cluster',
+} as const;
+type RedisSetup = keyof typeof REDIS_SETUPS;
+const redisSetups = (process.env.BENCH_REDIS || '')
+  .split(',')
+  .map((r) => r.trim())
+  .filter(Boolean);
+for (const setup of redisSetups) {
+  if (!(setup in REDIS_SETUPS)) {
+    throw new Error(`BENCH_REDIS lists single and cluster (got ${setup})`);
+  }
+}
+
 const COMPONENTS = ['channel', 'language', 'flow'] as const satisfies readonly Topic[];
 
 async function main(): Promise<void> {
+  if (redisSetups.length === 0) {
+    printComparison(await runPipeline(options.redisUrl));
+    return;
+  }
+  const runs: RedisRun[] = [];
+  for (const setup of redisSetups as RedisSetup[]) {
+    const name = REDIS_SETUPS[setup];
+    console.error(
+      `bench: starting a private ${setup === 'single' ? 'redis-server' : 'Redis Cluster (3 masters, 3 replicas)'} on loopback`,
+    );
+    // Neither keeps an append-only file, as the development Redis: the comparison is of the
+    // topology, not of persistence.
+    const redis =
+      setup === 'single'
+        ? await startPrivateRedis({ persistence: 'none' })
+        : await startPrivateCluster({ persistence: 'none' });
+    cleanups.push({ what: `the private ${name}`, run: () => redis.close() });
+    const summaries = await runPipeline(redis.url, name);
+    printComparison(summaries);
+    runs.push({ redis: name, summaries });
+    // Everything of this set-up goes (children, database, keys, its Redis) before the next starts.
+    await cleanUp();
+  }
+  printRedisComparison(runs);
+}
+
+/**
+ * The whole bench on the Redis at `redisUrl`: a scratch database, the pipeline, one phase per
+ * channel. `redisName` names the set-up in the reports (BENCH_REDIS).
+ */
+async function runPipeline(redisUrl: string, redisName?: string): Promise<Summary[]> {
   const { prefix, dbName, databaseUrl, redis, adminDb } = await openScratch(
-    options,
+    { ...options, redisUrl },
     'bench-pipeline',
+    redisName ? ` on the ${redisName}` : '',
   );
 
   const platform = await startPlatform();
@@ -98,7 +165,7 @@ async function main(): Promise<void> {
     STREAM_PREFIX: prefix,
     DATABASE_URL: databaseUrl.toString(),
     DATABASE_POOL_MAX: String(options.poolMax),
-    REDIS_URL: options.redisUrl,
+    REDIS_URL: redisUrl,
     CREDENTIALS_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'warn',
     TELEGRAM_API_URL: platform.url,
@@ -167,8 +234,8 @@ async function main(): Promise<void> {
     COMPONENTS.map((c) => waitConsuming(redis, prefix, c, BENCH_PARTITIONS, groups.get(c)!)),
   );
 
-  // The Redis we use, not any other on the machine.
-  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
+  // The Redis we use, not any other on the machine: every node of a cluster.
+  const redisPids = await redisServerPids(redis);
   const cpuGroups: CpuGroup[] = [
     childGroup('api', [api]),
     ...COMPONENTS.map((c) => childGroup(c, groups.get(c)!)),
@@ -180,7 +247,18 @@ async function main(): Promise<void> {
       },
       processes: () => 1,
     },
-    pidGroup('redis-server (shared)', [redisPid]),
+    ...(redisPids.replicas.length === 0
+      ? [
+          pidGroup(
+            redisName ? `redis-server (${redisName})` : 'redis-server (shared)',
+            redisPids.masters,
+            'redis',
+          ),
+        ]
+      : [
+          pidGroup(`redis masters (${redisName ?? 'cluster'})`, redisPids.masters, 'redis'),
+          pidGroup(`redis replicas (${redisName ?? 'cluster'})`, redisPids.replicas, 'redis'),
+        ]),
     postgresGroup('postgres backends', dbName),
   ];
   const summaries: Summary[] = [];
@@ -225,6 +303,7 @@ async function main(): Promise<void> {
           rate: options.rate,
           seconds: options.seconds,
           warmupSeconds,
+          ...(redisName ? { redis: redisName } : {}),
           paceCeiling:
             channel === 'web'
               ? Infinity
@@ -250,7 +329,7 @@ async function main(): Promise<void> {
     streams?.close();
     load.close();
   }
-  printComparison(summaries);
+  return summaries;
 }
 
 await runBench(main);

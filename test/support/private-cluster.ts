@@ -40,16 +40,22 @@ const SLOTS = 16384;
 /**
  * Starts and joins the cluster, resolving once every node reports `cluster_state:ok` and knows
  * all six nodes. With `password`, every node requires it (`requirepass`, and `masterauth` for
- * replication).
+ * replication). Every node keeps an append-only file synced on every write (`appendfsync
+ * always`), unless `persistence` is `none`: no append-only file, as a Redis kept only in memory
+ * (the benches, to compare with a single server that keeps none).
  */
 export async function startPrivateCluster(
-  settings: { password?: string } = {},
+  settings: { password?: string; persistence?: 'always' | 'none' } = {},
 ): Promise<PrivateCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'botwire-cluster-'));
   const nodes: (ClusterNodeProcess & { alive(): boolean })[] = [];
   const auth = settings.password
     ? ['--requirepass', settings.password, '--masterauth', settings.password]
     : [];
+  const persistence =
+    settings.persistence === 'none'
+      ? ['--appendonly', 'no']
+      : ['--appendonly', 'yes', '--appendfsync', 'always'];
   const connectNode = (i: number): RedisNode =>
     new RedisNode({
       host: '127.0.0.1',
@@ -65,7 +71,7 @@ export async function startPrivateCluster(
   };
   try {
     for (let i = 0; i < MASTERS * 2; i += 1) {
-      nodes.push(await nodeProcess(join(dir, `n${i}`), auth));
+      nodes.push(await nodeProcess(join(dir, `n${i}`), [...persistence, ...auth]));
     }
     await Promise.all(nodes.map((n) => n.start()));
     const admins = nodes.map((_, i) => connectNode(i));
@@ -135,7 +141,7 @@ async function waitForHealthy(admins: RedisNode[]): Promise<void> {
 
 async function nodeProcess(
   dir: string,
-  auth: string[],
+  extra: string[],
 ): Promise<ClusterNodeProcess & { alive(): boolean }> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
@@ -150,10 +156,6 @@ async function nodeProcess(
     dir,
     '--save',
     '',
-    '--appendonly',
-    'yes',
-    '--appendfsync',
-    'always',
     '--cluster-enabled',
     'yes',
     '--cluster-config-file',
@@ -162,7 +164,7 @@ async function nodeProcess(
     String(busPort),
     '--cluster-node-timeout',
     '2000',
-    ...auth,
+    ...extra,
   ];
   let server: Running | undefined;
   const alive = () =>

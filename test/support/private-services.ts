@@ -45,9 +45,12 @@ export interface PrivateRedis {
 
 /**
  * A redis-server with an append-only file synced on every write (`appendfsync always`): a write
- * Redis acknowledged survives even SIGKILL.
+ * Redis acknowledged survives even SIGKILL. With `persistence: 'none'`, no append-only file: a
+ * Redis kept only in memory (the benches).
  */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+export async function startPrivateRedis(
+  settings: { persistence?: 'always' | 'none' } = {},
+): Promise<PrivateRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'botwire-redis-'));
   const port = await freePort();
   let server: Running | undefined;
@@ -60,10 +63,9 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     dir,
     '--save',
     '',
-    '--appendonly',
-    'yes',
-    '--appendfsync',
-    'always',
+    ...(settings.persistence === 'none'
+      ? ['--appendonly', 'no']
+      : ['--appendonly', 'yes', '--appendfsync', 'always']),
   ];
   const alive = () => server && server.child.exitCode === null && server.child.signalCode === null;
   const redis: PrivateRedis = {
