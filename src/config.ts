@@ -5,6 +5,7 @@
  * touches `process`.
  */
 import { Ajv } from 'ajv';
+import { maskUrl } from './shared/logger.ts';
 import { isClusterUrl, parseRedisUrl } from './shared/redis.ts';
 import { hostname } from 'node:os';
 
@@ -884,8 +885,10 @@ export function loadConfig(
   if (!validate(raw)) {
     for (const e of validate.errors ?? []) {
       const key = e.instancePath.slice(1) || '?';
-      const secret = (SETTINGS as Record<string, Setting>)[key]?.kind === 'secret';
-      const got = secret ? '' : ` (got ${JSON.stringify(raw[key])})`;
+      const kind = (SETTINGS as Record<string, Setting>)[key]?.kind;
+      // A URL is shown with its password masked; a secret not at all.
+      const shown = kind === 'url' ? maskUrl(String(raw[key])) : raw[key];
+      const got = kind === 'secret' ? '' : ` (got ${JSON.stringify(shown)})`;
       problems.push(`${key} ${e.message ?? 'is invalid'}${got}`);
     }
   }

@@ -103,6 +103,22 @@ describe('configuration', () => {
       expect((error as Error).message).not.to.contain('pw-secret');
     });
 
+    it('when a URL setting has the wrong scheme, then ConfigError shows what was given with its password masked', () => {
+      const error = thrown(() =>
+        loadConfig({
+          REDIS_URL: 'http://bot:pw-secret@10.0.0.1:6379',
+          DATABASE_URL: 'mysql://root:db-secret@10.0.0.1/botwire',
+        }),
+      );
+      expect(error).to.be.instanceOf(ConfigError);
+      const message = (error as Error).message;
+      expect(message).to.contain('REDIS_URL').and.to.contain('http://bot:***@10.0.0.1:6379');
+      expect(message)
+        .to.contain('DATABASE_URL')
+        .and.to.contain('mysql://root:***@10.0.0.1/botwire');
+      expect(message).not.to.contain('pw-secret').and.not.to.contain('db-secret');
+    });
+
     it('when an integer setting is out of range, then ConfigError names it', () => {
       const error = thrown(() => loadConfig({ API_PORT: '70000', CONSUMER_CONCURRENCY: '0' }));
       expect(error).to.be.instanceOf(ConfigError);
