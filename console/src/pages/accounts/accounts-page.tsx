@@ -1,6 +1,6 @@
 /** Owners: every account (role, bots of agents, disabling) and invite links. */
 import { useAccounts, useMe } from '../../api/accounts.ts';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { AccountRow } from './account-row.tsx';
 import { InviteForm } from './invite-form.tsx';
 

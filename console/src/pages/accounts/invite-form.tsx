@@ -4,7 +4,7 @@
  */
 import { useState, type FormEvent } from 'react';
 import { ROLES, useCreateInvite, type Role } from '../../api/accounts.ts';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { BotPicker } from './bot-picker.tsx';
 
 export function InviteForm() {

@@ -1,7 +1,7 @@
 /** My personal API tokens: make one (shown once, to copy), see when each was used, revoke. */
 import { useState, type FormEvent } from 'react';
 import { useCreateToken, useRevokeToken, useTokens } from '../../api/accounts.ts';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 
 export function TokensPage() {
   const tokens = useTokens();

@@ -6,7 +6,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useMemo, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import {
   auditKeys,
   filtersFromSearch,

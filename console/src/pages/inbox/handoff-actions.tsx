@@ -7,8 +7,8 @@ import { useState } from 'react';
 import { ApiError } from '../../api/api-error.ts';
 import type { HandoffDetail } from '../../api/types.ts';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { actorName } from '../conversations/message-model.ts';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
 import { claimHandoff, closeHandoff, handBack, releaseHandoff } from './inbox-api.ts';
 import { useHandoffAction } from './use-handoff-action.ts';
 

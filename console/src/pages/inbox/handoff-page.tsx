@@ -11,13 +11,13 @@ import { useEffect, useMemo, useRef } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMe } from '../../api/accounts.ts';
 import type { HandoffDetail, TranscriptRow } from '../../api/types.ts';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { coalesce } from '../conversations/coalesce.ts';
 import { readLiveMessage } from '../conversations/live-events.ts';
 import { fromTranscriptRow, withChoiceTitles } from '../conversations/message-model.ts';
 import { MessageView } from '../conversations/message-view.tsx';
 import { LIVE_STATUS_TEXT, useEventSource } from '../conversations/use-event-source.ts';
 import { VariablesView } from '../conversations/variables-view.tsx';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
 import { ClaimBar, CloseHandoff, HandBack } from './handoff-actions.tsx';
 import {
   durationText,

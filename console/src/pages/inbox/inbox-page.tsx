@@ -10,9 +10,9 @@ import { Link, useSearchParams } from 'react-router';
 import { useMe } from '../../api/accounts.ts';
 import { useBots } from '../../api/bots.ts';
 import type { HandoffItem, HandoffQuery } from '../../api/types.ts';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { coalesce } from '../conversations/coalesce.ts';
 import { LIVE_STATUS_TEXT, useEventSource } from '../conversations/use-event-source.ts';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
 import {
   durationText,
   personOf,

@@ -4,7 +4,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { getIndexJob, knowledgeKeys } from './knowledge-api.ts';
 import { isFinished, progressOf } from './job-progress.ts';
 import type { FileOutcome } from '../../api/types.ts';

@@ -6,7 +6,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState } from 'react';
 import type { ReplayTarget } from '../../api/types.ts';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { getDeadLetter, listDeadLetters, opsKeys, replayDeadLetters } from './operations-api.ts';
 import { confirmQuestion, replaySummary } from './replay.ts';
 
