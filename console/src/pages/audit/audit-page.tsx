@@ -123,8 +123,8 @@ function FilterForm({
 
 /** A summary's before → after, one line per field. */
 function Changes({ summary }: { summary: AuditEntry['summary'] }) {
-  const before = (summary.before ?? {});
-  const after = (summary.after ?? {});
+  const before = summary.before ?? {};
+  const after = summary.after ?? {};
   const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])];
   if (fields.length === 0) return <>—</>;
   const show = (v: unknown) => (v === undefined ? '—' : JSON.stringify(v));
