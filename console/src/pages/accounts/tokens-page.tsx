@@ -2,6 +2,7 @@
 import { useState, type FormEvent } from 'react';
 import { useCreateToken, useRevokeToken, useTokens } from '../../api/accounts.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
+import { QueryState } from '../../components/query-state.tsx';
 
 export function TokensPage() {
   const tokens = useTokens();
@@ -33,7 +34,11 @@ export function TokensPage() {
           <input id="new-token" readOnly value={create.data.token ?? ''} />
         </div>
       )}
-      {tokens.isError && <ErrorAlert what="The tokens could not be loaded." error={tokens.error} />}
+      <QueryState
+        query={tokens}
+        loading="Loading tokens…"
+        failed="The tokens could not be loaded."
+      />
       {tokens.data && (
         <table>
           <thead>

@@ -6,7 +6,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useMemo, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
-import { ErrorAlert } from '../../components/error-alert.tsx';
+import { QueryState } from '../../components/query-state.tsx';
 import {
   auditKeys,
   filtersFromSearch,
@@ -38,11 +38,12 @@ export function AuditPage() {
           setSearch(Object.fromEntries(Object.entries(next).filter(([, v]) => Boolean(v))))
         }
       />
-      {log.isError ? <ErrorAlert error={log.error} what="Could not load the audit log." /> : null}
-      {log.isPending ? <p role="status">Loading…</p> : null}
-      {log.isSuccess && items.length === 0 ? (
-        <p>No changes{filtered ? ' match these filters' : ' recorded yet'}.</p>
-      ) : null}
+      <QueryState
+        query={log}
+        failed="Could not load the audit log."
+        empty={`No changes${filtered ? ' match these filters' : ' recorded yet'}.`}
+        isEmpty={items.length === 0}
+      />
       {items.length > 0 ? <AuditTable items={items} /> : null}
       {log.hasNextPage ? (
         <button

@@ -10,7 +10,7 @@ import { Link, useSearchParams } from 'react-router';
 import { useMe } from '../../api/accounts.ts';
 import { useBots } from '../../api/bots.ts';
 import type { HandoffItem, HandoffQuery } from '../../api/types.ts';
-import { ErrorAlert } from '../../components/error-alert.tsx';
+import { QueryState } from '../../components/query-state.tsx';
 import { coalesce } from '../conversations/coalesce.ts';
 import { LIVE_STATUS_TEXT, useEventSource } from '../conversations/use-event-source.ts';
 import {
@@ -103,18 +103,13 @@ export function InboxPage() {
           </button>
         ) : null}
       </p>
-      {handoffs.isError ? (
-        <>
-          <ErrorAlert error={handoffs.error} what="Could not load the inbox." />
-          <button type="button" onClick={() => void handoffs.refetch()}>
-            Try again
-          </button>
-        </>
-      ) : null}
-      {handoffs.isPending ? <p role="status">Loading…</p> : null}
-      {handoffs.isSuccess && items.length === 0 ? (
-        <p>Nobody is waiting{filtered ? ' in this view' : ''}.</p>
-      ) : null}
+      <QueryState
+        query={handoffs}
+        failed="Could not load the inbox."
+        onRetry={() => void handoffs.refetch()}
+        empty={`Nobody is waiting${filtered ? ' in this view' : ''}.`}
+        isEmpty={items.length === 0}
+      />
       {items.length > 0 ? (
         <table className="inbox__table">
           <caption className="visually-hidden">Open handoffs, waiting longest first</caption>
