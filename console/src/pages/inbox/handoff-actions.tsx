@@ -17,7 +17,7 @@ function ClaimRefused({ error }: { error: unknown }) {
   if (error instanceof ApiError && error.code === 'BW_ERR_HANDOFF_CLAIMED') {
     const by = error.details?.claimed_by;
     return (
-      <div role="alert" className="ops-alert">
+      <div role="alert" className="error-alert">
         Claimed by {typeof by === 'string' ? actorName(by) : 'another agent'}: they answer this
         conversation now.
       </div>

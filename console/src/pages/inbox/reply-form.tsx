@@ -6,8 +6,8 @@
  */
 import { useRef, useState, type FormEvent } from 'react';
 import type { AgentMessage } from '../../api/types.ts';
-// Not crypto.randomUUID: it exists only in secure contexts (see there).
 import { ErrorAlert } from '../../components/error-alert.tsx';
+// Not crypto.randomUUID: it exists only in secure contexts (see there).
 import { newClientMessageId } from '../test-chat/chat-session.ts';
 import { sendReply, showTyping } from './inbox-api.ts';
 import { EMPTY, KINDS, messageOf, type Draft } from './reply-draft.ts';

@@ -67,7 +67,7 @@ export function JobPanel({ jobId }: { jobId: string }) {
         {!isFinished(view.status) && view.attempts > 1 && <> (attempt {view.attempts})</>}
       </p>
       {view.error !== undefined && (
-        <p role="alert" className="ops-alert">
+        <p role="alert" className="error-alert">
           {view.error}
         </p>
       )}
