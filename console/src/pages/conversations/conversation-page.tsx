@@ -17,10 +17,11 @@ import {
   listMessages,
 } from './conversations-api.ts';
 import { readLiveConversation, readLiveMessage, withLiveState } from './live-events.ts';
+import { LiveStatusLine } from './live-status-line.tsx';
 import { fromTranscriptRow, withChoiceTitles } from './message-model.ts';
 import { MessageView } from './message-view.tsx';
 import { VariablesView } from './variables-view.tsx';
-import { LIVE_STATUS_TEXT, useEventSource } from './use-event-source.ts';
+import { useEventSource } from './use-event-source.ts';
 import './conversations.css';
 
 /** Least time between two transcript refreshes caused by live events (ms). */
@@ -84,14 +85,7 @@ export function ConversationPage() {
           </Link>
         </p>
       ) : null}
-      <p role="status" className={`live live--${live.status}`}>
-        {appId ? LIVE_STATUS_TEXT[live.status] : ''}
-        {live.status === 'closed' ? (
-          <button type="button" onClick={live.retry}>
-            Reconnect
-          </button>
-        ) : null}
-      </p>
+      <LiveStatusLine live={live} quiet={!appId} />
       {detail.isError ? (
         <div role="alert">
           Could not load the conversation: {errorText(detail.error)}{' '}

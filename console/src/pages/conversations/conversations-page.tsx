@@ -18,7 +18,8 @@ import {
 } from './conversation-filters.ts';
 import { conversationEventsUrl, conversationKeys, listConversations } from './conversations-api.ts';
 import { readLiveConversation, readLiveMessage } from './live-events.ts';
-import { LIVE_STATUS_TEXT, useEventSource } from './use-event-source.ts';
+import { LiveStatusLine } from './live-status-line.tsx';
+import { useEventSource } from './use-event-source.ts';
 import './conversations.css';
 
 /** Least time between two refreshes of the list caused by live events (ms). */
@@ -73,14 +74,7 @@ export function ConversationsPage() {
         filters={filters}
         onApply={(next) => setSearch(filtersToSearch(next))}
       />
-      <p role="status" className={`live live--${live.status}`}>
-        {LIVE_STATUS_TEXT[live.status]}
-        {live.status === 'closed' ? (
-          <button type="button" onClick={live.retry}>
-            Reconnect
-          </button>
-        ) : null}
-      </p>
+      <LiveStatusLine live={live} />
       {problem ? <p role="alert">{problem}</p> : null}
       {conversations.isError ? (
         <div role="alert" className="conversations__error">

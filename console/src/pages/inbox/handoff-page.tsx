@@ -14,9 +14,10 @@ import type { HandoffDetail, TranscriptRow } from '../../api/types.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { coalesce } from '../conversations/coalesce.ts';
 import { readLiveMessage } from '../conversations/live-events.ts';
+import { LiveStatusLine } from '../conversations/live-status-line.tsx';
 import { fromTranscriptRow, withChoiceTitles } from '../conversations/message-model.ts';
 import { MessageView } from '../conversations/message-view.tsx';
-import { LIVE_STATUS_TEXT, useEventSource } from '../conversations/use-event-source.ts';
+import { useEventSource } from '../conversations/use-event-source.ts';
 import { VariablesView } from '../conversations/variables-view.tsx';
 import { ClaimBar, CloseHandoff, HandBack } from './handoff-actions.tsx';
 import {
@@ -103,14 +104,7 @@ export function HandoffPage() {
         {handoff.status === 'waiting' ? ` · waiting ${durationText(waited)}` : null}
         {handoff.queue ? ` · queue ${handoff.queue}` : null}
       </p>
-      <p role="status" className={`live live--${live.status}`}>
-        {LIVE_STATUS_TEXT[live.status]}
-        {live.status === 'closed' ? (
-          <button type="button" onClick={live.retry}>
-            Reconnect
-          </button>
-        ) : null}
-      </p>
+      <LiveStatusLine live={live} />
       {!canAct ? (
         <p className="hint">You can read this handoff; owners and agents answer and act on it.</p>
       ) : null}

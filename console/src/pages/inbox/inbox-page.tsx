@@ -12,7 +12,8 @@ import { useBots } from '../../api/bots.ts';
 import type { HandoffItem, HandoffQuery } from '../../api/types.ts';
 import { QueryState } from '../../components/query-state.tsx';
 import { coalesce } from '../conversations/coalesce.ts';
-import { LIVE_STATUS_TEXT, useEventSource } from '../conversations/use-event-source.ts';
+import { LiveStatusLine } from '../conversations/live-status-line.tsx';
+import { useEventSource } from '../conversations/use-event-source.ts';
 import {
   durationText,
   personOf,
@@ -95,14 +96,7 @@ export function InboxPage() {
           setSearch(params);
         }}
       />
-      <p role="status" className={`live live--${live.status}`}>
-        {LIVE_STATUS_TEXT[live.status]}
-        {live.status === 'closed' ? (
-          <button type="button" onClick={live.retry}>
-            Reconnect
-          </button>
-        ) : null}
-      </p>
+      <LiveStatusLine live={live} />
       <QueryState
         query={handoffs}
         failed="Could not load the inbox."
