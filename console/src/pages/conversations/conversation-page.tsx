@@ -5,11 +5,9 @@
  * new state.
  */
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo } from 'react';
 import { Link, useParams } from 'react-router';
 import { errorText } from '../../api/api-error.ts';
 import type { ConversationDetail } from '../../api/types.ts';
-import { coalesce } from './coalesce.ts';
 import {
   conversationEventsUrl,
   conversationKeys,
@@ -22,6 +20,7 @@ import { fromTranscriptRow, withChoiceTitles } from './message-model.ts';
 import { MessageView } from './message-view.tsx';
 import { VariablesView } from './variables-view.tsx';
 import { useEventSource } from './use-event-source.ts';
+import { useLiveRefresh } from './use-live-refresh.ts';
 import './conversations.css';
 
 /** Least time between two transcript refreshes caused by live events (ms). */
@@ -43,21 +42,16 @@ export function ConversationPage() {
     enabled: id !== '',
   });
 
-  const refresh = useMemo(
-    () =>
-      coalesce(() => {
-        void queryClient.invalidateQueries({ queryKey: conversationKeys.messages(id) });
-        void queryClient.invalidateQueries({ queryKey: conversationKeys.detail(id) });
-      }, LIVE_REFRESH_MS),
-    [queryClient, id],
+  const refresh = useLiveRefresh(
+    [conversationKeys.messages(id), conversationKeys.detail(id)],
+    LIVE_REFRESH_MS,
   );
-  useEffect(() => () => refresh.cancel(), [refresh]);
   const appId = detail.data?.app_id;
   const live = useEventSource(
     appId ? conversationEventsUrl(appId) : null,
     {
       message: (data) => {
-        if (readLiveMessage(data)?.conversation_id === id) refresh.trigger();
+        if (readLiveMessage(data)?.conversation_id === id) refresh();
       },
       conversation: (data) => {
         const event = readLiveConversation(data);
@@ -65,9 +59,9 @@ export function ConversationPage() {
         queryClient.setQueryData<ConversationDetail>(conversationKeys.detail(id), (old) =>
           old ? withLiveState(old, event) : old,
         );
-        refresh.trigger();
+        refresh();
       },
-      reset: refresh.trigger,
+      reset: refresh,
     },
     { withCredentials: true },
   );

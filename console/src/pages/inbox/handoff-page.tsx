@@ -6,18 +6,18 @@
  * Live: a `handoff` event of it (a claim by someone else, its end) and a `message` event of its
  * conversation refetch it.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMe } from '../../api/accounts.ts';
 import type { HandoffDetail, TranscriptRow } from '../../api/types.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
-import { coalesce } from '../conversations/coalesce.ts';
 import { readLiveMessage } from '../conversations/live-events.ts';
 import { LiveStatusLine } from '../conversations/live-status-line.tsx';
 import { fromTranscriptRow, withChoiceTitles } from '../conversations/message-model.ts';
 import { MessageView } from '../conversations/message-view.tsx';
 import { useEventSource } from '../conversations/use-event-source.ts';
+import { useLiveRefresh } from '../conversations/use-live-refresh.ts';
 import { VariablesView } from '../conversations/variables-view.tsx';
 import { ClaimBar, CloseHandoff, HandBack } from './handoff-actions.tsx';
 import {
@@ -42,7 +42,6 @@ const LIVE_REFRESH_MS = 400;
 
 export function HandoffPage() {
   const { id = '' } = useParams();
-  const queryClient = useQueryClient();
   const me = useMe();
   const now = useNow();
   const detail = useQuery({
@@ -50,26 +49,19 @@ export function HandoffPage() {
     queryFn: () => getHandoff(id),
     enabled: id !== '',
   });
-  const refresh = useMemo(
-    () =>
-      coalesce(() => {
-        void queryClient.invalidateQueries({ queryKey: inboxKeys.detail(id) });
-      }, LIVE_REFRESH_MS),
-    [queryClient, id],
-  );
-  useEffect(() => () => refresh.cancel(), [refresh]);
+  const refresh = useLiveRefresh([inboxKeys.detail(id)], LIVE_REFRESH_MS);
 
   const handoff = detail.data;
   const live = useEventSource(
     handoff ? inboxEventsUrl('handoff,message', handoff.app_id) : null,
     {
       handoff: (data) => {
-        if (readLiveHandoff(data)?.handoff_id === id) refresh.trigger();
+        if (readLiveHandoff(data)?.handoff_id === id) refresh();
       },
       message: (data) => {
-        if (readLiveMessage(data)?.conversation_id === handoff?.conversation_id) refresh.trigger();
+        if (readLiveMessage(data)?.conversation_id === handoff?.conversation_id) refresh();
       },
-      reset: refresh.trigger,
+      reset: refresh,
     },
     { withCredentials: true },
   );

@@ -4,16 +4,16 @@
  * waiting time that ticks. Live: a `handoff` event (one began, was claimed, released or ended)
  * refreshes the list, so every agent of a bot sees the same queue without a reload.
  */
-import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useMemo, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useMe } from '../../api/accounts.ts';
 import { useBots } from '../../api/bots.ts';
 import type { HandoffItem, HandoffQuery } from '../../api/types.ts';
 import { QueryState } from '../../components/query-state.tsx';
-import { coalesce } from '../conversations/coalesce.ts';
 import { LiveStatusLine } from '../conversations/live-status-line.tsx';
 import { useEventSource } from '../conversations/use-event-source.ts';
+import { useLiveRefresh } from '../conversations/use-live-refresh.ts';
 import {
   durationText,
   personOf,
@@ -41,7 +41,6 @@ function filtersOf(search: URLSearchParams): HandoffQuery {
 export function InboxPage() {
   const [search, setSearch] = useSearchParams();
   const filters = useMemo(() => filtersOf(search), [search]);
-  const queryClient = useQueryClient();
   const me = useMe();
   const bots = useBots();
   const now = useNow();
@@ -53,22 +52,14 @@ export function InboxPage() {
     getNextPageParam: (last) => last.next_after ?? undefined,
   });
 
-  const refresh = useMemo(
-    () =>
-      coalesce(
-        () => void queryClient.invalidateQueries({ queryKey: inboxKeys.all }),
-        LIVE_REFRESH_MS,
-      ),
-    [queryClient],
-  );
-  useEffect(() => () => refresh.cancel(), [refresh]);
+  const refresh = useLiveRefresh([inboxKeys.all], LIVE_REFRESH_MS);
   const live = useEventSource(
     inboxEventsUrl('handoff', filters.app_id),
     {
       handoff: (data) => {
-        if (readLiveHandoff(data)) refresh.trigger();
+        if (readLiveHandoff(data)) refresh();
       },
-      reset: refresh.trigger,
+      reset: refresh,
     },
     { withCredentials: true },
   );
