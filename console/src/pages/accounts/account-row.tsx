@@ -47,7 +47,14 @@ export function AccountRow({ account, isMe }: { account: Account; isMe: boolean 
               </button>
             </>
           ) : (
-            <button type="button" onClick={() => setEditingBots(true)}>
+            <button
+              type="button"
+              onClick={() => {
+                // Start from the bots as saved now, not as they were when the row first showed.
+                setBots(account.bots);
+                setEditingBots(true);
+              }}
+            >
               Bots ({account.bots.length})
             </button>
           ))}
