@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { useCreateToken, useRevokeToken, useTokens } from '../../api/accounts.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { QueryState } from '../../components/query-state.tsx';
+import { TextField } from '../../components/text-field.tsx';
 
 export function TokensPage() {
   const tokens = useTokens();
@@ -21,8 +22,7 @@ export function TokensPage() {
         role. It is shown once, when made.
       </p>
       <form onSubmit={submit}>
-        <label htmlFor="token-name">Token name</label>
-        <input id="token-name" required value={name} onChange={(e) => setName(e.target.value)} />
+        <TextField id="token-name" label="Token name" required value={name} onChange={setName} />
         <button type="submit" disabled={create.isPending}>
           Create token
         </button>
