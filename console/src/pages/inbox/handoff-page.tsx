@@ -11,7 +11,7 @@ import { useEffect, useRef } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMe } from '../../api/accounts.ts';
 import type { HandoffDetail, TranscriptRow } from '../../api/types.ts';
-import { ErrorAlert } from '../../components/error-alert.tsx';
+import { QueryState } from '../../components/query-state.tsx';
 import { readLiveMessage } from '../conversations/live-events.ts';
 import { LiveStatusLine } from '../conversations/live-status-line.tsx';
 import { fromTranscriptRow, withChoiceTitles } from '../conversations/message-model.ts';
@@ -66,18 +66,18 @@ export function HandoffPage() {
     { withCredentials: true },
   );
 
-  if (detail.isError) {
+  if (detail.isError || !handoff) {
     return (
       <div className="handoff">
         <h1>Handoff</h1>
-        <ErrorAlert error={detail.error} what="Could not load the handoff." />
-        <button type="button" onClick={() => void detail.refetch()}>
-          Try again
-        </button>
+        <QueryState
+          query={detail}
+          failed="Could not load the handoff."
+          onRetry={() => void detail.refetch()}
+        />
       </div>
     );
   }
-  if (!handoff) return <p role="status">Loading…</p>;
 
   const viewer = me.data;
   const canAct = viewer !== undefined && mayAct(viewer.role);
