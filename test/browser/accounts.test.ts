@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { TELEGRAM_TOKEN } from '../support/api.ts';
 import {
+  apiCall,
   checkA11y,
   consoleService,
   expectNoCspViolations,
@@ -19,20 +20,8 @@ describe('accounts in a browser', function () {
   this.timeout(180_000);
   let service: ConsoleService;
 
-  const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const response = await fetch(`${service.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${service.adminKey}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json: any = await response.json().catch(() => undefined);
-    if (!response.ok)
-      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const admin = (method: string, path: string, body?: unknown) =>
+    apiCall(service, method, path, body);
 
   before(async function () {
     this.timeout(300_000);

@@ -9,15 +9,21 @@
  * agent closes one after a confirmation.
  */
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
-import { TELEGRAM_TOKEN } from '../support/api.ts';
 import { waitFor } from '../support/services.ts';
 import {
+  apiCall,
   checkA11y,
   consoleService,
   expectNoCspViolations,
+  makeAccount,
   screenshot,
+  sessionOf,
+  signInWithPassword,
+  telegramBot,
+  telegramDelivered,
+  telegramText,
   type ConsoleService,
+  type TelegramBot,
 } from './support.ts';
 
 const DESK_FLOW = {
@@ -52,111 +58,12 @@ const DESK_FLOW = {
 describe('the agent inbox in a browser', function () {
   this.timeout(240_000);
   let service: ConsoleService;
-  let update = 9_000;
 
-  const call = async (
-    method: string,
-    path: string,
-    body?: unknown,
-    headers: Record<string, string> = { authorization: `Bearer ${service.adminKey}` },
-  ): Promise<any> => {
-    const response = await fetch(`${service.url}${path}`, {
-      method,
-      headers: {
-        ...headers,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json: any = await response.json().catch(() => undefined);
-    if (!response.ok)
-      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-
-  /** An account (an agent assigned to `appId`), made through the admin API as an owner would. */
-  const makeAgent = async (appId: string, name: string, role = 'agent') => {
-    const email = `${name.toLowerCase()}-${randomBytes(3).toString('hex')}@example.test`;
-    const password = `password of ${name} ${randomBytes(4).toString('hex')}`;
-    await call('POST', '/v2/accounts', {
-      email,
-      name,
-      role,
-      password,
-      bots: role === 'agent' ? [appId] : [],
-    });
-    return { email, password };
-  };
-
-  /** A console session of an account, for calls made outside the browser (another agent). */
-  const sessionOf = async (email: string, password: string): Promise<Record<string, string>> => {
-    const response = await fetch(`${service.url}/v2/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: service.url },
-      body: JSON.stringify({ email, password }),
-    });
-    expect(response.status).to.equal(204);
-    const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    return { cookie, origin: service.url };
-  };
-
-  const telegramText = async (
-    bot: { appId: string; secret: string },
-    chat: number,
-    text: string,
-    firstName = 'Tomás',
-  ) => {
-    update += 1;
-    const response = await fetch(`${service.url}/v2/callback/telegram/${bot.appId}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-telegram-bot-api-secret-token': bot.secret,
-      },
-      body: JSON.stringify({
-        update_id: update,
-        message: {
-          message_id: update,
-          date: Math.floor(Date.now() / 1000),
-          chat: { id: chat, type: 'private' },
-          from: { id: chat, first_name: firstName },
-          text,
-        },
-      }),
-    });
-    expect(response.status).to.equal(200);
-  };
-
-  const received = (chat: number, text: string) =>
-    service.telegram.calls.filter((c) => c.chat === String(chat) && c.text === text && c.delivered);
+  const received = (chat: number, text: string) => telegramDelivered(service, chat, text);
   const userGets = (chat: number, text: string) =>
     waitFor(() => received(chat, text).length > 0, { timeoutMs: 60_000, what: `"${text}" sent` });
-
-  /** A Telegram bot of DESK_FLOW with its webhook registered: its id and webhook secret. */
-  const deskBot = async (name: string): Promise<{ appId: string; secret: string }> => {
-    const created = await call('POST', '/v2/bots', {
-      name,
-      flow: DESK_FLOW,
-      channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
-    });
-    const appId: string = created.app_id;
-    await call('POST', `/v2/bots/${appId}/channels/${created.channels[0].id}/webhook`);
-    const hook = service.telegram.calls.findLast(
-      (c) => c.method === 'setWebhook' && String(c.body.url).endsWith(appId),
-    );
-    return { appId, secret: String(hook?.body.secret_token) };
-  };
-
-  /** Signs in through the sign-in page with an account's email and password. */
-  const signInAs = async (account: { email: string; password: string }) => {
-    const page = await service.newPage();
-    await page.goto('/console/');
-    await page.getByLabel('Email').fill(account.email);
-    await page.getByLabel('Password').fill(account.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
-    return page;
-  };
+  const say = (bot: TelegramBot, chat: number, text: string, from = 'Tomás') =>
+    telegramText(service, bot, { chat, from, text });
 
   before(async function () {
     this.timeout(300_000);
@@ -164,14 +71,14 @@ describe('the agent inbox in a browser', function () {
   });
 
   it('when a user asks for a person, then an agent sees it arrive live, claims it, types, answers, sees the reply, notes, and hands back at a state the user then gets', async () => {
-    const bot = await deskBot('Parcel desk');
+    const bot = await telegramBot(service, 'Parcel desk', DESK_FLOW);
     const { appId } = bot;
-    const ada = await makeAgent(appId, 'Ada');
-    const ben = await makeAgent(appId, 'Ben');
+    const ada = await makeAccount(service, { name: 'Ada', bots: [appId] });
+    const ben = await makeAccount(service, { name: 'Ben', bots: [appId] });
     const chat = 810_001;
 
     // Ada, an agent, signs in and opens the inbox: nobody waits yet.
-    const page = await signInAs(ada);
+    const page = await signInWithPassword(service, ada);
     await page
       .getByRole('navigation', { name: 'Sections' })
       .getByRole('link', { name: 'Inbox' })
@@ -181,9 +88,9 @@ describe('the agent inbox in a browser', function () {
     await page.getByRole('status').filter({ hasText: 'Live updates: on' }).waitFor();
 
     // The user talks to the bot and asks for a person: the conversation arrives, no reload.
-    await telegramText(bot, chat, 'hi');
+    await say(bot, chat, 'hi');
     await userGets(chat, 'Menu: say help for a person.');
-    await telegramText(bot, chat, 'help');
+    await say(bot, chat, 'help');
     await userGets(chat, 'A person from parcels will answer you.');
     const row = page.getByRole('row', { name: /Tomás/ });
     await row.waitFor({ timeout: 30_000 });
@@ -204,7 +111,7 @@ describe('the agent inbox in a browser', function () {
     await log.getByText('help', { exact: true }).waitFor();
     await page.getByText('"parcels"').waitFor();
     await page.getByRole('status').filter({ hasText: 'Live updates: on' }).waitFor();
-    await telegramText(bot, chat, 'is anybody there?');
+    await say(bot, chat, 'is anybody there?');
     await log.getByText('is anybody there?').waitFor({ timeout: 30_000 });
 
     // Ben claims it first: Ada's page says so live; a tab of hers that missed it is told plainly.
@@ -212,9 +119,9 @@ describe('the agent inbox in a browser', function () {
     await stale.route('**/v2/events?**', (route) => route.abort());
     await stale.goto(page.url());
     await stale.getByRole('button', { name: 'Claim' }).waitFor();
-    const benSession = await sessionOf(ben.email, ben.password);
+    const benSession = await sessionOf(service, ben);
     const handoffId = page.url().split('/').at(-1)!;
-    await call('POST', `/v2/handoffs/${handoffId}/claim`, undefined, benSession);
+    await apiCall(service, 'POST', `/v2/handoffs/${handoffId}/claim`, undefined, benSession);
     await page.getByText(`Claimed by ${ben.email}`).waitFor();
     expect(await page.getByRole('button', { name: 'Claim' }).count()).to.equal(0);
     await stale.getByRole('button', { name: 'Claim' }).click();
@@ -223,7 +130,7 @@ describe('the agent inbox in a browser', function () {
       .filter({ hasText: `Claimed by ${ben.email}` })
       .waitFor();
     await stale.close();
-    await call('POST', `/v2/handoffs/${handoffId}/release`, undefined, benSession);
+    await apiCall(service, 'POST', `/v2/handoffs/${handoffId}/release`, undefined, benSession);
     await page.getByText('Waiting for an agent', { exact: true }).waitFor();
 
     // Ada claims it, types (Telegram shows the user "typing…") and answers.
@@ -248,7 +155,7 @@ describe('the agent inbox in a browser', function () {
     });
 
     // The user's answer while Ada holds it arrives live.
-    await telegramText(bot, chat, 'great, thank you!');
+    await say(bot, chat, 'great, thank you!');
     await log.getByText('great, thank you!').waitFor({ timeout: 30_000 });
 
     // An internal note: in the transcript, marked as such, never sent.
@@ -278,17 +185,17 @@ describe('the agent inbox in a browser', function () {
   });
 
   it('when a viewer filters the inbox by bot and queue and opens a handoff, then it is read-only and follows a note live; when an agent closes one after confirming, then it ends and the next message starts the flow over', async () => {
-    const bot = await deskBot('Bike desk');
-    const ada = await makeAgent(bot.appId, 'Ada');
-    const vera = await makeAgent(bot.appId, 'Vera', 'viewer');
+    const bot = await telegramBot(service, 'Bike desk', DESK_FLOW);
+    const ada = await makeAccount(service, { name: 'Ada', bots: [bot.appId] });
+    const vera = await makeAccount(service, { name: 'Vera', role: 'viewer' });
     const chat = 810_002;
-    await telegramText(bot, chat, 'hi', 'Lena');
+    await say(bot, chat, 'hi', 'Lena');
     await userGets(chat, 'Menu: say help for a person.');
-    await telegramText(bot, chat, 'help', 'Lena');
+    await say(bot, chat, 'help', 'Lena');
     await userGets(chat, 'A person from parcels will answer you.');
 
     // A viewer reads the handoff: no claim, no reply, no note, no hand back.
-    const viewer = await signInAs(vera);
+    const viewer = await signInWithPassword(service, vera);
     await viewer.getByRole('link', { name: 'Inbox' }).click();
     // Filtered by bot and queue (kept in the URL): another queue of this bot has nobody.
     const filters = viewer.getByRole('search', { name: 'Filter the inbox' });
@@ -318,7 +225,7 @@ describe('the agent inbox in a browser', function () {
     await checkA11y(viewer, 'a handoff, read-only');
 
     // An agent closes it; the dialog asks first, and Cancel changes nothing.
-    const page = await signInAs(ada);
+    const page = await signInWithPassword(service, ada);
     await page.goto(viewer.url());
     await page.getByRole('heading', { name: 'Handoff: Lena', level: 1 }).waitFor();
     // Her note reaches the viewer's page live.
@@ -343,7 +250,7 @@ describe('the agent inbox in a browser', function () {
 
     // The user's next message starts the flow over.
     const menus = received(chat, 'Menu: say help for a person.').length;
-    await telegramText(bot, chat, 'hello again', 'Lena');
+    await say(bot, chat, 'hello again', 'Lena');
     await waitFor(() => received(chat, 'Menu: say help for a person.').length > menus, {
       timeoutMs: 60_000,
       what: 'the menu again',

@@ -6,16 +6,21 @@
  */
 import { expect } from 'chai';
 import { createDb, type Knex } from '../../src/shared/db.ts';
-import { TELEGRAM_TOKEN, urlWithSchema } from '../support/api.ts';
+import { urlWithSchema } from '../support/api.ts';
 import { ECHO_FLOW } from '../support/flows.ts';
 import { DATABASE_URL, waitFor } from '../support/services.ts';
 import {
+  apiCall,
   checkA11y,
   consoleService,
   expectNoCspViolations,
   screenshot,
   signIn,
+  telegramBot,
+  telegramDelivered,
+  telegramText,
   type ConsoleService,
+  type TelegramBot,
 } from './support.ts';
 
 const COMPONENTS = ['api', 'channel', 'language', 'flow', 'retriver', 'indexer'];
@@ -23,68 +28,12 @@ const COMPONENTS = ['api', 'channel', 'language', 'flow', 'retriver', 'indexer']
 describe('operations and conversations pages in a browser', function () {
   this.timeout(180_000);
   let service: ConsoleService;
-  let update = 7_000;
 
-  const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const response = await fetch(`${service.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${service.adminKey}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json: any = await response.json().catch(() => undefined);
-    if (!response.ok)
-      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-
-  /** A Telegram echo bot with its webhook registered; answers its id and webhook secret. */
-  const telegramBot = async (name: string): Promise<{ appId: string; secret: string }> => {
-    const created = await admin('POST', '/v2/bots', {
-      name,
-      flow: ECHO_FLOW,
-      channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
-    });
-    const appId: string = created.app_id;
-    await admin('POST', `/v2/bots/${appId}/channels/${created.channels[0].id}/webhook`);
-    const hook = service.telegram.calls.findLast(
-      (c) => c.method === 'setWebhook' && String(c.body.url).endsWith(appId),
-    );
-    return { appId, secret: String(hook?.body.secret_token) };
-  };
-
-  /** A person's text on Telegram, as Telegram posts it to the webhook. */
-  const telegramText = async (
-    bot: { appId: string; secret: string },
-    chat: number,
-    firstName: string,
-    text: string,
-  ) => {
-    update += 1;
-    const response = await fetch(`${service.url}/v2/callback/telegram/${bot.appId}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-telegram-bot-api-secret-token': bot.secret,
-      },
-      body: JSON.stringify({
-        update_id: update,
-        message: {
-          message_id: update,
-          date: Math.floor(Date.now() / 1000),
-          chat: { id: chat, type: 'private' },
-          from: { id: chat, first_name: firstName },
-          text,
-        },
-      }),
-    });
-    expect(response.status).to.equal(200);
-  };
-
-  const repliesTo = (chat: number, text: string) =>
-    service.telegram.calls.filter((c) => c.chat === String(chat) && c.text === text && c.delivered);
+  const admin = (method: string, path: string, body?: unknown) =>
+    apiCall(service, method, path, body);
+  const repliesTo = (chat: number, text: string) => telegramDelivered(service, chat, text);
+  const say = (bot: TelegramBot, chat: number, from: string, text: string) =>
+    telegramText(service, bot, { chat, from, text });
 
   before(async function () {
     this.timeout(300_000);
@@ -112,7 +61,7 @@ describe('operations and conversations pages in a browser', function () {
   };
 
   it("when storing one conversation's state fails, then the Operations page lists the flow dead letter, shows it, and once fixed replays it from the page and the reply is delivered once", async () => {
-    const bot = await telegramBot('Ops echo');
+    const bot = await telegramBot(service, 'Ops echo', ECHO_FLOW);
     const chat = 640_001;
     const text = 'poison-640001 please';
     // A stand-in for a bug: a trigger refuses to store this conversation's state.
@@ -134,7 +83,7 @@ describe('operations and conversations pages in a browser', function () {
       await db.raw('drop function poison_state()');
     };
     try {
-      await telegramText(bot, chat, 'Olga', text);
+      await say(bot, chat, 'Olga', text);
 
       const page = await service.newPage();
       await signIn(page, service.adminKey);
@@ -187,7 +136,7 @@ describe('operations and conversations pages in a browser', function () {
         what: 'the replayed turn answered',
       });
       // The next turn of the chat is answered after it: the replay did not run the turn twice.
-      await telegramText(bot, chat, 'Olga', 'thanks');
+      await say(bot, chat, 'Olga', 'thanks');
       await waitFor(() => repliesTo(chat, 'echo: thanks').length > 0, {
         timeoutMs: 60_000,
         what: 'the next turn answered',
@@ -201,14 +150,14 @@ describe('operations and conversations pages in a browser', function () {
   });
 
   it('when a Telegram bot with a web channel has conversations, then the Conversations page narrows them by channel and by words', async () => {
-    const bot = await telegramBot('Conversation desk');
+    const bot = await telegramBot(service, 'Conversation desk', ECHO_FLOW);
     const web = await admin('POST', `/v2/bots/${bot.appId}/channels`, {
       type: 'web',
       details: { allowed_origins: [] },
     });
     expect(web.type).to.equal('web');
-    await telegramText(bot, 650_001, 'Ana', 'my brakes squeak');
-    await telegramText(bot, 650_002, 'Ben', 'need a new chain');
+    await say(bot, 650_001, 'Ana', 'my brakes squeak');
+    await say(bot, 650_002, 'Ben', 'need a new chain');
     // A web visitor through the web channel's own routes (no Origin: not a browser).
     const session: any = await (
       await fetch(`${service.url}/v2/web/${bot.appId}/sessions`, {

@@ -151,3 +151,17 @@ export async function signIn(page: Page, key: string): Promise<void> {
   await page.getByRole('button', { name: 'Sign in with the admin key' }).click();
   await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
 }
+
+/** Signs in through the sign-in page with an account's email and password, in a new browser context. */
+export async function signInWithPassword(
+  service: ConsoleService,
+  account: { email: string; password: string },
+): Promise<Page> {
+  const page = await service.newPage();
+  await page.goto('/console/');
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
+  return page;
+}

@@ -1,17 +1,20 @@
 /**
  * The browser tests' harness: the real service and Debian's chromium (./service.ts), started once
  * for every browser test file and stopped by a root hook. `checkA11y` runs axe-core on a page;
- * `screenshot` keeps a picture of it for docs/console.md.
+ * `screenshot` keeps a picture of it for docs/console.md. The rest sets a test up as a person
+ * would not need to: admin API calls, accounts, sessions and Telegram bots and messages.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
+import { TELEGRAM_TOKEN } from '../support/api.ts';
 import { ROOT } from '../support/services.ts';
 import { startConsoleService, type ConsoleService, type RunningConsole } from './service.ts';
 
-export { CHROMIUM, signIn, type ConsoleService } from './service.ts';
+export { CHROMIUM, signIn, signInWithPassword, type ConsoleService } from './service.ts';
 
 let shared: Promise<RunningConsole> | undefined;
 
@@ -91,4 +94,119 @@ let temp: string | undefined;
 function screenshotTemp(): string {
   temp ??= mkdtempSync(join(tmpdir(), 'botwire-screens-'));
   return temp;
+}
+
+/**
+ * Calls the admin API of `service` (with the admin key unless `headers` say otherwise, such as
+ * another account's session); the JSON answer, or an error naming the call and its status.
+ */
+export async function apiCall(
+  service: ConsoleService,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = { authorization: `Bearer ${service.adminKey}` },
+): Promise<any> {
+  const response = await fetch(`${service.url}${path}`, {
+    method,
+    headers: {
+      ...headers,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json: any = await response.json().catch(() => undefined);
+  if (!response.ok)
+    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/**
+ * An account made through the admin API as an owner would, with a unique email and password;
+ * an agent is assigned to `bots`.
+ */
+export async function makeAccount(
+  service: ConsoleService,
+  { name, role = 'agent', bots = [] }: { name: string; role?: string; bots?: string[] },
+): Promise<{ email: string; password: string }> {
+  const email = `${name.toLowerCase()}-${randomBytes(3).toString('hex')}@example.test`;
+  const password = `password of ${name} ${randomBytes(4).toString('hex')}`;
+  await apiCall(service, 'POST', '/v2/accounts', { email, name, role, password, bots });
+  return { email, password };
+}
+
+/** A console session of an account, as headers for calls made outside the browser. */
+export async function sessionOf(
+  service: ConsoleService,
+  { email, password }: { email: string; password: string },
+): Promise<Record<string, string>> {
+  const response = await fetch(`${service.url}/v2/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: service.url },
+    body: JSON.stringify({ email, password }),
+  });
+  expect(response.status).to.equal(204);
+  const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  return { cookie, origin: service.url };
+}
+
+/** A Telegram bot of `flow` with its webhook registered: its id and webhook secret. */
+export async function telegramBot(
+  service: ConsoleService,
+  name: string,
+  flow: unknown,
+): Promise<TelegramBot> {
+  const created = await apiCall(service, 'POST', '/v2/bots', {
+    name,
+    flow,
+    channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
+  });
+  const appId: string = created.app_id;
+  await apiCall(service, 'POST', `/v2/bots/${appId}/channels/${created.channels[0].id}/webhook`);
+  const hook = service.telegram.calls.findLast(
+    (c) => c.method === 'setWebhook' && String(c.body.url).endsWith(appId),
+  );
+  return { appId, secret: String(hook?.body.secret_token) };
+}
+
+export interface TelegramBot {
+  appId: string;
+  secret: string;
+}
+
+// Update ids count up across every browser test file: the service shares one Telegram stand-in.
+let telegramUpdate = 7_000;
+
+/** A person's text on Telegram, posted to the bot's webhook as Telegram does. */
+export async function telegramText(
+  service: ConsoleService,
+  bot: TelegramBot,
+  { chat, from, text }: { chat: number; from: string; text: string },
+): Promise<void> {
+  telegramUpdate += 1;
+  const response = await fetch(`${service.url}/v2/callback/telegram/${bot.appId}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-telegram-bot-api-secret-token': bot.secret,
+    },
+    body: JSON.stringify({
+      update_id: telegramUpdate,
+      message: {
+        message_id: telegramUpdate,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: chat, type: 'private' },
+        from: { id: chat, first_name: from },
+        text,
+      },
+    }),
+  });
+  expect(response.status).to.equal(200);
+}
+
+/** The Telegram messages delivered to `chat` with exactly `text`. */
+export function telegramDelivered(service: ConsoleService, chat: number, text: string) {
+  return service.telegram.calls.filter(
+    (c) => c.chat === String(chat) && c.text === text && c.delivered,
+  );
 }

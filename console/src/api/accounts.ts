@@ -2,7 +2,7 @@
  * Accounts, invites, the signed-in caller and its personal tokens (docs/accounts.md), as TanStack
  * Query hooks over the generated client.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { api, unwrap } from './client.ts';
 import type { components } from './schema.d.ts';
 
@@ -18,6 +18,15 @@ const ME_KEY = ['me'] as const;
 const ACCOUNTS_KEY = ['accounts'] as const;
 const INVITES_KEY = ['invites'] as const;
 const TOKENS_KEY = ['tokens'] as const;
+
+/** A change that refetches the list under `key` once it is made (the mutation ends after it). */
+function useChangeOf<TVariables, TData>(key: QueryKey, change: (v: TVariables) => Promise<TData>) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: change,
+    onSuccess: () => client.invalidateQueries({ queryKey: key }),
+  });
+}
 
 /** Who is signed in: name, role and (for an agent) assigned bots. */
 export function useMe() {
@@ -43,26 +52,17 @@ export function useInvites() {
 }
 
 export function useCreateInvite() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async (body: components['schemas']['create-invite']) =>
-      unwrap(await api.POST('/v2/invites', { body })),
-    onSuccess: () => client.invalidateQueries({ queryKey: INVITES_KEY }),
-  });
+  return useChangeOf(INVITES_KEY, async (body: components['schemas']['create-invite']) =>
+    unwrap(await api.POST('/v2/invites', { body })),
+  );
 }
 
 export function useUpdateAccount() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async ({
-      id,
-      patch,
-    }: {
-      id: string;
-      patch: components['schemas']['patch-account'];
-    }) => unwrap(await api.PATCH('/v2/accounts/{id}', { params: { path: { id } }, body: patch })),
-    onSuccess: () => client.invalidateQueries({ queryKey: ACCOUNTS_KEY }),
-  });
+  return useChangeOf(
+    ACCOUNTS_KEY,
+    async ({ id, patch }: { id: string; patch: components['schemas']['patch-account'] }) =>
+      unwrap(await api.PATCH('/v2/accounts/{id}', { params: { path: { id } }, body: patch })),
+  );
 }
 
 export function useTokens() {
@@ -73,21 +73,15 @@ export function useTokens() {
 }
 
 export function useCreateToken() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async (body: components['schemas']['create-token']) =>
-      unwrap(await api.POST('/v2/tokens', { body })),
-    onSuccess: () => client.invalidateQueries({ queryKey: TOKENS_KEY }),
-  });
+  return useChangeOf(TOKENS_KEY, async (body: components['schemas']['create-token']) =>
+    unwrap(await api.POST('/v2/tokens', { body })),
+  );
 }
 
 export function useRevokeToken() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async (id: string) =>
-      unwrap(await api.DELETE('/v2/tokens/{id}', { params: { path: { id } } })),
-    onSuccess: () => client.invalidateQueries({ queryKey: TOKENS_KEY }),
-  });
+  return useChangeOf(TOKENS_KEY, async (id: string) =>
+    unwrap(await api.DELETE('/v2/tokens/{id}', { params: { path: { id } } })),
+  );
 }
 
 /** What an invite link offers (no sign-in needed). */

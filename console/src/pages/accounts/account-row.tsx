@@ -1,7 +1,7 @@
 /** One account in the owners' list: its role, bots (for an agent) and whether it is disabled. */
 import { useState } from 'react';
 import { ROLES, useUpdateAccount, type Account, type Role } from '../../api/accounts.ts';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { BotPicker } from './bot-picker.tsx';
 
 export function AccountRow({ account, isMe }: { account: Account; isMe: boolean }) {
@@ -47,7 +47,14 @@ export function AccountRow({ account, isMe }: { account: Account; isMe: boolean 
               </button>
             </>
           ) : (
-            <button type="button" onClick={() => setEditingBots(true)}>
+            <button
+              type="button"
+              onClick={() => {
+                // Start from the bots as saved now, not as they were when the row first showed.
+                setBots(account.bots);
+                setEditingBots(true);
+              }}
+            >
               Bots ({account.bots.length})
             </button>
           ))}

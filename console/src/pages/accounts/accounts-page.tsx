@@ -1,6 +1,6 @@
 /** Owners: every account (role, bots of agents, disabling) and invite links. */
 import { useAccounts, useMe } from '../../api/accounts.ts';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { QueryState } from '../../components/query-state.tsx';
 import { AccountRow } from './account-row.tsx';
 import { InviteForm } from './invite-form.tsx';
 
@@ -13,10 +13,11 @@ export function AccountsPage() {
       <InviteForm />
       <section aria-labelledby="accounts-h">
         <h2 id="accounts-h">People</h2>
-        {accounts.isPending && <p role="status">Loading accounts…</p>}
-        {accounts.isError && (
-          <ErrorAlert what="The accounts could not be loaded." error={accounts.error} />
-        )}
+        <QueryState
+          query={accounts}
+          loading="Loading accounts…"
+          failed="The accounts could not be loaded."
+        />
         {accounts.data && (
           <table>
             <thead>

@@ -1,5 +1,6 @@
 /** Checkboxes of every bot: which bots an agent is assigned to. */
 import { useBots } from '../../api/bots.ts';
+import { QueryState } from '../../components/query-state.tsx';
 
 export function BotPicker({
   legend,
@@ -11,8 +12,11 @@ export function BotPicker({
   onChange: (bots: string[]) => void;
 }) {
   const bots = useBots();
-  if (bots.isPending) return <p role="status">Loading bots…</p>;
-  if (bots.isError) return <p role="alert">The bots could not be loaded.</p>;
+  if (!bots.isSuccess) {
+    return (
+      <QueryState query={bots} loading="Loading bots…" failed="The bots could not be loaded." />
+    );
+  }
   return (
     <fieldset>
       <legend>{legend}</legend>

@@ -4,7 +4,8 @@
  */
 import { useState, type FormEvent } from 'react';
 import { ROLES, useCreateInvite, type Role } from '../../api/accounts.ts';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
+import { TextField } from '../../components/text-field.tsx';
 import { BotPicker } from './bot-picker.tsx';
 
 export function InviteForm() {
@@ -39,12 +40,12 @@ export function InviteForm() {
             </option>
           ))}
         </select>
-        <label htmlFor="invite-email">Email (optional)</label>
-        <input
+        <TextField
           id="invite-email"
+          label="Email (optional)"
           type="email"
           value={email}
-          onChange={(e) => setEmail(e.target.value)}
+          onChange={setEmail}
         />
         {role === 'agent' && (
           <BotPicker legend="Bots of the agent" value={bots} onChange={setBots} />

@@ -8,6 +8,7 @@ import { useNavigate, useParams } from 'react-router';
 import { useAcceptInvite, useInviteOffer } from '../../api/accounts.ts';
 import { ApiError } from '../../api/api-error.ts';
 import { useSignIn } from '../../api/session.ts';
+import { TextField } from '../../components/text-field.tsx';
 
 export function InvitePage() {
   const token = useParams().token ?? '';
@@ -63,35 +64,33 @@ export function InvitePage() {
       </p>
       <form onSubmit={submit}>
         {invitedEmail === null && (
-          <>
-            <label htmlFor="invite-email">Email</label>
-            <input
-              id="invite-email"
-              type="email"
-              autoComplete="username"
-              required
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-            />
-          </>
+          <TextField
+            id="invite-email"
+            label="Email"
+            type="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={setEmail}
+          />
         )}
-        <label htmlFor="invite-name">Your name</label>
-        <input
+        <TextField
           id="invite-name"
+          label="Your name"
           autoComplete="name"
           required
           value={name}
-          onChange={(e) => setName(e.target.value)}
+          onChange={setName}
         />
-        <label htmlFor="invite-password">Choose a password (12 characters or more)</label>
-        <input
+        <TextField
           id="invite-password"
+          label="Choose a password (12 characters or more)"
           type="password"
           autoComplete="new-password"
           minLength={12}
           required
           value={password}
-          onChange={(e) => setPassword(e.target.value)}
+          onChange={setPassword}
         />
         <button type="submit" disabled={accept.isPending || signIn.isPending}>
           Create my account

@@ -1,7 +1,9 @@
 /** My personal API tokens: make one (shown once, to copy), see when each was used, revoke. */
 import { useState, type FormEvent } from 'react';
 import { useCreateToken, useRevokeToken, useTokens } from '../../api/accounts.ts';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
+import { QueryState } from '../../components/query-state.tsx';
+import { TextField } from '../../components/text-field.tsx';
 
 export function TokensPage() {
   const tokens = useTokens();
@@ -20,8 +22,7 @@ export function TokensPage() {
         role. It is shown once, when made.
       </p>
       <form onSubmit={submit}>
-        <label htmlFor="token-name">Token name</label>
-        <input id="token-name" required value={name} onChange={(e) => setName(e.target.value)} />
+        <TextField id="token-name" label="Token name" required value={name} onChange={setName} />
         <button type="submit" disabled={create.isPending}>
           Create token
         </button>
@@ -33,7 +34,11 @@ export function TokensPage() {
           <input id="new-token" readOnly value={create.data.token ?? ''} />
         </div>
       )}
-      {tokens.isError && <ErrorAlert what="The tokens could not be loaded." error={tokens.error} />}
+      <QueryState
+        query={tokens}
+        loading="Loading tokens…"
+        failed="The tokens could not be loaded."
+      />
       {tokens.data && (
         <table>
           <thead>

@@ -6,7 +6,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useMemo, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { QueryState } from '../../components/query-state.tsx';
 import {
   auditKeys,
   filtersFromSearch,
@@ -38,11 +38,12 @@ export function AuditPage() {
           setSearch(Object.fromEntries(Object.entries(next).filter(([, v]) => Boolean(v))))
         }
       />
-      {log.isError ? <ErrorAlert error={log.error} what="Could not load the audit log." /> : null}
-      {log.isPending ? <p role="status">Loading…</p> : null}
-      {log.isSuccess && items.length === 0 ? (
-        <p>No changes{filtered ? ' match these filters' : ' recorded yet'}.</p>
-      ) : null}
+      <QueryState
+        query={log}
+        failed="Could not load the audit log."
+        empty={`No changes${filtered ? ' match these filters' : ' recorded yet'}.`}
+        isEmpty={items.length === 0}
+      />
       {items.length > 0 ? <AuditTable items={items} /> : null}
       {log.hasNextPage ? (
         <button
@@ -123,8 +124,8 @@ function FilterForm({
 
 /** A summary's before → after, one line per field. */
 function Changes({ summary }: { summary: AuditEntry['summary'] }) {
-  const before = (summary.before ?? {});
-  const after = (summary.after ?? {});
+  const before = summary.before ?? {};
+  const after = summary.after ?? {};
   const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])];
   if (fields.length === 0) return <>—</>;
   const show = (v: unknown) => (v === undefined ? '—' : JSON.stringify(v));

@@ -5,11 +5,9 @@
  * new state.
  */
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo } from 'react';
 import { Link, useParams } from 'react-router';
 import { errorText } from '../../api/api-error.ts';
 import type { ConversationDetail } from '../../api/types.ts';
-import { coalesce } from './coalesce.ts';
 import {
   conversationEventsUrl,
   conversationKeys,
@@ -17,10 +15,12 @@ import {
   listMessages,
 } from './conversations-api.ts';
 import { readLiveConversation, readLiveMessage, withLiveState } from './live-events.ts';
+import { LiveStatusLine } from './live-status-line.tsx';
 import { fromTranscriptRow, withChoiceTitles } from './message-model.ts';
 import { MessageView } from './message-view.tsx';
 import { VariablesView } from './variables-view.tsx';
-import { LIVE_STATUS_TEXT, useEventSource } from './use-event-source.ts';
+import { useEventSource } from './use-event-source.ts';
+import { useLiveRefresh } from './use-live-refresh.ts';
 import './conversations.css';
 
 /** Least time between two transcript refreshes caused by live events (ms). */
@@ -42,21 +42,16 @@ export function ConversationPage() {
     enabled: id !== '',
   });
 
-  const refresh = useMemo(
-    () =>
-      coalesce(() => {
-        void queryClient.invalidateQueries({ queryKey: conversationKeys.messages(id) });
-        void queryClient.invalidateQueries({ queryKey: conversationKeys.detail(id) });
-      }, LIVE_REFRESH_MS),
-    [queryClient, id],
+  const refresh = useLiveRefresh(
+    [conversationKeys.messages(id), conversationKeys.detail(id)],
+    LIVE_REFRESH_MS,
   );
-  useEffect(() => () => refresh.cancel(), [refresh]);
   const appId = detail.data?.app_id;
   const live = useEventSource(
     appId ? conversationEventsUrl(appId) : null,
     {
       message: (data) => {
-        if (readLiveMessage(data)?.conversation_id === id) refresh.trigger();
+        if (readLiveMessage(data)?.conversation_id === id) refresh();
       },
       conversation: (data) => {
         const event = readLiveConversation(data);
@@ -64,9 +59,9 @@ export function ConversationPage() {
         queryClient.setQueryData<ConversationDetail>(conversationKeys.detail(id), (old) =>
           old ? withLiveState(old, event) : old,
         );
-        refresh.trigger();
+        refresh();
       },
-      reset: refresh.trigger,
+      reset: refresh,
     },
     { withCredentials: true },
   );
@@ -84,14 +79,7 @@ export function ConversationPage() {
           </Link>
         </p>
       ) : null}
-      <p role="status" className={`live live--${live.status}`}>
-        {appId ? LIVE_STATUS_TEXT[live.status] : ''}
-        {live.status === 'closed' ? (
-          <button type="button" onClick={live.retry}>
-            Reconnect
-          </button>
-        ) : null}
-      </p>
+      <LiveStatusLine live={live} quiet={!appId} />
       {detail.isError ? (
         <div role="alert">
           Could not load the conversation: {errorText(detail.error)}{' '}

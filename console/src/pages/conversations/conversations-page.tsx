@@ -4,12 +4,11 @@
  * `conversation` event of this bot refreshes the list, so new conversations and messages appear
  * without a reload.
  */
-import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useMemo, useState, type FormEvent } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { errorText } from '../../api/api-error.ts';
 import type { ConversationSummary } from '../../api/types.ts';
-import { coalesce } from './coalesce.ts';
 import {
   filtersFromSearch,
   filtersProblem,
@@ -18,7 +17,9 @@ import {
 } from './conversation-filters.ts';
 import { conversationEventsUrl, conversationKeys, listConversations } from './conversations-api.ts';
 import { readLiveConversation, readLiveMessage } from './live-events.ts';
-import { LIVE_STATUS_TEXT, useEventSource } from './use-event-source.ts';
+import { LiveStatusLine } from './live-status-line.tsx';
+import { useEventSource } from './use-event-source.ts';
+import { useLiveRefresh } from './use-live-refresh.ts';
 import './conversations.css';
 
 /** Least time between two refreshes of the list caused by live events (ms). */
@@ -31,7 +32,6 @@ export function ConversationsPage() {
   const [search, setSearch] = useSearchParams();
   const filters = useMemo(() => filtersFromSearch(search), [search]);
   const problem = filtersProblem(filters);
-  const queryClient = useQueryClient();
 
   const conversations = useInfiniteQuery({
     queryKey: conversationKeys.filtered(appId, filters),
@@ -41,23 +41,15 @@ export function ConversationsPage() {
     enabled: appId !== '' && problem === undefined,
   });
 
-  const refresh = useMemo(
-    () =>
-      coalesce(
-        () => void queryClient.invalidateQueries({ queryKey: conversationKeys.list(appId) }),
-        LIVE_REFRESH_MS,
-      ),
-    [queryClient, appId],
-  );
-  useEffect(() => () => refresh.cancel(), [refresh]);
+  const refresh = useLiveRefresh([conversationKeys.list(appId)], LIVE_REFRESH_MS);
   // The stream is asked for this bot's events only; checked again here, so that a server which
   // ignores `app_id` costs refreshes, never wrong rows.
   const ofThisBot = (data: unknown) => {
-    if ((readLiveMessage(data) ?? readLiveConversation(data))?.app_id === appId) refresh.trigger();
+    if ((readLiveMessage(data) ?? readLiveConversation(data))?.app_id === appId) refresh();
   };
   const live = useEventSource(
     appId === '' ? null : conversationEventsUrl(appId),
-    { message: ofThisBot, conversation: ofThisBot, reset: refresh.trigger },
+    { message: ofThisBot, conversation: ofThisBot, reset: refresh },
     { withCredentials: true },
   );
 
@@ -73,14 +65,7 @@ export function ConversationsPage() {
         filters={filters}
         onApply={(next) => setSearch(filtersToSearch(next))}
       />
-      <p role="status" className={`live live--${live.status}`}>
-        {LIVE_STATUS_TEXT[live.status]}
-        {live.status === 'closed' ? (
-          <button type="button" onClick={live.retry}>
-            Reconnect
-          </button>
-        ) : null}
-      </p>
+      <LiveStatusLine live={live} />
       {problem ? <p role="alert">{problem}</p> : null}
       {conversations.isError ? (
         <div role="alert" className="conversations__error">

@@ -5,7 +5,7 @@
  */
 import { useContext, useState } from 'react';
 import { ActionsEditor } from './actions-editor.tsx';
-import { ConfirmDialog } from './confirm-dialog.tsx';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { ExitEditor } from './exit-editor.tsx';
 import { referencesTo, stateNameProblem, type StateReference } from './flow-edits.ts';
 import type { Problem } from '../../api/types.ts';

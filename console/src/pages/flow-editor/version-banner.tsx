@@ -6,7 +6,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { ApiError } from '../../api/api-error.ts';
 import type { Impact, VersionDetail } from '../../api/types.ts';
-import { ConfirmDialog } from './confirm-dialog.tsx';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { getImpact, republishVersion } from './flow-api.ts';
 import { ImpactNote } from './impact-note.tsx';
 

@@ -6,9 +6,9 @@
 import { useState } from 'react';
 import { ApiError } from '../../api/api-error.ts';
 import type { HandoffDetail } from '../../api/types.ts';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { actorName } from '../conversations/message-model.ts';
-import { ConfirmDialog } from '../flow-editor/confirm-dialog.tsx';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
 import { claimHandoff, closeHandoff, handBack, releaseHandoff } from './inbox-api.ts';
 import { useHandoffAction } from './use-handoff-action.ts';
 
@@ -17,7 +17,7 @@ function ClaimRefused({ error }: { error: unknown }) {
   if (error instanceof ApiError && error.code === 'BW_ERR_HANDOFF_CLAIMED') {
     const by = error.details?.claimed_by;
     return (
-      <div role="alert" className="ops-alert">
+      <div role="alert" className="error-alert">
         Claimed by {typeof by === 'string' ? actorName(by) : 'another agent'}: they answer this
         conversation now.
       </div>

@@ -6,18 +6,19 @@
  * Live: a `handoff` event of it (a claim by someone else, its end) and a `message` event of its
  * conversation refetch it.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMe } from '../../api/accounts.ts';
 import type { HandoffDetail, TranscriptRow } from '../../api/types.ts';
-import { coalesce } from '../conversations/coalesce.ts';
+import { QueryState } from '../../components/query-state.tsx';
 import { readLiveMessage } from '../conversations/live-events.ts';
+import { LiveStatusLine } from '../conversations/live-status-line.tsx';
 import { fromTranscriptRow, withChoiceTitles } from '../conversations/message-model.ts';
 import { MessageView } from '../conversations/message-view.tsx';
-import { LIVE_STATUS_TEXT, useEventSource } from '../conversations/use-event-source.ts';
+import { useEventSource } from '../conversations/use-event-source.ts';
+import { useLiveRefresh } from '../conversations/use-live-refresh.ts';
 import { VariablesView } from '../conversations/variables-view.tsx';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
 import { ClaimBar, CloseHandoff, HandBack } from './handoff-actions.tsx';
 import {
   durationText,
@@ -41,7 +42,6 @@ const LIVE_REFRESH_MS = 400;
 
 export function HandoffPage() {
   const { id = '' } = useParams();
-  const queryClient = useQueryClient();
   const me = useMe();
   const now = useNow();
   const detail = useQuery({
@@ -49,42 +49,35 @@ export function HandoffPage() {
     queryFn: () => getHandoff(id),
     enabled: id !== '',
   });
-  const refresh = useMemo(
-    () =>
-      coalesce(() => {
-        void queryClient.invalidateQueries({ queryKey: inboxKeys.detail(id) });
-      }, LIVE_REFRESH_MS),
-    [queryClient, id],
-  );
-  useEffect(() => () => refresh.cancel(), [refresh]);
+  const refresh = useLiveRefresh([inboxKeys.detail(id)], LIVE_REFRESH_MS);
 
   const handoff = detail.data;
   const live = useEventSource(
     handoff ? inboxEventsUrl('handoff,message', handoff.app_id) : null,
     {
       handoff: (data) => {
-        if (readLiveHandoff(data)?.handoff_id === id) refresh.trigger();
+        if (readLiveHandoff(data)?.handoff_id === id) refresh();
       },
       message: (data) => {
-        if (readLiveMessage(data)?.conversation_id === handoff?.conversation_id) refresh.trigger();
+        if (readLiveMessage(data)?.conversation_id === handoff?.conversation_id) refresh();
       },
-      reset: refresh.trigger,
+      reset: refresh,
     },
     { withCredentials: true },
   );
 
-  if (detail.isError) {
+  if (detail.isError || !handoff) {
     return (
       <div className="handoff">
         <h1>Handoff</h1>
-        <ErrorAlert error={detail.error} what="Could not load the handoff." />
-        <button type="button" onClick={() => void detail.refetch()}>
-          Try again
-        </button>
+        <QueryState
+          query={detail}
+          failed="Could not load the handoff."
+          onRetry={() => void detail.refetch()}
+        />
       </div>
     );
   }
-  if (!handoff) return <p role="status">Loading…</p>;
 
   const viewer = me.data;
   const canAct = viewer !== undefined && mayAct(viewer.role);
@@ -103,14 +96,7 @@ export function HandoffPage() {
         {handoff.status === 'waiting' ? ` · waiting ${durationText(waited)}` : null}
         {handoff.queue ? ` · queue ${handoff.queue}` : null}
       </p>
-      <p role="status" className={`live live--${live.status}`}>
-        {LIVE_STATUS_TEXT[live.status]}
-        {live.status === 'closed' ? (
-          <button type="button" onClick={live.retry}>
-            Reconnect
-          </button>
-        ) : null}
-      </p>
+      <LiveStatusLine live={live} />
       {!canAct ? (
         <p className="hint">You can read this handoff; owners and agents answer and act on it.</p>
       ) : null}

@@ -4,15 +4,16 @@
  * waiting time that ticks. Live: a `handoff` event (one began, was claimed, released or ended)
  * refreshes the list, so every agent of a bot sees the same queue without a reload.
  */
-import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useMemo, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useMe } from '../../api/accounts.ts';
 import { useBots } from '../../api/bots.ts';
 import type { HandoffItem, HandoffQuery } from '../../api/types.ts';
-import { coalesce } from '../conversations/coalesce.ts';
-import { LIVE_STATUS_TEXT, useEventSource } from '../conversations/use-event-source.ts';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { QueryState } from '../../components/query-state.tsx';
+import { LiveStatusLine } from '../conversations/live-status-line.tsx';
+import { useEventSource } from '../conversations/use-event-source.ts';
+import { useLiveRefresh } from '../conversations/use-live-refresh.ts';
 import {
   durationText,
   personOf,
@@ -40,7 +41,6 @@ function filtersOf(search: URLSearchParams): HandoffQuery {
 export function InboxPage() {
   const [search, setSearch] = useSearchParams();
   const filters = useMemo(() => filtersOf(search), [search]);
-  const queryClient = useQueryClient();
   const me = useMe();
   const bots = useBots();
   const now = useNow();
@@ -52,22 +52,14 @@ export function InboxPage() {
     getNextPageParam: (last) => last.next_after ?? undefined,
   });
 
-  const refresh = useMemo(
-    () =>
-      coalesce(
-        () => void queryClient.invalidateQueries({ queryKey: inboxKeys.all }),
-        LIVE_REFRESH_MS,
-      ),
-    [queryClient],
-  );
-  useEffect(() => () => refresh.cancel(), [refresh]);
+  const refresh = useLiveRefresh([inboxKeys.all], LIVE_REFRESH_MS);
   const live = useEventSource(
     inboxEventsUrl('handoff', filters.app_id),
     {
       handoff: (data) => {
-        if (readLiveHandoff(data)) refresh.trigger();
+        if (readLiveHandoff(data)) refresh();
       },
-      reset: refresh.trigger,
+      reset: refresh,
     },
     { withCredentials: true },
   );
@@ -95,26 +87,14 @@ export function InboxPage() {
           setSearch(params);
         }}
       />
-      <p role="status" className={`live live--${live.status}`}>
-        {LIVE_STATUS_TEXT[live.status]}
-        {live.status === 'closed' ? (
-          <button type="button" onClick={live.retry}>
-            Reconnect
-          </button>
-        ) : null}
-      </p>
-      {handoffs.isError ? (
-        <>
-          <ErrorAlert error={handoffs.error} what="Could not load the inbox." />
-          <button type="button" onClick={() => void handoffs.refetch()}>
-            Try again
-          </button>
-        </>
-      ) : null}
-      {handoffs.isPending ? <p role="status">Loading…</p> : null}
-      {handoffs.isSuccess && items.length === 0 ? (
-        <p>Nobody is waiting{filtered ? ' in this view' : ''}.</p>
-      ) : null}
+      <LiveStatusLine live={live} />
+      <QueryState
+        query={handoffs}
+        failed="Could not load the inbox."
+        onRetry={() => void handoffs.refetch()}
+        empty={`Nobody is waiting${filtered ? ' in this view' : ''}.`}
+        isEmpty={items.length === 0}
+      />
       {items.length > 0 ? (
         <table className="inbox__table">
           <caption className="visually-hidden">Open handoffs, waiting longest first</caption>

@@ -1,6 +1,6 @@
 /** An internal note: kept in the transcript for the other agents, never sent to the user. */
 import { useState } from 'react';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { addNote } from './inbox-api.ts';
 import { useHandoffAction } from './use-handoff-action.ts';
 

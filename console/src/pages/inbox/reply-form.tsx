@@ -6,7 +6,7 @@
  */
 import { useRef, useState, type FormEvent } from 'react';
 import type { AgentMessage } from '../../api/types.ts';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 // Not crypto.randomUUID: it exists only in secure contexts (see there).
 import { newClientMessageId } from '../test-chat/chat-session.ts';
 import { sendReply, showTyping } from './inbox-api.ts';

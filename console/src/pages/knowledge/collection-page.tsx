@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../api/api-error.ts';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { LiveBadge } from '../ops-shared/live-badge.tsx';
 import '../ops-shared/ops-shared.css';
 import { JobPanel } from './job-panel.tsx';

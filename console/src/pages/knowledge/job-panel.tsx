@@ -4,7 +4,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { getIndexJob, knowledgeKeys } from './knowledge-api.ts';
 import { isFinished, progressOf } from './job-progress.ts';
 import type { FileOutcome } from '../../api/types.ts';
@@ -67,7 +67,7 @@ export function JobPanel({ jobId }: { jobId: string }) {
         {!isFinished(view.status) && view.attempts > 1 && <> (attempt {view.attempts})</>}
       </p>
       {view.error !== undefined && (
-        <p role="alert" className="ops-alert">
+        <p role="alert" className="error-alert">
           {view.error}
         </p>
       )}

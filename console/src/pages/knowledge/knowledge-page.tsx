@@ -5,7 +5,7 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { LiveBadge } from '../ops-shared/live-badge.tsx';
 import '../ops-shared/ops-shared.css';
 import { collectionNameProblem } from './collection-name.ts';

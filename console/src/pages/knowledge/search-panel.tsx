@@ -1,7 +1,7 @@
 /** Searching a collection as a bot's `answer_from` step would: hits with their source. */
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { citeSource } from './cite-source.ts';
 import { knowledgeKeys, searchCollection } from './knowledge-api.ts';
 import { SnippetView } from './snippet-view.tsx';

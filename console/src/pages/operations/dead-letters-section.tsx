@@ -4,10 +4,10 @@
  */
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
-import { getDeadLetter, listDeadLetters, opsKeys, replayDeadLetters } from './operations-api.ts';
-import { ConfirmDialog } from './confirm-dialog.tsx';
 import type { ReplayTarget } from '../../api/types.ts';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
+import { getDeadLetter, listDeadLetters, opsKeys, replayDeadLetters } from './operations-api.ts';
 import { confirmQuestion, replaySummary } from './replay.ts';
 
 function Inspect({ topic, id }: { topic: string; id: string }) {
@@ -147,7 +147,7 @@ export function DeadLettersSection({ topic }: { topic: string }) {
       {inspected !== undefined && <Inspect topic={topic} id={inspected} />}
       {asking !== undefined && (
         <ConfirmDialog
-          question={confirmQuestion(topic, asking)}
+          title={confirmQuestion(topic, asking)}
           confirmLabel="Replay"
           onCancel={() => setAsking(undefined)}
           onConfirm={() => {

@@ -1,6 +1,6 @@
 /** The components and their live processes, with when each was last seen (stale ones marked). */
 import { useQuery } from '@tanstack/react-query';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { isStale, relativeTime } from '../ops-shared/relative-time.ts';
 import { getProcesses, opsKeys } from './operations-api.ts';
 import { useNow } from './use-now.ts';

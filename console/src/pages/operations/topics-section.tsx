@@ -1,6 +1,6 @@
 /** Each topic's backlog, pending entries and dead letters; choosing a topic shows its dead letters. */
 import { useQuery } from '@tanstack/react-query';
-import { ErrorAlert } from '../ops-shared/error-alert.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { getTopics, opsKeys } from './operations-api.ts';
 import { OPS_REFRESH_MS } from './processes-section.tsx';
 

@@ -6,6 +6,7 @@ import { useState, type FormEvent } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router';
 import { ApiError } from '../../api/api-error.ts';
 import { useSession, useSignIn } from '../../api/session.ts';
+import { TextField } from '../../components/text-field.tsx';
 
 function refusal(error: unknown, withKey: boolean): string {
   if (!(error instanceof ApiError)) return 'The server could not be reached; try again.';
@@ -48,23 +49,23 @@ export function SignInPage() {
       <h1>botwire console</h1>
       <form onSubmit={submitAccount}>
         <h2 id="sign-in-account">Sign in</h2>
-        <label htmlFor="email">Email</label>
-        <input
+        <TextField
           id="email"
+          label="Email"
           type="email"
           autoComplete="username"
           required
           value={email}
-          onChange={(e) => setEmail(e.target.value)}
+          onChange={setEmail}
         />
-        <label htmlFor="password">Password</label>
-        <input
+        <TextField
           id="password"
+          label="Password"
           type="password"
           autoComplete="current-password"
           required
           value={password}
-          onChange={(e) => setPassword(e.target.value)}
+          onChange={setPassword}
         />
         <button type="submit" disabled={byAccount.isPending}>
           {byAccount.isPending ? 'Signing in…' : 'Sign in'}
@@ -81,14 +82,14 @@ export function SignInPage() {
           The service&apos;s admin key (<code>ADMIN_API_KEY</code> in its env file) signs in as the
           first owner, who invites everyone else.
         </p>
-        <label htmlFor="admin-key">Admin key</label>
-        <input
+        <TextField
           id="admin-key"
+          label="Admin key"
           type="password"
           autoComplete="off"
           required
           value={key}
-          onChange={(e) => setKey(e.target.value)}
+          onChange={setKey}
         />
         <button type="submit" disabled={byKey.isPending}>
           {byKey.isPending ? 'Signing in…' : 'Sign in with the admin key'}

@@ -11,9 +11,10 @@ import { Link } from 'react-router';
 import { ApiError, errorText } from '../../api/api-error.ts';
 import type { WebSession } from '../../api/types.ts';
 import { conversationKeys, getConversation } from '../conversations/conversations-api.ts';
+import { LiveStatusLine } from '../conversations/live-status-line.tsx';
 import { readWebEvent } from '../conversations/message-model.ts';
 import { MessageView, type Choice } from '../conversations/message-view.tsx';
-import { LIVE_STATUS_TEXT, useEventSource } from '../conversations/use-event-source.ts';
+import { useEventSource } from '../conversations/use-event-source.ts';
 import { VariablesView } from '../conversations/variables-view.tsx';
 import { chatLogReducer } from './chat-log.ts';
 import { needsRenewal, newClientMessageId, readSession, writeSession } from './chat-session.ts';
@@ -179,14 +180,7 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
 
   return (
     <div className="test-chat__body">
-      <p role="status" className={`test-chat__live test-chat__live--${live.status}`}>
-        {LIVE_STATUS_TEXT[live.status]}
-        {live.status === 'closed' ? (
-          <button type="button" onClick={live.retry}>
-            Reconnect
-          </button>
-        ) : null}
-      </p>
+      <LiveStatusLine live={live} className="test-chat__live" />
       <div className="test-chat__log" role="log" aria-label="Test conversation">
         {log.length === 0 ? <p className="test-chat__empty">Say hello to start the flow.</p> : null}
         <ol className="messages">

@@ -1,12 +1,15 @@
 /**
  * A modal question with a confirm and a cancel button (the native `<dialog>`, so focus is trapped
- * and Escape cancels). Rendered only while open.
+ * and Escape cancels), named by its title. Rendered only while open; used by every page that asks
+ * before acting.
  */
 import { useEffect, useRef, type ReactNode } from 'react';
 
-interface ConfirmDialogProps {
+export interface ConfirmDialogProps {
+  /** The question; also the dialog's accessible name. */
   title: string;
-  children: ReactNode;
+  /** What happens on confirm, when the title alone does not say. */
+  children?: ReactNode;
   confirmLabel: string;
   onConfirm: () => void;
   onCancel: () => void;
@@ -40,7 +43,7 @@ export function ConfirmDialog({
       }}
     >
       <h2 id="confirm-title">{title}</h2>
-      <div>{children}</div>
+      {children !== undefined && <div>{children}</div>}
       <div className="dialog-buttons">
         <button type="button" onClick={onCancel} autoFocus>
           Cancel
