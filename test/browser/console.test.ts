@@ -169,7 +169,7 @@ describe('console in a browser', function () {
     await page.getByRole('button', { name: 'Save name' }).click();
     await page.getByRole('heading', { name: 'Bike shop bot', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Deactivate' }).click();
-    await page.getByRole('button', { name: 'Activate' }).waitFor();
+    await page.getByRole('button', { name: 'Activate', exact: true }).waitFor();
     const edited = (await (await api('GET', `/v2/bots/${appId}`)).json()) as any;
     expect([edited.name, edited.active]).to.deep.equal(['Bike shop bot', false]);
 
