@@ -45,6 +45,7 @@ describe('the edge while Redis is down', function () {
     await startRedis();
     t = await startTestApi({ REDIS_URL: `redis://127.0.0.1:${port}` });
     redis = createRedis(`redis://127.0.0.1:${port}`);
+    redis.on('error', () => undefined); // refused while the test holds Redis down
     const created = await t.call('POST', '/v2/bots', {
       body: {
         name: 'wa',
@@ -56,6 +57,8 @@ describe('the edge while Redis is down', function () {
 
   after(async () => {
     redis?.disconnect();
+    // Not t.stop(): its key clean-up would wait on a Redis a failed test left down.
+    t?.redis.disconnect();
     await t?.api.close();
     await t?.schema.drop();
     server?.child.kill('SIGKILL');
