@@ -81,7 +81,7 @@ describe('the agent inbox in a browser', function () {
     const page = await signInWithPassword(service, ada);
     await page
       .getByRole('navigation', { name: 'Sections' })
-      .getByRole('link', { name: 'Inbox' })
+      .getByRole('link', { name: 'Inbox', exact: true })
       .click();
     await page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor();
     await page.getByText('Nobody is waiting.').waitFor();
@@ -196,7 +196,10 @@ describe('the agent inbox in a browser', function () {
 
     // A viewer reads the handoff: no claim, no reply, no note, no hand back.
     const viewer = await signInWithPassword(service, vera);
-    await viewer.getByRole('link', { name: 'Inbox' }).click();
+    await viewer
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: 'Inbox', exact: true })
+      .click();
     // Filtered by bot and queue (kept in the URL): another queue of this bot has nobody.
     const filters = viewer.getByRole('search', { name: 'Filter the inbox' });
     await filters.getByLabel('Bot').selectOption({ label: 'Bike desk' });
