@@ -118,14 +118,20 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
       const master = await channelMaster();
       const replica = await replicaOf(c, master.id);
       killed = master.index;
+      // Replication is asynchronous: what the replica had not received at the kill is lost.
+      const masterOffset = await replicationOffset(c, master.index, 'master_repl_offset');
       const at = Date.now();
       await c.nodes[master.index]!.stop('SIGKILL');
+      const replicaOffset = await replicationOffset(c, replica, 'slave_repl_offset');
       await waitFor(async () => /role:master/.test(await offsetRole(c, replica)), {
         timeoutMs: 60_000,
         intervalMs: 100,
         what: 'the replica to be promoted',
       });
-      return { 'ms to promotion': Date.now() - at };
+      return {
+        'ms to promotion': Date.now() - at,
+        'bytes the replica lacked at the kill': Math.max(0, masterOffset - replicaOffset),
+      };
     });
     // Back as a replica of the promoted one, for the next rows.
     await c.nodes[killed]!.start();
@@ -140,8 +146,11 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
 
   it("when the channel topic's master hands over to its replica by CLUSTER FAILOVER under a steady stream of conversations, then nothing is lost, sent twice or reordered, and nothing is dead-lettered", async () => {
     const c = cluster!;
+    let from = '';
+    let by = '';
     const { row, traffic } = await underTraffic('cluster FAILOVER channel master', 1, async () => {
       const master = await channelMaster();
+      from = master.id;
       const replica = await waitFor(() => replicaOf(c, master.id).catch(() => undefined), {
         timeoutMs: 60_000,
         what: 'a live replica of the master',
@@ -150,6 +159,7 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
         timeoutMs: 60_000,
         what: 'the replica to be in sync',
       });
+      by = c.nodes[replica]!.id;
       const at = Date.now();
       const node = c.connectNode(replica);
       try {
@@ -164,6 +174,9 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
       });
       return { 'ms to take over': Date.now() - at };
     });
+    const now = (await channelMaster()).id;
+    expect(now, 'the slot served by the former replica').to.equal(by);
+    expect(now).to.not.equal(from);
     expect(row.sent).to.be.greaterThan(10);
     expect(row.extra!['dead letters'], 'dead letters').to.equal(0);
     await expectDelivered(system!, traffic, row);
@@ -186,4 +199,58 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
     expect(row.extra!['dead letters'], 'dead letters').to.equal(0);
     await expectDelivered(system!, traffic, row);
   });
+
+  it("measures what a WAIT for one replica after each write on the channel topic's master costs, under the stream of conversations", async () => {
+    const sys = system!;
+    const c = cluster!;
+    const master = await channelMaster();
+    const node = c.connectNode(master.index);
+    const probe = `${sys.prefix}:{channel}:wait-probe`;
+    const traffic = startTraffic(sys, { label: 'cluster WAIT cost', index: 3 });
+    const alone: number[] = [];
+    const waited: number[] = [];
+    const acknowledged: number[] = [];
+    let load = 0;
+    try {
+      await waitFor(() => [...traffic.replies().values()].flat().length >= 6, {
+        timeoutMs: 30_000,
+        what: 'replies flowing before the measure',
+      });
+      load = loadavg()[0]!;
+      for (let i = 0; i < 200; i += 1) {
+        let at = performance.now();
+        await node.call('XADD', probe, 'MAXLEN', '~', 100, '*', 'n', i);
+        alone.push(performance.now() - at);
+        at = performance.now();
+        await node.call('XADD', probe, 'MAXLEN', '~', 100, '*', 'n', i);
+        acknowledged.push(Number(await node.call('WAIT', 1, 100)));
+        waited.push(performance.now() - at);
+      }
+      await traffic.stop();
+    } finally {
+      await traffic.stop(true).catch(() => undefined);
+      await node.del(probe).catch(() => undefined);
+      node.disconnect();
+    }
+    const quantile = (values: number[], q: number) =>
+      Math.round([...values].sort((a, b) => a - b)[Math.floor(q * (values.length - 1))]! * 100) /
+      100;
+    process.stderr.write(
+      `      WAIT cost | XADD p50 ${quantile(alone, 0.5)} ms p99 ${quantile(alone, 0.99)} ms | XADD + WAIT 1 100 p50 ${quantile(waited, 0.5)} ms p99 ${quantile(waited, 0.99)} ms | replica acknowledged ${acknowledged.filter((n) => n === 1).length}/${acknowledged.length} | load average ${Math.round(load * 10) / 10}\n`,
+    );
+    // Every WAIT was answered by the replica within its 100 ms.
+    expect(acknowledged.filter((n) => n !== 1)).to.deep.equal([]);
+    await traffic.settle();
+    await expectDelivered(sys, traffic, traffic.measure('cluster WAIT cost'));
+  });
 });
+
+/** A replication offset (`master_repl_offset`, `slave_repl_offset`) from node `i`'s INFO. */
+async function replicationOffset(
+  cluster: PrivateCluster,
+  i: number,
+  field: string,
+): Promise<number> {
+  const info = await offsetRole(cluster, i);
+  return Number(new RegExp(`${field}:(\\d+)`).exec(info)?.[1] ?? -1);
+}
