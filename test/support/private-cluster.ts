@@ -22,6 +22,10 @@ export interface ClusterNodeProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
   /** Starts it again on the same port and folder (its nodes.conf and append-only file are read back). */
   start(): Promise<void>;
+  /** Freezes the process (SIGSTOP): it holds its sockets and answers nothing, replication included. */
+  pause(): void;
+  /** Lets a paused process run again (SIGCONT). */
+  resume(): void;
 }
 
 export interface PrivateCluster {
@@ -178,6 +182,12 @@ async function nodeProcess(
       if (!server || !alive()) return;
       server.child.kill(signal);
       await server.exited;
+    },
+    pause() {
+      if (server && alive()) server.child.kill('SIGSTOP');
+    },
+    resume() {
+      if (server && alive()) server.child.kill('SIGCONT');
     },
     async start() {
       const running = start('redis-server', args);
