@@ -5,6 +5,10 @@
  * busiest topic's slot (`channel`: every turn passes it twice, inbound and outbound, and the
  * edge's dedupe markers live there too) SIGKILLed, failed over with `CLUSTER FAILOVER`, or its
  * slot moved to another master. No component is restarted: each follows the cluster by itself.
+ *
+ * Two more figures for docs/operations.md: what a `WAIT 1` after each write on that master costs
+ * under the traffic, and (last, as it loses writes on purpose) the loss asynchronous replication
+ * allows: a master SIGKILLed while its replica lags takes the callbacks it accepted with it.
  */
 import { expect } from 'chai';
 import { loadavg } from 'node:os';
