@@ -8,7 +8,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { listDeadLetters } from '../src/shared/bus/dead-letters.ts';
 import type { Cluster } from '../src/shared/redis.ts';
 import { busFixture, type BusFixture } from './support/bus.ts';
-import { startPrivateCluster, type PrivateCluster } from './support/private-cluster.ts';
+import {
+  liveMasters,
+  offsetRole,
+  replicaOf,
+  startPrivateCluster,
+  type PrivateCluster,
+} from './support/private-cluster.ts';
 import { waitFor } from './support/services.ts';
 
 interface IndexerMessage {
@@ -271,66 +277,3 @@ describe('Redis Cluster failover and resharding under a consumer', function () {
     ).to.equal(to.id);
   });
 });
-
-/** The masters that are up, with their node index and the slots they serve. */
-async function liveMasters(
-  cluster: PrivateCluster,
-): Promise<{ id: string; index: number; slots: number[] }[]> {
-  for (const [i] of cluster.nodes.entries()) {
-    const node = cluster.connectNode(i);
-    node.on('error', () => undefined);
-    try {
-      const lines = String(await node.call('CLUSTER', 'NODES'))
-        .trim()
-        .split('\n');
-      const masters = [];
-      for (const line of lines) {
-        const [id, , flags, , , , , , ...ranges] = line.split(' ');
-        if (!flags?.includes('master') || flags.includes('fail')) continue;
-        const slots: number[] = [];
-        for (const range of ranges) {
-          if (range.startsWith('[')) continue;
-          const [a, b = a] = range.split('-').map(Number);
-          for (let s = a!; s <= b!; s += 1) slots.push(s);
-        }
-        const index = cluster.nodes.findIndex((n) => n.id === id);
-        if (index >= 0) masters.push({ id: id!, index, slots });
-      }
-      return masters;
-    } catch {
-      // That node is down: ask the next.
-    } finally {
-      node.disconnect();
-    }
-  }
-  throw new Error('no cluster node answered');
-}
-
-/** The index of the node that replicates the master of id `masterId`. */
-async function replicaOf(cluster: PrivateCluster, masterId: string): Promise<number> {
-  const node = cluster.connectNode(cluster.nodes.findIndex((n) => n.id === masterId));
-  try {
-    const lines = String(await node.call('CLUSTER', 'NODES'))
-      .trim()
-      .split('\n');
-    for (const line of lines) {
-      const [id, , flags, master] = line.split(' ');
-      if (flags?.includes('slave') && master === masterId && !flags.includes('fail')) {
-        const index = cluster.nodes.findIndex((n) => n.id === id);
-        if (index >= 0) return index;
-      }
-    }
-  } finally {
-    node.disconnect();
-  }
-  throw new Error(`no live replica of ${masterId}`);
-}
-
-async function offsetRole(cluster: PrivateCluster, i: number): Promise<string> {
-  const node = cluster.connectNode(i);
-  try {
-    return String(await node.call('INFO', 'replication'));
-  } finally {
-    node.disconnect();
-  }
-}

@@ -22,6 +22,10 @@ export interface ClusterNodeProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
   /** Starts it again on the same port and folder (its nodes.conf and append-only file are read back). */
   start(): Promise<void>;
+  /** Freezes the process (SIGSTOP): it holds its sockets and answers nothing, replication included. */
+  pause(): void;
+  /** Lets a paused process run again (SIGCONT). */
+  resume(): void;
 }
 
 export interface PrivateCluster {
@@ -179,6 +183,12 @@ async function nodeProcess(
       server.child.kill(signal);
       await server.exited;
     },
+    pause() {
+      if (server && alive()) server.child.kill('SIGSTOP');
+    },
+    resume() {
+      if (server && alive()) server.child.kill('SIGCONT');
+    },
     async start() {
       const running = start('redis-server', args);
       server = running;
@@ -194,4 +204,118 @@ async function nodeProcess(
     },
   };
   return node;
+}
+
+/** The masters that are up, with their node index and the slots they serve. */
+export async function liveMasters(
+  cluster: PrivateCluster,
+): Promise<{ id: string; index: number; slots: number[] }[]> {
+  for (const [i] of cluster.nodes.entries()) {
+    const node = cluster.connectNode(i);
+    node.on('error', () => undefined);
+    try {
+      const lines = String(await node.call('CLUSTER', 'NODES'))
+        .trim()
+        .split('\n');
+      const masters = [];
+      for (const line of lines) {
+        const [id, , flags, , , , , , ...ranges] = line.split(' ');
+        if (!flags?.includes('master') || flags.includes('fail')) continue;
+        const slots: number[] = [];
+        for (const range of ranges) {
+          if (range.startsWith('[')) continue;
+          const [a, b = a] = range.split('-').map(Number);
+          for (let s = a!; s <= b!; s += 1) slots.push(s);
+        }
+        const index = cluster.nodes.findIndex((n) => n.id === id);
+        if (index >= 0) masters.push({ id: id!, index, slots });
+      }
+      return masters;
+    } catch {
+      // That node is down: ask the next.
+    } finally {
+      node.disconnect();
+    }
+  }
+  throw new Error('no cluster node answered');
+}
+
+/** The index of the node that replicates the master of id `masterId`. */
+export async function replicaOf(cluster: PrivateCluster, masterId: string): Promise<number> {
+  const node = cluster.connectNode(cluster.nodes.findIndex((n) => n.id === masterId));
+  try {
+    const lines = String(await node.call('CLUSTER', 'NODES'))
+      .trim()
+      .split('\n');
+    for (const line of lines) {
+      const [id, , flags, master] = line.split(' ');
+      if (flags?.includes('slave') && master === masterId && !flags.includes('fail')) {
+        const index = cluster.nodes.findIndex((n) => n.id === id);
+        if (index >= 0) return index;
+      }
+    }
+  } finally {
+    node.disconnect();
+  }
+  throw new Error(`no live replica of ${masterId}`);
+}
+
+/** `INFO replication` of node `i`. */
+export async function offsetRole(cluster: PrivateCluster, i: number): Promise<string> {
+  const node = cluster.connectNode(i);
+  try {
+    return String(await node.call('INFO', 'replication'));
+  } finally {
+    node.disconnect();
+  }
+}
+
+/**
+ * Moves `slot` from master `from` to master `to` as redis-cli's reshard does: IMPORTING and
+ * MIGRATING, then its keys `batch` at a time with `MIGRATE` (a pause of `pauseMs` between
+ * batches, so traffic meets the slot split between the two), then `SETSLOT NODE` on every
+ * master. Returns the number of keys moved.
+ */
+export async function moveSlot(
+  cluster: PrivateCluster,
+  slot: number,
+  from: { id: string; index: number },
+  to: { id: string; index: number },
+  { batch = 10, pauseMs = 20 } = {},
+): Promise<number> {
+  const source = cluster.connectNode(from.index);
+  const target = cluster.connectNode(to.index);
+  let moved = 0;
+  try {
+    await target.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', from.id);
+    await source.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', to.id);
+    for (;;) {
+      const keys = (await source.call('CLUSTER', 'GETKEYSINSLOT', slot, batch)) as string[];
+      if (keys.length === 0) break;
+      await source.call(
+        'MIGRATE',
+        '127.0.0.1',
+        cluster.nodes[to.index]!.port,
+        '',
+        0,
+        5000,
+        'KEYS',
+        ...keys,
+      );
+      moved += keys.length;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+    for (const master of await liveMasters(cluster)) {
+      const node = cluster.connectNode(master.index);
+      try {
+        await node.call('CLUSTER', 'SETSLOT', slot, 'NODE', to.id);
+      } finally {
+        node.disconnect();
+      }
+    }
+  } finally {
+    source.disconnect();
+    target.disconnect();
+  }
+  return moved;
 }
