@@ -78,15 +78,15 @@ export async function handleInbound(
     context.log.debug({ status, updated }, 'delivery status recorded');
     return [];
   }
-  const bot = await deps.directory.byAppId(payload.app_id);
-  const channel = bot?.channels.find((c) => c.id === payload.channel_id);
-  if (!bot || !channel) {
+  const found = await deps.directory.channelOf(payload.app_id, payload.channel_id);
+  if (!found) {
     context.log.warn(
       { appId: payload.app_id },
       'message for a bot or channel that no longer exists; dropped',
     );
     return [];
   }
+  const { bot, channel } = found;
   let inbound: Inbound | undefined;
   if (payload.kind === 'update' && payload.update) inbound = fromTelegram(payload.update);
   if (payload.kind === 'message' && payload.message)

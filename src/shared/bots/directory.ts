@@ -58,6 +58,13 @@ export class BotDirectory {
   readonly #misses = new Map<string, number>();
   /** Bumped by every targeted reload; a full reload that started before one is discarded. */
   #generation = 0;
+  /**
+   * Per bot, the generation of the newest targeted reload applied, and below every bot the
+   * generation the last full reload started at: a reload that finishes after a newer one of the
+   * same bot (two notifications in a row, answered out of order) is dropped, not applied over it.
+   */
+  readonly #applied = new Map<string, number>();
+  #floor = 0;
   #timer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
   /** Channels whose credentials did not open, by id, with their bot's app id. */
@@ -151,6 +158,8 @@ export class BotDirectory {
     }
     this.#bots = next;
     this.#numbers = numbers;
+    this.#applied.clear();
+    this.#floor = generation;
     this.#misses.clear();
     this.#track(bots);
     return true;
@@ -199,7 +208,11 @@ export class BotDirectory {
   /** Reloads one bot from the database (after a change notification). */
   async reload(appId: string): Promise<void> {
     this.#generation += 1;
+    const generation = this.#generation;
     const bot = await this.#o.store.getBot(appId);
+    // A newer read of this bot is already in the view: this older one must not undo it.
+    if (generation <= Math.max(this.#floor, this.#applied.get(appId) ?? 0)) return;
+    this.#applied.set(appId, generation);
     for (const [number, match] of this.#numbers) {
       if (match.bot.appId === appId) this.#numbers.delete(number);
     }
@@ -259,6 +272,29 @@ export class BotDirectory {
     return this.#miss(`bot:${appId}`, async () => {
       await this.reload(appId);
       return this.#bots.get(appId);
+    });
+  }
+
+  /**
+   * Channel `channelId` of bot `appId`, with its bot. A channel the view does not hold yet (added a
+   * moment ago, its change notification still on its way or its reload still running) is asked of
+   * the database like a missing bot (with `trustCurrentView`, only while the view is not current),
+   * so a first message through it is not dropped as unknown.
+   */
+  async channelOf(
+    appId: string,
+    channelId: string,
+  ): Promise<{ bot: BotRecord; channel: ChannelRecord } | undefined> {
+    const inView = (): { bot: BotRecord; channel: ChannelRecord } | undefined => {
+      const bot = this.#bots.get(appId);
+      const channel = bot?.channels.find((c) => c.id === channelId);
+      return bot && channel ? { bot, channel } : undefined;
+    };
+    const found = inView();
+    if (found) return found;
+    return this.#miss(`channel:${appId}:${channelId}`, async () => {
+      await this.reload(appId);
+      return inView();
     });
   }
 
