@@ -167,7 +167,10 @@ export async function updateAccount(
       const update = trx('accounts').where({ id }).update(changes).returning('*');
       const [updated] = (await update) as AccountRow[];
       if (patch.bots !== undefined) await setBots(trx, id, patch.bots);
-      const after = presentAccount(updated!, (await botsOf(trx, [id])).get(id) ?? []);
+      // The bots are read again only when they changed.
+      const bots =
+        patch.bots === undefined ? before.bots : ((await botsOf(trx, [id])).get(id) ?? []);
+      const after = presentAccount(updated!, bots);
       return { before, after };
     });
   } catch (error) {
