@@ -5,6 +5,11 @@
  */
 import type { Knex } from '../../shared/db.ts';
 import { BotwireError } from '../../shared/errors.ts';
+import {
+  chatOrderingKey,
+  conversationRefOfRow,
+  type ConversationRefRow,
+} from '../../shared/conversation-ref.ts';
 import type { ConversationRef } from '../../shared/messages.ts';
 
 /**
@@ -24,36 +29,15 @@ export async function conversationRefOf(
       'c.app_id',
       'c.channel_id',
       'ch.type as channel_type',
+      'c.id as conversation_id',
       'c.chat_id',
       'c.user_pid',
-      'c.language',
+      'c.language as user_language',
       'b.language as bot_language',
     );
-  const row = rowRaw as
-    | {
-        app_id: string;
-        channel_id: string;
-        channel_type: ConversationRef['channel_type'];
-        chat_id: string;
-        user_pid: string;
-        language: string | null;
-        bot_language: string;
-      }
-    | undefined;
+  const row = rowRaw as ConversationRefRow | undefined;
   if (!row) throw new BotwireError('BW_ERR_NOT_FOUND', 'the conversation of this handoff is gone');
-  return {
-    ref: {
-      app_id: row.app_id,
-      channel_id: row.channel_id,
-      channel_type: row.channel_type,
-      conversation_id: conversationId,
-      chat_id: row.chat_id,
-      user_pid: row.user_pid,
-      ...(row.language ? { user_language: row.language } : {}),
-      bot_language: row.bot_language,
-    },
-    orderingKey: `${row.app_id}:${row.chat_id}`,
-  };
+  return { ref: conversationRefOfRow(row), orderingKey: chatOrderingKey(row.app_id, row.chat_id) };
 }
 
 const TRANSCRIPT_COLUMNS = [
