@@ -1,10 +1,11 @@
 /**
  * A handoff's conversation as the agent's routes read and write it: its pipeline reference and
- * ordering key, its flow state and variables, its transcript around the handoff, and internal
+ * ordering key, its flow state and variables, the states of its bot's flow, its transcript around the handoff, and internal
  * notes (transcript rows that are never sent).
  */
 import type { Knex } from '../../shared/db.ts';
 import { BotwireError } from '../../shared/errors.ts';
+import { statesOf } from '../../shared/flows/flow-changes.ts';
 import {
   chatOrderingKey,
   conversationRefOfRow,
@@ -134,4 +135,14 @@ export async function userNameOf(
     .first('u.first_name', 'u.last_name');
   const row = rowRaw as { first_name: string | null; last_name: string | null } | undefined;
   return { first_name: row?.first_name ?? null, last_name: row?.last_name ?? null };
+}
+
+/**
+ * The states of the bot's published flow an agent may hand the conversation back at, or
+ * undefined when the bot is gone.
+ */
+export async function flowStatesOf(db: Knex, appId: string): Promise<string[] | undefined> {
+  const botRaw: unknown = await db('bots').where({ app_id: appId }).first('flow');
+  const bot = botRaw as { flow: unknown } | undefined;
+  return bot && Object.keys(statesOf(bot.flow)).sort();
 }

@@ -17,12 +17,12 @@ import type { Knex } from '../../shared/db.ts';
 import type { Producer } from '../../shared/bus/producer.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import type { EventPublisher } from '../../shared/events/publisher.ts';
-import { statesOf } from '../../shared/flows/flow-changes.ts';
 import type { SchemaRegistry } from '../../shared/schemas.ts';
 import {
   addNote,
   conversationRefOf,
   conversationVars,
+  flowStatesOf,
   transcriptBefore,
   transcriptSince,
   userNameOf,
@@ -138,15 +138,13 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
 
   router.get('/v2/handoffs/:id', async (ctx) => {
     const row = await handoffOf(ctx);
-    const [{ ref }, vars, before, since, user, bot] = await Promise.all([
+    const [{ ref }, vars, before, since, user, states] = await Promise.all([
       conversationRefOf(db, row.conversation_id),
       conversationVars(db, row.conversation_id),
       transcriptBefore(db, row.conversation_id, row.created_at, CONTEXT_ROWS),
       transcriptSince(db, row.conversation_id, row.created_at, SINCE_ROWS),
       userNameOf(db, row.conversation_id),
-      db('bots').where({ app_id: row.app_id }).first('flow') as Promise<
-        { flow: unknown } | undefined
-      >,
+      flowStatesOf(db, row.app_id),
     ]);
     ctx.body = {
       ...present(row),
@@ -154,7 +152,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
       chat_id: ref.chat_id,
       ...user,
       // The states an agent may hand back at (agents may not read the flow itself).
-      states: Object.keys(statesOf(bot?.flow)).sort(),
+      states: states ?? [],
       conversation: {
         id: row.conversation_id,
         channel_id: ref.channel_id,
@@ -270,9 +268,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
     const input = await readBody<{ state: string }>(ctx, 'http/handoff-return');
     const { actor } = principalOf(ctx);
     requireHolder(row, principalOf(ctx), true);
-    const botRaw: unknown = await db('bots').where({ app_id: row.app_id }).first('flow');
-    const bot = botRaw as { flow: unknown } | undefined;
-    if (!bot || !Object.hasOwn(statesOf(bot.flow), input.state)) {
+    if (!(await flowStatesOf(db, row.app_id))?.includes(input.state)) {
       throw new BotwireError(
         'BW_ERR_UNKNOWN_STATE',
         `the bot's published flow has no state "${input.state.slice(0, 64)}"`,
