@@ -67,10 +67,6 @@ function noteOf(row: HandoffRow): Record<string, unknown> {
   return { status: row.status, claimed_by: row.claimed_by, queue: row.queue };
 }
 
-function present(row: HandoffRow): Record<string, unknown> {
-  return { ...row };
-}
-
 export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadBody): void {
   const { db, producer, events, schemas } = deps;
 
@@ -147,7 +143,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
       flowStatesOf(db, row.app_id),
     ]);
     ctx.body = {
-      ...present(row),
+      ...row,
       channel_type: ref.channel_type,
       chat_id: ref.chat_id,
       ...user,
@@ -172,7 +168,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
     const claimed = await claimHandoff(db, row, principalOf(ctx));
     if (claimed.changed) announce(claimed.row);
     ctx.state.audit = { before: noteOf(row), after: noteOf(claimed.row) };
-    ctx.body = present(claimed.row);
+    ctx.body = claimed.row;
   });
 
   router.post('/v2/handoffs/:id/release', async (ctx) => {
@@ -180,7 +176,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
     const released = await releaseHandoff(db, row, principalOf(ctx));
     announce(released);
     ctx.state.audit = { before: noteOf(row), after: noteOf(released) };
-    ctx.body = present(released);
+    ctx.body = released;
   });
 
   router.post('/v2/handoffs/:id/messages', async (ctx) => {
@@ -189,8 +185,8 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
       ctx,
       'http/handoff-message',
     );
-    const { actor } = principalOf(ctx);
-    requireHolder(row, principalOf(ctx));
+    const caller = principalOf(ctx);
+    requireHolder(row, caller);
     const { ref, orderingKey } = await conversationRefOf(db, row.conversation_id);
     const turnId = `agent:${row.id}:${input.client_message_id}`;
     const [id] = await producer.publishOnce(
@@ -203,7 +199,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
             turn_id: turnId,
             ordering_key: orderingKey,
             intent: 'channel_out',
-            sent_by: actor,
+            sent_by: caller.actor,
             bot_output: { conversation: ref, messages: [toInternal(input.message)] },
           },
         },
@@ -266,8 +262,8 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
   router.post('/v2/handoffs/:id/return', async (ctx) => {
     const row = await handoffOf(ctx);
     const input = await readBody<{ state: string }>(ctx, 'http/handoff-return');
-    const { actor } = principalOf(ctx);
-    requireHolder(row, principalOf(ctx), true);
+    const caller = principalOf(ctx);
+    requireHolder(row, caller, true);
     if (!(await flowStatesOf(db, row.app_id))?.includes(input.state)) {
       throw new BotwireError(
         'BW_ERR_UNKNOWN_STATE',
@@ -276,16 +272,16 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
       );
     }
     ctx.status = 202;
-    ctx.body = await end(row, actor, 'return', input.state);
+    ctx.body = await end(row, caller.actor, 'return', input.state);
     ctx.state.audit = { before: noteOf(row), after: { action: 'return', state: input.state } };
   });
 
   router.post('/v2/handoffs/:id/close', async (ctx) => {
     const row = await handoffOf(ctx);
-    const { actor } = principalOf(ctx);
-    requireHolder(row, principalOf(ctx), true);
+    const caller = principalOf(ctx);
+    requireHolder(row, caller, true);
     ctx.status = 202;
-    ctx.body = await end(row, actor, 'close');
+    ctx.body = await end(row, caller.actor, 'close');
     ctx.state.audit = { before: noteOf(row), after: { action: 'close' } };
   });
 }
