@@ -1,7 +1,8 @@
 /**
  * A handoff's conversation as the agent's routes read and write it: its pipeline reference and
- * ordering key, its flow state and variables, the states of its bot's flow, its transcript around the handoff, and internal
- * notes (transcript rows that are never sent).
+ * ordering key, the states of its bot's flow, its transcript around the handoff, and internal
+ * notes (transcript rows that are never sent). Who and where it is, with its flow state, is
+ * `getConversation` (conversations.ts), as the conversation routes read it.
  */
 import type { Knex } from '../../shared/db.ts';
 import { BotwireError } from '../../shared/errors.ts';
@@ -107,34 +108,6 @@ export async function transcriptSince(
     .select(...TRANSCRIPT_COLUMNS)
     .orderBy('id')
     .limit(limit)) as Record<string, unknown>[];
-}
-
-/** The conversation's flow state name and variables. */
-export async function conversationVars(
-  db: Knex,
-  conversationId: string,
-): Promise<{ state: string | null; variables: Record<string, unknown> }> {
-  const rowRaw: unknown = await db('conversation_state')
-    .where({ conversation_id: conversationId })
-    .first(
-      db.raw(`state->>'state' as state`),
-      db.raw(`coalesce(state->'vars', '{}'::jsonb) as variables`),
-    );
-  const row = rowRaw as { state: string | null; variables: Record<string, unknown> } | undefined;
-  return row ?? { state: null, variables: {} };
-}
-
-/** The name of the conversation's user, as the platform gave it. */
-export async function userNameOf(
-  db: Knex,
-  conversationId: string,
-): Promise<{ first_name: string | null; last_name: string | null }> {
-  const rowRaw: unknown = await db('conversations as c')
-    .leftJoin('users as u', 'u.pid', 'c.user_pid')
-    .where('c.id', conversationId)
-    .first('u.first_name', 'u.last_name');
-  const row = rowRaw as { first_name: string | null; last_name: string | null } | undefined;
-  return { first_name: row?.first_name ?? null, last_name: row?.last_name ?? null };
 }
 
 /**

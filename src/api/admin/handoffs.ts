@@ -21,11 +21,9 @@ import type { SchemaRegistry } from '../../shared/schemas.ts';
 import {
   addNote,
   conversationRefOf,
-  conversationVars,
   flowStatesOf,
   transcriptBefore,
   transcriptSince,
-  userNameOf,
 } from './handoff-conversation.ts';
 import {
   claimHandoff,
@@ -37,6 +35,7 @@ import {
   type HandoffRow,
 } from './handoff-store.ts';
 import type {} from './audit-note.ts';
+import { getConversation } from './conversations.ts';
 import { filtersOf, toInternal, type AgentMessage } from './handoff-input.ts';
 import { afterOf, limitOf } from './paging.ts';
 import { principalOf, requireBotAccess } from './principal.ts';
@@ -134,30 +133,32 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
 
   router.get('/v2/handoffs/:id', async (ctx) => {
     const row = await handoffOf(ctx);
-    const [{ ref }, vars, before, since, user, states] = await Promise.all([
-      conversationRefOf(db, row.conversation_id),
-      conversationVars(db, row.conversation_id),
+    // One read of the conversation for who, where and its flow state (getConversation).
+    const [conversation, before, since, states] = await Promise.all([
+      getConversation(db, row.conversation_id),
       transcriptBefore(db, row.conversation_id, row.created_at, CONTEXT_ROWS),
       transcriptSince(db, row.conversation_id, row.created_at, SINCE_ROWS),
-      userNameOf(db, row.conversation_id),
       flowStatesOf(db, row.app_id),
     ]);
+    if (!conversation)
+      throw new BotwireError('BW_ERR_NOT_FOUND', 'the conversation of this handoff is gone');
     ctx.body = {
       ...row,
-      channel_type: ref.channel_type,
-      chat_id: ref.chat_id,
-      ...user,
+      channel_type: conversation.channel_type,
+      chat_id: conversation.chat_id,
+      first_name: conversation.first_name,
+      last_name: conversation.last_name,
       // The states an agent may hand back at (agents may not read the flow itself).
       states: states ?? [],
       conversation: {
         id: row.conversation_id,
-        channel_id: ref.channel_id,
-        channel_type: ref.channel_type,
-        chat_id: ref.chat_id,
-        user_pid: ref.user_pid,
-        language: ref.user_language ?? null,
-        state: vars.state,
-        variables: vars.variables,
+        channel_id: conversation.channel_id,
+        channel_type: conversation.channel_type,
+        chat_id: conversation.chat_id,
+        user_pid: conversation.user_pid,
+        language: conversation.language || null,
+        state: conversation.state,
+        variables: conversation.variables,
       },
       transcript: { before, since, more: since.length === SINCE_ROWS },
     };
