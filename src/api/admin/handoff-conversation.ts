@@ -12,6 +12,7 @@ import {
   conversationRefOfRow,
   type ConversationRefRow,
 } from '../../shared/conversation-ref.ts';
+import { TRANSCRIPT_COLUMNS } from './transcripts.ts';
 import type { ConversationRef } from '../../shared/messages.ts';
 
 /**
@@ -41,18 +42,6 @@ export async function conversationRefOf(
   if (!row) throw new BotwireError('BW_ERR_NOT_FOUND', 'the conversation of this handoff is gone');
   return { ref: conversationRefOfRow(row), orderingKey: chatOrderingKey(row.app_id, row.chat_id) };
 }
-
-const TRANSCRIPT_COLUMNS = [
-  'id',
-  'direction',
-  'turn_id',
-  'message_type',
-  'body',
-  'status',
-  'error',
-  'sent_by',
-  'created_at',
-];
 
 /**
  * Writes an agent's internal note into the transcript: an outbound row of type and status `note`,
