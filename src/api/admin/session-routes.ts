@@ -122,11 +122,10 @@ export function sessionRouter(edge: Edge): Router {
   router.delete('/v2/session', async (ctx) => {
     const token = sessionToken(ctx);
     if (token !== undefined) requireOwnOrigin(ctx, edge.publicBaseUrl);
-    const session = await sessions.get(token);
-    // No live session: nothing ends, nothing to record.
+    const session = await sessions.delete(token);
+    // No live session: nothing ended, nothing to record.
     if (session === undefined) ctx.state.auditSkip = true;
     else ctx.state.actor = session.actor;
-    await sessions.delete(token);
     ctx.set('Set-Cookie', sessionCookie(ctx, edge.publicBaseUrl, '', 0));
     ctx.status = 204;
   });
