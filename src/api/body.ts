@@ -9,7 +9,7 @@
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { BotwireError } from '../shared/errors.ts';
-import { parseJsonStrict } from '../shared/json.ts';
+import { parseJsonStrict, unstorableString } from '../shared/json.ts';
 
 export interface JsonBody {
   raw: Buffer;
@@ -67,4 +67,17 @@ export async function readJson(ctx: Context, limit: number, timeoutMs: number): 
     });
   }
   throw new BotwireError('BW_ERR_MALFORMED_JSON', `the body is not valid JSON: ${parsed.message}`);
+}
+
+/**
+ * Refuses (400 `BW_ERR_SCHEMA`) a body with a string Postgres cannot store, in text or jsonb:
+ * U+0000 or an unpaired UTF-16 surrogate (a 500 from the driver otherwise).
+ */
+export function refuseUnstorable({ raw, json }: JsonBody): void {
+  const unstorable = unstorableString(json, raw.toString('utf8'));
+  if (unstorable === undefined) return;
+  const message = 'must not contain U+0000 or an unpaired UTF-16 surrogate';
+  throw new BotwireError('BW_ERR_SCHEMA', `${unstorable} ${message}`, {
+    details: { problems: [{ path: unstorable, message }] },
+  });
 }

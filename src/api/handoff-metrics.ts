@@ -59,26 +59,36 @@ export function handoffMetrics(
       this.set(read.waiting.reduce((sum, w) => sum + w.count, 0));
     },
   });
-  new Gauge({
-    name: 'botwire_handoffs_waiting_by_queue',
-    help: 'Conversations waiting for an agent, by the queue of their handoff step ("" for none).',
-    labelNames: ['queue'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const w of (await figures())?.waiting ?? []) this.set({ queue: w.queue }, w.count);
-    },
-  });
-  new Gauge({
-    name: 'botwire_handoffs',
-    help: 'Handoffs in the table by status: waiting and claimed are open; returned (handed back to the bot), closed (by an agent) and fallback (no agent in time) are outcomes.',
-    labelNames: ['status'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const s of (await figures())?.byStatus ?? []) this.set({ status: s.status }, s.count);
-    },
-  });
+  /** A gauge by one label, set afresh from each read (empty when the read failed). */
+  const byLabel = (
+    name: string,
+    help: string,
+    label: string,
+    counts: (read: HandoffFigures) => [value: string, count: number][],
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: [label],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const read = await figures();
+        for (const [value, count] of read ? counts(read) : []) this.set({ [label]: value }, count);
+      },
+    });
+  byLabel(
+    'botwire_handoffs_waiting_by_queue',
+    'Conversations waiting for an agent, by the queue of their handoff step ("" for none).',
+    'queue',
+    (read) => read.waiting.map((w) => [w.queue, w.count]),
+  );
+  byLabel(
+    'botwire_handoffs',
+    'Handoffs in the table by status: waiting and claimed are open; returned (handed back to the bot), closed (by an agent) and fallback (no agent in time) are outcomes.',
+    'status',
+    (read) => read.byStatus.map((s) => [s.status, s.count]),
+  );
   const firstReply = new Histogram({
     name: 'botwire_handoff_first_reply_seconds',
     help: "Time from a handoff's start (the conversation began waiting) to its first agent reply.",

@@ -2,23 +2,13 @@
  * OpenAPI path and schema of the audit log (`GET /v2/audit`, src/api/audit/route.ts;
  * docs/audit.md). Spread into the document by openapi.ts.
  */
+import { AUDIT_COLUMNS } from './audit/store.ts';
 import { nullable, time } from './openapi-ops-schemas.ts';
 import { admin, error, page, returns } from './openapi-parts.ts';
 
 const auditEntry = {
   type: 'object',
-  required: [
-    'id',
-    'at',
-    'actor',
-    'account_id',
-    'address',
-    'action',
-    'target_type',
-    'target_id',
-    'app_id',
-    'summary',
-  ],
+  required: [...AUDIT_COLUMNS],
   properties: {
     id: { type: 'string', description: 'row id; newer rows have larger ids' },
     at: time,

@@ -8,23 +8,19 @@
  */
 import type { Producer } from '../shared/bus/producer.ts';
 import type { Knex } from '../shared/db.ts';
-import type { ConversationRef } from '../shared/messages.ts';
+import {
+  chatOrderingKey,
+  conversationRefOfRow,
+  type ConversationRefRow,
+} from '../shared/conversation-ref.ts';
 
 /** How long after a published timeout a still-waiting handoff is published again (seconds). */
 export const REPUBLISH_AFTER_S = 300;
 /** Most handoffs one sweep publishes. */
 const BATCH = 100;
 
-interface DueRow {
+interface DueRow extends ConversationRefRow {
   id: string;
-  app_id: string;
-  conversation_id: string;
-  channel_id: string;
-  channel_type: ConversationRef['channel_type'];
-  chat_id: string;
-  user_pid: string;
-  user_language: string | null;
-  bot_language: string;
 }
 
 /** The turn id of a handoff's timeout message: the same for every copy. */
@@ -61,9 +57,9 @@ export async function sweepHandoffs(
           source: 'flow',
           turn_id: timeoutTurnId(row.id),
           // The key the edge gives the conversation's input, so it is ordered with it.
-          ordering_key: `${row.app_id}:${row.chat_id}`,
+          ordering_key: chatOrderingKey(row.app_id, row.chat_id),
           intent: 'handoff',
-          conversation: conversationOf(row),
+          conversation: conversationRefOfRow(row),
           handoff: { id: row.id, action: 'timeout' },
         },
       })),
@@ -74,17 +70,4 @@ export async function sweepHandoffs(
     );
     return rows.length;
   });
-}
-
-function conversationOf(row: DueRow): ConversationRef {
-  return {
-    app_id: row.app_id,
-    channel_id: row.channel_id,
-    channel_type: row.channel_type,
-    conversation_id: row.conversation_id,
-    chat_id: row.chat_id,
-    user_pid: row.user_pid,
-    ...(row.user_language ? { user_language: row.user_language } : {}),
-    bot_language: row.bot_language,
-  };
 }

@@ -121,6 +121,20 @@ describe('console session auth', function () {
     expect((await withCookie('GET', '/v2/bots', madeUp)).status).to.equal(401);
   });
 
+  it('when a sign-in email holds U+0000, then 400 BW_ERR_SCHEMA naming /email and no session (not a 500 from Postgres)', async () => {
+    const keysBefore = (await sessionKeys()).length;
+    const response = await fetch(`${t.url}/v2/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ email: 'a\u0000b@example.test', password: 'a long enough password' }),
+    });
+    const json = (await response.json()) as { error: { code: string; details: any } };
+    expect(response.status).to.equal(400);
+    expect(json.error.code).to.equal('BW_ERR_SCHEMA');
+    expect(json.error.details.problems[0].path).to.equal('/email');
+    expect((await sessionKeys()).length).to.equal(keysBefore);
+  });
+
   it('when the bearer key is used, then the admin API still answers (the key keeps working beside sessions)', async () => {
     const bots = await t.call('GET', '/v2/bots');
     expect(bots.status).to.equal(200);

@@ -9,6 +9,7 @@ import type { Router } from '@koa/router';
 import { BotwireError } from '../../shared/errors.ts';
 import type { Edge } from '../edge.ts';
 import {
+  accountById,
   getAccount,
   type AccountView,
   insertAccount,
@@ -40,6 +41,17 @@ export function inviteUrl(publicBaseUrl: string, token: string): string {
 function accountNote(account: AccountView): Record<string, unknown> {
   const { email, name, role, disabled, bots } = account;
   return { email, name, role, disabled, bots };
+}
+
+/** The account id of the path, once its row exists (one read, without its bots); 404 otherwise. */
+async function existingAccountId(
+  ctx: Context & { params: Record<string, string> },
+  edge: Edge,
+): Promise<string> {
+  const id = idOf(ctx, 'account');
+  if (!(await accountById(edge.db, id)))
+    throw new BotwireError('BW_ERR_NOT_FOUND', 'no account has this id');
+  return id;
 }
 
 export function accountRoutes(router: Router, edge: Edge, readBody: ReadBody): void {
@@ -99,16 +111,12 @@ export function accountRoutes(router: Router, edge: Edge, readBody: ReadBody): v
   });
 
   router.get('/v2/accounts/:id/sessions', async (ctx) => {
-    const id = idOf(ctx, 'account');
-    if (!(await getAccount(edge.db, id)))
-      throw new BotwireError('BW_ERR_NOT_FOUND', 'no account has this id');
+    const id = await existingAccountId(ctx, edge);
     ctx.body = { items: (await sessions.list(id)).map((s) => presentSession(s)) };
   });
 
   router.delete('/v2/accounts/:id/sessions', async (ctx) => {
-    const id = idOf(ctx, 'account');
-    if (!(await getAccount(edge.db, id)))
-      throw new BotwireError('BW_ERR_NOT_FOUND', 'no account has this id');
+    const id = await existingAccountId(ctx, edge);
     const ended = await sessions.revokeAll(id);
     ctx.state.audit = { after: { sessions_ended: ended } };
     ctx.body = { ended };

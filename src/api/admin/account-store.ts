@@ -99,9 +99,14 @@ export async function botsOf(db: Knex, ids: string[]): Promise<Map<string, strin
   return map;
 }
 
+/** The app ids of an assignment as stored: lowercase, each once, in the order given. */
+export function assignedBots(bots: string[]): string[] {
+  return [...new Set(bots.map((b) => b.toLowerCase()))];
+}
+
 async function setBots(trx: Knex, accountId: string, bots: string[]): Promise<void> {
   await trx('account_bots').where({ account_id: accountId }).delete();
-  const unique = [...new Set(bots.map((b) => b.toLowerCase()))];
+  const unique = assignedBots(bots);
   if (unique.length > 0)
     await trx('account_bots').insert(unique.map((app_id) => ({ account_id: accountId, app_id })));
 }
@@ -121,7 +126,7 @@ export async function insertAccount(db: Knex, input: NewAccount): Promise<Accoun
         .returning('*');
       const [row] = (await insert) as AccountRow[];
       await setBots(trx, row!.id, input.bots);
-      return presentAccount(row!, [...new Set(input.bots.map((b) => b.toLowerCase()))].sort());
+      return presentAccount(row!, assignedBots(input.bots).sort());
     });
   } catch (error) {
     throw accountWriteError(error);
@@ -167,7 +172,10 @@ export async function updateAccount(
       const update = trx('accounts').where({ id }).update(changes).returning('*');
       const [updated] = (await update) as AccountRow[];
       if (patch.bots !== undefined) await setBots(trx, id, patch.bots);
-      const after = presentAccount(updated!, (await botsOf(trx, [id])).get(id) ?? []);
+      // The bots are read again only when they changed.
+      const bots =
+        patch.bots === undefined ? before.bots : ((await botsOf(trx, [id])).get(id) ?? []);
+      const after = presentAccount(updated!, bots);
       return { before, after };
     });
   } catch (error) {

@@ -15,7 +15,7 @@ import type { Knex } from '../../shared/db.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { queryTerms, tsqueryText } from '../../shared/knowledge/search.ts';
 import type { Edge } from '../edge.ts';
-import { afterOf, limitOf, pageOf, type Page } from './paging.ts';
+import { afterOf, limitOf, pageOf, queryOf, type Page } from './paging.ts';
 import { requireBotAccess } from './principal.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -142,18 +142,11 @@ export async function getConversation(
 }
 
 function filtersOf(ctx: Context, edge: Edge): ConversationFilters {
-  const result = edge.schemas.validate<ConversationFilters>('http/conversations-query', {
-    ...ctx.query,
-  });
-  if (!result.ok) {
-    const problems = result.problems.map((p) => ({ ...p, path: `/query${p.path}` }));
-    throw new BotwireError(
-      'BW_ERR_SCHEMA',
-      `the query fails its schema: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
-      { details: { problems } },
-    );
-  }
-  const { channel_type, chat_id, from, to, q } = result.value;
+  const { channel_type, chat_id, from, to, q } = queryOf<ConversationFilters>(
+    ctx,
+    edge.schemas,
+    'http/conversations-query',
+  );
   return {
     ...(channel_type !== undefined ? { channel_type } : {}),
     ...(chat_id !== undefined ? { chat_id } : {}),

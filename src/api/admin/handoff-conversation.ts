@@ -1,10 +1,18 @@
 /**
  * A handoff's conversation as the agent's routes read and write it: its pipeline reference and
- * ordering key, its flow state and variables, its transcript around the handoff, and internal
- * notes (transcript rows that are never sent).
+ * ordering key, the states of its bot's flow, its transcript around the handoff, and internal
+ * notes (transcript rows that are never sent). Who and where it is, with its flow state, is
+ * `getConversation` (conversations.ts), as the conversation routes read it.
  */
 import type { Knex } from '../../shared/db.ts';
 import { BotwireError } from '../../shared/errors.ts';
+import { statesOf } from '../../shared/flows/flow-changes.ts';
+import {
+  chatOrderingKey,
+  conversationRefOfRow,
+  type ConversationRefRow,
+} from '../../shared/conversation-ref.ts';
+import { TRANSCRIPT_COLUMNS } from './transcripts.ts';
 import type { ConversationRef } from '../../shared/messages.ts';
 
 /**
@@ -24,49 +32,16 @@ export async function conversationRefOf(
       'c.app_id',
       'c.channel_id',
       'ch.type as channel_type',
+      'c.id as conversation_id',
       'c.chat_id',
       'c.user_pid',
-      'c.language',
+      'c.language as user_language',
       'b.language as bot_language',
     );
-  const row = rowRaw as
-    | {
-        app_id: string;
-        channel_id: string;
-        channel_type: ConversationRef['channel_type'];
-        chat_id: string;
-        user_pid: string;
-        language: string | null;
-        bot_language: string;
-      }
-    | undefined;
+  const row = rowRaw as ConversationRefRow | undefined;
   if (!row) throw new BotwireError('BW_ERR_NOT_FOUND', 'the conversation of this handoff is gone');
-  return {
-    ref: {
-      app_id: row.app_id,
-      channel_id: row.channel_id,
-      channel_type: row.channel_type,
-      conversation_id: conversationId,
-      chat_id: row.chat_id,
-      user_pid: row.user_pid,
-      ...(row.language ? { user_language: row.language } : {}),
-      bot_language: row.bot_language,
-    },
-    orderingKey: `${row.app_id}:${row.chat_id}`,
-  };
+  return { ref: conversationRefOfRow(row), orderingKey: chatOrderingKey(row.app_id, row.chat_id) };
 }
-
-const TRANSCRIPT_COLUMNS = [
-  'id',
-  'direction',
-  'turn_id',
-  'message_type',
-  'body',
-  'status',
-  'error',
-  'sent_by',
-  'created_at',
-];
 
 /**
  * Writes an agent's internal note into the transcript: an outbound row of type and status `note`,
@@ -124,30 +99,12 @@ export async function transcriptSince(
     .limit(limit)) as Record<string, unknown>[];
 }
 
-/** The conversation's flow state name and variables. */
-export async function conversationVars(
-  db: Knex,
-  conversationId: string,
-): Promise<{ state: string | null; variables: Record<string, unknown> }> {
-  const rowRaw: unknown = await db('conversation_state')
-    .where({ conversation_id: conversationId })
-    .first(
-      db.raw(`state->>'state' as state`),
-      db.raw(`coalesce(state->'vars', '{}'::jsonb) as variables`),
-    );
-  const row = rowRaw as { state: string | null; variables: Record<string, unknown> } | undefined;
-  return row ?? { state: null, variables: {} };
-}
-
-/** The name of the conversation's user, as the platform gave it. */
-export async function userNameOf(
-  db: Knex,
-  conversationId: string,
-): Promise<{ first_name: string | null; last_name: string | null }> {
-  const rowRaw: unknown = await db('conversations as c')
-    .leftJoin('users as u', 'u.pid', 'c.user_pid')
-    .where('c.id', conversationId)
-    .first('u.first_name', 'u.last_name');
-  const row = rowRaw as { first_name: string | null; last_name: string | null } | undefined;
-  return { first_name: row?.first_name ?? null, last_name: row?.last_name ?? null };
+/**
+ * The states of the bot's published flow an agent may hand the conversation back at, or
+ * undefined when the bot is gone.
+ */
+export async function flowStatesOf(db: Knex, appId: string): Promise<string[] | undefined> {
+  const botRaw: unknown = await db('bots').where({ app_id: appId }).first('flow');
+  const bot = botRaw as { flow: unknown } | undefined;
+  return bot && Object.keys(statesOf(bot.flow)).sort();
 }

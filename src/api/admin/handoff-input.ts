@@ -3,11 +3,11 @@
  * reply as an internal message.
  */
 import type { Context } from 'koa';
-import { BotwireError } from '../../shared/errors.ts';
 import { mediaMessage, type OutgoingMedia } from '../../shared/media-message.ts';
 import type { InternalMessage } from '../../shared/messages.ts';
 import type { SchemaRegistry } from '../../shared/schemas.ts';
 import type { HandoffFilters } from './handoff-store.ts';
+import { queryOf } from './paging.ts';
 
 /** The agent's reply as the body gives it (schemas/http/handoff-message.json). */
 export type AgentMessage =
@@ -29,16 +29,7 @@ export function toInternal(message: AgentMessage): InternalMessage {
 
 /** The checked filters of `GET /v2/handoffs` (400 `BW_ERR_SCHEMA` naming a bad one). */
 export function filtersOf(ctx: Context, schemas: SchemaRegistry): HandoffFilters {
-  const result = schemas.validate<HandoffFilters>('http/handoffs-query', { ...ctx.query });
-  if (!result.ok) {
-    const problems = result.problems.map((p) => ({ ...p, path: `/query${p.path}` }));
-    throw new BotwireError(
-      'BW_ERR_SCHEMA',
-      `the query fails its schema: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
-      { details: { problems } },
-    );
-  }
-  const { app_id, status, queue } = result.value;
+  const { app_id, status, queue } = queryOf<HandoffFilters>(ctx, schemas, 'http/handoffs-query');
   return {
     ...(app_id !== undefined ? { app_id: app_id.toLowerCase() } : {}),
     ...(status !== undefined ? { status } : {}),

@@ -120,10 +120,6 @@ export async function getHandoff(db: Knex, id: string): Promise<HandoffRow | und
   return row as HandoffRow | undefined;
 }
 
-/**
- * Refuses what only the handoff's holder may do: 409 `BW_ERR_HANDOFF_ENDED` once it ended,
- * `BW_ERR_HANDOFF_NOT_YOURS` when someone else holds it, or (unless `waitingOk`) nobody does.
- */
 /** Who acts on a handoff: the principal's actor and account. */
 export interface Caller {
   actor: string;
@@ -141,7 +137,10 @@ export function holds(row: HandoffRow, caller: Caller): boolean {
     : row.claimed_account === null && row.claimed_by === caller.actor;
 }
 
-/** Throws unless `caller` holds the handoff (or, with `waitingOk`, it waits for anyone). */
+/**
+ * Refuses what only the handoff's holder may do: 409 `BW_ERR_HANDOFF_ENDED` once it ended,
+ * `BW_ERR_HANDOFF_NOT_YOURS` when someone else holds it, or (unless `waitingOk`) nobody does.
+ */
 export function requireHolder(row: HandoffRow, caller: Caller, waitingOk = false): void {
   if (row.status !== 'waiting' && row.status !== 'claimed') {
     throw new BotwireError('BW_ERR_HANDOFF_ENDED', `this handoff has ended (${row.status})`);

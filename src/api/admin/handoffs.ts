@@ -17,15 +17,13 @@ import type { Knex } from '../../shared/db.ts';
 import type { Producer } from '../../shared/bus/producer.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import type { EventPublisher } from '../../shared/events/publisher.ts';
-import { statesOf } from '../../shared/flows/flow-changes.ts';
 import type { SchemaRegistry } from '../../shared/schemas.ts';
 import {
   addNote,
   conversationRefOf,
-  conversationVars,
+  flowStatesOf,
   transcriptBefore,
   transcriptSince,
-  userNameOf,
 } from './handoff-conversation.ts';
 import {
   claimHandoff,
@@ -37,6 +35,7 @@ import {
   type HandoffRow,
 } from './handoff-store.ts';
 import type {} from './audit-note.ts';
+import { getConversation } from './conversations.ts';
 import { filtersOf, toInternal, type AgentMessage } from './handoff-input.ts';
 import { afterOf, limitOf } from './paging.ts';
 import { principalOf, requireBotAccess } from './principal.ts';
@@ -65,10 +64,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** What the audit log keeps of a handoff before and after a change. */
 function noteOf(row: HandoffRow): Record<string, unknown> {
   return { status: row.status, claimed_by: row.claimed_by, queue: row.queue };
-}
-
-function present(row: HandoffRow): Record<string, unknown> {
-  return { ...row };
 }
 
 export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadBody): void {
@@ -138,32 +133,32 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
 
   router.get('/v2/handoffs/:id', async (ctx) => {
     const row = await handoffOf(ctx);
-    const [{ ref }, vars, before, since, user, bot] = await Promise.all([
-      conversationRefOf(db, row.conversation_id),
-      conversationVars(db, row.conversation_id),
+    // One read of the conversation for who, where and its flow state (getConversation).
+    const [conversation, before, since, states] = await Promise.all([
+      getConversation(db, row.conversation_id),
       transcriptBefore(db, row.conversation_id, row.created_at, CONTEXT_ROWS),
       transcriptSince(db, row.conversation_id, row.created_at, SINCE_ROWS),
-      userNameOf(db, row.conversation_id),
-      db('bots').where({ app_id: row.app_id }).first('flow') as Promise<
-        { flow: unknown } | undefined
-      >,
+      flowStatesOf(db, row.app_id),
     ]);
+    if (!conversation)
+      throw new BotwireError('BW_ERR_NOT_FOUND', 'the conversation of this handoff is gone');
     ctx.body = {
-      ...present(row),
-      channel_type: ref.channel_type,
-      chat_id: ref.chat_id,
-      ...user,
+      ...row,
+      channel_type: conversation.channel_type,
+      chat_id: conversation.chat_id,
+      first_name: conversation.first_name,
+      last_name: conversation.last_name,
       // The states an agent may hand back at (agents may not read the flow itself).
-      states: Object.keys(statesOf(bot?.flow)).sort(),
+      states: states ?? [],
       conversation: {
         id: row.conversation_id,
-        channel_id: ref.channel_id,
-        channel_type: ref.channel_type,
-        chat_id: ref.chat_id,
-        user_pid: ref.user_pid,
-        language: ref.user_language ?? null,
-        state: vars.state,
-        variables: vars.variables,
+        channel_id: conversation.channel_id,
+        channel_type: conversation.channel_type,
+        chat_id: conversation.chat_id,
+        user_pid: conversation.user_pid,
+        language: conversation.language || null,
+        state: conversation.state,
+        variables: conversation.variables,
       },
       transcript: { before, since, more: since.length === SINCE_ROWS },
     };
@@ -174,7 +169,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
     const claimed = await claimHandoff(db, row, principalOf(ctx));
     if (claimed.changed) announce(claimed.row);
     ctx.state.audit = { before: noteOf(row), after: noteOf(claimed.row) };
-    ctx.body = present(claimed.row);
+    ctx.body = claimed.row;
   });
 
   router.post('/v2/handoffs/:id/release', async (ctx) => {
@@ -182,7 +177,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
     const released = await releaseHandoff(db, row, principalOf(ctx));
     announce(released);
     ctx.state.audit = { before: noteOf(row), after: noteOf(released) };
-    ctx.body = present(released);
+    ctx.body = released;
   });
 
   router.post('/v2/handoffs/:id/messages', async (ctx) => {
@@ -191,8 +186,8 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
       ctx,
       'http/handoff-message',
     );
-    const { actor } = principalOf(ctx);
-    requireHolder(row, principalOf(ctx));
+    const caller = principalOf(ctx);
+    requireHolder(row, caller);
     const { ref, orderingKey } = await conversationRefOf(db, row.conversation_id);
     const turnId = `agent:${row.id}:${input.client_message_id}`;
     const [id] = await producer.publishOnce(
@@ -205,7 +200,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
             turn_id: turnId,
             ordering_key: orderingKey,
             intent: 'channel_out',
-            sent_by: actor,
+            sent_by: caller.actor,
             bot_output: { conversation: ref, messages: [toInternal(input.message)] },
           },
         },
@@ -268,11 +263,9 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
   router.post('/v2/handoffs/:id/return', async (ctx) => {
     const row = await handoffOf(ctx);
     const input = await readBody<{ state: string }>(ctx, 'http/handoff-return');
-    const { actor } = principalOf(ctx);
-    requireHolder(row, principalOf(ctx), true);
-    const botRaw: unknown = await db('bots').where({ app_id: row.app_id }).first('flow');
-    const bot = botRaw as { flow: unknown } | undefined;
-    if (!bot || !Object.hasOwn(statesOf(bot.flow), input.state)) {
+    const caller = principalOf(ctx);
+    requireHolder(row, caller, true);
+    if (!(await flowStatesOf(db, row.app_id))?.includes(input.state)) {
       throw new BotwireError(
         'BW_ERR_UNKNOWN_STATE',
         `the bot's published flow has no state "${input.state.slice(0, 64)}"`,
@@ -280,16 +273,16 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
       );
     }
     ctx.status = 202;
-    ctx.body = await end(row, actor, 'return', input.state);
+    ctx.body = await end(row, caller.actor, 'return', input.state);
     ctx.state.audit = { before: noteOf(row), after: { action: 'return', state: input.state } };
   });
 
   router.post('/v2/handoffs/:id/close', async (ctx) => {
     const row = await handoffOf(ctx);
-    const { actor } = principalOf(ctx);
-    requireHolder(row, principalOf(ctx), true);
+    const caller = principalOf(ctx);
+    requireHolder(row, caller, true);
     ctx.status = 202;
-    ctx.body = await end(row, actor, 'close');
+    ctx.body = await end(row, caller.actor, 'close');
     ctx.state.audit = { before: noteOf(row), after: { action: 'close' } };
   });
 }

@@ -6,7 +6,7 @@
 import { randomToken } from '../../shared/crypto.ts';
 import type { Knex } from '../../shared/db.ts';
 import { BotwireError } from '../../shared/errors.ts';
-import { insertAccount, type AccountView } from './account-store.ts';
+import { assignedBots, insertAccount, type AccountView } from './account-store.ts';
 import type { Role } from './principal.ts';
 import { tokenHash } from './token-store.ts';
 
@@ -76,7 +76,7 @@ export async function createInvite(
   input: NewInvite,
 ): Promise<InviteView & { token: string }> {
   const token = randomToken(32);
-  const bots = [...new Set(input.bots.map((b) => b.toLowerCase()))];
+  const bots = assignedBots(input.bots);
   if (bots.length > 0) {
     const known = (await db('bots').whereIn('app_id', bots).pluck('app_id')) as unknown[];
     if (known.length !== bots.length)

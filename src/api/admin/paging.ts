@@ -1,9 +1,11 @@
 /**
  * Pages of the admin API: `limit` (1 to 100, default 20) and `after` (the `next_after` of the
- * previous page) in the query; `{items, next_after}` in the answer.
+ * previous page) in the query; `{items, next_after}` in the answer. A list's filters are the rest
+ * of its query, checked against the list's query schema.
  */
 import type { Context } from 'koa';
 import { BotwireError } from '../../shared/errors.ts';
+import type { SchemaRegistry } from '../../shared/schemas.ts';
 
 export interface Page<T> {
   items: T[];
@@ -48,4 +50,18 @@ export function pageOf<T>(rows: T[], limit: number, cursorOf: (row: T) => string
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items, next_after: rows.length > limit && last ? cursorOf(last) : null };
+}
+
+/** The query checked against `schema` (400 `BW_ERR_SCHEMA` naming each bad parameter). */
+export function queryOf<T>(ctx: Context, schemas: SchemaRegistry, schema: string): T {
+  const result = schemas.validate<T>(schema, { ...ctx.query });
+  if (!result.ok) {
+    const problems = result.problems.map((p) => ({ ...p, path: `/query${p.path}` }));
+    throw new BotwireError(
+      'BW_ERR_SCHEMA',
+      `the query fails its schema: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
+      { details: { problems } },
+    );
+  }
+  return result.value;
 }

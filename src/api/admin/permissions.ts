@@ -8,9 +8,9 @@
  */
 import type { Context, Middleware } from 'koa';
 import { BotwireError } from '../../shared/errors.ts';
-import { principalOf, type Role } from './principal.ts';
+import { principalOf, ROLES, type Role } from './principal.ts';
 
-const ALL: readonly Role[] = ['owner', 'builder', 'agent', 'viewer'];
+const ALL = ROLES;
 const BUILD: readonly Role[] = ['owner', 'builder'];
 const READ: readonly Role[] = ['owner', 'builder', 'viewer'];
 const OWNER: readonly Role[] = ['owner'];

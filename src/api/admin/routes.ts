@@ -11,8 +11,7 @@ import type { Context } from 'koa';
 import { Router } from '@koa/router';
 import type { NewBot, NewChannel, BotPatch } from '../../shared/bots/types.ts';
 import { BotwireError } from '../../shared/errors.ts';
-import { unstorableString } from '../../shared/json.ts';
-import { readJson } from '../body.ts';
+import { readJson, refuseUnstorable } from '../body.ts';
 import type { Edge } from '../edge.ts';
 import { DEFAULT_FLOW } from '../../shared/flows/default-flow.ts';
 import { validateFlow } from '../../shared/flows/validate-flow.ts';
@@ -41,15 +40,10 @@ import { listMessages } from './transcripts.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function body<T>(ctx: Context, edge: Edge, schema: string): Promise<T> {
-  const { raw, json } = await readJson(ctx, edge.bodyLimitBytes, edge.bodyTimeoutMs);
-  // Admin bodies are stored in Postgres, whose text and jsonb refuse these (a 500 otherwise).
-  const unstorable = unstorableString(json, raw.toString('utf8'));
-  if (unstorable !== undefined) {
-    const message = 'must not contain U+0000 or an unpaired UTF-16 surrogate';
-    throw new BotwireError('BW_ERR_SCHEMA', `${unstorable} ${message}`, {
-      details: { problems: [{ path: unstorable, message }] },
-    });
-  }
+  const read = await readJson(ctx, edge.bodyLimitBytes, edge.bodyTimeoutMs);
+  // Admin bodies are stored in Postgres.
+  refuseUnstorable(read);
+  const { json } = read;
   const result = edge.schemas.validate<T>(schema, json);
   if (!result.ok) {
     const problems = result.problems;

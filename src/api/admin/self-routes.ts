@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import type { Router } from '@koa/router';
 import { BotwireError } from '../../shared/errors.ts';
 import type { Edge } from '../edge.ts';
-import { getAccount } from './account-store.ts';
+import { accountById } from './account-store.ts';
 import { authParts, sessionToken } from './auth.ts';
 import { presentSession } from './present-session.ts';
 import { grantableRoles, principalOf, type Role } from './principal.ts';
@@ -33,8 +33,9 @@ export function selfRoutes(router: Router, edge: Edge, readBody: ReadBody): void
 
   router.get('/v2/me', async (ctx) => {
     const principal = principalOf(ctx);
+    // Its email and name only: its bots are the principal's already.
     const account = principal.accountId
-      ? await getAccount(edge.db, principal.accountId)
+      ? await accountById(edge.db, principal.accountId)
       : undefined;
     ctx.body = {
       actor: principal.actor,

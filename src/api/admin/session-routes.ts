@@ -9,7 +9,7 @@ import type { Context } from 'koa';
 import { Router } from '@koa/router';
 import { matchesDigest, secretDigest } from '../../shared/crypto.ts';
 import { BotwireError } from '../../shared/errors.ts';
-import { readJson } from '../body.ts';
+import { readJson, refuseUnstorable } from '../body.ts';
 import type { Edge } from '../edge.ts';
 import { accountByEmail } from './account-store.ts';
 import {
@@ -41,8 +41,10 @@ function sessionCookie(
 type SignIn = { key: string } | { email: string; password: string };
 
 async function validBody<T>(ctx: Context, edge: Edge, schema: string, shape: string): Promise<T> {
-  const { json } = await readJson(ctx, edge.bodyLimitBytes, edge.bodyTimeoutMs);
-  const result = edge.schemas.validate<T>(schema, json);
+  const read = await readJson(ctx, edge.bodyLimitBytes, edge.bodyTimeoutMs);
+  // The email is looked up and the name stored in Postgres, as an admin body is.
+  refuseUnstorable(read);
+  const result = edge.schemas.validate<T>(schema, read.json);
   if (!result.ok) {
     throw new BotwireError('BW_ERR_SCHEMA', `the body must be ${shape}`, {
       details: { problems: result.problems },
@@ -122,11 +124,10 @@ export function sessionRouter(edge: Edge): Router {
   router.delete('/v2/session', async (ctx) => {
     const token = sessionToken(ctx);
     if (token !== undefined) requireOwnOrigin(ctx, edge.publicBaseUrl);
-    const session = await sessions.get(token);
-    // No live session: nothing ends, nothing to record.
+    const session = await sessions.delete(token);
+    // No live session: nothing ended, nothing to record.
     if (session === undefined) ctx.state.auditSkip = true;
     else ctx.state.actor = session.actor;
-    await sessions.delete(token);
     ctx.set('Set-Cookie', sessionCookie(ctx, edge.publicBaseUrl, '', 0));
     ctx.status = 204;
   });

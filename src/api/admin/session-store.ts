@@ -97,12 +97,13 @@ export class SessionStore {
     return stored === null ? undefined : (JSON.parse(stored) as Session);
   }
 
-  /** Ends the session of `token` (nothing when there is none). */
-  async delete(token: string | undefined): Promise<void> {
+  /** Ends the session of `token`; returns it, or undefined when there was no live one. */
+  async delete(token: string | undefined): Promise<Session | undefined> {
     const session = await this.get(token);
-    if (token === undefined || !TOKEN.test(token)) return;
+    if (token === undefined || !TOKEN.test(token)) return undefined;
     await this.#o.redis.del(this.#key(token));
     if (session?.accountId) await this.#o.redis.hdel(this.#index(session.accountId), session.id);
+    return session;
   }
 
   /** The live sessions of an account, oldest first. */

@@ -2,6 +2,22 @@
 import type { Knex } from '../../shared/db.ts';
 import { pageOf, type Page } from './paging.ts';
 
+/**
+ * The columns of a transcript row, as the conversation's messages and a handoff's transcript show
+ * it (the messages add the platform's own message id).
+ */
+export const TRANSCRIPT_COLUMNS = [
+  'id',
+  'direction',
+  'turn_id',
+  'message_type',
+  'body',
+  'status',
+  'error',
+  'sent_by',
+  'created_at',
+];
+
 export async function listMessages(
   db: Knex,
   conversationId: string,
@@ -17,18 +33,7 @@ export async function listMessages(
   mayRead(conversation.app_id);
   const query = db('messages')
     .where({ conversation_id: conversationId })
-    .select(
-      'id',
-      'direction',
-      'turn_id',
-      'platform_message_id',
-      'message_type',
-      'body',
-      'status',
-      'error',
-      'sent_by',
-      'created_at',
-    )
+    .select(...TRANSCRIPT_COLUMNS, 'platform_message_id')
     .orderBy('id')
     .limit(limit + 1);
   if (after && /^\d{1,19}$/.test(after)) void query.where('id', '>', after);

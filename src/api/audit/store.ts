@@ -36,6 +36,20 @@ export interface AuditRow {
   summary: Record<string, unknown>;
 }
 
+/** The columns of a row as `GET /v2/audit` shows it (its OpenAPI schema requires each). */
+export const AUDIT_COLUMNS = [
+  'id',
+  'at',
+  'actor',
+  'account_id',
+  'address',
+  'action',
+  'target_type',
+  'target_id',
+  'app_id',
+  'summary',
+] as const satisfies readonly (keyof AuditRow)[];
+
 export interface AuditFilter {
   actor?: string;
   action?: string;
@@ -72,16 +86,7 @@ export async function writeAudit(db: Knex, entry: AuditEntry): Promise<void> {
 export async function listAudit(db: Knex, filter: AuditFilter): Promise<AuditRow[]> {
   const query = db('audit_log')
     .select<Array<Omit<AuditRow, 'id' | 'at'> & { id: string | number; at: Date }>>(
-      'id',
-      'at',
-      'actor',
-      'account_id',
-      'address',
-      'action',
-      'target_type',
-      'target_id',
-      'app_id',
-      'summary',
+      ...AUDIT_COLUMNS,
     )
     .orderBy('id', 'desc')
     .limit(filter.limit + 1);
