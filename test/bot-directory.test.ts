@@ -68,7 +68,10 @@ describe('bot directory: a view that lags the database', function () {
   it('when a channel is added to a bot the directory already holds and no notification reached it yet, then channelOf finds the channel in the database', async () => {
     const bot = await store.createBot({ name: 'lagging', flow: {}, channel: TELEGRAM });
     await directory.reload(bot.appId);
-    const web = await store.addChannel(bot.appId, { type: 'web', details: { allowed_origins: [] } });
+    const web = await store.addChannel(bot.appId, {
+      type: 'web',
+      details: { allowed_origins: [] },
+    });
 
     const found = await directory.channelOf(bot.appId, web.id);
     expect(found?.bot.appId).to.equal(bot.appId);

@@ -60,10 +60,10 @@ describe('channel pacing (one script reserves every key of a call)', () => {
     // browser-test service keeps the server busy, and ioredis's monitor mode loses track under it).
     const seen: string[] = [];
     const send = redis.sendCommand.bind(redis);
-    redis.sendCommand = ((command, stream) => {
+    redis.sendCommand = (command, stream) => {
       if (command.args.some((a) => String(a) === keys[0]![0])) seen.push(command.name);
       return send(command, stream);
-    });
+    };
     try {
       await pacer.reserve(keys);
       await pacer.reserve(keys);
