@@ -206,6 +206,18 @@ export const SETTINGS = {
     min: 0,
     doc: 'Backpressure: while more than this many messages wait in the channel, language and flow topics (unread plus unacknowledged, sampled every 250 ms), the edge answers platform callbacks 503 with Retry-After, so the platform retries later instead of the backlog growing without bound (count; 0 turns it off).',
   },
+  EDGE_WAIT_REPLICAS: {
+    kind: 'integer',
+    default: 0,
+    min: 0,
+    doc: 'Replicas that must hold an accepted platform callback before the edge answers 200 (Redis WAIT after its publish, on the same node); fewer within EDGE_WAIT_TIMEOUT_MS answer 503 and the platform sends it again. 0 (the default) waits for none: a master that dies before replicating loses callbacks it accepted. Set 1 where every master has a replica (docs/operations.md) (count).',
+  },
+  EDGE_WAIT_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 100,
+    min: 1,
+    doc: 'How long the edge waits for EDGE_WAIT_REPLICAS replicas to acknowledge a callback before it answers 503 (milliseconds).',
+  },
   EDGE_MAX_BOT_BACKLOG: {
     kind: 'integer',
     default: 500,
@@ -718,6 +730,8 @@ export interface Config {
     maxBacklog: number;
     /** One bot's waiting turns over which its callbacks are refused; 0 for never. */
     maxBotBacklog: number;
+    /** Replicas an accepted callback must reach before the edge answers (EDGE_WAIT_*). */
+    replicaWait: { replicas: number; timeoutMs: number };
     /** How long an unfinished turn counts in its bot's backlog (s). */
     botTurnHorizonS: number;
     /** Header, JSON body, whole-request and keep-alive timeouts (milliseconds). */
@@ -936,6 +950,7 @@ export function loadConfig(
       dedupeTtlS: v.DEDUPE_TTL_S,
       maxBacklog: v.EDGE_MAX_BACKLOG,
       maxBotBacklog: v.EDGE_MAX_BOT_BACKLOG,
+      replicaWait: { replicas: v.EDGE_WAIT_REPLICAS, timeoutMs: v.EDGE_WAIT_TIMEOUT_MS },
       botTurnHorizonS: v.EDGE_BOT_TURN_HORIZON_S,
       timeouts: {
         headersMs: v.EDGE_HEADERS_TIMEOUT_MS,

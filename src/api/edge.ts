@@ -1,7 +1,7 @@
 /** What the callback and admin routes are given: the process's shared dependencies. */
 import type { BotDirectory } from '../shared/bots/directory.ts';
 import type { BotStore } from '../shared/bots/store.ts';
-import type { Producer } from '../shared/bus/producer.ts';
+import type { Producer, ReplicaWait } from '../shared/bus/producer.ts';
 import type { EventPublisher } from '../shared/events/publisher.ts';
 import type { EventHub } from './events/hub.ts';
 import type { UploadQuota } from '../config.ts';
@@ -53,6 +53,8 @@ export interface Edge {
   /** Limits on the documents kept in STORAGE_DIR (UPLOAD_*_MAX_*). */
   uploadQuota: UploadQuota;
   dedupeTtlS: number;
+  /** Replicas an accepted callback must reach before the 200 (EDGE_WAIT_REPLICAS; 0: none). */
+  replicaWait: ReplicaWait;
   adminApiKey: string;
   publicBaseUrl: string;
   telegramApiUrl: string;

@@ -121,6 +121,7 @@ export async function startApi(
     consoleDir: overrides.consoleDir ?? CONSOLE_DIST,
     uploadQuota: config.api.uploadQuota,
     dedupeTtlS: config.api.dedupeTtlS,
+    replicaWait: config.api.replicaWait,
     adminApiKey: config.api.adminApiKey,
     publicBaseUrl: config.api.publicBaseUrl,
     telegramApiUrl: config.providers.telegramApiUrl,

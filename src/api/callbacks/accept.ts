@@ -107,7 +107,12 @@ async function admitBots(edge: Edge, messages: readonly OnceMessage[]): Promise<
  */
 export async function publishOnce(edge: Edge, messages: readonly OnceMessage[]): Promise<number> {
   await admitBots(edge, messages);
-  const ids = await edge.producer.publishOnce('channel', messages, edge.dedupeTtlS);
+  const ids = await edge.producer.publishOnce(
+    'channel',
+    messages,
+    edge.dedupeTtlS,
+    edge.replicaWait,
+  );
   const admitted = messages.filter((_, i) => ids[i] !== null && ids[i] !== undefined);
   if (edge.botBacklog.max > 0 && admitted.length > 0) {
     // Published already: a ledger write that fails only leaves the turn uncounted.

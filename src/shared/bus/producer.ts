@@ -45,6 +45,15 @@ return out`;
 /** The producer's script, for a connection to define as it is made (see `createKit`). */
 export const PRODUCER_SCRIPTS = { bwPublishOnce: { lua: PUBLISH_ONCE } };
 
+/**
+ * How many replicas must hold a `publishOnce` write before it counts as published, and how long
+ * to wait for them (Redis `WAIT`). See docs/operations.md, "Replication is asynchronous".
+ */
+export interface ReplicaWait {
+  replicas: number;
+  timeoutMs: number;
+}
+
 /** The script as an ioredis command (defined once per connection). */
 interface PublishOnceCommand {
   bwPublishOnce(numKeys: number, ...args: (string | number)[]): Promise<unknown>;
@@ -131,12 +140,19 @@ export class Producer {
   /**
    * Publishes each message unless one with the same `id` was published to the topic within
    * `ttlS` seconds; atomic per call.
+   *
+   * With `wait` (replicas > 0), the script is followed in the same pipeline, so on the same node
+   * and connection, by `WAIT <replicas> <timeoutMs>`; fewer replicas acknowledging in time is
+   * `BW_ERR_UNAVAILABLE`. The write stays on the master: a retry with the same ids finds them
+   * seen (null) and waits again, and a master lost before replicating takes the markers with it,
+   * so the retry publishes them on the promoted replica.
    * @returns the new entry id of each message, or null for a duplicate.
    */
   async publishOnce(
     topic: Topic,
     messages: readonly OnceMessage[],
     ttlS: number,
+    wait?: ReplicaWait,
   ): Promise<(string | null)[]> {
     if (messages.length === 0) return [];
     const { redis, prefix, maxLen, partitions, onPublished } = this.#options;
@@ -146,20 +162,39 @@ export class Producer {
       keys.seen(id),
       this.streamFor(topic, message),
     ]);
+    const args = [pairs.length, ...pairs, maxLen, ttlS, ...data] as const;
     let ids: (string | null)[];
+    let acknowledged = Infinity;
     try {
-      // EVALSHA, falling back to EVAL once per connection: the script is not resent per call.
-      ids = (await (redis as unknown as PublishOnceCommand).bwPublishOnce(
-        pairs.length,
-        ...pairs,
-        maxLen,
-        ttlS,
-        ...data,
-      )) as (string | null)[];
+      if (wait && wait.replicas > 0) {
+        const pipeline = redis.pipeline();
+        // Queued on the pipeline (its answer comes from exec): nothing to await here.
+        void (pipeline as unknown as PublishOnceCommand).bwPublishOnce(...args);
+        pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
+        const [script, waited] = (await pipeline.exec()) ?? [];
+        if (!script || !waited) throw new Error('no answer to the pipeline');
+        if (script[0]) throw script[0];
+        if (waited[0]) throw waited[0];
+        ids = script[1] as (string | null)[];
+        acknowledged = Number(waited[1]);
+      } else {
+        // EVALSHA, falling back to EVAL once per connection: the script is not resent per call.
+        ids = (await (redis as unknown as PublishOnceCommand).bwPublishOnce(...args)) as (
+          string | null
+        )[];
+      }
     } catch (error) {
       throw unavailable(error);
     }
+    // Written either way: the entries are in the stream and will be handled.
     for (const id of ids) if (id) onPublished?.(topic);
+    if (wait && acknowledged < wait.replicas) {
+      throw new BotwireError(
+        'BW_ERR_UNAVAILABLE',
+        `could not publish: ${acknowledged} of ${wait.replicas} replicas acknowledged the write within ${wait.timeoutMs} ms`,
+        { details: { topic, acknowledged, replicas: wait.replicas } },
+      );
+    }
     return ids.map((id) => id ?? null);
   }
 }
