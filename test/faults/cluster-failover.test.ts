@@ -8,7 +8,8 @@
  *
  * Two more figures for docs/operations.md: what a `WAIT 1` after each write on that master costs
  * under the traffic, and (last, as it loses writes on purpose) the loss asynchronous replication
- * allows: a master SIGKILLed while its replica lags takes the callbacks it accepted with it.
+ * allows: a master SIGKILLed while its replica lags takes the callbacks it accepted with it;
+ * and the same with the edge waiting for a replica (`EDGE_WAIT_REPLICAS=1`), which loses none.
  */
 import { expect } from 'chai';
 import { loadavg } from 'node:os';
