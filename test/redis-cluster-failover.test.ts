@@ -199,7 +199,17 @@ describe('Redis Cluster failover and resharding under a consumer', function () {
       })
       .start();
     const slot = Number(await redis.call('CLUSTER', 'KEYSLOT', keys.partitions[0]!));
-    const masters = await liveMasters(cluster);
+    // After the failovers above, a node's view may still call a demoted master a master (gossip
+    // lags): take the view once every master in it says so itself (SETSLOT refuses replicas).
+    let masters: Awaited<ReturnType<typeof liveMasters>> = [];
+    await waitFor(
+      async () => {
+        masters = await liveMasters(cluster);
+        const roles = await Promise.all(masters.map((m) => offsetRole(cluster, m.index)));
+        return masters.length === 3 && roles.every((info) => /role:master/.test(info));
+      },
+      { timeoutMs: 30_000, intervalMs: 200, what: 'a settled view of the masters' },
+    );
     const from = masters.find((m) => m.slots.includes(slot))!;
     const to = masters.find((m) => m !== from)!;
     const names = Array.from({ length: 60 }, (_, i) => `r${i}`);
