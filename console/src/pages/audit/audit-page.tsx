@@ -15,6 +15,7 @@ import {
   type AuditFilters,
 } from './audit-api.ts';
 import './audit.css';
+import { LoadMore } from '../../components/load-more.tsx';
 
 export function AuditPage() {
   const [search, setSearch] = useSearchParams();
@@ -45,15 +46,7 @@ export function AuditPage() {
         isEmpty={items.length === 0}
       />
       {items.length > 0 ? <AuditTable items={items} /> : null}
-      {log.hasNextPage ? (
-        <button
-          type="button"
-          onClick={() => void log.fetchNextPage()}
-          disabled={log.isFetchingNextPage}
-        >
-          {log.isFetchingNextPage ? 'Loading…' : 'Load older changes'}
-        </button>
-      ) : null}
+      <LoadMore query={log} label="Load older changes" />
     </div>
   );
 }

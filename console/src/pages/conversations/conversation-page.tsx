@@ -22,6 +22,7 @@ import { VariablesView } from './variables-view.tsx';
 import { useEventSource } from './use-event-source.ts';
 import { useLiveRefresh } from './use-live-refresh.ts';
 import './conversations.css';
+import { LoadMore } from '../../components/load-more.tsx';
 
 /** Least time between two transcript refreshes caused by live events (ms). */
 const LIVE_REFRESH_MS = 500;
@@ -128,15 +129,7 @@ export function ConversationPage() {
             ))}
           </ol>
         </div>
-        {messages.hasNextPage ? (
-          <button
-            type="button"
-            onClick={() => void messages.fetchNextPage()}
-            disabled={messages.isFetchingNextPage}
-          >
-            {messages.isFetchingNextPage ? 'Loading…' : 'Load later messages'}
-          </button>
-        ) : null}
+        <LoadMore query={messages} label="Load later messages" />
       </section>
     </div>
   );

@@ -21,6 +21,7 @@ import { LiveStatusLine } from './live-status-line.tsx';
 import { useEventSource } from './use-event-source.ts';
 import { useLiveRefresh } from './use-live-refresh.ts';
 import './conversations.css';
+import { LoadMore } from '../../components/load-more.tsx';
 
 /** Least time between two refreshes of the list caused by live events (ms). */
 const LIVE_REFRESH_MS = 1000;
@@ -80,15 +81,7 @@ export function ConversationsPage() {
         <p>No conversations{Object.keys(filters).length > 0 ? ' match these filters' : ' yet'}.</p>
       ) : null}
       {items.length > 0 ? <ConversationTable items={items} /> : null}
-      {conversations.hasNextPage ? (
-        <button
-          type="button"
-          onClick={() => void conversations.fetchNextPage()}
-          disabled={conversations.isFetchingNextPage}
-        >
-          {conversations.isFetchingNextPage ? 'Loading…' : 'Load older conversations'}
-        </button>
-      ) : null}
+      <LoadMore query={conversations} label="Load older conversations" />
     </div>
   );
 }

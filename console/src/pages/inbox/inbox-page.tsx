@@ -25,6 +25,7 @@ import { inboxEventsUrl, inboxKeys, listHandoffs } from './inbox-api.ts';
 import { useNow } from './use-now.ts';
 import '../conversations/conversations.css';
 import './inbox.css';
+import { LoadMore } from '../../components/load-more.tsx';
 
 /** Least time between two refreshes of the list caused by live events (ms). */
 const LIVE_REFRESH_MS = 500;
@@ -121,15 +122,7 @@ export function InboxPage() {
           </tbody>
         </table>
       ) : null}
-      {handoffs.hasNextPage ? (
-        <button
-          type="button"
-          onClick={() => void handoffs.fetchNextPage()}
-          disabled={handoffs.isFetchingNextPage}
-        >
-          {handoffs.isFetchingNextPage ? 'Loading…' : 'Load more'}
-        </button>
-      ) : null}
+      <LoadMore query={handoffs} label="Load more" />
     </div>
   );
 }

@@ -13,6 +13,7 @@ import { knowledgeKeys, listCollections, uploadFiles } from './knowledge-api.ts'
 import { UploadDrop } from './upload-drop.tsx';
 import { useIndexJobEvents } from './use-index-job-events.ts';
 import './knowledge.css';
+import { LoadMore } from '../../components/load-more.tsx';
 
 function CollectionsTable() {
   const collections = useInfiniteQuery({
@@ -64,15 +65,7 @@ function CollectionsTable() {
       {collections.isFetchNextPageError && (
         <ErrorAlert what="More collections could not be loaded." error={collections.error} />
       )}
-      {collections.hasNextPage && (
-        <button
-          type="button"
-          disabled={collections.isFetchingNextPage}
-          onClick={() => void collections.fetchNextPage()}
-        >
-          {collections.isFetchingNextPage ? 'Loading…' : 'Load more collections'}
-        </button>
-      )}
+      <LoadMore query={collections} label="Load more collections" />
     </>
   );
 }

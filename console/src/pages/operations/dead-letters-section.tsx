@@ -9,6 +9,7 @@ import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { getDeadLetter, listDeadLetters, opsKeys, replayDeadLetters } from './operations-api.ts';
 import { confirmQuestion, replaySummary } from './replay.ts';
+import { LoadMore } from '../../components/load-more.tsx';
 
 function Inspect({ topic, id }: { topic: string; id: string }) {
   const letter = useQuery({
@@ -133,15 +134,7 @@ export function DeadLettersSection({ topic }: { topic: string }) {
               ))}
             </tbody>
           </table>
-          {letters.hasNextPage && (
-            <button
-              type="button"
-              disabled={letters.isFetchingNextPage}
-              onClick={() => void letters.fetchNextPage()}
-            >
-              {letters.isFetchingNextPage ? 'Loading…' : 'Load more dead letters'}
-            </button>
-          )}
+          <LoadMore query={letters} label="Load more dead letters" />
         </>
       )}
       {inspected !== undefined && <Inspect topic={topic} id={inspected} />}
