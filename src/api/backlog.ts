@@ -12,7 +12,7 @@
  */
 import type { Logger } from '../shared/logger.ts';
 import type { Redis } from '../shared/redis.ts';
-import { groupOf, topicKeys, type Topic } from '../shared/bus/topics.ts';
+import { groupOf, topicKeys, type Topic, type TopicKeys } from '../shared/bus/topics.ts';
 
 /** The topics between the edge and the platform call, whose backlog delays a reply. */
 const PIPELINE_TOPICS: readonly Topic[] = ['channel', 'language', 'flow'];
@@ -57,8 +57,8 @@ const NO_SUCH_KEY = /^ERR no such key/;
 
 /**
  * Every topic's depth: XINFO GROUPS of each partition (the group's `lag` plus `pending`) and XLEN
- * of its dead-letter stream, in one pipeline per topic (its keys share a hash tag, so a pipeline
- * never spans Redis Cluster slots), the topics at once. A stream not created yet counts 0.
+ * of its dead-letter stream, in one pipeline per partition (a partition's keys share a hash tag,
+ * so a pipeline never spans Redis Cluster slots), all at once. A stream not created yet counts 0.
  * @throws the first failure of any command: a partial answer is not a smaller backlog.
  */
 export async function topicDepths(
@@ -77,29 +77,44 @@ async function topicDepth(
   topic: Topic,
 ): Promise<TopicDepth> {
   const keys = topicKeys(prefix, topic, partitions);
+  const depths = await Promise.all(
+    keys.partitions.map((_, p) => partitionDepth(redis, keys, p, groupOf(topic))),
+  );
+  const sum = (field: 'unread' | 'pending' | 'dead'): number =>
+    depths.reduce((total, depth) => total + depth[field], 0);
+  const unread = sum('unread');
+  const pending = sum('pending');
+  return { topic, waiting: unread + pending, unread, pending, dead: sum('dead') };
+}
+
+/** One partition's depth: one pipeline, as its keys share a hash tag (one Cluster slot). */
+async function partitionDepth(
+  redis: Redis,
+  keys: TopicKeys,
+  partition: number,
+  group: string,
+): Promise<{ unread: number; pending: number; dead: number }> {
   const pipeline = redis.pipeline();
-  for (const stream of keys.partitions) pipeline.call('XINFO', 'GROUPS', stream);
-  pipeline.xlen(keys.dead);
+  pipeline.call('XINFO', 'GROUPS', keys.partitions[partition]!);
+  pipeline.xlen(keys.dead(partition));
   const replies = (await pipeline.exec()) ?? [];
-  if (replies.length !== partitions + 1) throw new Error(`backlog of ${topic}: no answer`);
+  if (replies.length !== 2) throw new Error(`backlog of ${keys.partitions[partition]}: no answer`);
   let unread = 0;
   let pending = 0;
-  for (let p = 0; p < partitions; p += 1) {
-    const [error, groups] = replies[p]!;
-    if (error && NO_SUCH_KEY.test(error.message)) continue;
-    if (error) throw error;
-    if (!Array.isArray(groups)) continue;
-    for (const group of groups) {
-      const fields = fieldsOf(group);
-      if (fields.get('name') !== groupOf(topic)) continue;
+  const [error, groups] = replies[0]!;
+  if (error && !NO_SUCH_KEY.test(error.message)) throw error;
+  if (!error && Array.isArray(groups)) {
+    for (const row of groups) {
+      const fields = fieldsOf(row);
+      if (fields.get('name') !== group) continue;
       // lag is nil when Redis cannot tell (entries deleted in the middle of the stream).
       unread += Number(fields.get('lag') ?? 0);
       pending += Number(fields.get('pending') ?? 0);
     }
   }
-  const [error, dead] = replies[partitions]!;
-  if (error) throw error;
-  return { topic, waiting: unread + pending, unread, pending, dead: Number(dead ?? 0) };
+  const [deadError, dead] = replies[1]!;
+  if (deadError) throw deadError;
+  return { unread, pending, dead: Number(dead ?? 0) };
 }
 
 export class BacklogGauge {

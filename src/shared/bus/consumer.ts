@@ -147,11 +147,6 @@ const STALL_MS = 250;
 /** How an attempt at an entry ended. */
 type Attempt = 'settled' | 'retry' | 'outage';
 
-/** The field of an entry in the failures hash: entry ids repeat across partitions. */
-function failureField(stream: string, id: string): string {
-  return `${stream.slice(stream.lastIndexOf(':') + 1)}/${id}`;
-}
-
 /** Creates the partition streams and the consumer group on each when missing (reading from the start). */
 export async function ensureGroups(
   redis: Redis,
@@ -732,12 +727,12 @@ export class StreamConsumer<T> {
       // Only an entry read as new, on its first delivery, can skip clearing a recorded failure
       // (an outage records none).
       const unfailed = fresh && deliveries === firstDelivery;
-      let outcome = await this.#attempt(entry, decoded, deliveries, stream, log, unfailed);
+      let outcome = await this.#attempt(entry, decoded, deliveries, partition, log, unfailed);
       while (outcome === 'outage') {
         outages += 1;
         await this.#pause(Math.min(this.#o.retryBaseMs * 2 ** (outages - 1), OUTAGE_RETRY_MAX_MS));
         if (!mine()) return;
-        outcome = await this.#attempt(entry, decoded, deliveries, stream, log, unfailed);
+        outcome = await this.#attempt(entry, decoded, deliveries, partition, log, unfailed);
       }
       if (outcome === 'settled') return;
       outages = 0;
@@ -770,15 +765,16 @@ export class StreamConsumer<T> {
     entry: Entry,
     decoded: Decoded<T>,
     deliveries: number,
-    stream: string,
+    partition: number,
     log: Logger,
     unfailed: boolean,
   ): Promise<Attempt> {
     const { redis, group, handler, producer, maxDeliveries, topic } = this.#o;
+    const stream = this.#keys.partitions[partition]!;
     try {
       if (!decoded.ok) throw decoded.error;
       if (deliveries > maxDeliveries) {
-        const last = await redis.hget(this.#keys.failures, failureField(stream, entry.id));
+        const last = await redis.hget(this.#keys.failures(partition), entry.id);
         throw new BotwireError(
           'BW_ERR_MAX_DELIVERIES',
           `delivered ${deliveries - 1} times without success; last failure: ${
@@ -796,7 +792,7 @@ export class StreamConsumer<T> {
         await redis
           .multi()
           .xack(stream, group, entry.id)
-          .hdel(this.#keys.failures, failureField(stream, entry.id))
+          .hdel(this.#keys.failures(partition), entry.id)
           .exec();
       }
       this.#o.onOutcome?.('acked', topic);
@@ -813,15 +809,15 @@ export class StreamConsumer<T> {
           isRetryable(error) && codeOf(error) !== 'BW_ERR_MAX_DELIVERIES'
             ? `failed ${deliveries} deliveries; last failure: ${reason}`
             : reason;
-        return (await this.#deadLetter(entry, error, final, deliveries, stream, log))
+        return (await this.#deadLetter(entry, error, final, deliveries, partition, log))
           ? 'settled'
           : 'retry';
       }
       log.warn({ err: error }, 'handler failed; retrying after a backoff');
       await redis
         .multi()
-        .hset(this.#keys.failures, failureField(stream, entry.id), reason)
-        .expire(this.#keys.failures, FAILURE_TTL_S)
+        .hset(this.#keys.failures(partition), entry.id, reason)
+        .expire(this.#keys.failures(partition), FAILURE_TTL_S)
         .exec()
         .catch((recordError: unknown) =>
           log.warn({ err: recordError }, 'could not record the failure reason'),
@@ -836,15 +832,16 @@ export class StreamConsumer<T> {
     error: unknown,
     reason: string,
     deliveries: number,
-    stream: string,
+    partition: number,
     log: Logger,
   ): Promise<boolean> {
     const { redis, group, name, topic, deadMaxLen } = this.#o;
+    const stream = this.#keys.partitions[partition]!;
     try {
       const results = await redis
         .multi()
         .xadd(
-          this.#keys.dead,
+          this.#keys.dead(partition),
           'MAXLEN',
           '~',
           deadMaxLen,
@@ -871,7 +868,7 @@ export class StreamConsumer<T> {
           new Date().toISOString(),
         )
         .xack(stream, group, entry.id)
-        .hdel(this.#keys.failures, failureField(stream, entry.id))
+        .hdel(this.#keys.failures(partition), entry.id)
         .exec();
       log.error({ code: codeOf(error), reason }, 'message moved to the dead-letter stream');
       this.#o.onOutcome?.('dead', topic);

@@ -30,7 +30,7 @@ export interface ProducerOptions {
 
 // KEYS come in pairs (dedupe marker, partition stream). The SET NX of each marker and the XADD it
 // guards run in one script, so a redelivered update is either published with its marker or not
-// at all. All keys share the topic's hash tag (one Cluster slot).
+// at all. All keys are of one partition (one hash tag, one Cluster slot).
 const PUBLISH_ONCE = `
 local out = {}
 for i = 1, #KEYS, 2 do
@@ -155,34 +155,28 @@ export class Producer {
     wait?: ReplicaWait,
   ): Promise<(string | null)[]> {
     if (messages.length === 0) return [];
-    const { redis, prefix, maxLen, partitions, onPublished } = this.#options;
+    const { prefix, partitions, onPublished } = this.#options;
     const keys = topicKeys(prefix, topic, partitions);
-    const data = messages.map(({ message }) => this.encode(topic, message));
-    const pairs = messages.flatMap(({ id, message }) => [
-      keys.seen(id),
-      this.streamFor(topic, message),
-    ]);
-    const args = [pairs.length, ...pairs, maxLen, ttlS, ...data] as const;
-    let ids: (string | null)[];
+    // One script per partition: its markers and its stream share the partition's slot, and a
+    // script may touch one slot only.
+    const byPartition = new Map<number, { index: number; marker: string; data: string }[]>();
+    messages.forEach(({ id, message }, index) => {
+      const data = this.encode(topic, message);
+      const p = partitionOf(orderingKeyOf(message), partitions);
+      const group = byPartition.get(p) ?? [];
+      group.push({ index, marker: keys.seen(p, id), data });
+      byPartition.set(p, group);
+    });
+    const ids: (string | null)[] = new Array<string | null>(messages.length).fill(null);
     let acknowledged = Infinity;
     try {
-      if (wait && wait.replicas > 0) {
-        const pipeline = redis.pipeline();
-        // Queued on the pipeline (its answer comes from exec): nothing to await here.
-        void (pipeline as unknown as PublishOnceCommand).bwPublishOnce(...args);
-        pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
-        const [script, waited] = (await pipeline.exec()) ?? [];
-        if (!script || !waited) throw new Error('no answer to the pipeline');
-        if (script[0]) throw script[0];
-        if (waited[0]) throw waited[0];
-        ids = script[1] as (string | null)[];
-        acknowledged = Number(waited[1]);
-      } else {
-        // EVALSHA, falling back to EVAL once per connection: the script is not resent per call.
-        ids = (await (redis as unknown as PublishOnceCommand).bwPublishOnce(...args)) as (
-          string | null
-        )[];
-      }
+      await Promise.all(
+        [...byPartition].map(async ([p, group]) => {
+          const written = await this.#publishOnceTo(keys.partitions[p]!, group, ttlS, wait);
+          group.forEach(({ index }, i) => (ids[index] = written.ids[i] ?? null));
+          acknowledged = Math.min(acknowledged, written.acknowledged);
+        }),
+      );
     } catch (error) {
       throw unavailable(error);
     }
@@ -195,6 +189,37 @@ export class Producer {
         { details: { topic, acknowledged, replicas: wait.replicas } },
       );
     }
-    return ids.map((id) => id ?? null);
+    return ids;
+  }
+
+  /**
+   * Runs the dedupe script for messages of one partition stream and, when asked, `WAIT`s for
+   * replicas in the same pipeline (so on the node that took the write).
+   */
+  async #publishOnceTo(
+    stream: string,
+    group: readonly { marker: string; data: string }[],
+    ttlS: number,
+    wait: ReplicaWait | undefined,
+  ): Promise<{ ids: (string | null)[]; acknowledged: number }> {
+    const { redis, maxLen } = this.#options;
+    const pairs = group.flatMap(({ marker }) => [marker, stream]);
+    const args = [pairs.length, ...pairs, maxLen, ttlS, ...group.map((m) => m.data)] as const;
+    if (!wait || wait.replicas <= 0) {
+      // EVALSHA, falling back to EVAL once per connection: the script is not resent per call.
+      const ids = (await (redis as unknown as PublishOnceCommand).bwPublishOnce(...args)) as (
+        string | null
+      )[];
+      return { ids, acknowledged: Infinity };
+    }
+    const pipeline = redis.pipeline();
+    // Queued on the pipeline (its answer comes from exec): nothing to await here.
+    void (pipeline as unknown as PublishOnceCommand).bwPublishOnce(...args);
+    pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
+    const [script, waited] = (await pipeline.exec()) ?? [];
+    if (!script || !waited) throw new Error('no answer to the pipeline');
+    if (script[0]) throw script[0];
+    if (waited[0]) throw waited[0];
+    return { ids: script[1] as (string | null)[], acknowledged: Number(waited[1]) };
   }
 }

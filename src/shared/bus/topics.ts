@@ -7,9 +7,15 @@
  * the order they arrived, while different conversations spread over processes. Each partition is
  * a stream read through the component's consumer group.
  *
- * Every key of a topic carries the topic as its Redis Cluster hash tag (`botwire:{channel}:p3`),
- * so a topic's partitions, dead letters, leases and dedupe markers share one slot and can be
- * changed together in one MULTI or script. Different topics spread over a cluster's nodes.
+ * Every key of a partition carries the partition as its Redis Cluster hash tag
+ * (`botwire:{channel:p3}`, `botwire:{channel:p3}:dead`, …): a partition's stream, pending list,
+ * failure reasons, dead letters, lease and dedupe markers share one slot, so every step that
+ * changes several of them (an acknowledgement with its failure reason, a dead-lettering, a
+ * publish with its dedupe marker, a replay) stays one MULTI or script, while a topic's partitions
+ * spread over a cluster's masters. Only the member set is per topic (`botwire:{channel}:members`).
+ *
+ * `LEGACY_LAYOUT` names the keys of the layout before this one (one hash tag per topic), which
+ * `scripts/migrate-stream-layout.sh` drains and retires (docs/operations.md, "Stream key layout").
  */
 import { membersKey } from './members.ts';
 
@@ -35,21 +41,21 @@ export function schemaOf(topic: Topic): string {
 export interface TopicKeys {
   /** The partition streams, by partition number. */
   partitions: readonly string[];
-  /** Messages that failed for good, with their reason. */
-  dead: string;
-  /** Last failure of each still-pending entry (hash: entry id -> reason), for dead-letter reasons. */
-  failures: string;
   /** Live consumers of the group (sorted set: name -> heartbeat deadline in ms). */
   members: string;
   /** The lease key of a partition: who reads it now. */
   lease(partition: number): string;
-  /** The dedupe marker of a message id published with `publishOnce`. */
-  seen(id: string): string;
+  /** Last failure of each still-pending entry of a partition (hash: entry id -> reason). */
+  failures(partition: number): string;
+  /** Messages of a partition that failed for good, with their reason. */
+  dead(partition: number): string;
+  /** The dedupe marker of a message id published with `publishOnce` to a partition. */
+  seen(partition: number, id: string): string;
 }
 
-/** The dead-letter stream of a topic. */
-export function deadLetterKey(prefix: string, topic: Topic): string {
-  return `${prefix}:{${topic}}:dead`;
+/** The hash-tagged base of a partition's keys: `<prefix>:{<topic>:p<n>}`. */
+export function partitionBase(prefix: string, topic: Topic, partition: number): string {
+  return `${prefix}:{${topic}:p${partition}}`;
 }
 
 const cache = new Map<string, TopicKeys>();
@@ -66,16 +72,36 @@ export function topicKeys(prefix: string, topic: Topic, partitions: number): Top
 }
 
 function buildKeys(prefix: string, topic: Topic, partitions: number): TopicKeys {
-  const base = `${prefix}:{${topic}}`;
+  const bases = Array.from({ length: partitions }, (_, p) => partitionBase(prefix, topic, p));
+  const base = (partition: number): string => {
+    const key = bases[partition];
+    if (key === undefined) throw new RangeError(`no partition ${partition} of ${topic}`);
+    return key;
+  };
   return {
-    partitions: Array.from({ length: partitions }, (_, p) => `${base}:p${p}`),
-    dead: deadLetterKey(prefix, topic),
-    failures: `${base}:failures`,
+    partitions: bases,
     members: membersKey(prefix, topic),
-    lease: (partition) => `${base}:lease:p${partition}`,
-    seen: (id) => `${base}:seen:${id}`,
+    lease: (partition) => `${base(partition)}:lease`,
+    failures: (partition) => `${base(partition)}:failures`,
+    dead: (partition) => `${base(partition)}:dead`,
+    seen: (partition, id) => `${base(partition)}:seen:${id}`,
   };
 }
+
+/**
+ * The keys of the former layout, where every key of a topic carried the topic as its hash tag
+ * (`<prefix>:{<topic>}:p<n>`): read only by the migration that drains and retires them.
+ */
+export const LEGACY_LAYOUT = {
+  partition: (prefix: string, topic: Topic, partition: number): string =>
+    `${prefix}:{${topic}}:p${partition}`,
+  dead: (prefix: string, topic: Topic): string => `${prefix}:{${topic}}:dead`,
+  failures: (prefix: string, topic: Topic): string => `${prefix}:{${topic}}:failures`,
+  lease: (prefix: string, topic: Topic, partition: number): string =>
+    `${prefix}:{${topic}}:lease:p${partition}`,
+  /** Pattern of the dedupe markers (SCAN MATCH). */
+  seenPattern: (prefix: string, topic: Topic): string => `${prefix}:{${topic}}:seen:*`,
+};
 
 /** The ordering key of a message: its `ordering_key` field, when it has one. */
 export function orderingKeyOf(message: unknown): string | undefined {
