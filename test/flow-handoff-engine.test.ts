@@ -14,38 +14,14 @@ import { handoffIdOf } from '../src/flow/handoff-store.ts';
 import { validateFlow } from '../src/shared/flows/validate-flow.ts';
 import type { Flow } from '../src/shared/flows/types.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
+import { helpFlow } from './support/flows.ts';
 
 const say = (text: string): FlowEvent => ({ type: 'input', text, message_type: 'text' });
 
-const FLOW: Flow = {
-  version: 1,
-  start: 'menu',
-  states: {
-    menu: {
-      actions: [{ send: { text: 'Menu: say help for a person.' } }],
-      wait: { store: 'pick' },
-      transitions: [{ when: { '==': [{ var: 'pick' }, 'help'] }, to: 'human' }, { to: 'menu' }],
-    },
-    human: {
-      actions: [
-        { set: { team: 'billing' } },
-        {
-          handoff: {
-            message: 'Hold on {{pick}}, a person from {{team}} is coming.',
-            queue: 'billing',
-            fallback: 'sorry',
-          },
-        },
-      ],
-    },
-    sorry: { actions: [{ send: { text: 'Nobody is free; back to the bot.' } }], next: 'menu' },
-    survey: {
-      actions: [{ send: { text: 'How did we do?' } }],
-      wait: { store: 'rating' },
-      next: 'menu',
-    },
-  },
-};
+const FLOW = helpFlow({
+  message: 'Hold on {{pick}}, a person from {{team}} is coming.',
+  afterSurvey: 'menu',
+}) as unknown as Flow;
 
 /** A conversation driven turn by turn; handoff ids h1, h2, ... */
 function talk(flow: Flow, keywords: string[] = []) {

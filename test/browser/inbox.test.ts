@@ -9,6 +9,7 @@
  * agent closes one after a confirmation.
  */
 import { expect } from 'chai';
+import { helpFlow } from '../support/flows.ts';
 import { waitFor } from '../support/services.ts';
 import {
   apiCall,
@@ -26,34 +27,12 @@ import {
   type TelegramBot,
 } from './support.ts';
 
-const DESK_FLOW = {
-  version: 1,
-  start: 'menu',
-  states: {
-    menu: {
-      actions: [{ send: { text: 'Menu: say help for a person.' } }],
-      wait: { store: 'pick' },
-      transitions: [{ when: { '==': [{ var: 'pick' }, 'help'] }, to: 'human' }, { to: 'menu' }],
-    },
-    human: {
-      actions: [
-        { set: { team: 'parcels' } },
-        {
-          handoff: {
-            message: 'A person from {{team}} will answer you.',
-            queue: 'parcels',
-            fallback: 'menu',
-          },
-        },
-      ],
-    },
-    survey: {
-      actions: [{ send: { text: 'How did we do? Give us a mark from 1 to 5.' } }],
-      wait: { store: 'rating' },
-      next: 'menu',
-    },
-  },
-};
+const DESK_FLOW = helpFlow({
+  team: 'parcels',
+  fallback: 'menu',
+  survey: 'How did we do? Give us a mark from 1 to 5.',
+  afterSurvey: 'menu',
+});
 
 describe('the agent inbox in a browser', function () {
   this.timeout(240_000);

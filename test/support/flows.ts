@@ -35,39 +35,74 @@ export function faqFlow(
   };
 }
 
+/** What differs between the help desks the tests use. */
+export interface HelpDeskOptions {
+  /** The team set before the handoff, and its queue. @defaultValue `billing` */
+  team?: string;
+  /** What the handoff step says. @defaultValue `A person from {{team}} will answer you.` */
+  message?: string;
+  /**
+   * Where the conversation goes when nobody takes it: `sorry` (a state that says so and goes
+   * back to the menu) or straight back to `menu`. @defaultValue `sorry`
+   */
+  fallback?: 'sorry' | 'menu';
+  /** What `survey` asks. @defaultValue `How did we do?` */
+  survey?: string;
+  /**
+   * After the survey's answer: `thanks` (`Thanks: <answer>.`, and the conversation ends) or back to
+   * `menu`. @defaultValue `thanks`
+   */
+  afterSurvey?: 'thanks' | 'menu';
+}
+
 /**
  * A help desk with a handoff: `menu` waits for input and `help` leads to `human`, which hands the
- * conversation to a person (queue `billing`, message `A person from billing will answer you.`,
- * fallback `sorry`, which goes back to the menu). `survey` is where an agent hands back: it asks
- * `How did we do?`, and the answer is thanked (`Thanks: <answer>.`) and ends the conversation.
+ * conversation to a person of the team (queue of the same name). `survey`, reached from no other
+ * state, is where an agent hands back.
  */
-export const HELP_FLOW = {
-  version: 1,
-  start: 'menu',
-  states: {
-    menu: {
-      actions: [{ send: { text: 'Menu: say help for a person.' } }],
-      wait: { store: 'pick' },
-      transitions: [{ when: { '==': [{ var: 'pick' }, 'help'] }, to: 'human' }, { to: 'menu' }],
+export function helpFlow(options: HelpDeskOptions = {}): Record<string, unknown> {
+  const {
+    team = 'billing',
+    message = 'A person from {{team}} will answer you.',
+    fallback = 'sorry',
+    survey = 'How did we do?',
+    afterSurvey = 'thanks',
+  } = options;
+  return {
+    version: 1,
+    start: 'menu',
+    states: {
+      menu: {
+        actions: [{ send: { text: 'Menu: say help for a person.' } }],
+        wait: { store: 'pick' },
+        transitions: [{ when: { '==': [{ var: 'pick' }, 'help'] }, to: 'human' }, { to: 'menu' }],
+      },
+      human: {
+        actions: [{ set: { team } }, { handoff: { message, queue: team, fallback } }],
+      },
+      ...(fallback === 'sorry'
+        ? {
+            sorry: {
+              actions: [{ send: { text: 'Nobody is free; back to the bot.' } }],
+              next: 'menu',
+            },
+          }
+        : {}),
+      survey: {
+        actions: [{ send: { text: survey } }],
+        wait: { store: 'rating' },
+        next: afterSurvey,
+      },
+      ...(afterSurvey === 'thanks'
+        ? { thanks: { actions: [{ send: { text: 'Thanks: {{rating}}.' } }], end: true } }
+        : {}),
     },
-    human: {
-      actions: [
-        { set: { team: 'billing' } },
-        {
-          handoff: {
-            message: 'A person from {{team}} will answer you.',
-            queue: 'billing',
-            fallback: 'sorry',
-          },
-        },
-      ],
-    },
-    sorry: { actions: [{ send: { text: 'Nobody is free; back to the bot.' } }], next: 'menu' },
-    survey: {
-      actions: [{ send: { text: 'How did we do?' } }],
-      wait: { store: 'rating' },
-      next: 'thanks',
-    },
-    thanks: { actions: [{ send: { text: 'Thanks: {{rating}}.' } }], end: true },
-  },
-};
+  };
+}
+
+/**
+ * The default help desk: queue `billing`, `A person from billing will answer you.`, fallback
+ * `sorry`; handed back at `survey`, it asks `How did we do?`, and the answer is thanked
+ * (`Thanks: <answer>.`) and ends the conversation.
+ */
+export const HELP_FLOW = helpFlow();
