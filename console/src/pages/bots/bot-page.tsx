@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { useBot, useUpdateBot } from '../../api/bots.ts';
 import type { Bot } from '../../api/types.ts';
-import { ErrorNote } from '../../components/error-note.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { DeleteBot } from './delete-bot-dialog.tsx';
 import { WebhookButton } from './webhook-button.tsx';
 
@@ -43,7 +43,7 @@ function EditBot({ bot }: { bot: Bot }) {
           </p>
         )}
       </div>
-      <ErrorNote error={update.error} />
+      {update.error && <ErrorAlert error={update.error} what="Could not save the bot." />}
     </section>
   );
 }
@@ -56,7 +56,7 @@ export function BotPage() {
     return (
       <>
         <h1>Bot</h1>
-        <ErrorNote error={bot.error} />
+        {bot.error && <ErrorAlert error={bot.error} what="Could not load the bot." />}
         <Link to="/bots">All bots</Link>
       </>
     );

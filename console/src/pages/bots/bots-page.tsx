@@ -1,7 +1,7 @@
 /** Bots: the list, and a form to create one. */
 import { Link } from 'react-router';
 import { useBots } from '../../api/bots.ts';
-import { ErrorNote } from '../../components/error-note.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { CreateBotForm } from './create-bot-form.tsx';
 
 export function BotsPage() {
@@ -12,7 +12,7 @@ export function BotsPage() {
       <section aria-labelledby="bots-list">
         <h2 id="bots-list">All bots</h2>
         {bots.isPending && <p role="status">Loading bots…</p>}
-        <ErrorNote error={bots.error} />
+        {bots.error && <ErrorAlert error={bots.error} what="Could not load the bots." />}
         {bots.data?.items.length === 0 && <p>No bots yet: create the first one below.</p>}
         {bots.data && bots.data.items.length > 0 && (
           <table>

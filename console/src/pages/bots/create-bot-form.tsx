@@ -6,7 +6,7 @@ import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useCreateBot } from '../../api/bots.ts';
 import type { NewBot } from '../../api/types.ts';
-import { ErrorNote } from '../../components/error-note.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 
 type ChannelType = 'telegram' | 'whatsapp' | 'web';
 
@@ -151,7 +151,7 @@ export function CreateBotForm() {
         <button type="submit" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create bot'}
         </button>
-        <ErrorNote error={create.error} />
+        {create.error && <ErrorAlert error={create.error} what="Could not create the bot." />}
       </form>
     </section>
   );

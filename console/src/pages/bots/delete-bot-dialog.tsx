@@ -2,7 +2,7 @@
 import { useRef } from 'react';
 import { useNavigate } from 'react-router';
 import { useDeleteBot } from '../../api/bots.ts';
-import { ErrorNote } from '../../components/error-note.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 
 export function DeleteBot({ appId, name }: { appId: string; name: string }) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -18,7 +18,7 @@ export function DeleteBot({ appId, name }: { appId: string; name: string }) {
         <p id="delete-text">
           The bot, its channels and its conversations are deleted. This cannot be undone.
         </p>
-        <ErrorNote error={remove.error} />
+        {remove.error && <ErrorAlert error={remove.error} what="Could not delete the bot." />}
         <div className="actions">
           <button type="button" autoFocus onClick={() => dialog.current?.close()}>
             Cancel

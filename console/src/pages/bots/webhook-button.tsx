@@ -1,7 +1,7 @@
 /** Registers a Telegram channel's webhook with one button, and shows what Telegram answered. */
 import { useRegisterWebhook } from '../../api/bots.ts';
 import type { ChannelView } from '../../api/types.ts';
-import { ErrorNote } from '../../components/error-note.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 
 export function WebhookButton({ appId, channel }: { appId: string; channel: ChannelView }) {
   const register = useRegisterWebhook(appId);
@@ -21,7 +21,9 @@ export function WebhookButton({ appId, channel }: { appId: string; channel: Chan
             {register.data.telegram?.description ? ` (${register.data.telegram.description})` : ''}.
           </p>
         )}
-        <ErrorNote error={register.error} />
+        {register.error && (
+          <ErrorAlert error={register.error} what="Could not register the webhook." />
+        )}
       </div>
     </div>
   );
