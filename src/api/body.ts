@@ -11,6 +11,9 @@ import getRawBody from 'raw-body';
 import { BotwireError } from '../shared/errors.ts';
 import { parseJsonStrict, unstorableString } from '../shared/json.ts';
 
+/** Reads an admin request's JSON body, checked against the named schema (`routes.ts` makes it). */
+export type ReadBody = <T>(ctx: Context, schema: string) => Promise<T>;
+
 export interface JsonBody {
   raw: Buffer;
   json: unknown;

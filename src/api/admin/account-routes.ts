@@ -21,10 +21,8 @@ import { authParts } from './auth.ts';
 import { createInvite, listOpenInvites, withdrawInvite } from './invite-store.ts';
 import { principalOf, type Role } from './principal.ts';
 import { presentSession } from './present-session.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-type ReadBody = <T>(ctx: Context, schema: string) => Promise<T>;
+import { UUID } from '../ids.ts';
+import type { ReadBody } from '../body.ts';
 
 function idOf(ctx: Context & { params: Record<string, string> }, what: string): string {
   const id = ctx.params.id ?? '';

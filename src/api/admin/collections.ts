@@ -24,6 +24,7 @@ import {
 import { CollectionCache, MAX_K, searchCollection } from '../../shared/knowledge/search.ts';
 import type { Edge } from '../edge.ts';
 import { receiveUpload } from './uploads.ts';
+import type { ReadBody } from '../body.ts';
 
 interface IndexBody extends JobOptions {
   files?: string[];
@@ -51,11 +52,7 @@ function queryError(path: string, message: string): BotwireError {
   });
 }
 
-export function collectionRoutes(
-  router: Router,
-  edge: Edge,
-  readBody: <T>(ctx: Context, schema: string) => Promise<T>,
-): void {
+export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody): void {
   const collections = new CollectionCache(); // what this process last saw of the ones searched
   router.post('/v2/collections/:name/files', async (ctx) => {
     const collection = nameOf(ctx);

@@ -17,8 +17,7 @@ import { queryTerms, tsqueryText } from '../../shared/knowledge/search.ts';
 import type { Edge } from '../edge.ts';
 import { afterOf, limitOf, pageOf, queryOf, type Page } from './paging.ts';
 import { requireBotAccess } from './principal.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID } from '../ids.ts';
 
 /** The words of a message: its text, caption or chosen title (`m` is the `messages` row). */
 const MESSAGE_TEXT = `coalesce(m.body->>'text', m.body->>'caption', m.body->>'title', '')`;

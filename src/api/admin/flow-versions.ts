@@ -18,12 +18,13 @@ import {
 import { readJson } from '../body.ts';
 import { principalOf } from './principal.ts';
 import type { Edge } from '../edge.ts';
+import type { ReadBody } from '../body.ts';
 
 type RouteContext = Context & { params: Record<string, string> };
 
 /** What the admin router lends these routes: its body reader and its parameter checks. */
 export interface AdminHelpers {
-  readBody: <T>(ctx: Context, schema: string) => Promise<T>;
+  readBody: ReadBody;
   appIdOf: (ctx: RouteContext) => string;
   limitOf: (ctx: Context) => number;
 }

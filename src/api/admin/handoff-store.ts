@@ -9,6 +9,7 @@ import type { Knex } from '../../shared/db.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import type { HandoffStatus } from '../../shared/events/types.ts';
 import { pageOf, type Page } from './paging.ts';
+import { UUID } from '../ids.ts';
 
 /** A handoff row as the API shows it. */
 export interface HandoffRow {
@@ -54,8 +55,6 @@ const COLUMNS = [
 
 /** Whole seconds waited: to the claim, the end, or now. */
 const WAITING_S = `floor(extract(epoch from coalesce(h.claimed_at, h.ended_at, now()) - h.created_at))::int as waiting_s`;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The filters of `GET /v2/handoffs` (schemas/http/handoffs-query.json). */
 export interface HandoffFilters {

@@ -39,6 +39,8 @@ import { getConversation } from './conversations.ts';
 import { filtersOf, toInternal, type AgentMessage } from './handoff-input.ts';
 import { afterOf, limitOf } from './paging.ts';
 import { principalOf, requireBotAccess } from './principal.ts';
+import { UUID } from '../ids.ts';
+import type { ReadBody } from '../body.ts';
 
 /** What the handoff routes use of the edge. */
 export interface HandoffDeps {
@@ -52,14 +54,10 @@ export interface HandoffDeps {
   onAgentFirstReply?: (seconds: number) => void;
 }
 
-/** The admin router's body reader (schema-checked). */
-export type ReadBody = <T>(ctx: Context, schema: string) => Promise<T>;
-
 /** Transcript rows shown from before the handoff began (what led to it). */
 const CONTEXT_ROWS = 20;
 /** Transcript rows shown from the handoff's start; older pages through the conversation's messages. */
 const SINCE_ROWS = 500;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the audit log keeps of a handoff before and after a change. */
 function noteOf(row: HandoffRow): Record<string, unknown> {

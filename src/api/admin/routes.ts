@@ -36,8 +36,7 @@ import { botNote, changedFields } from './audit-summaries.ts';
 import { presentBot, presentChannel } from './present.ts';
 import { registerTelegramWebhook } from './telegram-webhook.ts';
 import { listMessages } from './transcripts.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID } from '../ids.ts';
 
 async function body<T>(ctx: Context, edge: Edge, schema: string): Promise<T> {
   const read = await readJson(ctx, edge.bodyLimitBytes, edge.bodyTimeoutMs);

@@ -12,10 +12,8 @@ import { authParts, sessionToken } from './auth.ts';
 import { presentSession } from './present-session.ts';
 import { grantableRoles, principalOf, type Role } from './principal.ts';
 import { createToken, listTokens, revokeToken } from './token-store.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-type ReadBody = <T>(ctx: Context, schema: string) => Promise<T>;
+import { UUID } from '../ids.ts';
+import type { ReadBody } from '../body.ts';
 
 function accountIdOf(ctx: Context): string {
   const { accountId } = principalOf(ctx);

@@ -8,8 +8,8 @@ import { BotwireError } from '../../shared/errors.ts';
 import { afterOf, limitOf, pageOf } from '../admin/paging.ts';
 import type { Edge } from '../edge.ts';
 import { listAudit } from './store.ts';
+import { UUID } from '../ids.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ROW_ID = /^[1-9]\d{0,18}$/;
 /** An RFC 3339 date-time with a zone, as OpenAPI's `format: date-time` says. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;

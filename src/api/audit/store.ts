@@ -3,8 +3,7 @@
  * newest first with filters, and deleting rows past retention in small batches.
  */
 import type { Knex } from '../../shared/db.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID } from '../ids.ts';
 
 /** A summary larger than this (bytes of JSON) is replaced by a note saying so. */
 export const MAX_SUMMARY_BYTES = 16_384;

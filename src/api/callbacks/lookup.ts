@@ -1,8 +1,7 @@
 import type { BotRecord } from '../../shared/bots/types.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import type { Edge } from '../edge.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID } from '../ids.ts';
 
 /** The bot of a callback path, which must exist and be active. */
 export async function activeBot(edge: Edge, appId: string): Promise<BotRecord> {

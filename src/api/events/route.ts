@@ -11,8 +11,7 @@ import { EVENT_TYPES, isEventType } from '../../shared/events/types.ts';
 import type { Edge } from '../edge.ts';
 import type { EventFilter } from './sse-client.ts';
 import { STREAM_ID } from './stream-id.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID } from '../ids.ts';
 
 function refused(path: string, message: string): BotwireError {
   return new BotwireError('BW_ERR_SCHEMA', `${path} ${message}`, {
