@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
+import { chatOrderingKey } from '../../shared/conversation-ref.ts';
 import { secretsEqual } from '../../shared/crypto.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { readJson } from '../body.ts';
@@ -67,7 +68,7 @@ export async function telegramCallback(ctx: Context, edge: Edge, appId: string):
       message: {
         source: 'telegram',
         turn_id: randomUUID(),
-        ordering_key: `${appId}:${chatOf(update) ?? update.update_id}`,
+        ordering_key: chatOrderingKey(appId, String(chatOf(update) ?? update.update_id)),
         intent: 'channel_in',
         bot_input: {
           kind: 'update',

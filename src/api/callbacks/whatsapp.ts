@@ -17,6 +17,7 @@ import type { Context } from 'koa';
 import type { WhatsAppMatch } from '../../shared/bots/directory.ts';
 import type { ChannelRecord } from '../../shared/bots/types.ts';
 import type { OnceMessage } from '../../shared/bus/producer.ts';
+import { chatOrderingKey } from '../../shared/conversation-ref.ts';
 import { secretsEqual } from '../../shared/crypto.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { readJson } from '../body.ts';
@@ -193,7 +194,7 @@ export async function whatsappCallback(ctx: Context, edge: Edge, appId?: string)
           message: {
             source: 'whatsapp',
             turn_id: randomUUID(),
-            ordering_key: `${match.bot.appId}:${message.from}`,
+            ordering_key: chatOrderingKey(match.bot.appId, message.from),
             intent: 'channel_in',
             bot_input: { kind: 'message', ...base, contact, message },
           },
@@ -206,7 +207,7 @@ export async function whatsappCallback(ctx: Context, edge: Edge, appId?: string)
           message: {
             source: 'whatsapp',
             turn_id: randomUUID(),
-            ordering_key: `${match.bot.appId}:${status.recipient_id ?? status.id}`,
+            ordering_key: chatOrderingKey(match.bot.appId, status.recipient_id ?? status.id),
             intent: 'channel_in',
             bot_input: { kind: 'status', ...base, status },
           },

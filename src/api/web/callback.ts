@@ -5,6 +5,7 @@
  */
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
+import { chatOrderingKey } from '../../shared/conversation-ref.ts';
 import { readJson } from '../body.ts';
 import type { Edge } from '../edge.ts';
 import { publishOnce, validateCallback } from '../callbacks/accept.ts';
@@ -41,7 +42,7 @@ export async function webCallback(ctx: Context, edge: Edge, appId: string): Prom
       message: {
         source: 'web',
         turn_id: randomUUID(),
-        ordering_key: `${appId}:${visitorId}`,
+        ordering_key: chatOrderingKey(appId, visitorId),
         intent: 'channel_in',
         bot_input: {
           kind: 'web',
