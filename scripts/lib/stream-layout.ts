@@ -34,7 +34,7 @@ import { createRedis, isCluster, type Redis } from '../../src/shared/redis.ts';
 export interface LayoutTarget {
   redis: Redis;
   prefix: string;
-  /** STREAM_PARTITIONS: the new layout's partitions (and the former one's, unless changed). */
+  /** TOPIC_PARTITIONS: the new layout's partitions (and the former one's, unless changed). */
   partitions: number;
   /** A progress line (stderr in the script). */
   say?: (line: string) => void;
