@@ -181,6 +181,13 @@ describe('stream layout migration (single Redis)', () => {
     expect(first.message).to.include('channel: 1 unread, 1 pending');
     expect(first.message).to.include('flow: 2 unread, 0 pending');
 
+    // Everything read but nothing acknowledged: pending work alone refuses too.
+    await readGroup('channel', 0, '>');
+    await readGroup('flow', 2, '>');
+    const pendingOnly = await refusal();
+    expect(pendingOnly.message).to.include('channel: 0 unread, 2 pending');
+    expect(pendingOnly.message).to.include('flow: 0 unread, 2 pending');
+
     while ((await oldWorkersOnce()) > 0);
     const deadOnly = await refusal();
     expect(deadOnly.code).to.equal('BW_ERR_LAYOUT');
@@ -352,6 +359,13 @@ describe('stream layout migration (single Redis)', () => {
 
     const usage = await script('drain', '--timeout');
     expect(usage.code).to.equal(2);
+
+    // The image's entry point runs the same module (no env file in the image).
+    const image = await run('sh', ['scripts/container-entrypoint.sh', 'stream-layout', 'status'], {
+      env,
+    });
+    expect(image.code, image.stderr).to.equal(0);
+    expect(image.stdout).to.include('flow: former layout 4 streams, 2 unread, 0 pending');
   });
 });
 
