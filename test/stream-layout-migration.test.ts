@@ -18,7 +18,10 @@ import {
 import { checkLegacyLayout, readLegacyState } from '../src/shared/bus/legacy-layout.ts';
 import { Producer } from '../src/shared/bus/producer.ts';
 import { LEGACY_LAYOUT, partitionOf, topicKeys, type Topic } from '../src/shared/bus/topics.ts';
+import { loadConfig } from '../src/config.ts';
 import { BotwireError } from '../src/shared/errors.ts';
+import { createLogger } from '../src/shared/logger.ts';
+import { consume, createKit } from '../src/shared/worker-kit.ts';
 import type { Redis } from '../src/shared/redis.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
 import { run } from './support/run.ts';
@@ -192,6 +195,30 @@ describe('stream layout migration (single Redis)', () => {
     const deadOnly = await refusal();
     expect(deadOnly.code).to.equal('BW_ERR_LAYOUT');
     expect(deadOnly.message).to.include('indexer: 3 dead letters');
+  });
+
+  it('a worker started through the kit refuses to consume on an undrained former layout, and consumes after the switch', async () => {
+    await seed();
+    const config = loadConfig({
+      REDIS_URL,
+      STREAM_PREFIX: prefix,
+      TOPIC_PARTITIONS: String(PARTITIONS),
+      HEALTH_FILE: '',
+    });
+    const logger = createLogger({ component: 'indexer', level: 'silent' });
+    const refused = createKit(config, logger, { name: 'botwire-test-indexer' });
+    const error = await consume(refused, 'indexer', async () => undefined).then(
+      () => expect.fail('the worker started'),
+      (e: unknown) => e as BotwireError,
+    );
+    expect(error.code).to.equal('BW_ERR_LAYOUT');
+    refused.redis.disconnect();
+
+    while ((await oldWorkersOnce()) > 0);
+    await switchLayout(target);
+    const kit = createKit(config, logger, { name: 'botwire-test-indexer' });
+    const service = await consume(kit, 'indexer', async () => undefined);
+    await service.close();
   });
 
   it('status reports each topic: lag, pending, dead letters, markers, and whether the new layout is in use', async () => {
