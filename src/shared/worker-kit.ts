@@ -95,8 +95,9 @@ export function createKit(config: Config, logger: Logger, options: KitOptions): 
 
 /**
  * Starts the consumer of `topic` with `handler`, after checking that Redis holds no work in the
- * former stream key layout (`checkLegacyLayout`: `BW_ERR_LAYOUT`). Closing stops the consumer first (in-flight
- * messages finish), then runs `closers` in order, then closes Redis; each step on its own.
+ * former stream key layout (`checkLegacyLayout`: `BW_ERR_LAYOUT`). Closing stops the consumer
+ * first (in-flight messages finish), then runs `closers` in order, then closes Redis; each step
+ * on its own.
  */
 export async function consume<T>(
   kit: Kit,
