@@ -32,7 +32,7 @@ COPY schemas ./schemas
 COPY migrations ./migrations
 COPY widget ./widget
 COPY scripts/healthcheck.mjs scripts/container-entrypoint.sh ./scripts/
-COPY scripts/lib/migration-stub.ts ./scripts/lib/
+COPY scripts/lib/migration-stub.ts scripts/lib/stream-layout.ts ./scripts/lib/
 COPY --from=build /app/console/dist ./console/dist
 # Uploaded documents (STORAGE_DIR): a volume shared by api and indexer.
 RUN mkdir -p /var/lib/botwire/storage && chown 1000:1000 /var/lib/botwire/storage

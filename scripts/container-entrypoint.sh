@@ -3,6 +3,9 @@
 #   api | channel | language | flow | retriver | indexer   that component, as the container's
 #                       main process (SIGTERM drains it; a second signal forces)
 #   migrate             knex migrate:latest on DATABASE_URL (run it before starting a new version)
+#   stream-layout status|drain [--timeout S]|switch
+#                       the stream key layout migration (scripts/lib/stream-layout.ts;
+#                       docs/operations.md, "Stream key layout"); exit codes as its header says
 #   healthcheck [--live]  node scripts/healthcheck.mjs (HEALTHCHECK, Kubernetes probes)
 # Settings come from the environment (docs/deployment.md); there is no env file in the image.
 # Exit codes: the command's own; 2 an unknown command.
@@ -18,11 +21,14 @@ case "$command" in
   migrate)
     exec node --import tsx node_modules/knex/bin/cli.js --knexfile knexfile.ts migrate:latest "$@"
     ;;
+  stream-layout)
+    exec node --import tsx scripts/lib/stream-layout.ts "$@"
+    ;;
   healthcheck)
     exec node scripts/healthcheck.mjs "$@"
     ;;
   *)
-    echo "usage: <image> api|channel|language|flow|retriver|indexer|migrate|healthcheck [--live]" >&2
+    echo "usage: <image> api|channel|language|flow|retriver|indexer|migrate|stream-layout <step>|healthcheck [--live]" >&2
     exit 2
     ;;
 esac

@@ -15,6 +15,8 @@ import { AuditPruner } from './audit/pruner.ts';
 import { BacklogGauge, topicDepths } from './backlog.ts';
 import { Heartbeat, membersKey } from '../shared/bus/members.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
+import { checkLegacyLayout } from '../shared/bus/legacy-layout.ts';
+import { BotwireError } from '../shared/errors.ts';
 import type { Edge } from './edge.ts';
 import { limitConnections } from './connections.ts';
 import { CONSOLE_DIST } from './console/static.ts';
@@ -56,6 +58,18 @@ export async function startApi(
   });
   const { redis, schemas, producer, events } = kit;
   await redis.ping().catch(() => undefined); // the first connect; failFast commands do not wait for it
+  // No intake into the new layout while the former one still holds work (BW_ERR_LAYOUT). When
+  // Redis cannot be reached at start the check cannot run: the api starts unready as before
+  // (every worker runs the same check once Redis answers, and refuses then).
+  await checkLegacyLayout(redis, config.stream.prefix, config.stream.partitions).catch(
+    (error: unknown) => {
+      if (error instanceof BotwireError && error.code === 'BW_ERR_LAYOUT') {
+        redis.disconnect();
+        throw error;
+      }
+      logger.warn({ err: error }, 'could not check the stream key layout: Redis is unavailable');
+    },
+  );
   // Callback ids come from anyone: unknown ones are answered from the directory, not Postgres.
   const { db, store, directory } = await openDirectory(kit, config.credentialsKey, {
     trustCurrentView: true,

@@ -28,6 +28,11 @@ export const ERRORS = {
     retryable: true,
     doc: 'This api process already serves EVENTS_MAX_CLIENTS live event streams (GET /v2/events); try again later or another api process.',
   },
+  BW_ERR_LAYOUT: {
+    status: 500,
+    retryable: false,
+    doc: 'A component refused to start: Redis still holds unread, unacknowledged or dead-lettered messages in the former stream key layout (one hash tag per topic); drain and switch it with ./scripts/migrate-stream-layout.sh (docs/operations.md, "Stream key layout").',
+  },
   BW_ERR_UNKNOWN_TOPIC: { status: 400, retryable: false, doc: 'No such topic.' },
   BW_ERR_MESSAGE_MALFORMED: {
     status: 400,

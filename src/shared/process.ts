@@ -27,6 +27,7 @@ export const EXIT_CONFIG = 78;
 const STARTUP_SETTING_ERRORS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'BW_ERR_CONFIG',
   'BW_ERR_CREDENTIALS_KEY',
+  'BW_ERR_LAYOUT',
 ]);
 
 /** Starts `component` with settings from `proc.env` and manages its lifetime. */

@@ -8,6 +8,7 @@ import { BotDirectory, type DirectoryOptions } from './bots/directory.ts';
 import { BotStore } from './bots/store.ts';
 import { createDb, type DbOptions, type Knex } from './db.ts';
 import { StreamConsumer, type Handler } from './bus/consumer.ts';
+import { checkLegacyLayout } from './bus/legacy-layout.ts';
 import { EventPublisher, type EventPublisherOptions } from './events/publisher.ts';
 import { Producer, PRODUCER_SCRIPTS, type ProducerOptions } from './bus/producer.ts';
 import type { Topic } from './bus/topics.ts';
@@ -93,8 +94,10 @@ export function createKit(config: Config, logger: Logger, options: KitOptions): 
 }
 
 /**
- * Starts the consumer of `topic` with `handler`. Closing stops the consumer first (in-flight
- * messages finish), then runs `closers` in order, then closes Redis; each step on its own.
+ * Starts the consumer of `topic` with `handler`, after checking that Redis holds no work in the
+ * former stream key layout (`checkLegacyLayout`: `BW_ERR_LAYOUT`). Closing stops the consumer
+ * first (in-flight messages finish), then runs `closers` in order, then closes Redis; each step
+ * on its own.
  */
 export async function consume<T>(
   kit: Kit,
@@ -103,6 +106,8 @@ export async function consume<T>(
   closers: (() => Promise<unknown>)[] = [],
 ): Promise<Service> {
   const { config, logger, redis, schemas, producer, events } = kit;
+  // Never read the new layout while the former one still holds work this code would not see.
+  await checkLegacyLayout(redis, config.stream.prefix, config.stream.partitions);
   const consumer = new StreamConsumer<T>({
     redis,
     producer,
