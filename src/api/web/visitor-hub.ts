@@ -221,13 +221,13 @@ export class VisitorHub {
         keys.map(async (key) => {
           if (!this.#clients.has(key)) return;
           try {
-            const reply = (await reader.xread(
+            const reply: XReadReply = await reader.xread(
               'COUNT',
               READ_COUNT,
               'STREAMS',
               key,
               this.#oldest(key),
-            )) as XReadReply;
+            );
             for (const [read, entries] of reply ?? []) {
               this.#deliver(read, entries);
               if (entries.length >= READ_COUNT) this.#pending.add(key);
