@@ -7,8 +7,9 @@ import { expect } from 'chai';
 import type { PassThrough } from 'node:stream';
 import { VisitorHub } from '../../src/api/web/visitor-hub.ts';
 import { createLogger } from '../../src/shared/logger.ts';
-import { createRedis, isCluster, type Redis } from '../../src/shared/redis.ts';
+import { createRedis, isCluster, mastersOf, type Redis } from '../../src/shared/redis.ts';
 import {
+  appendedChannel,
   VisitorStreams,
   visitorStreamKey,
   WEB_SCRIPTS,
@@ -142,6 +143,33 @@ forEachRedisMode('web event hub', function (mode) {
     await waitFor(() => texts.length === 2, { timeoutMs: 5000, what: 'the new event' });
     await pause(200);
     expect(texts).to.deep.equal(['r3', 'r4']);
+  });
+
+  it('when the last client of a visitor leaves, then its announcements are no longer subscribed to', async function () {
+    if (mode.name !== 'cluster') {
+      // A single server's hub subscribes to nothing.
+      this.skip();
+    }
+    const key = visitorStreamKey(prefix, 'app', 'leaving');
+    const subscribers = async () => {
+      let count = 0;
+      for (const node of mastersOf(redis)) {
+        const [, n] = (await node.call('PUBSUB', 'SHARDNUMSUB', appendedChannel(key))) as [
+          string,
+          number,
+        ];
+        count += Number(n);
+      }
+      return count;
+    };
+    const first = hub.open(key, '0-0');
+    const second = hub.open(key, '0-0');
+    await waitFor(async () => (await subscribers()) === 1, { what: 'one subscription' });
+    first.destroy();
+    await pause(100);
+    expect(await subscribers()).to.equal(1);
+    second.destroy();
+    await waitFor(async () => (await subscribers()) === 0, { what: 'no subscription' });
   });
 
   it('when an append is not announced, then the sweep delivers it within its period, once', async function () {
