@@ -195,4 +195,30 @@ forEachRedisMode('web event hub', function (mode) {
       await swept.close();
     }
   });
+
+  it('when the subscriber loses its connections, then events appended meanwhile still arrive, in order, once', async function () {
+    if (mode.name !== 'cluster') {
+      // A single server's hub has no subscriber.
+      this.skip();
+    }
+    const swept = hubOn(mode.url(), redis, 1000);
+    try {
+      const key = visitorStreamKey(prefix, 'app', 'cut');
+      const texts = collect(swept.open(key, '0-0'));
+      await append('cut', 'before');
+      await waitFor(() => texts.length === 1, { timeoutMs: 5000, what: 'the first' });
+      // Every pub/sub connection on every master dropped, as at a failover.
+      let killed = 0;
+      for (const node of mastersOf(redis))
+        killed += Number(await node.call('CLIENT', 'KILL', 'TYPE', 'PUBSUB'));
+      expect(killed).to.be.at.least(1);
+      await append('cut', 'during');
+      await append('cut', 'after');
+      await waitFor(() => texts.length === 3, { timeoutMs: 5000, what: 'the rest' });
+      await pause(1500);
+      expect(texts).to.deep.equal(['before', 'during', 'after']);
+    } finally {
+      await swept.close();
+    }
+  });
 });
