@@ -145,6 +145,16 @@ forEachRedisMode('web event hub', function (mode) {
     expect(texts).to.deep.equal(['r3', 'r4']);
   });
 
+  it('when a typing signal is appended, then it arrives at once as a typing event', async () => {
+    const out = hub.open(visitorStreamKey(prefix, 'app', 'typist'), '0-0');
+    let raw = '';
+    out.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+    await pause(100);
+    await streams.signal('app', 'typist', { event: 'typing', conversation_id: 'c', at: 'now' });
+    await waitFor(() => raw.includes('event: typing'), { timeoutMs: 5000, what: 'the signal' });
+    expect(raw).to.match(/event: typing\ndata: \{"event":"typing","conversation_id":"c"/);
+  });
+
   it('when the last client of a visitor leaves, then its announcements are no longer subscribed to', async function () {
     if (mode.name !== 'cluster') {
       // A single server's hub subscribes to nothing.
