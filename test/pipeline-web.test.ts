@@ -1,6 +1,7 @@
 /**
  * The web channel end to end in one process: edge, channel, language and flow against real Redis
- * and Postgres; the visitor's side through the HTTP routes and the SSE stream.
+ * and Postgres (on a single Redis server and on the private cluster); the visitor's side through
+ * the HTTP routes and the SSE stream.
  */
 import { expect } from 'chai';
 import nock from 'nock';
@@ -15,7 +16,8 @@ import { createRedis } from '../src/shared/redis.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
 import { VisitorStreams, visitorStreamKey, WEB_SCRIPTS } from '../src/shared/web/visitor-stream.ts';
 import { startTestApi, type TestApi } from './support/api.ts';
-import { REDIS_URL, waitFor } from './support/services.ts';
+import { forEachRedisMode } from './support/redis-modes.ts';
+import { waitFor } from './support/services.ts';
 import { openSse, type SseStream } from './support/sse.ts';
 import {
   createWebBot,
@@ -84,7 +86,7 @@ const SHOP_FLOW = {
   },
 };
 
-describe('web channel pipeline (edge, channel, language, flow)', function () {
+forEachRedisMode('web channel pipeline (edge, channel, language, flow)', function (mode) {
   this.timeout(30_000);
   let t: TestApi;
   let appId: string;
@@ -96,7 +98,7 @@ describe('web channel pipeline (edge, channel, language, flow)', function () {
   before(async () => {
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');
-    t = await startTestApi();
+    t = await startTestApi({ REDIS_URL: mode.url() });
     ({ appId, channelId } = await createWebBot(t, { name: 'web shop', flow: SHOP_FLOW }));
     services.push(
       await startChannel(t.config, logger('channel')),
@@ -262,7 +264,7 @@ describe('web channel pipeline (edge, channel, language, flow)', function () {
     await events.waitForEvents(3);
     const conversation = events.events[0]!.data;
     // What the process that died did: the reply's first call appended, no transcript row.
-    const redis = createRedis(REDIS_URL, { scripts: { ...WEB_SCRIPTS, ...PRODUCER_SCRIPTS } });
+    const redis = createRedis(mode.url(), { scripts: { ...WEB_SCRIPTS, ...PRODUCER_SCRIPTS } });
     try {
       const streams = new VisitorStreams({ redis, prefix: t.prefix, maxLen: 100, ttlS: 600 });
       const turnId = randomUUID();

@@ -23,7 +23,7 @@ import { CONSOLE_DIST } from './console/static.ts';
 import { createMetrics } from './metrics.ts';
 import { handoffMetrics, readHandoffFigures } from './handoff-metrics.ts';
 import { EventHub } from './events/hub.ts';
-import { createRedis } from '../shared/redis.ts';
+import { createRedis, isCluster } from '../shared/redis.ts';
 import type Koa from 'koa';
 import { VisitorHub } from './web/visitor-hub.ts';
 import { Passwords, type Kdf } from './admin/passwords.ts';
@@ -92,9 +92,14 @@ export async function startApi(
     logger: logger.child({ part: 'events' }),
     onClients: (count) => metrics.eventClients.set(count),
   });
-  // Web event streams: one blocking reader for all of them, on a connection of its own.
+  // Web event streams: one reader for all of them, on a connection of its own; on a cluster, with
+  // a subscriber to the appends' announcements (sharded pub/sub, see VisitorHub).
+  const webReader = createRedis(config.redisUrl, { name: 'botwire-api-web-events' });
   const hub = new VisitorHub({
-    reader: createRedis(config.redisUrl, { name: 'botwire-api-web-events' }),
+    reader: webReader,
+    ...(isCluster(webReader)
+      ? { subscriber: webReader.duplicate(undefined, { shardedSubscribers: true }) }
+      : {}),
     control: redis,
     maxClients: config.web.maxEventStreams,
     logger: logger.child({ part: 'web-events' }),

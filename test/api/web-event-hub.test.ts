@@ -1,17 +1,21 @@
 /**
- * The web event hub alone: one reader loop over many visitors' streams, against real Redis.
+ * The web event hub alone, against real Redis: on a single server (one blocking reader loop over
+ * many visitors' streams) and on the private cluster (appends announced by sharded pub/sub, read
+ * per stream, with a sweep for lost announcements).
  */
 import { expect } from 'chai';
 import type { PassThrough } from 'node:stream';
 import { VisitorHub } from '../../src/api/web/visitor-hub.ts';
 import { createLogger } from '../../src/shared/logger.ts';
-import { createRedis } from '../../src/shared/redis.ts';
+import { createRedis, isCluster, mastersOf, type Redis } from '../../src/shared/redis.ts';
 import {
+  appendedChannel,
   VisitorStreams,
   visitorStreamKey,
   WEB_SCRIPTS,
 } from '../../src/shared/web/visitor-stream.ts';
-import { dropPrefix, REDIS_URL, uniquePrefix, waitFor } from '../support/services.ts';
+import { forEachRedisMode } from '../support/redis-modes.ts';
+import { dropPrefix, uniquePrefix, waitFor } from '../support/services.ts';
 
 /** The texts of the events written to `out` so far. */
 function collect(out: PassThrough): string[] {
@@ -29,17 +33,34 @@ function collect(out: PassThrough): string[] {
   return texts;
 }
 
-describe('web event hub', function () {
-  this.timeout(20_000);
-  const prefix = uniquePrefix();
-  const redis = createRedis(REDIS_URL, { scripts: WEB_SCRIPTS });
-  const reader = createRedis(REDIS_URL);
-  const streams = new VisitorStreams({ redis, prefix, maxLen: 100, ttlS: 600 });
-  const hub = new VisitorHub({
+/** A hub on `url`: on a cluster, with a subscriber to the appends' announcements. */
+function hubOn(url: string, control: Redis, sweepMs: number): VisitorHub {
+  const reader = createRedis(url);
+  return new VisitorHub({
     reader,
-    control: redis,
+    ...(isCluster(reader)
+      ? { subscriber: reader.duplicate(undefined, { shardedSubscribers: true }) }
+      : {}),
+    control,
     maxClients: 100,
+    sweepMs,
     logger: createLogger({ component: 'test', level: 'silent' }),
+  });
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+forEachRedisMode('web event hub', function (mode) {
+  this.timeout(30_000);
+  const prefix = uniquePrefix();
+  let redis: Redis;
+  let streams: VisitorStreams;
+  // Its sweep is far off: what it delivers within the tests' waits came by the fast path.
+  let hub: VisitorHub;
+  before(() => {
+    redis = createRedis(mode.url(), { scripts: WEB_SCRIPTS });
+    streams = new VisitorStreams({ redis, prefix, maxLen: 100, ttlS: 600 });
+    hub = hubOn(mode.url(), redis, 600_000);
   });
   const append = (visitor: string, text: string) =>
     streams.append('app', visitor, {
@@ -58,14 +79,33 @@ describe('web event hub', function () {
     redis.disconnect();
   });
 
-  it('when forty visitors are connected at once, then each gets only its own events, in order', async () => {
+  it('when forty visitors are connected at once, then each gets only its own events, in order, once', async () => {
     const visitors = Array.from({ length: 40 }, (_, i) => `v${i}`);
     const seen = visitors.map((v) => collect(hub.open(visitorStreamKey(prefix, 'app', v), '0-0')));
     for (const round of ['a', 'b', 'c'])
       await Promise.all(visitors.map((v) => append(v, `${v}-${round}`)));
-    await waitFor(() => seen.every((texts) => texts.length === 3), { what: 'three events each' });
+    await waitFor(() => seen.every((texts) => texts.length === 3), {
+      timeoutMs: 5000,
+      what: 'three events each',
+    });
+    // (KEYSLOT goes to any node: asked once the cluster connection is ready.)
+    if (isCluster(redis)) {
+      // The streams lie on every master (each holds a third of the slots).
+      const thirds = new Set<number>();
+      for (const v of visitors) {
+        const slot = Number(await redis.cluster('KEYSLOT', visitorStreamKey(prefix, 'app', v)));
+        thirds.add(Math.floor((slot * 3) / 16384));
+      }
+      expect(thirds.size).to.equal(3);
+    }
+    // Nothing more comes (no repeat) once every stream was read again.
+    await append('v0', 'v0-d');
+    await waitFor(() => seen[0]!.length === 4, { timeoutMs: 5000, what: 'the fourth' });
+    await pause(200);
     seen.forEach((texts, i) =>
-      expect(texts).to.deep.equal(['a', 'b', 'c'].map((r) => `v${i}-${r}`)),
+      expect(texts).to.deep.equal(
+        (i === 0 ? ['a', 'b', 'c', 'd'] : ['a', 'b', 'c']).map((r) => `v${i}-${r}`),
+      ),
     );
   });
 
@@ -84,8 +124,111 @@ describe('web event hub', function () {
     const fromStart = collect(hub.open(key, '0-0'));
     const fromFirst = collect(hub.open(key, first));
     await append('two', 'three');
-    await waitFor(() => fromStart.length === 3 && fromFirst.length === 2, { what: 'both' });
+    await waitFor(() => fromStart.length === 3 && fromFirst.length === 2, {
+      timeoutMs: 5000,
+      what: 'both',
+    });
     expect(fromStart).to.deep.equal(['one', 'two', 'three']);
     expect(fromFirst).to.deep.equal(['two', 'three']);
+  });
+
+  it('when a client resumes with a Last-Event-ID, then it reads strictly after it, then what is appended', async () => {
+    const key = visitorStreamKey(prefix, 'app', 'resume');
+    await append('resume', 'r1');
+    const second = await append('resume', 'r2');
+    await append('resume', 'r3');
+    const texts = collect(hub.open(key, second));
+    await waitFor(() => texts.length === 1, { timeoutMs: 5000, what: 'the backlog after it' });
+    await append('resume', 'r4');
+    await waitFor(() => texts.length === 2, { timeoutMs: 5000, what: 'the new event' });
+    await pause(200);
+    expect(texts).to.deep.equal(['r3', 'r4']);
+  });
+
+  it('when a typing signal is appended, then it arrives at once as a typing event', async () => {
+    const out = hub.open(visitorStreamKey(prefix, 'app', 'typist'), '0-0');
+    let raw = '';
+    out.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+    await pause(100);
+    await streams.signal('app', 'typist', { event: 'typing', conversation_id: 'c', at: 'now' });
+    await waitFor(() => raw.includes('event: typing'), { timeoutMs: 5000, what: 'the signal' });
+    expect(raw).to.match(/event: typing\ndata: \{"event":"typing","conversation_id":"c"/);
+  });
+
+  it('when the last client of a visitor leaves, then its announcements are no longer subscribed to', async function () {
+    if (mode.name !== 'cluster') {
+      // A single server's hub subscribes to nothing.
+      this.skip();
+    }
+    const key = visitorStreamKey(prefix, 'app', 'leaving');
+    const subscribers = async () => {
+      let count = 0;
+      for (const node of mastersOf(redis)) {
+        const [, n] = (await node.call('PUBSUB', 'SHARDNUMSUB', appendedChannel(key))) as [
+          string,
+          number,
+        ];
+        count += Number(n);
+      }
+      return count;
+    };
+    const first = hub.open(key, '0-0');
+    const second = hub.open(key, '0-0');
+    await waitFor(async () => (await subscribers()) === 1, { what: 'one subscription' });
+    first.destroy();
+    await pause(100);
+    expect(await subscribers()).to.equal(1);
+    second.destroy();
+    await waitFor(async () => (await subscribers()) === 0, { what: 'no subscription' });
+  });
+
+  it('when an append is not announced, then the sweep delivers it within its period, once', async function () {
+    if (mode.name !== 'cluster') {
+      // A single server's hub blocks on the streams themselves: there is no announcement to miss.
+      this.skip();
+    }
+    const swept = hubOn(mode.url(), redis, 500);
+    try {
+      const key = visitorStreamKey(prefix, 'app', 'unannounced');
+      const texts = collect(swept.open(key, '0-0'));
+      await append('unannounced', 'announced');
+      await waitFor(() => texts.length === 1, { timeoutMs: 5000, what: 'the announced one' });
+      // Appended as the script does, but without its SPUBLISH: as if the announcement was lost.
+      const data = JSON.stringify({ id: 'x', text: 'silent' });
+      const started = Date.now();
+      await redis.xadd(key, '*', 'data', data);
+      await waitFor(() => texts.length === 2, { timeoutMs: 5000, what: 'the swept one' });
+      expect(Date.now() - started).to.be.below(2500);
+      await pause(1200);
+      expect(texts).to.deep.equal(['announced', 'silent']);
+    } finally {
+      await swept.close();
+    }
+  });
+
+  it('when the subscriber loses its connections, then events appended meanwhile still arrive, in order, once', async function () {
+    if (mode.name !== 'cluster') {
+      // A single server's hub has no subscriber.
+      this.skip();
+    }
+    const swept = hubOn(mode.url(), redis, 1000);
+    try {
+      const key = visitorStreamKey(prefix, 'app', 'cut');
+      const texts = collect(swept.open(key, '0-0'));
+      await append('cut', 'before');
+      await waitFor(() => texts.length === 1, { timeoutMs: 5000, what: 'the first' });
+      // Every pub/sub connection on every master dropped, as at a failover.
+      let killed = 0;
+      for (const node of mastersOf(redis))
+        killed += Number(await node.call('CLIENT', 'KILL', 'TYPE', 'PUBSUB'));
+      expect(killed).to.be.at.least(1);
+      await append('cut', 'during');
+      await append('cut', 'after');
+      await waitFor(() => texts.length === 3, { timeoutMs: 5000, what: 'the rest' });
+      await pause(1500);
+      expect(texts).to.deep.equal(['before', 'during', 'after']);
+    } finally {
+      await swept.close();
+    }
   });
 });

@@ -1,9 +1,25 @@
 /**
- * Serves web visitors' event streams (SSE) from their Redis streams, with one reader loop and one
- * blocking Redis connection per api process however many clients are connected: an XREAD BLOCK
- * over every connected visitor's stream, each from the oldest position one of its clients has
- * seen. A client that connects wakes the loop (CLIENT UNBLOCK from the shared connection), so its
- * backlog is read at once rather than at the next timeout.
+ * Serves web visitors' event streams (SSE) from their Redis streams, however many clients are
+ * connected, in one of two ways.
+ *
+ * On a single server: one reader loop and one blocking Redis connection per api process, an XREAD
+ * BLOCK over every connected visitor's stream, each from the oldest position one of its clients
+ * has seen. A client that connects wakes the loop (CLIENT UNBLOCK from the shared connection), so
+ * its backlog is read at once rather than at the next timeout.
+ *
+ * On a Redis Cluster neither works: each visitor's stream has its own hash tag, so one XREAD over
+ * several is CROSSSLOT, and a client id names a connection to one node. There the channel's
+ * append announces itself (SPUBLISH on the stream's shard channel, `appendedChannel`, in the
+ * stream's slot) and the hub (`subscriber`, a cluster connection with sharded subscribers)
+ * SSUBSCRIBEs to the channel of each visitor with a client here, and on an announcement reads
+ * that stream with a non-blocking XREAD from its clients' oldest position. A client that
+ * connects has its backlog read at once, and again once its subscription is in place, so an
+ * append between the two is not missed. Sharded pub/sub is not stored: an announcement sent while
+ * the subscriber reconnects, or while a slot moves to a new master (failover, resharding: Redis
+ * drops the slot's subscriptions and ioredis subscribes again on the new owner), is lost. So a
+ * sweep re-reads every connected visitor's stream every `sweepMs`: an event is never lost, only
+ * late by up to a sweep in those moments. Every path reads strictly after what each client was
+ * sent, so nothing is repeated and order holds.
  *
  * Resuming: each event's SSE `id` is its stream entry id; a client that reconnects with
  * `Last-Event-ID` reads strictly after it, so nothing is repeated or lost (as long as the entry is
@@ -13,7 +29,8 @@ import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BotwireError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
-import type { Redis } from '../../shared/redis.ts';
+import type { Cluster, Redis } from '../../shared/redis.ts';
+import { appendedChannel } from '../../shared/web/visitor-stream.ts';
 
 /** Seconds between comment lines that keep idle connections (and proxies) open. */
 export const HEARTBEAT_MS = 15_000;
@@ -21,6 +38,8 @@ export const HEARTBEAT_MS = 15_000;
 const BLOCK_MS = 30_000;
 /** Entries read per stream per XREAD. */
 const READ_COUNT = 100;
+/** On a cluster, between re-reads of every connected visitor's stream (ms). */
+export const SWEEP_MS = 5000;
 /** A client that lets this much unsent output pile up is disconnected (bytes). */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
@@ -47,8 +66,18 @@ interface Client {
 }
 
 export interface VisitorHubOptions {
-  /** A dedicated connection for the blocking reads, never shared with requests. */
+  /**
+   * A dedicated connection for the reads, never shared with requests: blocking ones on a single
+   * server, short ones on a cluster.
+   */
   reader: Redis;
+  /**
+   * On a cluster only: a cluster connection made with `shardedSubscribers`, for the appends'
+   * announcements (see the header). Without it the hub blocks on the streams (single server).
+   */
+  subscriber?: Cluster;
+  /** With `subscriber`: between sweeps (ms). @defaultValue 5000 */
+  sweepMs?: number;
   /** Any other connection (the edge's): it sends CLIENT UNBLOCK to wake the reader. */
   control: Redis;
   /** Most clients at once (WEB_MAX_EVENT_STREAMS). */
@@ -73,6 +102,10 @@ export class VisitorHub {
   #loop: Promise<void> | undefined;
   #closed: Promise<void> | undefined;
   readonly #heartbeat: NodeJS.Timeout;
+  /** Cluster: streams to read now (announced, newly connected, or swept). */
+  readonly #pending = new Set<string>();
+  #draining: Promise<void> | undefined;
+  #sweep: NodeJS.Timeout | undefined;
 
   constructor(options: VisitorHubOptions) {
     this.#options = options;
@@ -82,6 +115,16 @@ export class VisitorHub {
     options.reader.on('error', () => undefined);
     this.#heartbeat = setInterval(() => this.#beat(), options.heartbeatMs ?? HEARTBEAT_MS);
     this.#heartbeat.unref();
+    const { subscriber } = options;
+    if (subscriber) {
+      // A lost subscriber connection costs announcements only: the sweep covers them.
+      subscriber.on('error', () => undefined);
+      subscriber.on('smessage', (_channel: string, key: string) => this.#schedule(key));
+      this.#sweep = setInterval(() => {
+        for (const key of this.#clients.keys()) this.#schedule(key);
+      }, options.sweepMs ?? SWEEP_MS);
+      this.#sweep.unref();
+    }
   }
 
   /** Clients connected now. */
@@ -105,13 +148,27 @@ export class VisitorHub {
     }
     const out = new PassThrough();
     const client: Client = { key, last: lastId, out };
-    const set = this.#clients.get(key) ?? new Set<Client>();
+    const known = this.#clients.get(key);
+    const set = known ?? new Set<Client>();
     set.add(client);
     this.#clients.set(key, set);
     this.#count += 1;
     out.once('close', () => this.#leave(client));
     // How long a browser waits before reconnecting after the connection drops (ms).
     out.write('retry: 3000\n\n');
+    const { subscriber, logger } = this.#options;
+    if (subscriber) {
+      this.#schedule(key);
+      if (!known) {
+        // Read again once subscribed: an append announced before then was not heard.
+        subscriber.ssubscribe(appendedChannel(key)).then(
+          () => this.#schedule(key),
+          (error: Error) =>
+            logger.warn({ err: error.message }, 'web event streams: subscribe failed; swept'),
+        );
+      }
+      return out;
+    }
     this.#loop ??= this.#run();
     this.#wake();
     return out;
@@ -121,7 +178,68 @@ export class VisitorHub {
     const set = this.#clients.get(client.key);
     if (!set?.delete(client)) return;
     this.#count -= 1;
-    if (set.size === 0) this.#clients.delete(client.key);
+    if (set.size > 0) return;
+    this.#clients.delete(client.key);
+    if (!this.#closing)
+      this.#options.subscriber?.sunsubscribe(appendedChannel(client.key)).catch(() => undefined);
+  }
+
+  /** The oldest position a client of `key` has seen (reads start after it). */
+  #oldest(key: string): string {
+    let oldest: string | undefined;
+    for (const c of this.#clients.get(key) ?? [])
+      if (!oldest || compareIds(c.last, oldest) < 0) oldest = c.last;
+    return oldest ?? '0-0';
+  }
+
+  /** Cluster: reads `key`'s stream soon (with any others pending), one drain at a time. */
+  #schedule(key: string): void {
+    if (this.#closing || !this.#clients.has(key)) return;
+    this.#pending.add(key);
+    if (this.#draining) return;
+    this.#draining = this.#drain().finally(() => {
+      this.#draining = undefined;
+      // Scheduled between the drain's last look and now.
+      const next = this.#pending.values().next();
+      if (!next.done) {
+        this.#pending.delete(next.value);
+        this.#schedule(next.value);
+      }
+    });
+  }
+
+  /**
+   * Cluster: reads every pending stream (one XREAD each, in parallel: they are on different
+   * slots) until none is left; a stream with more than one read's worth is read again.
+   */
+  async #drain(): Promise<void> {
+    const { reader, logger } = this.#options;
+    while (this.#pending.size > 0 && !this.#closing) {
+      const keys = [...this.#pending];
+      this.#pending.clear();
+      await Promise.all(
+        keys.map(async (key) => {
+          if (!this.#clients.has(key)) return;
+          try {
+            const reply: XReadReply = await reader.xread(
+              'COUNT',
+              READ_COUNT,
+              'STREAMS',
+              key,
+              this.#oldest(key),
+            );
+            for (const [read, entries] of reply ?? []) {
+              this.#deliver(read, entries);
+              if (entries.length >= READ_COUNT) this.#pending.add(key);
+            }
+          } catch (error) {
+            // The next sweep reads it again.
+            if (!this.#closing)
+              logger.warn({ err: (error as Error).message }, 'web event streams: read failed');
+          }
+        }),
+      );
+    }
   }
 
   #beat(): void {
@@ -167,12 +285,7 @@ export class VisitorHub {
       // From the snapshot on, a client that connects must wake the read that follows.
       this.#blocking = true;
       const keys = [...this.#clients.keys()];
-      const ids = keys.map((key) => {
-        let oldest: string | undefined;
-        for (const c of this.#clients.get(key) ?? [])
-          if (!oldest || compareIds(c.last, oldest) < 0) oldest = c.last;
-        return oldest ?? '0-0';
-      });
+      const ids = keys.map((key) => this.#oldest(key));
       let reply: XReadReply;
       try {
         this.#readerId ??= String(await reader.client('ID'));
@@ -223,9 +336,12 @@ export class VisitorHub {
     this.#closed ??= (async () => {
       this.#closing = true;
       clearInterval(this.#heartbeat);
+      clearInterval(this.#sweep);
       for (const set of this.#clients.values()) for (const client of set) client.out.end();
       this.#idle?.();
       this.#options.reader.disconnect();
+      this.#options.subscriber?.disconnect();
+      await this.#draining?.catch(() => undefined);
       await this.#loop?.catch(() => undefined);
     })();
     return this.#closed;
