@@ -3501,11 +3501,11 @@ export interface components {
     };
     /**
      * dead-letter event
-     * @description A topic entry was moved to its topic's dead-letter stream (by the consumer of any component).
+     * @description A topic entry was moved to its partition's dead-letter stream (by the consumer of any component).
      */
     'event-dead-letter': {
       topic: string;
-      /** @description The dead letter's id in the dead-letter stream. */
+      /** @description The dead letter's id, p<n>-<ms>-<seq> (its partition and its entry there), as the dead-letter routes take it. */
       id: string;
       code: string;
     };
