@@ -74,7 +74,7 @@ export const SETTINGS = {
     kind: 'string',
     default: 'botwire',
     pattern: '^[A-Za-z0-9_.:-]{1,64}$',
-    doc: 'Prefix of every Redis key; stream keys are <prefix>:{<topic>} so each topic stays in one Redis Cluster slot.',
+    doc: "Prefix of every Redis key; a partition's keys are <prefix>:{<topic>:p<n>}... so each partition stays in one Redis Cluster slot.",
   },
   TOPIC_PARTITIONS: {
     kind: 'integer',
@@ -149,7 +149,7 @@ export const SETTINGS = {
     default: 5,
     min: 1,
     max: 1000,
-    doc: 'Deliveries after which a failing entry is moved to the dead-letter stream <prefix>:{<topic>}:dead (count).',
+    doc: 'Deliveries after which a failing entry is moved to the dead-letter stream of its partition, <prefix>:{<topic>:p<n>}:dead (count).',
   },
   API_HOST: {
     kind: 'string',

@@ -98,7 +98,7 @@ forEachRedisMode('topic bus: fairness between bots', (mode) => {
     }
     // Entries left pending and fetched again were not counted as further deliveries.
     expect(new Set(deliveries)).to.deep.equal(new Set([1]));
-    expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    expect(await listDeadLetters(redis, prefix, 'indexer', PARTITIONS)).to.have.length(0);
   });
 
   it('when a bot’s messages all fail slowly, stalling the consumer, then each is dead-lettered after maxDeliveries, also those read past the stall, and another bot’s messages are handled', async () => {
@@ -127,12 +127,15 @@ forEachRedisMode('topic bus: fairness between bots', (mode) => {
     await publish('bot-b', 1, 5);
     await waitFor(() => handledB.length === 5, { what: 'bot B handled' });
     // Bot A's entries take 3 deliveries of 300 ms each, two at a time: B came first.
-    expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length.below(24);
-    await waitFor(async () => (await listDeadLetters(redis, prefix, 'indexer')).length === 24, {
-      timeoutMs: 20_000,
-      what: 'bot A’s entries dead-lettered',
-    });
-    const letters = await listDeadLetters(redis, prefix, 'indexer');
+    expect(await listDeadLetters(redis, prefix, 'indexer', PARTITIONS)).to.have.length.below(24);
+    await waitFor(
+      async () => (await listDeadLetters(redis, prefix, 'indexer', PARTITIONS)).length === 24,
+      {
+        timeoutMs: 20_000,
+        what: 'bot A’s entries dead-lettered',
+      },
+    );
+    const letters = await listDeadLetters(redis, prefix, 'indexer', PARTITIONS);
     expect(new Set(letters.map((l) => l.deliveries))).to.deep.equal(new Set([3]));
     expect(new Set(calls.values())).to.deep.equal(new Set([3]));
     expect(handledB).to.deep.equal([0, 1, 2, 3, 4]);

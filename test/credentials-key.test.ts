@@ -13,7 +13,7 @@ import { startApi, type RunningApi } from '../src/api/worker.ts';
 import { startChannel } from '../src/channel/worker.ts';
 import { BotStore } from '../src/shared/bots/store.ts';
 import { Producer } from '../src/shared/bus/producer.ts';
-import { deadLetterKey } from '../src/shared/bus/topics.ts';
+import { listDeadLetters } from '../src/shared/bus/dead-letters.ts';
 import { keyId } from '../src/shared/crypto.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
@@ -340,16 +340,14 @@ describe('CREDENTIALS_KEY: a wrong key, a previous key, rotation', function () {
     });
     const letter = await waitFor(
       async () => {
-        for (const [, fields] of await t.redis.xrange(
-          deadLetterKey(t.prefix, 'channel'),
-          '-',
-          '+',
-        )) {
-          const field = (name: string) => fields[fields.indexOf(name) + 1] ?? '';
-          if (field('data').includes(turnId))
-            return { code: field('code'), reason: field('reason') };
-        }
-        return undefined;
+        const letters = await listDeadLetters(
+          t.redis,
+          t.prefix,
+          'channel',
+          t.config.stream.partitions,
+        );
+        const letter = letters.find((l) => l.data.includes(turnId));
+        return letter && { code: letter.code, reason: letter.reason };
       },
       { timeoutMs: 30_000, what: 'the dead letter of the reply' },
     );

@@ -6,6 +6,7 @@
  */
 import { expect } from 'chai';
 import nock from 'nock';
+import { listDeadLetters } from '../src/shared/bus/dead-letters.ts';
 import { topicKeys } from '../src/shared/bus/topics.ts';
 import { eventsKey } from '../src/shared/events/types.ts';
 import type { Service } from '../src/shared/process.ts';
@@ -104,10 +105,11 @@ describe('live events from the pipeline (channel, flow, the bus)', function () {
     const partition = topicKeys(t.prefix, 'channel', t.config.stream.partitions).partitions[0]!;
     await t.redis.xadd(partition, '*', 'data', 'not json');
     const [dead] = await stream.waitForEvents(1, 'dead-letter');
-    const letters = await t.redis.xrange(topicKeys(t.prefix, 'channel', 1).dead, '-', '+');
+    // The id the dead-letter routes take: partition and entry.
+    const letters = await listDeadLetters(t.redis, t.prefix, 'channel', t.config.stream.partitions);
     expect(dead!.data).to.deep.equal({
       topic: 'channel',
-      id: letters[letters.length - 1]![0],
+      id: letters[letters.length - 1]!.id,
       code: 'BW_ERR_MESSAGE_MALFORMED',
     });
   });

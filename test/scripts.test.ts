@@ -3,6 +3,7 @@
  * under a stream prefix of its own, with no env file involved (ENV_FILE points nowhere).
  */
 import { expect } from 'chai';
+import { countDeadLetters, listDeadLetters } from '../src/shared/bus/dead-letters.ts';
 import { topicKeys } from '../src/shared/bus/topics.ts';
 import type { Redis } from '../src/shared/redis.ts';
 import { run, start, type RunResult, type Running } from './support/run.ts';
@@ -33,10 +34,13 @@ describe('topic scripts', () => {
   const script = (name: string, ...args: string[]): Promise<RunResult> =>
     scriptWith({}, name, ...args);
 
-  /** Puts a dead letter on the indexer topic's dead-letter stream, shaped as the consumer does. */
-  const addDeadLetter = async (data: string, reason: string): Promise<string> =>
-    (await redis.xadd(
-      keys.dead,
+  /**
+   * Puts a dead letter on the dead-letter stream of the indexer topic's `partition`, shaped as
+   * the consumer does; its listed id.
+   */
+  const addDeadLetter = async (data: string, reason: string, partition = 0): Promise<string> => {
+    const entryId = (await redis.xadd(
+      keys.dead(partition),
       '*',
       'data',
       data,
@@ -57,6 +61,10 @@ describe('topic scripts', () => {
       'failed_at',
       '2026-11-22T03:00:00.000Z',
     )) as string;
+    return `p${partition}-${entryId}`;
+  };
+  const deadIds = async (): Promise<string[]> =>
+    (await listDeadLetters(redis, prefix, 'indexer', DEFAULT_PARTITIONS)).map((l) => l.id);
 
   beforeEach(() => {
     redis = connectRedis();
@@ -200,19 +208,21 @@ describe('topic scripts', () => {
     });
 
     it('when a dead letter is replayed, then its data is back on the topic and it leaves the dead-letter stream', async () => {
-      const id = await addDeadLetter(JSON.stringify(MESSAGE), 'bug, since fixed');
+      const id = await addDeadLetter(JSON.stringify(MESSAGE), 'bug, since fixed', 2);
       const result = await script('dead-letters.sh', 'replay', 'indexer', id);
       expect(result.code, result.stderr).to.equal(0);
       const entries = await topicEntries(redis, prefix, 'indexer');
       expect(entries).to.have.length(1);
       expect(JSON.parse(entries[0]!.data)).to.deep.equal(MESSAGE);
       expect(JSON.parse(result.stdout.trim())).to.deep.equal({ replayed: id, id: entries[0]!.id });
-      expect(await redis.xlen(keys.dead)).to.equal(0);
+      // Back on the partition it was dead-lettered from.
+      expect(await redis.xlen(keys.partitions[2]!)).to.equal(1);
+      expect(await countDeadLetters(redis, prefix, 'indexer', DEFAULT_PARTITIONS)).to.equal(0);
     });
 
     it('when replay --all runs, then the valid letters go back on the topic and an invalid one is refused with its code and kept', async () => {
-      const good = await addDeadLetter(JSON.stringify(MESSAGE), 'bug, since fixed');
-      const bad = await addDeadLetter('{"collection_name":"faq"}', 'BW_ERR_MESSAGE_INVALID');
+      const good = await addDeadLetter(JSON.stringify(MESSAGE), 'bug, since fixed', 1);
+      const bad = await addDeadLetter('{"collection_name":"faq"}', 'BW_ERR_MESSAGE_INVALID', 0);
       const result = await script('dead-letters.sh', 'replay', 'indexer', '--all');
       expect(result.code).to.equal(2);
       const entries = await topicEntries(redis, prefix, 'indexer');
@@ -222,8 +232,7 @@ describe('topic scripts', () => {
         id: entries[0]!.id,
       });
       expect(result.stderr).to.contain(`refused ${bad}: BW_ERR_MESSAGE_INVALID`);
-      const kept = await redis.xrange(keys.dead, '-', '+');
-      expect(kept.map(([keptId]) => keptId)).to.deep.equal([bad]);
+      expect(await deadIds()).to.deep.equal([bad]);
     });
 
     it('when a dead letter still fails the schema, then replay exits 2 and keeps it', async () => {
@@ -236,8 +245,7 @@ describe('topic scripts', () => {
       expect(result.stderr).to.contain(`refused ${id}`);
       expect(result.stderr).to.contain('/files');
       expect(await topicEntries(redis, prefix, 'indexer')).to.deep.equal([]);
-      const kept = await redis.xrange(keys.dead, '-', '+');
-      expect(kept.map(([keptId]) => keptId)).to.deep.equal([id]);
+      expect(await deadIds()).to.deep.equal([id]);
     });
   });
 });

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import { VOICE_NOT_UNDERSTOOD } from '../src/language/voice.ts';
-import { deadLetterKey } from '../src/shared/bus/topics.ts';
+import { countDeadLetters } from '../src/shared/bus/dead-letters.ts';
 import {
   conversationSuite,
   createTelegramBot,
@@ -246,7 +246,9 @@ describe('voice (speech to text in, text to speech out)', function () {
     await waitFor(() => calls.length === 1, { what: 'the notice' });
     expect(JSON.parse(calls[0]!.body)).to.deep.equal({ chat_id: '64', text: VOICE_NOT_UNDERSTOOD });
     expect(heard).to.have.length(3);
-    expect(await t.redis.xlen(deadLetterKey(t.prefix, 'language'))).to.equal(0);
+    expect(
+      await countDeadLetters(t.redis, t.prefix, 'language', t.config.stream.partitions),
+    ).to.equal(0);
   });
 
   it('when speech synthesis fails, then the reply goes as text', async () => {

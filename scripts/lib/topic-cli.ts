@@ -180,7 +180,13 @@ async function dead(action: string | undefined, args: string[]): Promise<void> {
       const count = countAt >= 0 ? Number(args[countAt + 1]) : 100;
       if (!Number.isInteger(count) || count < 1)
         throw new UsageError('--count takes a positive integer');
-      for (const letter of await listDeadLetters(redis, config.stream.prefix, topic, { count })) {
+      for (const letter of await listDeadLetters(
+        redis,
+        config.stream.prefix,
+        topic,
+        config.stream.partitions,
+        { count },
+      )) {
         console.log(JSON.stringify(letter));
       }
     } else if (action === 'replay') {
@@ -189,6 +195,7 @@ async function dead(action: string | undefined, args: string[]): Promise<void> {
         producer: producerFor(redis),
         prefix: config.stream.prefix,
         topic,
+        partitions: config.stream.partitions,
         maxLen: config.stream.maxLen,
       };
       const ids = args.slice(1).filter((a) => a !== '--all');

@@ -21,7 +21,7 @@ export interface EdgeMetrics {
 
 /**
  * @param depths read on each scrape: what waits in every topic and its dead letters (one
- *   pipelined round trip to Redis per topic, the topics at once); a failed read leaves the
+ *   pipelined round trip to Redis per partition, all at once); a failed read leaves the
  *   gauges out of that scrape.
  */
 export function createMetrics(depths?: () => Promise<TopicDepth[]>): EdgeMetrics {
@@ -48,7 +48,7 @@ export function createMetrics(depths?: () => Promise<TopicDepth[]>): EdgeMetrics
     });
     new Gauge({
       name: 'botwire_dead_letters',
-      help: "Entries in a topic's dead-letter stream (inspect and replay with scripts/dead-letters.sh).",
+      help: "Dead letters of a topic, over its partitions' dead-letter streams (inspect and replay with scripts/dead-letters.sh).",
       labelNames: ['topic'] as const,
       registers: [registry],
       async collect() {

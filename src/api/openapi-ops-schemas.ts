@@ -14,7 +14,12 @@ export const deadLetter = {
   type: 'object',
   required: ['id', 'code', 'reason', 'data', 'failed_at'],
   properties: {
-    id: { type: 'string', description: 'id in the dead-letter stream' },
+    id: {
+      type: 'string',
+      pattern: '^p[0-9]{1,3}-[0-9]{1,20}-[0-9]{1,20}$',
+      description:
+        "p<n>-<ms>-<seq>: its partition and its id in that partition's dead-letter stream",
+    },
     code: { type: 'string', description: 'BW_ERR_* code of the failure' },
     reason: { type: 'string' },
     data: { description: 'the message as JSON; its raw text when it was not JSON' },

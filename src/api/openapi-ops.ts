@@ -144,7 +144,13 @@ export function opsPaths(): Record<string, unknown> {
         ...admin,
         parameters: [
           topicPath,
-          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+          {
+            name: 'id',
+            in: 'path',
+            required: true,
+            description: 'a listed id, p<n>-<ms>-<seq>; any other names no dead letter (404)',
+            schema: { type: 'string' },
+          },
         ],
         responses: { 200: answer('The dead letter', deadLetter), '4XX': error },
       },
@@ -193,6 +199,7 @@ export function opsPaths(): Record<string, unknown> {
                         'BW_ERR_NOT_FOUND',
                         'BW_ERR_MESSAGE_MALFORMED',
                         'BW_ERR_MESSAGE_INVALID',
+                        'BW_ERR_CONFLICT',
                       ],
                     },
                     reason: { type: 'string' },

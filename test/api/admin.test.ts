@@ -329,11 +329,12 @@ describe('admin API', () => {
       'data',
       '{"collection_name":"b","files":["b.pdf"]}',
     );
-    await t.redis.xadd(keys.dead, '*', 'data', '{}', 'code', 'BW_ERR_MESSAGE_INVALID');
+    await t.redis.xadd(keys.dead(0), '*', 'data', '{}', 'code', 'BW_ERR_MESSAGE_INVALID');
+    await t.redis.xadd(keys.dead(3), '*', 'data', '{}', 'code', 'BW_ERR_MESSAGE_INVALID');
     const metrics = await call('GET', '/metrics', { auth: false });
     expect(metrics.text).to.contain('botwire_topic_waiting_messages{topic="indexer"} 2');
     expect(metrics.text).to.contain('botwire_topic_waiting_messages{topic="flow"} 0');
-    expect(metrics.text).to.contain('botwire_dead_letters{topic="indexer"} 1');
+    expect(metrics.text).to.contain('botwire_dead_letters{topic="indexer"} 2');
     expect(metrics.text).to.contain('botwire_dead_letters{topic="channel"} 0');
   });
 

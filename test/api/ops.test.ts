@@ -53,19 +53,23 @@ describe('operations routes', function () {
     return consumer;
   };
 
-  const dead = (topic: Topic) => topicKeys(t.prefix, topic, partitions).dead;
+  /** The dead-letter streams of a topic, one per partition. */
+  const deadKeys = (topic: Topic) => {
+    const keys = topicKeys(t.prefix, topic, partitions);
+    return keys.partitions.map((_, p) => keys.dead(p));
+  };
 
-  /** A dead letter shaped as the consumer writes one. */
-  const addDeadLetter = async (topic: Topic, data: string): Promise<string> =>
-    (await t.redis.xadd(
-      dead(topic),
+  /** A dead letter shaped as the consumer writes one, in `partition`; its listed id. */
+  const addDeadLetter = async (topic: Topic, data: string, partition = 0): Promise<string> => {
+    const entryId = (await t.redis.xadd(
+      topicKeys(t.prefix, topic, partitions).dead(partition),
       '*',
       'data',
       data,
       'source_id',
       '1700000000000-0',
       'stream',
-      topicKeys(t.prefix, topic, partitions).partitions[0]!,
+      topicKeys(t.prefix, topic, partitions).partitions[partition]!,
       'topic',
       topic,
       'group',
@@ -81,6 +85,8 @@ describe('operations routes', function () {
       'failed_at',
       '2026-11-22T03:00:00.000Z',
     )) as string;
+    return `p${partition}-${entryId}`;
+  };
 
   before(async () => {
     t = await startTestApi({ CONSUMER_NAME: 'api-test-1' });
@@ -91,7 +97,9 @@ describe('operations routes', function () {
     for (const c of consumers.splice(0)) await c.close();
     for (const r of connections.splice(0)) r.disconnect();
     for (const topic of ['indexer', 'retriver'] as const) {
-      await t.redis.del(dead(topic), ...topicKeys(t.prefix, topic, partitions).partitions);
+      // One key at a time: on a cluster the partitions' keys lie in different slots.
+      for (const key of [...deadKeys(topic), ...topicKeys(t.prefix, topic, partitions).partitions])
+        await t.redis.del(key);
     }
   });
 
@@ -151,6 +159,7 @@ describe('operations routes', function () {
       '>',
     );
     await addDeadLetter('indexer', '{}');
+    await addDeadLetter('indexer', '{}', partitions - 1);
 
     const { status, json } = await t.call('GET', '/v2/ops/topics');
     expect(status).to.equal(200);
@@ -166,7 +175,7 @@ describe('operations routes', function () {
       backlog: 3,
       unread: 2,
       pending: 1,
-      dead_letters: 1,
+      dead_letters: 2,
     });
     expect(json.topics.find((x: any) => x.topic === 'flow')).to.include({
       backlog: 0,
@@ -192,6 +201,7 @@ describe('operations routes', function () {
       return r.json?.items?.length === 1 ? r.json : undefined;
     });
     const [item] = listed.items;
+    expect(item.id).to.match(/^p0-\d+-\d+$/);
     expect(item).to.include({ code: 'BW_ERR_MESSAGE_INVALID', topic: 'indexer' });
     expect(item.reason).to.contain('a bug in the handler');
     expect(item.data).to.deep.equal({ collection_name: 'faq', files: ['a.pdf'] });
@@ -234,8 +244,9 @@ describe('operations routes', function () {
       JSON.stringify({ collection_name: 'one', files: ['a.pdf'] }),
       JSON.stringify({ collection_name: 'two', files: ['b.pdf'] }),
     ];
+    // Across partitions: each letter goes back onto its own.
     const ids: string[] = [];
-    for (const data of valid) ids.push(await addDeadLetter('indexer', data));
+    for (const [i, data] of valid.entries()) ids.push(await addDeadLetter('indexer', data, i));
     const invalid = await addDeadLetter('indexer', '{"collection_name":"three"}');
     const malformed = await addDeadLetter('indexer', 'not json {');
 
@@ -253,6 +264,11 @@ describe('operations routes', function () {
     expect(json.refused_count).to.equal(2);
     const entries = await topicEntries(t.redis, t.prefix, 'indexer', partitions);
     expect(entries.map((e) => JSON.parse(e.data).collection_name)).to.have.members(['one', 'two']);
+    const keys = topicKeys(t.prefix, 'indexer', partitions);
+    for (const [p, name] of ['one', 'two'].entries()) {
+      const [entry] = await t.redis.xrange(keys.partitions[p]!, '-', '+');
+      expect(JSON.parse(entry![1][1]!).collection_name, `partition ${p}`).to.equal(name);
+    }
     expect(entries.map((e) => e.id)).to.have.members(json.replayed_ids.map((r: any) => r.new_id));
 
     const kept = await t.call('GET', '/v2/ops/dead-letters/indexer?limit=1');
@@ -268,14 +284,21 @@ describe('operations routes', function () {
   it('when the topic, the letter or the body is wrong, then 400 BW_ERR_UNKNOWN_TOPIC, 404 BW_ERR_NOT_FOUND or 400 BW_ERR_SCHEMA', async () => {
     const unknown = await t.call('GET', '/v2/ops/dead-letters/nope');
     expect([unknown.status, unknown.json.error.code]).to.deep.equal([400, 'BW_ERR_UNKNOWN_TOPIC']);
-    const missing = await t.call('GET', '/v2/ops/dead-letters/flow/1-1');
-    expect([missing.status, missing.json.error.code]).to.deep.equal([404, 'BW_ERR_NOT_FOUND']);
+    // The former shape, a partition the topic does not have, and a well-formed id of no letter.
+    for (const id of ['1-1', `p${partitions}-1-1`, 'p0-1-1']) {
+      const missing = await t.call('GET', `/v2/ops/dead-letters/flow/${id}`);
+      expect([missing.status, missing.json.error.code], id).to.deep.equal([
+        404,
+        'BW_ERR_NOT_FOUND',
+      ]);
+    }
     for (const body of [
       {},
       { ids: [] },
       { ids: ['x'] },
       { all: false },
-      { ids: ['1-1'], all: true },
+      { ids: ['1-1'] },
+      { ids: ['p0-1-1'], all: true },
     ]) {
       const r = await t.call('POST', '/v2/ops/dead-letters/flow/replay', { body });
       expect([r.status, r.json.error.code], JSON.stringify(body)).to.deep.equal([
@@ -283,8 +306,10 @@ describe('operations routes', function () {
         'BW_ERR_SCHEMA',
       ]);
     }
-    const cursor = await t.call('GET', '/v2/ops/dead-letters/flow?after=nope');
-    expect(cursor.status).to.equal(400);
+    for (const after of ['nope', '1-0']) {
+      const cursor = await t.call('GET', `/v2/ops/dead-letters/flow?after=${after}`);
+      expect(cursor.status, after).to.equal(400);
+    }
     const noAuth = await t.call('GET', '/v2/ops/topics', { auth: false });
     expect(noAuth.status).to.equal(401);
   });

@@ -35,15 +35,17 @@ describe('console operations view', () => {
 
   describe('replay', () => {
     it('when some or all are replayed, then the body and the question say which', () => {
-      expect(replayBody({ ids: ['1-0', '2-0'] })).to.deep.equal({ ids: ['1-0', '2-0'] });
+      expect(replayBody({ ids: ['p0-1-0', 'p1-2-0'] })).to.deep.equal({
+        ids: ['p0-1-0', 'p1-2-0'],
+      });
       expect(replayBody({ all: true })).to.deep.equal({ all: true });
       expect(confirmQuestion('flow', { all: true })).to.equal(
         'Replay every dead letter of topic flow?',
       );
-      expect(confirmQuestion('flow', { ids: ['1-0'] })).to.equal(
-        'Replay dead letter 1-0 of topic flow?',
+      expect(confirmQuestion('flow', { ids: ['p0-1-0'] })).to.equal(
+        'Replay dead letter p0-1-0 of topic flow?',
       );
-      expect(confirmQuestion('flow', { ids: ['1-0', '2-0'] })).to.equal(
+      expect(confirmQuestion('flow', { ids: ['p0-1-0', 'p1-2-0'] })).to.equal(
         'Replay 2 dead letters of topic flow?',
       );
     });
@@ -51,7 +53,7 @@ describe('console operations view', () => {
     it('when a replay answers, then the summary counts replayed and refused', () => {
       expect(replaySummary({ replayed: 3, refused: [] })).to.equal('3 replayed');
       const refused = {
-        id: '1-0',
+        id: 'p0-1-0',
         code: 'BW_ERR_NOT_FOUND' as const,
         reason: 'no such dead letter',
       };
@@ -66,10 +68,10 @@ describe('console operations view', () => {
     });
 
     it('when a dead-letter event arrives, then its topic is read; other data is ignored', () => {
-      expect(parseDeadLetterEvent({ topic: 'flow', id: '1-0', code: 'X' })).to.deep.equal({
+      expect(parseDeadLetterEvent({ topic: 'flow', id: 'p0-1-0', code: 'X' })).to.deep.equal({
         topic: 'flow',
       });
-      expect(parseDeadLetterEvent({ id: '1-0' })).to.equal(undefined);
+      expect(parseDeadLetterEvent({ id: 'p0-1-0' })).to.equal(undefined);
       expect(parseDeadLetterEvent('flow')).to.equal(undefined);
     });
   });

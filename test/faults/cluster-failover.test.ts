@@ -13,7 +13,8 @@
  */
 import { expect } from 'chai';
 import { loadavg } from 'node:os';
-import { deadLetterKey, topicKeys } from '../../src/shared/bus/topics.ts';
+import { countDeadLetters } from '../../src/shared/bus/dead-letters.ts';
+import { topicKeys } from '../../src/shared/bus/topics.ts';
 import { startFaultSystem, WORKERS, type FaultSystem } from '../support/fault-system.ts';
 import {
   expectDelivered,
@@ -65,7 +66,12 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
   const deadLetters = async (sys: FaultSystem): Promise<number> => {
     let count = 0;
     for (const { topic } of WORKERS) {
-      count += await sys.redis.xlen(deadLetterKey(sys.prefix, topic));
+      count += await countDeadLetters(
+        sys.redis,
+        sys.prefix,
+        topic,
+        Number(sys.env.TOPIC_PARTITIONS),
+      );
     }
     return count;
   };

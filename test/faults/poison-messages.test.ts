@@ -83,7 +83,7 @@ const MISSING: Record<Topic, string> = {
 };
 
 async function deadLetters(sys: FaultSystem, topic: Topic): Promise<DeadLetter[]> {
-  return listDeadLetters(sys.redis, sys.prefix, topic);
+  return listDeadLetters(sys.redis, sys.prefix, topic, Number(sys.env.TOPIC_PARTITIONS));
 }
 
 /** Runs scripts/dead-letters.sh with the system's Redis and prefix, as an operator would. */

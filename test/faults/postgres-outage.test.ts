@@ -71,7 +71,12 @@ describe('faults: Postgres stopped for a while', function () {
     expect(after.status).to.equal(200);
     expect(row.retriedPosts, 'callbacks refused while Postgres was down').to.equal(0);
     for (const { topic } of WORKERS) {
-      const dead = await listDeadLetters(sys.redis, sys.prefix, topic);
+      const dead = await listDeadLetters(
+        sys.redis,
+        sys.prefix,
+        topic,
+        Number(sys.env.TOPIC_PARTITIONS),
+      );
       expect(dead.map((d) => d.reason).slice(0, 3), `${topic} dead letters`).to.deep.equal([]);
     }
     await expectDelivered(sys, traffic, row);

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { countDeadLetters } from '../../src/shared/bus/dead-letters.ts';
 import { topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
 import { createRedis, type Redis } from '../../src/shared/redis.ts';
 import { callEdge, TELEGRAM_TOKEN, urlWithSchema, type EdgeClient } from './api.ts';
@@ -264,7 +265,10 @@ export async function busState(system: FaultSystem): Promise<Record<string, unkn
       if (rows.length > 0)
         pending[`p${p}`] = rows.map(([id, owner, idle, n]) => ({ id, owner, idle, n }));
     }
-    state[topic] = { pending, dead: await system.redis.xlen(keys.dead) };
+    state[topic] = {
+      pending,
+      dead: await countDeadLetters(system.redis, system.prefix, topic, partitions),
+    };
   }
   return state;
 }

@@ -2701,7 +2701,7 @@ export interface paths {
           content: {
             'application/json': {
               items: {
-                /** @description id in the dead-letter stream */
+                /** @description p<n>-<ms>-<seq>: its partition and its id in that partition's dead-letter stream */
                 id: string;
                 /** @description BW_ERR_* code of the failure */
                 code: string;
@@ -2747,6 +2747,7 @@ export interface paths {
         header?: never;
         path: {
           topic: 'channel' | 'language' | 'flow' | 'retriver' | 'indexer';
+          /** @description a listed id, p<n>-<ms>-<seq>; any other names no dead letter (404) */
           id: string;
         };
         cookie?: never;
@@ -2760,7 +2761,7 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description id in the dead-letter stream */
+              /** @description p<n>-<ms>-<seq>: its partition and its id in that partition's dead-letter stream */
               id: string;
               /** @description BW_ERR_* code of the failure */
               code: string;
@@ -2833,7 +2834,11 @@ export interface paths {
               refused: {
                 id: string;
                 /** @enum {unknown} */
-                code: 'BW_ERR_NOT_FOUND' | 'BW_ERR_MESSAGE_MALFORMED' | 'BW_ERR_MESSAGE_INVALID';
+                code:
+                  | 'BW_ERR_NOT_FOUND'
+                  | 'BW_ERR_MESSAGE_MALFORMED'
+                  | 'BW_ERR_MESSAGE_INVALID'
+                  | 'BW_ERR_CONFLICT';
                 reason: string;
               }[];
               refused_count: number;
@@ -3496,11 +3501,11 @@ export interface components {
     };
     /**
      * dead-letter event
-     * @description A topic entry was moved to its topic's dead-letter stream (by the consumer of any component).
+     * @description A topic entry was moved to its partition's dead-letter stream (by the consumer of any component).
      */
     'event-dead-letter': {
       topic: string;
-      /** @description The dead letter's id in the dead-letter stream. */
+      /** @description The dead letter's id, p<n>-<ms>-<seq> (its partition and its entry there), as the dead-letter routes take it. */
       id: string;
       code: string;
     };
@@ -3818,7 +3823,7 @@ export interface components {
      */
     'replay-dead-letters':
       | {
-          /** @description ids of dead letters, as listed */
+          /** @description ids of dead letters, as listed (p<partition>-<ms>-<seq>) */
           ids: string[];
         }
       | {

@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import type { Router } from '@koa/router';
 import { topicDepths } from '../backlog.ts';
 import {
-  ENTRY_ID,
+  DEAD_LETTER_ID,
   getDeadLetter,
   listDeadLetters,
   replayAllDeadLetters,
@@ -71,6 +71,7 @@ export function opsRoutes(
     producer: edge.producer,
     prefix: edge.prefix,
     topic,
+    partitions: edge.partitions,
     maxLen: edge.streamMaxLen,
   });
 
@@ -106,8 +107,8 @@ export function opsRoutes(
   router.get('/v2/ops/dead-letters/:topic', async (ctx) => {
     const topic = topicOf(ctx);
     const limit = limitOf(ctx);
-    const after = afterOf(ctx, ENTRY_ID);
-    const letters = await listDeadLetters(edge.redis, edge.prefix, topic, {
+    const after = afterOf(ctx, DEAD_LETTER_ID);
+    const letters = await listDeadLetters(edge.redis, edge.prefix, topic, edge.partitions, {
       count: limit + 1,
       ...(after ? { after } : {}),
     });
@@ -117,7 +118,13 @@ export function opsRoutes(
 
   router.get('/v2/ops/dead-letters/:topic/:id', async (ctx) => {
     const topic = topicOf(ctx);
-    const letter = await getDeadLetter(edge.redis, edge.prefix, topic, ctx.params.id ?? '');
+    const letter = await getDeadLetter(
+      edge.redis,
+      edge.prefix,
+      topic,
+      edge.partitions,
+      ctx.params.id ?? '',
+    );
     if (!letter) throw new BotwireError('BW_ERR_NOT_FOUND', 'no dead letter has this id');
     ctx.body = presentLetter(letter);
   });

@@ -52,7 +52,7 @@ export interface BotEvent {
 /** A topic entry was dead-lettered (by any component's consumer). */
 export interface DeadLetterEvent {
   topic: string;
-  /** Its id in the dead-letter stream. */
+  /** Its dead-letter id, `p<n>-<ms>-<seq>` (its partition and its entry there). */
   id: string;
   code: string;
 }
