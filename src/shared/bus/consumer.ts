@@ -178,7 +178,7 @@ export async function ensureGroups(
 interface Reader {
   /** The partitions this loop may read (those it may read now are picked from them). */
   covers: (partition: number) => boolean;
-  /** Never auto-pipelined, see the constructor. */
+  /** Never auto-pipelined, see `#startReader`. */
   connection: Redis;
   /** Aborted when the loop should end: its partition was released or lost, or close(). */
   stop: AbortController;
@@ -192,9 +192,9 @@ export class StreamConsumer<T> {
   /** Entries in flight (queued or running) past which reading waits. */
   readonly #inFlightMax: number;
   /**
-   * Entries in flight past which even a read past the bound defers every entry: what one read
-   * within the bound can bring on top of it (a batch per partition), plus the bound again for the
-   * other bots' shares.
+   * Entries in flight past which even a read past the bound defers every entry: what reads within
+   * the bound can bring on top of it (a batch per partition, from one read over all of them or one
+   * per partition's loop), plus the bound again for the other bots' shares.
    */
   readonly #inFlightHardMax: number;
   readonly #admission: BotAdmission;
