@@ -172,6 +172,29 @@ export async function ensureGroups(
 }
 
 /**
+ * `promise`, or a rejection as soon as `signal` is aborted. A stopped read loop disconnects its
+ * connection, but a cluster connection disconnected while it has no node up (a master failing
+ * over) never answers the command it queued: without this the loop, and its partition's count of
+ * reads out, would wait for it for ever, and the partition would never be read again.
+ */
+async function untilAborted<T>(signal: AbortSignal, promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined); // its late failure, once abandoned, is nobody's concern
+  if (signal.aborted) throw new Error('read loop stopped');
+  let onAbort: (() => void) | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        onAbort = () => reject(new Error('read loop stopped'));
+        signal.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    signal.removeEventListener('abort', onAbort!);
+  }
+}
+
+/**
  * A read loop: the partitions it reads, on a blocking connection of its own. On one server one
  * loop reads every partition; on a cluster each owned partition has its own (see the header).
  */
@@ -230,6 +253,13 @@ export class StreamConsumer<T> {
    */
   readonly #tenures = new Map<number, number>();
   readonly #stop = new AbortController();
+  /**
+   * When the current linger (`lingerMs`) ends. On one server the one read loop lingers by pausing;
+   * on a cluster the other partitions' loops are blocked in reads meanwhile and would hand over
+   * what they read at once, so what they read before this time waits for it: entries arriving
+   * during a linger are handed over together, whichever partition they are in.
+   */
+  #lingerUntil = 0;
   /** Read loops waiting for an entry in flight to end: every one is woken. */
   readonly #wakers = new Set<() => void>();
   #loops: Promise<void> | undefined;
@@ -534,31 +564,46 @@ export class StreamConsumer<T> {
       const streams = partitions.map((p) => this.#keys.partitions[p]!);
       try {
         this.#countReads(partitions, 1);
-        let reply: unknown;
+        /** Per partition read, its entries. */
+        let found: Entry[][];
+        let lingered = false;
         try {
-          reply = await reader.connection.call(
-            'XREADGROUP',
-            'GROUP',
-            group,
-            name,
-            'COUNT',
-            batchSize,
-            ...(history ? [] : ['BLOCK', blockMs]),
-            'STREAMS',
-            ...streams,
-            ...cursors,
+          const reply = await untilAborted(
+            stop,
+            reader.connection.call(
+              'XREADGROUP',
+              'GROUP',
+              group,
+              name,
+              'COUNT',
+              batchSize,
+              ...(history ? [] : ['BLOCK', blockMs]),
+              'STREAMS',
+              ...streams,
+              ...cursors,
+            ),
           );
+          // The reads of a cluster's partitions share one linger (see `#lingerUntil`): new entries
+          // read during another loop's linger wait for its end, then go with that loop's. Still
+          // counted as read meanwhile, so their partition is not handed over with them held.
+          const byStream = entriesByStream(reply);
+          found = streams.map((stream) => parseEntries(byStream.get(stream)));
+          const read = found.reduce((n, entries) => n + entries.length, 0);
+          const wait = this.#lingerUntil - Date.now();
+          if (!history && read > 0 && read < batchSize && wait > 0) {
+            await this.#pause(wait, stop);
+            lingered = true;
+          }
         } finally {
           this.#countReads(partitions, -1);
         }
         failures = 0;
-        const byStream = entriesByStream(reply);
         let fresh = 0;
         for (const [i, p] of partitions.entries()) {
           // Lost while the read was out (this process stalled past its lease): leave the entries
           // pending; the partition's new reader (maybe this process again) reads them.
           if (!this.#leases.owns(p) || (this.#tenures.get(p) ?? 0) !== tenures[i]) continue;
-          const entries = parseEntries(byStream.get(streams[i]!));
+          const entries = found[i]!;
           if (this.#cursors.get(p) === '>') {
             fresh += entries.length;
             this.#schedule(p, entries, undefined, full);
@@ -571,7 +616,8 @@ export class StreamConsumer<T> {
           }
         }
         // Not after a read of pending entries: those are drained at once.
-        if (lingerMs > 0 && !history && fresh > 0 && fresh < batchSize) {
+        if (lingerMs > 0 && !history && fresh > 0 && fresh < batchSize && !lingered) {
+          this.#lingerUntil = Date.now() + lingerMs;
           await this.#pause(lingerMs, stop);
         }
       } catch (error) {
