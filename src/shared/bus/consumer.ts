@@ -543,6 +543,8 @@ export class StreamConsumer<T> {
     let failures = 0;
     /** In flight at the bound with none finishing for STALL_MS, while a bot is over its share. */
     let stalled = false;
+    /** The last read held its entries until a linger's end (see `#lingerUntil`). */
+    let held = false;
     while (!stop.aborted) {
       const partitions = this.#leases
         .readable()
@@ -590,7 +592,8 @@ export class StreamConsumer<T> {
           found = streams.map((stream) => parseEntries(byStream.get(stream)));
           const read = found.reduce((n, entries) => n + entries.length, 0);
           const wait = this.#lingerUntil - Date.now();
-          if (!history && read > 0 && read < batchSize && wait > 0) {
+          // Not right after such a wait: what is read then was waiting already at the linger's end.
+          if (!history && !held && read > 0 && read < batchSize && wait > 0) {
             await this.#pause(wait, stop);
             lingered = true;
           }
@@ -598,6 +601,7 @@ export class StreamConsumer<T> {
           this.#countReads(partitions, -1);
         }
         failures = 0;
+        held = lingered;
         let fresh = 0;
         for (const [i, p] of partitions.entries()) {
           // Lost while the read was out (this process stalled past its lease): leave the entries
@@ -616,7 +620,9 @@ export class StreamConsumer<T> {
           }
         }
         // Not after a read of pending entries: those are drained at once.
-        if (lingerMs > 0 && !history && fresh > 0 && fresh < batchSize && !lingered) {
+        // Only one linger at a time: entries handed over during another loop's join it.
+        const lingering = Date.now() < this.#lingerUntil;
+        if (lingerMs > 0 && !history && fresh > 0 && fresh < batchSize && !lingered && !lingering) {
           this.#lingerUntil = Date.now() + lingerMs;
           await this.#pause(lingerMs, stop);
         }
