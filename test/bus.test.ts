@@ -92,10 +92,13 @@ forEachRedisMode('topic bus', (mode) => {
       ).to.deep.equal(names);
     });
 
-    it('keys carry the topic as a Redis Cluster hash tag', () => {
-      expect(keys.partitions).to.deep.equal([0, 1, 2, 3].map((p) => `${prefix}:{indexer}:p${p}`));
-      expect(keys.dead).to.equal(`${prefix}:{indexer}:dead`);
-      expect(keys.lease(2)).to.equal(`${prefix}:{indexer}:lease:p2`);
+    it("a partition's keys carry the partition as their Redis Cluster hash tag", () => {
+      expect(keys.partitions).to.deep.equal([0, 1, 2, 3].map((p) => `${prefix}:{indexer:p${p}}`));
+      expect(keys.dead(1)).to.equal(`${prefix}:{indexer:p1}:dead`);
+      expect(keys.failures(3)).to.equal(`${prefix}:{indexer:p3}:failures`);
+      expect(keys.lease(2)).to.equal(`${prefix}:{indexer:p2}:lease`);
+      expect(keys.seen(0, 'm1')).to.equal(`${prefix}:{indexer:p0}:seen:m1`);
+      expect(() => keys.lease(4)).to.throw(RangeError);
     });
   });
 
@@ -134,7 +137,7 @@ forEachRedisMode('topic bus', (mode) => {
       await producer.publish('indexer', msg('faq'));
       await waitFor(() => calls >= 2, { what: 'a second attempt' });
       expect(await pending()).to.equal(1);
-      await redis.del(...retriver);
+      for (const stream of retriver) await redis.del(stream); // one slot each
       await waitFor(async () => (await pending()) === 0, { what: 'ack' });
       expect(await lengthOf(retriver)).to.equal(1);
       expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
@@ -573,7 +576,7 @@ forEachRedisMode('topic bus', (mode) => {
 
     it('when a dead letter still fails the schema, then replay refuses it and keeps it', async () => {
       await redis.xadd(
-        keys.dead,
+        keys.dead(0),
         '*',
         'data',
         '{"collection_name":"x"}',

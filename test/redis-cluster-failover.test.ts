@@ -122,8 +122,13 @@ describe('Redis Cluster failover and resharding under a consumer', function () {
     const owner = (redis as Cluster).slots[slot]![0]!;
     const masterIndex = cluster.nodes.findIndex((n) => `127.0.0.1:${n.port}` === owner);
     // After the first test's kill the masters may have moved: find this master's replica.
-    const replicaIndex = await waitFor(
-      () => replicaOf(cluster, cluster.nodes[masterIndex]!.id).catch(() => undefined),
+    // Wrapped: the replica may be node 0, which `waitFor` would take for "not yet".
+    const { replicaIndex } = await waitFor(
+      () =>
+        replicaOf(cluster, cluster.nodes[masterIndex]!.id).then(
+          (i) => ({ replicaIndex: i }),
+          () => undefined,
+        ),
       { timeoutMs: 60_000, what: 'a live replica of the master' },
     );
     await waitFor(

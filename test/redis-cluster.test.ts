@@ -6,7 +6,8 @@ import { jobsConnection, jobsPrefix } from '../src/indexer/worker.ts';
 import { HEARTBEAT_SCRIPT, membersKey, readMembers } from '../src/shared/bus/members.ts';
 import { Pacer, PACING_SCRIPTS } from '../src/channel/pacing.ts';
 import { Producer, PRODUCER_SCRIPTS } from '../src/shared/bus/producer.ts';
-import { topicKeys, TOPICS, type Topic } from '../src/shared/bus/topics.ts';
+import { partitionOf, topicKeys, TOPICS, type Topic } from '../src/shared/bus/topics.ts';
+import { SETTINGS } from '../src/config.ts';
 import { ensureGroups, StreamConsumer } from '../src/shared/bus/consumer.ts';
 import { BotwireError, isUnavailable } from '../src/shared/errors.ts';
 import { createLogger } from '../src/shared/logger.ts';
@@ -259,6 +260,85 @@ describe('Redis Cluster (private loopback cluster)', function () {
     }
   });
 
+  it("when topics have the default partition count, then every topic has partitions on every master and all of a partition's keys share its slot", async () => {
+    const partitions = SETTINGS.TOPIC_PARTITIONS.default;
+    const prefix = SETTINGS.STREAM_PREFIX.default;
+    const slotOf = async (key: string): Promise<number> =>
+      Number(await redis.call('CLUSTER', 'KEYSLOT', key));
+    const masters = new Set(mastersOf(redis).map((n) => `${n.options.host}:${n.options.port}`));
+    expect(masters.size).to.equal(3);
+    for (const topic of TOPICS) {
+      const keys = topicKeys(prefix, topic, partitions);
+      const owners = new Set<string>();
+      for (const [p, stream] of keys.partitions.entries()) {
+        owners.add(await ownerOf(stream));
+        const slot = await slotOf(stream);
+        for (const key of [keys.lease(p), keys.failures(p), keys.dead(p), keys.seen(p, 'm')]) {
+          expect(await slotOf(key), `${key} lies in its stream's slot`).to.equal(slot);
+        }
+      }
+      expect([...owners].sort(), `masters holding ${topic}'s partitions`).to.deep.equal(
+        [...masters].sort(),
+      );
+    }
+  });
+
+  it('when a consumer reads messages of many conversations, then it reads and acknowledges entries in partitions on every master', async () => {
+    const partitions = SETTINGS.TOPIC_PARTITIONS.default;
+    const prefix = uniquePrefix();
+    const client = createRedis(cluster.url, {
+      name: 'botwire-test',
+      enableAutoPipelining: true,
+      scripts: PRODUCER_SCRIPTS,
+    });
+    const schemas = new SchemaRegistry();
+    const producer = new Producer({ redis: client, schemas, prefix, maxLen: 1000, partitions });
+    const handled = new Set<string>();
+    const consumer = new StreamConsumer<{ ordering_key: string }>({
+      redis: client,
+      producer,
+      schemas,
+      logger,
+      topic: 'indexer',
+      name: 'spread',
+      prefix,
+      partitions,
+      leaseMs: 5000,
+      handler: async (m) => void handled.add(m.ordering_key),
+    });
+    const keys = topicKeys(prefix, 'indexer', partitions);
+    try {
+      await consumer.start();
+      const conversations = Array.from({ length: 40 }, (_, i) => `conversation-${i}`);
+      for (const key of conversations) {
+        await producer.publish('indexer', {
+          collection_name: 'faq',
+          files: ['a.pdf'],
+          ordering_key: key,
+        });
+      }
+      await waitFor(() => handled.size === conversations.length, {
+        what: 'every conversation to be handled',
+      });
+      // Per master, the streams on it whose group read entries and has none pending: the
+      // consumer read and acknowledged there.
+      const acked = new Set<string>();
+      for (const stream of keys.partitions) {
+        if ((await client.xlen(stream)) === 0) continue;
+        const [info] = (await client.xinfo('GROUPS', stream)) as unknown[][];
+        const field = (name: string): unknown => info![info!.indexOf(name) + 1];
+        if (field('pending') === 0 && field('last-delivered-id') !== '0-0') {
+          acked.add(await ownerOf(stream));
+        }
+      }
+      expect(acked.size, 'masters with acknowledged entries').to.equal(3);
+    } finally {
+      await consumer.close();
+      await dropPrefix(client, prefix);
+      client.disconnect();
+    }
+  });
+
   it('when a node is asked for a key it does not hold, then the MOVED answer is an outage to wait out', async () => {
     const key = `${prefix}:{m}`;
     const owner = await ownerOf(key);
@@ -428,5 +508,84 @@ forEachRedisMode('reads of keys in many slots', (mode) => {
     }
     const listed = await store.list('a1');
     expect(listed.map((s) => s.id).sort()).to.deep.equal(made.map((m) => m.session.id).sort());
+  });
+});
+
+forEachRedisMode('a consumer reading several partitions', (mode) => {
+  it("when a message arrives in one partition while the reads of all are blocked, then it is handled at once, not after another partition's BLOCK", async function () {
+    this.timeout(60_000);
+    const partitions = 8;
+    const blockMs = 5000;
+    const redis = createRedis(mode.url(), {
+      name: 'botwire-test',
+      enableAutoPipelining: true,
+      scripts: PRODUCER_SCRIPTS,
+    });
+    const prefix = uniquePrefix();
+    const schemas = new SchemaRegistry();
+    const producer = new Producer({ redis, schemas, prefix, maxLen: 1000, partitions });
+    const handledAt = new Map<string, number>();
+    const consumer = new StreamConsumer<{ ordering_key: string }>({
+      redis,
+      producer,
+      schemas,
+      logger,
+      topic: 'indexer',
+      name: 'prompt',
+      prefix,
+      partitions,
+      blockMs,
+      leaseMs: 30_000,
+      handler: async (m) => void handledAt.set(m.ordering_key, Date.now()),
+    });
+    // One blocked read over every partition on one server; one per partition on a cluster.
+    const blockedReads = async (): Promise<number> => {
+      let n = 0;
+      for (const node of mastersOf(redis)) {
+        for (const line of String(await node.client('LIST')).split('\n')) {
+          // `b`: blocked in a command now (`cmd` names the last command, blocked or not).
+          if (
+            / name=prompt:blocking\S* /.test(line) &&
+            / flags=\S*b\S* .*cmd=xreadgroup/.test(line)
+          ) {
+            n += 1;
+          }
+        }
+      }
+      return n;
+    };
+    const expected = isCluster(redis) ? partitions : 1;
+    try {
+      await consumer.start();
+      await waitFor(() => consumer.partitions.length === partitions, {
+        what: 'the consumer to own every partition',
+      });
+      // A few partitions, each reached once every read is blocked again.
+      for (const target of [0, 3, 6]) {
+        let i = 0;
+        while (partitionOf(`conversation-${i}`, partitions) !== target) i += 1;
+        const key = `conversation-${i}`;
+        await waitFor(async () => (await blockedReads()) === expected, {
+          what: `${expected} blocked reads`,
+        });
+        const sent = Date.now();
+        await producer.publish('indexer', {
+          collection_name: 'faq',
+          files: ['a.pdf'],
+          ordering_key: key,
+        });
+        await waitFor(() => handledAt.has(key), {
+          what: `the message to partition ${target} to be handled`,
+          timeoutMs: blockMs * 2,
+        });
+        expect(handledAt.get(key)! - sent, `ms to handle in partition ${target}`).to.be.below(
+          blockMs / 2,
+        );
+      }
+    } finally {
+      await consumer.close();
+      await dropPrefix(redis, prefix);
+      redis.disconnect();
+    }
   });
 });

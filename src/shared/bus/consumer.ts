@@ -13,7 +13,11 @@
  *   them, the consumer reads on: the entries of bots at their share stay pending in Redis and are
  *   fetched again as their admitted ones finish (`bot-admission.ts`), the other bots' are handled,
  *   so one bot's stalled backlog never stops the reading of the others' messages.
- * - Reading: XREADGROUP BLOCK on its own connection. On taking a partition over, it first claims
+ * - Reading: XREADGROUP BLOCK on a connection of its own. On one Redis server, one read covers
+ *   every partition the process reads. On a Redis Cluster each partition lies in its own slot and
+ *   one XREADGROUP may only name keys of one slot, so each partition is read by its own loop on
+ *   its own blocking connection: a new entry in any partition is read at once, never after
+ *   another partition's BLOCK ran out. On taking a partition over, the consumer first claims
  *   (XAUTOCLAIM) and handles every entry its previous reader left pending, in stream order.
  * - Each entry's `data` is decoded and validated against the topic's schema; a malformed or
  *   invalid message is dead-lettered at once, since no retry can fix it.
@@ -28,7 +32,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BotwireError, codeOf, errorMessage, isRetryable, isUnavailable } from '../errors.ts';
 import { lazyChild, type Logger } from '../logger.ts';
-import { duplicateRedis, type Redis } from '../redis.ts';
+import { duplicateRedis, isCluster, type Redis } from '../redis.ts';
 import { describeProblems, type SchemaRegistry } from '../schemas.ts';
 import { BotAdmission, type DeferredRef } from './bot-admission.ts';
 import { entriesByStream, parseEntries, type Entry } from './entries.ts';
@@ -147,17 +151,61 @@ const STALL_MS = 250;
 /** How an attempt at an entry ended. */
 type Attempt = 'settled' | 'retry' | 'outage';
 
-/** Creates the partition streams and the consumer group on each when missing (reading from the start). */
+/**
+ * Creates the partition streams and the consumer group on each when missing (reading from the
+ * start). One command per stream, sent together: the partitions lie in different slots (on a
+ * cluster, on different masters), which one pipeline cannot span; the client still writes them
+ * back to back, so on one server it costs one round trip like a pipeline.
+ */
 export async function ensureGroups(
   redis: Redis,
   streams: readonly string[],
   group: string,
 ): Promise<void> {
-  const pipeline = redis.pipeline();
-  for (const stream of streams) pipeline.xgroup('CREATE', stream, group, '0', 'MKSTREAM');
-  for (const [error] of (await pipeline.exec()) ?? []) {
-    if (error && !error.message.startsWith('BUSYGROUP')) throw error;
+  await Promise.all(
+    streams.map((stream) =>
+      redis.xgroup('CREATE', stream, group, '0', 'MKSTREAM').catch((error: unknown) => {
+        if (!(error instanceof Error && error.message.startsWith('BUSYGROUP'))) throw error;
+      }),
+    ),
+  );
+}
+
+/**
+ * `promise`, or a rejection as soon as `signal` is aborted. A stopped read loop disconnects its
+ * connection, but a cluster connection disconnected while it has no node up (a master failing
+ * over) never answers the command it queued: without this the loop, and its partition's count of
+ * reads out, would wait for it for ever, and the partition would never be read again.
+ */
+async function untilAborted<T>(signal: AbortSignal, promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined); // its late failure, once abandoned, is nobody's concern
+  if (signal.aborted) throw new Error('read loop stopped');
+  let onAbort: (() => void) | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        onAbort = () => reject(new Error('read loop stopped'));
+        signal.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    signal.removeEventListener('abort', onAbort!);
   }
+}
+
+/**
+ * A read loop: the partitions it reads, on a blocking connection of its own. On one server one
+ * loop reads every partition; on a cluster each owned partition has its own (see the header).
+ */
+interface Reader {
+  /** The partitions this loop may read (those it may read now are picked from them). */
+  covers: (partition: number) => boolean;
+  /** Never auto-pipelined, see `#startReader`. */
+  connection: Redis;
+  /** Aborted when the loop should end: its partition was released or lost, or close(). */
+  stop: AbortController;
+  done: Promise<void>;
 }
 
 /** A consumer-group consumer of one topic. Call `start()` once and `close()` when done. */
@@ -167,16 +215,19 @@ export class StreamConsumer<T> {
   /** Entries in flight (queued or running) past which reading waits. */
   readonly #inFlightMax: number;
   /**
-   * Entries in flight past which even a read past the bound defers every entry: what one read
-   * within the bound can bring on top of it (a batch per partition), plus the bound again for the
-   * other bots' shares.
+   * Entries in flight past which even a read past the bound defers every entry: what reads within
+   * the bound can bring on top of it (a batch per partition, from one read over all of them or one
+   * per partition's loop), plus the bound again for the other bots' shares.
    */
   readonly #inFlightHardMax: number;
   readonly #admission: BotAdmission;
   /** Fetches of deferred entries under way. */
   readonly #fetches = new Set<Promise<void>>();
   readonly #keys: TopicKeys;
-  readonly #blocking: Redis;
+  /** Read loops: `all` on one server, one per owned partition on a cluster. */
+  readonly #readers = new Map<number | 'all', Reader>();
+  /** Read loops stopped and not over yet, which close() waits for. */
+  readonly #stopping = new Set<Promise<void>>();
   /** Leases, heartbeats and claims: never queued behind the handlers' auto-pipelined commands. */
   readonly #control: Redis;
   readonly #runner: KeyedRunner;
@@ -186,8 +237,11 @@ export class StreamConsumer<T> {
   /** Entries being handled, as `<partition>/<entry id>` (ids repeat across partitions). */
   readonly #inFlight = new Set<string>();
   readonly #busy = new Map<number, number>(); // partition -> entries in flight
-  /** Partitions covered by the read in flight. */
-  #reading = new Set<number>();
+  /**
+   * Per partition, reads in flight covering it. A count, not a flag: on a cluster the loop of a
+   * partition lost and taken again may still be winding down its cut read while the new loop reads.
+   */
+  readonly #reading = new Map<number, number>();
   /** Partitions taken over whose previous reader's pending entries are not claimed yet. */
   readonly #unclaimed = new Set<number>();
   /**
@@ -199,7 +253,15 @@ export class StreamConsumer<T> {
    */
   readonly #tenures = new Map<number, number>();
   readonly #stop = new AbortController();
-  #wake: (() => void) | undefined;
+  /**
+   * When the current linger (`lingerMs`) ends. On one server the one read loop lingers by pausing;
+   * on a cluster the other partitions' loops are blocked in reads meanwhile and would hand over
+   * what they read at once, so what they read before this time waits for it: entries arriving
+   * during a linger are handed over together, whichever partition they are in.
+   */
+  #lingerUntil = 0;
+  /** Read loops waiting for an entry in flight to end: every one is woken. */
+  readonly #wakers = new Set<() => void>();
   #loops: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
@@ -226,12 +288,6 @@ export class StreamConsumer<T> {
       perBot: Math.max(perBot, Math.ceil((this.#inFlightMax * perBot) / concurrency)),
     });
     this.#keys = topicKeys(options.prefix, options.topic, options.partitions);
-    // Never auto-pipelined: ioredis keeps one auto-pipeline in flight per connection, so a
-    // blocking XREADGROUP in it would hold every command queued behind it for up to BLOCK ms.
-    this.#blocking = duplicateRedis(options.redis, {
-      connectionName: `${options.name}:blocking`,
-      enableAutoPipelining: false,
-    });
     // A lease must be renewed within CONSUMER_LEASE_MS whatever the handlers are doing: on the
     // shared connection an auto-pipeline holds each command until the one in flight is answered,
     // and under load the renewal could wait long enough for the lease to run out.
@@ -258,8 +314,12 @@ export class StreamConsumer<T> {
   async start(): Promise<void> {
     if (this.#loops) throw new Error('consumer already started');
     await ensureGroups(this.#o.redis, this.#keys.partitions, this.#o.group);
+    // On one server a single loop reads every partition (Redis outside cluster mode checks no
+    // slots, so one XREADGROUP over all of them is the cheapest); on a cluster `#rebalance`
+    // starts a loop per partition as it is taken.
+    if (!isCluster(this.#o.redis)) this.#startReader('all', () => true);
     await this.#rebalance();
-    this.#loops = Promise.all([this.#readLoop(), this.#leaseLoop()]).then(() => undefined);
+    this.#loops = this.#leaseLoop();
   }
 
   /** Stops reading, waits for in-flight handlers, hands back its leases. Idempotent. */
@@ -270,10 +330,10 @@ export class StreamConsumer<T> {
 
   async #close(): Promise<void> {
     this.#stop.abort();
-    this.#wake?.();
-    // Cuts a blocked XREADGROUP short; entries it may have been handed stay pending and are
+    this.#wakeReader();
+    // Cuts blocked XREADGROUPs short; entries they may have been handed stay pending and are
     // claimed by the partition's next reader, so nothing is lost.
-    this.#blocking.disconnect();
+    for (const key of [...this.#readers.keys()]) this.#stopReader(key);
     const step = async (what: string, fn: () => Promise<unknown>): Promise<void> => {
       try {
         await fn();
@@ -282,6 +342,9 @@ export class StreamConsumer<T> {
       }
     };
     await step('loops', async () => this.#loops);
+    // After the lease loop: a round under way at close() may have started a reader.
+    for (const key of [...this.#readers.keys()]) this.#stopReader(key);
+    await step('read loops', () => Promise.all(this.#stopping));
     await step('fetches', () => Promise.all(this.#fetches));
     await step('in-flight work', () => this.#runner.idle());
     await step('leases', () => this.#leases.releaseAll());
@@ -292,9 +355,10 @@ export class StreamConsumer<T> {
     return this.#stop.signal.aborted;
   }
 
-  async #pause(ms: number): Promise<void> {
+  /** Waits `ms`, or less when `signal` (by default close()) is aborted. */
+  async #pause(ms: number, signal: AbortSignal = this.#stop.signal): Promise<void> {
     try {
-      await sleep(ms, undefined, { signal: this.#stop.signal });
+      await sleep(ms, undefined, { signal });
     } catch {
       // aborted by close()
     }
@@ -312,16 +376,24 @@ export class StreamConsumer<T> {
     // covering it is outstanding; otherwise Redis could deliver its next entry to this process
     // after the new reader took over.
     const changes = await this.#leases.tick(
-      (p) => (this.#busy.get(p) ?? 0) === 0 && !this.#reading.has(p),
+      (p) => (this.#busy.get(p) ?? 0) === 0 && !this.#isRead(p),
     );
     for (const p of [...changes.released, ...changes.lost]) {
+      // A lost partition's read may still be blocked: cutting it ends the loop now, and what it
+      // was handed stays pending for the next reader (the tenure below makes sure of that).
+      this.#stopReader(p);
       this.#cursors.delete(p);
       this.#unclaimed.delete(p);
       this.#tenures.set(p, (this.#tenures.get(p) ?? 0) + 1);
       this.#admission.dropPartition(p);
     }
     if (changes.released.length + changes.lost.length > 0) this.#wakeReader();
-    for (const p of changes.acquired) this.#unclaimed.add(p);
+    for (const p of changes.acquired) {
+      this.#unclaimed.add(p);
+      // On a cluster a partition gets its loop (and connection) when taken, not before.
+      if (this.#readers.has('all') || this.#closed) continue;
+      this.#startReader(p, (q) => q === p);
+    }
     if (changes.lost.length > 0) {
       this.#o.logger.warn(
         { partitions: changes.lost },
@@ -333,14 +405,14 @@ export class StreamConsumer<T> {
     for (const p of [...this.#unclaimed]) {
       // Taken again after a loss: read it only once the work of the former tenure has drained,
       // or an entry still in flight would be skipped by the read from the start and never read.
-      if ((this.#busy.get(p) ?? 0) > 0 || this.#reading.has(p)) continue;
+      if ((this.#busy.get(p) ?? 0) > 0 || this.#isRead(p)) continue;
       try {
         await this.#claimAll(this.#keys.partitions[p]!);
         this.#unclaimed.delete(p);
         this.#cursors.set(p, '0');
       } catch (error) {
         if (error instanceof Error && error.message.startsWith('NOGROUP')) {
-          await ensureGroups(this.#o.redis, this.#keys.partitions, this.#o.group).catch(
+          await ensureGroups(this.#o.redis, [this.#keys.partitions[p]!], this.#o.group).catch(
             () => undefined,
           );
         }
@@ -420,15 +492,65 @@ export class StreamConsumer<T> {
     } while (cursor !== '0-0');
   }
 
-  async #readLoop(): Promise<void> {
+  /** Reads in flight covering a partition. */
+  #isRead(partition: number): boolean {
+    return (this.#reading.get(partition) ?? 0) > 0;
+  }
+
+  #countReads(partitions: readonly number[], by: 1 | -1): void {
+    for (const p of partitions) {
+      const n = (this.#reading.get(p) ?? 0) + by;
+      if (n > 0) this.#reading.set(p, n);
+      else this.#reading.delete(p);
+    }
+  }
+
+  /** Starts a read loop for the partitions `covers` accepts, on a new blocking connection. */
+  #startReader(key: number | 'all', covers: (partition: number) => boolean): void {
+    if (this.#readers.has(key)) return;
+    const reader: Reader = {
+      covers,
+      // Never auto-pipelined: ioredis keeps one auto-pipeline in flight per connection, so a
+      // blocking XREADGROUP in it would hold every command queued behind it for up to BLOCK ms.
+      connection: duplicateRedis(this.#o.redis, {
+        connectionName: `${this.#o.name}:blocking${key === 'all' ? '' : `:p${key}`}`,
+        enableAutoPipelining: false,
+      }),
+      stop: new AbortController(),
+      done: Promise.resolve(),
+    };
+    reader.done = this.#readLoop(reader).catch((error: unknown) =>
+      this.#o.logger.error({ err: error, topic: this.#o.topic }, 'read loop failed'),
+    );
+    this.#readers.set(key, reader);
+  }
+
+  /** Ends a read loop: cuts its blocked read short and closes its connection. */
+  #stopReader(key: number | 'all'): void {
+    const reader = this.#readers.get(key);
+    if (!reader) return;
+    this.#readers.delete(key);
+    reader.stop.abort();
+    reader.connection.disconnect();
+    const done = reader.done.finally(() => this.#stopping.delete(done));
+    this.#stopping.add(done);
+    this.#wakeReader();
+  }
+
+  async #readLoop(reader: Reader): Promise<void> {
     const { group, name, batchSize, blockMs, lingerMs } = this.#o;
+    const stop = AbortSignal.any([this.#stop.signal, reader.stop.signal]);
     let failures = 0;
     /** In flight at the bound with none finishing for STALL_MS, while a bot is over its share. */
     let stalled = false;
-    while (!this.#closed) {
-      const partitions = this.#leases.readable().filter((p) => this.#cursors.has(p));
+    /** The last read held its entries until a linger's end (see `#lingerUntil`). */
+    let held = false;
+    while (!stop.aborted) {
+      const partitions = this.#leases
+        .readable()
+        .filter((p) => reader.covers(p) && this.#cursors.has(p));
       if (partitions.length === 0) {
-        await this.#pause(Math.min(blockMs, 200));
+        await this.#pause(Math.min(blockMs, 200), stop);
         continue;
       }
       const full = this.#inFlight.size >= this.#inFlightMax;
@@ -441,29 +563,51 @@ export class StreamConsumer<T> {
       const cursors = partitions.map((p) => this.#cursors.get(p)!);
       const tenures = partitions.map((p) => this.#tenures.get(p) ?? 0);
       const history = cursors.some((c) => c !== '>');
-      this.#reading = new Set(partitions);
+      const streams = partitions.map((p) => this.#keys.partitions[p]!);
       try {
-        const reply = await this.#blocking.call(
-          'XREADGROUP',
-          'GROUP',
-          group,
-          name,
-          'COUNT',
-          batchSize,
-          ...(history ? [] : ['BLOCK', blockMs]),
-          'STREAMS',
-          ...partitions.map((p) => this.#keys.partitions[p]!),
-          ...cursors,
-        );
-        this.#reading = new Set();
+        this.#countReads(partitions, 1);
+        /** Per partition read, its entries. */
+        let found: Entry[][];
+        let lingered = false;
+        try {
+          const reply = await untilAborted(
+            stop,
+            reader.connection.call(
+              'XREADGROUP',
+              'GROUP',
+              group,
+              name,
+              'COUNT',
+              batchSize,
+              ...(history ? [] : ['BLOCK', blockMs]),
+              'STREAMS',
+              ...streams,
+              ...cursors,
+            ),
+          );
+          // The reads of a cluster's partitions share one linger (see `#lingerUntil`): new entries
+          // read during another loop's linger wait for its end, then go with that loop's. Still
+          // counted as read meanwhile, so their partition is not handed over with them held.
+          const byStream = entriesByStream(reply);
+          found = streams.map((stream) => parseEntries(byStream.get(stream)));
+          const read = found.reduce((n, entries) => n + entries.length, 0);
+          const wait = this.#lingerUntil - Date.now();
+          // Not right after such a wait: what is read then was waiting already at the linger's end.
+          if (!history && !held && read > 0 && read < batchSize && wait > 0) {
+            await this.#pause(wait, stop);
+            lingered = true;
+          }
+        } finally {
+          this.#countReads(partitions, -1);
+        }
         failures = 0;
-        const byStream = entriesByStream(reply);
+        held = lingered;
         let fresh = 0;
         for (const [i, p] of partitions.entries()) {
           // Lost while the read was out (this process stalled past its lease): leave the entries
           // pending; the partition's new reader (maybe this process again) reads them.
           if (!this.#leases.owns(p) || (this.#tenures.get(p) ?? 0) !== tenures[i]) continue;
-          const entries = parseEntries(byStream.get(this.#keys.partitions[p]!));
+          const entries = found[i]!;
           if (this.#cursors.get(p) === '>') {
             fresh += entries.length;
             this.#schedule(p, entries, undefined, full);
@@ -471,23 +615,27 @@ export class StreamConsumer<T> {
             this.#cursors.set(p, '>');
           } else {
             this.#cursors.set(p, entries[entries.length - 1]!.id);
-            const counts = await this.#deliveries(this.#keys.partitions[p]!, entries);
+            const counts = await this.#deliveries(streams[i]!, entries);
             this.#schedule(p, entries, counts, full);
           }
         }
         // Not after a read of pending entries: those are drained at once.
-        if (lingerMs > 0 && !history && fresh > 0 && fresh < batchSize) await this.#pause(lingerMs);
+        // Only one linger at a time: entries handed over during another loop's join it.
+        const lingering = Date.now() < this.#lingerUntil;
+        if (lingerMs > 0 && !history && fresh > 0 && fresh < batchSize && !lingered && !lingering) {
+          this.#lingerUntil = Date.now() + lingerMs;
+          await this.#pause(lingerMs, stop);
+        }
       } catch (error) {
-        this.#reading = new Set();
-        if (this.#closed) break;
+        if (stop.aborted) break;
         if (error instanceof Error && error.message.startsWith('NOGROUP')) {
           // A Redis without persistence restarted: recreate the groups and read again.
-          await ensureGroups(this.#o.redis, this.#keys.partitions, group).catch(() => undefined);
+          await ensureGroups(this.#o.redis, streams, group).catch(() => undefined);
           continue;
         }
         failures += 1;
         this.#o.logger.warn({ err: error, topic: this.#o.topic }, 'read failed; retrying');
-        await this.#pause(Math.min(100 * 2 ** failures, 5000));
+        await this.#pause(Math.min(100 * 2 ** failures, 5000), stop);
       }
     }
   }
@@ -577,18 +725,21 @@ export class StreamConsumer<T> {
    */
   async #waitForWake(ms: number | undefined): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
+    let wake: (() => void) | undefined;
     const woken = await new Promise<boolean>((resolve) => {
-      this.#wake = () => resolve(true);
+      wake = () => resolve(true);
+      this.#wakers.add(wake);
       if (ms !== undefined) timer = setTimeout(() => resolve(false), ms);
     });
     clearTimeout(timer);
-    if (!woken) this.#wake = undefined;
+    this.#wakers.delete(wake!);
     return woken;
   }
 
+  /** Wakes every read loop waiting in `#waitForWake` (each has its own partitions to read). */
   #wakeReader(): void {
-    this.#wake?.();
-    this.#wake = undefined;
+    for (const wake of this.#wakers) wake();
+    this.#wakers.clear();
   }
 
   /** Fetches the deferred entries of every bot that has room for some now. */

@@ -13,23 +13,23 @@ import type { Redis } from '../redis.ts';
 import { HEARTBEAT_SCRIPT } from './members.ts';
 import type { TopicKeys } from './topics.ts';
 
-// Renews each lease still held by ARGV[1]; returns 1/0 per key.
-const RENEW = `
-local out = {}
-for i = 1, #KEYS do
-  if redis.call('GET', KEYS[i]) == ARGV[1] then
-    redis.call('PEXPIRE', KEYS[i], ARGV[2])
-    out[i] = 1
-  else
-    out[i] = 0
-  end
-end
-return out`;
+// Each lease key lies in its partition's slot (`topics.ts`), so a script may take only one: the
+// scripts below run once per lease, all sent together. The client writes them back to back, so
+// on one server a round costs one round trip as a script over every lease did, and on a cluster
+// each goes straight to its master; a process holds a handful of leases, so the extra calls are
+// cheap, and one code path serves both set-ups.
 
-const RELEASE = `
-for i = 1, #KEYS do
-  if redis.call('GET', KEYS[i]) == ARGV[1] then redis.call('DEL', KEYS[i]) end
+// Renews the lease KEYS[1] if ARGV[1] still holds it; returns 1, or 0 when it does not.
+const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
 end
+return 0`;
+
+// Gives the lease KEYS[1] up if ARGV[1] holds it.
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0`;
 
 export interface LeaseChanges {
@@ -115,13 +115,9 @@ export class PartitionLeases {
 
     const held = [...this.#owned];
     if (held.length > 0) {
-      const renewed = (await this.#redis.eval(
-        RENEW,
-        held.length,
-        ...held.map((p) => this.#keys.lease(p)),
-        this.#name,
-        this.#leaseMs,
-      )) as number[];
+      const renewed = await Promise.all(
+        held.map((p) => this.#redis.eval(RENEW, 1, this.#keys.lease(p), this.#name, this.#leaseMs)),
+      );
       held.forEach((p, i) => {
         if (renewed[i] !== 1) {
           this.#owned.delete(p);
@@ -135,12 +131,7 @@ export class PartitionLeases {
     for (const p of this.#owned) if (!desired.has(p)) this.#surplus.add(p);
     const release = [...this.#surplus].filter(idle);
     if (release.length > 0) {
-      await this.#redis.eval(
-        RELEASE,
-        release.length,
-        ...release.map((p) => this.#keys.lease(p)),
-        this.#name,
-      );
+      await this.#release(release);
       for (const p of release) {
         this.#owned.delete(p);
         this.#surplus.delete(p);
@@ -150,10 +141,15 @@ export class PartitionLeases {
 
     const wanted = [...desired].filter((p) => !this.#owned.has(p));
     if (wanted.length > 0) {
-      const pipeline = this.#redis.pipeline();
-      for (const p of wanted)
-        pipeline.set(this.#keys.lease(p), this.#name, 'PX', this.#leaseMs, 'NX');
-      const results = (await pipeline.exec()) ?? [];
+      // One SET per lease, not a pipeline: the leases lie in different slots (see RENEW).
+      const results = await Promise.all(
+        wanted.map((p) =>
+          this.#redis.set(this.#keys.lease(p), this.#name, 'PX', this.#leaseMs, 'NX').then(
+            (reply) => [null, reply] as const,
+            (error: unknown) => [error, null] as const,
+          ),
+        ),
+      );
       results.forEach(([error, reply], i) => {
         if (!error && reply === 'OK') {
           this.#owned.add(wanted[i]!);
@@ -168,14 +164,14 @@ export class PartitionLeases {
     const held = [...this.#owned];
     this.#owned.clear();
     this.#surplus.clear();
-    if (held.length > 0) {
-      await this.#redis.eval(
-        RELEASE,
-        held.length,
-        ...held.map((p) => this.#keys.lease(p)),
-        this.#name,
-      );
-    }
+    if (held.length > 0) await this.#release(held);
     await this.#redis.zrem(this.#keys.members, this.#name);
+  }
+
+  /** Gives up the leases of these partitions, where this process still holds them. */
+  async #release(partitions: readonly number[]): Promise<void> {
+    await Promise.all(
+      partitions.map((p) => this.#redis.eval(RELEASE, 1, this.#keys.lease(p), this.#name)),
+    );
   }
 }
