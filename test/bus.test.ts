@@ -140,7 +140,7 @@ forEachRedisMode('topic bus', (mode) => {
       for (const stream of retriver) await redis.del(stream); // one slot each
       await waitFor(async () => (await pending()) === 0, { what: 'ack' });
       expect(await lengthOf(retriver)).to.equal(1);
-      expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+      expect(await listDeadLetters(redis, prefix, 'indexer', PARTITIONS)).to.have.length(0);
     });
 
     it('when entries are not JSON or fail the schema, then they are dead-lettered at once with the code', async () => {
@@ -151,7 +151,7 @@ forEachRedisMode('topic bus', (mode) => {
       await redis.xadd(stream, '*', 'data', JSON.stringify({ collection_name: 'x' }));
       await redis.xadd(stream, '*', 'other', 'field');
       const letters = await waitFor(async () => {
-        const all = await listDeadLetters(redis, prefix, 'indexer');
+        const all = await listDeadLetters(redis, prefix, 'indexer', PARTITIONS);
         return all.length === 3 ? all : undefined;
       });
       expect(letters.map((l) => l.code)).to.deep.equal([
@@ -176,7 +176,7 @@ forEachRedisMode('topic bus', (mode) => {
       }).start();
       await producer.publish('indexer', msg('faq'));
       const [letter] = await waitFor(async () => {
-        const all = await listDeadLetters(redis, prefix, 'indexer');
+        const all = await listDeadLetters(redis, prefix, 'indexer', PARTITIONS);
         return all.length > 0 ? all : undefined;
       });
       expect(calls).to.equal(3);
@@ -201,7 +201,7 @@ forEachRedisMode('topic bus', (mode) => {
       }).start();
       await producer.publish('indexer', msg('faq'));
       const [letter] = await waitFor(async () => {
-        const all = await listDeadLetters(redis, prefix, 'indexer');
+        const all = await listDeadLetters(redis, prefix, 'indexer', PARTITIONS);
         return all.length > 0 ? all : undefined;
       });
       expect(calls).to.equal(1);
@@ -237,7 +237,7 @@ forEachRedisMode('topic bus', (mode) => {
         what: 'the entry handled after the outage',
       });
       expect(seen, 'an outage uses up no delivery').to.deep.equal(outage.map(() => 1).concat(1));
-      expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+      expect(await listDeadLetters(redis, prefix, 'indexer', PARTITIONS)).to.have.length(0);
     });
 
     it('when an outside HTTP call fails to connect, then it counts as a failed delivery (not an outage of ours)', async () => {
@@ -252,7 +252,7 @@ forEachRedisMode('topic bus', (mode) => {
       }).start();
       await producer.publish('indexer', msg('faq'));
       const [letter] = await waitFor(async () => {
-        const all = await listDeadLetters(redis, prefix, 'indexer');
+        const all = await listDeadLetters(redis, prefix, 'indexer', PARTITIONS);
         return all.length > 0 ? all : undefined;
       });
       expect(calls).to.equal(3);
@@ -319,7 +319,7 @@ forEachRedisMode('topic bus', (mode) => {
       await waitFor(() => deliveries.length === 2);
       await waitFor(async () => (await pending()) === 0);
       expect(deliveries).to.deep.equal([1, 2]);
-      expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+      expect(await listDeadLetters(redis, prefix, 'indexer', PARTITIONS)).to.have.length(0);
     });
 
     it('when messages share an ordering key, then they are handled one at a time in stream order', async () => {
@@ -541,7 +541,7 @@ forEachRedisMode('topic bus', (mode) => {
       } finally {
         proc.child.kill('SIGKILL'); // never leave the child running when an assertion fails
       }
-      expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+      expect(await listDeadLetters(redis, prefix, 'indexer', PARTITIONS)).to.have.length(0);
     });
   });
 
@@ -557,12 +557,12 @@ forEachRedisMode('topic bus', (mode) => {
       }).start();
       await producer.publish('indexer', msg('again'));
       const [letter] = await waitFor(async () => {
-        const all = await listDeadLetters(redis, prefix, 'indexer');
+        const all = await listDeadLetters(redis, prefix, 'indexer', PARTITIONS);
         return all.length > 0 ? all : undefined;
       });
       fail = false; // "the bug is fixed"
       const result = await replayDeadLetters(
-        { redis, producer, prefix, topic: 'indexer', maxLen: 10_000 },
+        { redis, producer, prefix, topic: 'indexer', partitions: PARTITIONS, maxLen: 10_000 },
         [letter!.id, '1-1'],
       );
       expect(result.replayed.map((r) => r.deadId)).to.deep.equal([letter!.id]);
@@ -571,7 +571,7 @@ forEachRedisMode('topic bus', (mode) => {
       ]);
       await waitFor(() => seen.length === 1);
       expect(seen).to.deep.equal(['again']);
-      expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+      expect(await listDeadLetters(redis, prefix, 'indexer', PARTITIONS)).to.have.length(0);
     });
 
     it('when a dead letter still fails the schema, then replay refuses it and keeps it', async () => {
@@ -583,15 +583,15 @@ forEachRedisMode('topic bus', (mode) => {
         'code',
         'BW_ERR_MESSAGE_INVALID',
       );
-      const [letter] = await listDeadLetters(redis, prefix, 'indexer');
+      const [letter] = await listDeadLetters(redis, prefix, 'indexer', PARTITIONS);
       const result = await replayDeadLetters(
-        { redis, producer, prefix, topic: 'indexer', maxLen: 10_000 },
+        { redis, producer, prefix, topic: 'indexer', partitions: PARTITIONS, maxLen: 10_000 },
         [letter!.id],
       );
       expect(result.replayed).to.have.length(0);
       expect(result.refused[0]!.code).to.equal('BW_ERR_MESSAGE_INVALID');
       expect(result.refused[0]!.reason).to.contain('/files is required');
-      expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(1);
+      expect(await listDeadLetters(redis, prefix, 'indexer', PARTITIONS)).to.have.length(1);
       expect(await entries()).to.deep.equal([]);
     });
   });

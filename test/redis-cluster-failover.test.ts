@@ -95,7 +95,7 @@ describe('Redis Cluster failover and resharding under a consumer', function () {
       timeoutMs: 30_000,
       what: 'nothing pending',
     });
-    expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    expect(await listDeadLetters(redis, prefix, 'indexer', 4)).to.have.length(0);
     expect(
       (await redis.smembers(`${prefix}:{indexer}:handled`)).sort(),
       'every message recorded on the promoted replica',
@@ -179,7 +179,7 @@ describe('Redis Cluster failover and resharding under a consumer', function () {
       timeoutMs: 30_000,
       what: 'nothing pending',
     });
-    expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    expect(await listDeadLetters(redis, prefix, 'indexer', 4)).to.have.length(0);
     expect(
       (await redis.xlen(keys.partitions[0]!)) +
         (await redis.xlen(keys.partitions[1]!)) +
@@ -282,7 +282,7 @@ describe('Redis Cluster failover and resharding under a consumer', function () {
       timeoutMs: 30_000,
       what: 'nothing pending',
     });
-    expect(await listDeadLetters(redis, prefix, 'indexer')).to.have.length(0);
+    expect(await listDeadLetters(redis, prefix, 'indexer', 4)).to.have.length(0);
     let entries = 0;
     for (const stream of keys.partitions) entries += await redis.xlen(stream);
     expect(entries, 'entries in the topic').to.equal(names.length);

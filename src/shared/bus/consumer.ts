@@ -35,6 +35,7 @@ import { lazyChild, type Logger } from '../logger.ts';
 import { duplicateRedis, isCluster, type Redis } from '../redis.ts';
 import { describeProblems, type SchemaRegistry } from '../schemas.ts';
 import { BotAdmission, type DeferredRef } from './bot-admission.ts';
+import { deadLetterId } from './dead-letters.ts';
 import { entriesByStream, parseEntries, type Entry } from './entries.ts';
 import { KeyedRunner } from './keyed-runner.ts';
 import { PartitionLeases } from './partition-leases.ts';
@@ -120,8 +121,8 @@ export interface ConsumerOptions<T> {
   /** Called after each entry, for metrics. */
   onOutcome?: (outcome: Outcome, topic: Topic) => void;
   /**
-   * Called once an entry is in the dead-letter stream, with its id there and the error code (the
-   * live `dead-letter` event); must not throw.
+   * Called once an entry is in the dead-letter stream, with its dead-letter id (`p<n>-<ms>-<seq>`)
+   * and the error code (the live `dead-letter` event); must not throw.
    */
   onDeadLettered?: (topic: Topic, deadId: string, code: string) => void;
 }
@@ -1024,7 +1025,9 @@ export class StreamConsumer<T> {
       log.error({ code: codeOf(error), reason }, 'message moved to the dead-letter stream');
       this.#o.onOutcome?.('dead', topic);
       const deadId = results?.[0]?.[1];
-      if (typeof deadId === 'string') this.#o.onDeadLettered?.(topic, deadId, codeOf(error));
+      if (typeof deadId === 'string') {
+        this.#o.onDeadLettered?.(topic, deadLetterId(partition, deadId), codeOf(error));
+      }
       return true;
     } catch (deadError) {
       log.error({ err: deadError, reason }, 'could not dead-letter the message; retrying');
