@@ -21,6 +21,7 @@ import {
   ROOT,
   uniqueName,
   uniquePrefix,
+  waitFor,
 } from './support/services.ts';
 
 /** Nothing listens there, and it is not "this machine" to the set-up, so nothing is started. */
@@ -151,6 +152,9 @@ describe('scripts set-up (bw_setup)', function () {
         expect(result.code, result.stderr).to.equal(0);
         expect(result.stderr).to.contain('Redis Cluster redis+cluster://:***@127.0.0.1:');
         expect(result.stderr).not.to.contain('cluster-secret');
+        // The local default is neither checked nor started in cluster mode.
+        expect(result.stderr).not.to.contain('127.0.0.1:6379');
+        expect(result.stderr).not.to.contain('starting redis-server');
       });
 
       it('when the password is wrong, then exit 3 with one line: the credentials were refused, what was tried, the fix', async () => {
@@ -164,6 +168,33 @@ describe('scripts set-up (bw_setup)', function () {
           'refused the credentials',
         );
         expect(result.stderr).not.to.contain('wrong');
+      });
+
+      it('when its nodes answer but one says cluster_state:fail (a slot unserved), then exit 3 with one line naming that node, and nothing is started', async () => {
+        const admin = cluster.connectNode(0);
+        const state = async () =>
+          /cluster_state:(\w+)/.exec(String(await admin.call('CLUSTER', 'INFO')))?.[1];
+        try {
+          await admin.call('CLUSTER', 'DELSLOTS', 0);
+          await waitFor(async () => (await state()) === 'fail', { what: 'node 0 to say fail' });
+          const result = await run('./scripts/upgrade-db.sh', [], {
+            env: { ...base, REDIS_URL: cluster.url, DATABASE_URL },
+          });
+          expect(result.code, result.stderr).to.equal(3);
+          expectOneClearLine(
+            result,
+            'Redis Cluster redis+cluster://:***@',
+            'answers but is not ok',
+            `node 127.0.0.1:${cluster.nodes[0]!.port} says cluster_state:fail`,
+          );
+          expect(result.stderr).not.to.contain('starting redis-server');
+          expect(result.stderr).not.to.contain('127.0.0.1:6379');
+          expect(result.stderr).not.to.contain('cluster-secret');
+        } finally {
+          await admin.call('CLUSTER', 'ADDSLOTS', 0).catch(() => undefined);
+          await waitFor(async () => (await state()) === 'ok', { what: 'node 0 to say ok again' });
+          admin.disconnect();
+        }
       });
 
       it('when no seed node answers, then exit 3 with one line, and nothing is started', async () => {
