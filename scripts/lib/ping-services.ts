@@ -49,6 +49,15 @@ function tlsOptions(): { ca?: Buffer } {
   return file ? { ca: readFileSync(file) } : {};
 }
 
+/** A TLS handshake or certificate failure (Node's codes, or OpenSSL's words). */
+function isTlsError(err: unknown): boolean {
+  const code = errorCode(err);
+  return (
+    /^(ERR_TLS_|ERR_SSL_|SELF_SIGNED|DEPTH_ZERO|UNABLE_TO_|CERT_)/.test(code) ||
+    /certificate|SSL routines/i.test(errorMessage(err))
+  );
+}
+
 /** One try, no retries: a single server, or a cluster's seed nodes (redis+cluster://). */
 function connectOnce(url: string): Redis | Cluster {
   const options = { connectTimeout: TIMEOUT_MS, maxRetriesPerRequest: 0 };
@@ -91,6 +100,13 @@ async function pingRedis(url: string): Promise<void> {
   // The socket error arrives as an event; connect() then only says "Connection is closed".
   let socketError: unknown;
   redis.on('error', (err: unknown) => (socketError ??= err));
+  // A cluster node's own failure (a certificate not trusted, say) comes only as "node error".
+  let tlsError: unknown;
+  const noteTls = (err: unknown) => {
+    if (isTlsError(err)) tlsError ??= err;
+  };
+  redis.on('error', noteTls);
+  redis.on('node error', noteTls);
   let notOk: string | undefined;
   try {
     await redis.connect();
@@ -104,6 +120,26 @@ async function pingRedis(url: string): Promise<void> {
       socketError ??
       err;
     const message = errorMessage(cause);
+    // A cluster's slot lookup swallows its nodes' socket errors: ask one seed node by itself.
+    if (tlsError === undefined && redis instanceof Cluster && parseRedisUrl(url).tls) {
+      const target = parseRedisUrl(url);
+      const probe = new Redis({
+        ...target.nodes[0]!,
+        ...nodeOptions(target),
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        retryStrategy: () => null,
+      });
+      probe.on('error', noteTls);
+      await probe.connect().catch(() => undefined);
+      probe.disconnect();
+    }
+    if (tlsError !== undefined || isTlsError(cause)) {
+      fail(
+        1,
+        `Redis ${maskUrl(url)}: TLS failed (${errorMessage(tlsError ?? cause)}); a server certificate of a private CA needs that CA in REDIS_TLS_CA`,
+      );
+    }
     if (/^(NOAUTH|WRONGPASS)/.test(message))
       fail(4, `Redis ${maskUrl(url)}: authentication failed`);
     // A cluster none of whose seed nodes answered says so in its own words.
