@@ -111,7 +111,7 @@ async function pingRedis(url: string): Promise<void> {
   try {
     await redis.connect();
     await redis.ping();
-    if (redis instanceof Cluster) notOk = await clusterNotOk(redis, url);
+    if (redis instanceof Cluster) notOk = await clusterNotOk(url);
   } catch (err) {
     // A cluster that could not be used names the last seed node's own failure.
     const cause =
@@ -158,31 +158,51 @@ async function pingRedis(url: string): Promise<void> {
   if (notOk) fail(5, `Redis ${maskUrl(url)}: ${notOk}`);
 }
 
+/** A single-node connection of one try, with the URL's user, password and TLS. */
+function nodeConnection(target: RedisTarget, node: { host: string; port: number }): Redis {
+  const connection = new Redis({
+    ...node,
+    ...nodeOptions(target),
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  connection.on('error', () => undefined); // the command rejects too
+  return connection;
+}
+
+/** CLUSTER NODES as the first seed node that answers tells it. */
+async function clusterNodesOf(target: RedisTarget): Promise<string> {
+  let last: unknown;
+  for (const seed of target.nodes) {
+    const connection = nodeConnection(target, seed);
+    try {
+      await connection.connect();
+      return String(await connection.call('CLUSTER', 'NODES'));
+    } catch (err) {
+      last = err;
+    } finally {
+      connection.disconnect();
+    }
+  }
+  throw last instanceof Error ? last : new Error('no seed node answered');
+}
+
 /**
  * Asks every node of the cluster (as CLUSTER NODES lists them, those known to have failed left
  * out) for CLUSTER INFO over a connection of its own: a PING answered by one node says nothing
  * of the slots the others serve. Returns the first node's complaint, if any.
  */
-async function clusterNotOk(cluster: Cluster, url: string): Promise<string | undefined> {
+async function clusterNotOk(url: string): Promise<string | undefined> {
   const target = parseRedisUrl(url);
-  const lines = String(await cluster.call('CLUSTER', 'NODES'))
-    .trim()
-    .split('\n');
+  const lines = (await clusterNodesOf(target)).trim().split('\n');
   for (const line of lines) {
     const [, address = '', flags = ''] = line.split(' ');
     if (flags.split(',').some((f) => ['fail', 'noaddr', 'handshake'].includes(f))) continue;
     const hostPort = address.split('@')[0]!;
     const at = hostPort.lastIndexOf(':');
     const host = hostPort.slice(0, at).replace(/^\[(.*)\]$/, '$1');
-    const node = new Redis({
-      host,
-      port: Number(hostPort.slice(at + 1)),
-      ...nodeOptions(target),
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      retryStrategy: () => null,
-    });
-    node.on('error', () => undefined); // the command below rejects too
+    const node = nodeConnection(target, { host, port: Number(hostPort.slice(at + 1)) });
     try {
       await node.connect();
       const info = String(await node.call('CLUSTER', 'INFO'));
@@ -247,8 +267,20 @@ async function main(argv: string[]): Promise<void> {
   }
   // A last resort if a driver ignores its own timeout; unref so it never delays a clean exit.
   setTimeout(() => fail(2, `${maskUrl(url)}: no answer in time`), TIMEOUT_MS * 5).unref();
-  if (command === 'redis') await pingRedis(url);
-  else if (command === 'postgres') await withPostgres(url, 'select 1');
+  if (command === 'redis') {
+    // A cluster whose state is not ok fails ioredis's ready check, and with no retries its
+    // connect() then never settles: the event loop empties, which would end the process with
+    // exit 0. Say why instead, from the nodes' own CLUSTER INFO.
+    process.once('beforeExit', () => {
+      if (!isClusterUrl(url)) fail(2, `Redis ${maskUrl(url)}: no answer`);
+      clusterNotOk(url).then(
+        (notOk) => fail(5, `Redis ${maskUrl(url)}: ${notOk ?? 'node (any) never became ready'}`),
+        (err: unknown) =>
+          fail(2, `Redis ${maskUrl(url)} is unreachable (${errorCode(err) || errorMessage(err)})`),
+      );
+    });
+    await pingRedis(url);
+  } else if (command === 'postgres') await withPostgres(url, 'select 1');
   else await createDatabase(url);
 }
 
