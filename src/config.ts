@@ -5,6 +5,7 @@
  * touches `process`.
  */
 import { Ajv } from 'ajv';
+import { readFileSync } from 'node:fs';
 import { maskUrl } from './shared/logger.ts';
 import { isClusterUrl, parseRedisUrl } from './shared/redis.ts';
 import { hostname } from 'node:os';
@@ -38,6 +39,11 @@ export const SETTINGS = {
     default: 'redis://127.0.0.1:6379',
     pattern: '^rediss?(\\+cluster)?://',
     doc: 'Redis holding the topics (streams), dedupe keys and BullMQ jobs: one server as redis[s]://[user:password@]host:port[/db], or a Redis Cluster as redis[s]+cluster://[user:password@]host:port[,host:port...] (a few of its nodes; the rest are found from them). rediss uses TLS; user and password apply to every node (docs/operations.md).',
+  },
+  REDIS_TLS_CA: {
+    kind: 'string',
+    default: '',
+    doc: "PEM file of the certificate authority that signed the Redis servers' certificates, for rediss:// and rediss+cluster:// (every node of a cluster); empty: the system's trusted authorities. For a Redis with a private CA (docs/deployment.md).",
   },
   DATABASE_URL: {
     kind: 'url',
@@ -693,6 +699,8 @@ const REQUIRED_WHEN: readonly {
 export interface Config {
   logLevel: string;
   redisUrl: string;
+  /** REDIS_TLS_CA: the CA file trusted for Redis TLS; empty for the system's. */
+  redisTlsCa: string;
   databaseUrl: string;
   databasePoolMax: number;
   /** Server-side limits and the connect timeout of every Postgres connection (milliseconds; a limit of 0 is left to the server or role). */
@@ -913,12 +921,23 @@ export function loadConfig(
       problems.push((error as Error).message);
     }
   }
+  if (typeof raw.REDIS_TLS_CA === 'string' && raw.REDIS_TLS_CA !== '') {
+    // Read now, so a wrong path stops the start with the setting's name, not a TLS error later.
+    try {
+      readFileSync(raw.REDIS_TLS_CA);
+    } catch (error) {
+      problems.push(
+        `REDIS_TLS_CA cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}: ${raw.REDIS_TLS_CA})`,
+      );
+    }
+  }
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   const v = raw as Record<SettingKey, string> & Record<SettingKey, number>;
   const key = raw.CREDENTIALS_KEY as string | undefined;
   return {
     logLevel: v.LOG_LEVEL,
     redisUrl: v.REDIS_URL,
+    redisTlsCa: v.REDIS_TLS_CA,
     databaseUrl: v.DATABASE_URL,
     databasePoolMax: v.DATABASE_POOL_MAX,
     databaseTimeouts: {

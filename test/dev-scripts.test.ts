@@ -21,6 +21,7 @@ import {
   ROOT,
   uniqueName,
   uniquePrefix,
+  waitFor,
 } from './support/services.ts';
 
 /** Nothing listens there, and it is not "this machine" to the set-up, so nothing is started. */
@@ -151,6 +152,9 @@ describe('scripts set-up (bw_setup)', function () {
         expect(result.code, result.stderr).to.equal(0);
         expect(result.stderr).to.contain('Redis Cluster redis+cluster://:***@127.0.0.1:');
         expect(result.stderr).not.to.contain('cluster-secret');
+        // The local default is neither checked nor started in cluster mode.
+        expect(result.stderr).not.to.contain('127.0.0.1:6379');
+        expect(result.stderr).not.to.contain('starting redis-server');
       });
 
       it('when the password is wrong, then exit 3 with one line: the credentials were refused, what was tried, the fix', async () => {
@@ -164,6 +168,46 @@ describe('scripts set-up (bw_setup)', function () {
           'refused the credentials',
         );
         expect(result.stderr).not.to.contain('wrong');
+      });
+
+      it('when its nodes answer but say cluster_state:fail (a master and its replica lost), then exit 3 with one line naming a node that says so, and nothing is started', async () => {
+        // Master 0 and its replica (node 3) gone: a third of the slots has no one to serve it,
+        // and every node left says so once it has marked them failed (node timeout 2 s).
+        await cluster.nodes[0]!.stop();
+        await cluster.nodes[3]!.stop();
+        const left = [1, 2, 4, 5].map((i) => cluster.connectNode(i));
+        try {
+          await waitFor(
+            async () => {
+              for (const admin of left) {
+                const info = String(await admin.call('CLUSTER', 'INFO'));
+                if (!/cluster_state:fail/.test(info)) return false;
+              }
+              return true;
+            },
+            { timeoutMs: 30_000, intervalMs: 200, what: 'every node left to say fail' },
+          );
+          const result = await run('./scripts/upgrade-db.sh', [], {
+            env: { ...base, REDIS_URL: cluster.url, DATABASE_URL },
+          });
+          expect(result.code, result.stderr).to.equal(3);
+          expectOneClearLine(
+            result,
+            'Redis Cluster redis+cluster://:***@',
+            'answers but is not ok',
+          );
+          const leftPorts = [1, 2, 4, 5].map((i) => cluster.nodes[i]!.port);
+          const named = /node 127\.0\.0\.1:(\d+) says cluster_state:fail/.exec(result.stderr);
+          expect(leftPorts, result.stderr).to.include(Number(named?.[1]));
+          expect(result.stderr).not.to.contain('starting redis-server');
+          expect(result.stderr).not.to.contain('127.0.0.1:6379');
+          expect(result.stderr).not.to.contain('cluster-secret');
+        } finally {
+          for (const admin of left) admin.disconnect();
+          // The nodes come back from their nodes.conf; no later test needs the cluster whole.
+          await cluster.nodes[0]!.start().catch(() => undefined);
+          await cluster.nodes[3]!.start().catch(() => undefined);
+        }
       });
 
       it('when no seed node answers, then exit 3 with one line, and nothing is started', async () => {

@@ -136,13 +136,16 @@ es_is_local() {
   esac
 }
 
-# es_ping KIND URL: 0 up, 2 unreachable, 3 database missing, 4 auth failed, 1 other. The ping's
-# one-line reason goes to ES_PING_WHY (for the caller's message) rather than to the terminal.
+# es_ping KIND URL: 0 up, 2 unreachable, 3 database missing, 4 auth failed, 5 a cluster not ok,
+# 1 other. The ping's one-line reason goes to ES_PING_WHY (for the caller's message) rather than
+# to the terminal.
 # The URL goes in the environment (BW_PING_URL), never on a command line.
 ES_PING_WHY=''
+# The CA trusted for a rediss URL (REDIS_TLS_CA, environment then env file), as the components do.
+ES_REDIS_TLS_CA=''
 es_ping() {
   local rc=0 out
-  out=$(cd "$ES_REPO" && BW_PING_URL="$2" node --import tsx scripts/lib/ping-services.ts "$1" 2>&1 >/dev/null) || rc=$?
+  out=$(cd "$ES_REPO" && BW_PING_URL="$2" REDIS_TLS_CA="$ES_REDIS_TLS_CA" node --import tsx scripts/lib/ping-services.ts "$1" 2>&1 >/dev/null) || rc=$?
   [[ ${DEBUG:-} != 1 || -z $out ]] || printf '%s\n' "$out" >&2
   out=${out%%$'\n'*}
   ES_PING_WHY=${out#ping-services: }
@@ -203,7 +206,8 @@ es_start_redis_server() {
     es_die "redis-server did not start; see $dir/redis.log"
 }
 
-# es_ensure_cluster URL: a Redis Cluster (redis[s]+cluster://) is only checked, never started.
+# es_ensure_cluster URL: a Redis Cluster (redis[s]+cluster://) is only checked (its seed nodes
+# answer PING, every node says cluster_state:ok), never started: no local redis-server is tried.
 es_ensure_cluster() {
   local url=$1 masked rc=0
   masked=$(ES_URL_RAW="$url" node -e '
@@ -215,6 +219,7 @@ es_ensure_cluster() {
   case $rc in
     0) es_log "Redis Cluster $masked is up" ;;
     2) es_die "Redis Cluster $masked is unreachable ($(es_reason)); tried: connect to its seed nodes (a cluster is never started here); fix: start the cluster, or list nodes that answer in REDIS_URL in $ES_ENV_NAME" ;;
+    5) es_die "Redis Cluster $masked answers but is not ok: node ${ES_PING_WHY#*: node }; tried: CLUSTER INFO on every node it names (a cluster is never repaired here); fix: cover every slot and bring its masters back (CLUSTER INFO, CLUSTER NODES on a node), or list the right cluster in REDIS_URL in $ES_ENV_NAME" ;;
     4) es_die "Redis Cluster $masked refused the credentials ($(es_reason)); tried: AUTH with the URL's user and password on its nodes; fix: the password in REDIS_URL in $ES_ENV_NAME" ;;
     *) es_die "Redis Cluster $masked could not be used ($ES_PING_WHY); tried: connect to its seed nodes and PING; fix: check that they are cluster nodes, or REDIS_URL in $ES_ENV_NAME" ;;
   esac
@@ -453,7 +458,9 @@ es_main() {
   if [[ -f $env_file ]]; then
     [[ -n $redis_url ]] || redis_url=$(es_env_get "$env_file" REDIS_URL) || true
     [[ -n $database_url ]] || database_url=$(es_env_get "$env_file" DATABASE_URL) || true
+    [[ -n ${REDIS_TLS_CA:-} ]] || ES_REDIS_TLS_CA=$(es_env_get "$env_file" REDIS_TLS_CA) || true
   fi
+  ES_REDIS_TLS_CA=${REDIS_TLS_CA:-$ES_REDIS_TLS_CA}
   [[ $tests -eq 0 ]] || es_ensure_test_tools
   [[ " $only " != *' redis '* ]] || es_ensure_redis "${redis_url:-$ES_DEFAULT_REDIS_URL}"
   [[ " $only " != *' postgres '* ]] || es_ensure_postgres "${database_url:-$ES_DEFAULT_DATABASE_URL}"

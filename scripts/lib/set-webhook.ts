@@ -101,6 +101,7 @@ async function withDatabase<T>(config: Config, db: Knex, work: () => Promise<T>)
  */
 async function notifyEdges(config: Config, appId: string): Promise<void> {
   const redis = createRedis(config.redisUrl, {
+    tlsCaFile: config.redisTlsCa,
     name: 'botwire-cli',
     lazyConnect: true,
     maxRetriesPerRequest: 1,

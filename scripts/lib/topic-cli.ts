@@ -62,6 +62,7 @@ const config = (() => {
 
 async function connect(): Promise<Redis> {
   const redis = createRedis(config.redisUrl, {
+    tlsCaFile: config.redisTlsCa,
     name: 'botwire-cli',
     lazyConnect: true,
     maxRetriesPerRequest: 1,

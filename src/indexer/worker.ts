@@ -5,6 +5,7 @@
  * `INDEXER_LOCK_MS`), finished jobs trimmed. Progress and outcomes live in Postgres (`index_jobs`).
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { DelayedError, Queue, WaitingError, Worker, type ConnectionOptions } from 'bullmq';
 import type { Config } from '../config.ts';
 import { BotwireError } from '../shared/errors.ts';
@@ -37,20 +38,29 @@ export function jobsPrefix(streamPrefix: string): string {
 }
 
 /**
- * BullMQ's connection to `redisUrl`. For one server, options: BullMQ opens (and closes) its own
+ * BullMQ's connection to `redisUrl` (trusting `tlsCaFile`'s CA for TLS, REDIS_TLS_CA). For one server, options: BullMQ opens (and closes) its own
  * connections. For a cluster, a Cluster client made like every other (seed nodes, password, TLS),
  * which BullMQ duplicates for its blocking reads; `close` closes it once BullMQ is done. Retries
  * are unbounded so a Redis restart or a failover does not fail jobs.
  */
-export function jobsConnection(redisUrl: string): {
+export function jobsConnection(
+  redisUrl: string,
+  tlsCaFile = '',
+): {
   connection: ConnectionOptions;
   close(): Promise<void>;
 } {
   if (!isClusterUrl(redisUrl)) {
-    return { connection: { url: redisUrl, maxRetriesPerRequest: null }, close: async () => {} };
+    const tls =
+      tlsCaFile && redisUrl.startsWith('rediss:') ? { tls: { ca: readFileSync(tlsCaFile) } } : {};
+    return {
+      connection: { url: redisUrl, maxRetriesPerRequest: null, ...tls },
+      close: async () => {},
+    };
   }
   const cluster = createRedis(redisUrl, {
     name: 'botwire-indexer-jobs',
+    tlsCaFile,
     maxRetriesPerRequest: null,
   });
   return {
@@ -79,7 +89,7 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
   const db = openDb(kit, { statementTimeoutMs: config.knowledge.indexerStatementTimeoutMs });
   const { knowledge } = config;
   const closed = new AbortController();
-  const jobs = jobsConnection(config.redisUrl);
+  const jobs = jobsConnection(config.redisUrl, config.redisTlsCa);
   const { connection } = jobs;
   const prefix = jobsPrefix(config.stream.prefix);
   const queue = new Queue(QUEUE, {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Cluster, Redis as RedisNode, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { BotwireError } from './errors.ts';
 
@@ -17,6 +18,11 @@ export type CreateRedisOptions = {
   failFast?: boolean;
   /** Connection name shown by CLIENT LIST (on every node of a cluster). */
   name?: string;
+  /**
+   * PEM file of the certificate authority trusted for a `rediss` URL (REDIS_TLS_CA), on every
+   * node of a cluster; empty or absent: the system's trusted authorities.
+   */
+  tlsCaFile?: string;
 } & RedisOptions;
 
 /** A `REDIS_URL` taken apart. */
@@ -143,7 +149,8 @@ function clusterOptionsOf(options: RedisOptions): ClusterOptions {
 
 /**
  * Opens a Redis connection: one server, or a cluster for a `redis[s]+cluster://` URL. A
- * cluster's nodes get the URL's user, password and TLS like a single server does.
+ * cluster's nodes get the URL's user, password and TLS (with `tlsCaFile`'s CA) like a single
+ * server does.
  *
  * `failFast` is for request paths (the HTTP edge): commands fail at once while Redis is down
  * instead of queueing, so a caller can answer 503 and let the platform retry. Workers keep the
@@ -151,12 +158,16 @@ function clusterOptionsOf(options: RedisOptions): ClusterOptions {
  * @throws BotwireError `BW_ERR_CONFIG` for a URL that cannot be parsed.
  */
 export function createRedis(url: string, options: CreateRedisOptions = {}): Redis {
-  const { failFast = false, name, ...rest } = options;
+  const { failFast = false, name, tlsCaFile, ...rest } = options;
   const base: RedisOptions = {
     connectionName: name,
     ...(failFast ? { enableOfflineQueue: false, maxRetriesPerRequest: 1 } : {}),
     ...rest,
   };
+  // The CA goes with the TLS options; a plain redis:// URL has none to trust.
+  if (tlsCaFile && /^rediss(\+cluster)?:\/\//.test(url)) {
+    base.tls = { ...(base.tls ?? {}), ca: readFileSync(tlsCaFile) };
+  }
   if (!isClusterUrl(url)) return new RedisNode(url, base);
   const target = parseRedisUrl(url);
   const cluster = clusterOptionsOf({

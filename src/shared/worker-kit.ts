@@ -66,6 +66,7 @@ export function createKit(config: Config, logger: Logger, options: KitOptions): 
   } = options;
   const redis = createRedis(config.redisUrl, {
     name,
+    tlsCaFile: config.redisTlsCa,
     failFast,
     enableAutoPipelining,
     scripts: { ...PRODUCER_SCRIPTS, ...scripts },

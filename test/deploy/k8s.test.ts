@@ -9,6 +9,7 @@ import { Queue } from 'bullmq';
 import { join } from 'node:path';
 import { loadConfig, SETTINGS } from '../../src/config.ts';
 import { groupOf, topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
+import { parseRedisUrl } from '../../src/shared/redis.ts';
 import { jobsPrefix, QUEUE } from '../../src/indexer/worker.ts';
 import {
   hasKubectl,
@@ -29,6 +30,7 @@ const COMPONENTS = ['api', 'channel', 'language', 'flow', 'retriver', 'indexer']
 const WORKERS: Topic[] = ['channel', 'language', 'flow', 'retriver', 'indexer'];
 const BASE = join(k8sDir(ROOT), 'base');
 const OVERLAY = join(k8sDir(ROOT), 'overlays', 'example');
+const CLUSTER_OVERLAY = join(k8sDir(ROOT), 'overlays', 'redis-cluster');
 const SECRET_TEMPLATE = join(BASE, 'secret.template.yaml');
 
 const find = (objects: K8sObject[], kind: string, name: string): Any =>
@@ -39,6 +41,48 @@ const podOf = (object: Any): { pod: Any; container: Any } => ({
   pod: object.spec.template.spec,
   container: object.spec.template.spec.containers[0],
 });
+
+/**
+ * Every worker's ScaledObject reads the lag of its topic's real partition streams (one trigger of
+ * type `streams` each, the code's keys and group) on `expected` Redis, and the indexer's also
+ * BullMQ's waiting list (type `list`): the base's single-server triggers and an overlay's
+ * cluster ones alike.
+ */
+function expectScalersOnTheCodesKeys(
+  objects: K8sObject[],
+  settings: Record<string, string>,
+  how: { streams: string; list: string; address: (trigger: Any) => string; expected: string },
+): void {
+  const partitions = Number(settings.TOPIC_PARTITIONS);
+  for (const c of WORKERS) {
+    const scaled = find(objects, 'ScaledObject', `botwire-${c}`);
+    expect(scaled?.spec.scaleTargetRef.name, c).to.equal(`botwire-${c}`);
+    expect(scaled.spec.maxReplicaCount, c).to.be.at.most(partitions);
+    const types = [how.streams, ...(c === 'indexer' ? [how.list] : [])];
+    expect(
+      scaled.spec.triggers.filter((t: Any) => !types.includes(t.type)),
+      `${c}: triggers of another type`,
+    ).to.deep.equal([]);
+    const streams = scaled.spec.triggers.filter((t: Any) => t.type === how.streams);
+    expect(
+      streams.map((t: Any) => t.metadata.stream),
+      c,
+    ).to.deep.equal(topicKeys(settings.STREAM_PREFIX!, c, partitions).partitions);
+    for (const t of scaled.spec.triggers) {
+      if (t.type === how.streams) {
+        expect(t.metadata.consumerGroup, c).to.equal(groupOf(c));
+        expect(Number(t.metadata.lagCount), c).to.be.greaterThan(0);
+      }
+      expect(how.address(t), c).to.equal(how.expected);
+    }
+  }
+  const lists = find(objects, 'ScaledObject', 'botwire-indexer').spec.triggers.filter(
+    (t: Any) => t.type === how.list,
+  );
+  expect(lists.map((t: Any) => t.metadata.listName)).to.deep.equal([
+    `${jobsPrefix(settings.STREAM_PREFIX!)}:${QUEUE}:wait`,
+  ]);
+}
 
 describe('Kubernetes manifests (deploy/k8s)', function () {
   this.timeout(120_000);
@@ -180,22 +224,12 @@ describe('Kubernetes manifests (deploy/k8s)', function () {
   });
 
   it('when KEDA scales a worker, then it reads the lag of that topic’s real partition streams and consumer group', () => {
-    const partitions = Number(settings.TOPIC_PARTITIONS);
-    for (const c of WORKERS) {
-      const scaled = find(objects, 'ScaledObject', `botwire-${c}`);
-      expect(scaled?.spec.scaleTargetRef.name, c).to.equal(`botwire-${c}`);
-      expect(scaled.spec.maxReplicaCount, c).to.be.at.most(partitions);
-      const streams = scaled.spec.triggers.filter((t: Any) => t.type === 'redis-streams');
-      expect(
-        streams.map((t: Any) => t.metadata.stream),
-        c,
-      ).to.deep.equal(topicKeys(settings.STREAM_PREFIX!, c, partitions).partitions);
-      for (const t of streams) {
-        expect(t.metadata.consumerGroup, c).to.equal(groupOf(c));
-        expect(Number(t.metadata.lagCount), c).to.be.greaterThan(0);
-        expect(t.metadata.address, c).to.equal(new URL(settings.REDIS_URL!).host);
-      }
-    }
+    expectScalersOnTheCodesKeys(objects, settings, {
+      streams: 'redis-streams',
+      list: 'redis',
+      address: (t) => t.metadata.address,
+      expected: new URL(settings.REDIS_URL!).host,
+    });
   });
 
   it('when KEDA scales the indexer on waiting jobs, then it reads the list BullMQ really keeps them in', async () => {
@@ -234,5 +268,28 @@ describe('Kubernetes manifests (deploy/k8s)', function () {
     for (const image of images) expect(image).to.equal('registry.example.com/botwire:0.1.0');
     expect(find(rendered, 'Deployment', 'botwire-api').spec.replicas).to.equal(3);
     expect(find(rendered, 'ConfigMap', 'botwire-settings').data.STREAM_PREFIX).to.equal('botwire');
+  });
+  it('when the redis-cluster overlay is rendered with kubectl, then it is valid, REDIS_URL names the cluster, and KEDA’s cluster scalers read the code’s keys on its seed nodes', async function () {
+    if (!(await hasKubectl())) {
+      // The overlay's patches need kustomize itself; kubectl is not on a fresh machine.
+      this.skip();
+    }
+    const rendered = await kubectlKustomize(CLUSTER_OVERLAY);
+    for (const object of rendered) await validateObject(object);
+    const data = find(rendered, 'ConfigMap', 'botwire-settings').data as Record<string, string>;
+    const target = parseRedisUrl(data.REDIS_URL!);
+    expect(target.cluster, data.REDIS_URL).to.equal(true);
+    const config = loadConfig({ ...envOf(secretKeys), ...data }, 'api');
+    expect(config.redisUrl).to.equal(data.REDIS_URL);
+    expect(config.api.replicaWait.replicas).to.equal(1);
+    expectScalersOnTheCodesKeys(rendered, data, {
+      streams: 'redis-cluster-streams',
+      list: 'redis-cluster',
+      address: (t) => t.metadata.addresses,
+      expected: target.nodes.map((n) => `${n.host}:${n.port}`).join(','),
+    });
+    // Everything else is the base's, unchanged.
+    const byId = (list: K8sObject[]) => new Set(list.map(idOf));
+    expect(byId(rendered)).to.deep.equal(byId(objects));
   });
 });

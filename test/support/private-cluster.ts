@@ -3,8 +3,11 @@
  * `redis-server`, each on a free port with its data in a temporary folder. The nodes are joined
  * with plain commands (CLUSTER MEET, ADDSLOTSRANGE, REPLICATE), so no `redis-cli` is needed.
  * Always call `close()` (in an `after` hook): it kills every node and removes the folder.
+ * With `tls`, every node speaks only TLS (clients, replication and the cluster bus) with a
+ * certificate of a throwaway CA made with `openssl` in that folder.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis as RedisNode } from 'ioredis';
@@ -29,8 +32,13 @@ export interface ClusterNodeProcess {
 }
 
 export interface PrivateCluster {
-  /** `redis+cluster://` URL listing every node as a seed (with the password, when set). */
+  /**
+   * `redis+cluster://` URL listing every node as a seed (with the password, when set);
+   * `rediss+cluster://default:<password>@...` with `tls`.
+   */
   url: string;
+  /** With `tls`: the PEM file of the CA that signed the nodes' certificate (REDIS_TLS_CA). */
+  caFile?: string;
   /** The masters first (each holding a third of the slots), then their replicas in the same order. */
   nodes: ClusterNodeProcess[];
   /** A plain single-node connection to node `i` (the caller closes it). */
@@ -49,9 +57,27 @@ const SLOTS = 16384;
  * (the benches, to compare with a single server that keeps none).
  */
 export async function startPrivateCluster(
-  settings: { password?: string; persistence?: 'always' | 'none' } = {},
+  settings: { password?: string; persistence?: 'always' | 'none'; tls?: boolean } = {},
 ): Promise<PrivateCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'botwire-cluster-'));
+  const certs = settings.tls ? makeCertificates(join(dir, 'tls')) : undefined;
+  const tls = certs
+    ? [
+        '--tls-cert-file',
+        certs.certFile,
+        '--tls-key-file',
+        certs.keyFile,
+        '--tls-ca-cert-file',
+        certs.caFile,
+        // The servers check the clients' passwords, not certificates.
+        '--tls-auth-clients',
+        'no',
+        '--tls-replication',
+        'yes',
+        '--tls-cluster',
+        'yes',
+      ]
+    : [];
   const nodes: (ClusterNodeProcess & { alive(): boolean })[] = [];
   const auth = settings.password
     ? ['--requirepass', settings.password, '--masterauth', settings.password]
@@ -65,6 +91,7 @@ export async function startPrivateCluster(
       host: '127.0.0.1',
       port: nodes[i]!.port,
       ...(settings.password ? { password: settings.password } : {}),
+      ...(certs ? { tls: { ca: readFileSync(certs.caFile) } } : {}),
       connectionName: 'botwire-test-cluster-admin',
       maxRetriesPerRequest: 1,
       retryStrategy: () => null,
@@ -75,7 +102,7 @@ export async function startPrivateCluster(
   };
   try {
     for (let i = 0; i < MASTERS * 2; i += 1) {
-      nodes.push(await nodeProcess(join(dir, `n${i}`), [...persistence, ...auth]));
+      nodes.push(await nodeProcess(join(dir, `n${i}`), [...persistence, ...auth], tls));
     }
     await Promise.all(nodes.map((n) => n.start()));
     const admins = nodes.map((_, i) => connectNode(i));
@@ -115,9 +142,12 @@ export async function startPrivateCluster(
     await close();
     throw error;
   }
-  const credentials = settings.password ? `:${encodeURIComponent(settings.password)}@` : '';
+  const user = certs ? 'default' : '';
+  const credentials = settings.password ? `${user}:${encodeURIComponent(settings.password)}@` : '';
+  const scheme = certs ? 'rediss+cluster' : 'redis+cluster';
   return {
-    url: `redis+cluster://${credentials}${nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}`,
+    url: `${scheme}://${credentials}${nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}`,
+    ...(certs ? { caFile: certs.caFile } : {}),
     nodes,
     connectNode,
     close,
@@ -143,17 +173,76 @@ async function waitForHealthy(admins: RedisNode[]): Promise<void> {
   );
 }
 
+/**
+ * A throwaway CA and one certificate for 127.0.0.1 and localhost signed by it (every node uses
+ * the same), with `openssl`, in `dir`.
+ */
+function makeCertificates(dir: string): { caFile: string; certFile: string; keyFile: string } {
+  mkdirSync(dir, { recursive: true });
+  const at = (name: string) => join(dir, name);
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=botwire-test-ca',
+    '-keyout',
+    at('ca.key'),
+    '-out',
+    at('ca.crt'),
+  );
+  openssl(
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-keyout',
+    at('node.key'),
+    '-out',
+    at('node.csr'),
+  );
+  writeFileSync(at('node.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  openssl(
+    'x509',
+    '-req',
+    '-days',
+    '1',
+    '-in',
+    at('node.csr'),
+    '-CA',
+    at('ca.crt'),
+    '-CAkey',
+    at('ca.key'),
+    '-CAcreateserial',
+    '-extfile',
+    at('node.ext'),
+    '-out',
+    at('node.crt'),
+  );
+  return { caFile: at('ca.crt'), certFile: at('node.crt'), keyFile: at('node.key') };
+}
+
 async function nodeProcess(
   dir: string,
   extra: string[],
+  tls: string[] = [],
 ): Promise<ClusterNodeProcess & { alive(): boolean }> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   // The cluster bus port is named, not port + 10000, which may be taken or above 65535.
   const busPort = await freePort();
+  // With TLS the node's one port is its TLS port; the plain one is closed.
+  const ports =
+    tls.length > 0 ? ['--port', '0', '--tls-port', String(port), ...tls] : ['--port', String(port)];
   const args = [
-    '--port',
-    String(port),
+    ...ports,
     '--bind',
     '127.0.0.1',
     '--dir',
