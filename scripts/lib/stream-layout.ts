@@ -355,11 +355,17 @@ async function moveDeadLetters(target: LayoutTarget, topic: Topic): Promise<numb
   }
 }
 
-function loadSettings(): { redisUrl: string; prefix: string; partitions: number } {
+function loadSettings(): {
+  redisUrl: string;
+  redisTlsCa: string;
+  prefix: string;
+  partitions: number;
+} {
   try {
     const config = loadConfig(process.env);
     return {
       redisUrl: config.redisUrl,
+      redisTlsCa: config.redisTlsCa,
       prefix: config.stream.prefix,
       partitions: config.stream.partitions,
     };
@@ -388,9 +394,11 @@ async function main(argv: string[]): Promise<number> {
     console.error(`error: unknown step "${step ?? ''}"\n${USAGE}`);
     return 2;
   }
-  const { redisUrl, prefix, partitions } = loadSettings();
+  const settings = loadSettings();
+  const { redisUrl, prefix, partitions } = settings;
   const redis = createRedis(redisUrl, {
     name: 'botwire-migrate-stream-layout',
+    tlsCaFile: settings.redisTlsCa,
     lazyConnect: true,
     maxRetriesPerRequest: 1,
     retryStrategy: () => null,

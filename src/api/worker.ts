@@ -94,7 +94,10 @@ export async function startApi(
   });
   // Web event streams: one reader for all of them, on a connection of its own; on a cluster, with
   // a subscriber to the appends' announcements (sharded pub/sub, see VisitorHub).
-  const webReader = createRedis(config.redisUrl, { name: 'botwire-api-web-events' });
+  const webReader = createRedis(config.redisUrl, {
+    name: 'botwire-api-web-events',
+    tlsCaFile: config.redisTlsCa,
+  });
   const hub = new VisitorHub({
     reader: webReader,
     ...(isCluster(webReader)

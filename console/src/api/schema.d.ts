@@ -4141,6 +4141,7 @@ export interface components {
               | 'BW_ERR_OVERLOADED'
               | 'BW_ERR_BOT_OVERLOADED'
               | 'BW_ERR_EVENTS_BUSY'
+              | 'BW_ERR_LAYOUT'
               | 'BW_ERR_UNKNOWN_TOPIC'
               | 'BW_ERR_MESSAGE_MALFORMED'
               | 'BW_ERR_MESSAGE_INVALID'
