@@ -11,7 +11,7 @@ import { busFixture, type BusFixture } from './support/bus.ts';
 import {
   liveMasters,
   offsetRole,
-  replicaOf,
+  waitForReplica,
   startPrivateCluster,
   type PrivateCluster,
 } from './support/private-cluster.ts';
@@ -122,15 +122,7 @@ describe('Redis Cluster failover and resharding under a consumer', function () {
     const owner = (redis as Cluster).slots[slot]![0]!;
     const masterIndex = cluster.nodes.findIndex((n) => `127.0.0.1:${n.port}` === owner);
     // After the first test's kill the masters may have moved: find this master's replica.
-    // Wrapped: the replica may be node 0, which `waitFor` would take for "not yet".
-    const { replicaIndex } = await waitFor(
-      () =>
-        replicaOf(cluster, cluster.nodes[masterIndex]!.id).then(
-          (i) => ({ replicaIndex: i }),
-          () => undefined,
-        ),
-      { timeoutMs: 60_000, what: 'a live replica of the master' },
-    );
+    const replicaIndex = await waitForReplica(cluster, cluster.nodes[masterIndex]!.id);
     await waitFor(
       async () => /master_link_status:up/.test(await offsetRole(cluster, replicaIndex)),
       { timeoutMs: 60_000, what: 'the replica to be in sync' },

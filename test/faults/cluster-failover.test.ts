@@ -1,10 +1,11 @@
 /**
  * Faults of a Redis Cluster under the whole pipeline: every component its own process (as the
  * other fault rows run them) on a private loopback cluster of three masters and three replicas,
- * the steady stream of conversations sent through the edge, and meanwhile the master holding the
- * busiest topic's slot (`channel`: every turn passes it twice, inbound and outbound, and the
- * edge's dedupe markers live there too) SIGKILLed, failed over with `CLUSTER FAILOVER`, or its
- * slot moved to another master. No component is restarted: each follows the cluster by itself.
+ * the steady stream of conversations sent through the edge, and meanwhile the master holding a
+ * busy partition (partition 0 of `channel`, the busiest topic: every turn passes it twice, inbound
+ * and outbound, and the edge's dedupe markers of its conversations live in its slot too)
+ * SIGKILLed, failed over with `CLUSTER FAILOVER`, or that partition's slot moved to another
+ * master. The topic's other partitions lie on the other masters and carry on meanwhile. No component is restarted: each follows the cluster by itself.
  *
  * Two more figures for docs/operations.md: what a `WAIT 1` after each write on that master costs
  * under the traffic, and (last, as it loses writes on purpose) the loss asynchronous replication
@@ -28,6 +29,7 @@ import {
   moveSlot,
   offsetRole,
   replicaOf,
+  waitForReplica,
   startPrivateCluster,
   type PrivateCluster,
 } from '../support/private-cluster.ts';
@@ -55,7 +57,7 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
     await cluster?.close();
   });
 
-  /** The live master serving the channel topic's slot. */
+  /** The live master serving channel partition 0's slot. */
   const channelMaster = async () => {
     const master = (await liveMasters(cluster!)).find((m) => m.slots.includes(slot));
     if (!master) throw new Error(`no live master serves slot ${slot}`);
@@ -123,7 +125,7 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
     return { row, traffic };
   };
 
-  it("when the master holding the channel topic's slot is SIGKILLed under a steady stream of conversations, then its replica is promoted and nothing is lost, sent twice or reordered, and nothing is dead-lettered", async () => {
+  it("when the master holding channel partition 0's slot is SIGKILLed under a steady stream of conversations, then its replica is promoted and nothing is lost, sent twice or reordered, and nothing is dead-lettered", async () => {
     const c = cluster!;
     let killed = -1;
     const { row, traffic } = await underTraffic('cluster SIGKILL channel master', 0, async () => {
@@ -156,17 +158,14 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
     await expectDelivered(system!, traffic, row);
   });
 
-  it("when the channel topic's master hands over to its replica by CLUSTER FAILOVER under a steady stream of conversations, then nothing is lost, sent twice or reordered, and nothing is dead-lettered", async () => {
+  it('when the master of channel partition 0 hands over to its replica by CLUSTER FAILOVER under a steady stream of conversations, then nothing is lost, sent twice or reordered, and nothing is dead-lettered', async () => {
     const c = cluster!;
     let from = '';
     let by = '';
     const { row, traffic } = await underTraffic('cluster FAILOVER channel master', 1, async () => {
       const master = await channelMaster();
       from = master.id;
-      const replica = await waitFor(() => replicaOf(c, master.id).catch(() => undefined), {
-        timeoutMs: 60_000,
-        what: 'a live replica of the master',
-      });
+      const replica = await waitForReplica(c, master.id);
       await waitFor(async () => /master_link_status:up/.test(await offsetRole(c, replica)), {
         timeoutMs: 60_000,
         what: 'the replica to be in sync',
@@ -194,7 +193,7 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
     await expectDelivered(system!, traffic, row);
   });
 
-  it("when the channel topic's slot is resharded to another master under a steady stream of conversations, then nothing is lost, sent twice or reordered, and nothing is dead-lettered", async () => {
+  it("when channel partition 0's slot is resharded to another master under a steady stream of conversations, then nothing is lost, sent twice or reordered, and nothing is dead-lettered", async () => {
     const c = cluster!;
     let to = '';
     const { row, traffic } = await underTraffic('cluster reshard channel slot', 2, async () => {
@@ -212,7 +211,7 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
     await expectDelivered(system!, traffic, row);
   });
 
-  it("measures what a WAIT for one replica after each write on the channel topic's master costs, under the stream of conversations", async () => {
+  it('measures what a WAIT for one replica after each write on the master of channel partition 0 costs, under the stream of conversations', async () => {
     const sys = system!;
     const c = cluster!;
     const master = await channelMaster();
@@ -257,7 +256,7 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
   });
 
   /**
-   * The channel topic's master SIGKILLed while its replica lags: the replica frozen and its link
+   * The master of channel partition 0 SIGKILLed while its replica lags: the replica frozen and its link
    * cut by the master, channel frozen too so the accepted callbacks wait in the topic (otherwise
    * channel reads each within milliseconds and its reply is out before the kill: only the entry
    * is lost then); 1 s later the master is killed and the lagging replica promoted. Freezing the
@@ -319,7 +318,7 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
   };
 
   // Last but one: it loses writes on purpose, and the rows above need a topic that lost none.
-  it("when the channel topic's master is SIGKILLed while its replica lags (link cut, frozen for 1 s) and the callbacks wait in the topic (channel frozen), then the callbacks the edge accepted meanwhile are lost with the master: replication is asynchronous and the edge does not WAIT", async () => {
+  it('when the master of channel partition 0 is SIGKILLed while its replica lags (link cut, frozen for 1 s) and the callbacks wait in the topic (channel frozen), then the callbacks the edge accepted meanwhile are lost with the master: replication is asynchronous and the edge does not WAIT', async () => {
     const { window, lost } = await killWithLaggingReplica(
       'cluster SIGKILL channel master, replica 1 s behind',
       4,
@@ -334,7 +333,7 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
     ).to.deep.equal([]);
   });
 
-  it("when the edge waits for a replica (EDGE_WAIT_REPLICAS=1) and the channel topic's master is SIGKILLed while its replica lags, then the callbacks of that second are refused 503, sent again, and nothing is lost", async () => {
+  it('when the edge waits for a replica (EDGE_WAIT_REPLICAS=1) and the master of channel partition 0 is SIGKILLed while its replica lags, then the callbacks of that second are refused 503, sent again, and nothing is lost', async () => {
     const sys = system!;
     sys.env.EDGE_WAIT_REPLICAS = '1';
     await sys.kill('api', 'SIGTERM');

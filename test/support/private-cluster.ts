@@ -349,6 +349,23 @@ export async function replicaOf(cluster: PrivateCluster, masterId: string): Prom
   throw new Error(`no live replica of ${masterId}`);
 }
 
+/**
+ * The index of a live replica of the master of id `masterId`, waiting up to a minute for one (after
+ * a failover the former master rejoins as a replica only once it is back).
+ */
+export async function waitForReplica(cluster: PrivateCluster, masterId: string): Promise<number> {
+  // Wrapped: the replica may be node 0, which `waitFor` would take for "not yet".
+  const { index } = await waitFor(
+    () =>
+      replicaOf(cluster, masterId).then(
+        (i) => ({ index: i }),
+        () => undefined,
+      ),
+    { timeoutMs: 60_000, what: `a live replica of ${masterId}` },
+  );
+  return index;
+}
+
 /** `INFO replication` of node `i`. */
 export async function offsetRole(cluster: PrivateCluster, i: number): Promise<string> {
   const node = cluster.connectNode(i);
