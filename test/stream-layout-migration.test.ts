@@ -24,6 +24,7 @@ import { createLogger } from '../src/shared/logger.ts';
 import { consume, createKit } from '../src/shared/worker-kit.ts';
 import type { Redis } from '../src/shared/redis.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
+import { startTestApi } from './support/api.ts';
 import { run } from './support/run.ts';
 import { connectRedis, dropPrefix, REDIS_URL, uniquePrefix } from './support/services.ts';
 
@@ -219,6 +220,24 @@ describe('stream layout migration (single Redis)', () => {
     const kit = createKit(config, logger, { name: 'botwire-test-indexer' });
     const service = await consume(kit, 'indexer', async () => undefined);
     await service.close();
+  });
+
+  it('the api refuses to start on an undrained former layout (no intake into the new one), and starts after the switch', async () => {
+    await seed();
+    const settings = { STREAM_PREFIX: prefix, TOPIC_PARTITIONS: String(PARTITIONS) };
+    const error = await startTestApi(settings).then(
+      async (api) => {
+        await api.stop();
+        return expect.fail('the api started');
+      },
+      (e: unknown) => e as BotwireError,
+    );
+    expect(error.code).to.equal('BW_ERR_LAYOUT');
+
+    while ((await oldWorkersOnce()) > 0);
+    await switchLayout(target);
+    const api = await startTestApi(settings);
+    await api.stop();
   });
 
   it('status reports each topic: lag, pending, dead letters, markers, and whether the new layout is in use', async () => {

@@ -115,7 +115,8 @@ export async function waitConsuming(
     if (dead) throw new Error(`${dead.name} exited before it was consuming`);
     const members = (await redis.zrange(keys.members, '0', '-1')).sort();
     if (members.join() === names.join()) {
-      const owners = await redis.mget(keys.partitions.map((_, p) => keys.lease(p)));
+      // One GET per lease: each partition's keys lie in a slot of their own on a cluster.
+      const owners = await Promise.all(keys.partitions.map((_, p) => redis.get(keys.lease(p))));
       if (owners.every((owner, p) => owner === members[p % members.length])) return;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -23,10 +23,13 @@ import { CONSOLE_DIST } from './console/static.ts';
 import { createMetrics } from './metrics.ts';
 import { handoffMetrics, readHandoffFigures } from './handoff-metrics.ts';
 import { EventHub } from './events/hub.ts';
-import { createRedis, isCluster } from '../shared/redis.ts';
+import { createRedis, isCluster, whenReady } from '../shared/redis.ts';
 import type Koa from 'koa';
 import { VisitorHub } from './web/visitor-hub.ts';
 import { Passwords, type Kdf } from './admin/passwords.ts';
+
+/** How long the api waits at start for its first Redis connection before starting unready (ms). */
+const STARTUP_REDIS_WAIT_MS = 5000;
 
 export interface RunningApi extends Service {
   /** The port listened on (useful with API_PORT=0). */
@@ -57,7 +60,9 @@ export async function startApi(
     onEventLost: (type) => metrics.eventsLost.inc({ type }),
   });
   const { redis, schemas, producer, events } = kit;
-  await redis.ping().catch(() => undefined); // the first connect; failFast commands do not wait for it
+  // The first connect: the connection fails fast (no offline queue), so the check below would
+  // otherwise be refused while it is still being made.
+  await whenReady(redis, STARTUP_REDIS_WAIT_MS);
   // No intake into the new layout while the former one still holds work (BW_ERR_LAYOUT). When
   // Redis cannot be reached at start the check cannot run: the api starts unready as before
   // (every worker runs the same check once Redis answers, and refuses then).

@@ -113,6 +113,26 @@ export function isCluster(redis: Redis): redis is Cluster {
   return (redis as { isCluster?: boolean }).isCluster === true;
 }
 
+/**
+ * Waits until the connection is ready (connected, and for a cluster its slots known), at most
+ * `timeoutMs`. A connection that fails fast (no offline queue) refuses commands until then, so a
+ * check made once at start waits for this first.
+ * @returns whether it is ready.
+ */
+export function whenReady(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ready: boolean): void => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ready);
+    };
+    const onReady = (): void => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    redis.once('ready', onReady);
+  });
+}
+
 // Options a Cluster takes itself; the rest are passed to the connection of each node.
 const CLUSTER_LEVEL = [
   'enableOfflineQueue',

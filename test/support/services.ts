@@ -136,7 +136,8 @@ export async function clearTopic(
   topic: Topic,
   partitions = DEFAULT_PARTITIONS,
 ): Promise<void> {
-  await redis.del(...topicKeys(prefix, topic, partitions).partitions);
+  // One DEL per partition: on a cluster each partition's stream lies in a slot of its own.
+  await Promise.all(topicKeys(prefix, topic, partitions).partitions.map((key) => redis.del(key)));
 }
 /** A database URL (the shared test database by default) whose connections work in `schema` (pg passes `options` to the server). */
 export function urlWithSchema(schema: string, databaseUrl = DATABASE_URL): string {
