@@ -1,21 +1,26 @@
 /**
  * Fault: a component process dies (SIGKILL, no chance to clean up) under a steady stream of
- * conversations and is started again. Every component runs as its own process, the api too.
+ * conversations and is started again. Every component runs as its own process, the api too; on
+ * one Redis and on a private Redis Cluster (three masters, three replicas), where a restarted
+ * worker takes its partitions back on every master.
  */
 import { expect } from 'chai';
 import type { ComponentName } from '../support/components.ts';
 import { startFaultSystem, WORKERS, type FaultSystem } from '../support/fault-system.ts';
 import { expectDelivered, recordRow, startTraffic } from '../support/fault-traffic.ts';
+import { forEachRedisMode } from '../support/redis-modes.ts';
 import { waitFor } from '../support/services.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('faults: a component process killed and restarted', function () {
+forEachRedisMode('faults: a component process killed and restarted', function (mode) {
   this.timeout(240_000);
   let system: FaultSystem | undefined;
+  const where = mode.name === 'cluster' ? ' (Redis Cluster)' : '';
 
-  before(async () => {
-    system = await startFaultSystem();
+  before(async function () {
+    this.timeout(180_000);
+    system = await startFaultSystem({ redisUrl: mode.url() });
   });
 
   after(async () => {
@@ -66,7 +71,7 @@ describe('faults: a component process killed and restarted', function () {
           d.at[1]! >= restartedAt,
       );
       const row = {
-        ...traffic.measure(`SIGKILL ${victim} and restart`),
+        ...traffic.measure(`SIGKILL ${victim} and restart${where}`),
         extra: {
           'sent again after the kill': inKillWindow.length,
           ...(inKillWindow.length > 0
