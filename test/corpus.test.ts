@@ -178,14 +178,14 @@ describe('bad-input corpus', function () {
 
   const channelEntries = (s: Snapshot): number =>
     [...s.streams]
-      .filter(([key]) => key.startsWith(`${t.prefix}:{channel}`) && !key.includes('dead'))
+      .filter(([key]) => key.startsWith(`${t.prefix}:{channel:p`) && !key.includes('dead'))
       .reduce((sum, [, n]) => sum + n, 0);
 
   /** Everything but the quarantine stream and the channel topic, for comparing snapshots. */
   const rest = (s: Snapshot) => ({
     streams: Object.fromEntries(
       [...s.streams].filter(
-        ([key]) => key !== quarantine && !key.startsWith(`${t.prefix}:{channel}`),
+        ([key]) => key !== quarantine && !key.startsWith(`${t.prefix}:{channel:p`),
       ),
     ),
     rows: Object.fromEntries(s.rows),

@@ -222,7 +222,7 @@ describe('audit log: changes recorded', function () {
 
   it('when dead letters are replayed, then dead_letter.replay names the topic', async () => {
     const row = await oneRow(
-      () => t.call('POST', '/v2/ops/dead-letters/flow/replay', { body: { ids: ['1-0'] } }),
+      () => t.call('POST', '/v2/ops/dead-letters/flow/replay', { body: { ids: ['p0-1-0'] } }),
       200,
     );
     expect(row).to.include({

@@ -544,7 +544,10 @@ export class StreamConsumer<T> {
     let failures = 0;
     /** In flight at the bound with none finishing for STALL_MS, while a bot is over its share. */
     let stalled = false;
-    /** The last read held its entries until a linger's end (see `#lingerUntil`). */
+    /**
+     * The last read held its entries until a linger's end, or this loop lingered after it (see
+     * `#lingerUntil`): the next read hands over at once.
+     */
     let held = false;
     while (!stop.aborted) {
       const partitions = this.#leases
@@ -626,6 +629,9 @@ export class StreamConsumer<T> {
         if (lingerMs > 0 && !history && fresh > 0 && fresh < batchSize && !lingered && !lingering) {
           this.#lingerUntil = Date.now() + lingerMs;
           await this.#pause(lingerMs, stop);
+          // What this loop reads next was waiting at the linger's end: it must not join a linger
+          // another loop starts meanwhile.
+          held = true;
         }
       } catch (error) {
         if (stop.aborted) break;
