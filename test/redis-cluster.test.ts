@@ -421,16 +421,22 @@ forEachRedisMode('pipeline backlog gauge', (mode) => {
   });
 });
 
+/** A shared auto-pipelined connection, as a component's, and a producer on a fresh prefix. */
+function busOn(url: string, partitions: number) {
+  const redis = createRedis(url, {
+    name: 'botwire-test',
+    enableAutoPipelining: true,
+    scripts: PRODUCER_SCRIPTS,
+  });
+  const prefix = uniquePrefix();
+  const schemas = new SchemaRegistry();
+  const producer = new Producer({ redis, schemas, prefix, maxLen: 1000, partitions });
+  return { redis, prefix, schemas, producer };
+}
+
 forEachRedisMode('a consumer blocked in XREADGROUP', (mode) => {
   it('when its read blocks on a node, then commands for that node on the shared auto-pipelined connection are answered at once and the message is handled', async () => {
-    const redis = createRedis(mode.url(), {
-      name: 'botwire-test',
-      enableAutoPipelining: true,
-      scripts: PRODUCER_SCRIPTS,
-    });
-    const prefix = uniquePrefix();
-    const schemas = new SchemaRegistry();
-    const producer = new Producer({ redis, schemas, prefix, maxLen: 1000, partitions: 2 });
+    const { redis, prefix, schemas, producer } = busOn(mode.url(), 2);
     const handled: string[] = [];
     const consumer = new StreamConsumer<{ collection_name: string }>({
       redis,
@@ -516,14 +522,7 @@ forEachRedisMode('a consumer reading several partitions', (mode) => {
     this.timeout(60_000);
     const partitions = 8;
     const blockMs = 5000;
-    const redis = createRedis(mode.url(), {
-      name: 'botwire-test',
-      enableAutoPipelining: true,
-      scripts: PRODUCER_SCRIPTS,
-    });
-    const prefix = uniquePrefix();
-    const schemas = new SchemaRegistry();
-    const producer = new Producer({ redis, schemas, prefix, maxLen: 1000, partitions });
+    const { redis, prefix, schemas, producer } = busOn(mode.url(), partitions);
     const handledAt = new Map<string, number>();
     const consumer = new StreamConsumer<{ ordering_key: string }>({
       redis,

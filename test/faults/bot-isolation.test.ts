@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import { whatsappPayload } from '../support/api.ts';
 import { startFaultSystem, type FaultSystem } from '../support/fault-system.ts';
+import { forEachRedisMode } from '../support/redis-modes.ts';
 import { postMessage } from '../support/fault-traffic.ts';
 import type { PlatformCall, StubAnswer } from '../support/platform-stub.ts';
 import { waitFor } from '../support/services.ts';
@@ -52,12 +53,14 @@ async function timeB(sys: FaultSystem, label: string, retries: string[]): Promis
   return Date.now() - begun;
 }
 
-describe('faults: one bot cannot hurt another', function () {
+forEachRedisMode('faults: one bot cannot hurt another', function (mode) {
   this.timeout(240_000);
   let system: FaultSystem | undefined;
 
-  before(async () => {
+  before(async function () {
+    this.timeout(180_000);
     system = await startFaultSystem({
+      redisUrl: mode.url(),
       settings: {
         EDGE_MAX_BOT_BACKLOG: String(MAX_BOT_BACKLOG),
         CHANNEL_SEND_TIMEOUT_MS: '3000',

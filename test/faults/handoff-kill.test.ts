@@ -14,6 +14,7 @@ import {
   type FaultSystem,
   type FaultTelegramBot,
 } from '../support/fault-system.ts';
+import { forEachRedisMode } from '../support/redis-modes.ts';
 import { addTally, emptyRow, recordRow, tally, type FaultRow } from '../support/fault-traffic.ts';
 import { HELP_FLOW } from '../support/flows.ts';
 import {
@@ -37,15 +38,20 @@ const KILLS = 2;
 
 const BEFORE = ['Menu: say help for a person.', 'A person from billing will answer you.'];
 
-describe('faults: a component killed during a handoff', function () {
+forEachRedisMode('faults: a component killed during a handoff', function (mode) {
   this.timeout(300_000);
+  const where = mode.name === 'cluster' ? ' (Redis Cluster)' : '';
   let system: FaultSystem | undefined;
   let telegramBot: FaultTelegramBot;
   let webAppId = '';
   const users: ChatUser[] = [];
 
-  before(async () => {
-    system = await startFaultSystem({ settings: { HANDOFF_SWEEP_MS: '500' } });
+  before(async function () {
+    this.timeout(180_000);
+    system = await startFaultSystem({
+      redisUrl: mode.url(),
+      settings: { HANDOFF_SWEEP_MS: '500' },
+    });
     telegramBot = await addTelegramBot(system, 'help desk telegram', HELP_FLOW);
     webAppId = (await createWebBot(system.edge, { name: 'help desk web', flow: HELP_FLOW })).appId;
   });
@@ -229,7 +235,7 @@ describe('faults: a component killed during a handoff', function () {
     for (const side of sides) {
       const platform = side.user.platform;
       const toUser = addTally(
-        emptyRow(`handoff: SIGKILL channel, agent to user (${platform})`, new Map(), 0),
+        emptyRow(`handoff: SIGKILL channel, agent to user (${platform})${where}`, new Map(), 0),
         tally(side.replies, agentRepliesShown(side)),
       );
       // The one repeat the platforms admit (docs/operations.md, "Faults the suite proves"): a
@@ -255,7 +261,7 @@ describe('faults: a component killed during a handoff', function () {
       toUser.extra = { 'sent again after a kill': admitted };
       const seen = await userMessagesSeen(sys, ana, side.id);
       const toAgent = addTally(
-        emptyRow(`handoff: SIGKILL channel, user to agent (${platform})`, new Map(), 0),
+        emptyRow(`handoff: SIGKILL channel, user to agent (${platform})${where}`, new Map(), 0),
         tally(
           side.messages,
           seen.filter((text) => text.startsWith('user.')),

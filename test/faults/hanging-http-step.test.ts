@@ -10,6 +10,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { whatsappPayload } from '../support/api.ts';
 import { startFaultSystem, type FaultSystem } from '../support/fault-system.ts';
+import { forEachRedisMode } from '../support/redis-modes.ts';
 import { postMessage } from '../support/fault-traffic.ts';
 import { waitFor } from '../support/services.ts';
 
@@ -73,15 +74,19 @@ const median = (values: number[]): number => {
   return sorted[Math.floor(sorted.length / 2)]!;
 };
 
-describe('faults: one bot’s flow HTTP step hangs', function () {
+forEachRedisMode('faults: one bot’s flow HTTP step hangs', function (mode) {
   this.timeout(180_000);
   let system: FaultSystem | undefined;
   let endpoint: Awaited<ReturnType<typeof startHangingEndpoint>> | undefined;
 
-  before(async () => {
+  before(async function () {
+    this.timeout(180_000);
     endpoint = await startHangingEndpoint();
     // the endpoint is on loopback, which a flow's HTTP step may reach only when allowed
-    system = await startFaultSystem({ settings: { FLOW_HTTP_ALLOW: '127.0.0.1/32' } });
+    system = await startFaultSystem({
+      redisUrl: mode.url(),
+      settings: { FLOW_HTTP_ALLOW: '127.0.0.1/32' },
+    });
   });
 
   after(async () => {

@@ -10,6 +10,7 @@
 import { expect } from 'chai';
 import { TELEGRAM_TOKEN } from '../support/api.ts';
 import { startFaultSystem, type FaultSystem } from '../support/fault-system.ts';
+import { forEachRedisMode } from '../support/redis-modes.ts';
 import {
   emptyRow,
   expectDelivered,
@@ -182,13 +183,15 @@ function startQuestions(
   };
 }
 
-describe('faults: a knowledge component killed and restarted', function () {
+forEachRedisMode('faults: a knowledge component killed and restarted', function (mode) {
   this.timeout(240_000);
+  const where = mode.name === 'cluster' ? ' (Redis Cluster)' : '';
   let system: FaultSystem | undefined;
   let bot = { appId: '', secret: '' };
 
-  before(async () => {
-    system = await startFaultSystem();
+  before(async function () {
+    this.timeout(180_000);
+    system = await startFaultSystem({ redisUrl: mode.url() });
     const sys = system;
     const faq = await pdf([
       'Welcome to the shop. We sell bicycles and parts.',
@@ -247,9 +250,9 @@ describe('faults: a knowledge component killed and restarted', function () {
       await questions.stop().catch(() => undefined);
     }
     await traffic.settle();
-    const qrow = questions.row('SIGKILL retriver, questions');
+    const qrow = questions.row(`SIGKILL retriver, questions${where}`);
     recordRow(qrow);
-    const row = traffic.measure('SIGKILL retriver, echo traffic');
+    const row = traffic.measure(`SIGKILL retriver, echo traffic${where}`);
     recordRow(row);
     expect(qrow.sent).to.be.greaterThan(8);
     expectAllAnswered(questions, qrow);
@@ -305,9 +308,9 @@ describe('faults: a knowledge component killed and restarted', function () {
       .join('collections as k', 'k.id', 'c.collection_id')
       .where('k.name', 'faq')
       .select('c.generation', 'c.file', 'c.text');
-    const qrow = questions.row('SIGKILL indexer mid-job, questions');
+    const qrow = questions.row(`SIGKILL indexer mid-job, questions${where}`);
     recordRow(qrow);
-    const row = traffic.measure('SIGKILL indexer mid-job, echo traffic');
+    const row = traffic.measure(`SIGKILL indexer mid-job, echo traffic${where}`);
     recordRow({
       ...row,
       extra: { 'files done at kill': doneAtKill, 'job attempts': view.attempts, chunks: perFile },

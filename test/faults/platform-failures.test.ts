@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import { startFaultSystem, type FaultSystem } from '../support/fault-system.ts';
+import { forEachRedisMode } from '../support/redis-modes.ts';
 import { expectDelivered, recordRow, startTraffic } from '../support/fault-traffic.ts';
 import type { PlatformCall, StubAnswer } from '../support/platform-stub.ts';
 import { waitFor } from '../support/services.ts';
@@ -57,12 +58,14 @@ const FAULTS: PlatformFault[] = [
   },
 ];
 
-describe('faults: the platform failing for a while', function () {
+forEachRedisMode('faults: the platform failing for a while', function (mode) {
   this.timeout(240_000);
+  const where = mode.name === 'cluster' ? ' (Redis Cluster)' : '';
   let system: FaultSystem | undefined;
 
-  before(async () => {
-    system = await startFaultSystem();
+  before(async function () {
+    this.timeout(180_000);
+    system = await startFaultSystem({ redisUrl: mode.url() });
   });
 
   after(async () => {
@@ -91,7 +94,10 @@ describe('faults: the platform failing for a while', function () {
       }
       await traffic.settle();
       const refused = sys.stub.calls.filter((c) => !c.delivered).length - refusedBefore;
-      const row = { ...traffic.measure(fault.name), extra: { 'platform refused': refused } };
+      const row = {
+        ...traffic.measure(`${fault.name}${where}`),
+        extra: { 'platform refused': refused },
+      };
       recordRow(row);
       expect(refused, 'sends the platform refused or left hanging').to.be.greaterThan(0);
       expect(row.sent).to.be.greaterThan(10);

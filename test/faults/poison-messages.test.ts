@@ -12,6 +12,7 @@ import { expect } from 'chai';
 import { listDeadLetters, type DeadLetter } from '../../src/shared/bus/dead-letters.ts';
 import { topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
 import { startFaultSystem, WORKERS, type FaultSystem } from '../support/fault-system.ts';
+import { forEachRedisMode } from '../support/redis-modes.ts';
 import { expectDelivered, postMessage, recordRow, startTraffic } from '../support/fault-traffic.ts';
 import { run } from '../support/run.ts';
 import { waitFor } from '../support/services.ts';
@@ -113,12 +114,17 @@ async function listedLetter(
     .find((d) => d.id === id);
 }
 
-describe('faults: poison messages on each topic', function () {
+forEachRedisMode('faults: poison messages on each topic', function (mode) {
   this.timeout(240_000);
+  const where = mode.name === 'cluster' ? ' (Redis Cluster)' : '';
   let system: FaultSystem | undefined;
 
-  before(async () => {
-    system = await startFaultSystem({ settings: { CONSUMER_MAX_DELIVERIES: '3' } });
+  before(async function () {
+    this.timeout(180_000);
+    system = await startFaultSystem({
+      redisUrl: mode.url(),
+      settings: { CONSUMER_MAX_DELIVERIES: '3' },
+    });
   });
 
   after(async () => {
@@ -150,7 +156,7 @@ describe('faults: poison messages on each topic', function () {
       expect(replay.stderr).to.contain(`refused ${letter.id}`);
       expect((await deadLetters(sys, topic)).map((d) => d.id)).to.include(letter.id);
       recordRow({
-        fault: `invalid message on ${topic}`,
+        fault: `invalid message on ${topic}${where}`,
         sent: 1,
         received: 0,
         lost: 0,
@@ -204,7 +210,7 @@ describe('faults: poison messages on each topic', function () {
         what: 'the reply to the replayed message',
       });
       await traffic.settle();
-      const row = traffic.measure(`poison on ${topic}, fixed, replayed`);
+      const row = traffic.measure(`poison on ${topic}, fixed, replayed${where}`);
       const delivered = repliesTo().filter((c) => c.delivered).length;
       recordRow({
         ...row,

@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import { listDeadLetters } from '../../src/shared/bus/dead-letters.ts';
 import { startFaultSystem, WORKERS, type FaultSystem } from '../support/fault-system.ts';
+import { forEachRedisMode } from '../support/redis-modes.ts';
 import { expectDelivered, recordRow, startTraffic } from '../support/fault-traffic.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-services.ts';
 import { waitFor } from '../support/services.ts';
@@ -16,14 +17,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How long Postgres stays down: longer than a message's whole retry budget at these settings. */
 const OUTAGE_MS = 6000;
 
-describe('faults: Postgres stopped for a while', function () {
+forEachRedisMode('faults: Postgres stopped for a while', function (mode) {
   this.timeout(240_000);
+  const where = mode.name === 'cluster' ? ' (Redis Cluster)' : '';
   let pg: PrivatePostgres | undefined;
   let system: FaultSystem | undefined;
 
-  before(async () => {
+  before(async function () {
+    this.timeout(180_000);
     pg = await startPrivatePostgres();
     system = await startFaultSystem({
+      redisUrl: mode.url(),
       databaseUrl: pg.url,
       // 100 + 200 ms of retries: an outage must not use up a message's deliveries.
       settings: { CONSUMER_MAX_DELIVERIES: '3' },
@@ -61,7 +65,7 @@ describe('faults: Postgres stopped for a while', function () {
       await traffic.stop(true).catch(() => undefined);
     }
     await traffic.settle();
-    const row = traffic.measure(`Postgres stopped ${OUTAGE_MS / 1000} s`);
+    const row = traffic.measure(`Postgres stopped ${OUTAGE_MS / 1000} s${where}`);
     recordRow(row);
     expect(during.length).to.be.greaterThan(2);
     for (const answer of during) {
