@@ -1,11 +1,12 @@
 /**
- * A Redis Cluster master killed, failed over or resharded under a running consumer: every
+ * A Redis Cluster master killed, failed over, resharded or frozen under running consumers: every
  * message is handled without a dead letter (the cluster's moving is waited out, never counted
- * against the messages).
+ * against the messages), and a frozen master holds up no partition of the other masters.
  */
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { listDeadLetters } from '../src/shared/bus/dead-letters.ts';
+import { partitionOf } from '../src/shared/bus/topics.ts';
 import type { Cluster } from '../src/shared/redis.ts';
 import { busFixture, type BusFixture } from './support/bus.ts';
 import {
@@ -282,5 +283,97 @@ describe('Redis Cluster failover and resharding under a consumer', function () {
       (await liveMasters(cluster)).find((m) => m.slots.includes(slot))?.id,
       'the slot now on the other master',
     ).to.equal(to.id);
+  });
+
+  it('when a master stops answering (frozen) under two consumers, then no partition has two readers, and the messages of the partitions on the other masters are each handled once, in order, throughout', async () => {
+    bus = busFixture<IndexerMessage>({ topic: 'indexer', partitions: 8, redisUrl: cluster.url });
+    const { redis, producer, keys } = bus;
+    const leaseMs = 2000;
+    const handled = new Map<string, number>();
+    const order = new Map<string, string[]>();
+    const active = new Map<string, number>();
+    let overlaps = 0;
+    const handler = async (m: IndexerMessage): Promise<void> => {
+      const key = m.ordering_key!;
+      if ((active.get(key) ?? 0) > 0) overlaps += 1;
+      active.set(key, (active.get(key) ?? 0) + 1);
+      await sleep(20);
+      handled.set(m.collection_name, (handled.get(m.collection_name) ?? 0) + 1);
+      order.set(key, [...(order.get(key) ?? []), m.collection_name]);
+      active.set(key, active.get(key)! - 1);
+    };
+    const a = bus.consumer({ name: 'a', leaseMs, blockMs: 200, handler });
+    const b = bus.consumer({ name: 'b', leaseMs, blockMs: 200, handler });
+    await a.start();
+    await b.start();
+    await waitFor(() => a.partitions.length === 4 && b.partitions.length === 4, {
+      what: 'an even split',
+    });
+    const ownerOf = async (key: string): Promise<string> =>
+      (redis as Cluster).slots[Number(await redis.call('CLUSTER', 'KEYSLOT', key))]![0]!;
+    const owners = await Promise.all(keys.partitions.map(ownerOf));
+    // Frozen: a master serving a partition of a, not the member set (whose heartbeats would stop
+    // for every process alike); a keeps a partition on another master.
+    const membersOwner = await ownerOf(keys.members);
+    const frozen = owners.find((o, p) => o !== membersOwner && a.partitions.includes(p))!;
+    expect(frozen, 'a master to freeze').to.be.a('string');
+    const healthy = keys.partitions.map((_, p) => p).filter((p) => owners[p] !== frozen);
+    expect(a.partitions.filter((p) => healthy.includes(p))).to.not.be.empty;
+    // One ordering key per partition on the other masters.
+    const keyOf = new Map<number, string>();
+    for (let i = 0; keyOf.size < healthy.length; i += 1) {
+      const p = partitionOf(`chat-${i}`, 8);
+      if (healthy.includes(p) && !keyOf.has(p)) keyOf.set(p, `chat-${i}`);
+    }
+    const sent = new Map<string, string[]>();
+    let publishing = true;
+    const traffic = (async () => {
+      for (let n = 0; publishing; n += 1) {
+        for (const key of keyOf.values()) {
+          const name = `${key}.${n}`;
+          await producer.publish('indexer', {
+            collection_name: name,
+            files: ['a.pdf'],
+            ordering_key: key,
+          });
+          sent.set(key, [...(sent.get(key) ?? []), name]);
+        }
+        await sleep(30);
+      }
+    })();
+    let shared = 0;
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        if (a.partitions.some((p) => b.partitions.includes(p))) shared += 1;
+        await sleep(50);
+      }
+    })();
+    const node = cluster.nodes.findIndex((n) => `127.0.0.1:${n.port}` === frozen);
+    try {
+      await sleep(1000);
+      cluster.nodes[node]!.pause();
+      // Past the failover (cluster-node-timeout 2 s) and past the frozen partitions' leases.
+      await sleep(3 * leaseMs);
+    } finally {
+      cluster.nodes[node]!.resume();
+    }
+    await sleep(2000);
+    publishing = false;
+    await traffic;
+    const total = [...sent.values()].flat().length;
+    await waitFor(() => handled.size === total, {
+      timeoutMs: 60_000,
+      what: `every message handled (${handled.size} of ${total})`,
+    });
+    watching = false;
+    await watch;
+    expect(shared, 'samples where a partition had two readers').to.equal(0);
+    expect(overlaps, 'messages of a key handled at once').to.equal(0);
+    expect(
+      [...handled.values()].filter((n) => n !== 1),
+      'handled more than once',
+    ).to.deep.equal([]);
+    for (const [key, names] of sent) expect(order.get(key), key).to.deep.equal(names);
   });
 });

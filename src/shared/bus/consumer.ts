@@ -291,10 +291,15 @@ export class StreamConsumer<T> {
     this.#keys = topicKeys(options.prefix, options.topic, options.partitions);
     // A lease must be renewed within CONSUMER_LEASE_MS whatever the handlers are doing: on the
     // shared connection an auto-pipeline holds each command until the one in flight is answered,
-    // and under load the renewal could wait long enough for the lease to run out.
+    // and under load the renewal could wait long enough for the lease to run out. Its commands
+    // time out: a node that stops answering (frozen, cut off) must not hold up the lease round,
+    // and with it the renewals of the partitions on the other masters of a cluster.
     this.#control = duplicateRedis(options.redis, {
       connectionName: `${options.name}:control`,
       enableAutoPipelining: false,
+      // A tenth of the lease: a round waits for at most a few such timeouts, and still renews
+      // every lease well within the 0.8 lease after which it is given up.
+      commandTimeout: Math.max(150, Math.floor(this.#o.leaseMs / 10)),
     });
     this.#runner = new KeyedRunner({ concurrency, perBot });
     this.#leases = new PartitionLeases({
@@ -425,14 +430,19 @@ export class StreamConsumer<T> {
     }
     // Entries a former reader took after handing over (it stalled past its lease) would stay
     // pending with it: sweep them up and read this partition's pending entries again.
-    for (const p of this.#leases.readable()) {
-      if (this.#unclaimed.has(p) || this.#cursors.get(p) !== '>') continue;
-      try {
-        if (await this.#sweepStrays(this.#keys.partitions[p]!)) this.#cursors.set(p, '0');
-      } catch (error) {
-        this.#o.logger.warn({ err: error, partition: p }, 'pending sweep failed');
-      }
-    }
+    // All at once: a partition on a master that does not answer holds up only its own sweep.
+    const swept = this.#leases
+      .readable()
+      .filter((p) => !this.#unclaimed.has(p) && this.#cursors.get(p) === '>');
+    await Promise.all(
+      swept.map(async (p) => {
+        try {
+          if (await this.#sweepStrays(this.#keys.partitions[p]!)) this.#cursors.set(p, '0');
+        } catch (error) {
+          this.#o.logger.warn({ err: error, partition: p }, 'pending sweep failed');
+        }
+      }),
+    );
     if (changes.acquired.length + changes.released.length > 0) {
       this.#o.logger.debug(
         { acquired: changes.acquired, released: changes.released },

@@ -7,6 +7,13 @@
  *
  * Time comes from Redis (`TIME` inside the scripts), so clock skew between machines does not
  * evict live members.
+ *
+ * Each lease counts as held only while its last renewal is recent: a partition whose lease was
+ * not confirmed for 0.8 × `leaseMs` (its master stopped answering, or Redis is away) is given up
+ * before the lease can run out and another process take it. On a Redis Cluster the leases lie on
+ * different masters, so one master that stops answering must not hold up the others': the
+ * renewals are sent first and each is judged on its own, on a connection whose commands time out
+ * (the consumer's control connection), so a round never waits on a frozen node for long.
  */
 import type { Logger } from '../logger.ts';
 import type { Redis } from '../redis.ts';
@@ -23,6 +30,17 @@ import type { TopicKeys } from './topics.ts';
 const RENEW = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0`;
+
+// Takes the lease KEYS[1] for ARGV[1] when it is free or ARGV[1]'s already (a renewal this process
+// stopped waiting for may have landed after it gave the partition up); returns 1, or 0 when another
+// process holds it.
+const ACQUIRE = `
+local holder = redis.call('GET', KEYS[1])
+if holder == false or holder == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return 1
 end
 return 0`;
@@ -45,10 +63,10 @@ export class PartitionLeases {
   readonly #name: string;
   readonly #leaseMs: number;
   readonly #logger: Logger;
-  readonly #owned = new Set<number>();
+  /** Partitions this process owns, and when (ms, this process' clock) each lease was last confirmed. */
+  readonly #owned = new Map<number, number>();
   /** Partitions this process owns but should hand over. */
   readonly #surplus = new Set<number>();
-  #lastRenewal = 0;
 
   constructor(options: {
     redis: Redis;
@@ -66,7 +84,7 @@ export class PartitionLeases {
 
   /** Partitions this process may read now. */
   readable(): number[] {
-    return [...this.#owned].filter((p) => !this.#surplus.has(p)).sort((a, b) => a - b);
+    return [...this.#owned.keys()].filter((p) => !this.#surplus.has(p)).sort((a, b) => a - b);
   }
 
   owns(partition: number): boolean {
@@ -74,28 +92,53 @@ export class PartitionLeases {
   }
 
   /**
-   * One round: heartbeat, renew held leases, hand over surplus partitions that `idle` says have
-   * no work in flight, and take free ones assigned to this process.
+   * One round: renew held leases, heartbeat, hand over surplus partitions that `idle` says have
+   * no work in flight, and take free ones assigned to this process. A lease not confirmed for
+   * 0.8 × `leaseMs` is reported lost, whether or not the rest of the round went through.
    */
   async tick(idle: (partition: number) => boolean): Promise<LeaseChanges> {
     const changes: LeaseChanges = { acquired: [], released: [], lost: [] };
     try {
-      await this.#tick(idle, changes);
-      this.#lastRenewal = Date.now();
+      await this.#renew(changes);
+      await this.#assign(idle, changes);
     } catch (error) {
-      // Without Redis the leases cannot be renewed; once they may have run out elsewhere, stop
-      // reading rather than risk two readers of one partition.
-      if (Date.now() - this.#lastRenewal > this.#leaseMs * 0.8 && this.#owned.size > 0) {
-        changes.lost.push(...this.#owned);
-        this.#owned.clear();
-        this.#surplus.clear();
-      }
       this.#logger.warn({ err: error }, 'partition lease round failed');
+    }
+    // Given up before the lease can run out elsewhere, so two processes never read one partition.
+    const stale = Date.now() - this.#leaseMs * 0.8;
+    for (const [p, confirmedAt] of this.#owned) {
+      if (confirmedAt < stale) this.#lose(p, changes);
     }
     return changes;
   }
 
-  async #tick(idle: (partition: number) => boolean, changes: LeaseChanges): Promise<void> {
+  /** Renews every held lease, each on its own: one that fails or times out waits for the next round. */
+  async #renew(changes: LeaseChanges): Promise<void> {
+    const held = [...this.#owned.keys()];
+    if (held.length === 0) return;
+    const sentAt = Date.now();
+    const renewed = await Promise.allSettled(
+      held.map((p) => this.#redis.eval(RENEW, 1, this.#keys.lease(p), this.#name, this.#leaseMs)),
+    );
+    renewed.forEach((result, i) => {
+      const p = held[i]!;
+      if (result.status === 'rejected' || !this.#owned.has(p)) return;
+      if (result.value === 1) this.#owned.set(p, sentAt);
+      else this.#lose(p, changes);
+    });
+    const failed = renewed.find((r) => r.status === 'rejected');
+    if (failed) {
+      this.#logger.warn(
+        {
+          err: failed.reason,
+          partitions: held.filter((_, i) => renewed[i]!.status === 'rejected'),
+        },
+        'partition lease renewal failed; retried next round',
+      );
+    }
+  }
+
+  async #assign(idle: (partition: number) => boolean, changes: LeaseChanges): Promise<void> {
     const { partitions } = this.#keys;
     const members = (
       (await this.#redis.eval(
@@ -113,22 +156,8 @@ export class PartitionLeases {
         .filter((p) => members[p % members.length] === this.#name && index >= 0),
     );
 
-    const held = [...this.#owned];
-    if (held.length > 0) {
-      const renewed = await Promise.all(
-        held.map((p) => this.#redis.eval(RENEW, 1, this.#keys.lease(p), this.#name, this.#leaseMs)),
-      );
-      held.forEach((p, i) => {
-        if (renewed[i] !== 1) {
-          this.#owned.delete(p);
-          this.#surplus.delete(p);
-          changes.lost.push(p);
-        }
-      });
-    }
-
     this.#surplus.clear();
-    for (const p of this.#owned) if (!desired.has(p)) this.#surplus.add(p);
+    for (const p of this.#owned.keys()) if (!desired.has(p)) this.#surplus.add(p);
     const release = [...this.#surplus].filter(idle);
     if (release.length > 0) {
       await this.#release(release);
@@ -141,27 +170,30 @@ export class PartitionLeases {
 
     const wanted = [...desired].filter((p) => !this.#owned.has(p));
     if (wanted.length > 0) {
-      // One SET per lease, not a pipeline: the leases lie in different slots (see RENEW).
-      const results = await Promise.all(
+      const sentAt = Date.now();
+      const results = await Promise.allSettled(
         wanted.map((p) =>
-          this.#redis.set(this.#keys.lease(p), this.#name, 'PX', this.#leaseMs, 'NX').then(
-            (reply) => [null, reply] as const,
-            (error: unknown) => [error, null] as const,
-          ),
+          this.#redis.eval(ACQUIRE, 1, this.#keys.lease(p), this.#name, this.#leaseMs),
         ),
       );
-      results.forEach(([error, reply], i) => {
-        if (!error && reply === 'OK') {
-          this.#owned.add(wanted[i]!);
+      results.forEach((result, i) => {
+        if (result.status === 'fulfilled' && result.value === 1) {
+          this.#owned.set(wanted[i]!, sentAt);
           changes.acquired.push(wanted[i]!);
         }
       });
     }
   }
 
+  #lose(partition: number, changes: LeaseChanges): void {
+    this.#owned.delete(partition);
+    this.#surplus.delete(partition);
+    changes.lost.push(partition);
+  }
+
   /** Gives up every lease and leaves the member set, so others take over at once. */
   async releaseAll(): Promise<void> {
-    const held = [...this.#owned];
+    const held = [...this.#owned.keys()];
     this.#owned.clear();
     this.#surplus.clear();
     if (held.length > 0) await this.#release(held);
