@@ -1,17 +1,18 @@
 /**
- * The topic scripts as an operator runs them: the real .sh files against real Redis, each test
- * under a stream prefix of its own, with no env file involved (ENV_FILE points nowhere).
+ * The topic scripts as an operator runs them: the real .sh files against real Redis (one server,
+ * and a private Redis Cluster), each test under a stream prefix of its own, with no env file
+ * involved (ENV_FILE points nowhere).
  */
 import { expect } from 'chai';
 import { countDeadLetters, listDeadLetters } from '../src/shared/bus/dead-letters.ts';
-import { topicKeys } from '../src/shared/bus/topics.ts';
+import { partitionOf, topicKeys } from '../src/shared/bus/topics.ts';
 import type { Redis } from '../src/shared/redis.ts';
+import { forEachRedisMode } from './support/redis-modes.ts';
 import { run, start, type RunResult, type Running } from './support/run.ts';
 import {
   connectRedis,
   DEFAULT_PARTITIONS,
   dropPrefix,
-  REDIS_URL,
   topicEntries,
   uniquePrefix,
   waitFor,
@@ -19,7 +20,7 @@ import {
 
 const MESSAGE = { collection_name: 'faq', files: ['a.pdf', 'b.xlsx'] };
 
-describe('topic scripts', () => {
+forEachRedisMode('topic scripts', (mode) => {
   let redis: Redis;
   let prefix: string;
   let keys: ReturnType<typeof topicKeys>;
@@ -67,13 +68,13 @@ describe('topic scripts', () => {
     (await listDeadLetters(redis, prefix, 'indexer', DEFAULT_PARTITIONS)).map((l) => l.id);
 
   beforeEach(() => {
-    redis = connectRedis();
+    redis = connectRedis(mode.url());
     prefix = uniquePrefix();
     keys = topicKeys(prefix, 'indexer', DEFAULT_PARTITIONS);
     // BW_SETUP_DONE: the suite's set-up made Redis reachable; these tests are about the topic
     // tool itself (test/dev-scripts.test.ts covers the set-up).
     env = {
-      REDIS_URL,
+      REDIS_URL: mode.url(),
       STREAM_PREFIX: prefix,
       ENV_FILE: '/nonexistent/.env-test',
       BW_SETUP_DONE: '1',
@@ -140,6 +141,37 @@ describe('topic scripts', () => {
       const exit = await reader.exited;
       expect(exit.code, reader.stderr()).to.equal(0);
       expect(Date.now() - stoppedAt).to.be.lessThan(3000);
+    });
+
+    it('when messages were sent to several partitions before the reader started, then --from-start prints each once, in the order sent', async () => {
+      // Ordering keys of three partitions (FNV-1a of the key, as the producer hashes it).
+      const names = ['m1', 'm2', 'm3'];
+      const orderingKeys: string[] = [];
+      for (let i = 0; orderingKeys.length < names.length; i += 1) {
+        const p = partitionOf(`chat-${i}`, DEFAULT_PARTITIONS);
+        if (!orderingKeys.some((k) => partitionOf(k, DEFAULT_PARTITIONS) === p))
+          orderingKeys.push(`chat-${i}`);
+      }
+      for (const [i, name] of names.entries()) {
+        const message = { ...MESSAGE, collection_name: name, ordering_key: orderingKeys[i] };
+        const sent = await script('send-message.sh', 'indexer', JSON.stringify(message));
+        expect(sent.code, sent.stderr).to.equal(0);
+      }
+      const streams = new Set((await topicEntries(redis, prefix, 'indexer')).map((e) => e.stream));
+      expect(streams.size).to.equal(names.length);
+
+      const reader = start('./scripts/read-message.sh', ['indexer', '--from-start'], { env });
+      children.push(reader);
+      const printed = () => reader.stdout().split('\n').filter(Boolean);
+      await waitFor(() => printed().length >= names.length, {
+        timeoutMs: 15_000,
+        what: `${names.length} lines (stderr: ${reader.stderr()})`,
+      });
+      // Another read or two, in case one would print a line again.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(printed().map((line) => JSON.parse(line).collection_name)).to.deep.equal(names);
+      reader.child.kill('SIGINT');
+      expect((await reader.exited).code, reader.stderr()).to.equal(0);
     });
 
     it('when the message is not JSON, then exit 2 naming the JSON problem and nothing is written', async () => {

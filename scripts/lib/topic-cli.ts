@@ -10,6 +10,7 @@
  *
  * Exit codes: 0 done, 2 bad usage or refused input, 3 Redis unreachable.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { ensureGroups } from '../../src/shared/bus/consumer.ts';
 import { compareIds, entriesByStream, parseEntries } from '../../src/shared/bus/entries.ts';
@@ -24,10 +25,13 @@ import { groupOf, isTopic, topicKeys, TOPICS, type Topic } from '../../src/share
 import { BotwireError } from '../../src/shared/errors.ts';
 import { parseJsonStrict } from '../../src/shared/json.ts';
 import { maskUrl } from '../../src/shared/logger.ts';
-import { createRedis, type Redis } from '../../src/shared/redis.ts';
+import { createRedis, isCluster, type Redis } from '../../src/shared/redis.ts';
 import { SchemaRegistry } from '../../src/shared/schemas.ts';
 
 class UsageError extends Error {}
+
+/** How often read-message.sh asks a cluster's partitions again when none had anything. */
+const CLUSTER_POLL_MS = 200;
 
 const USAGE = `usage:
   create-topic.sh <topic>
@@ -125,6 +129,37 @@ async function send(topic: Topic, json: string | undefined): Promise<void> {
   }
 }
 
+/**
+ * What the partitions hold after their cursors, by stream. On one server, one XREAD over them
+ * all, blocking up to a second. On a cluster one XREAD names one slot, and each partition has a
+ * slot of its own: one XREAD per partition without blocking, then a pause when none had anything.
+ */
+async function readOnce(
+  redis: Redis,
+  streams: readonly string[],
+  cursors: ReadonlyMap<string, string>,
+): Promise<[string, unknown][]> {
+  if (!isCluster(redis)) {
+    const reply = await redis.call(
+      'XREAD',
+      'COUNT',
+      100,
+      'BLOCK',
+      1000,
+      'STREAMS',
+      ...streams,
+      ...streams.map((k) => cursors.get(k)!),
+    );
+    return [...entriesByStream(reply)];
+  }
+  const replies = await Promise.all(
+    streams.map((k) => redis.call('XREAD', 'COUNT', 100, 'STREAMS', k, cursors.get(k)!)),
+  );
+  const found = replies.flatMap((reply) => [...entriesByStream(reply)]);
+  if (found.length === 0) await sleep(CLUSTER_POLL_MS);
+  return found;
+}
+
 async function read(topic: Topic, fromStart: boolean): Promise<void> {
   const redis = await connect();
   const streams = partitionsOf(topic);
@@ -144,24 +179,15 @@ async function read(topic: Topic, fromStart: boolean): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   while (!stopping) {
-    let reply: unknown;
+    let found: [string, unknown][];
     try {
-      reply = await redis.call(
-        'XREAD',
-        'COUNT',
-        100,
-        'BLOCK',
-        1000,
-        'STREAMS',
-        ...streams,
-        ...streams.map((k) => cursors.get(k)!),
-      );
+      found = await readOnce(redis, streams, cursors);
     } catch (error) {
       if (stopping) break;
       throw error;
     }
     // Partitions are separate streams: within one read, print in entry-id (arrival) order.
-    const batch = [...entriesByStream(reply)].flatMap(([stream, raw]) =>
+    const batch = found.flatMap(([stream, raw]) =>
       parseEntries(raw).map((entry) => ({ stream, ...entry })),
     );
     batch.sort((a, b) => compareIds(a.id, b.id));
