@@ -33,9 +33,53 @@ function collect(out: PassThrough): string[] {
   return texts;
 }
 
-/** A hub on `url`: on a cluster, with a subscriber to the appends' announcements. */
-function hubOn(url: string, control: Redis, sweepMs: number): VisitorHub {
+/**
+ * A reader connection whose XREAD answers can be held back once Redis gave them (the read is out
+ * for that long), to stage a client connecting while a read is under way.
+ */
+function holdingReader(url: string) {
   const reader = createRedis(url);
+  let gate: Promise<void> | undefined;
+  let open = (): void => undefined;
+  let holding = 0;
+  const held = new Proxy(reader, {
+    get(target, property) {
+      if (property === 'xread') {
+        return async (...args: unknown[]) => {
+          const reply = await (target.xread as (...a: unknown[]) => Promise<unknown>)(...args);
+          if (gate && reply) {
+            holding += 1;
+            await gate;
+            holding -= 1;
+          }
+          return reply;
+        };
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return {
+    reader: held,
+    /** Holds every read that finds something until `release`. */
+    hold() {
+      gate = new Promise((resolve) => (open = resolve));
+    },
+    release() {
+      gate = undefined;
+      open();
+    },
+    holding: () => holding,
+  };
+}
+
+/** A hub on `url`: on a cluster, with a subscriber to the appends' announcements. */
+function hubOn(
+  url: string,
+  control: Redis,
+  sweepMs: number,
+  reader = createRedis(url),
+): VisitorHub {
   return new VisitorHub({
     reader,
     ...(isCluster(reader)
@@ -143,6 +187,36 @@ forEachRedisMode('web event hub', function (mode) {
     await waitFor(() => texts.length === 2, { timeoutMs: 5000, what: 'the new event' });
     await pause(200);
     expect(texts).to.deep.equal(['r3', 'r4']);
+  });
+
+  it('when a client with an older position connects while a read of its stream is out, then it still gets every event after its position, in order, once', async () => {
+    const key = visitorStreamKey(prefix, 'app', 'joining');
+    const first = await append('joining', 'j1');
+    await append('joining', 'j2');
+    const third = await append('joining', 'j3');
+    const holding = holdingReader(mode.url());
+    const own = hubOn(mode.url(), redis, 600_000, holding.reader);
+    try {
+      const ahead = collect(own.open(key, third));
+      await pause(300);
+      // The read that finds j4 starts after j3 (the only client's position) and is held out.
+      holding.hold();
+      await append('joining', 'j4');
+      await waitFor(() => holding.holding() > 0, { timeoutMs: 5000, what: 'the read held' });
+      const behind = collect(own.open(key, first));
+      await pause(100);
+      holding.release();
+      await waitFor(() => ahead.length === 1 && behind.length === 3, {
+        timeoutMs: 5000,
+        what: `both clients' events (${JSON.stringify({ ahead, behind })})`,
+      });
+      await pause(300);
+      expect(ahead).to.deep.equal(['j4']);
+      expect(behind).to.deep.equal(['j2', 'j3', 'j4']);
+    } finally {
+      holding.release();
+      await own.close();
+    }
   });
 
   it('when a typing signal is appended, then it arrives at once as a typing event', async () => {

@@ -221,16 +221,11 @@ export class VisitorHub {
         keys.map(async (key) => {
           if (!this.#clients.has(key)) return;
           try {
-            const reply: XReadReply = await reader.xread(
-              'COUNT',
-              READ_COUNT,
-              'STREAMS',
-              key,
-              this.#oldest(key),
-            );
+            const from = this.#oldest(key);
+            const reply: XReadReply = await reader.xread('COUNT', READ_COUNT, 'STREAMS', key, from);
             for (const [read, entries] of reply ?? []) {
-              this.#deliver(read, entries);
-              if (entries.length >= READ_COUNT) this.#pending.add(key);
+              const behind = this.#deliver(read, from, entries);
+              if (behind || entries.length >= READ_COUNT) this.#pending.add(key);
             }
           } catch (error) {
             // The next sweep reads it again.
@@ -307,12 +302,25 @@ export class VisitorHub {
         this.#blocking = false;
         this.#reads += 1;
       }
-      for (const [key, entries] of reply ?? []) this.#deliver(key, entries);
+      // A client left behind is read for on the next turn (it starts from the oldest position).
+      for (const [key, entries] of reply ?? [])
+        this.#deliver(key, ids[keys.indexOf(key)]!, entries);
     }
   }
 
-  #deliver(key: string, entries: [string, string[]][]): void {
+  /**
+   * Writes the entries read after `from` to the clients of `key` that have not seen them. A client
+   * whose position is before `from` (it connected while the read was out) gets none of them: it
+   * would miss the entries between its position and `from`; the caller reads again for it.
+   * @returns whether such a client was left behind.
+   */
+  #deliver(key: string, from: string, entries: [string, string[]][]): boolean {
+    let behind = false;
     for (const client of this.#clients.get(key) ?? []) {
+      if (compareIds(client.last, from) < 0) {
+        behind = true;
+        continue;
+      }
       for (const [id, fields] of entries) {
         if (compareIds(id, client.last) <= 0) continue;
         const at = fields.indexOf('data');
@@ -329,6 +337,7 @@ export class VisitorHub {
         client.out.destroy();
       }
     }
+    return behind;
   }
 
   /** Ends every stream, stops the loop and closes the reader; idempotent. */
