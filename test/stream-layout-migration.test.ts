@@ -1,6 +1,6 @@
 /**
- * The migration from the former stream key layout (one hash tag per topic) on a single Redis:
- * a legacy layout seeded by hand (streams with groups, entries acknowledged, pending and unread,
+ * The migration from the former stream key layout (one hash tag per topic), on one Redis and on a
+ * private Redis Cluster: a legacy layout seeded by hand (streams with groups, entries acknowledged, pending and unread,
  * dead letters, dedupe markers), drained by stand-ins for the old workers (XREADGROUP + XACK on
  * the legacy keys), switched, and checked by the start check and by a real publishOnce.
  */
@@ -22,11 +22,12 @@ import { loadConfig } from '../src/config.ts';
 import { BotwireError } from '../src/shared/errors.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import { consume, createKit } from '../src/shared/worker-kit.ts';
-import type { Redis } from '../src/shared/redis.ts';
+import { mastersOf, type Redis } from '../src/shared/redis.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
 import { startTestApi } from './support/api.ts';
 import { run } from './support/run.ts';
-import { connectRedis, dropPrefix, REDIS_URL, uniquePrefix } from './support/services.ts';
+import { forEachRedisMode } from './support/redis-modes.ts';
+import { connectRedis, dropPrefix, uniquePrefix } from './support/services.ts';
 
 const PARTITIONS = 4;
 const CONSUMER = 'old-worker';
@@ -68,7 +69,7 @@ const deadFields = (prefix: string, data: string, sourceId: string): string[] =>
   '2026-11-20T10:00:00.000Z',
 ];
 
-describe('stream layout migration (single Redis)', () => {
+forEachRedisMode('stream layout migration', (mode) => {
   let redis: Redis;
   let prefix: string;
   let target: LayoutTarget;
@@ -150,7 +151,7 @@ describe('stream layout migration (single Redis)', () => {
   };
 
   beforeEach(() => {
-    redis = connectRedis();
+    redis = connectRedis(mode.url());
     prefix = uniquePrefix();
     lines = [];
     target = { redis, prefix, partitions: PARTITIONS, say: (line) => lines.push(line) };
@@ -201,7 +202,7 @@ describe('stream layout migration (single Redis)', () => {
   it('a worker started through the kit refuses to consume on an undrained former layout, and consumes after the switch', async () => {
     await seed();
     const config = loadConfig({
-      REDIS_URL,
+      REDIS_URL: mode.url(),
       STREAM_PREFIX: prefix,
       TOPIC_PARTITIONS: String(PARTITIONS),
       HEALTH_FILE: '',
@@ -224,7 +225,11 @@ describe('stream layout migration (single Redis)', () => {
 
   it('the api refuses to start on an undrained former layout (no intake into the new one), and starts after the switch', async () => {
     await seed();
-    const settings = { STREAM_PREFIX: prefix, TOPIC_PARTITIONS: String(PARTITIONS) };
+    const settings = {
+      REDIS_URL: mode.url(),
+      STREAM_PREFIX: prefix,
+      TOPIC_PARTITIONS: String(PARTITIONS),
+    };
     const error = await startTestApi(settings).then(
       async (api) => {
         await api.stop();
@@ -381,7 +386,7 @@ describe('stream layout migration (single Redis)', () => {
   it('the script: status prints each topic, drain exits 1 on timeout with a clear line, switch exits 1 while undrained', async () => {
     await seed();
     const env = {
-      REDIS_URL,
+      REDIS_URL: mode.url(),
       STREAM_PREFIX: prefix,
       TOPIC_PARTITIONS: String(PARTITIONS),
       ENV_FILE: '/nonexistent/.env-test',
@@ -415,14 +420,16 @@ describe('stream layout migration (single Redis)', () => {
   });
 });
 
-/** Every key under `prefix`, sorted. */
+/** Every key under `prefix` (on every master of a cluster), sorted. */
 async function allKeys(redis: Redis, prefix: string): Promise<string[]> {
   const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    keys.push(...batch);
-    cursor = next;
-  } while (cursor !== '0');
+  for (const node of mastersOf(redis)) {
+    let cursor = '0';
+    do {
+      const [next, batch] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      keys.push(...batch);
+      cursor = next;
+    } while (cursor !== '0');
+  }
   return keys.sort();
 }

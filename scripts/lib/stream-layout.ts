@@ -1,8 +1,11 @@
 /**
  * The migration from the former stream key layout (one hash tag per topic:
  * `<prefix>:{<topic>}:p<n>`, `LEGACY_LAYOUT` in src/shared/bus/topics.ts) to keys tagged per
- * partition, on a running single Redis: behind ./scripts/migrate-stream-layout.sh. The procedure
- * is in docs/operations.md, "Stream key layout".
+ * partition, on a running Redis (one server or a cluster): behind
+ * ./scripts/migrate-stream-layout.sh. The procedure is in docs/operations.md, "Stream key layout".
+ * A topic's former keys share one hash tag (one slot of a cluster), its new keys one per
+ * partition: a step that reads the former keys of one topic may batch them, one that writes the
+ * new keys sends one command per key.
  *
  *   stream-layout.ts status           what is left of the former layout, topic by topic
  *   stream-layout.ts drain [--timeout S]  waits until the old workers have handled every entry
@@ -28,7 +31,7 @@ import {
   type Topic,
 } from '../../src/shared/bus/topics.ts';
 import { maskUrl } from '../../src/shared/logger.ts';
-import { createRedis, isCluster, type Redis } from '../../src/shared/redis.ts';
+import { createRedis, isCluster, mastersOf, type Redis } from '../../src/shared/redis.ts';
 
 /** Where the migration works and how it reports. */
 export interface LayoutTarget {
@@ -60,17 +63,21 @@ function legacyBase(prefix: string, topic: Topic): string {
   return LEGACY_LAYOUT.dead(prefix, topic).slice(0, -'dead'.length);
 }
 
+/** SCANs every master (one on a single server) for keys matching `match`, a batch at a time. */
 async function scanKeys(
   redis: Redis,
   match: string,
   each: (keys: string[]) => Promise<void> | void,
 ): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', match, 'COUNT', 1000);
-    if (keys.length > 0) await each(keys);
-    cursor = next;
-  } while (cursor !== '0');
+  if (isCluster(redis) && redis.status !== 'ready') await redis.ping();
+  for (const node of mastersOf(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+      if (keys.length > 0) await each(keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
 }
 
 /** Every key of the former layout under `prefix` (the per-topic member set stays: it is current). */
@@ -146,11 +153,11 @@ export async function status(target: LayoutTarget): Promise<TopicStatus[]> {
   const { redis, prefix, partitions } = target;
   const found = await findLegacyKeys(redis, prefix);
   const state = await readLegacyState(redis, prefix, streamsToWatch(found, partitions));
-  const pipeline = redis.pipeline();
-  for (const topic of TOPICS) {
-    for (const stream of topicKeys(prefix, topic, partitions).partitions) pipeline.exists(stream);
-  }
-  const exists = ((await pipeline.exec()) ?? []).map(([, n]) => Number(n));
+  const exists = await Promise.all(
+    TOPICS.flatMap((topic) =>
+      topicKeys(prefix, topic, partitions).partitions.map((stream) => redis.exists(stream)),
+    ),
+  );
   return TOPICS.map((topic, t) => {
     const of = state.partitions.filter((p) => p.topic === topic);
     return {
@@ -203,8 +210,9 @@ export async function drain(
  * Moves one legacy dead letter to a partition's dead-letter stream, keeping its fields and its
  * id, and deletes it from the legacy stream, in one script: a crash leaves the letter in one
  * place or the other, never both and never neither, so re-running moves each letter once. The
- * script touches two slots, which a single Redis allows (the former layout exists only there).
- * Keeping the id keeps each partition's letters in the order they failed; a partition stream
+ * script touches two slots, which a single server allows; on a cluster the same steps run as
+ * commands (`moveDeadLetter`). Keeping the id keeps each partition's letters in the order they
+ * failed; a partition stream
  * whose last id is already past it (letters written by the new code before the switch) takes it
  * under a new id. A letter found there under its own id is a copy already made (a restored
  * backup of the legacy stream): only the legacy one is deleted.
@@ -217,6 +225,30 @@ if #redis.call('XRANGE', KEYS[2], ARGV[1], ARGV[1]) == 0 then
   end
 end
 return redis.call('XDEL', KEYS[1], ARGV[1])`;
+
+/**
+ * MOVE_DEAD_LETTER for one letter. On a cluster, where the two streams lie in different slots, its
+ * steps as commands: copied under its id unless a copy is there, then deleted from the legacy
+ * stream. A crash in between leaves it in both, and the next run only deletes the legacy one.
+ */
+async function moveDeadLetter(
+  redis: Redis,
+  legacy: string,
+  dead: string,
+  id: string,
+  fields: string[],
+): Promise<void> {
+  if (!isCluster(redis)) {
+    await redis.eval(MOVE_DEAD_LETTER, 2, legacy, dead, id, ...fields);
+    return;
+  }
+  if ((await redis.xrange(dead, id, id)).length === 0) {
+    await redis
+      .call('XADD', dead, id, ...fields)
+      .catch(() => redis.call('XADD', dead, '*', ...fields));
+  }
+  await redis.xdel(legacy, id);
+}
 
 /** The partition a dead letter goes to: that of its message's ordering key; 0 without one. */
 export function deadLetterPartition(data: string | undefined, partitions: number): number {
@@ -285,12 +317,9 @@ export async function switchLayout(target: LayoutTarget): Promise<SwitchResult> 
       LEGACY_LAYOUT.dead(prefix, topic),
     ];
   });
-  const pipeline = redis.pipeline();
-  // One key per command: the keys lie in many slots (harmless on one server, and clear).
-  for (const key of new Set(doomed)) pipeline.del(key);
-  for (const [error, n] of (await pipeline.exec()) ?? []) {
-    if (error) throw error;
-    result.deleted += Number(n);
+  // One command per key: the keys lie in many slots.
+  for (const n of await Promise.all([...new Set(doomed)].map((key) => redis.del(key)))) {
+    result.deleted += n;
   }
   say(
     `switched: ${result.markers} dedupe markers copied to every partition, ${result.deadLetters} dead letters moved, ${result.deleted} legacy keys deleted`,
@@ -318,19 +347,23 @@ async function copyMarkers(target: LayoutTarget, topic: Topic): Promise<number> 
         return Number(ttl);
       },
     );
-    const pipeline = redis.pipeline();
-    batch.forEach((key, i) => {
-      const ttl = ttls[i]!;
-      if (ttl === -2) return; // expired since SCAN saw it
-      const id = key.slice(`${base}seen:`.length);
-      for (let p = 0; p < partitions; p += 1) {
-        if (ttl > 0) pipeline.set(keys.seen(p, id), '1', 'PX', ttl, 'NX');
-        else pipeline.set(keys.seen(p, id), '1', 'NX');
-      }
-      pipeline.del(key);
-      copied += 1;
-    });
-    for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
+    // The copies first, one command per key (each partition's marker lies in its own slot), then
+    // the legacy markers.
+    const live = batch.filter((_, i) => ttls[i] !== -2); // -2: expired since SCAN saw it
+    await Promise.all(
+      batch.flatMap((key, i) => {
+        const ttl = ttls[i]!;
+        if (ttl === -2) return [];
+        const id = key.slice(`${base}seen:`.length);
+        return Array.from({ length: partitions }, (_, p) =>
+          ttl > 0
+            ? redis.set(keys.seen(p, id), '1', 'PX', ttl, 'NX')
+            : redis.set(keys.seen(p, id), '1', 'NX'),
+        );
+      }),
+    );
+    await Promise.all(live.map((key) => redis.del(key)));
+    copied += live.length;
   });
   return copied;
 }
@@ -348,8 +381,13 @@ async function moveDeadLetters(target: LayoutTarget, topic: Topic): Promise<numb
     for (const [id, fields] of batch) {
       let data: string | undefined;
       for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === 'data') data = fields[i + 1];
-      const dead = keys.dead(deadLetterPartition(data, partitions));
-      await redis.eval(MOVE_DEAD_LETTER, 2, legacy, dead, id, ...fields);
+      await moveDeadLetter(
+        redis,
+        legacy,
+        keys.dead(deadLetterPartition(data, partitions)),
+        id,
+        fields,
+      );
       moved += 1;
     }
   }
@@ -412,11 +450,6 @@ async function main(argv: string[]): Promise<number> {
     return 3;
   }
   try {
-    if (isCluster(redis)) {
-      // Clusters were not supported before the current layout: none holds the former one.
-      console.error('a Redis Cluster never held the former stream key layout: nothing to do');
-      return 0;
-    }
     const target: LayoutTarget = { redis, prefix, partitions, say: (line) => console.error(line) };
     if (step === 'status') {
       for (const s of await status(target)) {

@@ -6,7 +6,7 @@
  * (docs/operations.md, "Stream key layout").
  */
 import { BotwireError } from '../errors.ts';
-import { isCluster, type Redis } from '../redis.ts';
+import type { Redis } from '../redis.ts';
 import { groupOf, LEGACY_LAYOUT, TOPICS, type Topic } from './topics.ts';
 
 /** One legacy partition stream as its topic's group sees it. */
@@ -55,33 +55,45 @@ function check<T>(result: [Error | null, unknown] | undefined): T | undefined {
 }
 
 /**
- * Reads the legacy partitions named (one pipeline: XLEN and XINFO GROUPS of each stream, XLEN of
- * each topic's dead-letter stream). A group's `lag` is unknown to Redis after entries were
- * deleted out of order; then one XRANGE past its last delivered id tells whether any is unread.
+ * Reads the legacy partitions named: per topic one pipeline (XLEN and XINFO GROUPS of each of its
+ * streams, XLEN of its dead-letter stream), the topics at once. A topic's former keys share its
+ * hash tag, so each pipeline stays in one slot of a Redis Cluster. A group's `lag` is unknown to
+ * Redis after entries were deleted out of order; then one XRANGE past its last delivered id tells
+ * whether any is unread.
  */
 export async function readLegacyState(
   redis: Redis,
   prefix: string,
   streams: LegacyStreams,
 ): Promise<LegacyState> {
+  const topics = await Promise.all(
+    [...streams].map(([topic, numbers]) => readLegacyTopic(redis, prefix, topic, numbers)),
+  );
+  const dead = new Map<Topic, number>();
+  for (const t of topics) if (t.dead > 0) dead.set(t.topic, t.dead);
+  return { partitions: topics.flatMap((t) => t.partitions), dead };
+}
+
+async function readLegacyTopic(
+  redis: Redis,
+  prefix: string,
+  topic: Topic,
+  numbers: readonly number[],
+): Promise<{ topic: Topic; partitions: LegacyPartition[]; dead: number }> {
   const pipeline = redis.pipeline();
-  const order: { topic: Topic; partition: number; stream: string }[] = [];
-  for (const [topic, numbers] of streams) {
-    for (const partition of numbers) {
-      const stream = LEGACY_LAYOUT.partition(prefix, topic, partition);
-      order.push({ topic, partition, stream });
-      pipeline.xlen(stream);
-      // Fails with "no such key" on a missing stream: read only when XLEN said it exists.
-      pipeline.call('XINFO', 'GROUPS', stream);
-    }
-  }
-  const topics = [...streams.keys()];
-  for (const topic of topics) pipeline.xlen(LEGACY_LAYOUT.dead(prefix, topic));
+  const order = numbers.map((partition) => {
+    const stream = LEGACY_LAYOUT.partition(prefix, topic, partition);
+    pipeline.xlen(stream);
+    // Fails with "no such key" on a missing stream: read only when XLEN said it exists.
+    pipeline.call('XINFO', 'GROUPS', stream);
+    return { partition, stream };
+  });
+  pipeline.xlen(LEGACY_LAYOUT.dead(prefix, topic));
   const results = (await pipeline.exec()) ?? [];
 
   const partitions: LegacyPartition[] = [];
   const unknownLag: LegacyPartition[] = [];
-  order.forEach(({ topic, partition, stream }, i) => {
+  order.forEach(({ partition, stream }, i) => {
     const length = check<number>(results[2 * i]) ?? 0;
     const [groupsError, groups] = results[2 * i + 1] ?? [null, []];
     const exists = length > 0 || !groupsError;
@@ -120,12 +132,7 @@ export async function readLegacyState(
     const after = await redis.xrange(entry.stream, `(${entry.lastDelivered}`, '+', 'COUNT', 1);
     entry.lag = after.length;
   }
-  const dead = new Map<Topic, number>();
-  topics.forEach((topic, i) => {
-    const count = check<number>(results[2 * order.length + i]) ?? 0;
-    if (count > 0) dead.set(topic, count);
-  });
-  return { partitions, dead };
+  return { topic, partitions, dead: check<number>(results[2 * order.length]) ?? 0 };
 }
 
 /** The partitions with work left: entries unread or unacknowledged by their group. */
@@ -134,21 +141,16 @@ export function undrained(state: LegacyState): LegacyPartition[] {
 }
 
 /**
- * Refuses to start a component on a single Redis that still holds work in the former layout
- * (entries its group has not read or acknowledged, or dead letters): the new code would never
- * read them. A fresh install, or one migrated, has no legacy keys and starts as before. Cheap:
- * one pipeline, once at start, over the configured partitions.
- *
- * Skipped on a Redis Cluster: botwire did not support clusters before this layout, so no
- * supported install can hold the former one there (and its per-topic keys would be read from the
- * nodes of many slots).
+ * Refuses to start a component on a Redis (one server or a cluster) that still holds work in the
+ * former layout (entries its group has not read or acknowledged, or dead letters): the new code
+ * would never read them. A fresh install, or one migrated, has no legacy keys and starts as
+ * before. Cheap: one pipeline per topic, once at start, over the configured partitions.
  */
 export async function checkLegacyLayout(
   redis: Redis,
   prefix: string,
   partitions: number,
 ): Promise<void> {
-  if (isCluster(redis)) return;
   const state = await readLegacyState(redis, prefix, configuredStreams(partitions));
   const left = undrained(state);
   if (left.length === 0 && state.dead.size === 0) return;
