@@ -3,6 +3,13 @@
  * with its outcome, on GET /v2/events.
  */
 import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { JobProgressEvents } from '../src/indexer/progress-events.ts';
+import { EventPublisher } from '../src/shared/events/publisher.ts';
+import { EVENT_FIELDS, eventsKey } from '../src/shared/events/types.ts';
+import { createJob, newJobId } from '../src/shared/knowledge/jobs.ts';
+import { createLogger } from '../src/shared/logger.ts';
+import { SchemaRegistry } from '../src/shared/schemas.ts';
 import {
   startKnowledge,
   index,
@@ -11,7 +18,13 @@ import {
   type KnowledgeEnv,
 } from './support/knowledge.ts';
 import { write } from './support/knowledge-fixtures.ts';
-import { waitFor } from './support/services.ts';
+import {
+  connectRedis,
+  createTestSchema,
+  dropPrefix,
+  uniquePrefix,
+  waitFor,
+} from './support/services.ts';
 import { openSse } from './support/sse.ts';
 
 describe('live events of indexing jobs', function () {
@@ -63,6 +76,47 @@ describe('live events of indexing jobs', function () {
       for (let i = 1; i < json.length; i += 1) expect(json[i]).to.not.equal(json[i - 1]);
     } finally {
       stream.close();
+    }
+  });
+});
+
+describe('the indexer’s job events on their own', () => {
+  it('when a job is announced again after its outcome was published (a last tick of its watch, then its end), then the outcome is published once', async () => {
+    const schema = await createTestSchema();
+    const redis = connectRedis();
+    const prefix = uniquePrefix();
+    const logger = createLogger({ component: 'test', level: 'silent' });
+    const events = new EventPublisher({
+      redis,
+      schemas: new SchemaRegistry(),
+      logger,
+      prefix,
+      maxLen: 1000,
+    });
+    const progress = new JobProgressEvents({ db: schema.db, events, logger });
+    try {
+      const jobId = newJobId();
+      await createJob(schema.db, { jobId, collection: 'manuals', files: ['a.csv'], options: {} });
+      await progress.announce(jobId);
+      await schema.db('index_jobs').where({ job_id: jobId }).update({
+        status: 'succeeded',
+        files_done: 1,
+      });
+      await progress.announce(jobId);
+      await progress.announce(jobId);
+      await waitFor(async () => (await redis.xlen(eventsKey(prefix))) >= 2, {
+        what: 'two events',
+      });
+      await sleep(200);
+      const statuses = (await redis.xrange(eventsKey(prefix), '-', '+')).map(([, fields]) => {
+        const data = fields[fields.indexOf(EVENT_FIELDS.data) + 1]!;
+        return (JSON.parse(data) as { status: string }).status;
+      });
+      expect(statuses).to.deep.equal(['queued', 'succeeded']);
+    } finally {
+      await dropPrefix(redis, prefix);
+      redis.disconnect();
+      await schema.drop();
     }
   });
 });

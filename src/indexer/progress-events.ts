@@ -18,10 +18,11 @@ export interface JobProgressOptions {
   intervalMs?: number;
 }
 
-/** Jobs whose last event is remembered; past it the memory starts over (a repeat at worst). */
+/**
+ * Jobs whose last event is remembered, ended ones included; past it the memory starts over (a
+ * repeat at worst).
+ */
 const MAX_REMEMBERED = 10_000;
-
-const FINAL = new Set(['succeeded', 'partial', 'failed', 'superseded']);
 
 function eventOf(row: JobRow): IndexJobEvent {
   const outcomes = Object.values(row.outcome ?? {});
@@ -56,8 +57,9 @@ export class JobProgressEvents {
         const event = eventOf(row);
         const json = JSON.stringify(event);
         if (json !== job.last) this.#o.events.publish('index-job', event);
+        // Kept after the job ended too: an announce made after the last one (the watch's last
+        // tick, the failure handler's) must not publish the outcome again.
         job.last = json;
-        if (FINAL.has(row.status) && this.#jobs.get(jobId) === job) this.#jobs.delete(jobId);
       } catch (error) {
         // Progress is best effort: a failed read only skips an event.
         this.#o.logger.debug({ err: error, jobId }, 'could not read a job for its live event');
