@@ -191,11 +191,14 @@ async function clusterNodesOf(target: RedisTarget): Promise<string> {
 /**
  * Asks every node of the cluster (as CLUSTER NODES lists them, those known to have failed left
  * out) for CLUSTER INFO over a connection of its own: a PING answered by one node says nothing
- * of the slots the others serve. Returns the first node's complaint, if any.
+ * of the slots the others serve. Returns the first node's complaint, if any: one that says the
+ * cluster is not ok before one that does not answer (a node just lost may not be marked failed
+ * yet, while the others already say why the cluster is down).
  */
 async function clusterNotOk(url: string): Promise<string | undefined> {
   const target = parseRedisUrl(url);
   const lines = (await clusterNodesOf(target)).trim().split('\n');
+  let unanswered: string | undefined;
   for (const line of lines) {
     const [, address = '', flags = ''] = line.split(' ');
     if (flags.split(',').some((f) => ['fail', 'noaddr', 'handshake'].includes(f))) continue;
@@ -212,12 +215,12 @@ async function clusterNotOk(url: string): Promise<string | undefined> {
         return `node ${hostPort} says cluster_state:${state} (${slots} of 16384 slots served)`;
       }
     } catch (err) {
-      return `node ${hostPort} did not answer CLUSTER INFO (${errorCode(err) || errorMessage(err)})`;
+      unanswered ??= `node ${hostPort} did not answer CLUSTER INFO (${errorCode(err) || errorMessage(err)})`;
     } finally {
       node.disconnect();
     }
   }
-  return undefined;
+  return unanswered;
 }
 
 /** Connects with pg and runs `sql`, mapping connection failures to the exit codes above. */

@@ -15,7 +15,7 @@
 import { expect } from 'chai';
 import { loadavg } from 'node:os';
 import { countDeadLetters } from '../../src/shared/bus/dead-letters.ts';
-import { topicKeys } from '../../src/shared/bus/topics.ts';
+import { partitionBase, topicKeys } from '../../src/shared/bus/topics.ts';
 import { startFaultSystem, WORKERS, type FaultSystem } from '../support/fault-system.ts';
 import {
   expectDelivered,
@@ -216,7 +216,8 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
     const c = cluster!;
     const master = await channelMaster();
     const node = c.connectNode(master.index);
-    const probe = `${sys.prefix}:{channel}:wait-probe`;
+    // In channel partition 0's slot, on that master.
+    const probe = `${partitionBase(sys.prefix, 'channel', 0)}:wait-probe`;
     const traffic = startTraffic(sys, { label: 'cluster WAIT cost', index: 3 });
     const alone: number[] = [];
     const waited: number[] = [];
@@ -278,6 +279,13 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
         killed = master.index;
         conversations = running.conversations;
         for (const conv of conversations) acceptedBefore.set(conv.chat, conv.sent.length);
+        // Every callback accepted so far on the replica before it is frozen: only those of the
+        // window below can be lost (on a busy machine the replica may lag before it, too).
+        const written = await replicationOffset(c, master.index, 'master_repl_offset');
+        await waitFor(
+          async () => (await replicationOffset(c, replica, 'slave_repl_offset')) >= written,
+          { timeoutMs: 30_000, intervalMs: 20, what: 'the replica to hold what was accepted' },
+        );
         const channel = sys.processes.get('channel')!.proc.child;
         channel.kill('SIGSTOP');
         c.nodes[replica]!.pause();
