@@ -95,6 +95,8 @@ describe('the indexer’s job events on their own', () => {
     });
     const progress = new JobProgressEvents({ db: schema.db, events, logger });
     try {
+      // Events are dropped while the connection is not ready yet (best effort).
+      await redis.ping();
       const jobId = newJobId();
       await createJob(schema.db, { jobId, collection: 'manuals', files: ['a.csv'], options: {} });
       await progress.announce(jobId);

@@ -229,7 +229,10 @@ return redis.call('XDEL', KEYS[1], ARGV[1])`;
 /**
  * MOVE_DEAD_LETTER for one letter. On a cluster, where the two streams lie in different slots, its
  * steps as commands: copied under its id unless a copy is there, then deleted from the legacy
- * stream. A crash in between leaves it in both, and the next run only deletes the legacy one.
+ * stream. A crash in between leaves it in both, and the next run only deletes the legacy one;
+ * except for a letter that could not keep its id (its partition's dead letters already past it,
+ * which the components' refusal to start before the switch leaves to a hand-made stream): a crash
+ * right after its copy under a new id copies it again on the next run.
  */
 async function moveDeadLetter(
   redis: Redis,
@@ -243,9 +246,10 @@ async function moveDeadLetter(
     return;
   }
   if ((await redis.xrange(dead, id, id)).length === 0) {
-    await redis
-      .call('XADD', dead, id, ...fields)
-      .catch(() => redis.call('XADD', dead, '*', ...fields));
+    await redis.call('XADD', dead, id, ...fields).catch((error: unknown) => {
+      if (!/equal or smaller/.test(String((error as Error).message))) throw error;
+      return redis.call('XADD', dead, '*', ...fields);
+    });
   }
   await redis.xdel(legacy, id);
 }

@@ -19,10 +19,12 @@ export interface JobProgressOptions {
 }
 
 /**
- * Jobs whose last event is remembered, ended ones included; past it the memory starts over (a
- * repeat at worst).
+ * Jobs whose last event is remembered, ended ones included; past it the jobs that ended longest
+ * ago are forgotten (an announce of one of those again would repeat its outcome, at worst).
  */
 const MAX_REMEMBERED = 10_000;
+
+const ENDED = new Set(['succeeded', 'partial', 'failed', 'superseded']);
 
 function eventOf(row: JobRow): IndexJobEvent {
   const outcomes = Object.values(row.outcome ?? {});
@@ -38,8 +40,8 @@ function eventOf(row: JobRow): IndexJobEvent {
 
 export class JobProgressEvents {
   readonly #o: Required<JobProgressOptions>;
-  /** Per job: the last event published (as JSON) and the chain its reads wait in. */
-  readonly #jobs = new Map<string, { last?: string; chain: Promise<void> }>();
+  /** Per job: the last event published (as JSON), whether it ended, the chain its reads wait in. */
+  readonly #jobs = new Map<string, { last?: string; ended?: boolean; chain: Promise<void> }>();
 
   constructor(options: JobProgressOptions) {
     this.#o = { intervalMs: 500, ...options };
@@ -47,7 +49,7 @@ export class JobProgressEvents {
 
   /** Reads the job's row once, after the reads before it, and publishes it when it changed. */
   announce(jobId: string): Promise<void> {
-    if (!this.#jobs.has(jobId) && this.#jobs.size >= MAX_REMEMBERED) this.#jobs.clear();
+    if (!this.#jobs.has(jobId)) this.#forgetEnded();
     const job = this.#jobs.get(jobId) ?? { chain: Promise.resolve() };
     this.#jobs.set(jobId, job);
     job.chain = job.chain.then(async () => {
@@ -60,12 +62,24 @@ export class JobProgressEvents {
         // Kept after the job ended too: an announce made after the last one (the watch's last
         // tick, the failure handler's) must not publish the outcome again.
         job.last = json;
+        job.ended = ENDED.has(row.status);
       } catch (error) {
         // Progress is best effort: a failed read only skips an event.
         this.#o.logger.debug({ err: error, jobId }, 'could not read a job for its live event');
       }
     });
     return job.chain;
+  }
+
+  /**
+   * Makes room for one more job: forgets ended jobs, oldest first (a Map keeps insertion order).
+   * A running job is never forgotten, so its reads stay in one chain.
+   */
+  #forgetEnded(): void {
+    for (const [id, job] of this.#jobs) {
+      if (this.#jobs.size < MAX_REMEMBERED) return;
+      if (job.ended) this.#jobs.delete(id);
+    }
   }
 
   /**

@@ -297,8 +297,8 @@ export class StreamConsumer<T> {
     this.#control = duplicateRedis(options.redis, {
       connectionName: `${options.name}:control`,
       enableAutoPipelining: false,
-      // A tenth of the lease: a round waits for at most a few such timeouts, and still renews
-      // every lease well within the 0.8 lease after which it is given up.
+      // A tenth of the lease: a renewal waits at most that long, so the leases on the masters that
+      // answer are renewed every sixth of a lease or so, well before they are given up at 0.8.
       commandTimeout: Math.max(150, Math.floor(this.#o.leaseMs / 10)),
     });
     this.#runner = new KeyedRunner({ concurrency, perBot });
@@ -325,7 +325,7 @@ export class StreamConsumer<T> {
     // starts a loop per partition as it is taken.
     if (!isCluster(this.#o.redis)) this.#startReader('all', () => true);
     await this.#rebalance();
-    this.#loops = this.#leaseLoop();
+    this.#loops = Promise.all([this.#leaseLoop(), this.#renewLoop()]).then(() => undefined);
   }
 
   /** Stops reading, waits for in-flight handlers, hands back its leases. Idempotent. */
@@ -374,6 +374,14 @@ export class StreamConsumer<T> {
     while (!this.#closed) {
       await this.#pause(Math.max(50, Math.floor(this.#o.leaseMs / 3)));
       if (!this.#closed) await this.#rebalance();
+    }
+  }
+
+  /** Renews the held leases every sixth of a lease, whatever the rounds are waiting on. */
+  async #renewLoop(): Promise<void> {
+    while (!this.#closed) {
+      await this.#pause(Math.max(50, Math.floor(this.#o.leaseMs / 6)));
+      if (!this.#closed) await this.#leases.renew();
     }
   }
 
@@ -469,7 +477,14 @@ export class StreamConsumer<T> {
     )) as [string, string][];
     const strays = rows.filter(([, owner]) => owner !== name).map(([id]) => id);
     if (strays.length === 0) return false;
-    await this.#control.call('XCLAIM', stream, group, name, leaseMs, ...strays, 'JUSTID');
+    try {
+      await this.#control.call('XCLAIM', stream, group, name, leaseMs, ...strays, 'JUSTID');
+    } catch (error) {
+      // It may have been carried out with its answer lost or late (timed out): the entries
+      // would then be pending with this consumer unread. Read its pending entries again.
+      this.#o.logger.warn({ err: error, stream }, 'taking over stray entries failed');
+      return true;
+    }
     this.#o.logger.warn(
       { stream, count: strays.length },
       'took over entries a former reader left pending',
@@ -630,6 +645,8 @@ export class StreamConsumer<T> {
           } else {
             this.#cursors.set(p, entries[entries.length - 1]!.id);
             const counts = await this.#deliveries(streams[i]!, entries);
+            // Lost (and maybe taken again) while the counts were read: as above.
+            if (!this.#leases.owns(p) || (this.#tenures.get(p) ?? 0) !== tenures[i]) continue;
             this.#schedule(p, entries, counts, full);
           }
         }

@@ -10,7 +10,11 @@
  *
  * Each lease counts as held only while its last renewal is recent: a partition whose lease was
  * not confirmed for 0.8 × `leaseMs` (its master stopped answering, or Redis is away) is given up
- * before the lease can run out and another process take it. On a Redis Cluster the leases lie on
+ * before the lease can run out and another process take it. That is checked whenever the
+ * consumer asks what it may read or whether a read's entries are still its own, not only once a
+ * round. Leases are renewed on a cadence of their own (`renew`, every sixth of the lease), apart
+ * from the rounds that heartbeat, hand over and take partitions (`tick`), so a round slowed by a
+ * node that does not answer delays no renewal, and one failed renewal costs no lease. On a Redis Cluster the leases lie on
  * different masters, so one master that stops answering must not hold up the others': the
  * renewals are sent first and each is judged on its own, on a connection whose commands time out
  * (the consumer's control connection), so a round never waits on a frozen node for long.
@@ -67,6 +71,8 @@ export class PartitionLeases {
   readonly #owned = new Map<number, number>();
   /** Partitions this process owns but should hand over. */
   readonly #surplus = new Set<number>();
+  /** Given up between rounds (found stale, or no longer ours); reported lost by the next round. */
+  #lostSinceTick: number[] = [];
 
   constructor(options: {
     redis: Redis;
@@ -84,36 +90,65 @@ export class PartitionLeases {
 
   /** Partitions this process may read now. */
   readable(): number[] {
-    return [...this.#owned.keys()].filter((p) => !this.#surplus.has(p)).sort((a, b) => a - b);
+    return [...this.#owned.keys()]
+      .filter((p) => this.#fresh(p) && !this.#surplus.has(p))
+      .sort((a, b) => a - b);
   }
 
   owns(partition: number): boolean {
-    return this.#owned.has(partition);
+    return this.#fresh(partition);
   }
 
   /**
-   * One round: renew held leases, heartbeat, hand over surplus partitions that `idle` says have
-   * no work in flight, and take free ones assigned to this process. A lease not confirmed for
-   * 0.8 × `leaseMs` is reported lost, whether or not the rest of the round went through.
+   * Whether this process holds the partition's lease, confirmed within 0.8 × `leaseMs`. A stale
+   * one is given up at once (and reported lost by the next round): it stays given up even if a
+   * late renewal lands, so its entries go through the hand-over (claimed, read again in order).
+   */
+  #fresh(partition: number): boolean {
+    const confirmedAt = this.#owned.get(partition);
+    if (confirmedAt === undefined) return false;
+    if (confirmedAt >= Date.now() - this.#leaseMs * 0.8) return true;
+    this.#giveUp(partition);
+    return false;
+  }
+
+  /** Stops holding the partition; the next round reports it lost. */
+  #giveUp(partition: number): void {
+    this.#owned.delete(partition);
+    this.#surplus.delete(partition);
+    this.#lostSinceTick.push(partition);
+  }
+
+  /**
+   * One round: heartbeat, hand over surplus partitions that `idle` says have no work in flight,
+   * and take free ones assigned to this process. Reports the partitions lost since the last
+   * round: a lease not confirmed for 0.8 × `leaseMs`, or found held by another process.
    */
   async tick(idle: (partition: number) => boolean): Promise<LeaseChanges> {
-    const changes: LeaseChanges = { acquired: [], released: [], lost: [] };
+    const changes: LeaseChanges = { acquired: [], released: [], lost: this.#lostSinceTick };
+    this.#lostSinceTick = [];
     try {
-      await this.#renew(changes);
       await this.#assign(idle, changes);
     } catch (error) {
       this.#logger.warn({ err: error }, 'partition lease round failed');
     }
     // Given up before the lease can run out elsewhere, so two processes never read one partition.
-    const stale = Date.now() - this.#leaseMs * 0.8;
-    for (const [p, confirmedAt] of this.#owned) {
-      if (confirmedAt < stale) this.#lose(p, changes);
+    for (const p of [...this.#owned.keys()]) this.#fresh(p);
+    // Given up during this round: reported lost, unless taken in it too (then as never taken).
+    for (const p of this.#lostSinceTick) {
+      const taken = changes.acquired.indexOf(p);
+      if (taken >= 0) changes.acquired.splice(taken, 1);
+      else changes.lost.push(p);
     }
+    this.#lostSinceTick = [];
     return changes;
   }
 
-  /** Renews every held lease, each on its own: one that fails or times out waits for the next round. */
-  async #renew(changes: LeaseChanges): Promise<void> {
+  /**
+   * Renews every held lease, each on its own: one that fails or times out is tried again next
+   * time. One found held by another process is given up (reported lost by the next round).
+   */
+  async renew(): Promise<void> {
     const held = [...this.#owned.keys()];
     if (held.length === 0) return;
     const sentAt = Date.now();
@@ -124,7 +159,7 @@ export class PartitionLeases {
       const p = held[i]!;
       if (result.status === 'rejected' || !this.#owned.has(p)) return;
       if (result.value === 1) this.#owned.set(p, sentAt);
-      else this.#lose(p, changes);
+      else this.#giveUp(p);
     });
     const failed = renewed.find((r) => r.status === 'rejected');
     if (failed) {
@@ -133,7 +168,7 @@ export class PartitionLeases {
           err: failed.reason,
           partitions: held.filter((_, i) => renewed[i]!.status === 'rejected'),
         },
-        'partition lease renewal failed; retried next round',
+        'partition lease renewal failed; retried shortly',
       );
     }
   }
@@ -183,12 +218,6 @@ export class PartitionLeases {
         }
       });
     }
-  }
-
-  #lose(partition: number, changes: LeaseChanges): void {
-    this.#owned.delete(partition);
-    this.#surplus.delete(partition);
-    changes.lost.push(partition);
   }
 
   /** Gives up every lease and leaves the member set, so others take over at once. */
