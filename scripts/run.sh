@@ -102,9 +102,10 @@ on_signal() {
 # every component already running instead of leaving it orphaned.
 trap on_signal INT TERM HUP
 
-# last_line COMPONENT: its last log line, once its prefixer has written it (at most ~2 s).
+# last_line COMPONENT: its last log line, once its prefixer has written it (at most ~5 s: on a
+# loaded machine the prefixer may be scheduled late after its component ends).
 last_line() {
-  local file="$state/$1.last" tries=20
+  local file="$state/$1.last" tries=50
   while [ ! -f "$file" ] && [ "$tries" -gt 0 ]; do
     sleep 0.1
     tries=$((tries - 1))

@@ -201,7 +201,7 @@ describe('./scripts/run.sh', () => {
     });
     expect(result.signal, `run.sh did not end by itself: ${result.stderr}`).to.equal(null);
     expect(result.code, result.stderr).to.equal(1);
-    expect(result.stderr).to.match(
+    expect(result.stderr, result.stderr).to.match(
       /run\.sh: api exited with 78 \(a bad setting\); its last log line: .*ADMIN_API_KEY is required by api/,
     );
     expect(result.stderr).to.contain('run.sh: stopping the others');
