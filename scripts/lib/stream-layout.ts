@@ -31,7 +31,7 @@ import {
   type Topic,
 } from '../../src/shared/bus/topics.ts';
 import { maskUrl } from '../../src/shared/logger.ts';
-import { createRedis, isCluster, mastersOf, type Redis } from '../../src/shared/redis.ts';
+import { createRedis, isCluster, scanEveryMaster, type Redis } from '../../src/shared/redis.ts';
 
 /** Where the migration works and how it reports. */
 export interface LayoutTarget {
@@ -63,23 +63,6 @@ function legacyBase(prefix: string, topic: Topic): string {
   return LEGACY_LAYOUT.dead(prefix, topic).slice(0, -'dead'.length);
 }
 
-/** SCANs every master (one on a single server) for keys matching `match`, a batch at a time. */
-async function scanKeys(
-  redis: Redis,
-  match: string,
-  each: (keys: string[]) => Promise<void> | void,
-): Promise<void> {
-  if (isCluster(redis) && redis.status !== 'ready') await redis.ping();
-  for (const node of mastersOf(redis)) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', match, 'COUNT', 1000);
-      if (keys.length > 0) await each(keys);
-      cursor = next;
-    } while (cursor !== '0');
-  }
-}
-
 /** Every key of the former layout under `prefix` (the per-topic member set stays: it is current). */
 export async function findLegacyKeys(
   redis: Redis,
@@ -89,7 +72,7 @@ export async function findLegacyKeys(
   for (const topic of TOPICS) {
     const base = legacyBase(prefix, topic);
     const keys: LegacyKeys = { streams: [], leases: [], failures: [], dead: [], markers: 0 };
-    await scanKeys(redis, `${literal(base)}*`, (batch) => {
+    await scanEveryMaster(redis, `${literal(base)}*`, (batch) => {
       for (const key of batch) {
         const rest = key.slice(base.length);
         const stream = /^p(\d+)$/.exec(rest);
@@ -344,20 +327,19 @@ async function copyMarkers(target: LayoutTarget, topic: Topic): Promise<number> 
   const base = legacyBase(prefix, topic);
   const keys = topicKeys(prefix, topic, partitions);
   let copied = 0;
-  await scanKeys(redis, LEGACY_LAYOUT.seenPattern(literal(prefix), topic), async (batch) => {
+  await scanEveryMaster(redis, LEGACY_LAYOUT.seenPattern(literal(prefix), topic), async (batch) => {
     const ttls = ((await redis.pipeline(batch.map((key) => ['pttl', key])).exec()) ?? []).map(
       ([error, ttl]) => {
         if (error) throw error;
         return Number(ttl);
       },
     );
+    // -2: expired since SCAN saw it.
+    const live = batch.flatMap((key, i) => (ttls[i] === -2 ? [] : [{ key, ttl: ttls[i]! }]));
     // The copies first, one command per key (each partition's marker lies in its own slot), then
     // the legacy markers.
-    const live = batch.filter((_, i) => ttls[i] !== -2); // -2: expired since SCAN saw it
     await Promise.all(
-      batch.flatMap((key, i) => {
-        const ttl = ttls[i]!;
-        if (ttl === -2) return [];
+      live.flatMap(({ key, ttl }) => {
         const id = key.slice(`${base}seen:`.length);
         return Array.from({ length: partitions }, (_, p) =>
           ttl > 0
@@ -366,7 +348,7 @@ async function copyMarkers(target: LayoutTarget, topic: Topic): Promise<number> 
         );
       }),
     );
-    await Promise.all(live.map((key) => redis.del(key)));
+    await Promise.all(live.map(({ key }) => redis.del(key)));
     copied += live.length;
   });
   return copied;

@@ -234,6 +234,27 @@ export function mastersOf(redis: Redis): RedisNode[] {
 }
 
 /**
+ * SCANs every master (the server itself on a single one) for the keys matching `match`, handing
+ * each batch found to `each` with the node that holds it. Waits for a cluster client to learn its
+ * nodes first (before that it knows none).
+ */
+export async function scanEveryMaster(
+  redis: Redis,
+  match: string,
+  each: (keys: string[], node: RedisNode) => Promise<void> | void,
+): Promise<void> {
+  if (isCluster(redis) && redis.status !== 'ready') await redis.ping();
+  for (const node of mastersOf(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+      if (keys.length > 0) await each(keys, node);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+}
+
+/**
  * Defines a Lua script as a command of `redis` after the connection was made (one made with the
  * `scripts` option needs none). On an auto-pipelined cluster connection the script is kept out of
  * the auto-pipeline, for the reason `createRedis` gives.

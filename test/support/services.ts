@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createDb, type Knex } from '../../src/shared/db.ts';
 import { topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
-import { createRedis, isCluster, mastersOf, type Redis } from '../../src/shared/redis.ts';
+import { createRedis, scanEveryMaster, type Redis } from '../../src/shared/redis.ts';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const DATABASE_URL =
@@ -31,16 +31,10 @@ export function connectRedis(url = REDIS_URL): Redis {
 
 /** Deletes every key under `prefix` (on every master of a cluster). */
 export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
-  if (isCluster(redis) && redis.status !== 'ready') await redis.ping();
-  for (const node of mastersOf(redis)) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      // One key per command: a node's keys lie in many slots, and DEL takes keys of one.
-      if (keys.length > 0) await Promise.all(keys.map((key) => node.del(key)));
-      cursor = next;
-    } while (cursor !== '0');
-  }
+  // One key per command: a node's keys lie in many slots, and DEL takes keys of one.
+  await scanEveryMaster(redis, `${prefix}:*`, async (keys, node) => {
+    await Promise.all(keys.map((key) => node.del(key)));
+  });
 }
 
 /** A migrated schema of its own; `drop()` removes it and closes the pool. */

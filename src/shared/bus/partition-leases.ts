@@ -14,10 +14,10 @@
  * consumer asks what it may read or whether a read's entries are still its own, not only once a
  * round. Leases are renewed on a cadence of their own (`renew`, every sixth of the lease), apart
  * from the rounds that heartbeat, hand over and take partitions (`tick`), so a round slowed by a
- * node that does not answer delays no renewal, and one failed renewal costs no lease. On a Redis Cluster the leases lie on
- * different masters, so one master that stops answering must not hold up the others': the
- * renewals are sent first and each is judged on its own, on a connection whose commands time out
- * (the consumer's control connection), so a round never waits on a frozen node for long.
+ * node that does not answer delays no renewal, and one failed renewal costs no lease. On a Redis
+ * Cluster the leases lie on different masters, so one master that stops answering must not hold
+ * up the others': each renewal is judged on its own, on a connection whose commands time out
+ * (the consumer's control connection).
  */
 import type { Logger } from '../logger.ts';
 import type { Redis } from '../redis.ts';
