@@ -14,8 +14,7 @@ import {
   replayDeadLetters,
   type ReplayTarget,
 } from '../src/shared/bus/dead-letters.ts';
-import { partitionOf } from '../src/shared/bus/topics.ts';
-import { busFixture, type BusFixture } from './support/bus.ts';
+import { busFixture, keyInPartition, type BusFixture } from './support/bus.ts';
 import { forEachRedisMode } from './support/redis-modes.ts';
 
 interface IndexerMessage {
@@ -27,11 +26,7 @@ interface IndexerMessage {
 const PARTITIONS = 4;
 
 /** An ordering key that hashes to `partition` of PARTITIONS. */
-function keyFor(partition: number): string {
-  for (let i = 0; ; i += 1) {
-    if (partitionOf(`conv-${i}`, PARTITIONS) === partition) return `conv-${i}`;
-  }
-}
+const keyFor = (partition: number): string => keyInPartition(partition, PARTITIONS);
 
 forEachRedisMode('dead letters over partitions', (mode) => {
   let bus: BusFixture<IndexerMessage>;

@@ -6,9 +6,8 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { listDeadLetters } from '../src/shared/bus/dead-letters.ts';
-import { partitionOf } from '../src/shared/bus/topics.ts';
 import type { Cluster } from '../src/shared/redis.ts';
-import { busFixture, type BusFixture } from './support/bus.ts';
+import { busFixture, keyInPartition, type BusFixture } from './support/bus.ts';
 import {
   liveMasters,
   offsetRole,
@@ -320,11 +319,7 @@ describe('Redis Cluster failover and resharding under a consumer', function () {
     const healthy = keys.partitions.map((_, p) => p).filter((p) => owners[p] !== frozen);
     expect(a.partitions.filter((p) => healthy.includes(p))).to.not.be.empty;
     // One ordering key per partition on the other masters.
-    const keyOf = new Map<number, string>();
-    for (let i = 0; keyOf.size < healthy.length; i += 1) {
-      const p = partitionOf(`chat-${i}`, 8);
-      if (healthy.includes(p) && !keyOf.has(p)) keyOf.set(p, `chat-${i}`);
-    }
+    const keyOf = new Map(healthy.map((p) => [p, keyInPartition(p, 8, 'chat')]));
     const sent = new Map<string, string[]>();
     let publishing = true;
     const traffic = (async () => {

@@ -6,7 +6,7 @@ import { jobsConnection, jobsPrefix } from '../src/indexer/worker.ts';
 import { HEARTBEAT_SCRIPT, membersKey, readMembers } from '../src/shared/bus/members.ts';
 import { Pacer, PACING_SCRIPTS } from '../src/channel/pacing.ts';
 import { Producer, PRODUCER_SCRIPTS } from '../src/shared/bus/producer.ts';
-import { partitionOf, topicKeys, TOPICS, type Topic } from '../src/shared/bus/topics.ts';
+import { topicKeys, TOPICS, type Topic } from '../src/shared/bus/topics.ts';
 import { SETTINGS } from '../src/config.ts';
 import { ensureGroups, StreamConsumer } from '../src/shared/bus/consumer.ts';
 import { BotwireError, isUnavailable } from '../src/shared/errors.ts';
@@ -21,6 +21,7 @@ import {
   type Redis,
 } from '../src/shared/redis.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
+import { keyInPartition } from './support/bus.ts';
 import { forEachRedisMode } from './support/redis-modes.ts';
 import { startPrivateCluster, type PrivateCluster } from './support/private-cluster.ts';
 import { dropPrefix, uniquePrefix, waitFor } from './support/services.ts';
@@ -561,9 +562,7 @@ forEachRedisMode('a consumer reading several partitions', (mode) => {
       });
       // A few partitions, each reached once every read is blocked again.
       for (const target of [0, 3, 6]) {
-        let i = 0;
-        while (partitionOf(`conversation-${i}`, partitions) !== target) i += 1;
-        const key = `conversation-${i}`;
+        const key = keyInPartition(target, partitions, 'conversation');
         await waitFor(async () => (await blockedReads()) === expected, {
           what: `${expected} blocked reads`,
         });

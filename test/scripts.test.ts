@@ -5,8 +5,9 @@
  */
 import { expect } from 'chai';
 import { countDeadLetters, listDeadLetters } from '../src/shared/bus/dead-letters.ts';
-import { partitionOf, topicKeys } from '../src/shared/bus/topics.ts';
+import { topicKeys } from '../src/shared/bus/topics.ts';
 import type { Redis } from '../src/shared/redis.ts';
+import { keyInPartition } from './support/bus.ts';
 import { forEachRedisMode } from './support/redis-modes.ts';
 import { run, start, type RunResult, type Running } from './support/run.ts';
 import {
@@ -144,14 +145,9 @@ forEachRedisMode('topic scripts', (mode) => {
     });
 
     it('when messages were sent to several partitions before the reader started, then --from-start prints each once, in the order sent', async () => {
-      // Ordering keys of three partitions (FNV-1a of the key, as the producer hashes it).
+      // Ordering keys of three partitions.
       const names = ['m1', 'm2', 'm3'];
-      const orderingKeys: string[] = [];
-      for (let i = 0; orderingKeys.length < names.length; i += 1) {
-        const p = partitionOf(`chat-${i}`, DEFAULT_PARTITIONS);
-        if (!orderingKeys.some((k) => partitionOf(k, DEFAULT_PARTITIONS) === p))
-          orderingKeys.push(`chat-${i}`);
-      }
+      const orderingKeys = [0, 1, 2].map((p) => keyInPartition(p, DEFAULT_PARTITIONS, 'chat'));
       for (const [i, name] of names.entries()) {
         const message = { ...MESSAGE, collection_name: name, ordering_key: orderingKeys[i] };
         const sent = await script('send-message.sh', 'indexer', JSON.stringify(message));

@@ -17,7 +17,7 @@ import {
 } from '../scripts/lib/stream-layout.ts';
 import { checkLegacyLayout, readLegacyState } from '../src/shared/bus/legacy-layout.ts';
 import { Producer } from '../src/shared/bus/producer.ts';
-import { LEGACY_LAYOUT, partitionOf, topicKeys, type Topic } from '../src/shared/bus/topics.ts';
+import { LEGACY_LAYOUT, topicKeys, type Topic } from '../src/shared/bus/topics.ts';
 import { loadConfig } from '../src/config.ts';
 import { BotwireError } from '../src/shared/errors.ts';
 import { createLogger } from '../src/shared/logger.ts';
@@ -25,6 +25,7 @@ import { consume, createKit } from '../src/shared/worker-kit.ts';
 import { mastersOf, type Redis } from '../src/shared/redis.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
 import { startTestApi } from './support/api.ts';
+import { keyInPartition } from './support/bus.ts';
 import { run } from './support/run.ts';
 import { forEachRedisMode } from './support/redis-modes.ts';
 import { connectRedis, dropPrefix, uniquePrefix } from './support/services.ts';
@@ -33,11 +34,7 @@ const PARTITIONS = 4;
 const CONSUMER = 'old-worker';
 
 /** An ordering key of the form conv-<n> that lands in `partition`. */
-function keyIn(partition: number): string {
-  for (let n = 0; ; n += 1) {
-    if (partitionOf(`conv-${n}`, PARTITIONS) === partition) return `conv-${n}`;
-  }
-}
+const keyIn = (partition: number): string => keyInPartition(partition, PARTITIONS);
 
 const indexerMessage = (key: string): Record<string, unknown> => ({
   collection_name: 'faq',

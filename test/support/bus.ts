@@ -1,10 +1,27 @@
 import { StreamConsumer, type ConsumerOptions } from '../../src/shared/bus/consumer.ts';
 import { Producer } from '../../src/shared/bus/producer.ts';
-import { groupOf, topicKeys, type Topic, type TopicKeys } from '../../src/shared/bus/topics.ts';
+import {
+  groupOf,
+  partitionOf,
+  topicKeys,
+  type Topic,
+  type TopicKeys,
+} from '../../src/shared/bus/topics.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
 import type { Redis } from '../../src/shared/redis.ts';
 import { SchemaRegistry } from '../../src/shared/schemas.ts';
 import { connectRedis, dropPrefix, uniquePrefix } from './services.ts';
+
+/**
+ * The first ordering key `<stem>-<n>` that lands in `partition` of `partitions` (hashed as the
+ * producer hashes it).
+ */
+export function keyInPartition(partition: number, partitions: number, stem = 'conv'): string {
+  for (let n = 0; ; n += 1) {
+    const key = `${stem}-${n}`;
+    if (partitionOf(key, partitions) === partition) return key;
+  }
+}
 
 /** What a consumer of a {@link BusFixture} must be given; the rest has test defaults. */
 export type ConsumerOverrides<M> = Partial<ConsumerOptions<M>> &
