@@ -17,8 +17,24 @@ import { waitFor } from './services.ts';
 
 const exec = promisify(execFile);
 
-/** A TCP port free on 127.0.0.1 right now. */
+/** Ports `freePort` handed out in this process. */
+const handedOut = new Set<number>();
+
+/**
+ * A TCP port free on 127.0.0.1 right now, and never one handed out before in this process: the
+ * kernel may give a port just closed to the next ask, and callers that ask for several before
+ * binding any (a private cluster's twelve) would get one twice.
+ */
 export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await anyFreePort();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+}
+
+function anyFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
