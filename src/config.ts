@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import { maskUrl } from './shared/logger.ts';
 import { isClusterUrl, parseRedisUrl } from './shared/redis.ts';
 import { hostname } from 'node:os';
+import type { EmbeddingSettings } from './shared/embeddings/embedders.ts';
+import type { EmbeddingChoice } from './shared/embeddings/provider.ts';
 
 type Kind = 'string' | 'integer' | 'url' | 'secret';
 
@@ -630,6 +632,62 @@ export const SETTINGS = {
     max: 120000,
     doc: 'How long the retriever waits for the LLM before it answers with the passages instead (milliseconds).',
   },
+  EMBEDDINGS_PROVIDER: {
+    kind: 'string',
+    default: 'local',
+    enum: ['local', 'api', 'none'],
+    doc: "How a collection that names no embedding model is searched by meaning: local (the embedded English model, offline, on CPU), api (EMBEDDINGS_API_URL) or none (words only). A collection may choose its own (PATCH /v2/collections/<name> embedding_model). See docs/knowledge.md.",
+  },
+  EMBEDDINGS_API_URL: {
+    kind: 'url',
+    default: '',
+    pattern: '^(https?://\\S+[^/])?$',
+    doc: 'OpenAI-compatible embeddings API base URL (POST /embeddings: OpenAI, Azure OpenAI, Ollama, vLLM, text-embeddings-inference), no trailing slash; empty: collections cannot choose api.',
+  },
+  EMBEDDINGS_API_KEY: {
+    kind: 'secret',
+    default: '',
+    doc: 'Bearer key for the embeddings API. Secret.',
+  },
+  EMBEDDINGS_MODEL: {
+    kind: 'string',
+    default: 'text-embedding-3-small',
+    doc: 'Model name sent to the embeddings API; recorded with the vectors, so changing it re-embeds a collection at its next index.',
+  },
+  EMBEDDINGS_DIMENSIONS: {
+    kind: 'integer',
+    default: 0,
+    min: 0,
+    max: 8192,
+    doc: 'Dimensions asked of the embeddings API (its `dimensions` field) and required of its answers; 0 sends none and takes what the model gives (count).',
+  },
+  EMBEDDINGS_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 10000,
+    min: 100,
+    max: 120000,
+    doc: 'How long one call to the embeddings API may take before it is tried again (milliseconds; 3 tries more with backoff, a 429 waits its Retry-After).',
+  },
+  EMBEDDINGS_BATCH: {
+    kind: 'integer',
+    default: 64,
+    min: 1,
+    max: 2048,
+    doc: 'Texts sent in one call to the embeddings API (count).',
+  },
+  VECTOR_CACHE_MB: {
+    kind: 'integer',
+    default: 256,
+    min: 1,
+    max: 65536,
+    doc: "Memory the vector indexes of searched collections may hold in one api or retriver process (MiB; about 58 MiB per 100,000 chunks of the embedded model; least recently searched dropped first). See docs/knowledge.md.",
+  },
+  KNOWLEDGE_MIN_SIMILARITY: {
+    kind: 'string',
+    default: '0.3',
+    pattern: '^(0(\\.\\d+)?|1(\\.0+)?)$',
+    doc: 'Relevance threshold of knowledge answers for collections that set none: a question whose best passage is less similar by meaning than this (cosine, 0 to 1), and holds not every word of the question, gets no answer and is listed as a knowledge gap. See docs/knowledge.md.',
+  },
   LANGUAGE_HOP: {
     kind: 'string',
     default: 'always',
@@ -834,7 +892,12 @@ export interface Config {
     llmApiKey: string;
     llmModel: string;
     llmTimeoutMs: number;
+    /** `KNOWLEDGE_MIN_SIMILARITY`: the default relevance threshold (cosine, 0..1). */
+    minSimilarity: number;
+    /** Memory budget of the vector indexes one process holds (bytes). */
+    vectorCacheBytes: number;
   };
+  embeddings: EmbeddingSettings;
   /**
    * True when `LANGUAGE_HOP=when_needed` and no translation or speech provider is configured:
    * channel and flow then do language's pass-through work themselves.
@@ -1056,6 +1119,18 @@ export function loadConfig(
       llmApiKey: v.LLM_API_KEY,
       llmModel: v.LLM_MODEL,
       llmTimeoutMs: v.LLM_TIMEOUT_MS,
+      minSimilarity: Number(v.KNOWLEDGE_MIN_SIMILARITY),
+      vectorCacheBytes: v.VECTOR_CACHE_MB * 1024 * 1024,
+    },
+    embeddings: {
+      defaultChoice: v.EMBEDDINGS_PROVIDER as EmbeddingChoice,
+      apiUrl: v.EMBEDDINGS_API_URL,
+      apiKey: v.EMBEDDINGS_API_KEY,
+      apiModel: v.EMBEDDINGS_MODEL,
+      apiDimensions: v.EMBEDDINGS_DIMENSIONS,
+      apiTimeoutMs: v.EMBEDDINGS_TIMEOUT_MS,
+      apiBatch: v.EMBEDDINGS_BATCH,
+      localBatch: 16,
     },
     skipLanguage: v.LANGUAGE_HOP === 'when_needed' && !v.TRANSLATE_API_URL && !v.SPEECH_API_URL,
     events: { maxLen: v.EVENTS_MAX_LEN, maxClients: v.EVENTS_MAX_CLIENTS },

@@ -11,6 +11,8 @@ import { documentPath } from '../shared/knowledge/names.ts';
 import type { Logger } from '../shared/logger.ts';
 import { chunkSheets, type ChunkOptions } from './chunk.ts';
 import { chooseLanguage, SAMPLE_CHARS } from './language.ts';
+import type { EmbeddingChoice, Embedders, EmbeddingProvider } from '../shared/embeddings/provider.ts';
+import { embedChunks } from './embed-chunks.ts';
 import {
   extractForIndex,
   isStopped,
@@ -35,6 +37,11 @@ export interface JobDeps {
   storageDir: string;
   limits: ExtractLimits;
   logger: Logger;
+  /**
+   * The embedding providers; without them every job is indexed for words only, as with the
+   * choice `none`. @defaultValue none
+   */
+  embedders?: Embedders;
   /** Files one job reads at once (see `runIndexJob`). @defaultValue 2 */
   readLanes?: number;
   /**
@@ -151,6 +158,23 @@ async function currentLanguage(db: Knex, collectionId: string): Promise<string |
   return row?.active_generation ? row.language : undefined;
 }
 
+/**
+ * How the job embeds: as recorded on the job (a retry keeps its first choice), else the
+ * collection's own choice, else the deployment's default; recorded on the job's first attempt.
+ */
+async function embeddingChoice(deps: JobDeps, job: JobRow, collectionId: string): Promise<EmbeddingChoice> {
+  if (job.options.embedding_model) return job.options.embedding_model;
+  if (!deps.embedders) return 'none';
+  const row = await deps.db<{ id: string; embedding_model: EmbeddingChoice | null }>('collections')
+    .where({ id: collectionId })
+    .first('embedding_model');
+  const choice = row?.embedding_model ?? deps.embedders.defaultChoice;
+  await deps.db('index_jobs')
+    .where({ id: job.id })
+    .update({ options: deps.db.raw(`options || jsonb_build_object('embedding_model', ?::text)`, [choice]) });
+  return choice;
+}
+
 /** Files stored at once by one job (see `runIndexJob`). */
 const STORE_LANES = 2;
 
@@ -161,9 +185,28 @@ const STORE_LANES = 2;
 async function storeOne(
   db: Knex,
   log: Logger,
-  args: { job: JobRow; collectionId: string; file: string; language: string; stored: Chunked },
+  args: {
+    job: JobRow;
+    collectionId: string;
+    file: string;
+    language: string;
+    stored: Chunked;
+    provider: EmbeddingProvider | undefined;
+    signal: AbortSignal | undefined;
+  },
 ): Promise<void> {
-  const { job, collectionId, file, language, stored } = args;
+  const { job, collectionId, file, language, stored, provider, signal } = args;
+  if (provider) {
+    // Before the file's transaction, committed a batch at a time: a retry finds what was made.
+    const made = await embedChunks(db, {
+      collectionId,
+      provider,
+      texts: stored.chunks.map((chunk) => chunk.text),
+      jobId: job.id,
+      ...(signal ? { signal } : {}),
+    });
+    log.debug({ file, vectors: made }, 'file embedded');
+  }
   try {
     await storeFile(db, {
       job,
@@ -207,6 +250,15 @@ export async function runIndexJob(
   const log = logger.child({ jobId, collection: job.collection_name, attempt: job.attempts });
   const collectionId = await ensureCollection(db, job.collection_name);
   let language = job.options.language ?? (await currentLanguage(db, collectionId));
+  const choice = await embeddingChoice(deps, job, collectionId);
+  const provider = choice === 'none' ? undefined : deps.embedders?.forChoice(choice);
+  if (choice !== 'none' && !provider) {
+    throw new BotwireError(
+      'BW_ERR_CONFIG',
+      `the collection is embedded with "${choice}", which this indexer is not configured for (EMBEDDINGS_API_URL is empty)`,
+      { retryable: false },
+    );
+  }
   // Files are read `readLanes` at a time (a PDF is extracted in a pdf.js thread of its own, so
   // PDFs use a core each) and handled in the job's order; they are stored up to STORE_LANES at a
   // time, each in its own transaction on its own connection: most of storing is Postgres turning
@@ -249,6 +301,8 @@ export async function runIndexJob(
         file,
         language: config,
         stored,
+        provider,
+        signal: deps.signal,
       })
         .catch((error: unknown) => {
           failed ??= { error };
@@ -319,7 +373,13 @@ export async function runIndexJob(
     await settle();
     if (failed) throw failed.error;
     job = await reloadJob(db, job);
-    const finish = await finishJob(db, job, collectionId, language ?? 'simple');
+    const finish = await finishJob(
+      db,
+      job,
+      collectionId,
+      language ?? 'simple',
+      provider?.model ?? null,
+    );
     if (finish.cleanupErrors) {
       log.warn(
         finish,

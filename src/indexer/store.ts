@@ -10,6 +10,7 @@ import type { Knex } from '../shared/db.ts';
 import { errorMessage } from '../shared/errors.ts';
 import { storable } from '../shared/pg-text.ts';
 import type { FileOutcome, JobRow } from '../shared/knowledge/jobs.ts';
+import { deleteUnusedVectors } from './embed-chunks.ts';
 
 /** A chunk ready to store: text and where it came from. */
 export interface StoredChunk {
@@ -23,9 +24,9 @@ export interface StoredChunk {
 const BATCH = 500;
 
 const INSERT_SQL = `
-insert into chunks (collection_id, generation, file, ordinal, page, sheet, row_first, row_last, text, tsv)
+insert into chunks (collection_id, generation, file, ordinal, page, sheet, row_first, row_last, text, tsv, text_sha)
 select :collection, :generation, :file, x.ordinal, x.page, x.sheet, x.row_first, x.row_last, x.text,
-       to_tsvector(:language::regconfig, x.text)
+       to_tsvector(:language::regconfig, x.text), sha256(convert_to(x.text, 'UTF8'))
 from jsonb_to_recordset(:rows::jsonb)
   as x(ordinal int, page int, sheet text, row_first int, row_last int, text text)`;
 
@@ -171,6 +172,8 @@ export async function finishJob(
   job: JobRow,
   collectionId: string,
   language: string,
+  /** The model of the job's vectors; null when the job made none (searched by words only). */
+  vectorsModel: string | null = null,
 ): Promise<Finish> {
   const result = await db.transaction(async (trx): Promise<Finish> => {
     const collection = await trx<{ id: string; active_generation: string | null }>('collections')
@@ -203,9 +206,9 @@ export async function finishJob(
     const failed = outcomes.filter(([, o]) => o.status === 'failed').map(([file]) => file);
     if (active !== null && failed.length > 0) {
       const { rows } = await trx.raw<{ rows: { file: string }[] }>(
-        `insert into chunks (collection_id, generation, file, ordinal, page, sheet, row_first, row_last, text, tsv)
+        `insert into chunks (collection_id, generation, file, ordinal, page, sheet, row_first, row_last, text, tsv, text_sha)
          select collection_id, ?, file, ordinal, page, sheet, row_first, row_last, text,
-                to_tsvector(?::regconfig, text)
+                to_tsvector(?::regconfig, text), text_sha
          from chunks where collection_id = ? and generation = ? and file = any(?)
          returning file`,
         [job.id, language, collectionId, active, failed],
@@ -230,6 +233,7 @@ export async function finishJob(
     await trx('collections').where({ id: collectionId }).update({
       active_generation: job.id,
       language,
+      vectors_model: vectorsModel,
       file_count: totals.files,
       chunk_count: totals.chunks,
       indexed_at: trx.fn.now(),
@@ -257,6 +261,7 @@ export async function finishJob(
   // The collection's partition (migrations/20261123000000_chunks_by_collection.ts) gets fresh
   // statistics, which its searches are planned from; autovacuum may be off or come much later.
   await attempt('analysing the partition', () => db.raw('analyze ??', [`chunks_${collectionId}`]));
+  await attempt('deleting unused vectors', () => deleteUnusedVectors(db, collectionId, job.id));
   return cleanupErrors.length > 0 ? { ...result, cleanupErrors } : result;
 }
 

@@ -14,6 +14,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { createRedis, isClusterUrl } from '../shared/redis.ts';
 import { consume, createKit, openDb } from '../shared/worker-kit.ts';
+import { createEmbedders } from '../shared/embeddings/embedders.ts';
 import { EXTRACT_DEFAULTS } from './extract/index.ts';
 import { JobProgressEvents } from './progress-events.ts';
 import { runIndexJob, STOPPED, YIELDED } from './run-job.ts';
@@ -103,6 +104,7 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
     },
   });
   queue.on('error', (error) => logger.warn({ err: error.message }, 'job queue error'));
+  const embedders = createEmbedders(config.embeddings);
   const deps = {
     db,
     storageDir: knowledge.storageDir,
@@ -116,6 +118,7 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
       pdf: { timeoutMs: knowledge.pdfTimeoutMs, maxMemoryMb: knowledge.pdfMemoryMb },
     },
     logger,
+    embedders,
     readLanes: knowledge.indexerReadLanes,
     // Aborted on close: every PDF thread in flight is terminated, spreadsheet workers closed.
     signal: closed.signal,
@@ -223,6 +226,7 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
         return worker.close();
       },
       () => queue.close(),
+      () => embedders.close(),
       () => jobs.close(),
       () => db.destroy(),
     ],

@@ -131,6 +131,16 @@ export const ERRORS = {
     retryable: true,
     doc: 'A platform or provider refused or failed the call; `message` carries its answer.',
   },
+  BW_ERR_EMBEDDINGS_INVALID: {
+    status: 502,
+    retryable: false,
+    doc: 'The embeddings API answered vectors that cannot be used: another number than the texts sent, a dimension other than EMBEDDINGS_DIMENSIONS or than its other vectors, or values that are not numbers. Nothing of the answer is stored; the indexing job fails.',
+  },
+  BW_ERR_SEARCH_MODE: {
+    status: 400,
+    retryable: false,
+    doc: 'A search by meaning (mode=semantic or hybrid) was asked of a collection that has no vectors, or whose vectors are of a model this process is not configured for; search it with mode=words, or re-index it with an embedding model.',
+  },
   BW_ERR_DOCUMENT_UNREADABLE: {
     status: 422,
     retryable: false,

@@ -23,6 +23,11 @@ export interface JobOptions {
   chunk_size?: number;
   chunk_overlap?: number;
   language?: string;
+  /**
+   * How the job embeds its chunks: `local`, `api` or `none`; recorded when the job starts (from
+   * the request, else the collection's choice, else EMBEDDINGS_PROVIDER) so a retry keeps it.
+   */
+  embedding_model?: 'local' | 'api' | 'none';
 }
 
 /** Chunking when a request names none (src/indexer/chunk.ts reads these). */
@@ -50,6 +55,8 @@ export interface JobRow {
   files_total: number;
   files_done: number;
   chunks_done: number;
+  /** Chunk vectors this job embedded (texts already embedded in the collection are not counted). */
+  vectors_made: number;
   outcome: Record<string, FileOutcome>;
   error: string | null;
   attempts: number;
@@ -100,7 +107,9 @@ export function jobView(row: JobRow): Record<string, unknown> {
       files_total: row.files_total,
       files_done: row.files_done,
       chunks_done: row.chunks_done,
+      chunks_embedded: row.vectors_made,
     },
+    ...(row.options.embedding_model ? { embedding_model: row.options.embedding_model } : {}),
     files: row.files.map((name) => ({ name, ...(row.outcome[name] ?? { status: 'pending' }) })),
     ...(row.error ? { error: row.error } : {}),
     attempts: row.attempts,

@@ -19,6 +19,7 @@
  */
 import { BotwireError } from '../errors.ts';
 import type { Knex } from '../db.ts';
+import type { Neighbour } from '../embeddings/vector-index.ts';
 
 export type HitSource =
   { file: string; page: number } | { file: string; sheet: string; rows: [number, number] };
@@ -30,13 +31,14 @@ export interface SearchHit {
   text: string;
   /** The best fragments of the chunk, matches wrapped in `<mark>` and `</mark>`. */
   snippet: string;
-}
-
-export interface SearchResult {
-  collection: string;
-  /** The text search configuration the collection was indexed with. */
-  language: string;
-  hits: SearchHit[];
+  /** The words' rank score and 1-based rank, when words found it. */
+  words_score?: number;
+  words_rank?: number;
+  /** Cosine similarity to the question and 1-based rank, when its vector was searched. */
+  vector_score?: number;
+  vector_rank?: number;
+  /** 1-based rank after fusion (hybrid), or in its one list. */
+  rank?: number;
 }
 
 /** Most query words used; the rest of a long query is ignored. */
@@ -101,7 +103,7 @@ const HEADLINE = `StartSel=${MARK.start}, StopSel=${MARK.stop}, MaxWords=30, Min
 // planner from a scan that stops at the cap to a GIN bitmap of every match (docs/knowledge.md).
 const SEARCH_SQL = `
 with c as (
-  select id, language, language::regconfig as cfg, active_generation as gen,
+  select id, language, language::regconfig as cfg, active_generation as gen, vectors_model,
          id = :collection_id and language = :language
            and active_generation is not distinct from :generation::bigint as current
   from collections where name = :name
@@ -114,7 +116,7 @@ with c as (
          4 + ts_rank_cd(ch.tsv, q.any_q, 1) + case when ch.tsv @@ q.phrase_q then 1 else 0 end as score
   from (
     select ch.id, ch.tsv from chunks ch
-    where (select current from c)
+    where :words and (select current from c)
       and ch.collection_id = :collection_id and ch.generation = :generation::bigint
       and ch.tsv @@ to_tsquery(:language::regconfig, :whole)
     limit :candidates
@@ -126,7 +128,7 @@ with c as (
          ts_rank_cd(ch.tsv, q.any_q, 1) + case when ch.tsv @@ q.all_q then 2 else 0 end as score
   from (
     select ch.id, ch.tsv from chunks ch
-    where (select current from c) and (select count(*) from whole) < :k
+    where :words and (select current from c) and (select count(*) from whole) < :k
       and ch.collection_id = :collection_id and ch.generation = :generation::bigint
       and ch.tsv @@ to_tsquery(:language::regconfig, :any)
     limit :candidates
@@ -138,19 +140,26 @@ with c as (
   select * from whole union all select * from loose
   order by grp, score desc, id
   limit :k
+), picked as (
+  select id from top
+  union
+  select unnest(:vector_ids::bigint[]) as id
 )
-select c.id as collection_id, c.gen as generation, c.language, c.current, top.id, ch.file,
-       ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text, top.score,
+select c.id as collection_id, c.gen as generation, c.language, c.current, c.vectors_model,
+       p.id, ch.file, ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text, top.score, top.grp,
        ts_headline(c.cfg, ch.text, q.any_q, :headline) as snippet
-from c cross join q left join top on true
-  left join chunks ch on ch.collection_id = :collection_id and ch.id = top.id
-order by top.grp nulls last, top.score desc, top.id`;
+from c cross join q left join picked p on (select current from c)
+  left join top on top.id = p.id
+  left join chunks ch on ch.collection_id = :collection_id and ch.generation = :generation::bigint
+    and ch.id = p.id
+order by top.grp nulls last, top.score desc, p.id`;
 
 interface Row {
   collection_id: string;
   generation: string | null;
   language: string;
   current: boolean;
+  vectors_model: string | null;
   id: string | null;
   file: string;
   page: number | null;
@@ -158,7 +167,9 @@ interface Row {
   row_first: number | null;
   row_last: number | null;
   text: string;
-  score: number;
+  /** Null for a chunk found by its vector only. */
+  score: number | null;
+  grp: number | null;
   snippet: string;
 }
 
@@ -168,11 +179,15 @@ function notFound(collection: string): BotwireError {
   });
 }
 
-/** What a search must know of a collection before it asks: its id, searched generation and language. */
-interface Searched {
+/**
+ * What a search must know of a collection before it asks: its id, searched generation, language
+ * and the model of that generation's vectors (null: none).
+ */
+export interface Searched {
   collection_id: string;
   generation: string | null;
   language: string;
+  vectors_model: string | null;
 }
 
 /**
@@ -201,21 +216,23 @@ export class CollectionCache {
 }
 
 /** The collection as last seen, read from the database when not cached; undefined if it does not exist. */
-async function collectionOf(
+export async function collectionOf(
   db: Knex,
   collection: string,
   cache: CollectionCache | undefined,
 ): Promise<Searched | undefined> {
   const cached = cache?.get(collection);
   if (cached) return cached;
-  const row: { id: string; active_generation: string | null; language: string } | undefined =
-    await db('collections')
-      .where({ name: collection })
-      .first('id', 'active_generation', 'language');
+  const row:
+    | { id: string; active_generation: string | null; language: string; vectors_model: string | null }
+    | undefined = await db('collections')
+    .where({ name: collection })
+    .first('id', 'active_generation', 'language', 'vectors_model');
   const searched = row && {
     collection_id: String(row.id),
     generation: row.active_generation === null ? null : String(row.active_generation),
     language: row.language,
+    vectors_model: row.vectors_model,
   };
   cache?.set(collection, searched);
   return searched;
@@ -225,10 +242,39 @@ async function collectionOf(
 const MAX_ATTEMPTS = 5;
 
 /**
- * The `k` best chunks of `collection` for `query`.
+ * Finds the nearest chunks by meaning in the generation a search reads (`searched`); undefined
+ * when that generation is gone (a newer swap deleted it), so the search reads the collection again.
+ */
+export type Nearest = (searched: Searched) => Promise<Neighbour[] | undefined>;
+
+/** What {@link searchCollection} found: the words' hits, and the vectors' hits when asked. */
+export interface SearchResult {
+  collection: string;
+  /** The text search configuration the collection was indexed with. */
+  language: string;
+  /** Found by words, best first (at most `k`): the whole-word group, then the any-word group. */
+  hits: SearchHit[];
+  /** Found by meaning, nearest first, with `vector_score`; empty when `nearest` was not given. */
+  vectorHits: SearchHit[];
+  /** The collection as searched. */
+  searched: Searched;
+}
+
+const sourceOf = (row: Row): HitSource =>
+  row.sheet === null
+    ? { file: row.file, page: row.page ?? 0 }
+    : { file: row.file, sheet: row.sheet, rows: [row.row_first ?? 0, row.row_last ?? 0] };
+
+const round = (value: number): number => Math.round(value * 10000) / 10000;
+
+/**
+ * The `k` best chunks of `collection` for `query` by words and, with `options.nearest`, the
+ * chunks it finds by meaning, read in one statement from the same generation.
  * @param options.candidates - Most matching chunks ranked per group. @defaultValue {@link RANKED_CANDIDATES}
  * @param options.cache - What this process last saw of the collections searched; without one, each
  *   search reads the collection row first.
+ * @param options.words - Search by words; false finds by meaning only. @defaultValue true
+ * @param options.nearest - The chunks nearest by meaning, asked for in each attempt.
  * @throws BotwireError `BW_ERR_NOT_FOUND` when the collection does not exist;
  *   `BW_ERR_UNAVAILABLE` when it was re-indexed under each of {@link MAX_ATTEMPTS} searches.
  */
@@ -237,10 +283,11 @@ export async function searchCollection(
   collection: string,
   query: string,
   k: number,
-  options: { candidates?: number; cache?: CollectionCache } = {},
+  options: { candidates?: number; cache?: CollectionCache; words?: boolean; nearest?: Nearest } = {},
 ): Promise<SearchResult> {
   const terms = queryTerms(query);
-  const { cache } = options;
+  const { cache, nearest } = options;
+  const words = options.words !== false && terms.length > 0;
   // A query without words reads the collection as it is now: nothing is searched to check it by.
   let searched: Searched | undefined = await collectionOf(
     db,
@@ -248,7 +295,14 @@ export async function searchCollection(
     terms.length === 0 ? undefined : cache,
   );
   if (searched === undefined) throw notFound(collection);
-  if (terms.length === 0) return { collection, language: searched.language, hits: [] };
+  const empty = (at: Searched): SearchResult => ({
+    collection,
+    language: at.language,
+    hits: [],
+    vectorHits: [],
+    searched: at,
+  });
+  if (query.trim() === '' || (terms.length === 0 && !nearest)) return empty(searched);
   const hits = Math.min(Math.max(1, Math.trunc(k)), MAX_K);
   const bindings = {
     name: collection,
@@ -257,12 +311,28 @@ export async function searchCollection(
     any: tsqueryText(terms, '|', 'prefixes'),
     phrase: terms.join(' '),
     k: hits,
+    words,
     // At least k: the any-word group drops up to k - 1 whole-word hits from its candidates.
     candidates: Math.max(hits, Math.trunc(options.candidates ?? RANKED_CANDIDATES)),
     headline: HEADLINE,
   };
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
-    const { rows }: { rows: Row[] } = await db.raw(SEARCH_SQL, { ...bindings, ...searched });
+    const neighbours: Neighbour[] | undefined =
+      nearest && searched.generation !== null ? await nearest(searched) : [];
+    if (neighbours === undefined) {
+      // The generation searched is gone: read the collection as it is now.
+      cache?.set(collection, undefined);
+      searched = await collectionOf(db, collection, undefined);
+      if (searched === undefined) throw notFound(collection);
+      cache?.set(collection, searched);
+      continue;
+    }
+    const { rows }: { rows: Row[] } = await db.raw(SEARCH_SQL, {
+      ...bindings,
+      ...searched,
+      // An array literal: knex would spread a JS array into one binding per element.
+      vector_ids: `{${neighbours.map((n) => n.id).join(',')}}`,
+    });
     const first: Row | undefined = rows[0];
     if (!first) {
       cache?.set(collection, undefined);
@@ -274,23 +344,28 @@ export async function searchCollection(
         collection_id: String(first.collection_id),
         generation: first.generation === null ? null : String(first.generation),
         language: first.language,
+        vectors_model: first.vectors_model,
       };
       cache?.set(collection, searched);
       continue;
     }
-    const hits = rows
-      .filter((row) => row.id !== null)
-      .map((row): SearchHit => ({
-        chunk_id: String(row.id),
-        score: Math.round(Number(row.score) * 10000) / 10000,
-        source:
-          row.sheet === null
-            ? { file: row.file, page: row.page ?? 0 }
-            : { file: row.file, sheet: row.sheet, rows: [row.row_first ?? 0, row.row_last ?? 0] },
-        text: row.text,
-        snippet: row.snippet,
-      }));
-    return { collection, language: first.language, hits };
+    const byId = new Map<string, Row>();
+    for (const row of rows) if (row.id !== null && row.file !== null) byId.set(String(row.id), row);
+    const hitOf = (row: Row): SearchHit => ({
+      chunk_id: String(row.id),
+      score: row.score === null ? 0 : round(Number(row.score)),
+      source: sourceOf(row),
+      text: row.text,
+      snippet: row.snippet,
+    });
+    const wordHits = rows
+      .filter((row) => row.grp !== null && row.file !== null)
+      .map((row, i): SearchHit => ({ ...hitOf(row), words_score: round(Number(row.score)), words_rank: i + 1 }));
+    const vectorHits = neighbours.flatMap((neighbour, i): SearchHit[] => {
+      const row = byId.get(String(neighbour.id));
+      return row ? [{ ...hitOf(row), score: neighbour.score, vector_score: neighbour.score, vector_rank: i + 1 }] : [];
+    });
+    return { collection, language: first.language, hits: wordHits, vectorHits, searched };
   }
   throw new BotwireError(
     'BW_ERR_UNAVAILABLE',

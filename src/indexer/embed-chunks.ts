@@ -1,0 +1,127 @@
+/**
+ * Gives every chunk of a file its vector before the file is stored: each chunk's text is hashed
+ * (SHA-256 of the text as stored, as `chunks.text_sha` is computed), the collection's vectors of
+ * the job's model that exist already are found, and only the missing texts are embedded, a batch
+ * at a time, each batch committed at once. So a job that dies mid-file finds its vectors on the
+ * retry and embeds nothing twice, and a re-index of unchanged text embeds nothing at all.
+ */
+import { createHash } from 'node:crypto';
+import type { Knex } from '../shared/db.ts';
+import { BotwireError } from '../shared/errors.ts';
+import type { EmbeddingProvider } from '../shared/embeddings/provider.ts';
+import { vectorBytes } from '../shared/embeddings/vectors.ts';
+import { storable } from '../shared/pg-text.ts';
+
+/** Texts embedded and committed together. */
+export const EMBED_BATCH = 32;
+/** Hashes looked up per statement. */
+const LOOKUP_BATCH = 1000;
+
+/** SHA-256 of a chunk's stored text, as Postgres computes `sha256(convert_to(text, 'UTF8'))`. */
+export function textSha(text: string): Buffer {
+  return createHash('sha256').update(storable(text), 'utf8').digest();
+}
+
+export interface EmbedArgs {
+  collectionId: string;
+  provider: EmbeddingProvider;
+  texts: readonly string[];
+  jobId: string;
+  signal?: AbortSignal;
+}
+
+/** Embeds the texts that have no vector yet; returns how many it embedded. */
+export async function embedChunks(db: Knex, args: EmbedArgs): Promise<number> {
+  const { collectionId, provider, jobId, signal } = args;
+  const model = provider.model;
+  const missing = new Map<string, string>(); // hex sha -> text
+  for (const text of args.texts) missing.set(textSha(text).toString('hex'), text);
+  const shas = [...missing.keys()];
+  for (let start = 0; start < shas.length; start += LOOKUP_BATCH) {
+    const { rows } = await db.raw<{ rows: { sha: string }[] }>(
+      `select encode(text_sha, 'hex') as sha from chunk_vectors
+       where collection_id = ? and model = ?
+         and text_sha in (select decode(h, 'hex') from unnest(?::text[]) h)`,
+      // An array literal: knex would spread a JS array into one binding per element.
+      [collectionId, model, `{${shas.slice(start, start + LOOKUP_BATCH).join(',')}}`],
+    );
+    for (const { sha } of rows) missing.delete(sha);
+  }
+  if (missing.size === 0) return 0;
+  const known = await db('chunk_vectors')
+    .where({ collection_id: collectionId, model })
+    .first<{ dims: number } | undefined>('dims');
+  let dims = known?.dims;
+  const todo = [...missing.entries()];
+  let made = 0;
+  for (let start = 0; start < todo.length; start += EMBED_BATCH) {
+    const batch = todo.slice(start, start + EMBED_BATCH);
+    const vectors = await provider.embed(batch.map(([, text]) => storable(text)), signal);
+    for (const vector of vectors) {
+      dims ??= vector.length;
+      if (vector.length !== dims) {
+        throw new BotwireError(
+          'BW_ERR_EMBEDDINGS_INVALID',
+          `the model ${model} made a vector of ${vector.length} dimensions; the collection's vectors of it have ${dims}`,
+        );
+      }
+    }
+    const rows = batch.map(([sha], i) => ({
+      collection_id: collectionId,
+      model,
+      text_sha: Buffer.from(sha, 'hex'),
+      dims,
+      embedding: vectorBytes(vectors[i]!),
+    }));
+    await db.transaction(async (trx) => {
+      const inserted = await trx('chunk_vectors')
+        .insert(rows)
+        .onConflict(['collection_id', 'model', 'text_sha'])
+        .ignore()
+        .returning('text_sha');
+      await trx('index_jobs')
+        .where({ id: jobId })
+        .update({ vectors_made: trx.raw('vectors_made + ?', [inserted.length]) });
+      made += inserted.length;
+    });
+  }
+  return made;
+}
+
+/**
+ * Deletes the collection's vectors that no chunk of its active generation uses (of another model,
+ * or of text gone in a re-index), `batch` rows per statement; returns how many went. Nothing is
+ * deleted while another job of the collection is queued or running: it may have made vectors it
+ * has not stored chunks for yet, or found old ones it is about to use. The last job to finish
+ * cleans up.
+ */
+export async function deleteUnusedVectors(
+  db: Knex,
+  collectionId: string,
+  jobId: string,
+  batch = 10_000,
+): Promise<number> {
+  const other = await db('index_jobs')
+    .join('collections', 'collections.name', 'index_jobs.collection_name')
+    .where('collections.id', collectionId)
+    .whereNot('index_jobs.id', jobId)
+    .whereIn('index_jobs.status', ['queued', 'running'])
+    .first('index_jobs.id');
+  if (other) return 0;
+  let deleted = 0;
+  for (;;) {
+    const { rowCount } = await db.raw<{ rowCount: number }>(
+      `with c as (select vectors_model, active_generation from collections where id = :collection)
+       delete from chunk_vectors where collection_id = :collection and (model, text_sha) in (
+         select v.model, v.text_sha from chunk_vectors v, c
+         where v.collection_id = :collection and (
+           v.model is distinct from c.vectors_model
+           or not exists (select 1 from chunks ch where ch.collection_id = :collection
+                            and ch.generation = c.active_generation and ch.text_sha = v.text_sha))
+         limit :batch)`,
+      { collection: collectionId, batch },
+    );
+    deleted += rowCount;
+    if (rowCount < batch) return deleted;
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Knowledge search by words, by meaning or both (docs/knowledge.md, "Meaning"): the entry point of
+ * the retriver and of `GET /v2/collections/<name>/search`. Hybrid runs both searches on the same
+ * generation in one statement (`searchCollection` with `nearest`) and fuses their rankings by
+ * reciprocal rank fusion: a chunk scores the sum of 1 / (60 + its rank) over the lists that hold
+ * it, so a chunk both lists rank well beats one either list ranks first alone, and neither list's
+ * scores need to be comparable.
+ */
+import { BotwireError } from '../errors.ts';
+import type { Knex } from '../db.ts';
+import type { Embedders } from '../embeddings/provider.ts';
+import type { VectorIndexCache } from '../embeddings/vector-cache.ts';
+import { collectionOf, CollectionCache, searchCollection, type Nearest, type SearchHit } from './search.ts';
+
+export type SearchMode = 'words' | 'semantic' | 'hybrid';
+export const SEARCH_MODES: readonly SearchMode[] = ['words', 'semantic', 'hybrid'];
+
+/** Reciprocal rank fusion's constant (the value its authors and most systems use). */
+export const RRF_K = 60;
+/** Hits each list contributes to the fusion, at least. */
+export const FUSION_DEPTH = 20;
+
+export interface KnowledgeSearchDeps {
+  db: Knex;
+  /** Without them (or without the collection's model) a collection is searched by words. */
+  embedders?: Embedders;
+  vectors?: VectorIndexCache;
+  collections?: CollectionCache;
+}
+
+export interface KnowledgeResult {
+  collection: string;
+  language: string;
+  /** The mode that ran. */
+  mode: SearchMode;
+  /** The model of the collection's vectors; null when it has none. */
+  vectors_model: string | null;
+  hits: SearchHit[];
+}
+
+function modeRefused(message: string, collection: string): BotwireError {
+  return new BotwireError('BW_ERR_SEARCH_MODE', message, { details: { collection } });
+}
+
+/** Fuses the two rankings; ties go to the better words rank, then the lower chunk id. */
+export function fuse(words: readonly SearchHit[], vectors: readonly SearchHit[], k: number): SearchHit[] {
+  const fused = new Map<string, SearchHit & { fused: number }>();
+  for (const hit of words) fused.set(hit.chunk_id, { ...hit, fused: 1 / (RRF_K + hit.words_rank!) });
+  for (const hit of vectors) {
+    const found = fused.get(hit.chunk_id);
+    const part = 1 / (RRF_K + hit.vector_rank!);
+    if (found) {
+      found.fused += part;
+      found.vector_score = hit.vector_score!;
+      found.vector_rank = hit.vector_rank!;
+    } else fused.set(hit.chunk_id, { ...hit, fused: part });
+  }
+  return [...fused.values()]
+    .sort(
+      (a, b) =>
+        b.fused - a.fused ||
+        (a.words_rank ?? Infinity) - (b.words_rank ?? Infinity) ||
+        Number(a.chunk_id) - Number(b.chunk_id),
+    )
+    .slice(0, k)
+    .map(({ fused: score, ...hit }, i) => ({ ...hit, score: Math.round(score * 1e6) / 1e6, rank: i + 1 }));
+}
+
+/**
+ * Searches `collection` for `query` in `mode` (default: `hybrid` when the collection has vectors
+ * this process can make queries for, else `words`).
+ * @throws BotwireError `BW_ERR_SEARCH_MODE` when `semantic` or `hybrid` is asked of a collection
+ *   without vectors, or of a model this process is not configured for; as `searchCollection`.
+ */
+export async function searchKnowledge(
+  deps: KnowledgeSearchDeps,
+  collection: string,
+  query: string,
+  k: number,
+  mode?: SearchMode,
+): Promise<KnowledgeResult> {
+  const { db, embedders, vectors } = deps;
+  const cache = deps.collections ?? new CollectionCache();
+  // The collection as last seen decides the mode; the search checks it in its own snapshot.
+  const seen = await collectionOf(db, collection, cache);
+  if (!seen) throw new BotwireError('BW_ERR_NOT_FOUND', `no collection named "${collection}"`, { details: { collection } });
+  const model = seen.vectors_model;
+  const provider = model ? embedders?.forModel(model) : undefined;
+  const usable = provider !== undefined && vectors !== undefined;
+  const ran: SearchMode = mode ?? (usable ? 'hybrid' : 'words');
+  if (ran !== 'words' && !usable) {
+    throw modeRefused(
+      model
+        ? `the collection's vectors are of ${model}, which this process is not configured for; search it with mode=words`
+        : 'the collection has no vectors (indexed with embedding model none, or before it had one); search it with mode=words, or re-index it with an embedding model',
+      collection,
+    );
+  }
+  const result = (at: Awaited<ReturnType<typeof searchCollection>>, hits: SearchHit[]): KnowledgeResult => ({
+    collection,
+    language: at.language,
+    mode: ran,
+    vectors_model: at.searched.vectors_model,
+    hits,
+  });
+  if (ran === 'words') {
+    const found = await searchCollection(db, collection, query, k, { cache });
+    return result(found, found.hits.map((hit, i) => ({ ...hit, rank: i + 1 })));
+  }
+  const depth = ran === 'hybrid' ? Math.max(k, FUSION_DEPTH) : k;
+  let queryVector: Float32Array | undefined;
+  const nearest: Nearest = async (searched) => {
+    // Re-indexed with another model since: searched by words alone this once.
+    if (searched.vectors_model !== model || model === null || searched.generation === null) return [];
+    queryVector ??= (await provider!.embed([query]))[0]!;
+    const index = await vectors!.get({
+      collectionId: searched.collection_id,
+      generation: searched.generation,
+      model,
+    });
+    return index?.search(queryVector, depth);
+  };
+  const found = await searchCollection(db, collection, query, depth, {
+    cache,
+    nearest,
+    words: ran === 'hybrid',
+  });
+  if (ran === 'semantic') {
+    return result(found, found.vectorHits.slice(0, k).map((hit, i) => ({ ...hit, rank: i + 1 })));
+  }
+  return result(found, fuse(found.hits, found.vectorHits, k));
+}

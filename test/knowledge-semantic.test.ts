@@ -1,0 +1,101 @@
+/**
+ * Knowledge by meaning with the embedded model (real vectors, no stand-in): chunks are stored and
+ * embedded through the indexer's own code, then searched by words, by meaning and both.
+ */
+import { expect } from 'chai';
+import { embedChunks } from '../src/indexer/embed-chunks.ts';
+import { beginAttempt, ensureCollection, finishJob, reloadJob, storeFile } from '../src/indexer/store.ts';
+import { createEmbedders } from '../src/shared/embeddings/embedders.ts';
+import { LOCAL_MODEL } from '../src/shared/embeddings/local-provider.ts';
+import type { Embedders } from '../src/shared/embeddings/provider.ts';
+import { VectorIndexCache } from '../src/shared/embeddings/vector-cache.ts';
+import { searchKnowledge, type SearchMode } from '../src/shared/knowledge/hybrid.ts';
+import { createJob } from '../src/shared/knowledge/jobs.ts';
+import { createTestSchema, type TestSchema } from './support/services.ts';
+
+/** A bike shop's help pages; the question of each test shares no content word with its passage. */
+export const SHOP_PAGES = [
+  'Puncture repair: bring the wheel in and we patch or replace the inner tube while you wait.',
+  'Payment: you may spread the price of any bicycle over 12 monthly instalments at no interest.',
+  'Opening hours: Monday to Saturday from 9:00 to 18:00; closed on Sundays and public holidays.',
+  'Rental: city bicycles and e-bikes by the day or the week, helmet and lock included.',
+  'Spare part BW-4471-K is the brake lever for the Tandem Deluxe; order it at the counter.',
+  'Saddle fitting: we measure your sit bones and adjust the seat height for free.',
+  'Gift cards are sold in the shop in amounts from 10 to 500 euros and never expire.',
+  'Delivery: bicycles bought online are shipped fully assembled within five working days.',
+];
+
+describe('knowledge: search by meaning (embedded model)', function () {
+  this.timeout(120_000);
+  let schema: TestSchema;
+  let embedders: Embedders;
+  let vectors: VectorIndexCache;
+
+  async function index(collection: string, texts: readonly string[]): Promise<void> {
+    const { db } = schema;
+    const jobId = `job_${collection}`;
+    await createJob(db, { jobId, collection, files: [], options: {} });
+    const job = (await beginAttempt(db, jobId))!;
+    const collectionId = await ensureCollection(db, collection);
+    const provider = embedders.forChoice('local')!;
+    await embedChunks(db, { collectionId, provider, texts, jobId: job.id });
+    await storeFile(db, {
+      job,
+      collectionId,
+      file: 'help.pdf',
+      language: 'english',
+      chunks: texts.map((text, i) => ({ text, page: i + 1 })),
+      outcome: { status: 'indexed', chunks: texts.length },
+    });
+    await finishJob(db, await reloadJob(db, job), collectionId, 'english', provider.model);
+  }
+
+  const search = (q: string, mode?: SearchMode, k = 3) =>
+    searchKnowledge({ db: schema.db, embedders, vectors }, 'shop', q, k, mode);
+
+  before(async () => {
+    schema = await createTestSchema();
+    embedders = createEmbedders({
+      defaultChoice: 'local',
+      apiUrl: '',
+      apiKey: '',
+      apiModel: '',
+      apiDimensions: 0,
+      apiTimeoutMs: 1000,
+      apiBatch: 8,
+      localBatch: 16,
+    });
+    vectors = new VectorIndexCache(schema.db, 64 * 1024 * 1024);
+    await index('shop', SHOP_PAGES);
+  });
+
+  after(async () => {
+    await embedders?.close();
+    await schema?.drop();
+  });
+
+  for (const [question, page] of [
+    ['my tyre keeps going flat', 1],
+    ['do you do finance?', 2],
+    ['what time does the store shut on weekdays?', 3],
+  ] as const) {
+    it(`when asked "${question}", then meaning finds page ${page} and words do not`, async () => {
+      const words = await search(question, 'words');
+      expect(words.hits.map((h) => h.source)).not.to.deep.include({ file: 'help.pdf', page });
+      for (const mode of ['semantic', 'hybrid'] as const) {
+        const found = await search(question, mode);
+
+        expect(found.mode).to.equal(mode);
+        expect(found.hits[0]?.source, mode).to.deep.equal({ file: 'help.pdf', page });
+      }
+    });
+  }
+
+  it('when the question quotes an exact part number, then hybrid finds its page first', async () => {
+    const found = await search('do you have BW-4471-K?');
+    expect(found.mode).to.equal('hybrid');
+    expect(found.vectors_model).to.equal(LOCAL_MODEL);
+    expect(found.hits[0]?.source).to.deep.equal({ file: 'help.pdf', page: 5 });
+    expect(found.hits[0]?.words_rank).to.equal(1);
+  });
+});
