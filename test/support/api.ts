@@ -129,6 +129,9 @@ export async function startTestApi(
     LOG_LEVEL: 'debug',
     // Suites send many wrong keys from one address on purpose; the limit has its own test.
     ADMIN_AUTH_MAX_FAILURES: '1000000',
+    // Words only: the embedded model costs tens of milliseconds of CPU a chunk, which the suites
+    // indexing thousands of chunks do not need; the tests of meaning choose `local` or `api`.
+    EMBEDDINGS_PROVIDER: 'none',
     ...overrides,
   };
   const config = loadConfig(env, 'api');

@@ -118,6 +118,9 @@ export async function startFaultSystem(options: FaultSystemOptions = {}): Promis
     STORAGE_DIR: storageDir,
     // A dead indexer's job is taken over 2 s after its lock lapses.
     INDEXER_LOCK_MS: '2000',
+    // Words only: the embedded model costs tens of milliseconds of CPU a chunk, which the suites
+    // indexing thousands of chunks do not need; the tests of meaning choose `local` or `api`.
+    EMBEDDINGS_PROVIDER: 'none',
     ...options.settings,
   };
   const redis = createRedis(redisUrl, { name: 'botwire-fault-test' });
