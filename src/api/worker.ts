@@ -2,6 +2,9 @@
  * Wires the edge: Redis (failing fast, so a Redis outage answers 503 at once), Postgres, the bot
  * directory, the producer and the HTTP server.
  */
+import { createEmbedders } from '../shared/embeddings/embedders.ts';
+import { VectorIndexCache } from '../shared/embeddings/vector-cache.ts';
+import { CollectionCache } from '../shared/knowledge/search.ts';
 import { createServer, type Server } from 'node:http';
 import type { Config } from '../config.ts';
 import type { Knex } from '../shared/db.ts';
@@ -123,6 +126,7 @@ export async function startApi(
   });
   heartbeat.start();
   let draining = false;
+  const embedders = createEmbedders(config.embeddings, overrides.fetch ? { fetch: overrides.fetch } : {});
   const edge: Edge = {
     redis,
     db,
@@ -153,6 +157,13 @@ export async function startApi(
     publicBaseUrl: config.api.publicBaseUrl,
     telegramApiUrl: config.providers.telegramApiUrl,
     storageDir: config.knowledge.storageDir,
+    knowledge: {
+      db,
+      embedders,
+      vectors: new VectorIndexCache(db, config.knowledge.vectorCacheBytes),
+      collections: new CollectionCache(),
+      minSimilarity: config.knowledge.minSimilarity,
+    },
     maxDocumentBytes: config.knowledge.maxDocumentBytes,
     fetch: overrides.fetch ?? fetch,
     overloaded: () => backlog.overloaded,
@@ -258,6 +269,7 @@ export async function startApi(
       await step('heartbeat', () => heartbeat.stop());
       await step('bot directory', () => directory.close());
       await step('redis', () => redis.quit());
+      await step('embedding model', () => embedders.close());
       await step('postgres', () => db.destroy());
       await step('health file', async () => health?.stop());
     })();

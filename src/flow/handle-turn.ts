@@ -49,6 +49,8 @@ export interface FlowInput {
   ok?: boolean;
   value?: unknown;
   error?: string;
+  /** Knowledge answers: whether a passage was relevant enough. */
+  found?: boolean;
   /** Intent `handoff`: which handoff ends and how (docs/handoff.md). */
   handoff?: HandoffMessage;
 }
@@ -106,6 +108,7 @@ function toEvent(input: FlowInput): FlowEvent | undefined {
       ok: input.ok === true,
       ...(input.value === undefined ? {} : { value: storableDeep(input.value) }),
       ...(input.error ? { error: storable(input.error) } : {}),
+      ...(typeof input.found === 'boolean' ? { found: input.found } : {}),
     };
   }
   const message = input.message;

@@ -27,6 +27,7 @@ export interface IndexRequest {
   chunk_size?: number;
   chunk_overlap?: number;
   language?: string;
+  embedding_model?: 'local' | 'api' | 'none';
   job_id?: string;
 }
 
@@ -200,6 +201,7 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
         ...(request.chunk_size ? { chunk_size: request.chunk_size } : {}),
         ...(request.chunk_overlap !== undefined ? { chunk_overlap: request.chunk_overlap } : {}),
         ...(request.language ? { language: request.language } : {}),
+        ...(request.embedding_model ? { embedding_model: request.embedding_model } : {}),
       };
       const row = await createJob(db, {
         jobId,

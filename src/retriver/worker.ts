@@ -9,11 +9,17 @@ import type { Outgoing } from '../shared/bus/producer.ts';
 import type { Knex } from '../shared/db.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { checkBotMayRead } from '../shared/knowledge/access.ts';
+import { CollectionCache, type SearchHit } from '../shared/knowledge/search.ts';
 import {
-  CollectionCache,
-  searchCollection,
-  type SearchResult,
-} from '../shared/knowledge/search.ts';
+  bestSimilarity,
+  relevantHits,
+  searchKnowledge,
+  type KnowledgeResult,
+} from '../shared/knowledge/hybrid.ts';
+import { createEmbedders } from '../shared/embeddings/embedders.ts';
+import type { Embedders } from '../shared/embeddings/provider.ts';
+import { VectorIndexCache } from '../shared/embeddings/vector-cache.ts';
+import { recordUnanswered } from '../shared/knowledge/unanswered.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Service } from '../shared/process.ts';
@@ -42,51 +48,67 @@ interface Deps {
   db: Knex;
   /** What this process last saw of the collections it searched. */
   collections: CollectionCache;
+  embedders: Embedders;
+  vectors: VectorIndexCache;
+  /** KNOWLEDGE_MIN_SIMILARITY: the threshold of collections that set none. */
+  minSimilarity: number;
   llm: LlmSettings | undefined;
 }
 
-async function answerOf(deps: Deps, question: Question, context: MessageContext) {
-  let result: SearchResult;
+type Answer =
+  | { ok: false; error: string }
+  | { ok: true; found: boolean; value: string; hits: SearchHit[]; by: 'passages' | 'llm' | 'none' };
+
+async function answerOf(deps: Deps, question: Question, context: MessageContext): Promise<Answer> {
+  let result: KnowledgeResult;
   // A flow's question carries its bot; a question without one (sent on the topic by an operator)
   // is not checked, and gets no answer anyway (no reply_to).
-  const bot = question.reply_to?.conversation.app_id;
+  const conversation = question.reply_to?.conversation;
+  const bot = conversation?.app_id;
   const appId = typeof bot === 'string' ? bot : undefined;
   try {
     if (appId !== undefined) await checkBotMayRead(deps.db, question.collection_name, appId);
-    result = await searchCollection(
-      deps.db,
+    result = await searchKnowledge(
+      deps,
       question.collection_name,
       question.query,
       question.k ?? DEFAULT_K,
-      { cache: deps.collections },
     );
   } catch (error) {
     if (error instanceof BotwireError && error.code === 'BW_ERR_NOT_FOUND') {
-      return { ok: false as const, error: error.message };
+      return { ok: false, error: error.message };
     }
     if (error instanceof BotwireError && error.code === 'BW_ERR_COLLECTION_FORBIDDEN') {
       context.log.warn({ appId, collection: question.collection_name }, error.message);
       // The flow keeps only the text: the code leads it, so a flow can branch on it.
-      return { ok: false as const, error: `${error.code}: ${error.message}` };
+      return { ok: false, error: `${error.code}: ${error.message}` };
     }
     throw error;
   }
-  const { hits } = result;
-  if (hits.length === 0)
-    return {
-      ok: true as const,
-      value: nothingFound(question.collection_name),
-      hits,
-      by: 'passages',
-    };
+  const threshold = result.min_similarity ?? deps.minSimilarity;
+  const hits = relevantHits(result, threshold);
+  if (hits.length === 0) {
+    // A knowledge gap: recorded once per question (a redelivery names the same request).
+    const collection = await deps.db<{ id: string; name: string }>('collections')
+      .where({ name: question.collection_name })
+      .first('id');
+    if (collection) {
+      const conversationId = conversation?.conversation_id;
+      await recordUnanswered(deps.db, {
+        collectionId: collection.id,
+        question: question.query,
+        bestScore: bestSimilarity(result.hits),
+        mode: result.mode,
+        ...(appId ? { appId } : {}),
+        ...(typeof conversationId === 'string' ? { conversationId } : {}),
+        ...(question.reply_to ? { requestId: question.reply_to.request_id } : {}),
+      });
+    }
+    return { ok: true, found: false, value: nothingFound(question.collection_name), hits, by: 'none' };
+  }
   if (deps.llm) {
     try {
-      return {
-        ok: true as const,
-        value: await llmAnswer(deps.llm, question.query, hits),
-        hits,
-        by: 'llm',
-      };
+      return { ok: true, found: true, value: await llmAnswer(deps.llm, question.query, hits), hits, by: 'llm' };
     } catch (error) {
       context.log.warn(
         { err: (error as Error).message },
@@ -94,7 +116,7 @@ async function answerOf(deps: Deps, question: Question, context: MessageContext)
       );
     }
   }
-  return { ok: true as const, value: passagesAnswer(hits), hits, by: 'passages' };
+  return { ok: true, found: true, value: passagesAnswer(hits), hits, by: 'passages' };
 }
 
 export async function handleQuestion(
@@ -127,6 +149,7 @@ export async function handleQuestion(
         ...(answer.ok
           ? {
               ok: true,
+              found: answer.found,
               value: answer.value,
               answered_by: answer.by,
               results: answer.hits.map(({ chunk_id, score, source, snippet }) => ({
@@ -150,9 +173,13 @@ export async function startRetriever(
   const kit = createKit(config, logger, { name: 'botwire-retriver' });
   const db = openDb(kit);
   const { knowledge } = config;
+  const embedders = createEmbedders(config.embeddings, overrides.fetch ? { fetch: overrides.fetch } : {});
   const deps: Deps = {
     db,
     collections: new CollectionCache(),
+    embedders,
+    vectors: new VectorIndexCache(db, knowledge.vectorCacheBytes),
+    minSimilarity: knowledge.minSimilarity,
     llm: knowledge.llmApiUrl
       ? {
           baseUrl: knowledge.llmApiUrl,
@@ -167,6 +194,6 @@ export async function startRetriever(
     kit,
     'retriver',
     (question, context) => handleQuestion(deps, question, context),
-    [() => db.destroy()],
+    [() => embedders.close(), () => db.destroy()],
   );
 }

@@ -139,7 +139,7 @@ export const ERRORS = {
   BW_ERR_SEARCH_MODE: {
     status: 400,
     retryable: false,
-    doc: 'A search by meaning (mode=semantic or hybrid) was asked of a collection that has no vectors, or whose vectors are of a model this process is not configured for; search it with mode=words, or re-index it with an embedding model.',
+    doc: 'A search by meaning (mode=semantic or hybrid) was asked of a collection that has no vectors, or whose vectors are of a model this process is not configured for (search it with mode=words, or re-index it with an embedding model); or a collection was given embedding_model "api" where EMBEDDINGS_API_URL is empty.',
   },
   BW_ERR_DOCUMENT_UNREADABLE: {
     status: 422,

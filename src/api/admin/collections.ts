@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import type { Router } from '@koa/router';
 import { BotwireError } from '../../shared/errors.ts';
 import type { Ownership } from '../../shared/knowledge/access.ts';
+import type { EmbeddingChoice } from '../../shared/embeddings/provider.ts';
 import {
   createJob,
   findJob,
@@ -21,7 +22,9 @@ import {
   collectionDir,
   documentExtension,
 } from '../../shared/knowledge/names.ts';
-import { CollectionCache, MAX_K, searchCollection } from '../../shared/knowledge/search.ts';
+import { MAX_K } from '../../shared/knowledge/search.ts';
+import { SEARCH_MODES, searchKnowledge, type SearchMode } from '../../shared/knowledge/hybrid.ts';
+import { listUnanswered } from '../../shared/knowledge/unanswered.ts';
 import type { Edge } from '../edge.ts';
 import { receiveUpload } from './uploads.ts';
 import type { ReadBody } from '../body.ts';
@@ -29,6 +32,21 @@ import type { ReadBody } from '../body.ts';
 interface IndexBody extends JobOptions {
   files?: string[];
 }
+
+/** What `PATCH /v2/collections/<name>` sets. */
+interface CollectionSettings extends Ownership {
+  embedding_model: EmbeddingChoice | null;
+  min_similarity: number | null;
+}
+
+const SETTING_KEYS = ['owner_app_id', 'shared', 'embedding_model', 'min_similarity'] as const;
+
+const pick = (row: CollectionSettings): CollectionSettings => ({
+  owner_app_id: row.owner_app_id,
+  shared: row.shared,
+  embedding_model: row.embedding_model,
+  min_similarity: row.min_similarity,
+});
 
 function nameOf(ctx: Context & { params: Record<string, string> }): string {
   return checkCollectionName(ctx.params.name ?? '');
@@ -52,8 +70,56 @@ function queryError(path: string, message: string): BotwireError {
   });
 }
 
+/**
+ * Records an indexing job of `files` and publishes it on the `indexer` topic; returns its id.
+ * @throws BotwireError `BW_ERR_NOT_FOUND` without files, `BW_ERR_SCHEMA` over the job's file cap,
+ *   `BW_ERR_UNAVAILABLE` when the topic cannot take it (the job is recorded failed).
+ */
+async function startIndexJob(
+  edge: Edge,
+  collection: string,
+  files: string[],
+  options: JobOptions,
+): Promise<string> {
+  if (files.length === 0) {
+    throw new BotwireError(
+      'BW_ERR_NOT_FOUND',
+      `the collection "${collection}" has no uploaded documents; upload with POST /v2/collections/${collection}/files`,
+    );
+  }
+  if (files.length > MAX_JOB_FILES) {
+    // Refused before a job is recorded: the indexer topic's schema would refuse the message.
+    throw new BotwireError(
+      'BW_ERR_SCHEMA',
+      `one job indexes at most ${MAX_JOB_FILES} files; the collection has ${files.length}: name the files in batches`,
+      { details: { problems: [{ path: '/files', message: `at most ${MAX_JOB_FILES}` }] } },
+    );
+  }
+  const jobId = newJobId();
+  await createJob(edge.db, { jobId, collection, files, options });
+  try {
+    await edge.producer.publish('indexer', {
+      collection_name: collection,
+      files,
+      ...options,
+      job_id: jobId,
+    });
+  } catch (error) {
+    await edge
+      .db('index_jobs')
+      .where({ job_id: jobId })
+      .update({
+        status: 'failed',
+        error: 'not queued: the job queue was unavailable',
+        finished_at: edge.db.fn.now(),
+      })
+      .catch(() => undefined);
+    throw error;
+  }
+  return jobId;
+}
+
 export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody): void {
-  const collections = new CollectionCache(); // what this process last saw of the ones searched
   router.post('/v2/collections/:name/files', async (ctx) => {
     const collection = nameOf(ctx);
     const files = await receiveUpload(
@@ -80,6 +146,9 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
           indexed_at: Date | null;
           owner_app_id: string | null;
           shared: boolean;
+          embedding_model: EmbeddingChoice | null;
+          vectors_model: string | null;
+          min_similarity: number | null;
         }>('collections')
         .where({ name: collection })
         .first(),
@@ -98,9 +167,20 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
       // A collection not yet indexed nor patched has no row: the defaults of a new one.
       owner_app_id: r?.owner_app_id ?? null,
       shared: r?.shared ?? false,
+      embedding_model: r?.embedding_model ?? null,
+      // What a null setting means in this deployment.
+      embedding_model_effective: r?.embedding_model ?? edge.knowledge.embedders.defaultChoice,
+      min_similarity: r?.min_similarity ?? null,
+      min_similarity_effective: r?.min_similarity ?? edge.knowledge.minSimilarity,
       uploaded_files: files,
       indexed: r
-        ? { language: r.language, files: r.file_count, chunks: r.chunk_count, at: r.indexed_at }
+        ? {
+            language: r.language,
+            files: r.file_count,
+            chunks: r.chunk_count,
+            at: r.indexed_at,
+            vectors_model: r.vectors_model,
+          }
         : null,
       last_job: lastJob ?? null,
     };
@@ -108,7 +188,7 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
 
   router.patch('/v2/collections/:name', async (ctx) => {
     const collection = nameOf(ctx);
-    const input = await readBody<Partial<Ownership>>(ctx, 'http/patch-collection');
+    const input = await readBody<Partial<CollectionSettings>>(ctx, 'http/patch-collection');
     const owner = input.owner_app_id;
     if (typeof owner === 'string') {
       const bot = await edge
@@ -117,14 +197,19 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
         .first('app_id');
       if (!bot) throw new BotwireError('BW_ERR_NOT_FOUND', `no bot has app_id "${owner}"`);
     }
-    const changes: Partial<Ownership> = {
-      ...(owner !== undefined ? { owner_app_id: owner } : {}),
-      ...(input.shared !== undefined ? { shared: input.shared } : {}),
-    };
+    if (input.embedding_model === 'api' && !edge.knowledge.embedders.forChoice('api')) {
+      throw new BotwireError(
+        'BW_ERR_SEARCH_MODE',
+        'embedding_model "api" needs an embeddings API: set EMBEDDINGS_API_URL (every api, indexer and retriver process)',
+      );
+    }
+    const changes: Partial<CollectionSettings> = Object.fromEntries(
+      SETTING_KEYS.filter((key) => input[key] !== undefined).map((key) => [key, input[key]]),
+    );
     const previous = await edge
-      .db<Ownership & { name: string }>('collections')
+      .db<CollectionSettings & { name: string; active_generation: string | null }>('collections')
       .where({ name: collection })
-      .first('owner_app_id', 'shared');
+      .first(...SETTING_KEYS, 'active_generation');
     const row = await edge.db.transaction(async (trx) => {
       // As the indexer creates collections (src/indexer/store.ts ensureCollection): the lock its
       // partition's trigger needs is taken first, so two creations wait instead of deadlocking.
@@ -132,15 +217,33 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
         .where({ name: collection })
         .first('id');
       if (!known) await trx.raw('lock table collections in share row exclusive mode');
-      const rows: Ownership[] = await trx('collections')
+      const rows: CollectionSettings[] = await trx('collections')
         .insert({ name: collection, ...changes })
         .onConflict('name')
         .merge(Object.keys(changes))
-        .returning(['owner_app_id', 'shared']);
-      return rows[0];
+        .returning([...SETTING_KEYS]);
+      return rows[0]!;
     });
-    ctx.state.audit = { before: previous ? { ...previous } : {}, after: { ...row } };
-    ctx.body = { collection, ...row };
+    // Vectors of two models never mix: a collection with content is re-embedded by a new job.
+    const remodel =
+      input.embedding_model !== undefined &&
+      (previous?.embedding_model ?? null) !== input.embedding_model &&
+      previous?.active_generation != null;
+    const reindexJob = remodel
+      ? await startIndexJob(edge, collection, await uploadedFiles(edge.storageDir, collection), {})
+      : undefined;
+    const { embedding_model, min_similarity, ...ownership } = row;
+    ctx.state.audit = {
+      before: previous ? { ...pick(previous) } : {},
+      after: { ...row, ...(reindexJob ? { reindex_job_id: reindexJob } : {}) },
+    };
+    ctx.body = {
+      collection,
+      ...ownership,
+      embedding_model,
+      min_similarity: min_similarity === null ? null : Number(min_similarity),
+      ...(reindexJob ? { reindex_job_id: reindexJob } : {}),
+    };
   });
 
   router.post('/v2/collections/:name/index', async (ctx) => {
@@ -157,41 +260,7 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
       });
     }
     const files = named ?? (await uploadedFiles(edge.storageDir, collection));
-    if (files.length === 0) {
-      throw new BotwireError(
-        'BW_ERR_NOT_FOUND',
-        `the collection "${collection}" has no uploaded documents; upload with POST /v2/collections/${collection}/files`,
-      );
-    }
-    if (files.length > MAX_JOB_FILES) {
-      // Refused before a job is recorded: the indexer topic's schema would refuse the message.
-      throw new BotwireError(
-        'BW_ERR_SCHEMA',
-        `one job indexes at most ${MAX_JOB_FILES} files; the collection has ${files.length}: name the files in batches`,
-        { details: { problems: [{ path: '/files', message: `at most ${MAX_JOB_FILES}` }] } },
-      );
-    }
-    const jobId = newJobId();
-    await createJob(edge.db, { jobId, collection, files, options });
-    try {
-      await edge.producer.publish('indexer', {
-        collection_name: collection,
-        files,
-        ...options,
-        job_id: jobId,
-      });
-    } catch (error) {
-      await edge
-        .db('index_jobs')
-        .where({ job_id: jobId })
-        .update({
-          status: 'failed',
-          error: 'not queued: the job queue was unavailable',
-          finished_at: edge.db.fn.now(),
-        })
-        .catch(() => undefined);
-      throw error;
-    }
+    const jobId = await startIndexJob(edge, collection, files, options);
     ctx.state.audit = { after: { job_id: jobId, files, ...options } };
     ctx.status = 202;
     ctx.set('Location', `/v2/index-jobs/${jobId}`);
@@ -207,7 +276,7 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
 
   router.get('/v2/collections/:name/search', async (ctx) => {
     const collection = nameOf(ctx);
-    const { q, k: rawK } = ctx.query;
+    const { q, k: rawK, mode: rawMode } = ctx.query;
     if (typeof q !== 'string' || q.trim() === '' || q.length > 2000) {
       throw queryError('/query/q', 'is required: 1 to 2000 characters');
     }
@@ -215,7 +284,26 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
     if (!Number.isInteger(k) || k < 1 || k > MAX_K) {
       throw queryError('/query/k', `must be an integer from 1 to ${MAX_K}`);
     }
-    const result = await searchCollection(edge.db, collection, q, k, { cache: collections });
+    if (rawMode !== undefined && !SEARCH_MODES.includes(rawMode as SearchMode)) {
+      throw queryError('/query/mode', `must be one of ${SEARCH_MODES.join(', ')}`);
+    }
+    const result = await searchKnowledge(edge.knowledge, collection, q, k, rawMode as SearchMode | undefined);
     ctx.body = { ...result, query: q, k };
+  });
+
+  router.get('/v2/collections/:name/unanswered', async (ctx) => {
+    const collection = nameOf(ctx);
+    const { limit: rawLimit, before: rawBefore } = ctx.query;
+    const limit = rawLimit === undefined ? 50 : Number(rawLimit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
+      throw queryError('/query/limit', 'must be an integer from 1 to 200');
+    }
+    if (rawBefore !== undefined && (typeof rawBefore !== 'string' || !/^[1-9]\d{0,17}$/.test(rawBefore))) {
+      throw queryError('/query/before', 'must be the id of a listed question');
+    }
+    const row = await edge.db<{ id: string; name: string }>('collections').where({ name: collection }).first('id');
+    if (!row) throw new BotwireError('BW_ERR_NOT_FOUND', `no collection named "${collection}"`);
+    const items = await listUnanswered(edge.db, row.id, { limit, ...(rawBefore ? { before: rawBefore } : {}) });
+    ctx.body = { collection, items, next_before: items.length === limit ? items.at(-1)!.id : null };
   });
 }

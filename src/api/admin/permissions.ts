@@ -50,6 +50,7 @@ export const PERMISSIONS: Readonly<Record<string, readonly Role[]>> = {
   'POST /v2/collections/:name/files': BUILD,
   'POST /v2/collections/:name/index': BUILD,
   'GET /v2/collections/:name/search': READ,
+  'GET /v2/collections/:name/unanswered': READ,
   'GET /v2/index-jobs/:job_id': READ,
   // Operations: reading for every role but agents; a replay re-sends messages, so builders too.
   'GET /v2/ops/processes': READ,

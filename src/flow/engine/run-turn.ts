@@ -309,6 +309,10 @@ function onEffectResult(turn: Turn, event: EffectResultEvent): void {
     ? (event.value ?? null)
     : { error: event.error ?? 'failed', ...(event.code ? { code: event.code } : {}) };
   if (store !== undefined) setVar(turn, store, value);
+  // A knowledge answer says whether it found anything relevant: `<store>_found`, to branch on.
+  if (store !== undefined && 'answer_from' in action) {
+    setVar(turn, `${store}_found`, event.ok ? event.found !== false : false);
+  }
   resume(turn, awaiting.state, def, awaiting.action_index + 1);
 }
 

@@ -60,6 +60,8 @@ export interface EffectResultEvent {
   error?: string;
   /** The catalogue code of a failure botwire itself decided (a refused address, a budget). */
   code?: ErrorCode;
+  /** A knowledge answer: whether a passage was relevant enough (stored as `<store>_found`). */
+  found?: boolean;
 }
 
 export interface ResetEvent {

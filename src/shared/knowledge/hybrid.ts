@@ -35,7 +35,24 @@ export interface KnowledgeResult {
   mode: SearchMode;
   /** The model of the collection's vectors; null when it has none. */
   vectors_model: string | null;
+  /** The collection's own relevance threshold; null: the deployment's. */
+  min_similarity: number | null;
   hits: SearchHit[];
+}
+
+/**
+ * The hits good enough to answer from: with vectors, those at least `threshold` similar by
+ * meaning or holding every word of the question; without, every hit (words found them all).
+ */
+export function relevantHits(result: KnowledgeResult, threshold: number): SearchHit[] {
+  if (result.mode === 'words') return result.hits;
+  return result.hits.filter((hit) => (hit.vector_score ?? -1) >= threshold || hit.words_all === true);
+}
+
+/** The best similarity by meaning among the hits; null when none was scored so. */
+export function bestSimilarity(hits: readonly SearchHit[]): number | null {
+  const scores = hits.flatMap((hit) => (hit.vector_score === undefined ? [] : [hit.vector_score]));
+  return scores.length === 0 ? null : Math.max(...scores);
 }
 
 function modeRefused(message: string, collection: string): BotwireError {
@@ -101,6 +118,7 @@ export async function searchKnowledge(
     language: at.language,
     mode: ran,
     vectors_model: at.searched.vectors_model,
+    min_similarity: at.searched.min_similarity,
     hits,
   });
   if (ran === 'words') {

@@ -34,6 +34,8 @@ export interface SearchHit {
   /** The words' rank score and 1-based rank, when words found it. */
   words_score?: number;
   words_rank?: number;
+  /** Words found every word of the query in it, whole (stop words aside). */
+  words_all?: boolean;
   /** Cosine similarity to the question and 1-based rank, when its vector was searched. */
   vector_score?: number;
   vector_rank?: number;
@@ -103,7 +105,7 @@ const HEADLINE = `StartSel=${MARK.start}, StopSel=${MARK.stop}, MaxWords=30, Min
 // planner from a scan that stops at the cap to a GIN bitmap of every match (docs/knowledge.md).
 const SEARCH_SQL = `
 with c as (
-  select id, language, language::regconfig as cfg, active_generation as gen, vectors_model,
+  select id, language, language::regconfig as cfg, active_generation as gen, vectors_model, min_similarity,
          id = :collection_id and language = :language
            and active_generation is not distinct from :generation::bigint as current
   from collections where name = :name
@@ -146,6 +148,7 @@ with c as (
   select unnest(:vector_ids::bigint[]) as id
 )
 select c.id as collection_id, c.gen as generation, c.language, c.current, c.vectors_model,
+       c.min_similarity,
        p.id, ch.file, ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text, top.score, top.grp,
        ts_headline(c.cfg, ch.text, q.any_q, :headline) as snippet
 from c cross join q left join picked p on (select current from c)
@@ -160,6 +163,7 @@ interface Row {
   language: string;
   current: boolean;
   vectors_model: string | null;
+  min_similarity: number | null;
   id: string | null;
   file: string;
   page: number | null;
@@ -188,6 +192,8 @@ export interface Searched {
   generation: string | null;
   language: string;
   vectors_model: string | null;
+  /** The collection's relevance threshold; null: the deployment's. */
+  min_similarity: number | null;
 }
 
 /**
@@ -224,15 +230,22 @@ export async function collectionOf(
   const cached = cache?.get(collection);
   if (cached) return cached;
   const row:
-    | { id: string; active_generation: string | null; language: string; vectors_model: string | null }
+    | {
+        id: string;
+        active_generation: string | null;
+        language: string;
+        vectors_model: string | null;
+        min_similarity: number | null;
+      }
     | undefined = await db('collections')
     .where({ name: collection })
-    .first('id', 'active_generation', 'language', 'vectors_model');
+    .first('id', 'active_generation', 'language', 'vectors_model', 'min_similarity');
   const searched = row && {
     collection_id: String(row.id),
     generation: row.active_generation === null ? null : String(row.active_generation),
     language: row.language,
     vectors_model: row.vectors_model,
+    min_similarity: row.min_similarity === null ? null : Number(row.min_similarity),
   };
   cache?.set(collection, searched);
   return searched;
@@ -345,6 +358,7 @@ export async function searchCollection(
         generation: first.generation === null ? null : String(first.generation),
         language: first.language,
         vectors_model: first.vectors_model,
+        min_similarity: first.min_similarity === null ? null : Number(first.min_similarity),
       };
       cache?.set(collection, searched);
       continue;
@@ -360,7 +374,12 @@ export async function searchCollection(
     });
     const wordHits = rows
       .filter((row) => row.grp !== null && row.file !== null)
-      .map((row, i): SearchHit => ({ ...hitOf(row), words_score: round(Number(row.score)), words_rank: i + 1 }));
+      .map((row, i): SearchHit => ({
+        ...hitOf(row),
+        words_score: round(Number(row.score)),
+        words_rank: i + 1,
+        words_all: row.grp === 1,
+      }));
     const vectorHits = neighbours.flatMap((neighbour, i): SearchHit[] => {
       const row = byId.get(String(neighbour.id));
       return row ? [{ ...hitOf(row), score: neighbour.score, vector_score: neighbour.score, vector_rank: i + 1 }] : [];
