@@ -69,22 +69,57 @@ const ownership = {
   shared: { type: 'boolean', description: 'every bot may read it' },
 };
 
+const searchSettings = {
+  embedding_model: {
+    ...nullable({ enum: ['local', 'api', 'none'] }),
+    description: 'its own choice of embedding model; null: EMBEDDINGS_PROVIDER',
+  },
+  min_similarity: {
+    ...nullable({ type: 'number' }),
+    description: 'its own relevance threshold (cosine); null: KNOWLEDGE_MIN_SIMILARITY',
+  },
+};
+
 /** `components.schemas` entries of the knowledge and transcript answers. */
 export const knowledgeSchemas: Record<string, unknown> = {
   collection: {
     type: 'object',
-    required: ['collection', 'owner_app_id', 'shared', 'uploaded_files', 'indexed', 'last_job'],
+    required: [
+      'collection',
+      'owner_app_id',
+      'shared',
+      'embedding_model',
+      'embedding_model_effective',
+      'min_similarity',
+      'min_similarity_effective',
+      'uploaded_files',
+      'indexed',
+      'last_job',
+    ],
     properties: {
       ...ownership,
+      ...searchSettings,
+      embedding_model_effective: {
+        enum: ['local', 'api', 'none'],
+        description: 'the model its next index embeds with (embedding_model, else EMBEDDINGS_PROVIDER)',
+      },
+      min_similarity_effective: {
+        type: 'number',
+        description: 'the relevance threshold its answers use (min_similarity, else KNOWLEDGE_MIN_SIMILARITY)',
+      },
       uploaded_files: { type: 'array', items: { type: 'string' } },
       indexed: nullable({
         type: 'object',
-        required: ['language', 'files', 'chunks', 'at'],
+        required: ['language', 'files', 'chunks', 'at', 'vectors_model'],
         properties: {
           language: { type: 'string' },
           files: count,
           chunks: count,
           at: nullable(time),
+          vectors_model: {
+            ...nullable({ type: 'string' }),
+            description: 'the model of its vectors (local:use-lite-en, api:<model>); null: searched by words only',
+          },
         },
       }),
       last_job: lastJob,
@@ -92,8 +127,42 @@ export const knowledgeSchemas: Record<string, unknown> = {
   },
   'collection-ownership': {
     type: 'object',
-    required: ['collection', 'owner_app_id', 'shared'],
-    properties: ownership,
+    required: ['collection', 'owner_app_id', 'shared', 'embedding_model', 'min_similarity'],
+    properties: {
+      ...ownership,
+      ...searchSettings,
+      reindex_job_id: {
+        type: 'string',
+        description: 'the job re-embedding the collection, when the embedding model changed',
+      },
+    },
+  },
+  'unanswered-page': {
+    type: 'object',
+    required: ['collection', 'items', 'next_before'],
+    properties: {
+      collection: { type: 'string' },
+      items: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['id', 'question', 'best_score', 'mode', 'app_id', 'conversation_id', 'created_at'],
+          properties: {
+            id: { type: 'string' },
+            question: { type: 'string' },
+            best_score: {
+              ...nullable({ type: 'number' }),
+              description: 'the best passage\'s similarity by meaning; null without vectors',
+            },
+            mode: { enum: ['words', 'semantic', 'hybrid'] },
+            app_id: nullable({ type: 'string' }),
+            conversation_id: nullable({ type: 'string' }),
+            created_at: time,
+          },
+        },
+      },
+      next_before: { ...nullable({ type: 'string' }), description: 'pass as before for the next page' },
+    },
   },
   'upload-result': {
     type: 'object',
@@ -140,8 +209,14 @@ export const knowledgeSchemas: Record<string, unknown> = {
       progress: {
         type: 'object',
         required: ['files_total', 'files_done', 'chunks_done'],
-        properties: { files_total: count, files_done: count, chunks_done: count },
+        properties: {
+          files_total: count,
+          files_done: count,
+          chunks_done: count,
+          chunks_embedded: { ...count, description: 'vectors this job embedded' },
+        },
       },
+      embedding_model: { enum: ['local', 'api', 'none'] },
       files: { type: 'array', items: fileOutcome },
       error: { type: 'string', description: 'why the whole job failed' },
       attempts: count,
@@ -152,23 +227,35 @@ export const knowledgeSchemas: Record<string, unknown> = {
   },
   'search-result': {
     type: 'object',
-    required: ['collection', 'language', 'query', 'k', 'hits'],
+    required: ['collection', 'language', 'mode', 'vectors_model', 'query', 'k', 'hits'],
     properties: {
       collection: { type: 'string' },
       language: {
         type: 'string',
         description: 'the text search configuration it was indexed with',
       },
+      mode: { enum: ['words', 'semantic', 'hybrid'], description: 'the mode that ran' },
+      vectors_model: nullable({ type: 'string' }),
+      min_similarity: nullable({ type: 'number' }),
       query: { type: 'string' },
       k: { type: 'integer' },
       hits: {
         type: 'array',
         items: {
           type: 'object',
-          required: ['chunk_id', 'score', 'source', 'text', 'snippet'],
+          required: ['chunk_id', 'score', 'source', 'text', 'snippet', 'rank'],
           properties: {
             chunk_id: { type: 'string' },
-            score: { type: 'number' },
+            score: {
+              type: 'number',
+              description: 'words: the rank score; semantic: the similarity; hybrid: the fused score',
+            },
+            rank: { type: 'integer', description: '1-based, after fusion in hybrid' },
+            words_score: { type: 'number' },
+            words_rank: { type: 'integer' },
+            words_all: { type: 'boolean', description: 'holds every word of the query' },
+            vector_score: { type: 'number', description: 'cosine similarity to the query' },
+            vector_rank: { type: 'integer' },
             source: hitSource,
             text: { type: 'string' },
             snippet: {

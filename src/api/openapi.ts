@@ -313,11 +313,14 @@ export function openApiDocument(): Record<string, unknown> {
         patch: {
           ...admin,
           summary:
-            "Set which bots' flows may answer from the collection: its owner bot (owner_app_id, or null) and whether every bot may (shared). A new collection is owned by none and not shared; collections that existed before ownership are shared. A flow asking a collection its bot may not read gets an error starting with BW_ERR_COLLECTION_FORBIDDEN",
+            "Set which bots' flows may answer from the collection: its owner bot (owner_app_id, or null) and whether every bot may (shared). A new collection is owned by none and not shared; collections that existed before ownership are shared. A flow asking a collection its bot may not read gets an error starting with BW_ERR_COLLECTION_FORBIDDEN. Also its embedding model (local, api, none; a change re-indexes an indexed collection, reindex_job_id) and relevance threshold (min_similarity)",
           parameters: [collection],
           requestBody: { required: true, ...json('patch-collection') },
           responses: {
-            200: returns('{collection, owner_app_id, shared}', 'collection-ownership'),
+            200: returns(
+              '{collection, owner_app_id, shared, embedding_model, min_similarity, reindex_job_id?}',
+              'collection-ownership',
+            ),
             '4XX': error,
           },
         },
@@ -353,7 +356,8 @@ export function openApiDocument(): Record<string, unknown> {
       '/v2/collections/{name}/search': {
         get: {
           ...admin,
-          summary: 'Full-text search of a collection',
+          summary:
+            'Search a collection by words, by meaning or both (hybrid: reciprocal rank fusion); the default is hybrid when the collection has vectors, else words',
           parameters: [
             collection,
             {
@@ -367,12 +371,37 @@ export function openApiDocument(): Record<string, unknown> {
               in: 'query',
               schema: { type: 'integer', minimum: 1, maximum: 50, default: 5 },
             },
+            {
+              name: 'mode',
+              in: 'query',
+              schema: { enum: ['words', 'semantic', 'hybrid'] },
+            },
           ],
           responses: {
             200: returns(
-              '{collection, language, query, k, hits: [{chunk_id, score, source, text, snippet}]}',
+              '{collection, language, mode, vectors_model, query, k, hits: [{chunk_id, score, rank, words_score?, vector_score?, source, text, snippet}]}',
               'search-result',
             ),
+            '4XX': error,
+          },
+        },
+      },
+      '/v2/collections/{name}/unanswered': {
+        get: {
+          ...admin,
+          summary:
+            'Knowledge gaps: the questions flows asked that no passage answered well enough, newest first',
+          parameters: [
+            collection,
+            {
+              name: 'limit',
+              in: 'query',
+              schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+            },
+            { name: 'before', in: 'query', schema: { type: 'string' } },
+          ],
+          responses: {
+            200: returns('{collection, items, next_before}', 'unanswered-page'),
             '4XX': error,
           },
         },

@@ -2416,7 +2416,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Set which bots' flows may answer from the collection: its owner bot (owner_app_id, or null) and whether every bot may (shared). A new collection is owned by none and not shared; collections that existed before ownership are shared. A flow asking a collection its bot may not read gets an error starting with BW_ERR_COLLECTION_FORBIDDEN */
+    /** Set which bots' flows may answer from the collection: its owner bot (owner_app_id, or null) and whether every bot may (shared). A new collection is owned by none and not shared; collections that existed before ownership are shared. A flow asking a collection its bot may not read gets an error starting with BW_ERR_COLLECTION_FORBIDDEN. Also its embedding model (local, api, none; a change re-indexes an indexed collection, reindex_job_id) and relevance threshold (min_similarity) */
     patch: {
       parameters: {
         query?: never;
@@ -2432,7 +2432,7 @@ export interface paths {
         };
       };
       responses: {
-        /** @description {collection, owner_app_id, shared} */
+        /** @description {collection, owner_app_id, shared, embedding_model, min_similarity, reindex_job_id?} */
         200: {
           headers: {
             [name: string]: unknown;
@@ -2536,12 +2536,13 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Full-text search of a collection */
+    /** Search a collection by words, by meaning or both (hybrid: reciprocal rank fusion); the default is hybrid when the collection has vectors, else words */
     get: {
       parameters: {
         query: {
           q: string;
           k?: number;
+          mode?: 'words' | 'semantic' | 'hybrid';
         };
         header?: never;
         path: {
@@ -2551,13 +2552,55 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description {collection, language, query, k, hits: [{chunk_id, score, source, text, snippet}]} */
+        /** @description {collection, language, mode, vectors_model, query, k, hits: [{chunk_id, score, rank, words_score?, vector_score?, source, text, snippet}]} */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['search-result'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/collections/{name}/unanswered': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Knowledge gaps: the questions flows asked that no passage answered well enough, newest first */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          before?: string;
+        };
+        header?: never;
+        path: {
+          name: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description {collection, items, next_before} */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['unanswered-page'];
           };
         };
         '4XX': components['responses']['error'];
@@ -3433,16 +3476,25 @@ export interface components {
         | 'tamil'
         | 'turkish'
         | 'yiddish';
+      /**
+       * @description how this job embeds the chunks; default: the collection's choice, else EMBEDDINGS_PROVIDER
+       * @enum {unknown}
+       */
+      embedding_model?: 'local' | 'api' | 'none';
     };
     /**
      * PATCH /v2/collections/<name> body
-     * @description Sets which bots may read a collection: its owner bot and whether every bot may. Fields left out stay as they are; a collection not yet indexed is created with them.
+     * @description Sets which bots may read a collection (its owner bot and whether every bot may), how it is searched by meaning (its embedding model; a change re-indexes it) and its relevance threshold. Fields left out stay as they are; a collection not yet indexed is created with them.
      */
     'patch-collection': {
       /** @description the bot that may read the collection (its app_id), or null for none */
       owner_app_id?: string | null;
       /** @description every bot may read the collection */
       shared?: boolean;
+      /** @description how the collection is embedded from its next index on: local (the embedded model), api (EMBEDDINGS_API_URL), none (words only), or null for EMBEDDINGS_PROVIDER; a change re-indexes an indexed collection */
+      embedding_model?: ('local' | 'api' | 'none') | null;
+      /** @description relevance threshold of knowledge answers (cosine similarity, 0 to 1), or null for KNOWLEDGE_MIN_SIMILARITY */
+      min_similarity?: number | null;
     };
     /**
      * message event
@@ -3839,12 +3891,25 @@ export interface components {
       owner_app_id: string | null;
       /** @description every bot may read it */
       shared: boolean;
+      /** @description its own choice of embedding model; null: EMBEDDINGS_PROVIDER */
+      embedding_model: ('local' | 'api' | 'none') | null;
+      /** @description its own relevance threshold (cosine); null: KNOWLEDGE_MIN_SIMILARITY */
+      min_similarity: number | null;
+      /**
+       * @description the model its next index embeds with (embedding_model, else EMBEDDINGS_PROVIDER)
+       * @enum {unknown}
+       */
+      embedding_model_effective: 'local' | 'api' | 'none';
+      /** @description the relevance threshold its answers use (min_similarity, else KNOWLEDGE_MIN_SIMILARITY) */
+      min_similarity_effective: number;
       uploaded_files: string[];
       indexed: {
         language: string;
         files: number;
         chunks: number;
         at: string | null;
+        /** @description the model of its vectors (local:use-lite-en, api:<model>); null: searched by words only */
+        vectors_model: string | null;
       } | null;
       last_job: {
         job_id: string;
@@ -3858,6 +3923,29 @@ export interface components {
       owner_app_id: string | null;
       /** @description every bot may read it */
       shared: boolean;
+      /** @description its own choice of embedding model; null: EMBEDDINGS_PROVIDER */
+      embedding_model: ('local' | 'api' | 'none') | null;
+      /** @description its own relevance threshold (cosine); null: KNOWLEDGE_MIN_SIMILARITY */
+      min_similarity: number | null;
+      /** @description the job re-embedding the collection, when the embedding model changed */
+      reindex_job_id?: string;
+    };
+    'unanswered-page': {
+      collection: string;
+      items: {
+        id: string;
+        question: string;
+        /** @description the best passage's similarity by meaning; null without vectors */
+        best_score: number | null;
+        /** @enum {unknown} */
+        mode: 'words' | 'semantic' | 'hybrid';
+        app_id: string | null;
+        conversation_id: string | null;
+        /** Format: date-time */
+        created_at: string;
+      }[];
+      /** @description pass as before for the next page */
+      next_before: string | null;
     };
     'upload-result': {
       collection: string;
@@ -3883,7 +3971,11 @@ export interface components {
         files_total: number;
         files_done: number;
         chunks_done: number;
+        /** @description vectors this job embedded */
+        chunks_embedded?: number;
       };
+      /** @enum {unknown} */
+      embedding_model?: 'local' | 'api' | 'none';
       files: {
         name: string;
         /** @enum {unknown} */
@@ -3917,11 +4009,28 @@ export interface components {
       collection: string;
       /** @description the text search configuration it was indexed with */
       language: string;
+      /**
+       * @description the mode that ran
+       * @enum {unknown}
+       */
+      mode: 'words' | 'semantic' | 'hybrid';
+      vectors_model: string | null;
+      min_similarity?: number | null;
       query: string;
       k: number;
       hits: {
         chunk_id: string;
+        /** @description words: the rank score; semantic: the similarity; hybrid: the fused score */
         score: number;
+        /** @description 1-based, after fusion in hybrid */
+        rank: number;
+        words_score?: number;
+        words_rank?: number;
+        /** @description holds every word of the query */
+        words_all?: boolean;
+        /** @description cosine similarity to the query */
+        vector_score?: number;
+        vector_rank?: number;
         /** @description a PDF page, or a sheet and its first and last row */
         source:
           | {
@@ -4164,6 +4273,8 @@ export interface components {
               | 'BW_ERR_CONFLICT'
               | 'BW_ERR_UNSUPPORTED'
               | 'BW_ERR_UPSTREAM'
+              | 'BW_ERR_EMBEDDINGS_INVALID'
+              | 'BW_ERR_SEARCH_MODE'
               | 'BW_ERR_DOCUMENT_UNREADABLE'
               | 'BW_ERR_DOCUMENT_TOO_LARGE'
               | 'BW_ERR_DOCUMENT_UNSUPPORTED'

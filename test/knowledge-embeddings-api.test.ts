@@ -1,0 +1,200 @@
+/**
+ * The OpenAI-compatible embeddings provider against a stand-in server on loopback (a third
+ * party's API): batching, 429 with Retry-After, a timeout, and answers of the wrong shape, which
+ * are refused with their code and leave nothing stored.
+ */
+import { expect } from 'chai';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { embedChunks } from '../src/indexer/embed-chunks.ts';
+import { beginAttempt, ensureCollection } from '../src/indexer/store.ts';
+import { ApiEmbeddingProvider, retryAfterMs } from '../src/shared/embeddings/api-provider.ts';
+import { BotwireError } from '../src/shared/errors.ts';
+import { createJob } from '../src/shared/knowledge/jobs.ts';
+import { createTestSchema, type TestSchema } from './support/services.ts';
+
+interface Call {
+  input: string[];
+  dimensions?: number;
+  authorization?: string;
+}
+
+/** A stand-in embeddings API: answers per `reply`, records each call. */
+async function standIn(
+  reply: (call: Call, n: number, res: ServerResponse) => void,
+): Promise<{ url: string; calls: Call[]; close: () => Promise<void> }> {
+  const calls: Call[] = [];
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const parsed = JSON.parse(body) as { input: string[]; dimensions?: number };
+      const call: Call = {
+        input: parsed.input,
+        ...(parsed.dimensions ? { dimensions: parsed.dimensions } : {}),
+        ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+      };
+      calls.push(call);
+      reply(call, calls.length, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    calls,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A vector of `dims` values that differs per text. */
+const vectorOf = (text: string, dims: number): number[] =>
+  Array.from({ length: dims }, (_, i) => Math.sin(text.length + i));
+
+function answer(res: ServerResponse, input: string[], dims: number): void {
+  res.setHeader('content-type', 'application/json');
+  res.end(
+    JSON.stringify({
+      data: input.map((text, index) => ({ index, embedding: vectorOf(text, dims) })).reverse(),
+    }),
+  );
+}
+
+describe('knowledge: the embeddings API provider', function () {
+  this.timeout(30_000);
+
+  it('when 10 texts are embedded with batches of 4, then three calls carry them in order, with the key and dimensions', async () => {
+    const api = await standIn((call, _n, res) => answer(res, call.input, 8));
+    try {
+      const provider = new ApiEmbeddingProvider({
+        baseUrl: api.url,
+        apiKey: 'sk-test',
+        model: 'm',
+        dimensions: 8,
+        batch: 4,
+      });
+      const texts = Array.from({ length: 10 }, (_, i) => `text ${'x'.repeat(i)}`);
+      const vectors = await provider.embed(texts);
+      expect(api.calls.map((c) => c.input.length)).to.deep.equal([4, 4, 2]);
+      expect(api.calls.flatMap((c) => c.input)).to.deep.equal(texts);
+      expect(api.calls[0]).to.include({ authorization: 'Bearer sk-test', dimensions: 8 });
+      expect(vectors).to.have.length(10);
+      // In order of the texts (the stand-in answers them reversed, by index), and unit length.
+      const expected = vectorOf(texts[3]!, 8);
+      const norm = Math.hypot(...expected);
+      expect(vectors[3]![0]).to.be.closeTo(expected[0]! / norm, 1e-6);
+      expect(Math.hypot(...vectors[7]!)).to.be.closeTo(1, 1e-5);
+      expect(provider.model).to.equal('api:m@8');
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('when the API answers 429 with Retry-After, then the call waits that long and is tried again', async () => {
+    const api = await standIn((call, n, res) => {
+      if (n === 1) {
+        res.statusCode = 429;
+        res.setHeader('retry-after', '1');
+        res.end('{}');
+        return;
+      }
+      answer(res, call.input, 4);
+    });
+    try {
+      const provider = new ApiEmbeddingProvider({
+        baseUrl: api.url,
+        apiKey: '',
+        model: 'm',
+        dimensions: 0,
+        backoffMs: 10,
+      });
+      const started = Date.now();
+      const vectors = await provider.embed(['a', 'b']);
+      expect(vectors).to.have.length(2);
+      expect(api.calls).to.have.length(2);
+      // The second call came after the asked second, not after the 10 ms backoff.
+      expect(Date.now() - started).to.be.at.least(950);
+    } finally {
+      await api.close();
+    }
+    expect(retryAfterMs('2')).to.equal(2000);
+    expect(retryAfterMs(null)).to.equal(undefined);
+  });
+
+  it('when the API never answers, then each call times out and the embed fails BW_ERR_UPSTREAM after its tries', async () => {
+    const api = await standIn(() => undefined); // holds every request
+    try {
+      const provider = new ApiEmbeddingProvider({
+        baseUrl: api.url,
+        apiKey: '',
+        model: 'm',
+        dimensions: 0,
+        timeoutMs: 200,
+        retries: 1,
+        backoffMs: 10,
+      });
+      const error = await provider.embed(['a']).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).to.be.instanceOf(BotwireError);
+      expect((error as BotwireError).code).to.equal('BW_ERR_UPSTREAM');
+      expect(api.calls).to.have.length(2);
+    } finally {
+      await api.close();
+    }
+  });
+
+  describe('answers of the wrong shape', () => {
+    let schema: TestSchema;
+    before(async () => {
+      schema = await createTestSchema();
+    });
+    after(async () => {
+      await schema?.drop();
+    });
+
+    it('when vectors of another dimension come back, then BW_ERR_EMBEDDINGS_INVALID and nothing is stored', async () => {
+      const api = await standIn((call, _n, res) => answer(res, call.input, 3));
+      try {
+        const provider = new ApiEmbeddingProvider({ baseUrl: api.url, apiKey: '', model: 'm', dimensions: 8 });
+        const { db } = schema;
+        await createJob(db, { jobId: 'job_dims', collection: 'dims', files: [], options: {} });
+        const job = (await beginAttempt(db, 'job_dims'))!;
+        const collectionId = await ensureCollection(db, 'dims');
+        const error = await embedChunks(db, {
+          collectionId,
+          provider,
+          texts: ['one', 'two'],
+          jobId: job.id,
+        }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect((error as BotwireError).code).to.equal('BW_ERR_EMBEDDINGS_INVALID');
+        expect((error as BotwireError).retryable).to.equal(false);
+        expect(await db('chunk_vectors').count({ n: '*' }).first()).to.deep.equal({ n: '0' });
+        // Too few vectors for the texts: refused the same way.
+        const short = await standIn((_call, _n, res) => answer(res, ['only one'], 8));
+        try {
+          const refused = await new ApiEmbeddingProvider({
+            baseUrl: short.url,
+            apiKey: '',
+            model: 'm',
+            dimensions: 0,
+          })
+            .embed(['a', 'b'])
+            .then(
+              () => undefined,
+              (e: unknown) => e,
+            );
+          expect((refused as BotwireError).code).to.equal('BW_ERR_EMBEDDINGS_INVALID');
+        } finally {
+          await short.close();
+        }
+      } finally {
+        await api.close();
+      }
+    });
+  });
+});
