@@ -11,19 +11,8 @@ import type { Embedders } from '../src/shared/embeddings/provider.ts';
 import { VectorIndexCache } from '../src/shared/embeddings/vector-cache.ts';
 import { searchKnowledge, type SearchMode } from '../src/shared/knowledge/hybrid.ts';
 import { createJob } from '../src/shared/knowledge/jobs.ts';
+import { SHOP_PAGES } from './support/knowledge-fixtures.ts';
 import { createTestSchema, type TestSchema } from './support/services.ts';
-
-/** A bike shop's help pages; the question of each test shares no content word with its passage. */
-export const SHOP_PAGES = [
-  'Puncture repair: bring the wheel in and we patch or replace the inner tube while you wait.',
-  'Payment: you may spread the price of any bicycle over 12 monthly instalments at no interest.',
-  'Opening hours: Monday to Saturday from 9:00 to 18:00; closed on Sundays and public holidays.',
-  'Rental: city bicycles and e-bikes by the day or the week, helmet and lock included.',
-  'Spare part BW-4471-K is the brake lever for the Tandem Deluxe; order it at the counter.',
-  'Saddle fitting: we measure your sit bones and adjust the seat height for free.',
-  'Gift cards are sold in the shop in amounts from 10 to 500 euros and never expire.',
-  'Delivery: bicycles bought online are shipped fully assembled within five working days.',
-];
 
 describe('knowledge: search by meaning (embedded model)', function () {
   this.timeout(120_000);

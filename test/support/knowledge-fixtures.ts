@@ -174,3 +174,16 @@ export function sharedStreamPdf(pages: number, chars: number): Buffer {
   parts.push(Buffer.from(xref));
   return Buffer.concat(parts);
 }
+
+/** A bike shop's help pages; the question of each test shares no content word with its passage. */
+export const SHOP_PAGES = [
+  'Puncture repair: bring the wheel in and we patch or replace the inner tube while you wait.',
+  'Payment: you may spread the price of any bicycle over 12 monthly instalments at no interest.',
+  'Opening hours: Monday to Saturday from 9:00 to 18:00; closed on Sundays and public holidays.',
+  'Rental: city bicycles and e-bikes by the day or the week, helmet and lock included.',
+  'Spare part BW-4471-K is the brake lever for the Tandem Deluxe; order it at the counter.',
+  'Saddle fitting: we measure your sit bones and adjust the seat height for free.',
+  'Gift cards are sold in the shop in amounts from 10 to 500 euros and never expire.',
+  'Delivery: bicycles bought online are shipped fully assembled within five working days.',
+];
+

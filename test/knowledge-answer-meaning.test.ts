@@ -1,0 +1,142 @@
+/**
+ * Answers that know their limits, end to end with the embedded model: a collection indexed by the
+ * real indexer with real vectors; a Telegram user's paraphrased question is answered from the
+ * right passage, an unrelated one gets the explicit "no answer" (the flow branches on
+ * `answer_found`) and is listed as a knowledge gap; the search route's modes.
+ */
+import { expect } from 'chai';
+import nock from 'nock';
+import { startChannel } from '../src/channel/worker.ts';
+import { startFlow } from '../src/flow/worker.ts';
+import { startLanguage } from '../src/language/worker.ts';
+import { createLogger } from '../src/shared/logger.ts';
+import type { Service } from '../src/shared/process.ts';
+import { captureTelegramTexts, createTelegramBot, postTelegramUpdate, telegramText } from './support/api.ts';
+import { pdf, SHOP_PAGES } from './support/knowledge-fixtures.ts';
+import { index, startKnowledge, upload, waitForJob, type KnowledgeEnv } from './support/knowledge.ts';
+import { waitFor } from './support/services.ts';
+
+/** Asks, answers from the collection, and branches on whether anything relevant was found. */
+const FLOW = {
+  version: 1,
+  start: 'ask',
+  states: {
+    ask: { wait: { store: 'question' }, next: 'answer' },
+    answer: {
+      actions: [{ answer_from: { collection: 'help', query: '{{question}}', k: 3 } }],
+      transitions: [{ when: { '!': { var: 'answer_found' } }, to: 'unknown' }, { to: 'found' }],
+    },
+    found: { actions: [{ send: { text: 'A: {{answer}}' } }], next: 'ask' },
+    unknown: { actions: [{ send: { text: 'NO ANSWER: let me find a person.' } }], next: 'ask' },
+  },
+};
+
+describe('knowledge: answers by meaning end to end', function () {
+  this.timeout(120_000);
+  let env: KnowledgeEnv;
+  let appId = '';
+  let secret = '';
+  const services: Service[] = [];
+  const sent: string[] = [];
+  let update = 0;
+
+  before(async () => {
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    env = await startKnowledge({ EMBEDDINGS_PROVIDER: 'local', KNOWLEDGE_MIN_SIMILARITY: '0.3' });
+    await env.startComponents();
+    const manual = await pdf(SHOP_PAGES);
+    expect((await upload(env.api, 'help', { 'help.pdf': manual })).status).to.equal(201);
+    const job = await waitForJob(env.api, await index(env.api, 'help'));
+    expect(job.status).to.equal('succeeded');
+    expect(job.progress.chunks_embedded).to.equal(SHOP_PAGES.length);
+    ({ appId, secret } = await createTelegramBot(env.api, { name: 'help', flow: FLOW }));
+    expect(
+      (await env.api.call('PATCH', '/v2/collections/help', { body: { owner_app_id: appId } })).status,
+    ).to.equal(200);
+    captureTelegramTexts(sent);
+    const logger = createLogger({ component: 'test', level: 'silent' });
+    const config = env.api.config;
+    services.push(
+      await startChannel(config, logger),
+      await startLanguage(config, logger),
+      await startFlow(config, logger),
+    );
+  });
+
+  after(async () => {
+    for (const s of services) await s.close();
+    nock.cleanAll();
+    nock.enableNetConnect();
+    await env?.stop();
+  });
+
+  const ask = async (chat: number, text: string): Promise<string> => {
+    const before = sent.length;
+    update += 1;
+    const response = await postTelegramUpdate(env.api, appId, secret, telegramText(chat, update, text));
+    expect(response.status).to.equal(200);
+    return waitFor(() => sent[before], { timeoutMs: 30_000, what: `the answer to "${text}"` });
+  };
+
+  it('when the collection is read, then it names its vectors model and the effective settings', async () => {
+    const collection = (await env.api.call('GET', '/v2/collections/help')).json;
+    expect(collection.indexed.vectors_model).to.equal('local:use-lite-en');
+    expect(collection).to.include({
+      embedding_model: null,
+      embedding_model_effective: 'local',
+      min_similarity_effective: 0.3,
+    });
+  });
+
+  it('when a user asks in other words than the manual, then the right passage answers', async () => {
+    const answer = await ask(41, 'my tyre keeps going flat');
+    expect(answer).to.match(/^A: 1\. Puncture repair.*\(help\.pdf, page 1\)/s);
+  });
+
+  it('when a question has no good passage, then the flow gets no answer and the question is listed as a gap', async () => {
+    expect(await ask(42, 'who won the football world cup in 1954?')).to.equal(
+      'NO ANSWER: let me find a person.',
+    );
+    const gaps = (await env.api.call('GET', '/v2/collections/help/unanswered')).json;
+    expect(gaps.items).to.have.length(1);
+    expect(gaps.items[0]).to.include({
+      question: 'who won the football world cup in 1954?',
+      mode: 'hybrid',
+      app_id: appId,
+    });
+    expect(gaps.items[0].best_score).to.be.a('number').and.below(0.3);
+    expect(gaps.items[0].conversation_id).to.be.a('string');
+  });
+
+  it('when the search route is asked by mode, then it names the mode that ran and refuses an unknown one', async () => {
+    const q = encodeURIComponent('do you do finance?');
+    const words = (await env.api.call('GET', `/v2/collections/help/search?q=${q}&mode=words`)).json;
+    expect(words.mode).to.equal('words');
+    expect(words.hits).to.have.length(0);
+    const hybrid = (await env.api.call('GET', `/v2/collections/help/search?q=${q}`)).json;
+    expect(hybrid.mode).to.equal('hybrid');
+    expect(hybrid.hits[0]).to.deep.include({ source: { file: 'help.pdf', page: 2 }, rank: 1 });
+    expect(hybrid.hits[0].vector_score).to.be.a('number');
+    const unknown = await env.api.call('GET', `/v2/collections/help/search?q=${q}&mode=fuzzy`);
+    expect(unknown.status).to.equal(400);
+    expect(unknown.json.error.code).to.equal('BW_ERR_SCHEMA');
+  });
+
+  it('when a collection without vectors is searched by meaning, then BW_ERR_SEARCH_MODE', async () => {
+    const patched = await env.api.call('PATCH', '/v2/collections/plain', {
+      body: { embedding_model: 'none' },
+    });
+    expect(patched.status).to.equal(200);
+    expect(patched.json).to.include({ embedding_model: 'none' });
+    expect(patched.json.reindex_job_id).to.equal(undefined);
+    expect((await upload(env.api, 'plain', { 'plain.pdf': await pdf(['Brakes and gears.']) })).status).to.equal(201);
+    expect((await waitForJob(env.api, await index(env.api, 'plain'))).status).to.equal('succeeded');
+    const refused = await env.api.call('GET', '/v2/collections/plain/search?q=brakes&mode=semantic');
+    expect(refused.status).to.equal(400);
+    expect(refused.json.error.code).to.equal('BW_ERR_SEARCH_MODE');
+    const words = (await env.api.call('GET', '/v2/collections/plain/search?q=brakes')).json;
+    expect(words).to.include({ mode: 'words', vectors_model: null });
+    expect(words.hits).to.have.length(1);
+  });
+});
