@@ -215,6 +215,8 @@ async function main(): Promise<void> {
     STORAGE_DIR: storage,
     TOPIC_PARTITIONS: String(PARTITIONS),
     LOG_LEVEL: 'warn',
+    // Indexing for words, against the raw libraries; embedding is measured by bench/knowledge/vectors.ts.
+    EMBEDDINGS_PROVIDER: 'none',
   };
   const children: Child[] = [];
   cleanups.push({
