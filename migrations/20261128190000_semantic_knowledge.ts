@@ -14,9 +14,13 @@ import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('collections', (t) => {
-    t.text('embedding_model').comment("local, api or none for the next index; null: EMBEDDINGS_PROVIDER");
+    t.text('embedding_model').comment(
+      'local, api or none for the next index; null: EMBEDDINGS_PROVIDER',
+    );
     t.text('vectors_model').comment("model of the active generation's vectors; null: none");
-    t.float('min_similarity').comment('relevance threshold (cosine); null: KNOWLEDGE_MIN_SIMILARITY');
+    t.float('min_similarity').comment(
+      'relevance threshold (cosine); null: KNOWLEDGE_MIN_SIMILARITY',
+    );
   });
   await knex.schema.alterTable('index_jobs', (t) => {
     t.integer('vectors_made').notNullable().defaultTo(0).comment('chunk vectors this job embedded');
@@ -33,7 +37,9 @@ export async function up(knex: Knex): Promise<void> {
       created_at timestamptz not null default now(),
       primary key (collection_id, model, text_sha)
     )`);
-  await knex.raw(`comment on column chunk_vectors.embedding is 'unit vector, float32 little-endian'`);
+  await knex.raw(
+    `comment on column chunk_vectors.embedding is 'unit vector, float32 little-endian'`,
+  );
   await knex.raw(`
     create table unanswered_questions (
       id bigserial primary key,

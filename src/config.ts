@@ -10,7 +10,6 @@ import { maskUrl } from './shared/logger.ts';
 import { isClusterUrl, parseRedisUrl } from './shared/redis.ts';
 import { hostname } from 'node:os';
 import type { EmbeddingSettings } from './shared/embeddings/embedders.ts';
-import type { EmbeddingChoice } from './shared/embeddings/provider.ts';
 
 type Kind = 'string' | 'integer' | 'url' | 'secret';
 
@@ -636,7 +635,7 @@ export const SETTINGS = {
     kind: 'string',
     default: 'local',
     enum: ['local', 'api', 'none'],
-    doc: "How a collection that names no embedding model is searched by meaning: local (the embedded English model, offline, on CPU), api (EMBEDDINGS_API_URL) or none (words only). A collection may choose its own (PATCH /v2/collections/<name> embedding_model). See docs/knowledge.md.",
+    doc: 'How a collection that names no embedding model is searched by meaning: local (the embedded English model, offline, on CPU), api (EMBEDDINGS_API_URL) or none (words only). A collection may choose its own (PATCH /v2/collections/<name> embedding_model). See docs/knowledge.md.',
   },
   EMBEDDINGS_API_URL: {
     kind: 'url',
@@ -680,7 +679,7 @@ export const SETTINGS = {
     default: 256,
     min: 1,
     max: 65536,
-    doc: "Memory the vector indexes of searched collections may hold in one api or retriver process (MiB; about 58 MiB per 100,000 chunks of the embedded model; least recently searched dropped first). See docs/knowledge.md.",
+    doc: 'Memory the vector indexes of searched collections may hold in one api or retriver process (MiB; about 58 MiB per 100,000 chunks of the embedded model; least recently searched dropped first). See docs/knowledge.md.',
   },
   KNOWLEDGE_MIN_SIMILARITY: {
     kind: 'string',
@@ -1123,7 +1122,7 @@ export function loadConfig(
       vectorCacheBytes: v.VECTOR_CACHE_MB * 1024 * 1024,
     },
     embeddings: {
-      defaultChoice: v.EMBEDDINGS_PROVIDER as EmbeddingChoice,
+      defaultChoice: v.EMBEDDINGS_PROVIDER,
       apiUrl: v.EMBEDDINGS_API_URL,
       apiKey: v.EMBEDDINGS_API_KEY,
       apiModel: v.EMBEDDINGS_MODEL,

@@ -11,9 +11,20 @@ import { startFlow } from '../src/flow/worker.ts';
 import { startLanguage } from '../src/language/worker.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
-import { captureTelegramTexts, createTelegramBot, postTelegramUpdate, telegramText } from './support/api.ts';
+import {
+  captureTelegramTexts,
+  createTelegramBot,
+  postTelegramUpdate,
+  telegramText,
+} from './support/api.ts';
 import { pdf, SHOP_PAGES } from './support/knowledge-fixtures.ts';
-import { index, startKnowledge, upload, waitForJob, type KnowledgeEnv } from './support/knowledge.ts';
+import {
+  index,
+  startKnowledge,
+  upload,
+  waitForJob,
+  type KnowledgeEnv,
+} from './support/knowledge.ts';
 import { waitFor } from './support/services.ts';
 
 /** Asks, answers from the collection, and branches on whether anything relevant was found. */
@@ -52,7 +63,8 @@ describe('knowledge: answers by meaning end to end', function () {
     expect(job.progress.chunks_embedded).to.equal(SHOP_PAGES.length);
     ({ appId, secret } = await createTelegramBot(env.api, { name: 'help', flow: FLOW }));
     expect(
-      (await env.api.call('PATCH', '/v2/collections/help', { body: { owner_app_id: appId } })).status,
+      (await env.api.call('PATCH', '/v2/collections/help', { body: { owner_app_id: appId } }))
+        .status,
     ).to.equal(200);
     captureTelegramTexts(sent);
     const logger = createLogger({ component: 'test', level: 'silent' });
@@ -74,7 +86,12 @@ describe('knowledge: answers by meaning end to end', function () {
   const ask = async (chat: number, text: string): Promise<string> => {
     const before = sent.length;
     update += 1;
-    const response = await postTelegramUpdate(env.api, appId, secret, telegramText(chat, update, text));
+    const response = await postTelegramUpdate(
+      env.api,
+      appId,
+      secret,
+      telegramText(chat, update, text),
+    );
     expect(response.status).to.equal(200);
     return waitFor(() => sent[before], { timeoutMs: 30_000, what: `the answer to "${text}"` });
   };
@@ -130,9 +147,14 @@ describe('knowledge: answers by meaning end to end', function () {
     expect(patched.status).to.equal(200);
     expect(patched.json).to.include({ embedding_model: 'none' });
     expect(patched.json.reindex_job_id).to.equal(undefined);
-    expect((await upload(env.api, 'plain', { 'plain.pdf': await pdf(['Brakes and gears.']) })).status).to.equal(201);
+    expect(
+      (await upload(env.api, 'plain', { 'plain.pdf': await pdf(['Brakes and gears.']) })).status,
+    ).to.equal(201);
     expect((await waitForJob(env.api, await index(env.api, 'plain'))).status).to.equal('succeeded');
-    const refused = await env.api.call('GET', '/v2/collections/plain/search?q=brakes&mode=semantic');
+    const refused = await env.api.call(
+      'GET',
+      '/v2/collections/plain/search?q=brakes&mode=semantic',
+    );
     expect(refused.status).to.equal(400);
     expect(refused.json.error.code).to.equal('BW_ERR_SEARCH_MODE');
     const words = (await env.api.call('GET', '/v2/collections/plain/search?q=brakes')).json;

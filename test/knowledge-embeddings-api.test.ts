@@ -157,7 +157,12 @@ describe('knowledge: the embeddings API provider', function () {
     it('when vectors of another dimension come back, then BW_ERR_EMBEDDINGS_INVALID and nothing is stored', async () => {
       const api = await standIn((call, _n, res) => answer(res, call.input, 3));
       try {
-        const provider = new ApiEmbeddingProvider({ baseUrl: api.url, apiKey: '', model: 'm', dimensions: 8 });
+        const provider = new ApiEmbeddingProvider({
+          baseUrl: api.url,
+          apiKey: '',
+          model: 'm',
+          dimensions: 8,
+        });
         const { db } = schema;
         await createJob(db, { jobId: 'job_dims', collection: 'dims', files: [], options: {} });
         const job = (await beginAttempt(db, 'job_dims'))!;

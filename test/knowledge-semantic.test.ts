@@ -4,7 +4,13 @@
  */
 import { expect } from 'chai';
 import { embedChunks } from '../src/indexer/embed-chunks.ts';
-import { beginAttempt, ensureCollection, finishJob, reloadJob, storeFile } from '../src/indexer/store.ts';
+import {
+  beginAttempt,
+  ensureCollection,
+  finishJob,
+  reloadJob,
+  storeFile,
+} from '../src/indexer/store.ts';
 import { createEmbedders } from '../src/shared/embeddings/embedders.ts';
 import { LOCAL_MODEL } from '../src/shared/embeddings/local-provider.ts';
 import type { Embedders } from '../src/shared/embeddings/provider.ts';

@@ -16,7 +16,10 @@ import { dot, normalize } from '../../src/shared/embeddings/vectors.ts';
 import { SHOP_PAGES } from '../../test/support/knowledge-fixtures.ts';
 
 const size = Number(process.env.BENCH_VECTORS ?? 100_000);
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 
@@ -40,12 +43,18 @@ let started = performance.now();
 await model.embed(Array.from({ length: 32 }, (_, i) => `${i} ${chunk}`));
 const chunkRate = 32 / ((performance.now() - started) / 1000);
 started = performance.now();
-for (let i = 0; i < 50; i += 1) await model.embed([`question number ${i}: ${sentences[i % sentences.length]}`]);
+for (let i = 0; i < 50; i += 1)
+  await model.embed([`question number ${i}: ${sentences[i % sentences.length]}`]);
 const questionMs = (performance.now() - started) / 50;
-console.log(`embedded model, 1,200-character chunks: ${chunkRate.toFixed(1)} chunks/s (one thread) | load ${load()}`);
+console.log(
+  `embedded model, 1,200-character chunks: ${chunkRate.toFixed(1)} chunks/s (one thread) | load ${load()}`,
+);
 console.log(`embedded model, one question: ${questionMs.toFixed(1)} ms | load ${load()}`);
 
-const bases = await model.embed([...sentences, ...sentences.map((s) => `is it true that ${s.toLowerCase()}?`)]);
+const bases = await model.embed([
+  ...sentences,
+  ...sentences.map((s) => `is it true that ${s.toLowerCase()}?`),
+]);
 await model.close();
 
 const next = random(7);
@@ -94,5 +103,5 @@ console.log(
 );
 console.log(`  recall@10 against exact float search: ${(overlap / queries.length).toFixed(3)}`);
 console.log(
-  `  memory: ${(indexBytes / 1024 / 1024).toFixed(1)} MiB (${((indexBytes / size) * 100_000 / 1024 / 1024).toFixed(1)} MiB per 100,000 chunks; float32 would be ${((size * dims * 4) / 1024 / 1024).toFixed(1)} MiB); array buffers grew ${((process.memoryUsage().arrayBuffers - heapBefore) / 1024 / 1024).toFixed(0)} MiB with the exact copies`,
+  `  memory: ${(indexBytes / 1024 / 1024).toFixed(1)} MiB (${(((indexBytes / size) * 100_000) / 1024 / 1024).toFixed(1)} MiB per 100,000 chunks; float32 would be ${((size * dims * 4) / 1024 / 1024).toFixed(1)} MiB); array buffers grew ${((process.memoryUsage().arrayBuffers - heapBefore) / 1024 / 1024).toFixed(0)} MiB with the exact copies`,
 );

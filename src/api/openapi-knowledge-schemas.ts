@@ -101,11 +101,13 @@ export const knowledgeSchemas: Record<string, unknown> = {
       ...searchSettings,
       embedding_model_effective: {
         enum: ['local', 'api', 'none'],
-        description: 'the model its next index embeds with (embedding_model, else EMBEDDINGS_PROVIDER)',
+        description:
+          'the model its next index embeds with (embedding_model, else EMBEDDINGS_PROVIDER)',
       },
       min_similarity_effective: {
         type: 'number',
-        description: 'the relevance threshold its answers use (min_similarity, else KNOWLEDGE_MIN_SIMILARITY)',
+        description:
+          'the relevance threshold its answers use (min_similarity, else KNOWLEDGE_MIN_SIMILARITY)',
       },
       uploaded_files: { type: 'array', items: { type: 'string' } },
       indexed: nullable({
@@ -118,7 +120,8 @@ export const knowledgeSchemas: Record<string, unknown> = {
           at: nullable(time),
           vectors_model: {
             ...nullable({ type: 'string' }),
-            description: 'the model of its vectors (local:use-lite-en, api:<model>); null: searched by words only',
+            description:
+              'the model of its vectors (local:use-lite-en, api:<model>); null: searched by words only',
           },
         },
       }),
@@ -146,13 +149,21 @@ export const knowledgeSchemas: Record<string, unknown> = {
         type: 'array',
         items: {
           type: 'object',
-          required: ['id', 'question', 'best_score', 'mode', 'app_id', 'conversation_id', 'created_at'],
+          required: [
+            'id',
+            'question',
+            'best_score',
+            'mode',
+            'app_id',
+            'conversation_id',
+            'created_at',
+          ],
           properties: {
             id: { type: 'string' },
             question: { type: 'string' },
             best_score: {
               ...nullable({ type: 'number' }),
-              description: 'the best passage\'s similarity by meaning; null without vectors',
+              description: "the best passage's similarity by meaning; null without vectors",
             },
             mode: { enum: ['words', 'semantic', 'hybrid'] },
             app_id: nullable({ type: 'string' }),
@@ -161,7 +172,10 @@ export const knowledgeSchemas: Record<string, unknown> = {
           },
         },
       },
-      next_before: { ...nullable({ type: 'string' }), description: 'pass as before for the next page' },
+      next_before: {
+        ...nullable({ type: 'string' }),
+        description: 'pass as before for the next page',
+      },
     },
   },
   'upload-result': {
@@ -248,7 +262,8 @@ export const knowledgeSchemas: Record<string, unknown> = {
             chunk_id: { type: 'string' },
             score: {
               type: 'number',
-              description: 'words: the rank score; semantic: the similarity; hybrid: the fused score',
+              description:
+                'words: the rank score; semantic: the similarity; hybrid: the fused score',
             },
             rank: { type: 'integer', description: '1-based, after fusion in hybrid' },
             words_score: { type: 'number' },

@@ -126,7 +126,10 @@ export async function startApi(
   });
   heartbeat.start();
   let draining = false;
-  const embedders = createEmbedders(config.embeddings, overrides.fetch ? { fetch: overrides.fetch } : {});
+  const embedders = createEmbedders(
+    config.embeddings,
+    overrides.fetch ? { fetch: overrides.fetch } : {},
+  );
   const edge: Edge = {
     redis,
     db,

@@ -56,7 +56,10 @@ export async function embedChunks(db: Knex, args: EmbedArgs): Promise<number> {
   let made = 0;
   for (let start = 0; start < todo.length; start += EMBED_BATCH) {
     const batch = todo.slice(start, start + EMBED_BATCH);
-    const vectors = await provider.embed(batch.map(([, text]) => storable(text)), signal);
+    const vectors = await provider.embed(
+      batch.map(([, text]) => storable(text)),
+      signal,
+    );
     for (const vector of vectors) {
       dims ??= vector.length;
       if (vector.length !== dims) {
@@ -101,12 +104,12 @@ export async function deleteUnusedVectors(
   jobId: string,
   batch = 10_000,
 ): Promise<number> {
-  const other = await db('index_jobs')
+  const other: { id: string } | undefined = await db('index_jobs')
     .join('collections', 'collections.name', 'index_jobs.collection_name')
     .where('collections.id', collectionId)
     .whereNot('index_jobs.id', jobId)
     .whereIn('index_jobs.status', ['queued', 'running'])
-    .first('index_jobs.id');
+    .first<{ id: string } | undefined>('index_jobs.id');
   if (other) return 0;
   let deleted = 0;
   for (;;) {

@@ -11,7 +11,11 @@ import { documentPath } from '../shared/knowledge/names.ts';
 import type { Logger } from '../shared/logger.ts';
 import { chunkSheets, type ChunkOptions } from './chunk.ts';
 import { chooseLanguage, SAMPLE_CHARS } from './language.ts';
-import type { EmbeddingChoice, Embedders, EmbeddingProvider } from '../shared/embeddings/provider.ts';
+import type {
+  EmbeddingChoice,
+  Embedders,
+  EmbeddingProvider,
+} from '../shared/embeddings/provider.ts';
 import { embedChunks } from './embed-chunks.ts';
 import {
   extractForIndex,
@@ -162,16 +166,24 @@ async function currentLanguage(db: Knex, collectionId: string): Promise<string |
  * How the job embeds: as recorded on the job (a retry keeps its first choice), else the
  * collection's own choice, else the deployment's default; recorded on the job's first attempt.
  */
-async function embeddingChoice(deps: JobDeps, job: JobRow, collectionId: string): Promise<EmbeddingChoice> {
+async function embeddingChoice(
+  deps: JobDeps,
+  job: JobRow,
+  collectionId: string,
+): Promise<EmbeddingChoice> {
   if (job.options.embedding_model) return job.options.embedding_model;
   if (!deps.embedders) return 'none';
-  const row = await deps.db<{ id: string; embedding_model: EmbeddingChoice | null }>('collections')
+  const row = await deps
+    .db<{ id: string; embedding_model: EmbeddingChoice | null }>('collections')
     .where({ id: collectionId })
     .first('embedding_model');
   const choice = row?.embedding_model ?? deps.embedders.defaultChoice;
-  await deps.db('index_jobs')
+  await deps
+    .db('index_jobs')
     .where({ id: job.id })
-    .update({ options: deps.db.raw(`options || jsonb_build_object('embedding_model', ?::text)`, [choice]) });
+    .update({
+      options: deps.db.raw(`options || jsonb_build_object('embedding_model', ?::text)`, [choice]),
+    });
   return choice;
 }
 

@@ -89,7 +89,8 @@ async function answerOf(deps: Deps, question: Question, context: MessageContext)
   const hits = relevantHits(result, threshold);
   if (hits.length === 0) {
     // A knowledge gap: recorded once per question (a redelivery names the same request).
-    const collection = await deps.db<{ id: string; name: string }>('collections')
+    const collection = await deps
+      .db<{ id: string; name: string }>('collections')
       .where({ name: question.collection_name })
       .first('id');
     if (collection) {
@@ -104,11 +105,23 @@ async function answerOf(deps: Deps, question: Question, context: MessageContext)
         ...(question.reply_to ? { requestId: question.reply_to.request_id } : {}),
       });
     }
-    return { ok: true, found: false, value: nothingFound(question.collection_name), hits, by: 'none' };
+    return {
+      ok: true,
+      found: false,
+      value: nothingFound(question.collection_name),
+      hits,
+      by: 'none',
+    };
   }
   if (deps.llm) {
     try {
-      return { ok: true, found: true, value: await llmAnswer(deps.llm, question.query, hits), hits, by: 'llm' };
+      return {
+        ok: true,
+        found: true,
+        value: await llmAnswer(deps.llm, question.query, hits),
+        hits,
+        by: 'llm',
+      };
     } catch (error) {
       context.log.warn(
         { err: (error as Error).message },
@@ -173,7 +186,10 @@ export async function startRetriever(
   const kit = createKit(config, logger, { name: 'botwire-retriver' });
   const db = openDb(kit);
   const { knowledge } = config;
-  const embedders = createEmbedders(config.embeddings, overrides.fetch ? { fetch: overrides.fetch } : {});
+  const embedders = createEmbedders(
+    config.embeddings,
+    overrides.fetch ? { fetch: overrides.fetch } : {},
+  );
   const deps: Deps = {
     db,
     collections: new CollectionCache(),

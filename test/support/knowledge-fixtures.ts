@@ -186,4 +186,3 @@ export const SHOP_PAGES = [
   'Gift cards are sold in the shop in amounts from 10 to 500 euros and never expire.',
   'Delivery: bicycles bought online are shipped fully assembled within five working days.',
 ];
-

@@ -287,7 +287,13 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
     if (rawMode !== undefined && !SEARCH_MODES.includes(rawMode as SearchMode)) {
       throw queryError('/query/mode', `must be one of ${SEARCH_MODES.join(', ')}`);
     }
-    const result = await searchKnowledge(edge.knowledge, collection, q, k, rawMode as SearchMode | undefined);
+    const result = await searchKnowledge(
+      edge.knowledge,
+      collection,
+      q,
+      k,
+      rawMode as SearchMode | undefined,
+    );
     ctx.body = { ...result, query: q, k };
   });
 
@@ -298,12 +304,21 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
     if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
       throw queryError('/query/limit', 'must be an integer from 1 to 200');
     }
-    if (rawBefore !== undefined && (typeof rawBefore !== 'string' || !/^[1-9]\d{0,17}$/.test(rawBefore))) {
+    if (
+      rawBefore !== undefined &&
+      (typeof rawBefore !== 'string' || !/^[1-9]\d{0,17}$/.test(rawBefore))
+    ) {
       throw queryError('/query/before', 'must be the id of a listed question');
     }
-    const row = await edge.db<{ id: string; name: string }>('collections').where({ name: collection }).first('id');
+    const row = await edge
+      .db<{ id: string; name: string }>('collections')
+      .where({ name: collection })
+      .first('id');
     if (!row) throw new BotwireError('BW_ERR_NOT_FOUND', `no collection named "${collection}"`);
-    const items = await listUnanswered(edge.db, row.id, { limit, ...(rawBefore ? { before: rawBefore } : {}) });
+    const items = await listUnanswered(edge.db, row.id, {
+      limit,
+      ...(rawBefore ? { before: rawBefore } : {}),
+    });
     ctx.body = { collection, items, next_before: items.length === limit ? items.at(-1)!.id : null };
   });
 }

@@ -49,10 +49,14 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason as Error);
+      },
+      { once: true },
+    );
   });
 
 export class ApiEmbeddingProvider implements EmbeddingProvider {
@@ -76,11 +80,16 @@ export class ApiEmbeddingProvider implements EmbeddingProvider {
     const vectors: Float32Array[] = [];
     let dims: number | undefined;
     for (let start = 0; start < texts.length; start += this.#options.batch) {
-      const batch = texts.slice(start, start + this.#options.batch).map((t) => t.slice(0, MAX_EMBED_CHARS));
+      const batch = texts
+        .slice(start, start + this.#options.batch)
+        .map((t) => t.slice(0, MAX_EMBED_CHARS));
       const got = await this.#call(batch, signal);
       for (const vector of got) {
         dims ??= vector.length;
-        if (vector.length !== dims) throw invalid(`the embeddings API answered vectors of ${vector.length} and ${dims} dimensions`);
+        if (vector.length !== dims)
+          throw invalid(
+            `the embeddings API answered vectors of ${vector.length} and ${dims} dimensions`,
+          );
         vectors.push(vector);
       }
     }
@@ -121,7 +130,11 @@ export class ApiEmbeddingProvider implements EmbeddingProvider {
     } catch (error) {
       signal?.throwIfAborted();
       return {
-        error: new BotwireError('BW_ERR_UPSTREAM', `embeddings API unreachable (${failureCause(error)})`, { cause: error }),
+        error: new BotwireError(
+          'BW_ERR_UPSTREAM',
+          `embeddings API unreachable (${failureCause(error)})`,
+          { cause: error },
+        ),
       };
     }
     if (!response.ok) {
@@ -141,7 +154,13 @@ export class ApiEmbeddingProvider implements EmbeddingProvider {
       body = await response.json();
     } catch (error) {
       signal?.throwIfAborted();
-      return { error: new BotwireError('BW_ERR_UPSTREAM', 'embeddings API answered a body that is not JSON', { cause: error }) };
+      return {
+        error: new BotwireError(
+          'BW_ERR_UPSTREAM',
+          'embeddings API answered a body that is not JSON',
+          { cause: error },
+        ),
+      };
     }
     return { vectors: this.#vectorsOf(body, input.length) };
   }
@@ -149,7 +168,9 @@ export class ApiEmbeddingProvider implements EmbeddingProvider {
   #vectorsOf(body: unknown, count: number): Float32Array[] {
     const data = (body as { data?: unknown } | null)?.data;
     if (!Array.isArray(data) || data.length !== count) {
-      throw invalid(`the embeddings API answered ${Array.isArray(data) ? data.length : 'no'} vectors for ${count} texts`);
+      throw invalid(
+        `the embeddings API answered ${Array.isArray(data) ? data.length : 'no'} vectors for ${count} texts`,
+      );
     }
     const vectors: Float32Array[] = new Array<Float32Array>(count);
     data.forEach((item: unknown, position) => {
@@ -158,12 +179,18 @@ export class ApiEmbeddingProvider implements EmbeddingProvider {
       if (!Number.isInteger(at) || at < 0 || at >= count || vectors[at] !== undefined) {
         throw invalid('the embeddings API answered vectors with bad or repeated indexes');
       }
-      if (!Array.isArray(embedding) || embedding.length === 0 || !embedding.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+      if (
+        !Array.isArray(embedding) ||
+        embedding.length === 0 ||
+        !embedding.every((x) => typeof x === 'number' && Number.isFinite(x))
+      ) {
         throw invalid('the embeddings API answered a vector that is not a list of numbers');
       }
       const { dimensions } = this.#options;
       if (dimensions > 0 && embedding.length !== dimensions) {
-        throw invalid(`the embeddings API answered ${embedding.length} dimensions; EMBEDDINGS_DIMENSIONS is ${dimensions}`);
+        throw invalid(
+          `the embeddings API answered ${embedding.length} dimensions; EMBEDDINGS_DIMENSIONS is ${dimensions}`,
+        );
       }
       vectors[at] = normalize(Float32Array.from(embedding as number[]));
     });

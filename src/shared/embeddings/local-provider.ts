@@ -46,15 +46,22 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
   }
 
   embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    if (this.#closing) return Promise.reject(new BotwireError('BW_ERR_UNAVAILABLE', 'the embedding model is closing'));
+    if (this.#closing)
+      return Promise.reject(
+        new BotwireError('BW_ERR_UNAVAILABLE', 'the embedding model is closing'),
+      );
     if (texts.length === 0) return Promise.resolve([]);
     signal?.throwIfAborted();
     return new Promise((resolve, reject) => {
       // Split a large call into batches; its promise settles when all of them have.
       const parts: Promise<Float32Array[]>[] = [];
       for (let start = 0; start < texts.length; start += this.#batch) {
-        const part = texts.slice(start, start + this.#batch).map((text) => text.slice(0, MAX_EMBED_CHARS));
-        parts.push(new Promise((ok, fail) => this.#queue.push({ texts: part, resolve: ok, reject: fail })));
+        const part = texts
+          .slice(start, start + this.#batch)
+          .map((text) => text.slice(0, MAX_EMBED_CHARS));
+        parts.push(
+          new Promise((ok, fail) => this.#queue.push({ texts: part, resolve: ok, reject: fail })),
+        );
       }
       this.#pump();
       Promise.all(parts).then((done) => resolve(done.flat()), reject);
@@ -92,7 +99,9 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     worker.stderr.resume();
     worker.on('message', (reply: Reply) => this.#settle(reply));
     worker.on('error', (error) => this.#fail(error));
-    worker.on('exit', (code) => this.#fail(new Error(`the embedding thread exited (code ${code})`)));
+    worker.on('exit', (code) =>
+      this.#fail(new Error(`the embedding thread exited (code ${code})`)),
+    );
     this.#worker = worker;
     return worker;
   }
@@ -102,14 +111,19 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     this.#inFlight.delete(reply.id);
     if (taken) {
       if ('error' in reply) {
-        const error = new BotwireError('BW_ERR_INTERNAL', `the embedded model failed: ${reply.error}`);
+        const error = new BotwireError(
+          'BW_ERR_INTERNAL',
+          `the embedded model failed: ${reply.error}`,
+        );
         for (const pending of taken) pending.reject(error);
       } else {
         let row = 0;
         for (const pending of taken) {
           pending.resolve(
             pending.texts.map(() => {
-              const vector = normalize(reply.vectors.slice(row * reply.dims, (row + 1) * reply.dims));
+              const vector = normalize(
+                reply.vectors.slice(row * reply.dims, (row + 1) * reply.dims),
+              );
               row += 1;
               return vector;
             }),
@@ -124,7 +138,11 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
   /** The thread died: what it held fails (retryable), and the next request starts a new one. */
   #fail(cause: Error): void {
     this.#worker = undefined;
-    const error = new BotwireError('BW_ERR_INTERNAL', `the embedded model stopped: ${cause.message}`, { cause });
+    const error = new BotwireError(
+      'BW_ERR_INTERNAL',
+      `the embedded model stopped: ${cause.message}`,
+      { cause },
+    );
     for (const taken of this.#inFlight.values()) for (const pending of taken) pending.reject(error);
     this.#inFlight.clear();
     if (this.#closing) {

@@ -42,7 +42,10 @@ port.on('message', (/** @type {{ id: number, texts: string[] }} */ request) => {
       rows.forEach((row, i) => vectors.set(row, i * dims));
       port.postMessage({ id: request.id, vectors, dims }, [vectors.buffer]);
     } catch (error) {
-      port.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) });
+      port.postMessage({
+        id: request.id,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   });
 });

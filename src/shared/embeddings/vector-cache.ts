@@ -43,7 +43,11 @@ export async function loadIndex(db: Knex, key: IndexKey): Promise<VectorIndex | 
                               and v.text_sha = ch.text_sha
        where ch.collection_id = :collection and ch.generation = :generation and ch.id > :after
        order by ch.id limit :batch`,
-      { ...{ collection: key.collectionId, generation: key.generation, model: key.model }, after, batch: LOAD_BATCH },
+      {
+        ...{ collection: key.collectionId, generation: key.generation, model: key.model },
+        after,
+        batch: LOAD_BATCH,
+      },
     );
     for (const row of rows) index.add(Number(row.id), vectorFromBytes(row.embedding));
     if (rows.length < LOAD_BATCH) break;

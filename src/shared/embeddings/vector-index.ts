@@ -27,7 +27,7 @@ export interface Neighbour {
 function popcount(x: number): number {
   x -= (x >>> 1) & 0x55555555;
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
 export class VectorIndex {
@@ -54,7 +54,12 @@ export class VectorIndex {
 
   /** Bytes held by the index's arrays. */
   get bytes(): number {
-    return this.#ids.byteLength + this.#codes.byteLength + this.#scales.byteLength + this.#bits.byteLength;
+    return (
+      this.#ids.byteLength +
+      this.#codes.byteLength +
+      this.#scales.byteLength +
+      this.#bits.byteLength
+    );
   }
 
   /** Adds a unit vector of `dims` values; false when full or of another length. */
@@ -101,7 +106,8 @@ export class VectorIndex {
     for (let row = 0; row < this.#count; row += 1) {
       let distance = 0;
       const base = row * words;
-      for (let w = 0; w < words; w += 1) distance += popcount(this.#bits[base + w]! ^ queryBits[w]!);
+      for (let w = 0; w < words; w += 1)
+        distance += popcount(this.#bits[base + w]! ^ queryBits[w]!);
       distances[row] = distance;
       histogram[distance]! += 1;
     }

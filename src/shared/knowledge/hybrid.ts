@@ -10,7 +10,13 @@ import { BotwireError } from '../errors.ts';
 import type { Knex } from '../db.ts';
 import type { Embedders } from '../embeddings/provider.ts';
 import type { VectorIndexCache } from '../embeddings/vector-cache.ts';
-import { collectionOf, CollectionCache, searchCollection, type Nearest, type SearchHit } from './search.ts';
+import {
+  collectionOf,
+  CollectionCache,
+  searchCollection,
+  type Nearest,
+  type SearchHit,
+} from './search.ts';
 
 export type SearchMode = 'words' | 'semantic' | 'hybrid';
 export const SEARCH_MODES: readonly SearchMode[] = ['words', 'semantic', 'hybrid'];
@@ -46,7 +52,9 @@ export interface KnowledgeResult {
  */
 export function relevantHits(result: KnowledgeResult, threshold: number): SearchHit[] {
   if (result.mode === 'words') return result.hits;
-  return result.hits.filter((hit) => (hit.vector_score ?? -1) >= threshold || hit.words_all === true);
+  return result.hits.filter(
+    (hit) => (hit.vector_score ?? -1) >= threshold || hit.words_all === true,
+  );
 }
 
 /** The best similarity by meaning among the hits; null when none was scored so. */
@@ -60,9 +68,14 @@ function modeRefused(message: string, collection: string): BotwireError {
 }
 
 /** Fuses the two rankings; ties go to the better words rank, then the lower chunk id. */
-export function fuse(words: readonly SearchHit[], vectors: readonly SearchHit[], k: number): SearchHit[] {
+export function fuse(
+  words: readonly SearchHit[],
+  vectors: readonly SearchHit[],
+  k: number,
+): SearchHit[] {
   const fused = new Map<string, SearchHit & { fused: number }>();
-  for (const hit of words) fused.set(hit.chunk_id, { ...hit, fused: 1 / (RRF_K + hit.words_rank!) });
+  for (const hit of words)
+    fused.set(hit.chunk_id, { ...hit, fused: 1 / (RRF_K + hit.words_rank!) });
   for (const hit of vectors) {
     const found = fused.get(hit.chunk_id);
     const part = 1 / (RRF_K + hit.vector_rank!);
@@ -80,7 +93,11 @@ export function fuse(words: readonly SearchHit[], vectors: readonly SearchHit[],
         Number(a.chunk_id) - Number(b.chunk_id),
     )
     .slice(0, k)
-    .map(({ fused: score, ...hit }, i) => ({ ...hit, score: Math.round(score * 1e6) / 1e6, rank: i + 1 }));
+    .map(({ fused: score, ...hit }, i) => ({
+      ...hit,
+      score: Math.round(score * 1e6) / 1e6,
+      rank: i + 1,
+    }));
 }
 
 /**
@@ -100,7 +117,10 @@ export async function searchKnowledge(
   const cache = deps.collections ?? new CollectionCache();
   // The collection as last seen decides the mode; the search checks it in its own snapshot.
   const seen = await collectionOf(db, collection, cache);
-  if (!seen) throw new BotwireError('BW_ERR_NOT_FOUND', `no collection named "${collection}"`, { details: { collection } });
+  if (!seen)
+    throw new BotwireError('BW_ERR_NOT_FOUND', `no collection named "${collection}"`, {
+      details: { collection },
+    });
   const model = seen.vectors_model;
   const provider = model ? embedders?.forModel(model) : undefined;
   const usable = provider !== undefined && vectors !== undefined;
@@ -113,7 +133,10 @@ export async function searchKnowledge(
       collection,
     );
   }
-  const result = (at: Awaited<ReturnType<typeof searchCollection>>, hits: SearchHit[]): KnowledgeResult => ({
+  const result = (
+    at: Awaited<ReturnType<typeof searchCollection>>,
+    hits: SearchHit[],
+  ): KnowledgeResult => ({
     collection,
     language: at.language,
     mode: ran,
@@ -123,13 +146,17 @@ export async function searchKnowledge(
   });
   if (ran === 'words') {
     const found = await searchCollection(db, collection, query, k, { cache });
-    return result(found, found.hits.map((hit, i) => ({ ...hit, rank: i + 1 })));
+    return result(
+      found,
+      found.hits.map((hit, i) => ({ ...hit, rank: i + 1 })),
+    );
   }
   const depth = ran === 'hybrid' ? Math.max(k, FUSION_DEPTH) : k;
   let queryVector: Float32Array | undefined;
   const nearest: Nearest = async (searched) => {
     // Re-indexed with another model since: searched by words alone this once.
-    if (searched.vectors_model !== model || model === null || searched.generation === null) return [];
+    if (searched.vectors_model !== model || model === null || searched.generation === null)
+      return [];
     queryVector ??= (await provider!.embed([query]))[0]!;
     const index = await vectors!.get({
       collectionId: searched.collection_id,
@@ -144,7 +171,10 @@ export async function searchKnowledge(
     words: ran === 'hybrid',
   });
   if (ran === 'semantic') {
-    return result(found, found.vectorHits.slice(0, k).map((hit, i) => ({ ...hit, rank: i + 1 })));
+    return result(
+      found,
+      found.vectorHits.slice(0, k).map((hit, i) => ({ ...hit, rank: i + 1 })),
+    );
   }
   return result(found, fuse(found.hits, found.vectorHits, k));
 }

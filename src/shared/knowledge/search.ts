@@ -296,7 +296,12 @@ export async function searchCollection(
   collection: string,
   query: string,
   k: number,
-  options: { candidates?: number; cache?: CollectionCache; words?: boolean; nearest?: Nearest } = {},
+  options: {
+    candidates?: number;
+    cache?: CollectionCache;
+    words?: boolean;
+    nearest?: Nearest;
+  } = {},
 ): Promise<SearchResult> {
   const terms = queryTerms(query);
   const { cache, nearest } = options;
@@ -382,7 +387,16 @@ export async function searchCollection(
       }));
     const vectorHits = neighbours.flatMap((neighbour, i): SearchHit[] => {
       const row = byId.get(String(neighbour.id));
-      return row ? [{ ...hitOf(row), score: neighbour.score, vector_score: neighbour.score, vector_rank: i + 1 }] : [];
+      return row
+        ? [
+            {
+              ...hitOf(row),
+              score: neighbour.score,
+              vector_score: neighbour.score,
+              vector_rank: i + 1,
+            },
+          ]
+        : [];
     });
     return { collection, language: first.language, hits: wordHits, vectorHits, searched };
   }

@@ -36,9 +36,7 @@ export async function recordUnanswered(
       best_score: row.bestScore,
       mode: row.mode,
       // A bot deleted since is not an error: the question stays, with no bot.
-      app_id: row.appId
-        ? db.raw('(select app_id from bots where app_id = ?)', [row.appId])
-        : null,
+      app_id: row.appId ? db.raw('(select app_id from bots where app_id = ?)', [row.appId]) : null,
       conversation_id: row.conversationId ?? null,
       request_id: row.requestId ?? null,
     })
@@ -52,7 +50,9 @@ export async function listUnanswered(
   collectionId: string,
   page: { limit: number; before?: string },
 ): Promise<UnansweredQuestion[]> {
-  const rows = await db('unanswered_questions')
+  const rows: UnansweredQuestion[] = await db<UnansweredQuestion & { collection_id: string }>(
+    'unanswered_questions',
+  )
     .where({ collection_id: collectionId })
     .modify((query) => {
       if (page.before) void query.where('id', '<', page.before);
@@ -60,7 +60,7 @@ export async function listUnanswered(
     .orderBy('id', 'desc')
     .limit(page.limit)
     .select('id', 'question', 'best_score', 'mode', 'app_id', 'conversation_id', 'created_at');
-  return rows.map((row: UnansweredQuestion) => ({
+  return rows.map((row) => ({
     ...row,
     id: String(row.id),
     best_score: row.best_score === null ? null : Math.round(Number(row.best_score) * 10000) / 10000,
