@@ -376,7 +376,36 @@ describe('flow engine', () => {
       { kind: 'retrieve', request_id: 'r1', collection: 'shop-faq', query: 'about hours', k: 5 },
     ]);
     expect(chat.texts(result('r1', '9 to 5'))).to.deep.equal(['9 to 5']);
-    expect(chat.state().vars).to.deep.equal({ question: 'hours', answer: '9 to 5' });
+    expect(chat.state().vars).to.deep.equal({
+      question: 'hours',
+      answer: '9 to 5',
+      answer_found: true,
+    });
+  });
+
+  it('when the knowledge answer says nothing relevant was found, then <store>_found is false', () => {
+    const flow = flowOf({
+      q: { wait: { store: 'question' }, next: 'a' },
+      a: {
+        actions: [{ answer_from: { collection: 'faq', query: '{{question}}', store: 'kb' } }],
+        transitions: [{ when: { '!': { var: 'kb_found' } }, to: 'human' }, { to: 'q' }],
+      },
+      human: { actions: [text('A person will help.')], next: 'q' },
+    });
+    const chat = talk(flow);
+    chat.send(say('zeppelin'));
+    const texts = chat.texts({
+      type: 'effect_result',
+      request_id: 'r1',
+      ok: true,
+      value: 'I found nothing about that in faq.',
+      found: false,
+    });
+    expect(texts).to.deep.equal(['A person will help.']);
+    expect(chat.state().vars).to.include({
+      kb: 'I found nothing about that in faq.',
+      kb_found: false,
+    });
   });
 
   it('when a reset keyword, /start or a reset event arrives, then variables are cleared and start runs', () => {
