@@ -20,6 +20,7 @@
 import { BotwireError } from '../errors.ts';
 import type { Knex } from '../db.ts';
 import type { Neighbour } from '../embeddings/vector-index.ts';
+import { planTerms, type PlannedTerm } from './terms.ts';
 
 export type HitSource =
   { file: string; page: number } | { file: string; sheet: string; rows: [number, number] };
@@ -93,6 +94,30 @@ export function tsqueryText(
     .join(` ${operator} `);
 }
 
+/** A term of a tsquery source text, quoted (so no operator can be injected), `:*` for a prefix. */
+const quoted = (term: string, prefix: boolean): string =>
+  `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'${prefix && isPrefix(term) ? ':*' : ''}`;
+
+/** The statement's tsqueries and weights from the planned terms (see `terms.ts`). */
+function plannedBindings(
+  planned: readonly PlannedTerm[],
+): Record<string, string | number | boolean> {
+  const informative = planned.filter((t) => t.informative);
+  return {
+    whole: planned.map((t) => quoted(t.term, false)).join(' & '),
+    all: planned.map((t) => quoted(t.term, t.prefix)).join(' & '),
+    any: informative.map((t) => quoted(t.term, t.prefix)).join(' | '),
+    any_all: planned.map((t) => quoted(t.term, t.prefix)).join(' | '),
+    has_common: informative.length < planned.length,
+    phrase: planned.map((t) => t.term).join(' '),
+    weights: JSON.stringify(planned.map((t) => ({ q: quoted(t.term, t.prefix), idf: t.idf }))),
+    idf_total: Math.max(
+      1e-9,
+      planned.reduce((sum, t) => sum + t.idf, 0),
+    ),
+  };
+}
+
 const HEADLINE = `StartSel=${MARK.start}, StopSel=${MARK.stop}, MaxWords=30, MinWords=10, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "`;
 
 // The statement searches the generation `:generation` of collection `:collection_id`, parsing the
@@ -125,15 +150,32 @@ with c as (
   ) ch, q
   order by score desc, ch.id
   limit :k
+), w as (
+  select to_tsquery(:language::regconfig, x.q) as tq, x.idf
+  from jsonb_to_recordset(:weights::jsonb) as x(q text, idf float8)
+), rare as (
+  -- Candidates: the chunks holding one of the informative words (src/shared/knowledge/terms.ts).
+  select ch.id, ch.tsv from chunks ch
+  where :words and (select current from c) and (select count(*) from whole) < :k
+    and ch.collection_id = :collection_id and ch.generation = :generation::bigint
+    and ch.tsv @@ to_tsquery(:language::regconfig, :any)
+  limit :candidates
+), common as (
+  -- When they are too few, the chunks holding any word of the query.
+  select ch.id, ch.tsv from chunks ch
+  where :words and :has_common and (select current from c)
+    and (select count(*) from whole) + (select count(*) from rare) < :k
+    and ch.collection_id = :collection_id and ch.generation = :generation::bigint
+    and ch.tsv @@ to_tsquery(:language::regconfig, :any_all)
+  limit :candidates
 ), loose as (
   select ch.id, 2 as grp,
-         ts_rank_cd(ch.tsv, q.any_q, 1) + case when ch.tsv @@ q.all_q then 2 else 0 end as score
+         case when ch.tsv @@ q.all_q then 2 else 0 end
+           + coalesce((select sum(w.idf) from w where ch.tsv @@ w.tq), 0) / :idf_total
+           + ts_rank_cd(ch.tsv, q.any_q, 1) / 100 as score
   from (
-    select ch.id, ch.tsv from chunks ch
-    where :words and (select current from c) and (select count(*) from whole) < :k
-      and ch.collection_id = :collection_id and ch.generation = :generation::bigint
-      and ch.tsv @@ to_tsquery(:language::regconfig, :any)
-    limit :candidates
+    select distinct on (id) id, tsv from (select * from rare union all select * from common) u
+    order by id
   ) ch, q
   where ch.id not in (select id from whole)
   order by score desc, ch.id
@@ -322,19 +364,20 @@ export async function searchCollection(
   });
   if (query.trim() === '' || (terms.length === 0 && !nearest)) return empty(searched);
   const hits = Math.min(Math.max(1, Math.trunc(k)), MAX_K);
-  const bindings = {
+  const fixed = {
     name: collection,
-    whole: tsqueryText(terms, '&', 'whole words'),
-    all: tsqueryText(terms, '&', 'prefixes'),
-    any: tsqueryText(terms, '|', 'prefixes'),
-    phrase: terms.join(' '),
     k: hits,
-    words,
     // At least k: the any-word group drops up to k - 1 whole-word hits from its candidates.
     candidates: Math.max(hits, Math.trunc(options.candidates ?? RANKED_CANDIDATES)),
     headline: HEADLINE,
   };
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+    const planned: PlannedTerm[] = words ? await planTerms(db, searched, terms) : [];
+    const bindings: Record<string, unknown> = {
+      ...fixed,
+      ...plannedBindings(planned),
+      words: planned.length > 0,
+    };
     const neighbours: Neighbour[] | undefined =
       nearest && searched.generation !== null ? await nearest(searched) : [];
     if (neighbours === undefined) {
