@@ -290,6 +290,8 @@ export async function finishJob(
       .where('generation', '<', job.id)
       .delete(),
   );
+  // Searches plan their word lookups from these statistics (src/shared/knowledge/terms.ts).
+  await attempt('analysing the word counts', () => db.raw('analyze collection_terms'));
   return cleanupErrors.length > 0 ? { ...result, cleanupErrors } : result;
 }
 

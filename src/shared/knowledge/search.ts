@@ -192,7 +192,8 @@ with c as (
 select c.id as collection_id, c.gen as generation, c.language, c.current, c.vectors_model,
        c.min_similarity,
        p.id, ch.file, ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text, top.score, top.grp,
-       ts_headline(c.cfg, ch.text, q.any_q, :headline) as snippet
+       case when :snippets then ts_headline(c.cfg, ch.text, q.any_q, :headline) else '' end
+         as snippet
 from c cross join q left join picked p on (select current from c)
   left join top on top.id = p.id
   left join chunks ch on ch.collection_id = :collection_id and ch.generation = :generation::bigint
@@ -330,6 +331,8 @@ const round = (value: number): number => Math.round(value * 10000) / 10000;
  *   search reads the collection row first.
  * @param options.words - Search by words; false finds by meaning only. @defaultValue true
  * @param options.nearest - The chunks nearest by meaning, asked for in each attempt.
+ * @param options.snippets - Make each hit's snippet (`ts_headline`, the costliest part of a row);
+ *   false leaves them empty for {@link addSnippets} to make for the hits kept. @defaultValue true
  * @throws BotwireError `BW_ERR_NOT_FOUND` when the collection does not exist;
  *   `BW_ERR_UNAVAILABLE` when it was re-indexed under each of {@link MAX_ATTEMPTS} searches.
  */
@@ -343,6 +346,7 @@ export async function searchCollection(
     cache?: CollectionCache;
     words?: boolean;
     nearest?: Nearest;
+    snippets?: boolean;
   } = {},
 ): Promise<SearchResult> {
   const terms = queryTerms(query);
@@ -377,6 +381,7 @@ export async function searchCollection(
       ...fixed,
       ...plannedBindings(planned),
       words: planned.length > 0,
+      snippets: options.snippets !== false,
     };
     const neighbours: Neighbour[] | undefined =
       nearest && searched.generation !== null ? await nearest(searched) : [];
@@ -448,6 +453,35 @@ export async function searchCollection(
     `collection "${collection}" was re-indexed during each of ${MAX_ATTEMPTS} searches; try again`,
     { details: { collection } },
   );
+}
+
+/**
+ * Fills the snippets of `hits` (found with `snippets: false`) in one statement. The rows are
+ * read by id, which never changes; a hit whose row is gone since (its generation replaced and
+ * deleted) keeps an empty snippet, its text still shown.
+ */
+export async function addSnippets(
+  db: Knex,
+  searched: Searched,
+  query: string,
+  hits: SearchHit[],
+): Promise<SearchHit[]> {
+  if (hits.length === 0) return hits;
+  const { rows } = await db.raw<{ rows: { id: string; snippet: string }[] }>(
+    `select ch.id, ts_headline(:language::regconfig, ch.text,
+              to_tsquery(:language::regconfig, :any), :headline) as snippet
+     from chunks ch where ch.collection_id = :collection_id and ch.id = any(:ids::bigint[])`,
+    {
+      language: searched.language,
+      any: tsqueryText(queryTerms(query), '|', 'prefixes') || "''",
+      headline: HEADLINE,
+      collection_id: searched.collection_id,
+      // An array literal: knex would spread a JS array into one binding per element.
+      ids: `{${hits.map((hit) => hit.chunk_id).join(',')}}`,
+    },
+  );
+  const snippets = new Map(rows.map((row) => [String(row.id), row.snippet]));
+  return hits.map((hit) => ({ ...hit, snippet: snippets.get(hit.chunk_id) ?? hit.snippet }));
 }
 
 /** A source as people read it: `manual.pdf, page 3`, `prices.xlsx, sheet Bikes, rows 2-9`. */

@@ -71,12 +71,15 @@ export async function planTerms(
   // An array literal: knex would spread a JS array into one binding per element.
   const literal = `{${terms.map((t) => `"${t.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
   const { rows }: { rows: TermRow[] } = await db.raw(
-    `select t.term, min(ct.ndoc)::int as ndoc, count(l.lexeme) = 0 as stop,
+    // One index lookup per word (a scalar subquery), never a join over the collection's words.
+    `select t.term, min(l.ndoc)::int as ndoc, count(l.lexeme) = 0 as stop,
             (select chunk_count from collections where id = :collection)::int as total
      from unnest(:terms::text[]) with ordinality t(term, ord)
-       left join lateral (select lexeme from unnest(to_tsvector(:language::regconfig, t.term))) l on true
-       left join collection_terms ct on ct.collection_id = :collection
-         and ct.generation = :generation and ct.word = l.lexeme
+       left join lateral (
+         select x.lexeme,
+                (select ct.ndoc from collection_terms ct where ct.collection_id = :collection
+                   and ct.generation = :generation and ct.word = x.lexeme) as ndoc
+         from unnest(to_tsvector(:language::regconfig, t.term)) x) l on true
      group by t.term, t.ord order by t.ord`,
     { ...where, terms: literal, language: searched.language },
   );
@@ -96,8 +99,10 @@ export async function planTerms(
     }>(
       `select t.term, f.word, f.ndoc from unnest(:terms::text[]) t(term)
          left join lateral (
+           -- The trigram index finds the similar words (of every collection); "+ 0" keeps the
+           -- planner from walking this generation's words by the primary key instead.
            select ct.word, ct.ndoc from collection_terms ct
-           where ct.collection_id = :collection and ct.generation = :generation
+           where ct.collection_id + 0 = :collection and ct.generation + 0 = :generation
              and ct.word operator(${schema}.%) t.term
              and ${schema}.similarity(ct.word, t.term) >= :min
            order by ${schema}.similarity(ct.word, t.term) desc, ct.ndoc desc, ct.word limit 1) f on true`,
