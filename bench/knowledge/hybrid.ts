@@ -53,7 +53,12 @@ async function main(): Promise<void> {
 
   console.error(`bench: storing a collection of ${options.chunks} chunks`);
   await buildCollection(db, 'bench-hybrid', model, random, options.chunks);
-  const collection = await db('collections').where({ name: 'bench-hybrid' }).first();
+  const collection = await db<{ id: string; name: string; active_generation: string }>(
+    'collections',
+  )
+    .where({ name: 'bench-hybrid' })
+    .first('id', 'active_generation');
+  if (!collection) throw new Error('the bench collection was not stored');
   console.error('bench: giving each chunk a vector');
   const bases = await local.embed(Array.from({ length: 200 }, () => sentence(model, random)));
   const dims = bases[0]!.length;
