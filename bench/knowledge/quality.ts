@@ -214,3 +214,7 @@ async function main(): Promise<void> {
 }
 
 await runBench(main);
+// The indexer's idle PDF threads (src/indexer/extract/pdf.ts) keep the process alive once the
+// work is done: their piped stdout and stderr hold a MessagePort that `worker.unref()` does not
+// release. The cleanups have run; nothing else is pending.
+process.exit();
