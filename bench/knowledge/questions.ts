@@ -59,12 +59,14 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'exact',
     question: 'what gets written to /var/log/dpkg.log?',
-    answer: /dpkg keeps a log of all of its actions in \/var\/log\/dpkg\.log/i,
+    answer:
+      /dpkg keeps a log of all of its actions in \/var\/log\/dpkg\.log|one can find the exact moment when each package has been installed/i,
   },
   {
     kind: 'exact',
     question: 'dpkg --add-architecture to install 32-bit libraries',
-    answer: /This is simply done with dpkg --add-architecture/i,
+    answer:
+      /This is simply done with dpkg --add-architecture|Using proprietary i386 binaries on amd64|Foreign packages can then be installed with apt install package:architecture/i,
   },
   {
     kind: 'paraphrase',
@@ -74,13 +76,14 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'keyword',
     question: 'recommends suggests',
-    answer: /Recommends, Suggests, and Enhances fields/i,
+    answer:
+      /Recommends, Suggests, and Enhances fields|The .suggested. dependencies, of secondary importance/i,
   },
   {
     kind: 'misspelt',
     question: 'when does the postinstal script run?',
     answer:
-      /preinst script is executed prior to installation of the package, while postinst follows it/i,
+      /preinst script is executed prior to installation of the package, while postinst follows it|executing the new-postinst script with the arguments configure/i,
   },
   {
     kind: 'paraphrase',
@@ -93,7 +96,8 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'keyword',
     question: 'main contrib non-free',
-    answer: /The main, contrib and non-free archives/i,
+    answer:
+      /The main, contrib and non-free archives|Contrib \(contributions\) is a set of open source software/i,
   },
   {
     kind: 'paraphrase',
@@ -127,7 +131,8 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'keyword',
     question: 'unattended upgrades',
-    answer: /execute unattended-upgrade \(from the unattended-upgrades package\)/i,
+    answer:
+      /execute unattended-upgrade \(from the unattended-upgrades package\)|dpkg-reconfigure -plow unattended-/i,
   },
   {
     kind: 'paraphrase',
@@ -138,12 +143,14 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'exact',
     question: 'does a third-party repository key go in /etc/apt/trusted.gpg.d?',
-    answer: /put it in a \*\.gpg file in \/etc\/apt\/trusted\.gpg\.d\//i,
+    answer:
+      /put it in a \*\.gpg file in \/etc\/apt\/trusted\.gpg\.d\/|IN PRACTICE Adding trusted keys When a third-party package source|To restrict the key to the repository/i,
   },
   {
     kind: 'exact',
     question: 'what does apt-cache policy show?',
-    answer: /The apt-cache policy command displays the pinning priorities/i,
+    answer:
+      /The apt-cache policy command displays the pinning priorities|It can also show the pinning priorities for all available versions/i,
   },
   {
     kind: 'paraphrase',
@@ -159,7 +166,8 @@ export const QUESTIONS: readonly Question[] = [
     kind: 'paraphrase',
     question:
       "how can I browse the archive by category, say programs that edit films, when I don't know their names?",
-    answer: /Selecting the works-with::video and use::editing tags/i,
+    answer:
+      /Selecting the works-with::video and use::editing tags|The search only returns one package, kino/i,
   },
   {
     kind: 'misspelt',
@@ -176,7 +184,8 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'keyword',
     question: 'info documents',
-    answer: /7\.1\.2\. info Documents The GNU project has written manuals/i,
+    answer:
+      /7\.1\.2\. info Documents The GNU project has written manuals|Note that the info system is not suitable for translation/i,
   },
   {
     kind: 'exact',
@@ -256,7 +265,7 @@ export const QUESTIONS: readonly Question[] = [
     kind: 'keyword',
     question: 'printer cups',
     answer:
-      /thanks to CUPS, the free print server|The heart of the system is the scheduler, cupsd/i,
+      /thanks to CUPS, the free print server|The heart of the system is the scheduler, cupsd|CUPS in combination with these packages is the basis for the Debian printing system/i,
   },
   {
     kind: 'paraphrase',
@@ -279,7 +288,8 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'keyword',
     question: 'logrotate',
-    answer: /logrotate, the program responsible for these rotations/i,
+    answer:
+      /logrotate, the program responsible for these rotations|The logrotate program is executed daily by the cron/i,
   },
   {
     kind: 'paraphrase',
@@ -324,7 +334,7 @@ export const QUESTIONS: readonly Question[] = [
     kind: 'paraphrase',
     question: 'I want to get into my server without typing the password every time',
     answer:
-      /SSH offers a key-based authentication system|The user generates a key pair on the client machine/i,
+      /SSH offers a key-based authentication system|The user generates a key pair on the client machine|all subsequent logins on the server will work without a password/i,
   },
   {
     kind: 'paraphrase',
@@ -351,7 +361,7 @@ export const QUESTIONS: readonly Question[] = [
     kind: 'keyword',
     question: 'webmin',
     answer:
-      /Sadly, webmin is no longer part of Debian|one of the most successful administration interfaces/i,
+      /Sadly, webmin is no longer part of Debian|one of the most successful administration interfaces|It is recommended to change the password used for webmin|This server listens by default on port 10000/i,
   },
   {
     kind: 'exact',
@@ -366,7 +376,7 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'keyword',
     question: 'inetd super-server',
-    answer: /is a server of servers/i,
+    answer: /is a server of servers|Register a server in \/etc\/inetd\.conf/i,
   },
   {
     kind: 'paraphrase',
@@ -431,7 +441,7 @@ export const QUESTIONS: readonly Question[] = [
     kind: 'misspelt',
     question: 'easyrsa own certificate authority',
     answer:
-      /The easy-rsa package provides tools to serve as an X\.509 certification infrastructure/i,
+      /The easy-rsa package provides tools to serve as an X\.509 certification infrastructure|\.\/easyrsa build-ca/i,
   },
   {
     kind: 'keyword',
@@ -457,7 +467,8 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'keyword',
     question: 'ospf bgp',
-    answer: /each routing protocol \(most notably BGP, OSPF and RIP\)/i,
+    answer:
+      /each routing protocol \(most notably BGP, OSPF and RIP\)|IN PRACTICE OSPF, BGP or RIP\?/i,
   },
   {
     kind: 'exact',
@@ -477,7 +488,8 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'misspelt',
     question: 'nmapp scan of a remote host',
-    answer: /is, in a way, the remote equivalent for netstat/i,
+    answer:
+      /is, in a way, the remote equivalent for netstat|A typical nmap invocation only uses the -A option/i,
   },
   {
     kind: 'keyword',
@@ -500,7 +512,8 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'keyword',
     question: 'mail antivirus',
-    answer: /The Falcot administrators selected clamav from the homonymous package/i,
+    answer:
+      /The Falcot administrators selected clamav from the homonymous package|important to set up an antivirus solution at the entry point/i,
   },
   {
     kind: 'misspelt',
@@ -531,7 +544,8 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'paraphrase',
     question: 'the Windows PCs in the office need to open folders kept on the Linux server',
-    answer: /Samba is a suite of tools handling the SMB protocol/i,
+    answer:
+      /Samba is a suite of tools handling the SMB protocol|The samba package contains the main two servers of Samba 4/i,
   },
   {
     kind: 'exact',
@@ -570,7 +584,7 @@ export const QUESTIONS: readonly Question[] = [
     kind: 'paraphrase',
     question:
       'if one hard drive dies I must not lose anything: keep everything on two disks at once',
-    answer: /also known as .RAID mirroring./i,
+    answer: /also known as .RAID mirroring.|hence the .mirror. nickname/i,
   },
   {
     kind: 'paraphrase',
@@ -601,7 +615,8 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'keyword',
     question: 'xen dom0',
-    answer: /is known as dom0, and has a special role/i,
+    answer:
+      /is known as dom0, and has a special role|the dom0 matches the .host. of other virtualization systems/i,
   },
   {
     kind: 'paraphrase',
@@ -612,7 +627,7 @@ export const QUESTIONS: readonly Question[] = [
     kind: 'exact',
     question: 'create a VM from the command line with virt-install',
     answer:
-      /The virtinst package provides virt-install|Installation with virt-install Creating a virtual machine/i,
+      /The virtinst package provides virt-install|Installation with virt-install Creating a virtual machine|This command registers the virtual machine and its parameters in libvirtd/i,
   },
   {
     kind: 'paraphrase',
@@ -662,7 +677,8 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'misspelt',
     question: 'aparmor enforce mode for a profile',
-    answer: /switched between enforcing and complaining with calls to aa-enforce/i,
+    answer:
+      /switched between enforcing and complaining with calls to aa-enforce|Each profile can be loaded either in enforcing or complaining mode|# aa-enforce \/usr\/bin\/pidgin/i,
   },
   {
     kind: 'exact',
@@ -672,7 +688,8 @@ export const QUESTIONS: readonly Question[] = [
   {
     kind: 'paraphrase',
     question: 'someone keeps hammering my ssh port trying thousands of passwords',
-    answer: /The best way to stop a brute-force attack is to limit the number of login attempts/i,
+    answer:
+      /The best way to stop a brute-force attack is to limit the number of login attempts|monitor any service that writes login attempts to a log file/i,
   },
   {
     kind: 'paraphrase',
@@ -683,7 +700,7 @@ export const QUESTIONS: readonly Question[] = [
     kind: 'paraphrase',
     question: 'could a visitor just walk off with our disks?',
     answer:
-      /There is no point in securing the services and networks if the computers themselves are not protected/i,
+      /There is no point in securing the services and networks if the computers themselves are not protected|room and run away with a few selected hard disks/i,
   },
   {
     kind: 'paraphrase',
