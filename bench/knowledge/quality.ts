@@ -10,6 +10,7 @@
  * BENCH_REDIS_URL, BENCH_DATABASE_URL (as every bench; the scratch database is migrated by
  * scripts/upgrade-db.sh, which needs Redis reachable).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,17 @@ const COLLECTION = 'debian-handbook';
 const hitsFile = process.env.BENCH_QUALITY_HITS || undefined;
 /** Hits read per search: nDCG is taken at 10, recall at 5. */
 const K = 10;
+
+/** The checked-out commit, `+` when the tree has changes; `unknown` outside a git checkout. */
+function commit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim();
+    return dirty ? `${head}+` : head;
+  } catch {
+    return 'unknown';
+  }
+}
 
 const load = (): string =>
   loadavg()
@@ -136,7 +148,7 @@ async function answering(db: Knex): Promise<Map<(typeof QUESTIONS)[number], numb
 
 async function main(): Promise<void> {
   const options = commonOptions();
-  console.log(`load average at start: ${load()}`);
+  console.log(`commit ${commit()}, load average at start: ${load()}`);
   const dir = await mkdtemp(join(tmpdir(), 'bwbench-quality-'));
   cleanups.push({ what: `remove ${dir}`, run: () => rm(dir, { recursive: true, force: true }) });
 
@@ -203,7 +215,7 @@ async function main(): Promise<void> {
   );
   const misses = missLines(judged);
   console.log(
-    `\nquestions a mode misses at 5 (rank of the first answering hit: w=words s=semantic h=hybrid, - not in the first ${K}):`,
+    `\nquestions hybrid misses at 5 (rank of the first answering hit: w=words s=semantic h=hybrid, - not in the first ${K}):`,
   );
   for (const line of misses) console.log(`  ${line}`);
   console.log(`\nload average at the end: ${load()}`);
