@@ -219,6 +219,29 @@ forEachRedisMode('web event hub', function (mode) {
     }
   });
 
+  it("when Redis refuses the read of one client's position, then that client's stream ends and the other clients are still served", async () => {
+    const own = hubOn(mode.url(), redis, 600_000);
+    try {
+      // The hub trusts its caller's positions (the route checks them): one Redis refuses.
+      const refused = own.open(
+        visitorStreamKey(prefix, 'app', 'hostile'),
+        '18446744073709551616-0',
+      );
+      let ended = false;
+      refused.on('end', () => (ended = true)).resume();
+      const texts = collect(own.open(visitorStreamKey(prefix, 'app', 'bystander'), '0-0'));
+      await append('bystander', 'served');
+      await waitFor(() => texts.length === 1, { timeoutMs: 5000, what: 'the other client served' });
+      await waitFor(() => ended, { timeoutMs: 5000, what: 'the refused client ended' });
+      expect(own.size).to.equal(1);
+      await append('bystander', 'again');
+      await waitFor(() => texts.length === 2, { timeoutMs: 5000, what: 'the next event' });
+      expect(texts).to.deep.equal(['served', 'again']);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('when a typing signal is appended, then it arrives at once as a typing event', async () => {
     const out = hub.open(visitorStreamKey(prefix, 'app', 'typist'), '0-0');
     let raw = '';

@@ -30,6 +30,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BotwireError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Cluster, Redis } from '../../shared/redis.ts';
+import { compareIds } from '../../shared/stream-ids.ts';
 import { appendedChannel } from '../../shared/web/visitor-stream.ts';
 
 /** Seconds between comment lines that keep idle connections (and proxies) open. */
@@ -43,19 +44,9 @@ export const SWEEP_MS = 5000;
 /** A client that lets this much unsent output pile up is disconnected (bytes). */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
-const ENTRY_ID = /^\d{1,20}-\d{1,20}$/;
-
-/** Whether `value` is a stream entry id (`<ms>-<seq>`). */
-export function isEntryId(value: string): boolean {
-  return ENTRY_ID.test(value);
-}
-
-/** Stream ids compared as (ms, seq); negative when `a` comes first. */
-function compareIds(a: string, b: string): number {
-  const [am = 0n, as = 0n] = a.split('-').map(BigInt);
-  const [bm = 0n, bs = 0n] = b.split('-').map(BigInt);
-  if (am !== bm) return am < bm ? -1 : 1;
-  return as === bs ? 0 : as < bs ? -1 : 1;
+/** Whether Redis refused the command itself (a bad id, a key of another type), not the connection. */
+function isReplyError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ReplyError';
 }
 
 interface Client {
@@ -228,9 +219,11 @@ export class VisitorHub {
               if (behind || entries.length >= READ_COUNT) this.#pending.add(key);
             }
           } catch (error) {
-            // The next sweep reads it again.
-            if (!this.#closing)
-              logger.warn({ err: (error as Error).message }, 'web event streams: read failed');
+            if (this.#closing) return;
+            // Refused for this stream: its clients whose own read is refused end; otherwise the
+            // next sweep reads it again.
+            if (isReplyError(error)) await this.#isolate([...(this.#clients.get(key) ?? [])]);
+            else logger.warn({ err: (error as Error).message }, 'web event streams: read failed');
           }
         }),
       );
@@ -295,6 +288,9 @@ export class VisitorHub {
         );
       } catch (error) {
         if (this.#closing) break;
+        // Refused for a client's position or key: that client goes, the others are read at once.
+        if (isReplyError(error) && (await this.#isolate(keys.flatMap((k) => this.#listOf(k)))))
+          continue;
         logger.warn({ err: (error as Error).message }, 'web event streams: read failed; retrying');
         await sleep(1000);
         continue;
@@ -306,6 +302,41 @@ export class VisitorHub {
       for (const [key, entries] of reply ?? [])
         this.#deliver(key, ids[keys.indexOf(key)]!, entries);
     }
+  }
+
+  #listOf(key: string): Client[] {
+    return [...(this.#clients.get(key) ?? [])];
+  }
+
+  /**
+   * After Redis refused a read shared by several clients: reads for each of `clients` alone (one
+   * pipeline, nothing delivered) and ends those whose own read Redis refuses too, so that one
+   * client's position or key never stops the reads of the others.
+   * @returns whether a client was ended.
+   */
+  async #isolate(clients: readonly Client[]): Promise<boolean> {
+    if (clients.length === 0) return false;
+    const pipeline = this.#options.reader.pipeline();
+    for (const client of clients) pipeline.xread('COUNT', 1, 'STREAMS', client.key, client.last);
+    let replies: [Error | null, unknown][] | null;
+    try {
+      replies = await pipeline.exec();
+    } catch {
+      return false; // the connection failed: an outage, not a client's doing
+    }
+    let ended = false;
+    (replies ?? []).forEach(([error], i) => {
+      const client = clients[i];
+      if (!client || !isReplyError(error)) return;
+      this.#options.logger.warn(
+        { key: client.key, last: client.last, err: error?.message },
+        'web event streams: Redis refuses this client’s read; its stream is ended',
+      );
+      this.#leave(client);
+      client.out.end();
+      ended = true;
+    });
+    return ended;
   }
 
   /**
