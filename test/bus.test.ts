@@ -307,6 +307,56 @@ forEachRedisMode('topic bus', (mode) => {
       expect(handled).to.deep.equal(['e0', 'e1']);
     });
 
+    it('when a handler stalls the event loop for twice the lease while messages arrive, then every message is answered and none stays pending with the live consumer', async function () {
+      this.timeout(30_000);
+      const leaseMs = 500;
+      // Publishes while this process is blocked, so the read out across the stall is handed them.
+      const publisher = start('node', ['--import', 'tsx', 'test/fixtures/publish-on-signal.ts'], {
+        env: {
+          REDIS_URL: mode.url(),
+          STREAM_PREFIX: prefix,
+          PARTITIONS: String(PARTITIONS),
+          COUNT: '8',
+        },
+      });
+      try {
+        await waitFor(() => publisher.stdout().includes('ready'), {
+          timeoutMs: 15_000,
+          what: 'the publisher ready',
+        });
+        const handled = new Set<string>();
+        await consumer({
+          leaseMs,
+          blockMs: 4 * leaseMs,
+          handler: async (m) => {
+            if (m.collection_name === 'stall') {
+              await redis.set(`${prefix}:stalling`, '1');
+              // The process does nothing else for 2 × the lease: no timer, no reply is handled.
+              Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2 * leaseMs);
+            }
+            handled.add(m.collection_name);
+          },
+        }).start();
+        await producer.publishMany(
+          ['before-0', 'before-1', 'stall'].map((n) => ({ topic: 'indexer', message: msg(n, n) })),
+        );
+        await waitFor(() => publisher.stdout().includes('published'), { what: 'the publisher' });
+        const expected = [
+          'before-0',
+          'before-1',
+          'stall',
+          ...[0, 1, 2, 3, 4, 5, 6, 7].map((n) => `during-${n}`),
+        ];
+        await waitFor(async () => handled.size === expected.length && (await pending()) === 0, {
+          timeoutMs: 15_000,
+          what: `every message handled, nothing pending (handled: ${[...handled].join(', ')})`,
+        });
+        expect([...handled].sort()).to.deep.equal(expected.sort());
+      } finally {
+        publisher.child.kill('SIGKILL');
+      }
+    });
+
     it('when a handler fails once, then the entry is retried after a backoff and succeeds', async () => {
       const deliveries: number[] = [];
       await consumer({
