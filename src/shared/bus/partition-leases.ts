@@ -231,7 +231,8 @@ export class PartitionLeases {
       );
       // Reported as acquired by `tick`, once it checked what the round left held.
       results.forEach((result, i) => {
-        if (result.status === 'fulfilled' && result.value === 1) this.#owned.set(wanted[i]!, sentAt);
+        if (result.status === 'fulfilled' && result.value === 1)
+          this.#owned.set(wanted[i]!, sentAt);
       });
     }
   }
