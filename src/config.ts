@@ -464,7 +464,7 @@ export const SETTINGS = {
     default: 262144,
     min: 1024,
     max: 16777216,
-    doc: "Largest answer a flow's HTTP step reads; reading stops as soon as more arrives and the step fails with BW_ERR_FLOW_BUDGET (bytes).",
+    doc: "Largest answer a flow's HTTP step reads, and largest request body it sends; reading stops as soon as more arrives, a larger body is not sent, and the step fails with BW_ERR_FLOW_BUDGET (bytes).",
   },
   FLOW_STATE_MAX_BYTES: {
     kind: 'integer',
