@@ -248,7 +248,14 @@ export const SETTINGS = {
     default: 2000,
     min: 1,
     max: 100000,
-    doc: 'Most open web event streams (GET /v2/web/<app_id>/events) one api process serves at once; more are refused with 503 BW_ERR_TOO_MANY_STREAMS. All of them share one Redis connection (count).',
+    doc: 'Most open web event streams (GET /v2/web/<app_id>/events) one api process serves at once, shared fairly between bots; more are refused with 503 BW_ERR_TOO_MANY_STREAMS. All of them share one Redis connection (count).',
+  },
+  WEB_MAX_STREAMS_PER_VISITOR: {
+    kind: 'integer',
+    default: 5,
+    min: 1,
+    max: 1000,
+    doc: 'Most web event streams one visitor (all its tokens) holds open on one api process at once, as many tabs; more are refused with 429 BW_ERR_VISITOR_STREAMS (count).',
   },
   WEB_STREAM_MAXLEN: {
     kind: 'integer',
@@ -779,6 +786,8 @@ export interface Config {
     tokenTtlS: number;
     /** Open event streams per api process (count). */
     maxEventStreams: number;
+    /** Open event streams of one visitor per api process (count). */
+    maxStreamsPerVisitor: number;
     /** Entries kept per visitor stream, approximately (count). */
     streamMaxLen: number;
     /** Expiry of a visitor stream after its last entry (s). */
@@ -1005,6 +1014,7 @@ export function loadConfig(
     web: {
       tokenTtlS: v.WEB_TOKEN_TTL_S,
       maxEventStreams: v.WEB_MAX_EVENT_STREAMS,
+      maxStreamsPerVisitor: v.WEB_MAX_STREAMS_PER_VISITOR,
       streamMaxLen: v.WEB_STREAM_MAXLEN,
       streamTtlS: v.WEB_STREAM_TTL_S,
     },

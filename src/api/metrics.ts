@@ -15,6 +15,8 @@ export interface EdgeMetrics {
   eventsLost: Counter<'type'>;
   /** `GET /v2/events` streams open. */
   eventClients: Gauge;
+  /** Web visitors' event streams open (`GET /v2/web/<app_id>/events`). */
+  webStreams: Gauge;
   /** Audit rows the edge could not write after a change succeeded (docs/audit.md). */
   auditLost: Counter;
 }
@@ -87,6 +89,11 @@ export function createMetrics(depths?: () => Promise<TopicDepth[]>): EdgeMetrics
     help: 'GET /v2/events streams this api process serves now (at most EVENTS_MAX_CLIENTS).',
     registers: [registry],
   });
+  const webStreams = new Gauge({
+    name: 'botwire_web_event_streams',
+    help: "Web visitors' event streams (GET /v2/web/<app_id>/events) this api process serves now (at most WEB_MAX_EVENT_STREAMS).",
+    registers: [registry],
+  });
   const auditLost = new Counter({
     name: 'botwire_audit_write_failures_total',
     help: 'Changes made through the admin API whose audit row could not be written (the change stands; the entry is in the error log).',
@@ -104,5 +111,5 @@ export function createMetrics(depths?: () => Promise<TopicDepth[]>): EdgeMetrics
       duration.observe(labels, (performance.now() - started) / 1000);
     }
   };
-  return { registry, middleware, published, eventsLost, eventClients, auditLost };
+  return { registry, middleware, published, eventsLost, eventClients, webStreams, auditLost };
 }

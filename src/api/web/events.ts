@@ -35,7 +35,11 @@ export async function webEvents(ctx: Context, edge: Edge, appId: string): Promis
       },
     );
   }
-  const body = edge.web.hub.open(visitorStreamKey(edge.prefix, appId, claims.visitor_id), last);
+  const body = edge.web.hub.open(visitorStreamKey(edge.prefix, appId, claims.visitor_id), last, {
+    appId,
+    visitorId: claims.visitor_id,
+    tokenKey: web.tokenKey,
+  });
   // The stream stays open: no idle timeout on the socket, and every event sent as written.
   ctx.req.socket.setTimeout(0);
   ctx.req.socket.setNoDelay(true);

@@ -32,6 +32,9 @@ import type { Logger } from '../../shared/logger.ts';
 import type { Cluster, Redis } from '../../shared/redis.ts';
 import { compareIds } from '../../shared/stream-ids.ts';
 import { appendedChannel } from '../../shared/web/visitor-stream.ts';
+import { StreamSlots, type StreamOwner } from './stream-slots.ts';
+
+export type { StreamOwner };
 
 /** Seconds between comment lines that keep idle connections (and proxies) open. */
 export const HEARTBEAT_MS = 15_000;
@@ -54,6 +57,7 @@ interface Client {
   /** The last entry id sent (or the client's Last-Event-ID). */
   last: string;
   out: PassThrough;
+  owner: StreamOwner;
 }
 
 export interface VisitorHubOptions {
@@ -73,6 +77,10 @@ export interface VisitorHubOptions {
   control: Redis;
   /** Most clients at once (WEB_MAX_EVENT_STREAMS). */
   maxClients: number;
+  /** Most clients of one visitor at once (WEB_MAX_STREAMS_PER_VISITOR). @defaultValue 5 */
+  maxPerVisitor?: number;
+  /** Told the number of clients whenever it changes (the gauge). */
+  onClients?: (count: number) => void;
   logger: Logger;
   /** Between heartbeats (ms). @defaultValue 15000 */
   heartbeatMs?: number;
@@ -83,7 +91,7 @@ type XReadReply = [string, [string, string[]][]][] | null;
 export class VisitorHub {
   readonly #options: VisitorHubOptions;
   readonly #clients = new Map<string, Set<Client>>();
-  #count = 0;
+  readonly #slots: StreamSlots<Client>;
   #readerId: string | undefined;
   /** Counts finished XREADs: an unblock stops retrying once the read it aimed at has ended. */
   #reads = 0;
@@ -100,6 +108,10 @@ export class VisitorHub {
 
   constructor(options: VisitorHubOptions) {
     this.#options = options;
+    this.#slots = new StreamSlots({
+      total: options.maxClients,
+      perVisitor: options.maxPerVisitor ?? 5,
+    });
     // A new connection has a new client id: learnt again before the next read.
     options.reader.on('close', () => (this.#readerId = undefined));
     // Logged when a read fails (in the loop); without a listener ioredis prints to stderr.
@@ -120,30 +132,29 @@ export class VisitorHub {
 
   /** Clients connected now. */
   get size(): number {
-    return this.#count;
+    return this.#slots.size;
   }
 
   /**
    * A new client of stream `key`, reading after `lastId` ('0-0': all that is retained). The
    * returned stream is the response body; it ends when the hub closes, and the client leaves
-   * when it is closed (the visitor went away).
-   * @throws BotwireError `BW_ERR_TOO_MANY_STREAMS` at `maxClients`; `BW_ERR_UNAVAILABLE` closing.
+   * when it is closed (the visitor went away). Slots are shared as `stream-slots.ts` says: past
+   * them it throws, and a bot over its share may lose its newest stream to another bot's.
+   * @throws BotwireError `BW_ERR_VISITOR_STREAMS`, `BW_ERR_TOO_MANY_STREAMS` (see
+   *   `StreamSlots.admit`); `BW_ERR_UNAVAILABLE` closing.
    */
-  open(key: string, lastId: string): PassThrough {
+  open(key: string, lastId: string, owner: StreamOwner): PassThrough {
     if (this.#closing) throw new BotwireError('BW_ERR_UNAVAILABLE', 'the server is shutting down');
-    if (this.#count >= this.#options.maxClients) {
-      throw new BotwireError(
-        'BW_ERR_TOO_MANY_STREAMS',
-        'this server holds as many event streams as it may (WEB_MAX_EVENT_STREAMS); try again shortly',
-      );
-    }
+    const displaced = this.#slots.admit(owner);
+    if (displaced) this.#end(displaced);
     const out = new PassThrough();
-    const client: Client = { key, last: lastId, out };
+    const client: Client = { key, last: lastId, out, owner };
     const known = this.#clients.get(key);
     const set = known ?? new Set<Client>();
     set.add(client);
     this.#clients.set(key, set);
-    this.#count += 1;
+    this.#slots.take(client);
+    this.#options.onClients?.(this.#slots.size);
     out.once('close', () => this.#leave(client));
     // How long a browser waits before reconnecting after the connection drops (ms).
     out.write('retry: 3000\n\n');
@@ -165,10 +176,38 @@ export class VisitorHub {
     return out;
   }
 
+  /** Ends a client's stream now (its slot is free at once). */
+  #end(client: Client): void {
+    this.#leave(client);
+    client.out.end();
+  }
+
+  /** Whether a stream of bot `appId` is open here. */
+  serves(appId: string): boolean {
+    return this.#slots.ofBot(appId).length > 0;
+  }
+
+  /**
+   * Ends the streams of bot `appId` that the bot no longer accepts: all of them when `tokenKey`
+   * is undefined (the bot is gone, switched off, or without a web channel), else those opened
+   * under another key (the channel was made anew, which voids its tokens).
+   * @returns how many ended.
+   */
+  endStreams(appId: string, tokenKey?: string): number {
+    let ended = 0;
+    for (const client of this.#slots.ofBot(appId)) {
+      if (tokenKey !== undefined && client.owner.tokenKey === tokenKey) continue;
+      this.#end(client);
+      ended += 1;
+    }
+    return ended;
+  }
+
   #leave(client: Client): void {
     const set = this.#clients.get(client.key);
     if (!set?.delete(client)) return;
-    this.#count -= 1;
+    this.#slots.release(client);
+    this.#options.onClients?.(this.#slots.size);
     if (set.size > 0) return;
     this.#clients.delete(client.key);
     if (!this.#closing)
@@ -332,8 +371,7 @@ export class VisitorHub {
         { key: client.key, last: client.last, err: error?.message },
         'web event streams: Redis refuses this client’s read; its stream is ended',
       );
-      this.#leave(client);
-      client.out.end();
+      this.#end(client);
       ended = true;
     });
     return ended;
