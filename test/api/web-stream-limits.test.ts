@@ -57,8 +57,8 @@ describe('web event stream limits', function () {
     }
     const other = await stream(appId, (await startSession(t, appId)).token);
     expect(other.status).to.equal(200);
-    first[0]!.close();
-    await first[0]!.ended;
+    first[0].close();
+    await first[0].ended;
     await serving(2);
     expect((await stream(appId, visitor.token)).status).to.equal(200);
   });
