@@ -128,8 +128,9 @@ export function adminRouter(edge: Edge): Router {
       ...(assigned === 'all' ? {} : { appIds: assigned }),
     });
     const items = bots.slice(0, limit);
+    const { role } = principalOf(ctx);
     ctx.body = {
-      items: items.map(present),
+      items: items.map((bot) => present(bot, role)),
       next_after: bots.length > limit ? (items[items.length - 1]?.appId ?? null) : null,
     };
   });
@@ -139,7 +140,7 @@ export function adminRouter(edge: Edge): Router {
     requireBotAccess(ctx, appId);
     const bot = await edge.store.getBot(appId);
     if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
-    ctx.body = present(bot);
+    ctx.body = present(bot, principalOf(ctx).role);
   });
 
   router.patch('/v2/bots/:app_id', async (ctx) => {
