@@ -8,7 +8,7 @@
  */
 import type { Context, Middleware } from 'koa';
 import { BotwireError } from '../../shared/errors.ts';
-import { principalOf, ROLES, type Role } from './principal.ts';
+import { principalOf, ROLES, type Principal, type Role } from './principal.ts';
 
 const ALL = ROLES;
 const BUILD: readonly Role[] = ['owner', 'builder'];
@@ -106,11 +106,23 @@ export function allowed(key: string | undefined, role: Role): boolean {
   return roles.includes(role);
 }
 
-/** Refuses with 403 BW_ERR_FORBIDDEN a principal whose role has no place in the route's row. */
+/** Whether `principal` may call the route of `key`: its role, and the role it is held within. */
+export function principalMay(principal: Principal, key: string | undefined): boolean {
+  return (
+    allowed(key, principal.role) &&
+    (principal.within === undefined || allowed(key, principal.within))
+  );
+}
+
+/**
+ * Refuses with 403 BW_ERR_FORBIDDEN a principal whose role (or the role it is held within) has no
+ * place in the route's row.
+ */
 export function enforcePermissions(): Middleware {
   return async (ctx, next) => {
-    const { role } = principalOf(ctx);
-    if (!allowed(routeKey(ctx), role)) {
+    const principal = principalOf(ctx);
+    if (!principalMay(principal, routeKey(ctx))) {
+      const role = allowed(routeKey(ctx), principal.role) ? principal.within : principal.role;
       throw new BotwireError('BW_ERR_FORBIDDEN', `the ${role} role may not use this route`);
     }
     await next();

@@ -1,6 +1,5 @@
 /** How bots and channels are shown by the admin API: never a credential, only whether one is set. */
 import { statesOf } from '../../shared/flows/flow-changes.ts';
-import type { Role } from './principal.ts';
 import type { BotRecord, ChannelRecord, WebDetails } from '../../shared/bots/types.ts';
 
 export function callbackUrl(publicBaseUrl: string, channel: ChannelRecord): string {
@@ -50,14 +49,14 @@ function presentWeb(
 }
 
 /**
- * A bot as the admin API shows it. An agent (`role`) gets the names of its flow's states in place
- * of the flow: the flow holds what its HTTP steps send (API keys in headers), which is not an
- * agent's to read (docs/accounts.md).
+ * A bot as the admin API shows it. A caller that may not read flows (`withFlow` false: agents,
+ * docs/accounts.md) gets the names of its flow's states in place of the flow: the flow holds what
+ * its HTTP steps send (API keys in headers).
  */
 export function presentBot(
   publicBaseUrl: string,
   bot: BotRecord,
-  role?: Role,
+  withFlow = true,
 ): Record<string, unknown> {
   return {
     app_id: bot.appId,
@@ -65,7 +64,7 @@ export function presentBot(
     language: bot.language,
     active: bot.active,
     handoff: bot.handoff ?? {},
-    ...(role === 'agent' ? { states: Object.keys(statesOf(bot.flow)) } : { flow: bot.flow }),
+    ...(withFlow ? { flow: bot.flow } : { states: Object.keys(statesOf(bot.flow)) }),
     flow_version: bot.flowVersion ?? null,
     created_at: bot.createdAt,
     updated_at: bot.updatedAt,
