@@ -37,6 +37,16 @@ describe('flow address policy', () => {
     ['100.128.0.1', undefined],
     ['2606:4700:4700::1111', undefined],
     ['64:ff9b::808:808', undefined],
+    // 6to4: the 32 bits after 2002: are the IPv4 address its relay delivers to.
+    ['2002:7f00:1::', 'loopback'],
+    ['2002:a9fe:a9fe::1', 'metadata'],
+    ['2002:c0a8:101:1::1', 'private'],
+    ['2002:808:808::1', undefined],
+    // Teredo: the server's IPv4 address in bits 32-63, the client's inverted in the last 32.
+    ['2001:0:808:808::80ff:fffe', 'loopback'],
+    ['2001:0:7f00:1::f7f7:fbfb', 'loopback'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+    ['2001:0:808:808::f7f7:fbfb', undefined],
   ];
   for (const [address, expected] of rows) {
     it(`when ${address} is classified, then it is ${expected ?? 'public'}`, () => {

@@ -2,7 +2,8 @@
  * Which addresses a flow's HTTP step may connect to. Every address that is not public on the
  * internet is refused (loopback, private, link-local, unique-local, CGNAT, multicast, unspecified,
  * reserved and documentation ranges, IPv4-mapped IPv6, the cloud metadata addresses, and the
- * addresses of this machine's own interfaces) unless the operator's allow-list
+ * addresses of this machine's own interfaces; NAT64, 6to4 and Teredo addresses by the IPv4
+ * addresses they embed) unless the operator's allow-list
  * (`FLOW_HTTP_ALLOW`) names the address, a range holding it, or the host name asked for.
  * docs/security.md lists the ranges.
  */
@@ -78,14 +79,40 @@ export function bareHost(hostname: string): string {
   return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
 }
 
-/** The IPv4 address a NAT64 (64:ff9b::/96) address stands for, if `ip` is one. */
-function nat64Inner(ip: string): string | undefined {
-  const match = /^64:ff9b::(?:([0-9a-f]{1,4}):([0-9a-f]{1,4})|(\d+\.\d+\.\d+\.\d+))$/i.exec(ip);
-  if (!match) return undefined;
-  if (match[3]) return match[3];
-  const hi = parseInt(match[1] ?? '0', 16);
-  const lo = parseInt(match[2] ?? '0', 16);
+/** The eight 16-bit groups of an IPv6 address (`isIP` said it is one), a dotted tail included. */
+function hextets(ip: string): number[] {
+  let text = ip.toLowerCase().replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((h) => parseInt(h, 16)));
+  const left = parse(head);
+  const right = tail === undefined ? [] : parse(tail);
+  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+function ipv4Of(hi: number, lo: number): string {
   return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+}
+
+/**
+ * The IPv4 addresses an IPv6 address carries to the IPv4 internet, whose class is its own:
+ * NAT64 (64:ff9b::/96, the last 32 bits), 6to4 (2002::/16, the 32 bits after the prefix: the
+ * relay delivers there) and Teredo (2001::/32: the server in bits 32-63, the client in the last
+ * 32 bits, inverted).
+ */
+function embeddedIpv4(ip: string): string[] {
+  const h = hextets(ip);
+  const at = (i: number) => h[i] ?? 0;
+  if (at(0) === 0x64 && at(1) === 0xff9b && h.slice(2, 6).every((x) => x === 0))
+    return [ipv4Of(at(6), at(7))];
+  if (at(0) === 0x2002) return [ipv4Of(at(1), at(2))];
+  if (at(0) === 0x2001 && at(1) === 0)
+    return [ipv4Of(at(2), at(3)), ipv4Of(~at(6) & 0xffff, ~at(7) & 0xffff)];
+  return [];
 }
 
 /**
@@ -98,8 +125,12 @@ export function classifyAddress(address: string): AddressClass | undefined {
   if (family === 0) return 'reserved';
   const type = family === 4 ? 'ipv4' : 'ipv6';
   for (const [cls, list] of LISTS[type]) if (list.check(ip, type)) return cls;
-  const inner = family === 6 ? nat64Inner(ip) : undefined;
-  return inner === undefined ? undefined : classifyAddress(inner);
+  if (family === 4) return undefined;
+  for (const inner of embeddedIpv4(ip)) {
+    const cls = classifyAddress(inner);
+    if (cls !== undefined) return cls;
+  }
+  return undefined;
 }
 
 /** The addresses of this machine's interfaces (what `os.networkInterfaces()` lists). */
