@@ -450,7 +450,7 @@ export const SETTINGS = {
     kind: 'string',
     default: '',
     pattern: '^[0-9A-Za-z.:/,\\[\\] _-]*$',
-    doc: "Addresses a flow's HTTP steps may reach although they are not public (loopback, private, link-local, metadata, this machine's own...): a comma-separated list of IP addresses, CIDR ranges (10.1.0.0/16, fd12::/64) and host names (crm.internal). Empty refuses every non-public address. See docs/security.md.",
+    doc: "Addresses a flow's HTTP steps may reach although they are not public (loopback, private, link-local, metadata, this machine's own...): a comma-separated list of IP addresses, CIDR ranges (10.1.0.0/16, fd12::/64) and host names (crm.internal), each address or host name alone (every port) or with one port (crm.internal:8443, 10.0.0.7:8080, [fd12::7]:8080). Empty refuses every non-public address. See docs/security.md.",
   },
   FLOW_HTTP_MAX_STEPS: {
     kind: 'integer',

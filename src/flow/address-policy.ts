@@ -143,37 +143,67 @@ export function ownAddresses(): string[] {
 /** Decides, per host name and per address, whether a flow's HTTP step may connect. */
 export interface AddressPolicy {
   /**
-   * Why `address` (reached for host name `host`) is refused, or `undefined` when it may be used.
+   * Why `address` (reached for host name `host`, at `port`) is refused, or `undefined` when it
+   * may be used.
    */
-  refusal(host: string, address: string): AddressClass | undefined;
+  refusal(host: string, address: string, port: number): AddressClass | undefined;
+}
+
+/** A port of an allow-list entry: 1 to 65535. */
+function portOf(raw: string, text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new Error(`FLOW_HTTP_ALLOW entry "${raw}" has a bad port`);
+  }
+  return port;
 }
 
 /**
  * The policy of an allow-list: entries are IP addresses, CIDR ranges (`10.1.0.0/16`, `fd12::/64`)
  * or host names (`crm.internal`, matched case-insensitively against the URL's host; whatever it
  * resolves to is allowed except a metadata address, which only an address or range entry allows).
+ * An address or host name alone allows every port; with a port (`crm.internal:8443`,
+ * `10.0.0.7:8080`, `[fd12::7]:8080`) only that one.
  * @param allow the `FLOW_HTTP_ALLOW` entries; empty refuses every non-public address.
  * @param own this machine's addresses, refused unless allowed; `ownAddresses()` by default.
- * @throws Error naming an entry that is neither an address, a range nor a host name.
+ * @throws Error naming an entry that is neither an address, a range nor a host name, with or
+ *   without a port.
  */
 export function addressPolicy(
   allow: readonly string[],
   own: readonly string[] = ownAddresses(),
 ): AddressPolicy {
   const ranges = new BlockList();
+  /** Per port, the addresses allowed at that port only. */
+  const addressesAt = new Map<number, BlockList>();
   const hosts = new Set<string>();
+  /** `<host>:<port>` of the host names allowed at one port only. */
+  const hostsAt = new Set<string>();
+  const addAt = (port: number, address: string, family: number): void => {
+    const list = addressesAt.get(port) ?? new BlockList();
+    list.addAddress(address, family === 4 ? 'ipv4' : 'ipv6');
+    addressesAt.set(port, list);
+  };
   for (const raw of allow) {
     const entry = raw.trim().toLowerCase();
     if (entry === '') continue;
     const [net = '', bits] = entry.split('/');
     const address = bareHost(net);
     const family = isIP(address);
-    if (family !== 0) {
+    const bracketed = /^\[([0-9a-f:.]+)\]:(\d{1,5})$/.exec(entry);
+    const withPort = /^([a-z0-9.-]{1,253}):(\d{1,5})$/.exec(entry);
+    if (bracketed && isIP(bracketed[1]!) === 6) {
+      addAt(portOf(raw, bracketed[2]!), bracketed[1]!, 6);
+    } else if (family !== 0) {
       const prefix = bits === undefined ? (family === 4 ? 32 : 128) : Number(bits);
       if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128)) {
         throw new Error(`FLOW_HTTP_ALLOW entry "${raw}" has a bad prefix length`);
       }
       ranges.addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6');
+    } else if (withPort) {
+      const [, name = '', port = ''] = withPort;
+      if (isIP(name) === 4) addAt(portOf(raw, port), name, 4);
+      else hostsAt.add(`${name.replace(/\.$/, '')}:${portOf(raw, port)}`);
     } else if (bits === undefined && /^[a-z0-9.-]{1,253}$/.test(entry)) {
       hosts.add(entry.replace(/\.$/, ''));
     } else {
@@ -182,13 +212,16 @@ export function addressPolicy(
   }
   const ownSet = new Set(own.map((a) => bareHost(a).toLowerCase()));
   return {
-    refusal(host, address) {
+    refusal(host, address, port) {
       const ip = bareHost(address).toLowerCase();
       const family = isIP(ip);
-      if (family !== 0 && ranges.check(ip, family === 4 ? 'ipv4' : 'ipv6')) return undefined;
+      const type = family === 4 ? 'ipv4' : 'ipv6';
+      if (family !== 0 && ranges.check(ip, type)) return undefined;
+      if (family !== 0 && addressesAt.get(port)?.check(ip, type)) return undefined;
       const cls = classifyAddress(ip) ?? (ownSet.has(ip) ? 'own-address' : undefined);
       // A named host may resolve to anything but the metadata service: that takes its address.
-      if (cls !== 'metadata' && hosts.has(bareHost(host).toLowerCase().replace(/\.$/, ''))) {
+      const name = bareHost(host).toLowerCase().replace(/\.$/, '');
+      if (cls !== 'metadata' && (hosts.has(name) || hostsAt.has(`${name}:${port}`))) {
         return undefined;
       }
       return cls;
