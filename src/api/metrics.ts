@@ -6,6 +6,7 @@
 import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { TopicDepth } from './backlog.ts';
+import { matchedRoute } from './matched-route.ts';
 
 export interface EdgeMetrics {
   registry: Registry;
@@ -105,7 +106,8 @@ export function createMetrics(depths?: () => Promise<TopicDepth[]>): EdgeMetrics
       await next();
     } finally {
       // The route pattern, never the raw path: ids in paths would explode the label set.
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      // A refused request (401, 403, 429 from the admin guard) counts under its route too.
+      const route = matchedRoute(ctx) ?? 'unmatched';
       const labels = { route, method: ctx.method, status: String(ctx.status) };
       requests.inc(labels);
       duration.observe(labels, (performance.now() - started) / 1000);

@@ -8,6 +8,7 @@
  */
 import type { Context, Middleware } from 'koa';
 import { BotwireError } from '../../shared/errors.ts';
+import { matchedRoute } from '../matched-route.ts';
 import { principalOf, ROLES, type Principal, type Role } from './principal.ts';
 
 const ALL = ROLES;
@@ -94,10 +95,8 @@ export const PERMISSIONS: Readonly<Record<string, readonly Role[]>> = {
 /** The row key of a request: its method (HEAD as GET) and the pattern of the route it matched. */
 export function routeKey(ctx: Context): string | undefined {
   const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-  const matched = (ctx as { matched?: { path: unknown; methods: string[] }[] }).matched ?? [];
-  // The route layer is the last match with methods; middleware layers (router.use) have none.
-  const layer = matched.filter((l) => l.methods.includes(ctx.method)).at(-1);
-  return typeof layer?.path === 'string' ? `${method} ${layer.path}` : undefined;
+  const path = matchedRoute(ctx);
+  return path === undefined ? undefined : `${method} ${path}`;
 }
 
 /** Whether `role` may call the route of `key` (no row: owners only). */
