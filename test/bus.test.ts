@@ -46,6 +46,26 @@ forEachRedisMode('topic bus', (mode) => {
     return all;
   };
 
+  /**
+   * A process running `test/fixtures/<file>` on this test's Redis and prefix, once it said
+   * "ready"; the caller kills it.
+   */
+  const fixture = async (file: string, env: Record<string, string>) => {
+    const child = start('node', ['--import', 'tsx', `test/fixtures/${file}`], {
+      env: { REDIS_URL: mode.url(), STREAM_PREFIX: prefix, PARTITIONS: String(PARTITIONS), ...env },
+    });
+    try {
+      await waitFor(() => child.stdout().includes('ready'), {
+        timeoutMs: 15_000,
+        what: `${file} ready`,
+      });
+    } catch (error) {
+      child.child.kill('SIGKILL');
+      throw error;
+    }
+    return child;
+  };
+
   beforeEach(() => {
     bus = busFixture<IndexerMessage>({
       topic: 'indexer',
@@ -311,19 +331,8 @@ forEachRedisMode('topic bus', (mode) => {
       this.timeout(30_000);
       const leaseMs = 500;
       // Publishes while this process is blocked, so the read out across the stall is handed them.
-      const publisher = start('node', ['--import', 'tsx', 'test/fixtures/publish-on-signal.ts'], {
-        env: {
-          REDIS_URL: mode.url(),
-          STREAM_PREFIX: prefix,
-          PARTITIONS: String(PARTITIONS),
-          COUNT: '8',
-        },
-      });
+      const publisher = await fixture('publish-on-signal.ts', { COUNT: '8' });
       try {
-        await waitFor(() => publisher.stdout().includes('ready'), {
-          timeoutMs: 15_000,
-          what: 'the publisher ready',
-        });
         const handled = new Set<string>();
         await consumer({
           leaseMs,
@@ -554,21 +563,12 @@ forEachRedisMode('topic bus', (mode) => {
 
     it('when a consumer process is SIGKILLed mid-batch, then another consumer reclaims and handles every entry', async function () {
       this.timeout(30_000);
-      const proc = start('node', ['--import', 'tsx', 'test/fixtures/slow-consumer.ts'], {
-        env: {
-          REDIS_URL: mode.url(),
-          STREAM_PREFIX: prefix,
-          CONSUMER_NAME: 'doomed',
-          HANDLE_MS: '150',
-          PARTITIONS: String(PARTITIONS),
-          LEASE_MS: '1000',
-        },
+      const proc = await fixture('slow-consumer.ts', {
+        CONSUMER_NAME: 'doomed',
+        HANDLE_MS: '150',
+        LEASE_MS: '1000',
       });
       try {
-        await waitFor(() => proc.stdout().includes('ready'), {
-          timeoutMs: 15_000,
-          what: 'child ready',
-        });
         const names = Array.from({ length: 25 }, (_, i) => `n${i}`);
         await producer.publishMany(names.map((n) => ({ topic: 'indexer', message: msg(n) })));
         await waitFor(async () => (await redis.scard(`${prefix}:handled`)) >= 3, {

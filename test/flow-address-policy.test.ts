@@ -110,15 +110,19 @@ describe('flow address policy', () => {
       ['crm.internal:8443', '10.0.0.7:8080', '[fd12::7]:9000', 'wiki.internal'],
       [],
     );
-    expect(policy.refusal('crm.internal', '10.9.9.9', 8443)).to.equal(undefined);
-    expect(policy.refusal('crm.internal', '10.9.9.9', 6379)).to.equal('private');
-    expect(policy.refusal('CRM.internal.', '10.9.9.9', 8443)).to.equal(undefined);
-    expect(policy.refusal('x.test', '10.0.0.7', 8080)).to.equal(undefined);
-    expect(policy.refusal('x.test', '10.0.0.7', 22)).to.equal('private');
-    expect(policy.refusal('x.test', 'fd12::7', 9000)).to.equal(undefined);
-    expect(policy.refusal('x.test', 'fd12::7', 9001)).to.equal('unique-local');
-    expect(policy.refusal('wiki.internal', '10.9.9.9', 22)).to.equal(undefined);
-    expect(policy.refusal('crm.internal', '169.254.169.254', 8443)).to.equal('metadata');
+    const cases: [string, string, number, string | undefined][] = [
+      ['crm.internal', '10.9.9.9', 8443, undefined],
+      ['crm.internal', '10.9.9.9', 6379, 'private'],
+      ['CRM.internal.', '10.9.9.9', 8443, undefined],
+      ['x.test', '10.0.0.7', 8080, undefined],
+      ['x.test', '10.0.0.7', 22, 'private'],
+      ['x.test', 'fd12::7', 9000, undefined],
+      ['x.test', 'fd12::7', 9001, 'unique-local'],
+      ['wiki.internal', '10.9.9.9', 22, undefined],
+      ['crm.internal', '169.254.169.254', 8443, 'metadata'],
+    ];
+    for (const [host, address, port, expected] of cases)
+      expect(policy.refusal(host, address, port), `${host} ${address}:${port}`).to.equal(expected);
     expect(() => addressPolicy(['crm.internal:0'], [])).to.throw(/crm\.internal:0/);
     expect(() => addressPolicy(['crm.internal:65536'], [])).to.throw(/crm\.internal:65536/);
   });

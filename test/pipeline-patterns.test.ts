@@ -4,14 +4,8 @@
  * go on, and the bot's own visitor is asked again.
  */
 import { expect } from 'chai';
-import nock from 'nock';
 import { randomUUID } from 'node:crypto';
-import { startChannel } from '../src/channel/worker.ts';
-import { startFlow } from '../src/flow/worker.ts';
-import { startLanguage } from '../src/language/worker.ts';
-import { createLogger } from '../src/shared/logger.ts';
-import type { Service } from '../src/shared/process.ts';
-import { startTestApi, type TestApi } from './support/api.ts';
+import { conversationSuite, startConversationComponents, type TestApi } from './support/api.ts';
 import { openSse, type SseStream } from './support/sse.ts';
 import {
   createWebBot,
@@ -54,27 +48,13 @@ const ECHO_FLOW = {
 describe('a hostile answer to one bot’s wait pattern', function () {
   this.timeout(120_000);
   let t: TestApi;
-  const services: Service[] = [];
   const clients: SseStream[] = [];
-  const silent = (component: string) => createLogger({ component, level: 'silent' });
-
-  before(async () => {
-    nock.disableNetConnect();
-    nock.enableNetConnect('127.0.0.1');
-    t = await startTestApi({ CONSUMER_LEASE_MS: '1000' });
-    services.push(
-      await startChannel(t.config, silent('channel')),
-      await startLanguage(t.config, silent('language')),
-      await startFlow(t.config, silent('flow')),
-    );
+  conversationSuite({ CONSUMER_LEASE_MS: '1000' }, async (edge) => {
+    t = edge;
+    return startConversationComponents(edge);
   });
-
-  after(async () => {
+  after(() => {
     for (const client of clients.splice(0)) client.close();
-    for (const service of services) await service.close();
-    nock.cleanAll();
-    nock.enableNetConnect();
-    await t?.stop();
   });
 
   const visitorOf = async (appId: string) => {

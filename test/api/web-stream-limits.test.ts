@@ -33,6 +33,15 @@ describe('web event stream limits', function () {
     open.push(client);
     return client;
   };
+  /** Two streams each of `visitors` new visitors of the bot, in the order opened. */
+  const streamsOf = async (appId: string, visitors: number): Promise<SseStream[]> => {
+    const opened: SseStream[] = [];
+    for (let i = 0; i < visitors; i += 1) {
+      const { token } = await startSession(t, appId);
+      opened.push(await stream(appId, token), await stream(appId, token));
+    }
+    return opened;
+  };
   /** Waits until the process serves `count` streams (the last test's are gone). */
   const serving = (count: number) =>
     waitFor(
@@ -66,11 +75,7 @@ describe('web event stream limits', function () {
   it("when one bot's visitors hold every stream of the process, then another bot's visitors still get streams, the first bot's newest end, and the first bot gets no more", async () => {
     const a = await createWebBot(t, { name: 'hog' });
     const b = await createWebBot(t, { name: 'neighbour' });
-    const hog: SseStream[] = [];
-    for (let i = 0; i < 3; i += 1) {
-      const { token } = await startSession(t, a.appId);
-      hog.push(await stream(a.appId, token), await stream(a.appId, token));
-    }
+    const hog = await streamsOf(a.appId, 3);
     expect(hog.map((c) => c.status)).to.deep.equal([200, 200, 200, 200, 200, 200]);
     const refusedA = await stream(a.appId, (await startSession(t, a.appId)).token);
     expect(refusedA.status).to.equal(503);
@@ -91,11 +96,7 @@ describe('web event stream limits', function () {
   it('when a bot is deleted, then its open streams end and their slots are free for other bots', async () => {
     const gone = await createWebBot(t, { name: 'gone' });
     const stays = await createWebBot(t, { name: 'stays' });
-    const held: SseStream[] = [];
-    for (let i = 0; i < 2; i += 1) {
-      const { token } = await startSession(t, gone.appId);
-      held.push(await stream(gone.appId, token), await stream(gone.appId, token));
-    }
+    const held = await streamsOf(gone.appId, 2);
     const kept = await stream(stays.appId, (await startSession(t, stays.appId)).token);
     expect([...held, kept].map((c) => c.status)).to.deep.equal([200, 200, 200, 200, 200]);
     const deleted = await t.call('DELETE', `/v2/bots/${gone.appId}`);
