@@ -31,7 +31,12 @@ describe('wait patterns', function () {
     };
     let n = 0;
     const options = { newRequestId: () => `r${(n += 1)}` };
-    const first = runTurn(flow, { state: null, vars: {} }, { type: 'input', message_type: 'text', text: 'hi' }, options);
+    const first = runTurn(
+      flow,
+      { state: null, vars: {} },
+      { type: 'input', message_type: 'text', text: 'hi' },
+      options,
+    );
     const hostile = runTurn(
       flow,
       first.state,
@@ -40,7 +45,12 @@ describe('wait patterns', function () {
     );
     expect(hostile.outputs.map((o) => (o as { text?: string }).text)).to.deep.equal(['Again?']);
     expect(hostile.state.awaiting).to.include({ state: 'ask', retries: 1 });
-    const good = runTurn(flow, hostile.state, { type: 'input', message_type: 'text', text: 'aaaa' }, options);
+    const good = runTurn(
+      flow,
+      hostile.state,
+      { type: 'input', message_type: 'text', text: 'aaaa' },
+      options,
+    );
     expect(good.outputs.map((o) => (o as { text?: string }).text)).to.deep.equal(['ok aaaa']);
   });
 

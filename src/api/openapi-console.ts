@@ -54,7 +54,8 @@ export const consoleSchemas = {
       states: {
         type: 'array',
         items: { type: 'string' },
-        description: "for an agent only: the names of the flow's states (agents may not read the flow)",
+        description:
+          "for an agent only: the names of the flow's states (agents may not read the flow)",
       },
       created_at: { type: 'string', format: 'date-time' },
       updated_at: { type: 'string', format: 'date-time' },

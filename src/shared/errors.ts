@@ -249,7 +249,7 @@ export const ERRORS = {
   BW_ERR_TOO_MANY_STREAMS: {
     status: 503,
     retryable: true,
-    doc: 'This api process already serves WEB_MAX_EVENT_STREAMS web event streams and no bot holds more than its share (a bot holding at least two fewer than the bot holding most is let in, and that bot\'s newest stream ends); try again (Retry-After) or run more api processes.',
+    doc: "This api process already serves WEB_MAX_EVENT_STREAMS web event streams and no bot holds more than its share (a bot holding at least two fewer than the bot holding most is let in, and that bot's newest stream ends); try again (Retry-After) or run more api processes.",
   },
   BW_ERR_VISITOR_STREAMS: {
     status: 429,
