@@ -25,6 +25,7 @@ import type {
   FlowEvent,
   HandoffStart,
   OutMessage,
+  TurnResult,
 } from './engine/types.ts';
 import { runHttpEffect, type HttpOptions } from './http-effect.ts';
 import { restartIfRemoved } from './removed-state.ts';
@@ -35,6 +36,8 @@ import { buildOutbox } from './outbox.ts';
 import type { HandoffEvent } from '../shared/events/types.ts';
 import { END_STATUS, handoffIdOf, saveWithHandoff } from './handoff-store.ts';
 import { handoffEvent, handoffGate, type HandoffMessage } from './handoff-turn.ts';
+import type { PatternMatcher } from './pattern-matcher.ts';
+import { runTurnMatching } from './turn-patterns.ts';
 
 export interface FlowInput {
   source: string;
@@ -81,6 +84,8 @@ export interface TurnDeps {
   handoffTimeoutS?: number;
   /** Told of each handoff a turn opened or ended (the live `handoff` event). */
   onHandoff?: (event: HandoffEvent) => void;
+  /** Matches waits' patterns off this thread, with a deadline; in this thread when absent. */
+  patterns?: PatternMatcher;
 }
 
 /** What one turn may spend (`FLOW_HTTP_MAX_STEPS`, `FLOW_HTTP_TURN_BUDGET_MS`, `FLOW_STATE_MAX_BYTES`). */
@@ -223,7 +228,9 @@ async function runOneTurn(
   let deadline: number | undefined;
   let opened: HandoffStart | undefined;
   for (;;) {
-    const result = runTurn(flow, state, event, options);
+    const result: TurnResult = deps.patterns
+      ? await runTurnMatching(deps.patterns, context.log, flow, state, event, options)
+      : runTurn(flow, state, event, options);
     state = result.state;
     outputs.push(...result.outputs);
     opened = result.handoff ?? opened;
