@@ -24,6 +24,12 @@ export const SEARCH_MODES: readonly SearchMode[] = ['words', 'semantic', 'hybrid
 
 /** Reciprocal rank fusion's constant (the value its authors and most systems use). */
 export const RRF_K = 60;
+/**
+ * Weight of a words hit that holds every word of the question: such a hit is strong evidence
+ * (an exact term, a keyword), where the embedded model's neighbours are weak
+ * (bench/knowledge/RESULTS.md, the quality bench).
+ */
+export const WHOLE_WORDS_WEIGHT = 2;
 /** Hits each list contributes to the fusion, at least. */
 export const FUSION_DEPTH = 20;
 
@@ -76,7 +82,10 @@ export function fuse(
 ): SearchHit[] {
   const fused = new Map<string, SearchHit & { fused: number }>();
   for (const hit of words)
-    fused.set(hit.chunk_id, { ...hit, fused: 1 / (RRF_K + hit.words_rank!) });
+    fused.set(hit.chunk_id, {
+      ...hit,
+      fused: (hit.words_all ? WHOLE_WORDS_WEIGHT : 1) / (RRF_K + hit.words_rank!),
+    });
   for (const hit of vectors) {
     const found = fused.get(hit.chunk_id);
     const part = 1 / (RRF_K + hit.vector_rank!);
