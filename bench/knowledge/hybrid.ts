@@ -11,13 +11,14 @@
  */
 import { loadavg } from 'node:os';
 import { createDb } from '../../src/shared/db.ts';
-import { createEmbedders } from '../../src/shared/embeddings/embedders.ts';
+import { createEmbedders, LOCAL_ONLY } from '../../src/shared/embeddings/embedders.ts';
 import { LOCAL_MODEL } from '../../src/shared/embeddings/local-provider.ts';
 import { VectorIndexCache } from '../../src/shared/embeddings/vector-cache.ts';
-import { normalize, vectorBytes } from '../../src/shared/embeddings/vectors.ts';
+import { vectorBytes } from '../../src/shared/embeddings/vectors.ts';
 import { searchKnowledge, type SearchMode } from '../../src/shared/knowledge/hybrid.ts';
 import { CollectionCache } from '../../src/shared/knowledge/search.ts';
 import { cleanups, commonOptions, intEnv, openScratch, runBench } from '../lib/setup.ts';
+import { mixtures } from './mixtures.ts';
 import { buildCollection, makeQueries } from './queries.ts';
 import { loadModel, prng, sentence } from './text.ts';
 
@@ -28,7 +29,10 @@ const options = {
   ...commonOptions(),
 };
 
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 
@@ -36,16 +40,7 @@ async function main(): Promise<void> {
   const { databaseUrl } = await openScratch(options, 'bench-hybrid');
   const db = createDb(databaseUrl.toString(), { poolMax: 4 });
   cleanups.push({ what: 'scratch database pool', run: () => db.destroy() });
-  const embedders = createEmbedders({
-    defaultChoice: 'local',
-    apiUrl: '',
-    apiKey: '',
-    apiModel: '',
-    apiDimensions: 0,
-    apiTimeoutMs: 1000,
-    apiBatch: 1,
-    localBatch: 16,
-  });
+  const embedders = createEmbedders(LOCAL_ONLY);
   cleanups.push({ what: 'embedding model', run: () => embedders.close() });
   const local = embedders.forChoice('local')!;
   const model = loadModel();
@@ -62,16 +57,7 @@ async function main(): Promise<void> {
   console.error('bench: giving each chunk a vector');
   const bases = await local.embed(Array.from({ length: 200 }, () => sentence(model, random)));
   const dims = bases[0]!.length;
-  const mixture = (): Float32Array => {
-    const vector = new Float32Array(dims);
-    for (let m = 0; m < 3; m += 1) {
-      const base = bases[Math.floor(random() * bases.length)]!;
-      const weight = random();
-      for (let d = 0; d < dims; d += 1) vector[d]! += base[d]! * weight;
-    }
-    for (let d = 0; d < dims; d += 1) vector[d]! += (random() - 0.5) * 0.08;
-    return normalize(vector);
-  };
+  const mixture = mixtures(bases, random);
   const shas: { text_sha: Buffer }[] = await db('chunks')
     .where({ collection_id: collection.id, generation: collection.active_generation })
     .distinct('text_sha');

@@ -16,7 +16,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runIndexJob } from '../../src/indexer/run-job.ts';
 import { createDb, type Knex } from '../../src/shared/db.ts';
-import { createEmbedders } from '../../src/shared/embeddings/embedders.ts';
+import { createEmbedders, LOCAL_ONLY } from '../../src/shared/embeddings/embedders.ts';
 import { LocalEmbeddingProvider } from '../../src/shared/embeddings/local-provider.ts';
 import type { Embedders, EmbeddingProvider } from '../../src/shared/embeddings/provider.ts';
 import { VectorIndexCache } from '../../src/shared/embeddings/vector-cache.ts';
@@ -81,19 +81,7 @@ class TimedModel implements EmbeddingProvider {
 
 /** The embedders of a process configured for the embedded model only, which is `model`. */
 function embeddersOf(model: EmbeddingProvider): Embedders {
-  return createEmbedders(
-    {
-      defaultChoice: 'local',
-      apiUrl: '',
-      apiKey: '',
-      apiModel: '',
-      apiDimensions: 0,
-      apiTimeoutMs: 1000,
-      apiBatch: 8,
-      localBatch: 16,
-    },
-    { local: model },
-  );
+  return createEmbedders(LOCAL_ONLY, { local: model });
 }
 
 /** Indexes the PDFs as one job of the collection, as the indexer would; returns the finished row. */
