@@ -35,6 +35,9 @@ import { buildOutbox } from './outbox.ts';
 import type { HandoffEvent } from '../shared/events/types.ts';
 import { END_STATUS, handoffIdOf, saveWithHandoff } from './handoff-store.ts';
 import { handoffEvent, handoffGate, type HandoffMessage } from './handoff-turn.ts';
+import type { MatchSettings } from './engine/meaning.ts';
+import type { Understanding } from './understanding.ts';
+import { recordUnderstood } from './understood-note.ts';
 
 export interface FlowInput {
   source: string;
@@ -81,6 +84,10 @@ export interface TurnDeps {
   handoffTimeoutS?: number;
   /** Told of each handoff a turn opened or ended (the live `handoff` event). */
   onHandoff?: (event: HandoffEvent) => void;
+  /** Scores free text by meaning against options and intents; exact matching only when absent. */
+  understanding?: Understanding;
+  /** The rule of matching by meaning (`FLOW_MATCH_MIN_SCORE`, `FLOW_MATCH_MARGIN`). */
+  matching?: MatchSettings;
 }
 
 /** What one turn may spend (`FLOW_HTTP_MAX_STEPS`, `FLOW_HTTP_TURN_BUDGET_MS`, `FLOW_STATE_MAX_BYTES`). */
@@ -207,8 +214,14 @@ async function runOneTurn(
     ));
   }
 
+  if (event.type === 'input' && deps.understanding) {
+    const meaning = await deps.understanding.scores(flow, state, event);
+    if (meaning) event = { ...event, meaning };
+  }
+
   let counter = 0;
   const options = {
+    ...(deps.matching ? { matching: deps.matching } : {}),
     newRequestId: () => `${turnId}:${(counter += 1)}`,
     resetKeywords: conversation.channel_type === 'telegram' ? ['/start'] : [],
     handoffKeywords: bot.handoff?.keywords ?? [],
@@ -222,10 +235,12 @@ async function runOneTurn(
   let overBudget = 0;
   let deadline: number | undefined;
   let opened: HandoffStart | undefined;
+  const understood: NonNullable<ReturnType<typeof runTurn>['understood']> = [];
   for (;;) {
     const result = runTurn(flow, state, event, options);
     state = result.state;
     outputs.push(...result.outputs);
+    understood.push(...(result.understood ?? []));
     opened = result.handoff ?? opened;
     for (const error of result.errors)
       context.log.warn({ code: error.code, state: error.state }, error.message);
@@ -234,6 +249,16 @@ async function runOneTurn(
     if (effect.kind === 'retrieve') {
       pending = effect;
       break;
+    }
+    if (effect.kind === 'llm') {
+      event = {
+        type: 'effect_result',
+        request_id: effect.request_id,
+        ok: false,
+        code: 'BW_ERR_FLOW_LLM_UNAVAILABLE',
+        error: 'no LLM is configured',
+      };
+      continue;
     }
     deadline ??= Date.now() + budget.httpMs;
     const left = deadline - Date.now();
@@ -290,6 +315,10 @@ async function runOneTurn(
     pending = undefined;
     opened = undefined;
     outbox = buildOutbox(build, outputs, pending);
+  }
+  if (understood.length > 0) {
+    // Before the state commits: a redelivered turn finds its notes written and adds none.
+    await recordUnderstood(deps.db, conversation.conversation_id, turnId, understood, input);
   }
   // The deadline goes in before the state commits (and again, unchanged, on a redelivery), so
   // a crash in between cannot leave the conversation waiting for an answer with no deadline.

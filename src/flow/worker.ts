@@ -19,6 +19,8 @@ import { batchedSaveState } from './state-store.ts';
 import { claimDue, settleDeadline } from './timeouts.ts';
 import { sweepHandoffs } from './handoff-sweeper.ts';
 import type { Knex } from '../shared/db.ts';
+import { createEmbedders } from '../shared/embeddings/embedders.ts';
+import { createUnderstanding } from './understanding.ts';
 
 /** Publishes a failed result for every deadline that passed; runs until `signal` aborts. */
 async function fireDeadlines(kit: Kit, signal: AbortSignal): Promise<void> {
@@ -64,6 +66,12 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
   const policy = addressPolicy(config.flow.httpAllow); // throws on a malformed entry, before any connection
   const kit = createKit(config, logger, { name: 'botwire-flow' });
   const { db, directory } = await openDirectory(kit, config.credentialsKey);
+  // The model's thread starts at the first free text that needs it, not here.
+  const embedders = createEmbedders(config.embeddings);
+  const understanding = createUnderstanding(
+    embedders.forChoice(config.flow.matchEmbeddings),
+    (error) => logger.warn({ err: error }, 'free text not scored by meaning; exact matching only'),
+  );
   const deps = {
     db,
     redis: kit.redis,
@@ -89,6 +97,8 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
       }),
     handoffTimeoutS: config.flow.handoffTimeoutS,
     onHandoff: (event: HandoffEvent) => kit.events.publish('handoff', event),
+    understanding,
+    matching: config.flow.matching,
   };
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: replies go straight to channel');
   const stop = new AbortController();
@@ -114,6 +124,7 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
       await sweeper;
     },
     () => directory.close(),
+    () => embedders.close(),
     () => db.destroy(),
   ]);
 }

@@ -4107,8 +4107,11 @@ export interface components {
       /** @enum {unknown} */
       status: 'waiting' | 'claimed' | 'returned' | 'closed' | 'fallback';
       queue: string | null;
-      /** @enum {unknown} */
-      reason?: 'step' | 'keyword';
+      /**
+       * @description a handoff step, a bot keyword, or a global intent of the flow (docs/flows.md)
+       * @enum {unknown}
+       */
+      reason?: 'step' | 'keyword' | 'intent';
       /** Format: date-time */
       created_at: string;
       /**
@@ -4148,8 +4151,11 @@ export interface components {
       /** @enum {unknown} */
       status: 'waiting' | 'claimed' | 'returned' | 'closed' | 'fallback';
       queue: string | null;
-      /** @enum {unknown} */
-      reason?: 'step' | 'keyword';
+      /**
+       * @description a handoff step, a bot keyword, or a global intent of the flow (docs/flows.md)
+       * @enum {unknown}
+       */
+      reason?: 'step' | 'keyword' | 'intent';
       /** Format: date-time */
       created_at: string;
       /**
@@ -4285,6 +4291,12 @@ export interface components {
               | 'BW_ERR_FLOW_HTTP_REFUSED'
               | 'BW_ERR_FLOW_BUDGET'
               | 'BW_ERR_FLOW_STATE_TOO_LARGE'
+              | 'BW_ERR_FLOW_LLM_UNAVAILABLE'
+              | 'BW_ERR_FLOW_LLM_TIMEOUT'
+              | 'BW_ERR_FLOW_LLM_INVALID_OUTPUT'
+              | 'BW_ERR_FLOW_LLM_DAILY_BUDGET'
+              | 'BW_ERR_FLOW_LLM_TURN_BUDGET'
+              | 'BW_ERR_FLOW_LLM_OFF_TOPIC'
               | 'BW_ERR_STATE_CONFLICT'
               | 'BW_ERR_CREDENTIALS_KEY'
               | 'BW_ERR_BODY_TIMEOUT'

@@ -70,11 +70,21 @@ function ActionBody({
       />
     );
   }
+  if ('choose_language' in action) {
+    return (
+      <LanguageEditor
+        pointer={`${pointer}/choose_language`}
+        choose={action.choose_language}
+        onChange={(choose_language) => onChange({ choose_language })}
+      />
+    );
+  }
   return (
-    <LanguageEditor
-      pointer={`${pointer}/choose_language`}
-      choose={action.choose_language}
-      onChange={(choose_language) => onChange({ choose_language })}
+    <JsonValueField
+      label="Action (JSON)"
+      pointer={pointer}
+      value={action}
+      onChange={(value) => onChange(value as Action)}
     />
   );
 }
