@@ -38,6 +38,7 @@ import { handoffEvent, handoffGate, type HandoffMessage } from './handoff-turn.t
 import type { MatchSettings } from './engine/meaning.ts';
 import type { Understanding } from './understanding.ts';
 import { recordUnderstood } from './understood-note.ts';
+import { runLlmStep, type LlmDeps } from './llm-call.ts';
 
 export interface FlowInput {
   source: string;
@@ -88,6 +89,8 @@ export interface TurnDeps {
   understanding?: Understanding;
   /** The rule of matching by meaning (`FLOW_MATCH_MIN_SCORE`, `FLOW_MATCH_MARGIN`). */
   matching?: MatchSettings;
+  /** How `llm` steps reach the model and what they may spend; absent: they fail as unavailable. */
+  llm?: LlmDeps;
 }
 
 /** What one turn may spend (`FLOW_HTTP_MAX_STEPS`, `FLOW_HTTP_TURN_BUDGET_MS`, `FLOW_STATE_MAX_BYTES`). */
@@ -232,6 +235,7 @@ async function runOneTurn(
   let outputs: OutMessage[] = [];
   let pending: Extract<Effect, { kind: 'retrieve' }> | undefined;
   let httpSteps = 0;
+  let llmTokens = 0;
   let overBudget = 0;
   let deadline: number | undefined;
   let opened: HandoffStart | undefined;
@@ -250,17 +254,26 @@ async function runOneTurn(
       pending = effect;
       break;
     }
+    deadline ??= Date.now() + budget.httpMs;
     if (effect.kind === 'llm') {
-      event = {
-        type: 'effect_result',
-        request_id: effect.request_id,
-        ok: false,
-        code: 'BW_ERR_FLOW_LLM_UNAVAILABLE',
-        error: 'no LLM is configured',
-      };
+      const done = await runLlmStep(deps.llm, effect, {
+        appId: conversation.app_id,
+        tokensLeft: (flow.llm?.turn_tokens ?? deps.llm?.settings.turnTokens ?? 0) - llmTokens,
+        msLeft: deadline - Date.now(),
+      });
+      llmTokens += done.tokens;
+      event = done.event;
+      if (done.calls.length > 0)
+        context.log.info({ state: state.state, llm: done.calls }, 'llm step');
+      if (!event.ok) context.log.warn({ code: event.code, state: state.state }, event.error ?? '');
+      // A step refused without a call goes to the flow once; asking again in the same turn (a
+      // loop) is stopped like the loop guard, as for HTTP steps.
+      if (!event.ok && done.calls.length === 0 && (overBudget += 1) > 1) {
+        ({ state, outputs } = apology(state));
+        break;
+      }
       continue;
     }
-    deadline ??= Date.now() + budget.httpMs;
     const left = deadline - Date.now();
     const over =
       httpSteps >= budget.httpSteps

@@ -21,6 +21,7 @@ import { sweepHandoffs } from './handoff-sweeper.ts';
 import type { Knex } from '../shared/db.ts';
 import { createEmbedders } from '../shared/embeddings/embedders.ts';
 import { createUnderstanding } from './understanding.ts';
+import { LlmUsage } from '../shared/flows/llm-usage.ts';
 
 /** Publishes a failed result for every deadline that passed; runs until `signal` aborts. */
 async function fireDeadlines(kit: Kit, signal: AbortSignal): Promise<void> {
@@ -99,6 +100,18 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
     onHandoff: (event: HandoffEvent) => kit.events.publish('handoff', event),
     understanding,
     matching: config.flow.matching,
+    llm: {
+      settings: {
+        baseUrl: config.knowledge.llmApiUrl,
+        apiKey: config.knowledge.llmApiKey,
+        model: config.knowledge.llmModel,
+        dailyTokens: config.flow.llmDailyTokens,
+        turnTokens: config.flow.llmTurnTokens,
+      },
+      redis: kit.redis,
+      prefix: config.stream.prefix,
+      usage: new LlmUsage(kit.redis, config.stream.prefix),
+    },
   };
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: replies go straight to channel');
   const stop = new AbortController();
