@@ -7,11 +7,14 @@
  * the user one reply.
  */
 import { expect } from 'chai';
+// First: it loads nock, which must patch node:http before the components' modules take its
+// functions, or the suites after this one in the same mocha process could not stand in for
+// Telegram with nock.
+import { createStubTelegramBot, startTestApi, type TestApi } from './support/api.ts';
 import { startChannel } from '../src/channel/worker.ts';
 import { startLanguage } from '../src/language/worker.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import type { Service } from '../src/shared/process.ts';
-import { startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
 import { startComponent, stopComponent, type ComponentProcess } from './support/components.ts';
 import { startLlmStub, type LlmStub } from './support/llm-stub.ts';
 import { startPlatformStub, type PlatformStub } from './support/platform-stub.ts';
@@ -59,17 +62,7 @@ describe('flow killed while an llm call is out', function () {
     platform = await startPlatformStub();
     llm = await startLlmStub();
     t = await startTestApi({ TELEGRAM_API_URL: platform.url, TOPIC_PARTITIONS: '4' });
-    const created = await t.call('POST', '/v2/bots', {
-      body: {
-        name: 'thinker',
-        flow: FLOW,
-        channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
-      },
-    });
-    expect(created.status, JSON.stringify(created.json)).to.equal(201);
-    appId = created.json.app_id;
-    await t.call('POST', `/v2/bots/${appId}/channels/${created.json.channels[0].id}/webhook`);
-    secret = String(platform.calls.find((c) => c.method === 'setWebhook')!.body.secret_token);
+    ({ appId, secret } = await createStubTelegramBot(t, platform, 'thinker', FLOW));
     const logger = (component: string) => createLogger({ component, level: 'silent' });
     services.push(
       await startChannel(t.config, logger('channel')),

@@ -332,6 +332,15 @@ describe('flow: the llm step', function () {
       expect(stub.requests.length).to.equal(before);
     });
 
+    it("when the admin API is asked for a bot's llm usage, then it answers today's tokens and the daily budget, the flow's lower one included", async () => {
+      const used = await t.call('GET', `/v2/bots/${bot.appId}/flow/llm-usage`);
+      expect(used.status).to.equal(200);
+      expect(used.json).to.deep.include({ tokens: 40, daily_budget: 200_000 });
+      expect(used.json.day).to.match(/^\d{4}-\d{2}-\d{2}$/);
+      const frugalUse = await t.call('GET', `/v2/bots/${frugal.appId}/flow/llm-usage`);
+      expect(frugalUse.json).to.deep.include({ tokens: 0, daily_budget: 10 });
+    });
+
     it('when /metrics is scraped, then the llm steps are counted by outcome with their tokens', async () => {
       const scraped = await t.call('GET', '/metrics', { auth: false });
       expect(scraped.text).to.match(/botwire_flow_llm_steps\{outcome="ok"\} 1\b/);

@@ -145,6 +145,7 @@ export async function startApi(
     partitions: config.stream.partitions,
     streamMaxLen: config.stream.maxLen,
     heartbeatMs: config.consumer.leaseMs,
+    llmDailyTokens: config.flow.llmDailyTokens,
     bodyLimitBytes: config.api.bodyLimitBytes,
     bodyTimeoutMs: config.api.timeouts.bodyMs,
     authMaxFailures: config.api.authMaxFailures,

@@ -37,8 +37,8 @@ import { END_STATUS, handoffIdOf, saveWithHandoff } from './handoff-store.ts';
 import { handoffEvent, handoffGate, type HandoffMessage } from './handoff-turn.ts';
 import type { MatchSettings } from './engine/meaning.ts';
 import type { Understanding } from './understanding.ts';
-import { recordUnderstood } from './understood-note.ts';
-import { runLlmStep, type LlmDeps } from './llm-call.ts';
+import { recordTurnNotes } from './turn-notes.ts';
+import { runLlmStep, type LlmCallRecord, type LlmDeps } from './llm-call.ts';
 
 export interface FlowInput {
   source: string;
@@ -236,6 +236,7 @@ async function runOneTurn(
   let pending: Extract<Effect, { kind: 'retrieve' }> | undefined;
   let httpSteps = 0;
   let llmTokens = 0;
+  const llmCalls: LlmCallRecord[] = [];
   let overBudget = 0;
   let deadline: number | undefined;
   let opened: HandoffStart | undefined;
@@ -262,6 +263,10 @@ async function runOneTurn(
         msLeft: deadline - Date.now(),
       });
       llmTokens += done.tokens;
+      // A step refused before any call is noted too, so the test chat shows why.
+      const model = effect.model ?? deps.llm?.settings.model ?? '';
+      const refused = { model, tokens: 0, ms: 0, outcome: done.event.code ?? 'BW_ERR_INTERNAL' };
+      llmCalls.push(...(done.calls.length > 0 || done.event.ok ? done.calls : [refused]));
       event = done.event;
       if (done.calls.length > 0)
         context.log.info({ state: state.state, llm: done.calls }, 'llm step');
@@ -329,10 +334,13 @@ async function runOneTurn(
     opened = undefined;
     outbox = buildOutbox(build, outputs, pending);
   }
-  if (understood.length > 0) {
-    // Before the state commits: a redelivered turn finds its notes written and adds none.
-    await recordUnderstood(deps.db, conversation.conversation_id, turnId, understood, input);
-  }
+  // Before the state commits: a redelivered turn finds its notes written and adds none.
+  const said = input.message?.message_type === 'text' ? input.message.text : '';
+  await recordTurnNotes(deps.db, conversation.conversation_id, turnId, {
+    understood,
+    llmCalls,
+    said,
+  });
   // The deadline goes in before the state commits (and again, unchanged, on a redelivery), so
   // a crash in between cannot leave the conversation waiting for an answer with no deadline.
   if (pending) await setDeadline(deps, pending.request_id, orderingKey, ref);

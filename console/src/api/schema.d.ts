@@ -1184,6 +1184,51 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/bots/{app_id}/flow/llm-usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Tokens the bot's llm steps used today (UTC) and its daily budget (the lower of FLOW_LLM_DAILY_TOKENS and the current flow's llm.daily_tokens); docs/flows.md, "The llm step" */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Today's use */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description YYYY-MM-DD, UTC */
+              day: string;
+              /** @description reserved and used so far */
+              tokens: number;
+              daily_budget: number;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/bots/{app_id}/flow/impact': {
     parameters: {
       query?: never;

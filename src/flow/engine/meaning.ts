@@ -67,24 +67,21 @@ export function pickBest(
   return first;
 }
 
-/** The options' scores as candidates (only options the state offers). */
-export function optionCandidates(
-  scores: MeaningScores | undefined,
-  ids: readonly string[],
-): Candidate[] {
-  const offered = new Set(ids);
-  return (scores?.options ?? [])
-    .filter((o) => offered.has(o.id))
-    .map((o) => ({ kind: 'option', name: o.id, score: o.score }));
-}
-
-/** The intents' scores as candidates (only intents the flow declares). */
-export function intentCandidates(
+/**
+ * The scores of one kind as candidates, only for the names given (the options the state offers,
+ * the intents the flow declares): scores of anything else are ignored.
+ */
+export function candidatesOf(
+  kind: 'option' | 'intent',
   scores: MeaningScores | undefined,
   names: readonly string[],
 ): Candidate[] {
-  const declared = new Set(names);
-  return (scores?.intents ?? [])
-    .filter((i) => declared.has(i.name))
-    .map((i) => ({ kind: 'intent', name: i.name, score: i.score }));
+  const wanted = new Set(names);
+  const scored =
+    kind === 'option'
+      ? (scores?.options ?? []).map((o) => ({ name: o.id, score: o.score }))
+      : (scores?.intents ?? []);
+  return scored
+    .filter((c) => wanted.has(c.name))
+    .map((c) => ({ kind, name: c.name, score: c.score }));
 }

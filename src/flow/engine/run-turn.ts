@@ -19,8 +19,7 @@ import { llmEffect } from './llm-effect.ts';
 import {
   DEFAULT_MATCHING,
   hasWords,
-  intentCandidates,
-  optionCandidates,
+  candidatesOf,
   pickBest,
   type Candidate,
   type MatchSettings,
@@ -232,7 +231,7 @@ function answerWait(turn: Turn, awaiting: Awaiting & { kind: 'input' }, event: I
     // Not pressed nor typed exactly: the option closest in meaning, when clearly so.
     const ids = choices.map((c) => c.id);
     const hit = byMeaning(turn, event, [
-      ...optionCandidates(event.meaning, ids),
+      ...candidatesOf('option', event.meaning, ids),
       ...globalCandidates(turn, event),
     ]);
     if (hit?.kind === 'option') {
@@ -312,7 +311,7 @@ function byMeaning(turn: Turn, event: InputEvent, candidates: Candidate[]): Cand
 /** The scores of the flow's global intents. */
 function globalCandidates(turn: Turn, event: InputEvent): Candidate[] {
   const names = (turn.flow.intents ?? []).filter((i) => i.global).map((i) => i.name);
-  return intentCandidates(event.meaning, names);
+  return candidatesOf('intent', event.meaning, names);
 }
 
 /**
@@ -327,12 +326,13 @@ function globalIntent(turn: Turn, awaiting: Awaiting & { kind: 'input' }, event:
   if (awaiting.action_index === undefined && def.wait?.expect === 'choice') {
     const choices = choicesOf(def, scope(turn));
     if (matchChoice(event, choices) !== undefined) return false;
-    rivals = optionCandidates(
+    rivals = candidatesOf(
+      'option',
       event.meaning,
       choices.map((c) => c.id),
     );
   }
-  const own = intentCandidates(event.meaning, [intent.name]);
+  const own = candidatesOf('intent', event.meaning, [intent.name]);
   if (byMeaning(turn, event, [...own, ...rivals])?.kind !== 'intent') return false;
   const score = own[0]?.score ?? 0;
   turn.understood.push({ kind: 'intent', name: intent.name, score, state: awaiting.state });
@@ -359,7 +359,7 @@ function onInput(turn: Turn, event: InputEvent): void {
   if (isResetKeyword(event.text, keywords)) return restart(turn);
   if (isHandoffKeyword(event.text, turn.options.handoffKeywords ?? [])) return keywordHandoff(turn);
   const intents = (turn.flow.intents ?? []).map((i) => i.name);
-  turn.intent = byMeaning(turn, event, intentCandidates(event.meaning, intents))?.name;
+  turn.intent = byMeaning(turn, event, candidatesOf('intent', event.meaning, intents))?.name;
   const awaiting = turn.state.awaiting;
   if (
     turn.state.state === null ||

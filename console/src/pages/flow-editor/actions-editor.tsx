@@ -7,6 +7,7 @@ import { HandoffEditor } from './handoff-editor.tsx';
 import { HttpEditor } from './http-editor.tsx';
 import { JsonValueField } from './json-value-field.tsx';
 import { LanguageEditor } from './language-editor.tsx';
+import { LlmEditor } from './llm-editor.tsx';
 import { SendEditor } from './send-editor.tsx';
 import { SetEditor } from './set-editor.tsx';
 
@@ -67,6 +68,15 @@ function ActionBody({
         pointer={`${pointer}/handoff`}
         handoff={action.handoff}
         onChange={(handoff) => onChange({ handoff })}
+      />
+    );
+  }
+  if ('llm' in action) {
+    return (
+      <LlmEditor
+        pointer={`${pointer}/llm`}
+        llm={action.llm}
+        onChange={(llm) => onChange({ llm })}
       />
     );
   }
