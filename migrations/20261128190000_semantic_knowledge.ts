@@ -9,6 +9,9 @@
  *   job that dies mid-file keeps the vectors it made (the retry finds them), a re-index of
  *   unchanged text embeds nothing again, and chunks carried over from a failed file keep theirs.
  * - `unanswered_questions`: the questions no passage answered well: the knowledge gaps.
+ * - `collection_terms`: each searchable generation's words and how many chunks hold each, for
+ *   ranking rare words over common ones and for typo tolerance (trigram similarity, `pg_trgm`,
+ *   which ships with Postgres; where it cannot be created, searches go without typo tolerance).
  */
 import type { Knex } from 'knex';
 
@@ -58,9 +61,38 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     `create index unanswered_questions_by_collection on unanswered_questions (collection_id, id desc)`,
   );
+  await knex.raw(`
+    create table collection_terms (
+      collection_id bigint not null references collections (id) on delete cascade,
+      generation bigint not null,
+      word text not null,
+      ndoc integer not null,
+      primary key (collection_id, generation, word)
+    )`);
+  // pg_trgm is a trusted extension (Postgres 13+): a database owner may create it. In public, so
+  // every schema's search path (tests use one schema each) finds it by its qualified name.
+  await knex.raw('savepoint pg_trgm');
+  try {
+    await knex.raw('create extension if not exists pg_trgm with schema public');
+    await knex.raw('release savepoint pg_trgm');
+  } catch {
+    await knex.raw('rollback to savepoint pg_trgm');
+  }
+  const { rows } = await knex.raw<{ rows: { schema: string }[] }>(
+    `select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace
+     where e.extname = 'pg_trgm'`,
+  );
+  const schema = rows[0]?.schema;
+  if (schema) {
+    await knex.raw(
+      `create index collection_terms_trigrams on collection_terms using gin (word ??.gin_trgm_ops)`,
+      [schema],
+    );
+  }
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTable('collection_terms');
   await knex.schema.dropTable('unanswered_questions');
   await knex.schema.dropTable('chunk_vectors');
   await knex.raw(`alter table chunks drop column text_sha`);

@@ -249,7 +249,14 @@ export const SETTINGS = {
     default: 2000,
     min: 1,
     max: 100000,
-    doc: 'Most open web event streams (GET /v2/web/<app_id>/events) one api process serves at once; more are refused with 503 BW_ERR_TOO_MANY_STREAMS. All of them share one Redis connection (count).',
+    doc: 'Most open web event streams (GET /v2/web/<app_id>/events) one api process serves at once, shared fairly between bots; more are refused with 503 BW_ERR_TOO_MANY_STREAMS. All of them share one Redis connection (count).',
+  },
+  WEB_MAX_STREAMS_PER_VISITOR: {
+    kind: 'integer',
+    default: 5,
+    min: 1,
+    max: 1000,
+    doc: 'Most web event streams one visitor (all its tokens) holds open on one api process at once, as many tabs; more are refused with 429 BW_ERR_VISITOR_STREAMS (count).',
   },
   WEB_STREAM_MAXLEN: {
     kind: 'integer',
@@ -444,7 +451,7 @@ export const SETTINGS = {
     kind: 'string',
     default: '',
     pattern: '^[0-9A-Za-z.:/,\\[\\] _-]*$',
-    doc: "Addresses a flow's HTTP steps may reach although they are not public (loopback, private, link-local, metadata, this machine's own...): a comma-separated list of IP addresses, CIDR ranges (10.1.0.0/16, fd12::/64) and host names (crm.internal). Empty refuses every non-public address. See docs/security.md.",
+    doc: "Addresses a flow's HTTP steps may reach although they are not public (loopback, private, link-local, metadata, this machine's own...): a comma-separated list of IP addresses, CIDR ranges (10.1.0.0/16, fd12::/64) and host names (crm.internal), each address or host name alone (every port) or with one port (crm.internal:8443, 10.0.0.7:8080, [fd12::7]:8080). Empty refuses every non-public address. See docs/security.md.",
   },
   FLOW_HTTP_MAX_STEPS: {
     kind: 'integer',
@@ -465,7 +472,7 @@ export const SETTINGS = {
     default: 262144,
     min: 1024,
     max: 16777216,
-    doc: "Largest answer a flow's HTTP step reads; reading stops as soon as more arrives and the step fails with BW_ERR_FLOW_BUDGET (bytes).",
+    doc: "Largest answer a flow's HTTP step reads, and largest request body it sends; reading stops as soon as more arrives, a larger body is not sent, and the step fails with BW_ERR_FLOW_BUDGET (bytes).",
   },
   FLOW_STATE_MAX_BYTES: {
     kind: 'integer',
@@ -868,6 +875,8 @@ export interface Config {
     tokenTtlS: number;
     /** Open event streams per api process (count). */
     maxEventStreams: number;
+    /** Open event streams of one visitor per api process (count). */
+    maxStreamsPerVisitor: number;
     /** Entries kept per visitor stream, approximately (count). */
     streamMaxLen: number;
     /** Expiry of a visitor stream after its last entry (s). */
@@ -1106,6 +1115,7 @@ export function loadConfig(
     web: {
       tokenTtlS: v.WEB_TOKEN_TTL_S,
       maxEventStreams: v.WEB_MAX_EVENT_STREAMS,
+      maxStreamsPerVisitor: v.WEB_MAX_STREAMS_PER_VISITOR,
       streamMaxLen: v.WEB_STREAM_MAXLEN,
       streamTtlS: v.WEB_STREAM_TTL_S,
     },

@@ -46,6 +46,26 @@ forEachRedisMode('topic bus', (mode) => {
     return all;
   };
 
+  /**
+   * A process running `test/fixtures/<file>` on this test's Redis and prefix, once it said
+   * "ready"; the caller kills it.
+   */
+  const fixture = async (file: string, env: Record<string, string>) => {
+    const child = start('node', ['--import', 'tsx', `test/fixtures/${file}`], {
+      env: { REDIS_URL: mode.url(), STREAM_PREFIX: prefix, PARTITIONS: String(PARTITIONS), ...env },
+    });
+    try {
+      await waitFor(() => child.stdout().includes('ready'), {
+        timeoutMs: 15_000,
+        what: `${file} ready`,
+      });
+    } catch (error) {
+      child.child.kill('SIGKILL');
+      throw error;
+    }
+    return child;
+  };
+
   beforeEach(() => {
     bus = busFixture<IndexerMessage>({
       topic: 'indexer',
@@ -307,6 +327,45 @@ forEachRedisMode('topic bus', (mode) => {
       expect(handled).to.deep.equal(['e0', 'e1']);
     });
 
+    it('when a handler stalls the event loop for twice the lease while messages arrive, then every message is answered and none stays pending with the live consumer', async function () {
+      this.timeout(30_000);
+      const leaseMs = 500;
+      // Publishes while this process is blocked, so the read out across the stall is handed them.
+      const publisher = await fixture('publish-on-signal.ts', { COUNT: '8' });
+      try {
+        const handled = new Set<string>();
+        await consumer({
+          leaseMs,
+          blockMs: 4 * leaseMs,
+          handler: async (m) => {
+            if (m.collection_name === 'stall') {
+              await redis.set(`${prefix}:stalling`, '1');
+              // The process does nothing else for 2 × the lease: no timer, no reply is handled.
+              Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2 * leaseMs);
+            }
+            handled.add(m.collection_name);
+          },
+        }).start();
+        await producer.publishMany(
+          ['before-0', 'before-1', 'stall'].map((n) => ({ topic: 'indexer', message: msg(n, n) })),
+        );
+        await waitFor(() => publisher.stdout().includes('published'), { what: 'the publisher' });
+        const expected = [
+          'before-0',
+          'before-1',
+          'stall',
+          ...[0, 1, 2, 3, 4, 5, 6, 7].map((n) => `during-${n}`),
+        ];
+        await waitFor(async () => handled.size === expected.length && (await pending()) === 0, {
+          timeoutMs: 15_000,
+          what: `every message handled, nothing pending (handled: ${[...handled].join(', ')})`,
+        });
+        expect([...handled].sort()).to.deep.equal(expected.sort());
+      } finally {
+        publisher.child.kill('SIGKILL');
+      }
+    });
+
     it('when a handler fails once, then the entry is retried after a backoff and succeeds', async () => {
       const deliveries: number[] = [];
       await consumer({
@@ -504,21 +563,12 @@ forEachRedisMode('topic bus', (mode) => {
 
     it('when a consumer process is SIGKILLed mid-batch, then another consumer reclaims and handles every entry', async function () {
       this.timeout(30_000);
-      const proc = start('node', ['--import', 'tsx', 'test/fixtures/slow-consumer.ts'], {
-        env: {
-          REDIS_URL: mode.url(),
-          STREAM_PREFIX: prefix,
-          CONSUMER_NAME: 'doomed',
-          HANDLE_MS: '150',
-          PARTITIONS: String(PARTITIONS),
-          LEASE_MS: '1000',
-        },
+      const proc = await fixture('slow-consumer.ts', {
+        CONSUMER_NAME: 'doomed',
+        HANDLE_MS: '150',
+        LEASE_MS: '1000',
       });
       try {
-        await waitFor(() => proc.stdout().includes('ready'), {
-          timeoutMs: 15_000,
-          what: 'child ready',
-        });
         const names = Array.from({ length: 25 }, (_, i) => `n${i}`);
         await producer.publishMany(names.map((n) => ({ topic: 'indexer', message: msg(n) })));
         await waitFor(async () => (await redis.scard(`${prefix}:handled`)) >= 3, {

@@ -18,6 +18,7 @@ import { quarantineKey } from '../src/api/callbacks/accept.ts';
 import { createTelegramBot, startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
 import { run } from './support/run.ts';
 import { REDIS_URL, ROOT } from './support/services.ts';
+import { createWebBot, startSession } from './support/web.ts';
 import {
   ALL_CASES,
   expectedOutcome,
@@ -311,6 +312,9 @@ describe('bad-input corpus', function () {
       } as never)
       .returning<{ id: string }[]>('id');
 
+    const web = await createWebBot(t, { name: 'corpus web' });
+    const visitor = await startSession(t, web.appId);
+
     let counter = Date.now() % 1_000_000_000;
     c = {
       adminKey: t.adminKey,
@@ -329,6 +333,7 @@ describe('bad-input corpus', function () {
         number: inactiveNumber,
         appSecret: inactiveSecret,
       },
+      web: { appId: web.appId, token: visitor.token },
       conversationId: conversation!.id,
       fresh: () => (counter += 1),
     };

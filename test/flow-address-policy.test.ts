@@ -37,6 +37,16 @@ describe('flow address policy', () => {
     ['100.128.0.1', undefined],
     ['2606:4700:4700::1111', undefined],
     ['64:ff9b::808:808', undefined],
+    // 6to4: the 32 bits after 2002: are the IPv4 address its relay delivers to.
+    ['2002:7f00:1::', 'loopback'],
+    ['2002:a9fe:a9fe::1', 'metadata'],
+    ['2002:c0a8:101:1::1', 'private'],
+    ['2002:808:808::1', undefined],
+    // Teredo: the server's IPv4 address in bits 32-63, the client's inverted in the last 32.
+    ['2001:0:808:808::80ff:fffe', 'loopback'],
+    ['2001:0:7f00:1::f7f7:fbfb', 'loopback'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+    ['2001:0:808:808::f7f7:fbfb', undefined],
   ];
   for (const [address, expected] of rows) {
     it(`when ${address} is classified, then it is ${expected ?? 'public'}`, () => {
@@ -63,36 +73,58 @@ describe('flow address policy', () => {
 
   it('when the allow-list is empty, then every non-public address is refused and public ones pass', () => {
     const policy = addressPolicy([], []);
-    expect(policy.refusal('a.test', '127.0.0.1')).to.equal('loopback');
-    expect(policy.refusal('a.test', '10.0.0.5')).to.equal('private');
-    expect(policy.refusal('a.test', '93.184.216.34')).to.equal(undefined);
+    expect(policy.refusal('a.test', '127.0.0.1', 443)).to.equal('loopback');
+    expect(policy.refusal('a.test', '10.0.0.5', 443)).to.equal('private');
+    expect(policy.refusal('a.test', '93.184.216.34', 443)).to.equal(undefined);
   });
 
   it("when an address is one of this machine's own, then it is refused unless allowed", () => {
-    expect(addressPolicy([], ['93.184.216.34']).refusal('a.test', '93.184.216.34')).to.equal(
+    expect(addressPolicy([], ['93.184.216.34']).refusal('a.test', '93.184.216.34', 443)).to.equal(
       'own-address',
     );
     expect(
-      addressPolicy(['93.184.216.34'], ['93.184.216.34']).refusal('a.test', '93.184.216.34'),
+      addressPolicy(['93.184.216.34'], ['93.184.216.34']).refusal('a.test', '93.184.216.34', 443),
     ).to.equal(undefined);
   });
 
   it('when the allow-list names an address, a range or a host name, then only those are let through', () => {
     const policy = addressPolicy(['127.0.0.1', '10.1.0.0/16', 'fd12::/64', 'CRM.internal'], []);
-    expect(policy.refusal('x.test', '127.0.0.1')).to.equal(undefined);
-    expect(policy.refusal('x.test', '127.0.0.2')).to.equal('loopback');
-    expect(policy.refusal('x.test', '10.1.200.3')).to.equal(undefined);
-    expect(policy.refusal('x.test', '10.2.0.1')).to.equal('private');
-    expect(policy.refusal('x.test', 'fd12::9')).to.equal(undefined);
-    expect(policy.refusal('x.test', 'fd13::9')).to.equal('unique-local');
-    expect(policy.refusal('crm.internal', '10.9.9.9')).to.equal(undefined);
-    expect(policy.refusal('other.internal', '10.9.9.9')).to.equal('private');
-    expect(policy.refusal('x.test', '169.254.169.254')).to.equal('metadata');
+    expect(policy.refusal('x.test', '127.0.0.1', 443)).to.equal(undefined);
+    expect(policy.refusal('x.test', '127.0.0.2', 443)).to.equal('loopback');
+    expect(policy.refusal('x.test', '10.1.200.3', 443)).to.equal(undefined);
+    expect(policy.refusal('x.test', '10.2.0.1', 443)).to.equal('private');
+    expect(policy.refusal('x.test', 'fd12::9', 443)).to.equal(undefined);
+    expect(policy.refusal('x.test', 'fd13::9', 443)).to.equal('unique-local');
+    expect(policy.refusal('crm.internal', '10.9.9.9', 443)).to.equal(undefined);
+    expect(policy.refusal('other.internal', '10.9.9.9', 443)).to.equal('private');
+    expect(policy.refusal('x.test', '169.254.169.254', 443)).to.equal('metadata');
     // A host name entry never opens the metadata service; only its address can.
-    expect(policy.refusal('crm.internal', '169.254.169.254')).to.equal('metadata');
-    expect(addressPolicy(['169.254.169.254'], []).refusal('x.test', '169.254.169.254')).to.equal(
-      undefined,
+    expect(policy.refusal('crm.internal', '169.254.169.254', 443)).to.equal('metadata');
+    expect(
+      addressPolicy(['169.254.169.254'], []).refusal('x.test', '169.254.169.254', 443),
+    ).to.equal(undefined);
+  });
+
+  it('when the allow-list names a host or an address with a port, then only that port is let through; without a port, every port', () => {
+    const policy = addressPolicy(
+      ['crm.internal:8443', '10.0.0.7:8080', '[fd12::7]:9000', 'wiki.internal'],
+      [],
     );
+    const cases: [string, string, number, string | undefined][] = [
+      ['crm.internal', '10.9.9.9', 8443, undefined],
+      ['crm.internal', '10.9.9.9', 6379, 'private'],
+      ['CRM.internal.', '10.9.9.9', 8443, undefined],
+      ['x.test', '10.0.0.7', 8080, undefined],
+      ['x.test', '10.0.0.7', 22, 'private'],
+      ['x.test', 'fd12::7', 9000, undefined],
+      ['x.test', 'fd12::7', 9001, 'unique-local'],
+      ['wiki.internal', '10.9.9.9', 22, undefined],
+      ['crm.internal', '169.254.169.254', 8443, 'metadata'],
+    ];
+    for (const [host, address, port, expected] of cases)
+      expect(policy.refusal(host, address, port), `${host} ${address}:${port}`).to.equal(expected);
+    expect(() => addressPolicy(['crm.internal:0'], [])).to.throw(/crm\.internal:0/);
+    expect(() => addressPolicy(['crm.internal:65536'], [])).to.throw(/crm\.internal:65536/);
   });
 
   it('when an allow-list entry is malformed, then building the policy fails naming it', () => {

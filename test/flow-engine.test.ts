@@ -3,7 +3,8 @@
  */
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { runTurn } from '../src/flow/engine/run-turn.ts';
+import { evaluateCondition, MAX_CAT_CHARS } from '../src/flow/engine/condition.ts';
+import { DEFAULT_ERROR_TEXT, runTurn } from '../src/flow/engine/run-turn.ts';
 import {
   newConversation,
   type ConversationState,
@@ -458,6 +459,37 @@ describe('flow engine', () => {
     ]);
     expect(turn.errors.map((e) => e.code)).to.deep.equal(['BW_ERR_FLOW_LOOP']);
     expect(turn.state.ended).to.equal(true);
+  });
+
+  it('when a flow feeds a template its own output state after state, then the turn stops at the render budget with one apology, BW_ERR_FLOW_BUDGET and no variables kept', () => {
+    // Each state doubles x: 30 states would build 8 × 2^30 characters in one turn.
+    const states: Record<string, FlowState> = {};
+    for (let i = 0; i < 30; i += 1) {
+      const double = { set: { x: '{{x}}{{x}}' } };
+      states[`s${i}`] = {
+        actions: i === 0 ? [{ set: { x: 'abcdefgh' } }, double] : [double],
+        next: i < 29 ? `s${i + 1}` : 'show',
+      };
+    }
+    states.show = { actions: [{ send: { text: '{{x}}' } }], wait: { store: 'y' }, next: 'show' };
+    const result = runTurn(
+      { version: 1, start: 's0', states },
+      { state: null, vars: {} },
+      say('hi'),
+      { newRequestId: () => 'r' },
+    );
+    expect(result.errors.map((e) => e.code)).to.deep.equal(['BW_ERR_FLOW_BUDGET']);
+    expect(result.outputs).to.deep.equal([{ message_type: 'text', text: DEFAULT_ERROR_TEXT }]);
+    expect(result.state).to.include({ ended: true });
+    expect(result.state.vars).to.deep.equal({});
+  });
+
+  it('when a condition joins a variable into a string longer than its cap, then the condition is false', () => {
+    const half = 'y'.repeat(MAX_CAT_CHARS / 2 + 1);
+    const when = { '==': [{ cat: [{ var: 'x' }, { var: 'x' }] }, half + half] };
+    expect(evaluateCondition(when, { x: half })).to.equal(false);
+    const short = { '==': [{ cat: [{ var: 'x' }, '-', null, { var: 'x' }] }, 'ab-ab'] };
+    expect(evaluateCondition(short, { x: 'ab' })).to.equal(true);
   });
 
   it('when a state without a wait has no transition that holds, then the flow reports itself stuck', () => {

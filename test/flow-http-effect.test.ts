@@ -98,6 +98,38 @@ describe('flow http effect', () => {
     expect(written).to.be.lessThan(16 * 1024 * 1024);
   });
 
+  it('when a request body repeats a large value past the cap, then the step fails with BW_ERR_FLOW_BUDGET and nothing is sent', async () => {
+    const sink = await start('127.0.0.1', (_req, res) => json(res, {}));
+    // What a body template naming one variable a hundred times renders to: the same object.
+    const value = { text: 'x'.repeat(100 * 1024) };
+    const body = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, value]));
+    const result = await runHttpEffect(
+      { ...LOOPBACK_ONE, maxBodyBytes: 256 * 1024 },
+      effect(`${sink.origin}/in`, { method: 'POST', body }),
+    );
+    expect(result).to.deep.include({ ok: false, code: 'BW_ERR_FLOW_BUDGET' });
+    expect(sink.seen).to.deep.equal([]);
+    const fits = await runHttpEffect(
+      { ...LOOPBACK_ONE, maxBodyBytes: 256 * 1024 },
+      effect(`${sink.origin}/in`, { method: 'POST', body: { k0: value } }),
+    );
+    expect(fits).to.deep.include({ ok: true });
+    expect(sink.seen).to.have.length(1);
+  });
+
+  it('when the allow-list names a loopback address with one port, then a server there is reached and one at another port of it is refused, unreached', async () => {
+    const allowed = await start('127.0.0.1', (_req, res) => json(res, { ok: 1 }));
+    const other = await start('127.0.0.1', (_req, res) => json(res, { ok: 2 }));
+    const options: HttpOptions = {
+      policy: addressPolicy([`127.0.0.1:${new URL(allowed.origin).port}`]),
+    };
+    const reached = await runHttpEffect(options, effect(`${allowed.origin}/x`));
+    expect(reached).to.deep.include({ ok: true, value: { status: 200, body: { ok: 1 } } });
+    const refused = await runHttpEffect(options, effect(`${other.origin}/x`));
+    expect(refused).to.deep.include({ ok: false, code: 'BW_ERR_FLOW_HTTP_REFUSED' });
+    expect(other.seen).to.deep.equal([]);
+  });
+
   it('when the answer fits under the cap, then its JSON comes back', async () => {
     const small = await start('127.0.0.1', (_req, res) => json(res, { name: 'Ana' }));
     const result = await runHttpEffect(LOOPBACK_ONE, effect(`${small.origin}/who`));

@@ -93,12 +93,21 @@ describe('flow validation', () => {
     ]);
   });
 
-  it('when a pattern is not a valid regular expression, then the pattern is reported', () => {
-    const ask: FlowState = { wait: { store: 'code', pattern: '([a-z' }, next: 'hello' };
-    const [problem, ...rest] = problemsOf(flowWith({ ask }));
-    expect(rest).to.deep.equal([]);
-    expect(problem?.path).to.equal('/states/ask/wait/pattern');
-    expect(problem?.message).to.match(/^is not a valid regular expression/);
+  it('when a pattern does not compile or cannot be matched in linear time, then each is reported at its wait', () => {
+    // A backreference, lookahead and lookbehind need backtracking; {1001} passes RE2's cap.
+    const patterns = ['([a-z', '(a)\\1', '^(?=a)a$', '(?<!x)y', 'a{1001}', '(?:a{1,1000}){1,1000}'];
+    const states = Object.fromEntries(
+      patterns.map((pattern, i) => [`s${i}`, { wait: { store: 'code', pattern }, next: 'hello' }]),
+    );
+    const problems = problemsOf(flowWith(states));
+    expect(problems.map((p) => p.path)).to.deep.equal(
+      patterns.map((_, i) => `/states/s${i}/wait/pattern`),
+    );
+    for (const problem of problems)
+      expect(problem.message).to.match(/^is not a pattern RE2 matches/);
+    // What RE2 takes, including what a backtracking engine chokes on, passes.
+    const fine = { wait: { store: 'code', pattern: '^(a+)+$' }, next: 'hello' };
+    expect(validateFlow(schemas, flowWith({ fine })).ok).to.equal(true);
   });
 
   it('when a condition uses the method operator, then the operator is refused', () => {

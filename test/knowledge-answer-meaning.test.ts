@@ -5,27 +5,17 @@
  * `answer_found`) and is listed as a knowledge gap; the search route's modes.
  */
 import { expect } from 'chai';
-import nock from 'nock';
-import { startChannel } from '../src/channel/worker.ts';
-import { startFlow } from '../src/flow/worker.ts';
-import { startLanguage } from '../src/language/worker.ts';
-import { createLogger } from '../src/shared/logger.ts';
-import type { Service } from '../src/shared/process.ts';
-import {
-  captureTelegramTexts,
-  createTelegramBot,
-  postTelegramUpdate,
-  telegramText,
-} from './support/api.ts';
+import { createTelegramBot } from './support/api.ts';
 import { pdf, SHOP_PAGES } from './support/knowledge-fixtures.ts';
 import {
   index,
   startKnowledge,
+  startTelegramChat,
   upload,
   waitForJob,
   type KnowledgeEnv,
+  type TelegramChat,
 } from './support/knowledge.ts';
-import { waitFor } from './support/services.ts';
 
 /** Asks, answers from the collection, and branches on whether anything relevant was found. */
 const FLOW = {
@@ -47,13 +37,9 @@ describe('knowledge: answers by meaning end to end', function () {
   let env: KnowledgeEnv;
   let appId = '';
   let secret = '';
-  const services: Service[] = [];
-  const sent: string[] = [];
-  let update = 0;
+  let chat: TelegramChat;
 
   before(async () => {
-    nock.disableNetConnect();
-    nock.enableNetConnect('127.0.0.1');
     env = await startKnowledge({ EMBEDDINGS_PROVIDER: 'local', KNOWLEDGE_MIN_SIMILARITY: '0.3' });
     await env.startComponents();
     const manual = await pdf(SHOP_PAGES);
@@ -66,35 +52,16 @@ describe('knowledge: answers by meaning end to end', function () {
       (await env.api.call('PATCH', '/v2/collections/help', { body: { owner_app_id: appId } }))
         .status,
     ).to.equal(200);
-    captureTelegramTexts(sent);
-    const logger = createLogger({ component: 'test', level: 'silent' });
-    const config = env.api.config;
-    services.push(
-      await startChannel(config, logger),
-      await startLanguage(config, logger),
-      await startFlow(config, logger),
-    );
+    chat = await startTelegramChat(env);
   });
 
   after(async () => {
-    for (const s of services) await s.close();
-    nock.cleanAll();
-    nock.enableNetConnect();
+    await chat?.stop();
     await env?.stop();
   });
 
-  const ask = async (chat: number, text: string): Promise<string> => {
-    const before = sent.length;
-    update += 1;
-    const response = await postTelegramUpdate(
-      env.api,
-      appId,
-      secret,
-      telegramText(chat, update, text),
-    );
-    expect(response.status).to.equal(200);
-    return waitFor(() => sent[before], { timeoutMs: 30_000, what: `the answer to "${text}"` });
-  };
+  const ask = (chatId: number, text: string): Promise<string> =>
+    chat.ask({ appId, secret }, chatId, text);
 
   it('when the collection is read, then it names its vectors model and the effective settings', async () => {
     const collection = (await env.api.call('GET', '/v2/collections/help')).json;

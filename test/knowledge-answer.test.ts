@@ -7,28 +7,18 @@
 import { expect } from 'chai';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import nock from 'nock';
-import { startChannel } from '../src/channel/worker.ts';
-import { startFlow } from '../src/flow/worker.ts';
-import { startLanguage } from '../src/language/worker.ts';
 import { Producer } from '../src/shared/bus/producer.ts';
-import { createLogger } from '../src/shared/logger.ts';
-import type { Service } from '../src/shared/process.ts';
 import { SchemaRegistry } from '../src/shared/schemas.ts';
-import {
-  captureTelegramTexts,
-  createTelegramBot,
-  postTelegramUpdate,
-  telegramText,
-  topicMessages,
-} from './support/api.ts';
+import { createTelegramBot, topicMessages } from './support/api.ts';
 import { pdf } from './support/knowledge-fixtures.ts';
 import {
   index,
   startKnowledge,
+  startTelegramChat,
   upload,
   waitForJob,
   type KnowledgeEnv,
+  type TelegramChat,
 } from './support/knowledge.ts';
 import { faqFlow } from './support/flows.ts';
 import { waitFor } from './support/services.ts';
@@ -84,13 +74,9 @@ describe('knowledge: the answer step end to end', function () {
   let llm: Awaited<ReturnType<typeof startLlm>>;
   let appId = '';
   let secret = '';
-  const services: Service[] = [];
-  const sent: string[] = [];
-  let update = 0;
+  let chat: TelegramChat;
 
   before(async () => {
-    nock.disableNetConnect();
-    nock.enableNetConnect('127.0.0.1');
     env = await startKnowledge();
     await env.startComponents();
     llm = await startLlm();
@@ -107,40 +93,20 @@ describe('knowledge: the answer step end to end', function () {
       body: { owner_app_id: appId },
     });
     expect(owned.status).to.equal(200);
-    captureTelegramTexts(sent);
-    const logger = createLogger({ component: 'test', level: 'silent' });
-    const config = env.api.config;
-    services.push(
-      await startChannel(config, logger),
-      await startLanguage(config, logger),
-      await startFlow(config, logger),
-    );
+    chat = await startTelegramChat(env);
   });
 
   after(async () => {
-    for (const s of services) await s.close();
-    nock.cleanAll();
-    nock.enableNetConnect();
+    await chat?.stop();
     await llm?.close();
     await env?.stop();
   });
 
-  const ask = async (
-    chat: number,
+  const ask = (
+    chatId: number,
     text: string,
     bot: { appId: string; secret: string } = { appId, secret },
-  ): Promise<string> => {
-    const before = sent.length;
-    update += 1;
-    const response = await postTelegramUpdate(
-      env.api,
-      bot.appId,
-      bot.secret,
-      telegramText(chat, update, text),
-    );
-    expect(response.status).to.equal(200);
-    return waitFor(() => sent[before], { timeoutMs: 20_000, what: `the answer to "${text}"` });
-  };
+  ): Promise<string> => chat.ask(bot, chatId, text);
 
   it('when a user asks and no LLM is configured, then the answer is the best passage cited by its source', async () => {
     const answer = await ask(21, 'when does the workshop open?');

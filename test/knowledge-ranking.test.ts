@@ -155,4 +155,55 @@ describe('knowledge: search ranking', function () {
       expect(Number(stats.rows[0]?.n), name).to.equal(1);
     }
   });
+
+  describe('paths, codes, rare words and typos', () => {
+    /** 40 pages about volumes and groups; one mentions vgextend, one /etc/resolv.conf, one quotas. */
+    const ADMIN = [
+      ...Array.from(
+        { length: 36 },
+        (_, i) =>
+          `Page ${i + 1}: use the tools to add a volume to a group, then check the group and the volume you use.`,
+      ),
+      'To grow it, run vgextend with the new physical volume as its argument.',
+      'The name servers are indicated in /etc/resolv.conf, one nameserver line each.',
+      'Disk quotas limit how much space each user may take on a file system.',
+      'Order the spare part BW-4471-K (brake lever) at the counter.',
+    ];
+    before(async () => {
+      await storeCollection('admin', ADMIN);
+    });
+
+    const first = async (q: string, candidates?: number): Promise<number | undefined> => {
+      const result = await searchCollection(
+        schema.db,
+        'admin',
+        q,
+        5,
+        candidates ? { candidates } : {},
+      );
+      return (result.hits[0]?.source as { page: number } | undefined)?.page;
+    };
+
+    it('when a path is asked whole or by its file name, then the chunk that names it comes first', async () => {
+      expect(await first('/etc/resolv.conf')).to.equal(38);
+      expect(await first('resolv.conf')).to.equal(38);
+      expect(await first('where is resolv.conf?')).to.equal(38);
+    });
+
+    it('when a part number is asked whole or by its digits, then its chunk comes first', async () => {
+      expect(await first('BW-4471-K')).to.equal(40);
+      expect(await first('4471')).to.equal(40);
+    });
+
+    it('when a rare word is asked in a sentence of common words, then its chunk comes first, even with the candidates capped', async () => {
+      expect(await first('How do I use vgextend to add a volume to a group?')).to.equal(37);
+      // The common words match every other page: with 4 candidates, the rare word still picks them.
+      expect(await first('How do I use vgextend to add a volume to a group?', 4)).to.equal(37);
+    });
+
+    it("when a word is misspelt, then the collection's nearest word is searched instead", async () => {
+      expect(await first('quotta')).to.equal(39);
+      expect(await first('how do disk quotas work')).to.equal(39);
+    });
+  });
 });

@@ -11,7 +11,7 @@ import {
   reloadJob,
   storeFile,
 } from '../src/indexer/store.ts';
-import { createEmbedders } from '../src/shared/embeddings/embedders.ts';
+import { createEmbedders, LOCAL_ONLY } from '../src/shared/embeddings/embedders.ts';
 import { LOCAL_MODEL } from '../src/shared/embeddings/local-provider.ts';
 import type { Embedders } from '../src/shared/embeddings/provider.ts';
 import { VectorIndexCache } from '../src/shared/embeddings/vector-cache.ts';
@@ -50,16 +50,7 @@ describe('knowledge: search by meaning (embedded model)', function () {
 
   before(async () => {
     schema = await createTestSchema();
-    embedders = createEmbedders({
-      defaultChoice: 'local',
-      apiUrl: '',
-      apiKey: '',
-      apiModel: '',
-      apiDimensions: 0,
-      apiTimeoutMs: 1000,
-      apiBatch: 8,
-      localBatch: 16,
-    });
+    embedders = createEmbedders(LOCAL_ONLY);
     vectors = new VectorIndexCache(schema.db, 64 * 1024 * 1024);
     await index('shop', SHOP_PAGES);
   });

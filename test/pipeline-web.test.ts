@@ -257,6 +257,45 @@ forEachRedisMode('web channel pipeline (edge, channel, language, flow)', functio
     expect(resumed.events.map((e) => e.id)).to.deep.equal(tab2.events.slice(3).map((e) => e.id));
   });
 
+  it("when a visitor asks its events from a position past 64 bits, then it is refused 400, and another bot's visitor receives its echo within 5 s while that position is asked for", async () => {
+    const hostile = await startSession(t, appId);
+    const other = await createWebBot(t, { name: 'other shop', flow: SHOP_FLOW });
+    // Each part of a stream id is an unsigned 64-bit integer: these pass a digits-only check.
+    const positions = [
+      '99999999999999999999-0',
+      '18446744073709551616-0',
+      '0-18446744073709551616',
+    ];
+    const asked: SseStream[] = [];
+    for (const [i, position] of positions.entries()) {
+      const url = eventsUrl(t, appId, hostile.token, i === 0 ? position : undefined);
+      asked.push(await openSse(url, '', i === 0 ? {} : { 'last-event-id': position }));
+    }
+    clients.push(...asked);
+    const visitor = await startSession(t, other.appId);
+    const stream = await openSse(eventsUrl(t, other.appId, visitor.token), '', {
+      origin: SHOP_ORIGIN,
+    });
+    clients.push(stream);
+    const sent = await postVisitorMessage(t, other.appId, visitor.token, {
+      client_message_id: randomUUID(),
+      text: 'hello',
+    });
+    expect(sent.status).to.equal(202);
+    const [echo] = await stream.waitForEvents(1, 'message', 5000);
+    expect(echo!.data).to.include({ direction: 'in', text: 'hello' });
+    expect(asked.map((a) => [a.status, a.json?.error?.code])).to.deep.equal(
+      positions.map(() => [400, 'BW_ERR_SCHEMA']),
+    );
+    // The largest id there is is a position like any other.
+    const last = await openSse(
+      eventsUrl(t, appId, hostile.token, '18446744073709551615-18446744073709551615'),
+      '',
+    );
+    clients.push(last);
+    expect(last.status).to.equal(200);
+  });
+
   it('when a channel process died after showing a reply and before recording it, then the redelivered reply is shown once and recorded', async () => {
     const session = await startSession(t, appId);
     const events = await listen(session);

@@ -12,7 +12,8 @@
 import { loadavg } from 'node:os';
 import { LocalEmbeddingProvider } from '../../src/shared/embeddings/local-provider.ts';
 import { EXACT_LIMIT, VectorIndex } from '../../src/shared/embeddings/vector-index.ts';
-import { dot, normalize } from '../../src/shared/embeddings/vectors.ts';
+import { dot } from '../../src/shared/embeddings/vectors.ts';
+import { mixtures } from './mixtures.ts';
 import { SHOP_PAGES } from '../../test/support/knowledge-fixtures.ts';
 
 const size = Number(process.env.BENCH_VECTORS ?? 100_000);
@@ -59,17 +60,7 @@ await model.close();
 
 const next = random(7);
 const dims = bases[0]!.length;
-/** Three of the model's vectors at random weights, plus noise, made unit. */
-const mixture = (): Float32Array => {
-  const vector = new Float32Array(dims);
-  for (let m = 0; m < 3; m += 1) {
-    const base = bases[Math.floor(next() * bases.length)]!;
-    const weight = next();
-    for (let d = 0; d < dims; d += 1) vector[d]! += base[d]! * weight;
-  }
-  for (let d = 0; d < dims; d += 1) vector[d]! += (next() - 0.5) * 0.08;
-  return normalize(vector);
-};
+const mixture = mixtures(bases, next);
 const queries = Array.from({ length: 100 }, mixture);
 const exact: Float32Array[] = [];
 const index = new VectorIndex(size, dims);

@@ -41,6 +41,7 @@ export const errorMiddleware: Middleware = async (ctx, next) => {
     // An overloaded pipeline drains in about a second; an outage takes longer.
     // One bot's backlog waits on that bot's platform or flow: ask for a few seconds.
     if (status === 503) ctx.set('Retry-After', code === 'BW_ERR_OVERLOADED' ? '1' : '5');
+    if (code === 'BW_ERR_VISITOR_STREAMS') ctx.set('Retry-After', '5');
     // A platform's refusal is the caller's business (it says what to fix); other 5xx stay opaque.
     const exposed = known !== undefined && (status < 500 || known.code === 'BW_ERR_UPSTREAM');
     ctx.body = {

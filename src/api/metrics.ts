@@ -6,6 +6,7 @@
 import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { TopicDepth } from './backlog.ts';
+import { matchedRoute } from './matched-route.ts';
 
 export interface EdgeMetrics {
   registry: Registry;
@@ -15,6 +16,8 @@ export interface EdgeMetrics {
   eventsLost: Counter<'type'>;
   /** `GET /v2/events` streams open. */
   eventClients: Gauge;
+  /** Web visitors' event streams open (`GET /v2/web/<app_id>/events`). */
+  webStreams: Gauge;
   /** Audit rows the edge could not write after a change succeeded (docs/audit.md). */
   auditLost: Counter;
 }
@@ -87,6 +90,11 @@ export function createMetrics(depths?: () => Promise<TopicDepth[]>): EdgeMetrics
     help: 'GET /v2/events streams this api process serves now (at most EVENTS_MAX_CLIENTS).',
     registers: [registry],
   });
+  const webStreams = new Gauge({
+    name: 'botwire_web_event_streams',
+    help: "Web visitors' event streams (GET /v2/web/<app_id>/events) this api process serves now (at most WEB_MAX_EVENT_STREAMS).",
+    registers: [registry],
+  });
   const auditLost = new Counter({
     name: 'botwire_audit_write_failures_total',
     help: 'Changes made through the admin API whose audit row could not be written (the change stands; the entry is in the error log).',
@@ -98,11 +106,12 @@ export function createMetrics(depths?: () => Promise<TopicDepth[]>): EdgeMetrics
       await next();
     } finally {
       // The route pattern, never the raw path: ids in paths would explode the label set.
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      // A refused request (401, 403, 429 from the admin guard) counts under its route too.
+      const route = matchedRoute(ctx) ?? 'unmatched';
       const labels = { route, method: ctx.method, status: String(ctx.status) };
       requests.inc(labels);
       duration.observe(labels, (performance.now() - started) / 1000);
     }
   };
-  return { registry, middleware, published, eventsLost, eventClients, auditLost };
+  return { registry, middleware, published, eventsLost, eventClients, webStreams, auditLost };
 }

@@ -33,7 +33,7 @@ export const consoleSchemas = {
   },
   bot: {
     type: 'object',
-    required: ['app_id', 'name', 'active', 'flow', 'created_at', 'updated_at', 'channels'],
+    required: ['app_id', 'name', 'active', 'created_at', 'updated_at', 'channels'],
     properties: {
       app_id: { type: 'string', format: 'uuid' },
       name: { type: 'string' },
@@ -47,7 +47,16 @@ export const consoleSchemas = {
           timeout_s: { type: 'integer' },
         },
       },
-      flow: { type: 'object' },
+      flow: {
+        type: 'object',
+        description: 'the current flow; absent for an agent, who gets `states` instead',
+      },
+      states: {
+        type: 'array',
+        items: { type: 'string' },
+        description:
+          "for an agent only: the names of the flow's states (agents may not read the flow)",
+      },
       created_at: { type: 'string', format: 'date-time' },
       updated_at: { type: 'string', format: 'date-time' },
       channels: { type: 'array', items: ref('channel-view') },

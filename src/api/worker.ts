@@ -29,6 +29,7 @@ import { llmMetrics } from './llm-metrics.ts';
 import { EventHub } from './events/hub.ts';
 import { createRedis, isCluster, whenReady } from '../shared/redis.ts';
 import type Koa from 'koa';
+import { endStreamsOfChangedBots } from './web/bot-changes.ts';
 import { VisitorHub } from './web/visitor-hub.ts';
 import { Passwords, type Kdf } from './admin/passwords.ts';
 
@@ -115,6 +116,8 @@ export async function startApi(
       : {}),
     control: redis,
     maxClients: config.web.maxEventStreams,
+    maxPerVisitor: config.web.maxStreamsPerVisitor,
+    onClients: (count) => metrics.webStreams.set(count),
     logger: logger.child({ part: 'web-events' }),
   });
   // The api reads no topic, so no lease round keeps it in a member set: it heartbeats on its own
@@ -178,6 +181,7 @@ export async function startApi(
     web: { tokenTtlS: config.web.tokenTtlS, hub },
     onAgentFirstReply: handoffs.firstReply,
   };
+  endStreamsOfChangedBots(edge);
   const auditPruner = new AuditPruner({
     db,
     retentionDays: config.api.auditRetentionDays,

@@ -45,12 +45,12 @@ function refused(message: string): BotwireError {
 }
 
 /** Resolves once, refuses if any address is refused, and hands the socket what was checked. */
-function guardedLookup(policy: AddressPolicy, host: string): LookupFunction {
+function guardedLookup(policy: AddressPolicy, host: string, port: number): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses) => {
       if (error) return callback(error, '', 0);
       for (const { address } of addresses) {
-        const why = policy.refusal(host, address);
+        const why = policy.refusal(host, address, port);
         if (why) return callback(refused(`${host} is not a public address (${why})`), '', 0);
       }
       const first = addresses[0];
@@ -63,11 +63,16 @@ function guardedLookup(policy: AddressPolicy, host: string): LookupFunction {
   };
 }
 
+/** The port `url` connects to. */
+function portOf(url: URL): number {
+  return url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+}
+
 /** The host of `url` if it is an IP literal (which Node connects to without any lookup). */
 function checkLiteral(url: URL, policy: AddressPolicy): void {
   const host = bareHost(url.hostname);
   if (isIP(host) === 0) return;
-  const why = policy.refusal(url.hostname, host);
+  const why = policy.refusal(url.hostname, host, portOf(url));
   if (why) throw refused(`${url.hostname} is not a public address (${why})`);
 }
 
@@ -91,7 +96,7 @@ async function send(
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...(body === undefined && method !== 'GET' ? { 'content-length': '0' } : {}),
       },
-      lookup: guardedLookup(input.policy, url.hostname),
+      lookup: guardedLookup(input.policy, url.hostname, portOf(url)),
       // A socket of its own: a pooled one could outlive the check it was made under.
       agent: false,
       signal: input.signal,

@@ -25,6 +25,7 @@ import type {
   FlowEvent,
   HandoffStart,
   OutMessage,
+  TurnResult,
 } from './engine/types.ts';
 import { runHttpEffect, type HttpOptions } from './http-effect.ts';
 import { restartIfRemoved } from './removed-state.ts';
@@ -39,6 +40,8 @@ import type { MatchSettings } from './engine/meaning.ts';
 import type { Understanding } from './understanding.ts';
 import { recordTurnNotes } from './turn-notes.ts';
 import { runLlmStep, type LlmCallRecord, type LlmDeps } from './llm-call.ts';
+import type { PatternMatcher } from './pattern-matcher.ts';
+import { runTurnMatching } from './turn-patterns.ts';
 
 export interface FlowInput {
   source: string;
@@ -91,6 +94,8 @@ export interface TurnDeps {
   matching?: MatchSettings;
   /** How `llm` steps reach the model and what they may spend; absent: they fail as unavailable. */
   llm?: LlmDeps;
+  /** Matches waits' patterns off this thread, with a deadline; in this thread when absent. */
+  patterns?: PatternMatcher;
 }
 
 /** What one turn may spend (`FLOW_HTTP_MAX_STEPS`, `FLOW_HTTP_TURN_BUDGET_MS`, `FLOW_STATE_MAX_BYTES`). */
@@ -240,9 +245,11 @@ async function runOneTurn(
   let overBudget = 0;
   let deadline: number | undefined;
   let opened: HandoffStart | undefined;
-  const understood: NonNullable<ReturnType<typeof runTurn>['understood']> = [];
+  const understood: NonNullable<TurnResult['understood']> = [];
   for (;;) {
-    const result = runTurn(flow, state, event, options);
+    const result: TurnResult = deps.patterns
+      ? await runTurnMatching(deps.patterns, context.log, flow, state, event, options)
+      : runTurn(flow, state, event, options);
     state = result.state;
     outputs.push(...result.outputs);
     understood.push(...(result.understood ?? []));

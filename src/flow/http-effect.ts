@@ -2,8 +2,8 @@
  * Carries out a flow's `http` action: one call through `guarded-request.ts` (addresses checked
  * after DNS and on every redirect, redirects followed by hand, the answer capped while it
  * streams), with the flow's timeout; the answer as `{status, body}` (JSON parsed when it is JSON).
- * A non-2xx status, a timeout, a network error, a refused address or an answer over the cap is a
- * failed result with a short reason (and, for the last two, its `BW_ERR_*` code); the flow
+ * A non-2xx status, a timeout, a network error, a refused address, a request body or an answer over
+ * the cap is a failed result with a short reason (and, for the last two, its `BW_ERR_*` code); the flow
  * decides what to do with it.
  *
  * The body is mended before the flow sees it (`storableDeep`: U+0000 dropped, a lone surrogate
@@ -12,6 +12,7 @@
  * every retry.
  */
 import { BotwireError } from '../shared/errors.ts';
+import { jsonLengthAtMost } from '../shared/json.ts';
 import { storableDeep } from '../shared/pg-text.ts';
 import type { AddressPolicy } from './address-policy.ts';
 import type { Effect, EffectResultEvent } from './engine/types.ts';
@@ -26,7 +27,7 @@ export const MAX_REDIRECTS = 5;
 export interface HttpOptions {
   /** Which addresses may be called (`FLOW_HTTP_ALLOW`). */
   policy: AddressPolicy;
-  /** Largest answer read (bytes). @defaultValue 262144 */
+  /** Largest answer read, and largest request body sent (bytes). @defaultValue 262144 */
   maxBodyBytes?: number;
   /** @defaultValue 5 */
   maxRedirects?: number;
@@ -40,6 +41,12 @@ export async function runHttpEffect(
   if (effect.refused !== undefined) {
     return { ...base, ok: false, code: 'BW_ERR_FLOW_HTTP_REFUSED', error: effect.refused };
   }
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  // The body's templates may repeat a large variable: its size is checked before it is written.
+  if (effect.body !== undefined && !jsonLengthAtMost(effect.body, maxBodyBytes)) {
+    const error = `the request body would be over ${maxBodyBytes} bytes`;
+    return { ...base, ok: false, code: 'BW_ERR_FLOW_BUDGET', error };
+  }
   const signal = AbortSignal.timeout(effect.timeout_ms);
   try {
     const response = await guardedRequest({
@@ -49,7 +56,7 @@ export async function runHttpEffect(
       ...(effect.body === undefined ? {} : { body: JSON.stringify(effect.body) }),
       signal,
       policy: options.policy,
-      maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
+      maxBodyBytes,
       maxRedirects: options.maxRedirects ?? MAX_REDIRECTS,
     });
     const text = response.body.toString('utf8');

@@ -14,6 +14,7 @@ import { addressPolicy } from './address-policy.ts';
 import { finishTurn } from '../shared/bot-turns.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import { handleTurn, type FlowInput } from './handle-turn.ts';
+import { PatternMatcher } from './pattern-matcher.ts';
 import { StateCache } from './state-cache.ts';
 import { batchedSaveState } from './state-store.ts';
 import { claimDue, settleDeadline } from './timeouts.ts';
@@ -112,6 +113,7 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
       prefix: config.stream.prefix,
       usage: new LlmUsage(kit.redis, config.stream.prefix),
     },
+    patterns: new PatternMatcher({ logger }),
   };
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: replies go straight to channel');
   const stop = new AbortController();
@@ -138,6 +140,7 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
     },
     () => directory.close(),
     () => embedders.close(),
+    () => deps.patterns.close(),
     () => db.destroy(),
   ]);
 }

@@ -11,6 +11,7 @@ import { errorMessage } from '../shared/errors.ts';
 import { storable } from '../shared/pg-text.ts';
 import type { FileOutcome, JobRow } from '../shared/knowledge/jobs.ts';
 import { deleteUnusedVectors } from './embed-chunks.ts';
+import { identifierParts } from '../shared/knowledge/identifiers.ts';
 
 /** A chunk ready to store: text and where it came from. */
 export interface StoredChunk {
@@ -26,9 +27,10 @@ const BATCH = 500;
 const INSERT_SQL = `
 insert into chunks (collection_id, generation, file, ordinal, page, sheet, row_first, row_last, text, tsv, text_sha)
 select :collection, :generation, :file, x.ordinal, x.page, x.sheet, x.row_first, x.row_last, x.text,
-       to_tsvector(:language::regconfig, x.text), sha256(convert_to(x.text, 'UTF8'))
+       to_tsvector(:language::regconfig, x.text) || to_tsvector(:language::regconfig, x.parts),
+       sha256(convert_to(x.text, 'UTF8'))
 from jsonb_to_recordset(:rows::jsonb)
-  as x(ordinal int, page int, sheet text, row_first int, row_last int, text text)`;
+  as x(ordinal int, page int, sheet text, row_first int, row_last int, text text, parts text)`;
 
 /**
  * Marks the job running for one more attempt (`count: false`: the same attempt, resumed after
@@ -104,6 +106,8 @@ export async function storeFile(
         row_first: chunk.rows?.[0] ?? null,
         row_last: chunk.rows?.[1] ?? null,
         text: storable(chunk.text),
+        // Paths, file names and codes also by their parts (src/shared/knowledge/identifiers.ts).
+        parts: storable(identifierParts(chunk.text)),
       }));
       await trx.raw(INSERT_SQL, {
         collection: collectionId,
@@ -176,10 +180,14 @@ export async function finishJob(
   vectorsModel: string | null = null,
 ): Promise<Finish> {
   const result = await db.transaction(async (trx): Promise<Finish> => {
-    const collection = await trx<{ id: string; active_generation: string | null }>('collections')
+    const collection = await trx<{
+      id: string;
+      active_generation: string | null;
+      language: string;
+    }>('collections')
       .where({ id: collectionId })
       .forUpdate()
-      .first('active_generation');
+      .first('active_generation', 'language');
     const active = collection?.active_generation ?? null;
     const current = await trx<JobRow>('index_jobs').where({ id: job.id }).first('status');
     if (current?.status !== 'running') {
@@ -208,10 +216,13 @@ export async function finishJob(
       const { rows } = await trx.raw<{ rows: { file: string }[] }>(
         `insert into chunks (collection_id, generation, file, ordinal, page, sheet, row_first, row_last, text, tsv, text_sha)
          select collection_id, ?, file, ordinal, page, sheet, row_first, row_last, text,
-                to_tsvector(?::regconfig, text), text_sha
+                -- Kept as it is in the same language (with its identifiers' parts); else re-made
+                -- from the text alone.
+                case when ?::text = ?::text then tsv else to_tsvector(?::regconfig, text) end,
+                text_sha
          from chunks where collection_id = ? and generation = ? and file = any(?)
          returning file`,
-        [job.id, language, collectionId, active, failed],
+        [job.id, collection?.language ?? null, language, language, collectionId, active, failed],
       );
       const kept = new Map<string, number>();
       for (const { file } of rows) kept.set(file, (kept.get(file) ?? 0) + 1);
@@ -230,6 +241,17 @@ export async function finishJob(
       .where({ collection_id: collectionId, generation: job.id })
       .select(trx.raw('count(*)::int as chunks, count(distinct file)::int as files'))
       .first()) as { chunks: number; files: number };
+    // The generation's words and how many chunks hold each: the searches' rare-word weights and
+    // typo corrections (src/shared/knowledge/terms.ts). Both ids are integers from the database.
+    await trx.raw(
+      `insert into collection_terms (collection_id, generation, word, ndoc)
+       select ?, ?, word, ndoc from ts_stat(?)`,
+      [
+        collectionId,
+        job.id,
+        `select tsv from chunks where collection_id = ${BigInt(collectionId)} and generation = ${BigInt(job.id)}`,
+      ],
+    );
     await trx('collections').where({ id: collectionId }).update({
       active_generation: job.id,
       language,
@@ -262,6 +284,14 @@ export async function finishJob(
   // statistics, which its searches are planned from; autovacuum may be off or come much later.
   await attempt('analysing the partition', () => db.raw('analyze ??', [`chunks_${collectionId}`]));
   await attempt('deleting unused vectors', () => deleteUnusedVectors(db, collectionId, job.id));
+  await attempt('deleting older word counts', () =>
+    db('collection_terms')
+      .where({ collection_id: collectionId })
+      .where('generation', '<', job.id)
+      .delete(),
+  );
+  // Searches plan their word lookups from these statistics (src/shared/knowledge/terms.ts).
+  await attempt('analysing the word counts', () => db.raw('analyze collection_terms'));
   return cleanupErrors.length > 0 ? { ...result, cleanupErrors } : result;
 }
 

@@ -159,7 +159,7 @@ export const ERRORS = {
   BW_ERR_FLOW_INVALID: {
     status: 400,
     retryable: false,
-    doc: 'The flow fails its schema or a flow check (unknown state, bad regex, dead end); `details.problems` lists each JSON Pointer. 400 when a bot is created or changed with it; 422 when a draft is published or a version rolled back to (the stored flow, not the request, is at fault).',
+    doc: 'The flow fails its schema or a flow check (unknown state, a pattern RE2 cannot match in linear time, dead end); `details.problems` lists each JSON Pointer. 400 when a bot is created or changed with it; 422 when a draft is published or a version rolled back to (the stored flow, not the request, is at fault).',
   },
   BW_ERR_NO_DRAFT: {
     status: 409,
@@ -184,7 +184,7 @@ export const ERRORS = {
   BW_ERR_FLOW_BUDGET: {
     status: 422,
     retryable: false,
-    doc: "A flow's turn hit a budget: more HTTP steps than FLOW_HTTP_MAX_STEPS, their time over FLOW_HTTP_TURN_BUDGET_MS, or an answer over FLOW_HTTP_MAX_BODY_BYTES. The step is not made (or its answer not kept) and its variable gets `{error, code}`.",
+    doc: "A flow's turn hit a budget: more HTTP steps than FLOW_HTTP_MAX_STEPS, their time over FLOW_HTTP_TURN_BUDGET_MS, or a request body or an answer over FLOW_HTTP_MAX_BODY_BYTES: the step is not made (or its answer not kept) and its variable gets `{error, code}`. Or the turn's templates produced more than 4 Mi characters: the user gets the flow's apology and the conversation ends (its variables cleared).",
   },
   BW_ERR_FLOW_STATE_TOO_LARGE: {
     status: 422,
@@ -289,7 +289,12 @@ export const ERRORS = {
   BW_ERR_TOO_MANY_STREAMS: {
     status: 503,
     retryable: true,
-    doc: 'This api process already serves WEB_MAX_EVENT_STREAMS web event streams; try again (Retry-After) or run more api processes.',
+    doc: "This api process already serves WEB_MAX_EVENT_STREAMS web event streams and no bot holds more than its share (a bot holding at least two fewer than the bot holding most is let in, and that bot's newest stream ends); try again (Retry-After) or run more api processes.",
+  },
+  BW_ERR_VISITOR_STREAMS: {
+    status: 429,
+    retryable: true,
+    doc: 'This visitor already has WEB_MAX_STREAMS_PER_VISITOR web event streams open on this api process (all its tokens count); close one (Retry-After).',
   },
   BW_ERR_HANDOFF_CLAIMED: {
     status: 409,

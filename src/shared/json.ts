@@ -122,3 +122,29 @@ export function unstorableString(value: unknown, text: string): string | undefin
   const found = walk(value, []);
   return found && pointer(found);
 }
+
+/**
+ * Whether `value` written as JSON takes at most about `limit` characters (each string counted
+ * without its escapes), found without writing it: the walk stops as soon as the count passes the
+ * limit, so a value that repeats one large object a thousand times costs no more than the limit.
+ */
+export function jsonLengthAtMost(value: unknown, limit: number): boolean {
+  let left = limit;
+  const walk = (item: unknown, depth: number): boolean => {
+    if (depth > MAX_JSON_DEPTH) return false;
+    if (typeof item === 'string') left -= item.length + 2;
+    else if (item === null || typeof item !== 'object') left -= String(item).length;
+    else if (Array.isArray(item)) {
+      left -= 2;
+      for (const element of item) if (left < 0 || !walk(element, depth + 1)) return false;
+    } else {
+      left -= 2;
+      for (const [key, element] of Object.entries(item)) {
+        left -= key.length + 4;
+        if (left < 0 || !walk(element, depth + 1)) return false;
+      }
+    }
+    return left >= 0;
+  };
+  return walk(value, 0);
+}

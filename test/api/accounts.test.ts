@@ -97,6 +97,32 @@ describe('operator accounts, sessions, tokens and invites', function () {
     expect(byToken.status).to.equal(403);
   });
 
+  it("when an owner's agent token outlives the owner's demotion to viewer, then it may do only what both roles may: its assigned bot, read, without the flow", async () => {
+    const owner = await makeAccount(t, 'owner', [botA]);
+    const made = await withCookie(t, owner.cookie, 'POST', '/v2/tokens', {
+      name: 'inbox',
+      role: 'agent',
+    });
+    expect(made.status, made.text).to.equal(201);
+    const token = made.json.token as string;
+    const listed = async () =>
+      (await withToken(t, token, 'GET', '/v2/bots')).json.items.map((b: any) => b.app_id);
+    expect(await listed()).to.deep.equal([botA]);
+    await t.call('PATCH', `/v2/accounts/${owner.id}`, { body: { role: 'viewer' } });
+    // A viewer reads every bot, an agent its assigned ones: the token, both, reads only those.
+    expect(await listed()).to.deep.equal([botA]);
+    const other = await withToken(t, token, 'GET', `/v2/bots/${botB}`);
+    expect([other.status, other.json.error.code]).to.deep.equal([403, 'BW_ERR_FORBIDDEN']);
+    const own = await withToken(t, token, 'GET', `/v2/bots/${botA}`);
+    expect(own.status).to.equal(200);
+    expect(own.json).to.not.have.property('flow');
+    const flow = await withToken(t, token, 'GET', `/v2/bots/${botA}/flow`);
+    expect(flow.status).to.equal(403);
+    // An agent may claim a handoff, a viewer may not: neither may the token.
+    const claim = await withToken(t, token, 'POST', `/v2/handoffs/${randomUUID()}/claim`);
+    expect([claim.status, claim.json.error.code]).to.deep.equal([403, 'BW_ERR_FORBIDDEN']);
+  });
+
   it('when a token is made, then it is shown once, stored only as its SHA-256, works as a bearer until revoked, and then is refused with 401', async () => {
     const builder = await makeAccount(t, 'builder');
     const made = await withCookie(t, builder.cookie, 'POST', '/v2/tokens', {

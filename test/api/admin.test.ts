@@ -312,6 +312,27 @@ describe('admin API', () => {
     ]);
   });
 
+  it('when admin requests are refused before their handler, then /metrics counts them under their own route, never under a middleware pattern', async () => {
+    const id = '00000000-0000-4000-8000-000000000000';
+    expect((await call('GET', `/v2/bots/${id}`, { auth: false })).status).to.equal(401);
+    expect((await call('DELETE', `/v2/bots/${id}/flow/draft`, { auth: false })).status).to.equal(
+      401,
+    );
+    const metrics = (await call('GET', '/metrics', { auth: false })).text;
+    expect(metrics).to.match(
+      /botwire_http_requests_total\{route="\/v2\/bots\/:app_id",method="GET",status="401"\} \d+/,
+    );
+    expect(metrics).to.match(
+      /botwire_http_requests_total\{route="\/v2\/bots\/:app_id\/flow\/draft",method="DELETE",status="401"\} \d+/,
+    );
+    const routes = [...metrics.matchAll(/botwire_http_requests_total\{route="([^"]*)"/g)].map(
+      (m) => m[1]!,
+    );
+    expect(routes.filter((route) => !route.startsWith('/') && route !== 'unmatched')).to.deep.equal(
+      [],
+    );
+  });
+
   it('when messages wait in a topic and one is dead-lettered, then /metrics shows each by topic', async () => {
     const keys = topicKeys(t.prefix, 'indexer', t.config.stream.partitions);
     for (const stream of keys.partitions) {

@@ -149,10 +149,12 @@ describe('live events (GET /v2/events)', function () {
     expect(bots.map((e) => e.data.app_id)).to.deep.equal([fresh]);
   });
 
-  it('when the Last-Event-ID is not an event id, then 400 BW_ERR_SCHEMA', async () => {
-    const stream = await sse('/v2/events', { 'last-event-id': 'yesterday' });
-    expect(stream.status).to.equal(400);
-    expect(stream.json.error.code).to.equal('BW_ERR_SCHEMA');
+  it('when the Last-Event-ID is not an event id or passes 64 bits, then 400 BW_ERR_SCHEMA', async () => {
+    for (const id of ['yesterday', '18446744073709551616-0', '1-99999999999999999999']) {
+      const stream = await sse('/v2/events', { 'last-event-id': id });
+      expect(stream.status, id).to.equal(400);
+      expect(stream.json.error.code).to.equal('BW_ERR_SCHEMA');
+    }
   });
 
   it('when filtered by app_id and types, then only those events arrive', async () => {

@@ -2,7 +2,9 @@
  * Every admin route against every role: the routes are read from the running edge's admin router
  * (so a new route without a row in src/api/admin/permissions.ts fails here), and each is called
  * with a personal token of each role. Allowed: anything but 403; otherwise 403 BW_ERR_FORBIDDEN.
- * Agents are assigned to one bot, whose id fills every `:app_id`.
+ * Agents are assigned to one bot, whose id fills every `:app_id`. The bodies count too: the bot's
+ * flow carries a secret in an HTTP step's header, and no answer to a role that may not read flows
+ * (no `GET /v2/bots/:app_id/flow` in its row) holds it.
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
@@ -10,8 +12,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Router } from '@koa/router';
 import { PERMISSIONS } from '../../src/api/admin/permissions.ts';
-import { makeAccount, makeBot, withToken, type TestAccount } from '../support/accounts.ts';
-import { startTestApi, type TestApi } from '../support/api.ts';
+import { makeAccount, withToken, type TestAccount } from '../support/accounts.ts';
+import { startTestApi, TELEGRAM_TOKEN, type TestApi } from '../support/api.ts';
 import { ROOT } from '../support/services.ts';
 
 const ROLES = ['owner', 'builder', 'agent', 'viewer'] as const;
@@ -34,9 +36,44 @@ describe('admin route permissions: every route, every role', function () {
   let appId: string;
   const accounts = new Map<string, TestAccount>();
 
+  /** In the shared bot's flow only: what an HTTP step sends its endpoint. */
+  const secret = `Bearer flow-secret-${randomUUID()}`;
+  /** Each role's answers, as text, from the walk of every route. */
+  const answers = new Map<string, string[]>(ROLES.map((role) => [role, []]));
+
   before(async () => {
     t = await startTestApi();
-    appId = await makeBot(t, 'permissions');
+    // Version 1 holds the secret too: the walk rolls back to it.
+    const flow = {
+      version: 1,
+      start: 'ask',
+      states: {
+        ask: { wait: { store: 'q' }, next: 'call' },
+        call: {
+          actions: [
+            {
+              http: {
+                method: 'POST',
+                url: 'https://crm.example.test/leads',
+                headers: { Authorization: secret },
+                body: { q: '{{q}}' },
+                store: 'lead',
+              },
+            },
+          ],
+          next: 'ask',
+        },
+      },
+    };
+    const bot = await t.call('POST', '/v2/bots', {
+      body: {
+        name: 'permissions',
+        flow,
+        channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
+      },
+    });
+    expect(bot.status, bot.text).to.equal(201);
+    appId = bot.json.app_id as string;
     for (const role of ROLES) accounts.set(role, await makeAccount(t, role, [appId]));
   });
 
@@ -88,7 +125,7 @@ describe('admin route permissions: every route, every role', function () {
     token: string,
     method: string,
     path: string,
-  ): Promise<{ status: number; code?: string }> {
+  ): Promise<{ status: number; code?: string; text: string }> {
     if (path === '/v2/events') {
       const controller = new AbortController();
       const response = await fetch(`${t.url}${path}`, {
@@ -98,10 +135,10 @@ describe('admin route permissions: every route, every role', function () {
       const code =
         response.status === 403 ? ((await response.json()) as any).error.code : undefined;
       controller.abort();
-      return { status: response.status, code };
+      return { status: response.status, code, text: '' };
     }
     const answer = await withToken(t, token, method, path);
-    return { status: answer.status, code: answer.json?.error?.code };
+    return { status: answer.status, code: answer.json?.error?.code, text: answer.text };
   }
 
   it('when each role calls each admin route, then it is served exactly where its row allows, and refused with 403 BW_ERR_FORBIDDEN elsewhere', async () => {
@@ -109,17 +146,44 @@ describe('admin route permissions: every route, every role', function () {
     for (const route of adminRoutes(t)) {
       const [method = '', pattern = ''] = route.split(' ');
       for (const role of ROLES) {
-        const { status, code } = await statusOf(
+        const { status, code, text } = await statusOf(
           accounts.get(role)!.token,
           method,
           pathOf(method, pattern),
         );
+        answers.get(role)!.push(`${route} => ${text}`);
         const allowed = PERMISSIONS[route]!.includes(role);
         const ok = allowed ? status !== 403 : status === 403 && code === 'BW_ERR_FORBIDDEN';
         if (!ok) wrong.push(`${role} ${route}: ${status} ${code ?? ''} (allowed: ${allowed})`);
       }
     }
     expect(wrong).to.deep.equal([]);
+  });
+
+  it('when a role may not read flows, then none of its answers to any route holds a flow or what its HTTP steps send; the others read it', () => {
+    const readers = PERMISSIONS['GET /v2/bots/:app_id/flow']!;
+    for (const role of ROLES) {
+      const leaks = answers.get(role)!.filter((answer) => answer.includes(secret));
+      if (readers.includes(role)) expect(leaks, role).to.not.deep.equal([]);
+      else
+        expect(
+          leaks.map((a) => a.split(' => ')[0]),
+          role,
+        ).to.deep.equal([]);
+    }
+  });
+
+  it('when an agent reads its bot or the bot list, then it gets the state names in place of the flow', async () => {
+    const token = accounts.get('agent')!.token;
+    const one = await withToken(t, token, 'GET', `/v2/bots/${appId}`);
+    const list = await withToken(t, token, 'GET', '/v2/bots');
+    for (const bot of [one.json, list.json.items[0]]) {
+      expect(bot).to.include({ app_id: appId });
+      expect(bot).to.not.have.property('flow');
+      expect(bot.states).to.deep.equal(['ask', 'call']);
+    }
+    const builder = await withToken(t, accounts.get('builder')!.token, 'GET', `/v2/bots/${appId}`);
+    expect(builder.json.flow.states.call.actions[0].http.headers.Authorization).to.equal(secret);
   });
 
   it('when the shared bot is still there after the walk, then no refused call changed it', async () => {

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import type { PassThrough } from 'node:stream';
-import { VisitorHub } from '../../src/api/web/visitor-hub.ts';
+import { VisitorHub, type StreamOwner } from '../../src/api/web/visitor-hub.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { createRedis, isCluster, mastersOf, type Redis } from '../../src/shared/redis.ts';
 import {
@@ -92,6 +92,13 @@ function hubOn(
   });
 }
 
+/** The owner of a test stream: every visitor a bot of its own, so no test meets another's limits. */
+const owner = (visitor: string): StreamOwner => ({
+  appId: visitor,
+  visitorId: visitor,
+  tokenKey: 'k',
+});
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 forEachRedisMode('web event hub', function (mode) {
@@ -125,7 +132,9 @@ forEachRedisMode('web event hub', function (mode) {
 
   it('when forty visitors are connected at once, then each gets only its own events, in order, once', async () => {
     const visitors = Array.from({ length: 40 }, (_, i) => `v${i}`);
-    const seen = visitors.map((v) => collect(hub.open(visitorStreamKey(prefix, 'app', v), '0-0')));
+    const seen = visitors.map((v) =>
+      collect(hub.open(visitorStreamKey(prefix, 'app', v), '0-0', owner(v))),
+    );
     for (const round of ['a', 'b', 'c'])
       await Promise.all(visitors.map((v) => append(v, `${v}-${round}`)));
     await waitFor(() => seen.every((texts) => texts.length === 3), {
@@ -156,7 +165,7 @@ forEachRedisMode('web event hub', function (mode) {
   it('when a client connects while the reader is blocked, then its backlog is read at once, not after the block times out', async () => {
     // The loop is blocked on the previous test's streams (its block lasts 30 s).
     await append('late', 'waiting');
-    const texts = collect(hub.open(visitorStreamKey(prefix, 'app', 'late'), '0-0'));
+    const texts = collect(hub.open(visitorStreamKey(prefix, 'app', 'late'), '0-0', owner('late')));
     await waitFor(() => texts.length === 1, { timeoutMs: 5000, what: 'the backlog' });
     expect(texts).to.deep.equal(['waiting']);
   });
@@ -165,8 +174,8 @@ forEachRedisMode('web event hub', function (mode) {
     const key = visitorStreamKey(prefix, 'app', 'two');
     const first = await append('two', 'one');
     await append('two', 'two');
-    const fromStart = collect(hub.open(key, '0-0'));
-    const fromFirst = collect(hub.open(key, first));
+    const fromStart = collect(hub.open(key, '0-0', owner(key)));
+    const fromFirst = collect(hub.open(key, first, owner(key)));
     await append('two', 'three');
     await waitFor(() => fromStart.length === 3 && fromFirst.length === 2, {
       timeoutMs: 5000,
@@ -181,7 +190,7 @@ forEachRedisMode('web event hub', function (mode) {
     await append('resume', 'r1');
     const second = await append('resume', 'r2');
     await append('resume', 'r3');
-    const texts = collect(hub.open(key, second));
+    const texts = collect(hub.open(key, second, owner(key)));
     await waitFor(() => texts.length === 1, { timeoutMs: 5000, what: 'the backlog after it' });
     await append('resume', 'r4');
     await waitFor(() => texts.length === 2, { timeoutMs: 5000, what: 'the new event' });
@@ -197,13 +206,13 @@ forEachRedisMode('web event hub', function (mode) {
     const holding = holdingReader(mode.url());
     const own = hubOn(mode.url(), redis, 600_000, holding.reader);
     try {
-      const ahead = collect(own.open(key, third));
+      const ahead = collect(own.open(key, third, owner(key)));
       await pause(300);
       // The read that finds j4 starts after j3 (the only client's position) and is held out.
       holding.hold();
       await append('joining', 'j4');
       await waitFor(() => holding.holding() > 0, { timeoutMs: 5000, what: 'the read held' });
-      const behind = collect(own.open(key, first));
+      const behind = collect(own.open(key, first, owner(key)));
       await pause(100);
       holding.release();
       await waitFor(() => ahead.length === 1 && behind.length === 3, {
@@ -219,8 +228,34 @@ forEachRedisMode('web event hub', function (mode) {
     }
   });
 
+  it("when Redis refuses the read of one client's position, then that client's stream ends and the other clients are still served", async () => {
+    const own = hubOn(mode.url(), redis, 600_000);
+    try {
+      // The hub trusts its caller's positions (the route checks them): one Redis refuses.
+      const refused = own.open(
+        visitorStreamKey(prefix, 'app', 'hostile'),
+        '18446744073709551616-0',
+        owner('hostile'),
+      );
+      let ended = false;
+      refused.on('end', () => (ended = true)).resume();
+      const texts = collect(
+        own.open(visitorStreamKey(prefix, 'app', 'bystander'), '0-0', owner('bystander')),
+      );
+      await append('bystander', 'served');
+      await waitFor(() => texts.length === 1, { timeoutMs: 5000, what: 'the other client served' });
+      await waitFor(() => ended, { timeoutMs: 5000, what: 'the refused client ended' });
+      expect(own.size).to.equal(1);
+      await append('bystander', 'again');
+      await waitFor(() => texts.length === 2, { timeoutMs: 5000, what: 'the next event' });
+      expect(texts).to.deep.equal(['served', 'again']);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('when a typing signal is appended, then it arrives at once as a typing event', async () => {
-    const out = hub.open(visitorStreamKey(prefix, 'app', 'typist'), '0-0');
+    const out = hub.open(visitorStreamKey(prefix, 'app', 'typist'), '0-0', owner('typist'));
     let raw = '';
     out.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
     await pause(100);
@@ -245,8 +280,8 @@ forEachRedisMode('web event hub', function (mode) {
         }
         return count;
       };
-      const first = hub.open(key, '0-0');
-      const second = hub.open(key, '0-0');
+      const first = hub.open(key, '0-0', owner(key));
+      const second = hub.open(key, '0-0', owner(key));
       await waitFor(async () => (await subscribers()) === 1, { what: 'one subscription' });
       first.destroy();
       await pause(100);
@@ -259,7 +294,7 @@ forEachRedisMode('web event hub', function (mode) {
       const swept = hubOn(mode.url(), redis, 500);
       try {
         const key = visitorStreamKey(prefix, 'app', 'unannounced');
-        const texts = collect(swept.open(key, '0-0'));
+        const texts = collect(swept.open(key, '0-0', owner(key)));
         await append('unannounced', 'announced');
         await waitFor(() => texts.length === 1, { timeoutMs: 5000, what: 'the announced one' });
         // Appended as the script does, but without its SPUBLISH: as if the announcement was lost.
@@ -279,7 +314,7 @@ forEachRedisMode('web event hub', function (mode) {
       const swept = hubOn(mode.url(), redis, 1000);
       try {
         const key = visitorStreamKey(prefix, 'app', 'cut');
-        const texts = collect(swept.open(key, '0-0'));
+        const texts = collect(swept.open(key, '0-0', owner(key)));
         await append('cut', 'before');
         await waitFor(() => texts.length === 1, { timeoutMs: 5000, what: 'the first' });
         // Every pub/sub connection on every master dropped, as at a failover.

@@ -71,6 +71,22 @@ describe('knowledge pages in a browser', function () {
     expect(marked.map((m) => m.toLowerCase())).to.include.members(['punctured', 'tyre']);
     await checkA11y(page, 'search hits');
     await screenshot(page, 'knowledge-search');
+
+    // Searched by meaning too: the collection names its vectors, each hit its two scores.
+    await page.getByText('Searched by words and meaning: vectors of local:use-lite-en.').waitFor();
+    await search.getByLabel('Search the collection').fill('can I borrow a bike for a day?');
+    await search.getByLabel('Search by').selectOption('semantic');
+    await search.getByRole('button', { name: 'Search' }).click();
+    await page.getByText(/hits for “can I borrow a bike for a day\?” by semantic/).waitFor();
+    const byMeaning = page.getByRole('list').filter({ hasText: 'manual.pdf, page 3' });
+    const top = byMeaning.getByRole('listitem').first();
+    await top.waitFor();
+    expect(await top.textContent()).to.contain('manual.pdf, page 3');
+    expect(await top.textContent()).to.match(/meaning: #1, similarity 0\.\d{3}/);
+    await page.getByRole('heading', { name: 'Knowledge gaps' }).waitFor();
+    await page.getByText('No unanswered questions').waitFor();
+    await checkA11y(page, 'search by meaning');
+    await screenshot(page, 'knowledge-search-meaning');
     expectNoCspViolations(page);
   });
 

@@ -690,6 +690,26 @@ const routeCases: HttpCase[] = [
     expect: { status: 404, code: 'BW_ERR_NOT_FOUND' },
   },
 
+  // Stream positions past what Redis holds (64 bits a part).
+  {
+    name: 'events: Last-Event-ID with milliseconds one past 2^64 - 1',
+    kind: 'out-of-range',
+    surface: S,
+    request: () => ({
+      method: 'GET',
+      path: '/v2/events',
+      headers: { 'last-event-id': '18446744073709551616-0' },
+    }),
+    expect: schema,
+  },
+  {
+    name: 'events: last_event_id with a sequence of twenty nines',
+    kind: 'out-of-range',
+    surface: S,
+    request: () => ({ method: 'GET', path: '/v2/events?last_event_id=1-99999999999999999999' }),
+    expect: schema,
+  },
+
   // Query strings.
   {
     name: 'list bots: limit 0',

@@ -170,6 +170,19 @@ export const FLOW_CASES: HttpCase[] = [
     'wrong-type',
     (f) => ((hello(f).wait.pattern = '(unclosed'), f),
   ),
+  // Patterns RE2 cannot match in linear time: refused at validation, never run.
+  ...[
+    ['a backreference', '^(a+)\\1$'],
+    ['a lookahead', '^(?=(a+)+$)a'],
+    ['a negative lookbehind', '(?<!x)(a+)+$'],
+    ['a repetition over 1000', '^(a{1,1001})$'],
+    ['nested repetitions too large to compile', '((a{1,1000}){1,1000}){1,1000}'],
+  ].flatMap(([what, pattern]) =>
+    both(`a wait pattern with ${what}`, 'catastrophic-pattern', (f) => {
+      hello(f).wait.pattern = pattern;
+      return f;
+    }),
+  ),
   ...both(
     'a wait pattern of 201 characters',
     'huge',

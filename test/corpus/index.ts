@@ -15,6 +15,7 @@ import {
   type ReplayCase,
   type ScriptCase,
 } from './types.ts';
+import { WEB_CASES } from './web.ts';
 import { WHATSAPP_CASES, WHATSAPP_REPLAYS } from './whatsapp.ts';
 
 export const HTTP_CASES: HttpCase[] = [
@@ -23,6 +24,7 @@ export const HTTP_CASES: HttpCase[] = [
   ...ADMIN_CASES,
   ...FLOW_CASES,
   ...DOCUMENT_CASES,
+  ...WEB_CASES,
 ];
 export const REPLAY_CASES: ReplayCase[] = [...TELEGRAM_REPLAYS, ...WHATSAPP_REPLAYS];
 export { SCRIPT_CASES };

@@ -22,6 +22,8 @@ export interface CorpusContext {
   };
   /** A switched-off bot with both a Telegram and a WhatsApp channel. */
   inactive: { appId: string; secret: string; number: string; appSecret: string };
+  /** A bot with a web channel, and a visitor token of it (for the event stream). */
+  web: { appId: string; token: string };
   /** A conversation id that exists (for the transcript routes). */
   conversationId: string;
   /** A fresh integer per call, so repeated runs of the corpus never collide on platform ids. */

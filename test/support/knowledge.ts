@@ -11,7 +11,18 @@ import { startIndexer } from '../../src/indexer/worker.ts';
 import { startRetriever } from '../../src/retriver/worker.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import type { Service } from '../../src/shared/process.ts';
-import { startTestApi, type TestApi } from './api.ts';
+import { expect } from 'chai';
+import nock from 'nock';
+import { startChannel } from '../../src/channel/worker.ts';
+import { startFlow } from '../../src/flow/worker.ts';
+import { startLanguage } from '../../src/language/worker.ts';
+import {
+  captureTelegramTexts,
+  postTelegramUpdate,
+  startTestApi,
+  telegramText,
+  type TestApi,
+} from './api.ts';
 import { startComponent, stopComponent, type ComponentProcess } from './components.ts';
 import { waitFor } from './services.ts';
 
@@ -176,4 +187,50 @@ export function indexerProcessSuite(
     if (suite.storageDir) await rm(suite.storageDir, { recursive: true, force: true });
   });
   return suite;
+}
+
+/** A Telegram user talking to bots through the chat components running in this process. */
+export interface TelegramChat {
+  /** Sends `text` from chat `chat` to `bot` and waits for the reply's text. */
+  ask(bot: { appId: string; secret: string }, chat: number, text: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts channel, language and flow in this process on the knowledge environment's settings, and
+ * records what they send to Telegram (nock, loopback only), for tests of knowledge answers end to
+ * end.
+ */
+export async function startTelegramChat(env: KnowledgeEnv): Promise<TelegramChat> {
+  nock.disableNetConnect();
+  nock.enableNetConnect('127.0.0.1');
+  const sent: string[] = [];
+  captureTelegramTexts(sent);
+  const logger = createLogger({ component: 'test', level: 'silent' });
+  const config = env.api.config;
+  const services = [
+    await startChannel(config, logger),
+    await startLanguage(config, logger),
+    await startFlow(config, logger),
+  ];
+  let update = 0;
+  return {
+    async ask(bot, chat, text) {
+      const before = sent.length;
+      update += 1;
+      const response = await postTelegramUpdate(
+        env.api,
+        bot.appId,
+        bot.secret,
+        telegramText(chat, update, text),
+      );
+      expect(response.status).to.equal(200);
+      return waitFor(() => sent[before], { timeoutMs: 30_000, what: `the answer to "${text}"` });
+    },
+    async stop() {
+      for (const service of services) await service.close();
+      nock.cleanAll();
+      nock.enableNetConnect();
+    },
+  };
 }

@@ -3835,7 +3835,10 @@ export interface components {
         keywords?: string[];
         timeout_s?: number;
       };
-      flow: Record<string, unknown>;
+      /** @description the current flow; absent for an agent, who gets `states` instead */
+      flow?: Record<string, unknown>;
+      /** @description for an agent only: the names of the flow's states (agents may not read the flow) */
+      states?: string[];
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -4356,6 +4359,7 @@ export interface components {
               | 'BW_ERR_BAD_TOKEN'
               | 'BW_ERR_TOKEN_EXPIRED'
               | 'BW_ERR_TOO_MANY_STREAMS'
+              | 'BW_ERR_VISITOR_STREAMS'
               | 'BW_ERR_HANDOFF_CLAIMED'
               | 'BW_ERR_HANDOFF_NOT_YOURS'
               | 'BW_ERR_HANDOFF_ENDED'

@@ -81,6 +81,9 @@ export type JobPage = Answer<'/v2/collections/{name}/jobs', 'get'>;
 export type JobSummary = JobPage['items'][number];
 export type SearchResult = Schemas['search-result'];
 export type SearchHit = SearchResult['hits'][number];
+export type SearchMode = SearchResult['mode'];
+export type UnansweredPage = Schemas['unanswered-page'];
+export type CollectionSettings = Schemas['collection-ownership'];
 export type HitSource = SearchHit['source'];
 
 // Operations.

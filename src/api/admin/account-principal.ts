@@ -31,17 +31,21 @@ export async function accountPrincipal(
 }
 
 /**
- * The principal of a live token: its own role while the account may still grant it, the
- * account's role otherwise (an account demoted since the token was made takes its tokens down).
+ * The principal of a live token: its own role while the account may still grant it; otherwise
+ * (the account was demoted since the token was made) its own role within the account's, so it
+ * may do only what both may: an owner's agent token, its owner now a viewer, reads its assigned
+ * bots and acts on nothing, never every bot as the viewer it is not.
  */
 export async function tokenPrincipal(db: Knex, token: LiveToken): Promise<Principal> {
-  const role = grantableRoles(token.accountRole).includes(token.role)
-    ? token.role
+  const within = grantableRoles(token.accountRole).includes(token.role)
+    ? undefined
     : token.accountRole;
+  const agent = token.role === 'agent' || within === 'agent';
   return {
     actor: `token:${token.id}@${token.email}`,
-    role,
+    role: token.role,
+    ...(within === undefined ? {} : { within }),
     accountId: token.accountId,
-    bots: await botsFor(db, token.accountId, role),
+    bots: await botsFor(db, token.accountId, agent ? 'agent' : token.role),
   };
 }

@@ -8,7 +8,8 @@
  */
 import type { Context, Middleware } from 'koa';
 import { BotwireError } from '../../shared/errors.ts';
-import { principalOf, ROLES, type Role } from './principal.ts';
+import { matchedRoute } from '../matched-route.ts';
+import { principalOf, ROLES, type Principal, type Role } from './principal.ts';
 
 const ALL = ROLES;
 const BUILD: readonly Role[] = ['owner', 'builder'];
@@ -96,10 +97,8 @@ export const PERMISSIONS: Readonly<Record<string, readonly Role[]>> = {
 /** The row key of a request: its method (HEAD as GET) and the pattern of the route it matched. */
 export function routeKey(ctx: Context): string | undefined {
   const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-  const matched = (ctx as { matched?: { path: unknown; methods: string[] }[] }).matched ?? [];
-  // The route layer is the last match with methods; middleware layers (router.use) have none.
-  const layer = matched.filter((l) => l.methods.includes(ctx.method)).at(-1);
-  return typeof layer?.path === 'string' ? `${method} ${layer.path}` : undefined;
+  const path = matchedRoute(ctx);
+  return path === undefined ? undefined : `${method} ${path}`;
 }
 
 /** Whether `role` may call the route of `key` (no row: owners only). */
@@ -108,11 +107,23 @@ export function allowed(key: string | undefined, role: Role): boolean {
   return roles.includes(role);
 }
 
-/** Refuses with 403 BW_ERR_FORBIDDEN a principal whose role has no place in the route's row. */
+/** Whether `principal` may call the route of `key`: its role, and the role it is held within. */
+export function principalMay(principal: Principal, key: string | undefined): boolean {
+  return (
+    allowed(key, principal.role) &&
+    (principal.within === undefined || allowed(key, principal.within))
+  );
+}
+
+/**
+ * Refuses with 403 BW_ERR_FORBIDDEN a principal whose role (or the role it is held within) has no
+ * place in the route's row.
+ */
 export function enforcePermissions(): Middleware {
   return async (ctx, next) => {
-    const { role } = principalOf(ctx);
-    if (!allowed(routeKey(ctx), role)) {
+    const principal = principalOf(ctx);
+    if (!principalMay(principal, routeKey(ctx))) {
+      const role = allowed(routeKey(ctx), principal.role) ? principal.within : principal.role;
       throw new BotwireError('BW_ERR_FORBIDDEN', `the ${role} role may not use this route`);
     }
     await next();

@@ -1,4 +1,5 @@
 /** How bots and channels are shown by the admin API: never a credential, only whether one is set. */
+import { statesOf } from '../../shared/flows/flow-changes.ts';
 import type { BotRecord, ChannelRecord, WebDetails } from '../../shared/bots/types.ts';
 
 export function callbackUrl(publicBaseUrl: string, channel: ChannelRecord): string {
@@ -47,14 +48,23 @@ function presentWeb(
   };
 }
 
-export function presentBot(publicBaseUrl: string, bot: BotRecord): Record<string, unknown> {
+/**
+ * A bot as the admin API shows it. A caller that may not read flows (`withFlow` false: agents,
+ * docs/accounts.md) gets the names of its flow's states in place of the flow: the flow holds what
+ * its HTTP steps send (API keys in headers).
+ */
+export function presentBot(
+  publicBaseUrl: string,
+  bot: BotRecord,
+  withFlow = true,
+): Record<string, unknown> {
   return {
     app_id: bot.appId,
     name: bot.name,
     language: bot.language,
     active: bot.active,
     handoff: bot.handoff ?? {},
-    flow: bot.flow,
+    ...(withFlow ? { flow: bot.flow } : { states: Object.keys(statesOf(bot.flow)) }),
     flow_version: bot.flowVersion ?? null,
     created_at: bot.createdAt,
     updated_at: bot.updatedAt,

@@ -19,6 +19,11 @@ export interface Principal {
   accountId: string | null;
   /** bots an agent is assigned to; 'all' for every other role */
   bots: 'all' | string[];
+  /**
+   * A second role the principal is held to: a personal token whose account was demoted since
+   * acts within both its own role and its account's, so each check must pass for both.
+   */
+  within?: Role;
 }
 
 declare module 'koa' {

@@ -27,7 +27,7 @@ import { auditRoutes } from '../audit/route.ts';
 import { auditTrail } from '../audit/trail.ts';
 import { securityHeaders } from './guard.ts';
 import { opsRoutes } from './ops.ts';
-import { enforcePermissions } from './permissions.ts';
+import { enforcePermissions, principalMay } from './permissions.ts';
 import { principalOf, requireBotAccess } from './principal.ts';
 import { accountRoutes } from './account-routes.ts';
 import { selfRoutes } from './self-routes.ts';
@@ -88,6 +88,8 @@ function checkFlow(
 
 /** Messages are paged by their numeric id. */
 const MESSAGE_ID = /^\d{1,19}$/;
+/** The route whose row says who may read a bot's flow (in every answer that holds one). */
+const READ_FLOW = 'GET /v2/bots/:app_id/flow';
 
 function appIdOf(ctx: Context & { params: Record<string, string> }): string {
   const appId = ctx.params.app_id ?? '';
@@ -128,8 +130,9 @@ export function adminRouter(edge: Edge): Router {
       ...(assigned === 'all' ? {} : { appIds: assigned }),
     });
     const items = bots.slice(0, limit);
+    const withFlow = principalMay(principalOf(ctx), READ_FLOW);
     ctx.body = {
-      items: items.map(present),
+      items: items.map((bot) => present(bot, withFlow)),
       next_after: bots.length > limit ? (items[items.length - 1]?.appId ?? null) : null,
     };
   });
@@ -139,7 +142,7 @@ export function adminRouter(edge: Edge): Router {
     requireBotAccess(ctx, appId);
     const bot = await edge.store.getBot(appId);
     if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
-    ctx.body = present(bot);
+    ctx.body = present(bot, principalMay(principalOf(ctx), READ_FLOW));
   });
 
   router.patch('/v2/bots/:app_id', async (ctx) => {

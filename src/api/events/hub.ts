@@ -11,7 +11,7 @@ import { EVENT_FIELDS, eventsKey } from '../../shared/events/types.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { duplicateRedis, type Redis } from '../../shared/redis.ts';
 import { SseClient, type EventEntry, type EventFilter } from './sse-client.ts';
-import { compareIds, ZERO_ID } from './stream-id.ts';
+import { compareIds, ZERO_ID } from '../../shared/stream-ids.ts';
 
 export interface EventHubOptions {
   /** The api's connection (catch-up reads, stream info); duplicated for the blocking reads. */

@@ -10,7 +10,7 @@ import { BotwireError } from '../../shared/errors.ts';
 import { EVENT_TYPES, isEventType } from '../../shared/events/types.ts';
 import type { Edge } from '../edge.ts';
 import type { EventFilter } from './sse-client.ts';
-import { STREAM_ID } from './stream-id.ts';
+import { isStreamId } from '../../shared/stream-ids.ts';
 import { UUID } from '../ids.ts';
 
 function refused(path: string, message: string): BotwireError {
@@ -46,7 +46,7 @@ function resumeOf(ctx: Context): string | undefined {
   const query = ctx.query.last_event_id;
   const raw = header || (typeof query === 'string' ? query.trim() : '');
   if (raw === '') return undefined;
-  if (!STREAM_ID.test(raw))
+  if (!isStreamId(raw))
     throw refused(
       header ? '/headers/last-event-id' : '/query/last_event_id',
       'must be an event id',

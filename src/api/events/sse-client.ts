@@ -9,7 +9,7 @@
  * reconnects with `Last-Event-ID` and catches up, instead of the process buffering without bound.
  */
 import type { ServerResponse } from 'node:http';
-import { compareIds } from './stream-id.ts';
+import { compareIds } from '../../shared/stream-ids.ts';
 
 /** An entry of the events stream, as read from Redis (`data` still JSON text). */
 export interface EventEntry {

@@ -5,10 +5,10 @@
  */
 import type { Context } from 'koa';
 import { BotwireError } from '../../shared/errors.ts';
+import { isStreamId } from '../../shared/stream-ids.ts';
 import { visitorStreamKey } from '../../shared/web/visitor-stream.ts';
 import type { Edge } from '../edge.ts';
 import { allowOrigin, webChannelOf } from './channel.ts';
-import { isEntryId } from './visitor-hub.ts';
 import { bearerOf, verifyToken } from './token.ts';
 
 function queryString(ctx: Context, name: string): string | undefined {
@@ -22,12 +22,24 @@ export async function webEvents(ctx: Context, edge: Edge, appId: string): Promis
   const token = queryString(ctx, 'token') ?? bearerOf(ctx.get('authorization'));
   const claims = verifyToken(web.tokenKey, appId, token, Math.floor(Date.now() / 1000));
   const last = ctx.get('last-event-id') || queryString(ctx, 'last_event_id') || '0-0';
-  if (!isEntryId(last)) {
-    throw new BotwireError('BW_ERR_SCHEMA', 'Last-Event-ID must be an event id (<ms>-<seq>)', {
-      details: { problems: [{ path: 'last_event_id', message: 'must match <ms>-<seq>' }] },
-    });
+  if (!isStreamId(last)) {
+    throw new BotwireError(
+      'BW_ERR_SCHEMA',
+      'Last-Event-ID must be an event id (<ms>-<seq>, each part at most 2^64 - 1)',
+      {
+        details: {
+          problems: [
+            { path: 'last_event_id', message: 'must be <ms>-<seq>, each part at most 2^64 - 1' },
+          ],
+        },
+      },
+    );
   }
-  const body = edge.web.hub.open(visitorStreamKey(edge.prefix, appId, claims.visitor_id), last);
+  const body = edge.web.hub.open(visitorStreamKey(edge.prefix, appId, claims.visitor_id), last, {
+    appId,
+    visitorId: claims.visitor_id,
+    tokenKey: web.tokenKey,
+  });
   // The stream stays open: no idle timeout on the socket, and every event sent as written.
   ctx.req.socket.setTimeout(0);
   ctx.req.socket.setNoDelay(true);

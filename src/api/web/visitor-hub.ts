@@ -30,7 +30,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BotwireError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Cluster, Redis } from '../../shared/redis.ts';
+import { compareIds } from '../../shared/stream-ids.ts';
 import { appendedChannel } from '../../shared/web/visitor-stream.ts';
+import { StreamSlots, type StreamOwner } from './stream-slots.ts';
+
+export type { StreamOwner };
 
 /** Seconds between comment lines that keep idle connections (and proxies) open. */
 export const HEARTBEAT_MS = 15_000;
@@ -43,19 +47,9 @@ export const SWEEP_MS = 5000;
 /** A client that lets this much unsent output pile up is disconnected (bytes). */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
-const ENTRY_ID = /^\d{1,20}-\d{1,20}$/;
-
-/** Whether `value` is a stream entry id (`<ms>-<seq>`). */
-export function isEntryId(value: string): boolean {
-  return ENTRY_ID.test(value);
-}
-
-/** Stream ids compared as (ms, seq); negative when `a` comes first. */
-function compareIds(a: string, b: string): number {
-  const [am = 0n, as = 0n] = a.split('-').map(BigInt);
-  const [bm = 0n, bs = 0n] = b.split('-').map(BigInt);
-  if (am !== bm) return am < bm ? -1 : 1;
-  return as === bs ? 0 : as < bs ? -1 : 1;
+/** Whether Redis refused the command itself (a bad id, a key of another type), not the connection. */
+function isReplyError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ReplyError';
 }
 
 interface Client {
@@ -63,6 +57,7 @@ interface Client {
   /** The last entry id sent (or the client's Last-Event-ID). */
   last: string;
   out: PassThrough;
+  owner: StreamOwner;
 }
 
 export interface VisitorHubOptions {
@@ -82,6 +77,10 @@ export interface VisitorHubOptions {
   control: Redis;
   /** Most clients at once (WEB_MAX_EVENT_STREAMS). */
   maxClients: number;
+  /** Most clients of one visitor at once (WEB_MAX_STREAMS_PER_VISITOR). @defaultValue 5 */
+  maxPerVisitor?: number;
+  /** Told the number of clients whenever it changes (the gauge). */
+  onClients?: (count: number) => void;
   logger: Logger;
   /** Between heartbeats (ms). @defaultValue 15000 */
   heartbeatMs?: number;
@@ -92,7 +91,7 @@ type XReadReply = [string, [string, string[]][]][] | null;
 export class VisitorHub {
   readonly #options: VisitorHubOptions;
   readonly #clients = new Map<string, Set<Client>>();
-  #count = 0;
+  readonly #slots: StreamSlots<Client>;
   #readerId: string | undefined;
   /** Counts finished XREADs: an unblock stops retrying once the read it aimed at has ended. */
   #reads = 0;
@@ -109,6 +108,10 @@ export class VisitorHub {
 
   constructor(options: VisitorHubOptions) {
     this.#options = options;
+    this.#slots = new StreamSlots({
+      total: options.maxClients,
+      perVisitor: options.maxPerVisitor ?? 5,
+    });
     // A new connection has a new client id: learnt again before the next read.
     options.reader.on('close', () => (this.#readerId = undefined));
     // Logged when a read fails (in the loop); without a listener ioredis prints to stderr.
@@ -129,30 +132,29 @@ export class VisitorHub {
 
   /** Clients connected now. */
   get size(): number {
-    return this.#count;
+    return this.#slots.size;
   }
 
   /**
    * A new client of stream `key`, reading after `lastId` ('0-0': all that is retained). The
    * returned stream is the response body; it ends when the hub closes, and the client leaves
-   * when it is closed (the visitor went away).
-   * @throws BotwireError `BW_ERR_TOO_MANY_STREAMS` at `maxClients`; `BW_ERR_UNAVAILABLE` closing.
+   * when it is closed (the visitor went away). Slots are shared as `stream-slots.ts` says: past
+   * them it throws, and a bot over its share may lose its newest stream to another bot's.
+   * @throws BotwireError `BW_ERR_VISITOR_STREAMS`, `BW_ERR_TOO_MANY_STREAMS` (see
+   *   `StreamSlots.admit`); `BW_ERR_UNAVAILABLE` closing.
    */
-  open(key: string, lastId: string): PassThrough {
+  open(key: string, lastId: string, owner: StreamOwner): PassThrough {
     if (this.#closing) throw new BotwireError('BW_ERR_UNAVAILABLE', 'the server is shutting down');
-    if (this.#count >= this.#options.maxClients) {
-      throw new BotwireError(
-        'BW_ERR_TOO_MANY_STREAMS',
-        'this server holds as many event streams as it may (WEB_MAX_EVENT_STREAMS); try again shortly',
-      );
-    }
+    const displaced = this.#slots.admit(owner);
+    if (displaced) this.#end(displaced);
     const out = new PassThrough();
-    const client: Client = { key, last: lastId, out };
+    const client: Client = { key, last: lastId, out, owner };
     const known = this.#clients.get(key);
     const set = known ?? new Set<Client>();
     set.add(client);
     this.#clients.set(key, set);
-    this.#count += 1;
+    this.#slots.take(client);
+    this.#options.onClients?.(this.#slots.size);
     out.once('close', () => this.#leave(client));
     // How long a browser waits before reconnecting after the connection drops (ms).
     out.write('retry: 3000\n\n');
@@ -174,10 +176,38 @@ export class VisitorHub {
     return out;
   }
 
+  /** Ends a client's stream now (its slot is free at once). */
+  #end(client: Client): void {
+    this.#leave(client);
+    client.out.end();
+  }
+
+  /** Whether a stream of bot `appId` is open here. */
+  serves(appId: string): boolean {
+    return this.#slots.ofBot(appId).length > 0;
+  }
+
+  /**
+   * Ends the streams of bot `appId` that the bot no longer accepts: all of them when `tokenKey`
+   * is undefined (the bot is gone, switched off, or without a web channel), else those opened
+   * under another key (the channel was made anew, which voids its tokens).
+   * @returns how many ended.
+   */
+  endStreams(appId: string, tokenKey?: string): number {
+    let ended = 0;
+    for (const client of this.#slots.ofBot(appId)) {
+      if (tokenKey !== undefined && client.owner.tokenKey === tokenKey) continue;
+      this.#end(client);
+      ended += 1;
+    }
+    return ended;
+  }
+
   #leave(client: Client): void {
     const set = this.#clients.get(client.key);
     if (!set?.delete(client)) return;
-    this.#count -= 1;
+    this.#slots.release(client);
+    this.#options.onClients?.(this.#slots.size);
     if (set.size > 0) return;
     this.#clients.delete(client.key);
     if (!this.#closing)
@@ -228,9 +258,11 @@ export class VisitorHub {
               if (behind || entries.length >= READ_COUNT) this.#pending.add(key);
             }
           } catch (error) {
-            // The next sweep reads it again.
-            if (!this.#closing)
-              logger.warn({ err: (error as Error).message }, 'web event streams: read failed');
+            if (this.#closing) return;
+            // Refused for this stream: its clients whose own read is refused end; otherwise the
+            // next sweep reads it again.
+            if (isReplyError(error)) await this.#isolate([...(this.#clients.get(key) ?? [])]);
+            else logger.warn({ err: (error as Error).message }, 'web event streams: read failed');
           }
         }),
       );
@@ -295,6 +327,9 @@ export class VisitorHub {
         );
       } catch (error) {
         if (this.#closing) break;
+        // Refused for a client's position or key: that client goes, the others are read at once.
+        if (isReplyError(error) && (await this.#isolate(keys.flatMap((k) => this.#listOf(k)))))
+          continue;
         logger.warn({ err: (error as Error).message }, 'web event streams: read failed; retrying');
         await sleep(1000);
         continue;
@@ -306,6 +341,40 @@ export class VisitorHub {
       for (const [key, entries] of reply ?? [])
         this.#deliver(key, ids[keys.indexOf(key)]!, entries);
     }
+  }
+
+  #listOf(key: string): Client[] {
+    return [...(this.#clients.get(key) ?? [])];
+  }
+
+  /**
+   * After Redis refused a read shared by several clients: reads for each of `clients` alone (one
+   * pipeline, nothing delivered) and ends those whose own read Redis refuses too, so that one
+   * client's position or key never stops the reads of the others.
+   * @returns whether a client was ended.
+   */
+  async #isolate(clients: readonly Client[]): Promise<boolean> {
+    if (clients.length === 0) return false;
+    const pipeline = this.#options.reader.pipeline();
+    for (const client of clients) pipeline.xread('COUNT', 1, 'STREAMS', client.key, client.last);
+    let replies: [Error | null, unknown][] | null;
+    try {
+      replies = await pipeline.exec();
+    } catch {
+      return false; // the connection failed: an outage, not a client's doing
+    }
+    let ended = false;
+    (replies ?? []).forEach(([error], i) => {
+      const client = clients[i];
+      if (!client || !isReplyError(error)) return;
+      this.#options.logger.warn(
+        { key: client.key, last: client.last, err: error?.message },
+        'web event streams: Redis refuses this client’s read; its stream is ended',
+      );
+      this.#end(client);
+      ended = true;
+    });
+    return ended;
   }
 
   /**

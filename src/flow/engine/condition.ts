@@ -8,6 +8,29 @@ import jsonLogic, { type RulesLogic } from 'json-logic-js';
 import { CONDITION_OPERATORS, type Condition } from '../../shared/flows/types.ts';
 
 const ALLOWED = new Set<string>(CONDITION_OPERATORS);
+
+/**
+ * Longest string `cat` may build (characters). json-logic-js joins whatever it is given, so a
+ * condition naming a large variable a thousand times would build (and `in` would then search) a
+ * string of up to V8's limit, half a gigabyte, in one evaluation. Past this the condition throws,
+ * which makes it false.
+ */
+export const MAX_CAT_CHARS = 64 * 1024;
+
+// json-logic-js keeps one table of operations per process: `cat` is replaced there, once, by the
+// same join with a running count that stops before the limit is passed.
+jsonLogic.add_operation('cat', (...parts: unknown[]): string => {
+  let length = 0;
+  const strings = parts.map((part) => {
+    // As Array.prototype.join writes each part (objects as `[object Object]`, as json-logic-js does).
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
+    const text = part === null || part === undefined ? '' : String(part);
+    length += text.length;
+    if (length > MAX_CAT_CHARS) throw new RangeError(`cat would pass ${MAX_CAT_CHARS} characters`);
+    return text;
+  });
+  return strings.join('');
+});
 const MAX_DEPTH = 32;
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 

@@ -2,7 +2,14 @@
  * The flow engine: one event in, the next conversation state, messages and effects out. Pure and
  * deterministic (request ids come from the caller); docs/flows.md describes the semantics.
  */
-import { render, renderValue } from '../../shared/flows/template.ts';
+import { CompiledPatterns } from '../../shared/flows/pattern.ts';
+import {
+  metered,
+  RenderBudgetError,
+  RenderMeter,
+  render,
+  renderValue,
+} from '../../shared/flows/template.ts';
 import { RESERVED_VARS, type Flow, type FlowState, type Wait } from '../../shared/flows/types.ts';
 import { evaluateCondition } from './condition.ts';
 import {
@@ -60,6 +67,9 @@ interface Turn {
   effects: TurnResult['effects'];
   errors: TurnResult['errors'];
   entries: number;
+  /** What the turn's templates produced so far (MAX_RENDERED_CHARS). */
+  meter: RenderMeter;
+  testPattern: (pattern: string, text: string) => boolean;
   /** The answer accepted in this turn, seen by templates and conditions as `input`. */
   input?: unknown;
   /** The intent the turn's input was understood as: `{"intent": name}` conditions test it. */
@@ -74,11 +84,14 @@ function stateOf(turn: Turn, name: string): FlowState | undefined {
 
 /** Variables as templates and conditions see them, plus `input` and `language`. */
 function scope(turn: Turn): Record<string, unknown> {
-  return {
-    ...turn.state.vars,
-    ...(turn.input === undefined ? {} : { input: turn.input }),
-    ...(turn.state.language === undefined ? {} : { language: turn.state.language }),
-  };
+  return metered(
+    {
+      ...turn.state.vars,
+      ...(turn.input === undefined ? {} : { input: turn.input }),
+      ...(turn.state.language === undefined ? {} : { language: turn.state.language }),
+    },
+    turn.meter,
+  );
 }
 
 function setVar(turn: Turn, name: string, value: unknown): void {
@@ -86,14 +99,22 @@ function setVar(turn: Turn, name: string, value: unknown): void {
   turn.state.vars = { ...turn.state.vars, [name]: value };
 }
 
-function stop(turn: Turn, code: 'BW_ERR_FLOW_LOOP' | 'BW_ERR_FLOW_STUCK', name: string): void {
+function stop(
+  turn: Turn,
+  code: 'BW_ERR_FLOW_LOOP' | 'BW_ERR_FLOW_STUCK' | 'BW_ERR_FLOW_BUDGET',
+  name: string,
+): void {
   const message =
     code === 'BW_ERR_FLOW_LOOP'
       ? `more than ${turn.options.maxStateEntries ?? DEFAULT_MAX_STATE_ENTRIES} state entries in one turn`
-      : `state "${name}" has nowhere to go`;
+      : code === 'BW_ERR_FLOW_BUDGET'
+        ? `the templates of one turn produced more than ${turn.meter.limit} characters`
+        : `state "${name}" has nowhere to go`;
   turn.errors.push({ code, message, state: name });
   // A loop may have queued dozens of messages; the user gets the apology alone.
-  if (code === 'BW_ERR_FLOW_LOOP') turn.outputs = [];
+  if (code !== 'BW_ERR_FLOW_STUCK') turn.outputs = [];
+  // What the templates built is not kept either (the variables that fed them go with it).
+  if (code === 'BW_ERR_FLOW_BUDGET') turn.state.vars = {};
   turn.outputs.push({
     message_type: 'text',
     text: turn.options.errorText ?? DEFAULT_ERROR_TEXT,
@@ -226,7 +247,7 @@ function answerWait(turn: Turn, awaiting: Awaiting & { kind: 'input' }, event: I
   if (!def?.wait) return restart(turn); // the flow was edited under the conversation
   const wait = def.wait;
   const choices = choicesOf(def, scope(turn));
-  let checked = acceptInput(wait, event, choices);
+  let checked = acceptInput(wait, event, choices, turn.testPattern);
   if (!checked.ok && wait.expect === 'choice') {
     // Not pressed nor typed exactly: the option closest in meaning, when clearly so.
     const ids = choices.map((c) => c.id);
@@ -423,6 +444,12 @@ function quiet(turn: Turn): TurnResult {
   return { state: tidy(turn.state), outputs: [], effects: [], errors: [] };
 }
 
+/** Patterns matched in this thread, with RE2 (the default of `TurnOptions.testPattern`). */
+function inProcessPatterns(): (pattern: string, text: string) => boolean {
+  const patterns = new CompiledPatterns();
+  return (pattern, text) => patterns.accepts(pattern, text);
+}
+
 /**
  * Runs one turn of `flow` for a conversation in `state` on `event`. The given state is not
  * changed; the result holds the next state, the messages to send in order, at most one effect to
@@ -443,13 +470,22 @@ export function runTurn(
     errors: [],
     entries: 0,
     understood: [],
+    meter: new RenderMeter(),
+    testPattern: options.testPattern ?? inProcessPatterns(),
   };
   // While a person has the conversation only the end of the handoff moves it (docs/handoff.md).
   if (turn.state.handoff && event.type !== 'handoff_end') return quiet(turn);
-  if (event.type === 'reset') restart(turn);
-  else if (event.type === 'effect_result') onEffectResult(turn, event);
-  else if (event.type === 'handoff_end') onHandoffEnd(turn, event);
-  else onInput(turn, event);
+  try {
+    if (event.type === 'reset') restart(turn);
+    else if (event.type === 'effect_result') onEffectResult(turn, event);
+    else if (event.type === 'handoff_end') onHandoffEnd(turn, event);
+    else onInput(turn, event);
+  } catch (error) {
+    if (!(error instanceof RenderBudgetError)) throw error;
+    turn.effects = [];
+    turn.handoff = undefined;
+    stop(turn, 'BW_ERR_FLOW_BUDGET', turn.state.state ?? turn.flow.start);
+  }
   return {
     state: tidy(turn.state),
     outputs: turn.outputs,

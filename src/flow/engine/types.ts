@@ -138,7 +138,7 @@ export type Effect =
 
 /** Something that went wrong in the flow itself (not in the engine); for logs and metrics. */
 export interface FlowRuntimeError {
-  code: Extract<ErrorCode, 'BW_ERR_FLOW_LOOP' | 'BW_ERR_FLOW_STUCK'>;
+  code: Extract<ErrorCode, 'BW_ERR_FLOW_LOOP' | 'BW_ERR_FLOW_STUCK' | 'BW_ERR_FLOW_BUDGET'>;
   message: string;
   /** The state the engine was in. */
   state: string;
@@ -164,6 +164,12 @@ export interface TurnOptions {
   now?: string;
   /** The rule of matching by meaning; the flow's `matching` overrides it. @defaultValue DEFAULT_MATCHING */
   matching?: MatchSettings;
+  /**
+   * Whether a wait's `pattern` accepts the trimmed text (at most 1024 characters). The `flow`
+   * component answers from matches made in a thread with a deadline (`pattern-matcher.ts`).
+   * @defaultValue matched here, with RE2 (`CompiledPatterns` of `src/shared/flows/pattern.ts`)
+   */
+  testPattern?: (pattern: string, text: string) => boolean;
 }
 
 /** A handoff the turn started; the caller records it (docs/handoff.md). */

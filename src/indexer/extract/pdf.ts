@@ -5,7 +5,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { BotwireError } from '../../shared/errors.ts';
-import { workerBootstrap } from './thread.ts';
+import { workerBootstrap } from '../../shared/worker-thread.ts';
 
 /** The text of one page. */
 export interface PageText {

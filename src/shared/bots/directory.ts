@@ -70,6 +70,7 @@ export class BotDirectory {
   /** Channels whose credentials did not open, by id, with their bot's app id. */
   readonly #unreadable = new Map<string, string>();
   #started = false;
+  readonly #listeners: ((appId: string) => void)[] = [];
   /** Bumped each time the subscription drops: a load that began before a drop proves nothing. */
   #connection = 0;
   #current = false;
@@ -156,13 +157,35 @@ export class BotDirectory {
       next.set(bot.appId, bot);
       this.#indexNumbers(bot, numbers);
     }
+    const previous = this.#bots;
     this.#bots = next;
     this.#numbers = numbers;
     this.#applied.clear();
     this.#floor = generation;
     this.#misses.clear();
     this.#track(bots);
+    // A change whose notification was lost (the subscription dropped) shows only here.
+    for (const appId of new Set([...previous.keys(), ...next.keys()])) this.#changed(appId);
     return true;
+  }
+
+  /**
+   * Calls `listener` with the app id of each bot the view may have changed or dropped: after a
+   * change notification, and after a full reload for every bot before and after it (a change
+   * whose notification was lost shows only there). The listener looks at what it holds.
+   */
+  onChange(listener: (appId: string) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  #changed(appId: string): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(appId);
+      } catch (error) {
+        this.#o.logger.warn({ err: error, appId }, 'a bot change listener failed');
+      }
+    }
   }
 
   /** The start-up check: refuses when nothing opens, else reports the channels that do not. */
@@ -227,6 +250,7 @@ export class BotDirectory {
     for (const channel of bot?.channels ?? []) {
       if (channel.externalId) this.#misses.delete(`wa:${channel.externalId}`);
     }
+    this.#changed(appId);
   }
 
   /** Tells every directory (this one included) that a bot changed. */

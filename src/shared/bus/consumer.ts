@@ -437,7 +437,8 @@ export class StreamConsumer<T> {
       }
     }
     // Entries a former reader took after handing over (it stalled past its lease) would stay
-    // pending with it: sweep them up and read this partition's pending entries again.
+    // pending with it, and entries this consumer was handed but left (read in a tenure that ended)
+    // with this one: sweep them up and read this partition's pending entries again.
     // All at once: a partition on a master that does not answer holds up only its own sweep.
     const swept = this.#leases
       .readable()
@@ -445,7 +446,7 @@ export class StreamConsumer<T> {
     await Promise.all(
       swept.map(async (p) => {
         try {
-          if (await this.#sweepStrays(this.#keys.partitions[p]!)) this.#cursors.set(p, '0');
+          if (await this.#sweepStrays(p)) this.#cursors.set(p, '0');
         } catch (error) {
           this.#o.logger.warn({ err: error, partition: p }, 'pending sweep failed');
         }
@@ -460,11 +461,15 @@ export class StreamConsumer<T> {
   }
 
   /**
-   * Takes the entries of this stream pending with other consumers for longer than a lease.
-   * @returns whether any were taken.
+   * Takes the entries of a partition pending with other consumers for longer than a lease, and
+   * finds those pending with this one as long that it is not handling (in flight, deferred, held
+   * by a read or being fetched): left by a read whose tenure ended while it was out. Either must
+   * be read again.
+   * @returns whether any were found.
    */
-  async #sweepStrays(stream: string): Promise<boolean> {
+  async #sweepStrays(partition: number): Promise<boolean> {
     const { group, name, leaseMs } = this.#o;
+    const stream = this.#keys.partitions[partition]!;
     const rows = (await this.#control.call(
       'XPENDING',
       stream,
@@ -476,7 +481,23 @@ export class StreamConsumer<T> {
       100,
     )) as [string, string][];
     const strays = rows.filter(([, owner]) => owner !== name).map(([id]) => id);
-    if (strays.length === 0) return false;
+    // Entries a read holds (a linger) or a fetch of deferred entries is bringing back are pending
+    // and not in flight yet: looked at once neither is under way.
+    const settled = !this.#isRead(partition) && this.#fetches.size === 0;
+    const orphans = rows.filter(
+      ([id, owner]) =>
+        settled &&
+        owner === name &&
+        !this.#inFlight.has(`${partition}/${id}`) &&
+        !this.#admission.isDeferred(partition, id),
+    );
+    if (orphans.length > 0) {
+      this.#o.logger.warn(
+        { stream, count: orphans.length },
+        'entries pending with this consumer and not being handled; reading them again',
+      );
+    }
+    if (strays.length === 0) return orphans.length > 0;
     try {
       await this.#control.call('XCLAIM', stream, group, name, leaseMs, ...strays, 'JUSTID');
     } catch (error) {

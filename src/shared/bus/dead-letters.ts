@@ -11,7 +11,7 @@
  */
 import { BotwireError, type ErrorCode } from '../errors.ts';
 import type { Redis } from '../redis.ts';
-import { compareIds } from './entries.ts';
+import { compareIds } from '../stream-ids.ts';
 import type { Producer } from './producer.ts';
 import { orderingKeyOf, partitionOf, topicKeys, type Topic } from './topics.ts';
 

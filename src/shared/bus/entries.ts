@@ -35,11 +35,3 @@ export function entriesByStream(reply: unknown): Map<string, unknown> {
   }
   return byStream;
 }
-
-/** Orders two stream entry ids (`<ms>-<seq>`), as Redis does. */
-export function compareIds(a: string, b: string): number {
-  const [am = 0n, as = 0n] = a.split('-').map(BigInt);
-  const [bm = 0n, bs = 0n] = b.split('-').map(BigInt);
-  if (am !== bm) return am < bm ? -1 : 1;
-  return as === bs ? 0 : as < bs ? -1 : 1;
-}

@@ -57,7 +57,10 @@ return 0`;
 export interface LeaseChanges {
   acquired: number[];
   released: number[];
-  /** Partitions this process owned but no longer holds (it stalled past its lease). */
+  /**
+   * Partitions this process owned and gave up since the last round (it stalled past its lease, or
+   * another process holds it): also when it holds them again, then they are in `acquired` too.
+   */
   lost: number[];
 }
 
@@ -71,8 +74,14 @@ export class PartitionLeases {
   readonly #owned = new Map<number, number>();
   /** Partitions this process owns but should hand over. */
   readonly #surplus = new Set<number>();
-  /** Given up between rounds (found stale, or no longer ours); reported lost by the next round. */
-  #lostSinceTick: number[] = [];
+  /** Partitions the consumer was told it holds (acquired and not reported lost or released since). */
+  readonly #reported = new Set<number>();
+  /**
+   * Reported partitions given up since the last round (found stale, or no longer ours): each is
+   * reported lost by the next round even when that round holds it again, so the consumer starts
+   * a new tenure (reads its pending entries again) rather than carrying on as if nothing happened.
+   */
+  readonly #givenUp = new Set<number>();
 
   constructor(options: {
     redis: Redis;
@@ -116,17 +125,20 @@ export class PartitionLeases {
   #giveUp(partition: number): void {
     this.#owned.delete(partition);
     this.#surplus.delete(partition);
-    this.#lostSinceTick.push(partition);
+    if (this.#reported.has(partition)) this.#givenUp.add(partition);
   }
 
   /**
    * One round: heartbeat, hand over surplus partitions that `idle` says have no work in flight,
    * and take free ones assigned to this process. Reports the partitions lost since the last
-   * round: a lease not confirmed for 0.8 × `leaseMs`, or found held by another process.
+   * round (a lease not confirmed for 0.8 × `leaseMs`, or found held by another process) and those
+   * held now that were not reported held. A partition given up and taken again since the last
+   * round (a stall past the lease, a renewal found it gone while the round took it back) is
+   * reported both lost and acquired: what was read for it meanwhile was left pending, and only a
+   * new tenure reads that again.
    */
   async tick(idle: (partition: number) => boolean): Promise<LeaseChanges> {
-    const changes: LeaseChanges = { acquired: [], released: [], lost: this.#lostSinceTick };
-    this.#lostSinceTick = [];
+    const changes: LeaseChanges = { acquired: [], released: [], lost: [] };
     try {
       await this.#assign(idle, changes);
     } catch (error) {
@@ -134,13 +146,17 @@ export class PartitionLeases {
     }
     // Given up before the lease can run out elsewhere, so two processes never read one partition.
     for (const p of [...this.#owned.keys()]) this.#fresh(p);
-    // Given up during this round: reported lost, unless taken in it too (then as never taken).
-    for (const p of this.#lostSinceTick) {
-      const taken = changes.acquired.indexOf(p);
-      if (taken >= 0) changes.acquired.splice(taken, 1);
-      else changes.lost.push(p);
+    for (const p of [...this.#reported]) {
+      if (this.#owned.has(p) && !this.#givenUp.has(p)) continue;
+      this.#reported.delete(p);
+      changes.lost.push(p);
     }
-    this.#lostSinceTick = [];
+    this.#givenUp.clear();
+    for (const p of this.#owned.keys()) {
+      if (this.#reported.has(p)) continue;
+      this.#reported.add(p);
+      changes.acquired.push(p);
+    }
     return changes;
   }
 
@@ -199,6 +215,8 @@ export class PartitionLeases {
       for (const p of release) {
         this.#owned.delete(p);
         this.#surplus.delete(p);
+        this.#reported.delete(p);
+        this.#givenUp.delete(p);
         changes.released.push(p);
       }
     }
@@ -211,11 +229,10 @@ export class PartitionLeases {
           this.#redis.eval(ACQUIRE, 1, this.#keys.lease(p), this.#name, this.#leaseMs),
         ),
       );
+      // Reported as acquired by `tick`, once it checked what the round left held.
       results.forEach((result, i) => {
-        if (result.status === 'fulfilled' && result.value === 1) {
+        if (result.status === 'fulfilled' && result.value === 1)
           this.#owned.set(wanted[i]!, sentAt);
-          changes.acquired.push(wanted[i]!);
-        }
       });
     }
   }
@@ -225,6 +242,8 @@ export class PartitionLeases {
     const held = [...this.#owned.keys()];
     this.#owned.clear();
     this.#surplus.clear();
+    this.#reported.clear();
+    this.#givenUp.clear();
     if (held.length > 0) await this.#release(held);
     await this.#redis.zrem(this.#keys.members, this.#name);
   }

@@ -4,6 +4,55 @@
  */
 
 const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;
+
+/**
+ * Characters the templates of one turn may produce in all (`MAX_RENDERED_CHARS`): far above any
+ * message or state a turn may keep (FLOW_STATE_MAX_BYTES), far below what a flow that feeds a
+ * template its own output (`"{{x}}{{x}}"`, state after state) would otherwise build: a gigabyte
+ * within 27 states, in one turn.
+ */
+export const MAX_RENDERED_CHARS = 4 * 1024 * 1024;
+
+/** Thrown when a turn's templates pass their budget (`RenderMeter`); the turn stops. */
+export class RenderBudgetError extends Error {
+  constructor(limit: number) {
+    super(`the turn's templates produced more than ${limit} characters`);
+    this.name = 'RenderBudgetError';
+  }
+}
+
+/** Counts what templates produce, across every render of one turn. */
+export class RenderMeter {
+  readonly limit: number;
+  #left: number;
+
+  constructor(limit = MAX_RENDERED_CHARS) {
+    this.limit = limit;
+    this.#left = limit;
+  }
+
+  /** @throws RenderBudgetError once the characters produced pass the limit. */
+  spend(chars: number): void {
+    this.#left -= chars;
+    if (this.#left < 0) throw new RenderBudgetError(this.limit);
+  }
+}
+
+const METER = Symbol('render meter');
+
+/**
+ * `vars` with `meter` attached: every render over them (and over copies made with the spread
+ * operator, which keeps symbol keys) is counted. The meter is a symbol-keyed property, which no
+ * template path, JSON copy or condition sees.
+ */
+export function metered<T extends Record<string, unknown>>(vars: T, meter: RenderMeter): T {
+  return Object.defineProperty({ ...vars }, METER, { value: meter, enumerable: true });
+}
+
+/** The meter attached to `vars`, if any. */
+export function meterOf(vars: Readonly<Record<string, unknown>>): RenderMeter | undefined {
+  return (vars as { [METER]?: RenderMeter })[METER];
+}
 const WHOLE_PLACEHOLDER = /^\{\{\s*([^{}\s]+)\s*\}\}$/;
 const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -52,9 +101,13 @@ export function render(
   options: RenderOptions = {},
 ): string {
   const encode = options.encode ?? ((value: string) => value);
-  return template.replace(PLACEHOLDER, (_match, path: string) =>
-    encode(stringify(lookup(vars, path))),
-  );
+  const meter = meterOf(vars);
+  meter?.spend(template.length);
+  return template.replace(PLACEHOLDER, (_match, path: string) => {
+    const value = encode(stringify(lookup(vars, path)));
+    meter?.spend(value.length);
+    return value;
+  });
 }
 
 /**

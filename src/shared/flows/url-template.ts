@@ -5,7 +5,7 @@
  * become `%XX`), and a path segment that a value turns into `.` or `..` (also written `%2e`) is
  * refused: URL parsers resolve those, so `/orders/{{id}}` with `..` would call `/`.
  */
-import { lookup, stringify } from './template.ts';
+import { lookup, meterOf, stringify } from './template.ts';
 
 const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
@@ -54,6 +54,7 @@ export function renderUrl(template: string, vars: Readonly<Record<string, unknow
     const index = match.index ?? 0;
     if (!literal(rest.slice(last, index))) return dotRefusal();
     const value = encodeURIComponent(stringify(lookup(vars, match[1] ?? '')));
+    meterOf(vars)?.spend(value.length);
     out += value;
     if (part === 'path') {
       segment += value;

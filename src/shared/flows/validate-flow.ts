@@ -3,6 +3,7 @@
  * express (names that must exist, regular expressions that must compile, dead ends). Every
  * problem carries the JSON Pointer of the offending value, e.g. `/states/menu/transitions/1/to`.
  */
+import { compilePattern } from './pattern.ts';
 import { BotwireError } from '../errors.ts';
 import type { SchemaProblem, SchemaRegistry } from '../schemas.ts';
 import { budgetWarnings, DEFAULT_FLOW_BUDGET, type FlowBudget } from './flow-budget.ts';
@@ -241,12 +242,11 @@ function checkState(flow: Flow, name: string, state: FlowState, problems: FlowPr
     if (wait.expect === 'choice') {
       problems.push({ path: `${base}/wait/pattern`, message: 'does not apply to expect "choice"' });
     } else {
-      try {
-        new RegExp(wait.pattern, 'u');
-      } catch (error) {
+      const compiled = compilePattern(wait.pattern);
+      if (!compiled.ok) {
         problems.push({
           path: `${base}/wait/pattern`,
-          message: `is not a valid regular expression: ${(error as Error).message}`,
+          message: `is not a pattern RE2 matches in linear time (no backreferences or lookaround, repetitions up to 1000): ${compiled.reason}`,
         });
       }
     }

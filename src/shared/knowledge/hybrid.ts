@@ -11,6 +11,7 @@ import type { Knex } from '../db.ts';
 import type { Embedders } from '../embeddings/provider.ts';
 import type { VectorIndexCache } from '../embeddings/vector-cache.ts';
 import {
+  addSnippets,
   collectionOf,
   CollectionCache,
   searchCollection,
@@ -23,6 +24,12 @@ export const SEARCH_MODES: readonly SearchMode[] = ['words', 'semantic', 'hybrid
 
 /** Reciprocal rank fusion's constant (the value its authors and most systems use). */
 export const RRF_K = 60;
+/**
+ * Weight of a words hit that holds every word of the question: such a hit is strong evidence
+ * (an exact term, a keyword), where the embedded model's neighbours are weak
+ * (bench/knowledge/RESULTS.md, the quality bench).
+ */
+export const WHOLE_WORDS_WEIGHT = 2;
 /** Hits each list contributes to the fusion, at least. */
 export const FUSION_DEPTH = 20;
 
@@ -75,7 +82,10 @@ export function fuse(
 ): SearchHit[] {
   const fused = new Map<string, SearchHit & { fused: number }>();
   for (const hit of words)
-    fused.set(hit.chunk_id, { ...hit, fused: 1 / (RRF_K + hit.words_rank!) });
+    fused.set(hit.chunk_id, {
+      ...hit,
+      fused: (hit.words_all ? WHOLE_WORDS_WEIGHT : 1) / (RRF_K + hit.words_rank!),
+    });
   for (const hit of vectors) {
     const found = fused.get(hit.chunk_id);
     const part = 1 / (RRF_K + hit.vector_rank!);
@@ -152,12 +162,16 @@ export async function searchKnowledge(
     );
   }
   const depth = ran === 'hybrid' ? Math.max(k, FUSION_DEPTH) : k;
-  let queryVector: Float32Array | undefined;
+  // Embedded while the words are weighed (src/shared/knowledge/terms.ts): neither waits for the
+  // other. Awaited in `nearest`, where a failure is thrown; the catch only keeps it from being
+  // reported unhandled when no attempt gets that far.
+  const embedding = provider!.embed([query]);
+  embedding.catch(() => undefined);
   const nearest: Nearest = async (searched) => {
     // Re-indexed with another model since: searched by words alone this once.
     if (searched.vectors_model !== model || model === null || searched.generation === null)
       return [];
-    queryVector ??= (await provider!.embed([query]))[0]!;
+    const queryVector = (await embedding)[0]!;
     const index = await vectors!.get({
       collectionId: searched.collection_id,
       generation: searched.generation,
@@ -169,12 +183,12 @@ export async function searchKnowledge(
     cache,
     nearest,
     words: ran === 'hybrid',
+    // Snippets for the k hits kept only, not for every row of both lists.
+    snippets: false,
   });
-  if (ran === 'semantic') {
-    return result(
-      found,
-      found.vectorHits.slice(0, k).map((hit, i) => ({ ...hit, rank: i + 1 })),
-    );
-  }
-  return result(found, fuse(found.hits, found.vectorHits, k));
+  const kept =
+    ran === 'semantic'
+      ? found.vectorHits.slice(0, k).map((hit, i) => ({ ...hit, rank: i + 1 }))
+      : fuse(found.hits, found.vectorHits, k);
+  return result(found, await addSnippets(db, found.searched, query, kept));
 }

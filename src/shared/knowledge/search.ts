@@ -20,6 +20,7 @@
 import { BotwireError } from '../errors.ts';
 import type { Knex } from '../db.ts';
 import type { Neighbour } from '../embeddings/vector-index.ts';
+import { planTerms, type PlannedTerm } from './terms.ts';
 
 export type HitSource =
   { file: string; page: number } | { file: string; sheet: string; rows: [number, number] };
@@ -93,6 +94,30 @@ export function tsqueryText(
     .join(` ${operator} `);
 }
 
+/** A term of a tsquery source text, quoted (so no operator can be injected), `:*` for a prefix. */
+const quoted = (term: string, prefix: boolean): string =>
+  `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'${prefix && isPrefix(term) ? ':*' : ''}`;
+
+/** The statement's tsqueries and weights from the planned terms (see `terms.ts`). */
+function plannedBindings(
+  planned: readonly PlannedTerm[],
+): Record<string, string | number | boolean> {
+  const informative = planned.filter((t) => t.informative);
+  return {
+    whole: planned.map((t) => quoted(t.term, false)).join(' & '),
+    all: planned.map((t) => quoted(t.term, t.prefix)).join(' & '),
+    any: informative.map((t) => quoted(t.term, t.prefix)).join(' | '),
+    any_all: planned.map((t) => quoted(t.term, t.prefix)).join(' | '),
+    has_common: informative.length < planned.length,
+    phrase: planned.map((t) => t.term).join(' '),
+    weights: JSON.stringify(planned.map((t) => ({ q: quoted(t.term, t.prefix), idf: t.idf }))),
+    idf_total: Math.max(
+      1e-9,
+      planned.reduce((sum, t) => sum + t.idf, 0),
+    ),
+  };
+}
+
 const HEADLINE = `StartSel=${MARK.start}, StopSel=${MARK.stop}, MaxWords=30, MinWords=10, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "`;
 
 // The statement searches the generation `:generation` of collection `:collection_id`, parsing the
@@ -125,15 +150,32 @@ with c as (
   ) ch, q
   order by score desc, ch.id
   limit :k
+), w as (
+  select to_tsquery(:language::regconfig, x.q) as tq, x.idf
+  from jsonb_to_recordset(:weights::jsonb) as x(q text, idf float8)
+), rare as (
+  -- Candidates: the chunks holding one of the informative words (src/shared/knowledge/terms.ts).
+  select ch.id, ch.tsv from chunks ch
+  where :words and (select current from c) and (select count(*) from whole) < :k
+    and ch.collection_id = :collection_id and ch.generation = :generation::bigint
+    and ch.tsv @@ to_tsquery(:language::regconfig, :any)
+  limit :candidates
+), common as (
+  -- When they are too few, the chunks holding any word of the query.
+  select ch.id, ch.tsv from chunks ch
+  where :words and :has_common and (select current from c)
+    and (select count(*) from whole) + (select count(*) from rare) < :k
+    and ch.collection_id = :collection_id and ch.generation = :generation::bigint
+    and ch.tsv @@ to_tsquery(:language::regconfig, :any_all)
+  limit :candidates
 ), loose as (
   select ch.id, 2 as grp,
-         ts_rank_cd(ch.tsv, q.any_q, 1) + case when ch.tsv @@ q.all_q then 2 else 0 end as score
+         case when ch.tsv @@ q.all_q then 2 else 0 end
+           + coalesce((select sum(w.idf) from w where ch.tsv @@ w.tq), 0) / :idf_total
+           + ts_rank_cd(ch.tsv, q.any_q, 1) / 100 as score
   from (
-    select ch.id, ch.tsv from chunks ch
-    where :words and (select current from c) and (select count(*) from whole) < :k
-      and ch.collection_id = :collection_id and ch.generation = :generation::bigint
-      and ch.tsv @@ to_tsquery(:language::regconfig, :any)
-    limit :candidates
+    select distinct on (id) id, tsv from (select * from rare union all select * from common) u
+    order by id
   ) ch, q
   where ch.id not in (select id from whole)
   order by score desc, ch.id
@@ -150,7 +192,8 @@ with c as (
 select c.id as collection_id, c.gen as generation, c.language, c.current, c.vectors_model,
        c.min_similarity,
        p.id, ch.file, ch.page, ch.sheet, ch.row_first, ch.row_last, ch.text, top.score, top.grp,
-       ts_headline(c.cfg, ch.text, q.any_q, :headline) as snippet
+       case when :snippets then ts_headline(c.cfg, ch.text, q.any_q, :headline) else '' end
+         as snippet
 from c cross join q left join picked p on (select current from c)
   left join top on top.id = p.id
   left join chunks ch on ch.collection_id = :collection_id and ch.generation = :generation::bigint
@@ -288,6 +331,8 @@ const round = (value: number): number => Math.round(value * 10000) / 10000;
  *   search reads the collection row first.
  * @param options.words - Search by words; false finds by meaning only. @defaultValue true
  * @param options.nearest - The chunks nearest by meaning, asked for in each attempt.
+ * @param options.snippets - Make each hit's snippet (`ts_headline`, the costliest part of a row);
+ *   false leaves them empty for {@link addSnippets} to make for the hits kept. @defaultValue true
  * @throws BotwireError `BW_ERR_NOT_FOUND` when the collection does not exist;
  *   `BW_ERR_UNAVAILABLE` when it was re-indexed under each of {@link MAX_ATTEMPTS} searches.
  */
@@ -301,6 +346,7 @@ export async function searchCollection(
     cache?: CollectionCache;
     words?: boolean;
     nearest?: Nearest;
+    snippets?: boolean;
   } = {},
 ): Promise<SearchResult> {
   const terms = queryTerms(query);
@@ -322,19 +368,21 @@ export async function searchCollection(
   });
   if (query.trim() === '' || (terms.length === 0 && !nearest)) return empty(searched);
   const hits = Math.min(Math.max(1, Math.trunc(k)), MAX_K);
-  const bindings = {
+  const fixed = {
     name: collection,
-    whole: tsqueryText(terms, '&', 'whole words'),
-    all: tsqueryText(terms, '&', 'prefixes'),
-    any: tsqueryText(terms, '|', 'prefixes'),
-    phrase: terms.join(' '),
     k: hits,
-    words,
     // At least k: the any-word group drops up to k - 1 whole-word hits from its candidates.
     candidates: Math.max(hits, Math.trunc(options.candidates ?? RANKED_CANDIDATES)),
     headline: HEADLINE,
   };
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+    const planned: PlannedTerm[] = words ? await planTerms(db, searched, terms) : [];
+    const bindings: Record<string, unknown> = {
+      ...fixed,
+      ...plannedBindings(planned),
+      words: planned.length > 0,
+      snippets: options.snippets !== false,
+    };
     const neighbours: Neighbour[] | undefined =
       nearest && searched.generation !== null ? await nearest(searched) : [];
     if (neighbours === undefined) {
@@ -405,6 +453,35 @@ export async function searchCollection(
     `collection "${collection}" was re-indexed during each of ${MAX_ATTEMPTS} searches; try again`,
     { details: { collection } },
   );
+}
+
+/**
+ * Fills the snippets of `hits` (found with `snippets: false`) in one statement. The rows are
+ * read by id, which never changes; a hit whose row is gone since (its generation replaced and
+ * deleted) keeps an empty snippet, its text still shown.
+ */
+export async function addSnippets(
+  db: Knex,
+  searched: Searched,
+  query: string,
+  hits: SearchHit[],
+): Promise<SearchHit[]> {
+  if (hits.length === 0) return hits;
+  const { rows } = await db.raw<{ rows: { id: string; snippet: string }[] }>(
+    `select ch.id, ts_headline(:language::regconfig, ch.text,
+              to_tsquery(:language::regconfig, :any), :headline) as snippet
+     from chunks ch where ch.collection_id = :collection_id and ch.id = any(:ids::bigint[])`,
+    {
+      language: searched.language,
+      any: tsqueryText(queryTerms(query), '|', 'prefixes') || "''",
+      headline: HEADLINE,
+      collection_id: searched.collection_id,
+      // An array literal: knex would spread a JS array into one binding per element.
+      ids: `{${hits.map((hit) => hit.chunk_id).join(',')}}`,
+    },
+  );
+  const snippets = new Map(rows.map((row) => [String(row.id), row.snippet]));
+  return hits.map((hit) => ({ ...hit, snippet: snippets.get(hit.chunk_id) ?? hit.snippet }));
 }
 
 /** A source as people read it: `manual.pdf, page 3`, `prices.xlsx, sheet Bikes, rows 2-9`. */

@@ -1,6 +1,6 @@
 /**
  * One collection (`/console/knowledge/:name`): its documents, uploads, indexing with live
- * progress per job, and a search box.
+ * progress per job, how it is searched by meaning, a search box, and its knowledge gaps.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
@@ -19,7 +19,9 @@ import {
   uploadFiles,
 } from './knowledge-api.ts';
 import type { CollectionDetail } from '../../api/types.ts';
+import { KnowledgeGaps } from './knowledge-gaps.tsx';
 import { SearchPanel } from './search-panel.tsx';
+import { SearchSettings } from './search-settings.tsx';
 import { UploadDrop } from './upload-drop.tsx';
 import { useIndexJobEvents } from './use-index-job-events.ts';
 import './knowledge.css';
@@ -179,7 +181,11 @@ export function CollectionPage() {
       {detail.data && <Documents detail={detail.data} />}
       <Upload name={name} />
       <Indexing name={name} lastJobId={detail.data?.last_job?.job_id} />
+      {detail.data && (
+        <SearchSettings key={detail.dataUpdatedAt} name={name} detail={detail.data} />
+      )}
       <SearchPanel name={name} />
+      <KnowledgeGaps name={name} />
     </div>
   );
 }

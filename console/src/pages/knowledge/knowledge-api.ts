@@ -9,7 +9,10 @@ import type {
   IndexJob,
   IndexStarted,
   JobPage,
+  CollectionSettings,
+  SearchMode,
   SearchResult,
+  UnansweredPage,
   UploadResult,
 } from '../../api/types.ts';
 
@@ -24,7 +27,9 @@ export const knowledgeKeys = {
   collection: (name: string) => ['collections', name] as const,
   jobs: (name: string) => ['collections', name, 'jobs'] as const,
   job: (jobId: string) => ['index-jobs', jobId] as const,
-  search: (name: string, q: string) => ['collections', name, 'search', q] as const,
+  search: (name: string, q: string, mode: SearchMode | 'auto') =>
+    ['collections', name, 'search', q, mode] as const,
+  unanswered: (name: string) => ['collections', name, 'unanswered'] as const,
 };
 
 export async function listCollections(after?: string): Promise<CollectionPage> {
@@ -77,14 +82,35 @@ export async function getIndexJob(jobId: string): Promise<IndexJob> {
   return unwrap(await api.GET('/v2/index-jobs/{job_id}', { params: { path: { job_id: jobId } } }));
 }
 
+/** Searches by `mode`; `auto` lets the collection decide (hybrid with vectors, else words). */
 export async function searchCollection(
   name: string,
   q: string,
+  mode: SearchMode | 'auto',
   k = SEARCH_K,
 ): Promise<SearchResult> {
   return unwrap(
     await api.GET('/v2/collections/{name}/search', {
-      params: { path: { name }, query: { q, k } },
+      params: { path: { name }, query: { q, k, ...(mode === 'auto' ? {} : { mode }) } },
     }),
+  );
+}
+
+/** The knowledge gaps: questions no passage answered well enough, newest first. */
+export async function listUnanswered(name: string, before?: string): Promise<UnansweredPage> {
+  return unwrap(
+    await api.GET('/v2/collections/{name}/unanswered', {
+      params: { path: { name }, query: { limit: 50, before } },
+    }),
+  );
+}
+
+/** Sets the collection's embedding model (a change re-indexes it) and relevance threshold. */
+export async function saveSearchSettings(
+  name: string,
+  settings: { embedding_model: 'local' | 'api' | 'none' | null; min_similarity: number | null },
+): Promise<CollectionSettings> {
+  return unwrap(
+    await api.PATCH('/v2/collections/{name}', { params: { path: { name } }, body: settings }),
   );
 }
