@@ -501,6 +501,38 @@ export const SETTINGS = {
     max: 600000,
     doc: 'How often flow looks for waiting handoffs past their deadline and publishes their timeout (milliseconds).',
   },
+  FLOW_MATCH_EMBEDDINGS: {
+    kind: 'string',
+    default: 'local',
+    enum: ['local', 'api', 'none'],
+    doc: "The embedding model flows match free text with (options of a choice, intents): local (the embedded English model, offline), api (EMBEDDINGS_API_URL, the model's languages) or none (exact titles only). See docs/flows.md, Understanding free text.",
+  },
+  FLOW_MATCH_MIN_SCORE: {
+    kind: 'string',
+    default: '0.5',
+    pattern: '^(0(\\.\\d+)?|1(\\.0+)?)$',
+    doc: "Least score (0 to 1: similarity in meaning to an option's or intent's phrases, plus up to 0.4 for words in common) free text needs to match it, for flows that set no matching.min_score. The default suits the embedded model (bench/understanding).",
+  },
+  FLOW_MATCH_MARGIN: {
+    kind: 'string',
+    default: '0.14',
+    pattern: '^(0(\\.\\d+)?|1(\\.0+)?)$',
+    doc: 'How far (0 to 1) the score of the best option or intent must be ahead of the second best to match; closer answers are asked again. For flows that set no matching.margin.',
+  },
+  FLOW_LLM_DAILY_TOKENS: {
+    kind: 'integer',
+    default: 200000,
+    min: 0,
+    max: 1000000000,
+    doc: "Tokens one bot's llm steps may use per day (UTC), prompt and answer together; a flow may set a lower llm.daily_tokens. A step that would pass it is not made and gets {error, code: BW_ERR_FLOW_LLM_DAILY_BUDGET} (tokens; 0 turns llm steps off).",
+  },
+  FLOW_LLM_TURN_TOKENS: {
+    kind: 'integer',
+    default: 4000,
+    min: 1,
+    max: 1000000,
+    doc: 'Tokens the llm steps of one turn may use together, for flows that set no llm.turn_tokens; a step that would pass it is not made and gets {error, code: BW_ERR_FLOW_LLM_TURN_BUDGET} (tokens).',
+  },
   TRANSLATE_API_URL: {
     kind: 'url',
     default: '',
@@ -880,6 +912,13 @@ export interface Config {
     handoffTimeoutS: number;
     /** `HANDOFF_SWEEP_MS` (milliseconds). */
     handoffSweepMs: number;
+    /** `FLOW_MATCH_EMBEDDINGS`: the model free text is matched with. */
+    matchEmbeddings: 'local' | 'api' | 'none';
+    /** `FLOW_MATCH_MIN_SCORE`, `FLOW_MATCH_MARGIN` (cosine). */
+    matching: { minScore: number; margin: number };
+    /** `FLOW_LLM_DAILY_TOKENS`, `FLOW_LLM_TURN_TOKENS` (tokens). */
+    llmDailyTokens: number;
+    llmTurnTokens: number;
   };
   knowledge: {
     storageDir: string;
@@ -1110,6 +1149,10 @@ export function loadConfig(
       stateCacheBytes: v.FLOW_STATE_CACHE_BYTES,
       handoffTimeoutS: v.HANDOFF_TIMEOUT_S,
       handoffSweepMs: v.HANDOFF_SWEEP_MS,
+      matchEmbeddings: v.FLOW_MATCH_EMBEDDINGS,
+      matching: { minScore: Number(v.FLOW_MATCH_MIN_SCORE), margin: Number(v.FLOW_MATCH_MARGIN) },
+      llmDailyTokens: v.FLOW_LLM_DAILY_TOKENS,
+      llmTurnTokens: v.FLOW_LLM_TURN_TOKENS,
     },
     knowledge: {
       storageDir: v.STORAGE_DIR,

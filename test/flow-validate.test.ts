@@ -214,11 +214,13 @@ describe('flow validation', () => {
     expect(problemsOf(flowWith({ m: { actions: [two, {}], end: true } }))).to.deep.equal([
       {
         path: '/states/m/actions/0',
-        message: 'must hold exactly one of send, set, http, answer_from, choose_language, handoff',
+        message:
+          'must hold exactly one of send, set, http, answer_from, choose_language, handoff, llm',
       },
       {
         path: '/states/m/actions/1',
-        message: 'must hold exactly one of send, set, http, answer_from, choose_language, handoff',
+        message:
+          'must hold exactly one of send, set, http, answer_from, choose_language, handoff, llm',
       },
     ]);
   });
@@ -396,5 +398,102 @@ describe('flow validation', () => {
     });
     const ok: Flow = assertValidFlow(schemas, DEFAULT_FLOW);
     expect(ok).to.equal(DEFAULT_FLOW);
+  });
+
+  describe('understanding free text', () => {
+    const menu = (buttons: unknown[], extra: Record<string, unknown> = {}) => ({
+      version: 1,
+      start: 'menu',
+      states: {
+        menu: {
+          actions: [{ send: { text: 'Pick', buttons } }],
+          wait: { store: 'topic', expect: 'choice' },
+          transitions: [{ when: { intent: 'human' }, to: 'menu' }, { to: 'menu' }],
+        },
+        agent: { actions: [{ send: { text: 'Calling someone.' } }], next: 'menu' },
+      },
+      intents: [{ name: 'human', examples: ['talk to a person'], global: { to: 'agent' } }],
+      ...extra,
+    });
+    const book = { id: 'book', title: 'Book a repair', examples: ['fix my bike'] };
+
+    it("when options have examples and the flow declares intents, matching and an llm step, then it passes; a global intent's state counts as reached", () => {
+      const flow = menu([book, { id: 'ask', title: 'Ask' }], {
+        matching: { min_score: 0.4, margin: 0.1 },
+        llm: { daily_tokens: 1000, mask_pii: true, topic: 'bikes', max_answer_chars: 300 },
+      });
+      (flow.states.menu as { actions: unknown[] }).actions.unshift({
+        llm: { system: 'Be brief.', prompt: 'Say hi to {{name}}', store: 'greeting' },
+      });
+      expect(validateFlow(schemas, flow)).to.deep.include({ ok: true, warnings: [] });
+    });
+
+    it('when intents repeat a name, share a phrase, or name a global state that does not exist, then each is refused at its field', () => {
+      const problems = problemsOf(
+        menu([book], {
+          intents: [
+            { name: 'human', examples: ['talk to a person'], global: { to: 'nowhere' } },
+            { name: 'human', examples: ['a person please'] },
+            { name: 'agent', examples: ['Talk to a  person '] },
+          ],
+        }),
+      );
+      expect(problems).to.deep.include.members([
+        { path: '/intents/0/global/to', message: 'names no state ("nowhere")' },
+        { path: '/intents/1/name', message: 'repeats an earlier intent name' },
+      ]);
+      expect(problems.map((p) => p.path)).to.include('/intents/2/examples/0');
+    });
+
+    it('when an intent has no examples or a blank one, then the schema refuses it at the field', () => {
+      expect(pathsOf(menu([book], { intents: [{ name: 'human', examples: [] }] }))).to.include(
+        '/intents/0/examples',
+      );
+      const blank = problemsOf(menu([book], { intents: [{ name: 'human', examples: ['  '] }] }));
+      expect(blank).to.deep.include({
+        path: '/intents/0/examples/0',
+        message: 'must not be blank',
+      });
+    });
+
+    it('when a condition tests an intent the flow does not declare, then it is refused at the condition', () => {
+      const flow = menu([book], { intents: [] });
+      expect(problemsOf(flow)).to.deep.include({
+        path: '/states/menu/transitions/0/when/intent',
+        message: 'names no intent ("human")',
+      });
+    });
+
+    it('when two options of one send share a phrase, then the second is refused', () => {
+      const problems = problemsOf(
+        menu([book, { id: 'fix', title: 'Fixes', examples: ['Fix my bike'] }]),
+      );
+      expect(problems.map((p) => p.path)).to.deep.equal([
+        '/states/menu/actions/0/send/buttons/1/examples/0',
+      ]);
+    });
+
+    it('when an llm step puts placeholders in system, names a bad output schema or a reserved store, then each is refused', () => {
+      const flow = flowWith({
+        ask: {
+          actions: [
+            {
+              llm: {
+                system: 'Answer {{name}}',
+                prompt: 'Hi',
+                output: { type: 'object', properties: { n: { type: 'nonsense' } } },
+                store: 'input',
+              },
+            },
+          ],
+          end: true,
+        },
+      });
+      expect(pathsOf(flow)).to.include.members([
+        '/states/ask/actions/0/llm/system',
+        '/states/ask/actions/0/llm/output',
+        '/states/ask/actions/0/llm/store',
+      ]);
+    });
   });
 });

@@ -4,7 +4,7 @@
  * mid-conversation and restarted loses and duplicates nothing.
  */
 import { expect } from 'chai';
-import { startTestApi, TELEGRAM_TOKEN, type TestApi } from './support/api.ts';
+import { createStubTelegramBot, startTestApi, type TestApi } from './support/api.ts';
 import {
   startComponent,
   stopComponent,
@@ -64,17 +64,7 @@ forEachRedisMode('pipeline with two processes of each component', function (mode
       TOPIC_PARTITIONS: '4',
       REDIS_URL: mode.url(),
     });
-    const created = await t.call('POST', '/v2/bots', {
-      body: {
-        name: 'echo',
-        flow: ECHO_FLOW,
-        channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
-      },
-    });
-    expect(created.status, JSON.stringify(created.json)).to.equal(201);
-    appId = created.json.app_id;
-    await t.call('POST', `/v2/bots/${appId}/channels/${created.json.channels[0].id}/webhook`);
-    secret = String(stub.calls.find((c) => c.method === 'setWebhook')!.body.secret_token);
+    ({ appId, secret } = await createStubTelegramBot(t, stub, 'echo', ECHO_FLOW));
     for (const component of COMPONENTS) {
       await launch(component, 1);
       await launch(component, 2);

@@ -62,6 +62,8 @@ export interface Edge {
   adminApiKey: string;
   publicBaseUrl: string;
   telegramApiUrl: string;
+  /** FLOW_LLM_DAILY_TOKENS: the most tokens a bot's llm steps may use a day. */
+  llmDailyTokens: number;
   /** Where uploaded documents are stored (STORAGE_DIR). */
   storageDir: string;
   /** Knowledge search by meaning: the providers queries are embedded by, the vector indexes held. */

@@ -26,7 +26,10 @@ const handoff = {
     conversation_id: { type: 'string', format: 'uuid' },
     status,
     queue: maybeText,
-    reason: { enum: ['step', 'keyword'] },
+    reason: {
+      enum: ['step', 'keyword', 'intent'],
+      description: 'a handoff step, a bot keyword, or a global intent of the flow (docs/flows.md)',
+    },
     created_at: when,
     deadline_at: { ...maybeWhen, description: 'no claim by then: the fallback state runs' },
     claimed_by: { ...maybeText, description: "the holder's actor" },

@@ -178,6 +178,26 @@ export const versionPaths: Record<string, unknown> = {
       responses: { 200: answer('The version, now current', madeCurrent), '4XX': error },
     },
   },
+  '/v2/bots/{app_id}/flow/llm-usage': {
+    get: {
+      ...admin,
+      summary:
+        'Tokens the bot\'s llm steps used today (UTC) and its daily budget (the lower of FLOW_LLM_DAILY_TOKENS and the current flow\'s llm.daily_tokens); docs/flows.md, "The llm step"',
+      parameters: [appId],
+      responses: {
+        200: answer("Today's use", {
+          type: 'object',
+          required: ['day', 'tokens', 'daily_budget'],
+          properties: {
+            day: { type: 'string', description: 'YYYY-MM-DD, UTC' },
+            tokens: { type: 'integer', minimum: 0, description: 'reserved and used so far' },
+            daily_budget: { type: 'integer', minimum: 0 },
+          },
+        }),
+        '4XX': error,
+      },
+    },
+  },
   '/v2/bots/{app_id}/flow/impact': {
     get: {
       ...admin,

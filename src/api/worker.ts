@@ -25,6 +25,7 @@ import { limitConnections } from './connections.ts';
 import { CONSOLE_DIST } from './console/static.ts';
 import { createMetrics } from './metrics.ts';
 import { handoffMetrics, readHandoffFigures } from './handoff-metrics.ts';
+import { llmMetrics } from './llm-metrics.ts';
 import { EventHub } from './events/hub.ts';
 import { createRedis, isCluster, whenReady } from '../shared/redis.ts';
 import type Koa from 'koa';
@@ -86,6 +87,7 @@ export async function startApi(
     maxMisses: config.api.unknownIdCacheSize,
   });
   const handoffs = handoffMetrics(metrics.registry, () => readHandoffFigures(db));
+  llmMetrics(metrics.registry, redis, config.stream.prefix);
   const backlog = new BacklogGauge({
     redis,
     prefix: config.stream.prefix,
@@ -146,6 +148,7 @@ export async function startApi(
     partitions: config.stream.partitions,
     streamMaxLen: config.stream.maxLen,
     heartbeatMs: config.consumer.leaseMs,
+    llmDailyTokens: config.flow.llmDailyTokens,
     bodyLimitBytes: config.api.bodyLimitBytes,
     bodyTimeoutMs: config.api.timeouts.bodyMs,
     authMaxFailures: config.api.authMaxFailures,

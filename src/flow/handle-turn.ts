@@ -36,6 +36,10 @@ import { buildOutbox } from './outbox.ts';
 import type { HandoffEvent } from '../shared/events/types.ts';
 import { END_STATUS, handoffIdOf, saveWithHandoff } from './handoff-store.ts';
 import { handoffEvent, handoffGate, type HandoffMessage } from './handoff-turn.ts';
+import type { MatchSettings } from './engine/meaning.ts';
+import type { Understanding } from './understanding.ts';
+import { recordTurnNotes } from './turn-notes.ts';
+import { runLlmStep, type LlmCallRecord, type LlmDeps } from './llm-call.ts';
 import type { PatternMatcher } from './pattern-matcher.ts';
 import { runTurnMatching } from './turn-patterns.ts';
 
@@ -84,6 +88,12 @@ export interface TurnDeps {
   handoffTimeoutS?: number;
   /** Told of each handoff a turn opened or ended (the live `handoff` event). */
   onHandoff?: (event: HandoffEvent) => void;
+  /** Scores free text by meaning against options and intents; exact matching only when absent. */
+  understanding?: Understanding;
+  /** The rule of matching by meaning (`FLOW_MATCH_MIN_SCORE`, `FLOW_MATCH_MARGIN`). */
+  matching?: MatchSettings;
+  /** How `llm` steps reach the model and what they may spend; absent: they fail as unavailable. */
+  llm?: LlmDeps;
   /** Matches waits' patterns off this thread, with a deadline; in this thread when absent. */
   patterns?: PatternMatcher;
 }
@@ -212,8 +222,14 @@ async function runOneTurn(
     ));
   }
 
+  if (event.type === 'input' && deps.understanding) {
+    const meaning = await deps.understanding.scores(flow, state, event);
+    if (meaning) event = { ...event, meaning };
+  }
+
   let counter = 0;
   const options = {
+    ...(deps.matching ? { matching: deps.matching } : {}),
     newRequestId: () => `${turnId}:${(counter += 1)}`,
     resetKeywords: conversation.channel_type === 'telegram' ? ['/start'] : [],
     handoffKeywords: bot.handoff?.keywords ?? [],
@@ -224,15 +240,19 @@ async function runOneTurn(
   let outputs: OutMessage[] = [];
   let pending: Extract<Effect, { kind: 'retrieve' }> | undefined;
   let httpSteps = 0;
+  let llmTokens = 0;
+  const llmCalls: LlmCallRecord[] = [];
   let overBudget = 0;
   let deadline: number | undefined;
   let opened: HandoffStart | undefined;
+  const understood: NonNullable<TurnResult['understood']> = [];
   for (;;) {
     const result: TurnResult = deps.patterns
       ? await runTurnMatching(deps.patterns, context.log, flow, state, event, options)
       : runTurn(flow, state, event, options);
     state = result.state;
     outputs.push(...result.outputs);
+    understood.push(...(result.understood ?? []));
     opened = result.handoff ?? opened;
     for (const error of result.errors)
       context.log.warn({ code: error.code, state: error.state }, error.message);
@@ -243,6 +263,29 @@ async function runOneTurn(
       break;
     }
     deadline ??= Date.now() + budget.httpMs;
+    if (effect.kind === 'llm') {
+      const done = await runLlmStep(deps.llm, effect, {
+        appId: conversation.app_id,
+        tokensLeft: (flow.llm?.turn_tokens ?? deps.llm?.settings.turnTokens ?? 0) - llmTokens,
+        msLeft: deadline - Date.now(),
+      });
+      llmTokens += done.tokens;
+      // A step refused before any call is noted too, so the test chat shows why.
+      const model = effect.model ?? deps.llm?.settings.model ?? '';
+      const refused = { model, tokens: 0, ms: 0, outcome: done.event.code ?? 'BW_ERR_INTERNAL' };
+      llmCalls.push(...(done.calls.length > 0 || done.event.ok ? done.calls : [refused]));
+      event = done.event;
+      if (done.calls.length > 0)
+        context.log.info({ state: state.state, llm: done.calls }, 'llm step');
+      if (!event.ok) context.log.warn({ code: event.code, state: state.state }, event.error ?? '');
+      // A step refused without a call goes to the flow once; asking again in the same turn (a
+      // loop) is stopped like the loop guard, as for HTTP steps.
+      if (!event.ok && done.calls.length === 0 && (overBudget += 1) > 1) {
+        ({ state, outputs } = apology(state));
+        break;
+      }
+      continue;
+    }
     const left = deadline - Date.now();
     const over =
       httpSteps >= budget.httpSteps
@@ -298,6 +341,13 @@ async function runOneTurn(
     opened = undefined;
     outbox = buildOutbox(build, outputs, pending);
   }
+  // Before the state commits: a redelivered turn finds its notes written and adds none.
+  const said = input.message?.message_type === 'text' ? input.message.text : '';
+  await recordTurnNotes(deps.db, conversation.conversation_id, turnId, {
+    understood,
+    llmCalls,
+    said,
+  });
   // The deadline goes in before the state commits (and again, unchanged, on a redelivery), so
   // a crash in between cannot leave the conversation waiting for an answer with no deadline.
   if (pending) await setDeadline(deps, pending.request_id, orderingKey, ref);

@@ -20,6 +20,9 @@ import { batchedSaveState } from './state-store.ts';
 import { claimDue, settleDeadline } from './timeouts.ts';
 import { sweepHandoffs } from './handoff-sweeper.ts';
 import type { Knex } from '../shared/db.ts';
+import { createEmbedders } from '../shared/embeddings/embedders.ts';
+import { createUnderstanding } from './understanding.ts';
+import { LlmUsage } from '../shared/flows/llm-usage.ts';
 
 /** Publishes a failed result for every deadline that passed; runs until `signal` aborts. */
 async function fireDeadlines(kit: Kit, signal: AbortSignal): Promise<void> {
@@ -65,6 +68,12 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
   const policy = addressPolicy(config.flow.httpAllow); // throws on a malformed entry, before any connection
   const kit = createKit(config, logger, { name: 'botwire-flow' });
   const { db, directory } = await openDirectory(kit, config.credentialsKey);
+  // The model's thread starts at the first free text that needs it, not here.
+  const embedders = createEmbedders(config.embeddings);
+  const understanding = createUnderstanding(
+    embedders.forChoice(config.flow.matchEmbeddings),
+    (error) => logger.warn({ err: error }, 'free text not scored by meaning; exact matching only'),
+  );
   const deps = {
     db,
     redis: kit.redis,
@@ -90,6 +99,20 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
       }),
     handoffTimeoutS: config.flow.handoffTimeoutS,
     onHandoff: (event: HandoffEvent) => kit.events.publish('handoff', event),
+    understanding,
+    matching: config.flow.matching,
+    llm: {
+      settings: {
+        baseUrl: config.knowledge.llmApiUrl,
+        apiKey: config.knowledge.llmApiKey,
+        model: config.knowledge.llmModel,
+        dailyTokens: config.flow.llmDailyTokens,
+        turnTokens: config.flow.llmTurnTokens,
+      },
+      redis: kit.redis,
+      prefix: config.stream.prefix,
+      usage: new LlmUsage(kit.redis, config.stream.prefix),
+    },
     patterns: new PatternMatcher({ logger }),
   };
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: replies go straight to channel');
@@ -116,6 +139,7 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
       await sweeper;
     },
     () => directory.close(),
+    () => embedders.close(),
     () => deps.patterns.close(),
     () => db.destroy(),
   ]);

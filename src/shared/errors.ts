@@ -191,6 +191,36 @@ export const ERRORS = {
     retryable: false,
     doc: "A turn would have stored a conversation state over FLOW_STATE_MAX_BYTES: the turn's changes are dropped, the user gets the flow's apology and the conversation ends (its variables cleared).",
   },
+  BW_ERR_FLOW_LLM_UNAVAILABLE: {
+    status: 503,
+    retryable: false,
+    doc: "A flow's llm step could not be answered: no LLM is configured (LLM_API_URL), or the provider failed (unreachable, a non-2xx status, no message). The step's variable gets `{error, code}`.",
+  },
+  BW_ERR_FLOW_LLM_TIMEOUT: {
+    status: 504,
+    retryable: false,
+    doc: "A flow's llm step got no valid answer within its timeout_ms (the repair attempt included), or the turn's time for outside calls (FLOW_HTTP_TURN_BUDGET_MS) ran out. The step's variable gets `{error, code}`.",
+  },
+  BW_ERR_FLOW_LLM_INVALID_OUTPUT: {
+    status: 422,
+    retryable: false,
+    doc: "A flow's llm step answered with output that is not JSON valid against the step's schema, twice (the first answer and one repair attempt). The step's variable gets `{error, code}`.",
+  },
+  BW_ERR_FLOW_LLM_DAILY_BUDGET: {
+    status: 429,
+    retryable: false,
+    doc: "A bot's llm steps reached its daily token budget (the flow's llm.daily_tokens, at most FLOW_LLM_DAILY_TOKENS; days in UTC). The call is not made and the step's variable gets `{error, code}`.",
+  },
+  BW_ERR_FLOW_LLM_TURN_BUDGET: {
+    status: 429,
+    retryable: false,
+    doc: "The llm steps of one turn would use more tokens than the turn's budget (the flow's llm.turn_tokens, else FLOW_LLM_TURN_TOKENS). The call is not made and the step's variable gets `{error, code}`.",
+  },
+  BW_ERR_FLOW_LLM_OFF_TOPIC: {
+    status: 422,
+    retryable: false,
+    doc: "A flow's llm step was asked, or answered, outside the topic its bot's guardrails allow (llm.topic). The answer is not kept; the step's variable gets `{error, code}` so the flow takes its fallback.",
+  },
   BW_ERR_STATE_CONFLICT: {
     status: 409,
     retryable: true,

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { flowToGraph } from '../../console/src/pages/flow-editor/flow-graph.ts';
 import { conditionLabel } from '../../console/src/pages/flow-editor/condition-text.ts';
-import type { Flow } from '../../console/src/pages/flow-editor/flow-types.ts';
+import type { Flow, FlowState } from '../../console/src/pages/flow-editor/flow-types.ts';
 import { problemsByState } from '../../console/src/pages/flow-editor/problem-location.ts';
 import { stateSummary } from '../../console/src/pages/flow-editor/state-summary.ts';
 import { chainFlow } from './flow-fixtures.ts';
@@ -109,6 +109,15 @@ describe('flow editor graph', () => {
     expect(Math.max(...rows.values())).to.equal(8);
     expect(rows.size).to.equal(1 + Math.ceil(199 / 8));
     expect(new Set(nodes.map((n) => `${n.position.x},${n.position.y}`)).size).to.equal(200);
+  });
+
+  it('when a transition tests an intent, then its label says what the user means', () => {
+    const state = {
+      wait: { store: 'note' },
+      transitions: [{ when: { intent: 'refund' }, to: 'refund' }, { to: 'done' }],
+    } as unknown as FlowState;
+    expect(conditionLabel(state, 0)).to.equal('means refund');
+    expect(conditionLabel(state, 1)).to.equal('else');
   });
 
   it('when a condition is nested, then the label writes it out and cuts it at 40 characters', () => {

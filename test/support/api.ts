@@ -7,6 +7,7 @@
 import nock from 'nock';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { capturingLogger } from './logs.ts';
+import type { PlatformStub } from './platform-stub.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { startApi, type RunningApi } from '../../src/api/worker.ts';
 import type { Kdf } from '../../src/api/admin/passwords.ts';
@@ -383,4 +384,26 @@ export async function createTelegramBot(
   const registered = await t.call('POST', `/v2/bots/${appId}/channels/${channelId}/webhook`);
   if (registered.status !== 200) throw new Error(`webhook not registered: ${registered.text}`);
   return { appId, channelId, secret, created: created.json };
+}
+
+/**
+ * Creates a Telegram bot with `flow` whose platform is the stand-in `stub` (the edge's
+ * TELEGRAM_API_URL) and registers its webhook; its app id, and the secret token the stand-in got.
+ */
+export async function createStubTelegramBot(
+  t: Pick<TestApi, 'call'>,
+  stub: Pick<PlatformStub, 'calls'>,
+  name: string,
+  flow: unknown,
+): Promise<{ appId: string; secret: string }> {
+  const created = await t.call('POST', '/v2/bots', {
+    body: { name, flow, channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } } },
+  });
+  if (created.status !== 201) throw new Error(`bot not created: ${created.text}`);
+  const appId: string = created.json.app_id;
+  await t.call('POST', `/v2/bots/${appId}/channels/${created.json.channels[0].id}/webhook`);
+  const hook = stub.calls.find(
+    (c) => c.method === 'setWebhook' && String(c.body.url).endsWith(`/${appId}`),
+  );
+  return { appId, secret: String(hook?.body.secret_token) };
 }

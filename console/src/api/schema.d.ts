@@ -1184,6 +1184,51 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/bots/{app_id}/flow/llm-usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Tokens the bot's llm steps used today (UTC) and its daily budget (the lower of FLOW_LLM_DAILY_TOKENS and the current flow's llm.daily_tokens); docs/flows.md, "The llm step" */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Today's use */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description YYYY-MM-DD, UTC */
+              day: string;
+              /** @description reserved and used so far */
+              tokens: number;
+              daily_budget: number;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/bots/{app_id}/flow/impact': {
     parameters: {
       query?: never;
@@ -4110,8 +4155,11 @@ export interface components {
       /** @enum {unknown} */
       status: 'waiting' | 'claimed' | 'returned' | 'closed' | 'fallback';
       queue: string | null;
-      /** @enum {unknown} */
-      reason?: 'step' | 'keyword';
+      /**
+       * @description a handoff step, a bot keyword, or a global intent of the flow (docs/flows.md)
+       * @enum {unknown}
+       */
+      reason?: 'step' | 'keyword' | 'intent';
       /** Format: date-time */
       created_at: string;
       /**
@@ -4151,8 +4199,11 @@ export interface components {
       /** @enum {unknown} */
       status: 'waiting' | 'claimed' | 'returned' | 'closed' | 'fallback';
       queue: string | null;
-      /** @enum {unknown} */
-      reason?: 'step' | 'keyword';
+      /**
+       * @description a handoff step, a bot keyword, or a global intent of the flow (docs/flows.md)
+       * @enum {unknown}
+       */
+      reason?: 'step' | 'keyword' | 'intent';
       /** Format: date-time */
       created_at: string;
       /**
@@ -4288,6 +4339,12 @@ export interface components {
               | 'BW_ERR_FLOW_HTTP_REFUSED'
               | 'BW_ERR_FLOW_BUDGET'
               | 'BW_ERR_FLOW_STATE_TOO_LARGE'
+              | 'BW_ERR_FLOW_LLM_UNAVAILABLE'
+              | 'BW_ERR_FLOW_LLM_TIMEOUT'
+              | 'BW_ERR_FLOW_LLM_INVALID_OUTPUT'
+              | 'BW_ERR_FLOW_LLM_DAILY_BUDGET'
+              | 'BW_ERR_FLOW_LLM_TURN_BUDGET'
+              | 'BW_ERR_FLOW_LLM_OFF_TOPIC'
               | 'BW_ERR_STATE_CONFLICT'
               | 'BW_ERR_CREDENTIALS_KEY'
               | 'BW_ERR_BODY_TIMEOUT'

@@ -15,6 +15,8 @@ import {
   type FlowDraft,
   type FlowVersion,
 } from '../../shared/flows/version-store.ts';
+import { dayOf, LlmUsage } from '../../shared/flows/llm-usage.ts';
+import type { Flow } from '../../shared/flows/types.ts';
 import { readJson } from '../body.ts';
 import { principalOf } from './principal.ts';
 import type { Edge } from '../edge.ts';
@@ -192,6 +194,19 @@ export function flowVersionRoutes(router: Router, edge: Edge, helpers: AdminHelp
     ctx.body = {
       ...presentVersion(version, version.version),
       warnings: checked(edge, version.flow).warnings,
+    };
+  });
+
+  router.get('/v2/bots/:app_id/flow/llm-usage', async (ctx) => {
+    const appId = appIdOf(ctx);
+    const published = await versions.current(appId);
+    if (!published) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+    const now = new Date();
+    const own = (published.flow as unknown as Flow | null)?.llm?.daily_tokens;
+    ctx.body = {
+      day: dayOf(now),
+      tokens: await new LlmUsage(edge.redis, edge.prefix).used(appId, now),
+      daily_budget: Math.min(edge.llmDailyTokens, own ?? edge.llmDailyTokens),
     };
   });
 

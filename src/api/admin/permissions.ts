@@ -43,6 +43,7 @@ export const PERMISSIONS: Readonly<Record<string, readonly Role[]>> = {
   'GET /v2/bots/:app_id/flow/versions/:version': READ,
   'POST /v2/bots/:app_id/flow/versions/:version/publish': BUILD,
   'GET /v2/bots/:app_id/flow/impact': READ,
+  'GET /v2/bots/:app_id/flow/llm-usage': READ,
   // Knowledge collections.
   'GET /v2/collections': READ,
   'GET /v2/collections/:name': READ,

@@ -1,7 +1,8 @@
 /**
  * Conditions: JSON Logic (json-logic-js) over a whitelist of operators. The schema already
  * refuses other operators; the engine checks again, because a stored flow may predate a schema
- * change, and evaluates over a prototype-free copy of the variables.
+ * change, and evaluates over a prototype-free copy of the variables. `{"intent": name}` is
+ * botwire's own: true when the turn's input was understood as that intent (docs/flows.md).
  */
 import jsonLogic, { type RulesLogic } from 'json-logic-js';
 import { CONDITION_OPERATORS, type Condition } from '../../shared/flows/types.ts';
@@ -41,6 +42,7 @@ export function isSafeCondition(condition: unknown, depth = 0): boolean {
   const keys = Object.keys(condition);
   if (keys.length !== 1) return false;
   const op = keys[0] as string;
+  if (op === 'intent') return typeof (condition as { intent: unknown }).intent === 'string';
   if (!ALLOWED.has(op)) return false;
   const args: unknown = (condition as Record<string, unknown>)[op];
   // var and missing name paths literally (a computed path could spell __proto__), and no path
@@ -72,18 +74,30 @@ function bare(value: unknown, depth = 0): unknown {
   return out;
 }
 
+/** `condition` with each `{"intent": name}` replaced by whether `name` is the turn's intent. */
+function withIntent(condition: Condition, intent: string | undefined): Condition {
+  if (condition === null || typeof condition !== 'object') return condition;
+  if (Array.isArray(condition)) return condition.map((c) => withIntent(c, intent));
+  if ('intent' in condition) return condition.intent === intent;
+  const [op, args] = Object.entries(condition)[0] as [string, Condition];
+  return { [op]: withIntent(args, intent) };
+}
+
 /**
  * Whether `condition` holds for `scope` (JSON Logic truthiness). A condition that is unsafe or
  * throws (an operator applied to the wrong kind of value) is false.
+ * @param intent the intent the turn's input was understood as, if any
  */
 export function evaluateCondition(
   condition: Condition,
   scope: Readonly<Record<string, unknown>>,
+  intent?: string,
 ): boolean {
   if (!isSafeCondition(condition)) return false;
   try {
     // json-logic-js is typed with `any`; the rule is checked above and the result only tested.
-    const result: unknown = jsonLogic.apply(condition as RulesLogic, bare(scope));
+    const rule = withIntent(condition, intent) as RulesLogic;
+    const result: unknown = jsonLogic.apply(rule, bare(scope));
     return jsonLogic.truthy(result);
   } catch {
     return false;

@@ -22,6 +22,16 @@ import {
   optionsSendOf,
 } from './input.ts';
 import { httpEffect, languagePrompt, retrieveEffect, sendOutputs, textMessage } from './outputs.ts';
+import { llmEffect } from './llm-effect.ts';
+import {
+  DEFAULT_MATCHING,
+  hasWords,
+  candidatesOf,
+  pickBest,
+  type Candidate,
+  type MatchSettings,
+  type Understood,
+} from './meaning.ts';
 import type {
   Awaiting,
   ConversationState,
@@ -62,6 +72,9 @@ interface Turn {
   testPattern: (pattern: string, text: string) => boolean;
   /** The answer accepted in this turn, seen by templates and conditions as `input`. */
   input?: unknown;
+  /** The intent the turn's input was understood as: `{"intent": name}` conditions test it. */
+  intent?: string;
+  understood: Understood[];
   handoff?: HandoffStart;
 }
 
@@ -119,7 +132,7 @@ function targetOf(turn: Turn, def: FlowState): Target {
   if (def.transitions) {
     const vars = scope(turn);
     const hit = def.transitions.find(
-      (t) => t.when === undefined || evaluateCondition(t.when, vars),
+      (t) => t.when === undefined || evaluateCondition(t.when, vars, turn.intent),
     );
     return hit ? { kind: 'go', to: hit.to } : { kind: 'none' };
   }
@@ -143,12 +156,14 @@ function runState(turn: Turn, name: string, def: FlowState, from: number): strin
         setVar(turn, key, typeof value === 'string' ? renderValue(value, vars) : value);
       }
     }
-    if ('http' in action || 'answer_from' in action) {
+    if ('http' in action || 'answer_from' in action || 'llm' in action) {
       const requestId = turn.options.newRequestId();
       turn.effects.push(
         'http' in action
           ? httpEffect(action.http, scope(turn), requestId)
-          : retrieveEffect(action.answer_from, scope(turn), requestId),
+          : 'llm' in action
+            ? llmEffect(action.llm, turn.flow, scope(turn), requestId)
+            : retrieveEffect(action.answer_from, scope(turn), requestId),
       );
       turn.state.awaiting = { kind: 'effect', request_id: requestId, state: name, action_index: i };
       return undefined;
@@ -231,7 +246,20 @@ function answerWait(turn: Turn, awaiting: Awaiting & { kind: 'input' }, event: I
   const def = stateOf(turn, name);
   if (!def?.wait) return restart(turn); // the flow was edited under the conversation
   const wait = def.wait;
-  const checked = acceptInput(wait, event, choicesOf(def, scope(turn)), turn.testPattern);
+  const choices = choicesOf(def, scope(turn));
+  let checked = acceptInput(wait, event, choices, turn.testPattern);
+  if (!checked.ok && wait.expect === 'choice') {
+    // Not pressed nor typed exactly: the option closest in meaning, when clearly so.
+    const ids = choices.map((c) => c.id);
+    const hit = byMeaning(turn, event, [
+      ...candidatesOf('option', event.meaning, ids),
+      ...globalCandidates(turn, event),
+    ]);
+    if (hit?.kind === 'option') {
+      turn.understood.push({ kind: 'option', name: hit.name, score: hit.score, state: name });
+      checked = { ok: true, value: hit.name };
+    }
+  }
   if (!checked.ok) return retry(turn, name, def, wait, awaiting.retries);
   setVar(turn, wait.store, checked.value);
   turn.input = checked.value;
@@ -289,10 +317,70 @@ function onHandoffEnd(turn: Turn, event: HandoffEndEvent): void {
   enter(turn, event.state);
 }
 
+function matching(turn: Turn): MatchSettings {
+  const base = turn.options.matching ?? DEFAULT_MATCHING;
+  const own = turn.flow.matching;
+  return { minScore: own?.min_score ?? base.minScore, margin: own?.margin ?? base.margin };
+}
+
+/** The clear winner among `candidates` for a text with words; none for a press. */
+function byMeaning(turn: Turn, event: InputEvent, candidates: Candidate[]): Candidate | undefined {
+  if (event.choice_id !== undefined || !hasWords(event.text)) return undefined;
+  return pickBest(candidates, matching(turn));
+}
+
+/** The scores of the flow's global intents. */
+function globalCandidates(turn: Turn, event: InputEvent): Candidate[] {
+  const names = (turn.flow.intents ?? []).filter((i) => i.global).map((i) => i.name);
+  return candidatesOf('intent', event.meaning, names);
+}
+
+/**
+ * A global intent acts from any wait, unless the answer is a press or an exact option, or an
+ * option of the wait is as close in meaning (then the wait decides). True when it acted.
+ */
+function globalIntent(turn: Turn, awaiting: Awaiting & { kind: 'input' }, event: InputEvent) {
+  const intent = (turn.flow.intents ?? []).find((i) => i.name === turn.intent);
+  const def = stateOf(turn, awaiting.state);
+  if (!intent?.global || !def) return false;
+  let rivals: Candidate[] = [];
+  if (awaiting.action_index === undefined && def.wait?.expect === 'choice') {
+    const choices = choicesOf(def, scope(turn));
+    if (matchChoice(event, choices) !== undefined) return false;
+    rivals = candidatesOf(
+      'option',
+      event.meaning,
+      choices.map((c) => c.id),
+    );
+  }
+  const own = candidatesOf('intent', event.meaning, [intent.name]);
+  if (byMeaning(turn, event, [...own, ...rivals])?.kind !== 'intent') return false;
+  const score = own[0]?.score ?? 0;
+  turn.understood.push({ kind: 'intent', name: intent.name, score, state: awaiting.state });
+  if ('to' in intent.global) {
+    turn.input = event.text?.trim();
+    turn.state.awaiting = undefined;
+    enter(turn, intent.global.to);
+    return true;
+  }
+  // As for a keyword, the state and its `awaiting` are kept while the person has it.
+  const { message, queue } = intent.global.handoff;
+  const text = message === undefined ? '' : render(message, scope(turn));
+  if (text.trim() !== '') turn.outputs.push({ message_type: 'text', text });
+  startHandoff(turn, {
+    reason: 'intent',
+    fallback: awaiting.state,
+    ...(queue === undefined ? {} : { queue }),
+  });
+  return true;
+}
+
 function onInput(turn: Turn, event: InputEvent): void {
   const keywords = [...(turn.flow.reset_keywords ?? []), ...(turn.options.resetKeywords ?? [])];
   if (isResetKeyword(event.text, keywords)) return restart(turn);
   if (isHandoffKeyword(event.text, turn.options.handoffKeywords ?? [])) return keywordHandoff(turn);
+  const intents = (turn.flow.intents ?? []).map((i) => i.name);
+  turn.intent = byMeaning(turn, event, candidatesOf('intent', event.meaning, intents))?.name;
   const awaiting = turn.state.awaiting;
   if (
     turn.state.state === null ||
@@ -310,6 +398,7 @@ function onInput(turn: Turn, event: InputEvent): void {
     return;
   }
   if (awaiting.kind === 'effect') return; // input while an effect is out is dropped; see docs
+  if (globalIntent(turn, awaiting, event)) return;
   if (awaiting.action_index !== undefined) return answerLanguage(turn, awaiting, event);
   answerWait(turn, awaiting, event);
 }
@@ -323,9 +412,11 @@ function onEffectResult(turn: Turn, event: EffectResultEvent): void {
   const store =
     'http' in action
       ? action.http.store
-      : 'answer_from' in action
-        ? (action.answer_from.store ?? DEFAULT_ANSWER_VAR)
-        : undefined;
+      : 'llm' in action
+        ? action.llm.store
+        : 'answer_from' in action
+          ? (action.answer_from.store ?? DEFAULT_ANSWER_VAR)
+          : undefined;
   const value = event.ok
     ? (event.value ?? null)
     : { error: event.error ?? 'failed', ...(event.code ? { code: event.code } : {}) };
@@ -378,6 +469,7 @@ export function runTurn(
     effects: [],
     errors: [],
     entries: 0,
+    understood: [],
     meter: new RenderMeter(),
     testPattern: options.testPattern ?? inProcessPatterns(),
   };
@@ -400,5 +492,6 @@ export function runTurn(
     effects: turn.effects,
     errors: turn.errors,
     ...(turn.handoff ? { handoff: turn.handoff } : {}),
+    ...(turn.understood.length > 0 ? { understood: turn.understood } : {}),
   };
 }

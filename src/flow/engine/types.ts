@@ -4,7 +4,14 @@
  * state, publishes the outputs and carries out the effects, whose results come back as events.
  */
 import type { ErrorCode } from '../../shared/errors.ts';
-import type { Button, HttpMethod, OptionList } from '../../shared/flows/types.ts';
+import type {
+  Button,
+  HttpMethod,
+  LlmGuardrails,
+  LlmOutput,
+  OptionList,
+} from '../../shared/flows/types.ts';
+import type { MatchSettings, MeaningScores, Understood } from './meaning.ts';
 
 /** What the conversation waits for between turns. */
 export type Awaiting =
@@ -50,6 +57,8 @@ export interface InputEvent {
   message_type: string;
   /** Platform details (media ids) for `expect: "any"` waits answered without text. */
   raw?: unknown;
+  /** How close the text is in meaning to the options and intents (docs/flows.md). */
+  meaning?: MeaningScores;
 }
 
 export interface EffectResultEvent {
@@ -63,6 +72,9 @@ export interface EffectResultEvent {
   /** A knowledge answer: whether a passage was relevant enough (stored as `<store>_found`). */
   found?: boolean;
 }
+
+/** A piece of an `llm` prompt: the flow's own words, or a value sent as delimited data. */
+export type PromptPart = { text: string } | { data: string; name: string };
 
 export interface ResetEvent {
   type: 'reset';
@@ -108,7 +120,21 @@ export type Effect =
       /** Set when the URL cannot be made safely from the values; the call is not made. */
       refused?: string;
     }
-  | { kind: 'retrieve'; request_id: string; collection: string; query: string; k: number };
+  | { kind: 'retrieve'; request_id: string; collection: string; query: string; k: number }
+  | {
+      kind: 'llm';
+      request_id: string;
+      /** The operator's instructions (no values in them). */
+      system?: string;
+      prompt: PromptPart[];
+      output: LlmOutput;
+      model?: string;
+      max_tokens: number;
+      temperature: number;
+      /** Milliseconds, the repair attempt included. */
+      timeout_ms: number;
+      guardrails: LlmGuardrails;
+    };
 
 /** Something that went wrong in the flow itself (not in the engine); for logs and metrics. */
 export interface FlowRuntimeError {
@@ -136,6 +162,8 @@ export interface TurnOptions {
   newHandoffId?: () => string;
   /** Now, as ISO 8601: when a handoff started. @defaultValue the current time */
   now?: string;
+  /** The rule of matching by meaning; the flow's `matching` overrides it. @defaultValue DEFAULT_MATCHING */
+  matching?: MatchSettings;
   /**
    * Whether a wait's `pattern` accepts the trimmed text (at most 1024 characters). The `flow`
    * component answers from matches made in a thread with a deadline (`pattern-matcher.ts`).
@@ -147,7 +175,7 @@ export interface TurnOptions {
 /** A handoff the turn started; the caller records it (docs/handoff.md). */
 export interface HandoffStart {
   id: string;
-  reason: 'step' | 'keyword';
+  reason: 'step' | 'keyword' | 'intent';
   queue?: string;
   /** The state entered when no agent claims it in time. */
   fallback: string;
@@ -162,4 +190,6 @@ export interface TurnResult {
   errors: FlowRuntimeError[];
   /** Set when the turn started a handoff: the state's `handoff` is set and the turn stopped. */
   handoff?: HandoffStart;
+  /** Options and intents the turn matched by meaning (for the transcript). */
+  understood?: Understood[];
 }

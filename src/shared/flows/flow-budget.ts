@@ -5,7 +5,12 @@
  * make and the sum of their `timeout_ms`. A flow over budget still runs (the steps past the budget
  * fail with `BW_ERR_FLOW_BUDGET` and go to the flow's error path), so these are warnings.
  */
-import { DEFAULT_HTTP_TIMEOUT_MS, type Flow, type FlowState } from './types.ts';
+import {
+  DEFAULT_HTTP_TIMEOUT_MS,
+  DEFAULT_LLM_TIMEOUT_MS,
+  type Flow,
+  type FlowState,
+} from './types.ts';
 
 /** The per-turn budgets a flow is checked against. */
 export interface FlowBudget {
@@ -37,6 +42,9 @@ function targets(state: FlowState): string[] {
 /** Where turns begin: the start, after every wait, after every action that ends a turn. */
 function turnStarts(flow: Flow): [name: string, index: number][] {
   const starts: [string, number][] = [[flow.start, 0]];
+  for (const intent of flow.intents ?? []) {
+    if (intent.global && 'to' in intent.global) starts.push([intent.global.to, 0]);
+  }
   for (const [name, state] of Object.entries(flow.states)) {
     (state.actions ?? []).forEach((action, i) => {
       if ('answer_from' in action || 'choose_language' in action) starts.push([name, i + 1]);
@@ -78,6 +86,8 @@ export function budgetWarnings(
         steps += 1;
         ms += action.http.timeout_ms ?? DEFAULT_HTTP_TIMEOUT_MS;
       }
+      // An llm step shares the turn's time for outside calls; it is not an HTTP step.
+      if ('llm' in action) ms += action.llm.timeout_ms ?? DEFAULT_LLM_TIMEOUT_MS;
       if ('answer_from' in action || 'choose_language' in action) {
         cost = { steps, ms, loops: false };
         break;

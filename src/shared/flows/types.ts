@@ -3,13 +3,29 @@
  * `Flow` has passed `validateFlow`; see docs/flows.md for the meaning of each field.
  */
 
-import type { Button, ListSection } from '../messages.ts';
+import type { Button as MessageButton, ListRow as MessageListRow } from '../messages.ts';
 
 /** A text with `{{var.path}}` placeholders, at most 4096 characters. */
 export type Template = string;
 
-// The flow's buttons and list rows are the internal message's (a press reports the button's id).
-export type { Button, ListRow, ListSection } from '../messages.ts';
+/**
+ * Phrases that mean an option, besides its title: free text close in meaning to one of them picks
+ * the option (docs/flows.md, "Understanding free text"). They are never sent.
+ */
+export interface OptionExamples {
+  /** 1 to 50 phrases of 1 to 200 characters. */
+  examples?: string[];
+}
+
+// The flow's buttons and list rows are the internal message's (a press reports the button's id),
+// plus the example phrases matched by meaning.
+export type Button = MessageButton & OptionExamples;
+export type ListRow = MessageListRow & OptionExamples;
+
+export interface ListSection {
+  title?: string;
+  rows: ListRow[];
+}
 
 export interface OptionList {
   /** The label of the button that opens the list. */
@@ -89,6 +105,36 @@ export interface HandoffStep {
   fallback: string;
 }
 
+/** `timeout_ms` of an `llm` action that does not set it (milliseconds, the repair included). */
+export const DEFAULT_LLM_TIMEOUT_MS = 10_000;
+
+/** `output` of an `llm` action: free text, or JSON valid against this JSON Schema. */
+export type LlmOutput = 'text' | Record<string, unknown>;
+
+/**
+ * Asks the configured OpenAI-compatible chat API (docs/flows.md, "The llm step"). Values placed
+ * in `prompt` reach the model as delimited data, never as instructions; `system` takes no
+ * placeholders.
+ */
+export interface LlmCall {
+  /** The operator's instructions (no placeholders). */
+  system?: string;
+  /** A template; each substituted value is sent inside a data block. */
+  prompt: Template;
+  /** @defaultValue "text" */
+  output?: LlmOutput;
+  /** The variable that receives the text or the parsed JSON (or `{ error, code }`). */
+  store: string;
+  /** @defaultValue `LLM_MODEL` */
+  model?: string;
+  /** @defaultValue 256 (tokens, 1 to 4096) */
+  max_tokens?: number;
+  /** @defaultValue 0.2 (0 to 2) */
+  temperature?: number;
+  /** @defaultValue 10000 (milliseconds, 500 to 60000), the repair attempt included */
+  timeout_ms?: number;
+}
+
 export type SetValue = Template | number | boolean | null;
 
 export type Action =
@@ -97,7 +143,8 @@ export type Action =
   | { http: HttpCall }
   | { answer_from: AnswerFrom }
   | { choose_language: ChooseLanguage }
-  | { handoff: HandoffStep };
+  | { handoff: HandoffStep }
+  | { llm: LlmCall };
 
 export type Expect = 'text' | 'number' | 'email' | 'phone' | 'choice' | 'any';
 
@@ -139,7 +186,53 @@ export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
 
 /** A JSON Logic expression over the whitelisted operators (a literal, a list, or `{op: args}`). */
 export type Condition =
-  string | number | boolean | null | Condition[] | { [op in ConditionOperator]?: Condition };
+  | string
+  | number
+  | boolean
+  | null
+  | Condition[]
+  | { [op in ConditionOperator]?: Condition }
+  /** True when the turn's input was understood as this intent (docs/flows.md). */
+  | { intent: string };
+
+/** What a global intent does from whatever state the conversation waits in. */
+export type IntentGlobal = { to: string } | { handoff: { message?: Template; queue?: string } };
+
+/**
+ * A meaning the flow recognises in free text, from example phrases (docs/flows.md,
+ * "Understanding free text"). Tested in conditions as `{"intent": name}`; a global one acts from
+ * any wait.
+ */
+export interface Intent {
+  name: string;
+  /** 1 to 50 phrases of 1 to 200 characters. */
+  examples: string[];
+  /** For people (and an LLM); not matched. */
+  description?: string;
+  global?: IntentGlobal;
+}
+
+/** How free text is matched by meaning; the settings' defaults where absent. */
+export interface Matching {
+  /** Least similarity (cosine) the best option or intent needs. @defaultValue FLOW_MATCH_MIN_SCORE */
+  min_score?: number;
+  /** How far the best must be ahead of the second best. @defaultValue FLOW_MATCH_MARGIN */
+  margin?: number;
+}
+
+/** The bot's limits on `llm` steps (docs/flows.md, "Guardrails"). */
+export interface LlmGuardrails {
+  /** Tokens the bot may use a day (UTC), at most `FLOW_LLM_DAILY_TOKENS`. */
+  daily_tokens?: number;
+  /** Tokens one turn may use. @defaultValue FLOW_LLM_TURN_TOKENS */
+  turn_tokens?: number;
+  /** Phone numbers, emails and card numbers are masked before anything is sent. @defaultValue false */
+  mask_pii?: boolean;
+  /** What the answers must be about; an off-topic request or answer takes the error path. */
+  topic?: string;
+  /** Longest text answer kept (characters); longer ones are cut at a sentence or word. */
+  max_answer_chars?: number;
+}
 
 export interface Transition {
   /** Absent: always true. */
@@ -163,6 +256,9 @@ export interface Flow {
   /** The language the flow's texts are written in; the `language` component translates. */
   fallback_language?: string;
   states: Record<string, FlowState>;
+  intents?: Intent[];
+  matching?: Matching;
+  llm?: LlmGuardrails;
 }
 
 /** Variable names the engine fills itself; a flow cannot `set` or `store` into them. */

@@ -8,6 +8,12 @@ import { BotwireError } from '../errors.ts';
 import type { SchemaProblem, SchemaRegistry } from '../schemas.ts';
 import { budgetWarnings, DEFAULT_FLOW_BUDGET, type FlowBudget } from './flow-budget.ts';
 import { RESERVED_VARS, type Action, type Flow, type FlowState, type Send } from './types.ts';
+import {
+  checkIntentConditions,
+  checkIntents,
+  checkLlm,
+  checkOptionExamples,
+} from './validate-understanding.ts';
 
 /** The name of the flow's schema in the SchemaRegistry. */
 export const FLOW_SCHEMA = 'flow/flow';
@@ -42,6 +48,7 @@ const PATTERN_MESSAGES: [marker: string, message: string][] = [
   ['^https?://', 'must start with http:// or https://'],
   ['[A-Za-z0-9_.:-]{1,64}', 'must be 1 to 64 letters, digits or the characters _ . : -'],
   ['^[a-z]{2,3}', 'must be a language code like en or pt-BR'],
+  ['"\\S"', 'must not be blank'],
 ];
 
 /** Escapes one JSON Pointer segment (RFC 6901). */
@@ -71,7 +78,8 @@ function friendly(problem: FlowProblem): FlowProblem {
     if (/\/actions\/\d+$/.test(path)) {
       return {
         path,
-        message: 'must hold exactly one of send, set, http, answer_from, choose_language, handoff',
+        message:
+          'must hold exactly one of send, set, http, answer_from, choose_language, handoff, llm',
       };
     }
     if (path.endsWith('/send')) return { path, message: 'must have text, image or document' };
@@ -146,7 +154,14 @@ function checkReserved(name: string | undefined, path: string, problems: FlowPro
 }
 
 function checkAction(action: Action, base: string, problems: FlowProblem[]): void {
-  if ('send' in action) checkSend(action.send, `${base}/send`, problems);
+  if ('send' in action) {
+    checkSend(action.send, `${base}/send`, problems);
+    checkOptionExamples(action.send, `${base}/send`, problems);
+  }
+  if ('llm' in action) {
+    checkReserved(action.llm.store, `${base}/llm/store`, problems);
+    checkLlm(action.llm, `${base}/llm`, problems);
+  }
   if ('set' in action) {
     for (const key of Object.keys(action.set)) checkReserved(key, `${base}/set/${key}`, problems);
   }
@@ -247,7 +262,11 @@ function checkState(flow: Flow, name: string, state: FlowState, problems: FlowPr
 /** States that no path from `start` (next, transitions, on_fail) reaches. */
 function unreachable(flow: Flow): string[] {
   const seen = new Set<string>();
-  const queue = [flow.start];
+  // A global intent's state is reached from any wait.
+  const queue = [
+    flow.start,
+    ...(flow.intents ?? []).flatMap((i) => (i.global && 'to' in i.global ? [i.global.to] : [])),
+  ];
   for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
     if (seen.has(name) || !Object.hasOwn(flow.states, name)) continue;
     seen.add(name);
@@ -285,6 +304,8 @@ export function validateFlow(
   for (const [name, state] of Object.entries(value.states)) {
     checkState(value, name, state, problems);
   }
+  checkIntents(value, problems);
+  checkIntentConditions(value, problems);
   const warnings = [
     ...unreachable(value).map((name) => ({
       path: `/states/${name}`,

@@ -1,7 +1,8 @@
-/** The six kinds of action, their labels and the action a new one starts as. */
+/** The seven kinds of action, their labels and the action a new one starts as. */
 import type { Action } from './flow-types.ts';
 
-export type ActionKind = 'send' | 'set' | 'http' | 'answer_from' | 'choose_language' | 'handoff';
+export type ActionKind =
+  'send' | 'set' | 'http' | 'answer_from' | 'choose_language' | 'handoff' | 'llm';
 
 export const ACTION_KINDS: { kind: ActionKind; label: string }[] = [
   { kind: 'send', label: 'Send a message' },
@@ -10,9 +11,10 @@ export const ACTION_KINDS: { kind: ActionKind; label: string }[] = [
   { kind: 'answer_from', label: 'Answer from knowledge' },
   { kind: 'choose_language', label: 'Choose language' },
   { kind: 'handoff', label: 'Hand off to a person' },
+  { kind: 'llm', label: 'Ask the LLM' },
 ];
 
-/** The kind of an action, or null when it is none of the six (an invalid draft). */
+/** The kind of an action, or null when it is none of the seven (an invalid draft). */
 export function actionKind(action: unknown): ActionKind | null {
   if (typeof action !== 'object' || action === null) return null;
   return ACTION_KINDS.find(({ kind }) => kind in action)?.kind ?? null;
@@ -41,5 +43,7 @@ export function newAction(kind: ActionKind): Action {
       };
     case 'handoff':
       return { handoff: { message: 'A person will answer you shortly.', fallback: 'start' } };
+    case 'llm':
+      return { llm: { prompt: 'Answer briefly: {{input}}', output: 'text', store: 'reply' } };
   }
 }

@@ -7,6 +7,7 @@ import { HandoffEditor } from './handoff-editor.tsx';
 import { HttpEditor } from './http-editor.tsx';
 import { JsonValueField } from './json-value-field.tsx';
 import { LanguageEditor } from './language-editor.tsx';
+import { LlmEditor } from './llm-editor.tsx';
 import { SendEditor } from './send-editor.tsx';
 import { SetEditor } from './set-editor.tsx';
 
@@ -70,11 +71,30 @@ function ActionBody({
       />
     );
   }
+  if ('llm' in action) {
+    return (
+      <LlmEditor
+        pointer={`${pointer}/llm`}
+        llm={action.llm}
+        onChange={(llm) => onChange({ llm })}
+      />
+    );
+  }
+  if ('choose_language' in action) {
+    return (
+      <LanguageEditor
+        pointer={`${pointer}/choose_language`}
+        choose={action.choose_language}
+        onChange={(choose_language) => onChange({ choose_language })}
+      />
+    );
+  }
   return (
-    <LanguageEditor
-      pointer={`${pointer}/choose_language`}
-      choose={action.choose_language}
-      onChange={(choose_language) => onChange({ choose_language })}
+    <JsonValueField
+      label="Action (JSON)"
+      pointer={pointer}
+      value={action}
+      onChange={(value) => onChange(value as Action)}
     />
   );
 }

@@ -1,6 +1,10 @@
-/** The one to three reply buttons of a send: id (what a press reports) and title. */
-import type { Button } from './flow-types.ts';
+/**
+ * The one to three reply buttons of a send: id (what a press reports), title, and the example
+ * phrases free text is matched with by meaning.
+ */
+import { type Button, omit } from './flow-types.ts';
 import { TextField } from './field.tsx';
+import { PhrasesField } from './phrases-field.tsx';
 
 /** Buttons a send may carry (the platforms' limit). */
 export const MAX_BUTTONS = 3;
@@ -30,6 +34,19 @@ export function ButtonsEditor({ pointer, buttons, onChange }: ButtonsEditorProps
             pointer={`${pointer}/${i}/id`}
             value={button.id}
             onChange={(id) => update(i, { id })}
+          />
+          <PhrasesField
+            label={`Button ${i + 1} example phrases (one a line)`}
+            pointer={`${pointer}/${i}/examples`}
+            phrases={button.examples}
+            hint="Other ways users say it; free text close in meaning picks this button."
+            onChange={(examples) =>
+              onChange(
+                buttons.map((b, j) =>
+                  j !== i ? b : examples ? { ...b, examples } : omit(b, 'examples'),
+                ),
+              )
+            }
           />
           <button type="button" onClick={() => onChange(buttons.filter((_, j) => j !== i))}>
             Remove button {i + 1}

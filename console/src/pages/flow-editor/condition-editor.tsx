@@ -1,6 +1,7 @@
 /**
- * A transition's condition, three ways: always (no `when`), "the answer is option X" (the common
- * case after buttons or a list), or any JSON Logic typed as JSON.
+ * A transition's condition, four ways: always (no `when`), "the answer is option X" (the common
+ * case after buttons or a list), "the user means intent X" (`{"intent": X}`), or any JSON Logic
+ * typed as JSON.
  */
 import { optionOfCondition, stateOptions } from './condition-text.ts';
 import type { Condition, FlowState } from './flow-types.ts';
@@ -12,15 +13,40 @@ interface ConditionEditorProps {
   index: number;
   state: FlowState;
   when: Condition | undefined;
+  /** The names of the flow's intents. */
+  intents: string[];
   onChange: (when: Condition | undefined) => void;
 }
 
-type Mode = 'always' | 'option' | 'logic';
+type Mode = 'always' | 'option' | 'intent' | 'logic';
 
-export function ConditionEditor({ pointer, index, state, when, onChange }: ConditionEditorProps) {
+/** The intent a condition tests, when it is exactly `{"intent": name}`. */
+function intentOf(when: Condition | undefined): string | null {
+  if (when === null || typeof when !== 'object' || Array.isArray(when)) return null;
+  const keys = Object.keys(when);
+  const name = (when as { intent?: unknown }).intent;
+  return keys.length === 1 && typeof name === 'string' ? name : null;
+}
+
+export function ConditionEditor({
+  pointer,
+  index,
+  state,
+  when,
+  intents,
+  onChange,
+}: ConditionEditorProps) {
   const options = stateOptions(state);
   const option = optionOfCondition(when, state);
-  const mode: Mode = when === undefined ? 'always' : option !== null ? 'option' : 'logic';
+  const intent = intentOf(when);
+  const mode: Mode =
+    when === undefined
+      ? 'always'
+      : option !== null
+        ? 'option'
+        : intent !== null
+          ? 'intent'
+          : 'logic';
   const variable = state.wait?.store ?? 'input';
   const forOption = (id: string): Condition => ({ '==': [{ var: variable }, id] });
   return (
@@ -34,12 +60,16 @@ export function ConditionEditor({ pointer, index, state, when, onChange }: Condi
               const next = e.target.value as Mode;
               if (next === 'always') onChange(undefined);
               else if (next === 'option') onChange(forOption([...options.keys()][0] ?? ''));
+              else if (next === 'intent') onChange({ intent: intents[0] ?? '' });
               else onChange(when ?? { '!!': [{ var: variable }] });
             }}
           >
             <option value="always">always (else)</option>
             <option value="option" disabled={options.size === 0}>
               the answer is an option
+            </option>
+            <option value="intent" disabled={intents.length === 0}>
+              the user means an intent
             </option>
             <option value="logic">JSON Logic condition</option>
           </select>
@@ -59,6 +89,26 @@ export function ConditionEditor({ pointer, index, state, when, onChange }: Condi
               {[...options].map(([id, title]) => (
                 <option key={id} value={id}>
                   {title} ({id})
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      )}
+      {mode === 'intent' && (
+        <Field label={`Transition ${index + 1} intent`} pointer={`${pointer}/intent`}>
+          {(control) => (
+            <select
+              {...control}
+              value={intent ?? ''}
+              onChange={(e) => onChange({ intent: e.target.value })}
+            >
+              {intent !== null && !intents.includes(intent) && (
+                <option value={intent}>{intent} (not declared)</option>
+              )}
+              {intents.map((name) => (
+                <option key={name} value={name}>
+                  {name}
                 </option>
               ))}
             </select>

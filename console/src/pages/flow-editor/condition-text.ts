@@ -83,6 +83,7 @@ function text(value: unknown): string {
   const [op] = Object.keys(value);
   if (op === undefined) return '{}';
   const raw = value[op];
+  if (op === 'intent' && typeof raw === 'string') return `means ${raw}`;
   const args: unknown[] = Array.isArray(raw) ? raw : [raw];
   if (INFIX.has(op) && args.length === 2) return `${text(args[0])} ${op} ${text(args[1])}`;
   if (op === 'and' || op === 'or') return args.map((a) => wrap(a)).join(` ${op} `);

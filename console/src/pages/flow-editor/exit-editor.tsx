@@ -7,6 +7,8 @@ interface ExitEditorProps {
   pointer: string;
   state: FlowState;
   stateNames: string[];
+  /** The names of the flow's intents, for conditions that test one. */
+  intents: string[];
   onChange: (state: FlowState) => void;
 }
 
@@ -19,7 +21,7 @@ function exitOf(state: FlowState): Exit {
   return 'none';
 }
 
-export function ExitEditor({ pointer, state, stateNames, onChange }: ExitEditorProps) {
+export function ExitEditor({ pointer, state, stateNames, intents, onChange }: ExitEditorProps) {
   const exit = exitOf(state);
   const rest = omit(state, 'next', 'transitions', 'end');
   const first = stateNames[0] ?? '';
@@ -79,6 +81,7 @@ export function ExitEditor({ pointer, state, stateNames, onChange }: ExitEditorP
                   index={i}
                   state={state}
                   when={t.when}
+                  intents={intents}
                   onChange={(when) => {
                     const keep = omit(t, 'when');
                     setTransitions(

@@ -26,6 +26,11 @@ export async function validateFlow(flow: unknown): Promise<Validation> {
   return unwrap(await api.POST('/v2/flows/validate', { body: flow }));
 }
 
+/** `GET /v2/bots/:app_id/flow/llm-usage`: the bot's llm tokens today and its daily budget. */
+export async function getLlmUsage(appId: string) {
+  return unwrap(await api.GET('/v2/bots/{app_id}/flow/llm-usage', { params: bot(appId) }));
+}
+
 /** `PUT /v2/bots/:app_id/flow/draft`: saved even when invalid. */
 export async function saveDraft(appId: string, flow: unknown): Promise<DraftFlow> {
   return unwrap(

@@ -267,7 +267,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
             ) : (
               flow && (
                 <fieldset disabled={readOnly} className="bare">
-                  <FlowSettings flow={flow} onChange={(f) => edit(() => f)} />
+                  <FlowSettings appId={appId} flow={flow} onChange={(f) => edit(() => f)} />
                 </fieldset>
               )
             )}

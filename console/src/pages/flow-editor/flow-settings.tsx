@@ -1,9 +1,15 @@
-/** The flow's own fields: the start state, reset keywords and the language its texts are in. */
+/**
+ * The flow's own fields: the start state, reset keywords, the language its texts are in, its
+ * intents and its llm steps' guardrails.
+ */
 import { useState } from 'react';
 import { type Flow, omit } from './flow-types.ts';
 import { SelectField, TextField } from './field.tsx';
+import { IntentsEditor } from './intents-editor.tsx';
+import { LlmGuardrailsEditor } from './llm-guardrails-editor.tsx';
 
 interface FlowSettingsProps {
+  appId: string;
   flow: Flow;
   onChange: (flow: Flow) => void;
 }
@@ -14,7 +20,7 @@ const split = (text: string): string[] =>
     .map((w) => w.trim())
     .filter((w) => w !== '');
 
-export function FlowSettings({ flow, onChange }: FlowSettingsProps) {
+export function FlowSettings({ appId, flow, onChange }: FlowSettingsProps) {
   const names = Object.keys(flow.states);
   const words = flow.reset_keywords ?? [];
   // The box keeps what is typed ("reset, "), and follows changes made elsewhere (the JSON tab).
@@ -49,6 +55,22 @@ export function FlowSettings({ flow, onChange }: FlowSettingsProps) {
         onChange={(lang) => {
           const rest = omit(flow, 'fallback_language');
           onChange(lang === '' ? rest : { ...rest, fallback_language: lang });
+        }}
+      />
+      <IntentsEditor
+        intents={Array.isArray(flow.intents) ? flow.intents : []}
+        stateNames={names}
+        onChange={(intents) => {
+          const rest = omit(flow, 'intents');
+          onChange(intents.length > 0 ? { ...rest, intents } : rest);
+        }}
+      />
+      <LlmGuardrailsEditor
+        appId={appId}
+        guardrails={flow.llm}
+        onChange={(llm) => {
+          const rest = omit(flow, 'llm');
+          onChange(llm ? { ...rest, llm } : rest);
         }}
       />
     </section>

@@ -1,6 +1,7 @@
 /** A send's option list: the label of its button and sections of rows (10 rows in all). */
-import type { ListRow, OptionList } from './flow-types.ts';
+import { type ListRow, type OptionList, omit } from './flow-types.ts';
 import { TextField } from './field.tsx';
+import { PhrasesField } from './phrases-field.tsx';
 
 interface ListEditorProps {
   pointer: string;
@@ -73,6 +74,19 @@ export function ListEditor({ pointer, list, onChange }: ListEditorProps) {
                       s,
                       rows.map((x, k) =>
                         k === r ? { ...x, description: d === '' ? undefined : d } : x,
+                      ),
+                    )
+                  }
+                />
+                <PhrasesField
+                  label={`Row ${r + 1} example phrases (one a line)`}
+                  pointer={`${base}/rows/${r}/examples`}
+                  phrases={row.examples}
+                  onChange={(examples) =>
+                    setRows(
+                      s,
+                      rows.map((x, k) =>
+                        k !== r ? x : examples ? { ...x, examples } : omit(x, 'examples'),
                       ),
                     )
                   }

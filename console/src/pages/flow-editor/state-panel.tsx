@@ -105,7 +105,13 @@ export function StatePanel({
             onChange(wait ? { ...rest, wait } : rest);
           }}
         />
-        <ExitEditor pointer={pointer} state={state} stateNames={names} onChange={onChange} />
+        <ExitEditor
+          pointer={pointer}
+          state={state}
+          stateNames={names}
+          intents={(Array.isArray(flow.intents) ? flow.intents : []).map((i) => i.name)}
+          onChange={onChange}
+        />
         <p>
           <button
             type="button"

@@ -36,6 +36,7 @@ function actionLine(action: unknown): string {
     return `language choice: ${Array.isArray(options) ? options.length : 0} options`;
   }
   if (isRecord(action.handoff)) return `handoff, fallback: ${str(action.handoff.fallback)}`;
+  if (isRecord(action.llm)) return `llm → ${str(action.llm.store)}`;
   return '? unknown action';
 }
 

@@ -129,7 +129,7 @@ export function HandoffPage() {
                 <time dateTime={handoff.created_at}>
                   {new Date(handoff.created_at).toLocaleString()}
                 </time>{' '}
-                ({handoff.reason === 'keyword' ? 'the user asked' : 'by the flow'})
+                ({handoff.reason === 'step' ? 'by the flow' : 'the user asked'})
               </dd>
               <dt>Flow state</dt>
               <dd>

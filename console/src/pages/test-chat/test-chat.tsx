@@ -2,21 +2,27 @@
  * The test chat: talks to a bot through its web channel as a visitor would, so an operator tries
  * a flow end to end (same pipeline as every platform). Usable alone (`TestChatPage`) or as a panel
  * beside the flow editor: `<TestChat appId={appId} />`. Buttons and list rows can be pressed; the
- * conversation's flow state and variables are shown after every reply; Reset starts over as a
- * new visitor.
+ * conversation's flow state and variables are shown after every reply, with what the flow
+ * understood by meaning and the LLM calls it made (the transcript's notes); Reset starts over as
+ * a new visitor.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useReducer, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { ApiError, errorText } from '../../api/api-error.ts';
 import type { WebSession } from '../../api/types.ts';
-import { conversationKeys, getConversation } from '../conversations/conversations-api.ts';
+import {
+  conversationKeys,
+  getConversation,
+  listMessages,
+} from '../conversations/conversations-api.ts';
 import { LiveStatusLine } from '../conversations/live-status-line.tsx';
 import { readWebEvent } from '../conversations/message-model.ts';
 import { MessageView, type Choice } from '../conversations/message-view.tsx';
 import { useEventSource } from '../conversations/use-event-source.ts';
 import { VariablesView } from '../conversations/variables-view.tsx';
 import { chatLogReducer } from './chat-log.ts';
+import { traceLine, turnTrace } from './turn-trace.ts';
 import { needsRenewal, newClientMessageId, readSession, writeSession } from './chat-session.ts';
 import {
   createSession,
@@ -126,6 +132,9 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
           void queryClient.invalidateQueries({
             queryKey: conversationKeys.detail(event.conversation_id),
           });
+          void queryClient.invalidateQueries({
+            queryKey: conversationKeys.messages(event.conversation_id),
+          });
         }
       },
     },
@@ -144,6 +153,14 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
     queryFn: () => getConversation(conversationId!),
     enabled: conversationId !== null,
   });
+
+  // The test chat's conversations are short: the first page of the transcript holds them.
+  const notes = useQuery({
+    queryKey: conversationKeys.messages(conversationId ?? ''),
+    queryFn: () => listMessages(conversationId!),
+    enabled: conversationId !== null,
+  });
+  const trace = turnTrace(notes.data?.items ?? []);
 
   const send = useMutation({
     mutationFn: (v: { id: string; input: VisitorInput; text?: string; choice?: Choice }) =>
@@ -227,6 +244,16 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
             <VariablesView variables={state.data.variables} />
           </>
         ) : null}
+        <h4 id={`${ids}-trace`}>Understood and asked</h4>
+        {trace.length === 0 ? (
+          <p className="muted">Nothing matched by meaning, no LLM call yet.</p>
+        ) : (
+          <ol aria-labelledby={`${ids}-trace`}>
+            {trace.map((item) => (
+              <li key={item.key}>{traceLine(item)}</li>
+            ))}
+          </ol>
+        )}
       </section>
     </div>
   );

@@ -1,0 +1,87 @@
+/**
+ * Understanding free text by meaning: the rule that turns similarity scores into a decision.
+ * The scores come with the input event (the `flow` component embeds the user's text off the main
+ * thread and compares it with the options' and intents' phrases, `src/flow/understanding.ts`),
+ * so the engine stays pure. docs/flows.md, "Understanding free text", explains the rule and how
+ * its defaults were chosen (`bench/understanding`).
+ */
+
+/** Similarities of the user's text (cosine, -1..1) to each option and each intent. */
+export interface MeaningScores {
+  /** Per option id: the best similarity to its title or one of its example phrases. */
+  options?: { id: string; score: number }[];
+  /** Per intent name: the best similarity to one of its example phrases. */
+  intents?: { name: string; score: number }[];
+}
+
+/** The thresholds of the rule. */
+export interface MatchSettings {
+  /** Least similarity the best candidate needs. */
+  minScore: number;
+  /** How far the best must be ahead of the second best. */
+  margin: number;
+}
+
+/**
+ * Defaults chosen on `bench/understanding` with the embedded model (docs/flows.md): the least
+ * score with at most 2 % wrong picks over all answers, and a margin that re-asks answers close
+ * to two options.
+ */
+export const DEFAULT_MATCHING: MatchSettings = { minScore: 0.5, margin: 0.14 };
+
+/** What a turn understood by meaning, for the transcript and the test chat. */
+export interface Understood {
+  kind: 'option' | 'intent';
+  /** The option id or the intent name. */
+  name: string;
+  score: number;
+  /** The state whose wait the input answered. */
+  state: string;
+}
+
+export interface Candidate {
+  kind: 'option' | 'intent';
+  name: string;
+  score: number;
+}
+
+const LETTERS = /\p{L}/gu;
+
+/**
+ * Whether `text` has enough words to be matched by meaning: two letters at least. Emoji,
+ * digits and punctuation alone ("👍", "?", "2") are not guessed at; they get the re-ask.
+ */
+export function hasWords(text: string | undefined): boolean {
+  return (text?.match(LETTERS)?.length ?? 0) >= 2;
+}
+
+/** The best candidate when it reaches `minScore` and leads the next by `margin`; else none. */
+export function pickBest(
+  candidates: readonly Candidate[],
+  settings: MatchSettings,
+): Candidate | undefined {
+  const sorted = [...candidates].sort((a, b) => b.score - a.score);
+  const [first, second] = sorted;
+  if (!first || first.score < settings.minScore) return undefined;
+  if (second && first.score - second.score < settings.margin) return undefined;
+  return first;
+}
+
+/**
+ * The scores of one kind as candidates, only for the names given (the options the state offers,
+ * the intents the flow declares): scores of anything else are ignored.
+ */
+export function candidatesOf(
+  kind: 'option' | 'intent',
+  scores: MeaningScores | undefined,
+  names: readonly string[],
+): Candidate[] {
+  const wanted = new Set(names);
+  const scored =
+    kind === 'option'
+      ? (scores?.options ?? []).map((o) => ({ name: o.id, score: o.score }))
+      : (scores?.intents ?? []);
+  return scored
+    .filter((c) => wanted.has(c.name))
+    .map((c) => ({ kind, name: c.name, score: c.score }));
+}
