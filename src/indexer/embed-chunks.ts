@@ -42,8 +42,7 @@ export async function embedChunks(db: Knex, args: EmbedArgs): Promise<number> {
       `select encode(text_sha, 'hex') as sha from chunk_vectors
        where collection_id = ? and model = ?
          and text_sha in (select decode(h, 'hex') from unnest(?::text[]) h)`,
-      // An array literal: knex would spread a JS array into one binding per element.
-      [collectionId, model, `{${shas.slice(start, start + LOOKUP_BATCH).join(',')}}`],
+      [collectionId, model, shas.slice(start, start + LOOKUP_BATCH)],
     );
     for (const { sha } of rows) missing.delete(sha);
   }

@@ -89,22 +89,16 @@ async function answerOf(deps: Deps, question: Question, context: MessageContext)
   const hits = relevantHits(result, threshold);
   if (hits.length === 0) {
     // A knowledge gap: recorded once per question (a redelivery names the same request).
-    const collection = await deps
-      .db<{ id: string; name: string }>('collections')
-      .where({ name: question.collection_name })
-      .first('id');
-    if (collection) {
-      const conversationId = conversation?.conversation_id;
-      await recordUnanswered(deps.db, {
-        collectionId: collection.id,
-        question: question.query,
-        bestScore: bestSimilarity(result.hits),
-        mode: result.mode,
-        ...(appId ? { appId } : {}),
-        ...(typeof conversationId === 'string' ? { conversationId } : {}),
-        ...(question.reply_to ? { requestId: question.reply_to.request_id } : {}),
-      });
-    }
+    const conversationId = conversation?.conversation_id;
+    await recordUnanswered(deps.db, {
+      collectionId: result.collection_id,
+      question: question.query,
+      bestScore: bestSimilarity(result.hits),
+      mode: result.mode,
+      ...(appId ? { appId } : {}),
+      ...(typeof conversationId === 'string' ? { conversationId } : {}),
+      ...(question.reply_to ? { requestId: question.reply_to.request_id } : {}),
+    });
     return {
       ok: true,
       found: false,

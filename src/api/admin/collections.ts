@@ -294,7 +294,17 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
       k,
       rawMode as SearchMode | undefined,
     );
-    ctx.body = { ...result, query: q, k };
+    // Named by name: the collection's internal id stays inside.
+    ctx.body = {
+      collection: result.collection,
+      language: result.language,
+      mode: result.mode,
+      vectors_model: result.vectors_model,
+      min_similarity: result.min_similarity,
+      query: q,
+      k,
+      hits: result.hits,
+    };
   });
 
   router.get('/v2/collections/:name/unanswered', async (ctx) => {

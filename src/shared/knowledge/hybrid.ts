@@ -43,6 +43,8 @@ export interface KnowledgeSearchDeps {
 
 export interface KnowledgeResult {
   collection: string;
+  /** The collection's id, as searched. */
+  collection_id: string;
   language: string;
   /** The mode that ran. */
   mode: SearchMode;
@@ -148,6 +150,7 @@ export async function searchKnowledge(
     hits: SearchHit[],
   ): KnowledgeResult => ({
     collection,
+    collection_id: at.searched.collection_id,
     language: at.language,
     mode: ran,
     vectors_model: at.searched.vectors_model,

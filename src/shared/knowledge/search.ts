@@ -80,23 +80,18 @@ export const MIN_PREFIX_CHARS = 3;
  */
 const isPrefix = (term: string): boolean => term.length >= MIN_PREFIX_CHARS && /\p{L}/u.test(term);
 
+/** A term of a tsquery source text, quoted (so no operator can be injected), `:*` for a prefix. */
+const quoted = (term: string, prefix: boolean): string =>
+  `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'${prefix && isPrefix(term) ? ':*' : ''}`;
+
 /** A tsquery source text joining the terms, each quoted (so no operator can be injected). */
 export function tsqueryText(
   terms: readonly string[],
   operator: '&' | '|',
   prefixes: 'prefixes' | 'whole words',
 ): string {
-  return terms
-    .map((term) => {
-      const quoted = `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
-      return prefixes === 'prefixes' && isPrefix(term) ? `${quoted}:*` : quoted;
-    })
-    .join(` ${operator} `);
+  return terms.map((term) => quoted(term, prefixes === 'prefixes')).join(` ${operator} `);
 }
-
-/** A term of a tsquery source text, quoted (so no operator can be injected), `:*` for a prefix. */
-const quoted = (term: string, prefix: boolean): string =>
-  `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'${prefix && isPrefix(term) ? ':*' : ''}`;
 
 /** The statement's tsqueries and weights from the planned terms (see `terms.ts`). */
 function plannedBindings(
@@ -396,8 +391,7 @@ export async function searchCollection(
     const { rows }: { rows: Row[] } = await db.raw(SEARCH_SQL, {
       ...bindings,
       ...searched,
-      // An array literal: knex would spread a JS array into one binding per element.
-      vector_ids: `{${neighbours.map((n) => n.id).join(',')}}`,
+      vector_ids: neighbours.map((n) => n.id),
     });
     const first: Row | undefined = rows[0];
     if (!first) {
@@ -476,8 +470,7 @@ export async function addSnippets(
       any: tsqueryText(queryTerms(query), '|', 'prefixes') || "''",
       headline: HEADLINE,
       collection_id: searched.collection_id,
-      // An array literal: knex would spread a JS array into one binding per element.
-      ids: `{${hits.map((hit) => hit.chunk_id).join(',')}}`,
+      ids: hits.map((hit) => hit.chunk_id),
     },
   );
   const snippets = new Map(rows.map((row) => [String(row.id), row.snippet]));

@@ -46,13 +46,26 @@ interface TermRow {
 const idfOf = (total: number, held: number): number =>
   Math.log(1 + (total - held + 0.5) / (held + 0.5));
 
+/**
+ * Where each database's `pg_trgm` lives (undefined: not installed), asked once per connection
+ * pool: only a migration changes it. A failed look-up is asked again next time.
+ */
+const trigramSchemas = new WeakMap<Knex, Promise<string | undefined>>();
+
 /** Whether trigram similarity (`pg_trgm`) can be used, and in which schema it lives. */
-async function trigramSchema(db: Knex): Promise<string | undefined> {
-  const { rows } = await db.raw<{ rows: { schema: string }[] }>(
-    `select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace
-     where e.extname = 'pg_trgm'`,
-  );
-  return rows[0]?.schema;
+function trigramSchema(db: Knex): Promise<string | undefined> {
+  let schema = trigramSchemas.get(db);
+  if (!schema) {
+    schema = db
+      .raw<{ rows: { schema: string }[] }>(
+        `select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace
+         where e.extname = 'pg_trgm'`,
+      )
+      .then(({ rows }) => rows[0]?.schema);
+    schema.catch(() => trigramSchemas.delete(db));
+    trigramSchemas.set(db, schema);
+  }
+  return schema;
 }
 
 /**
@@ -68,8 +81,6 @@ export async function planTerms(
     return terms.map((term) => ({ term, prefix: true, idf: 1, informative: true }));
   }
   const where = { collection: searched.collection_id, generation: searched.generation };
-  // An array literal: knex would spread a JS array into one binding per element.
-  const literal = `{${terms.map((t) => `"${t.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
   const { rows }: { rows: TermRow[] } = await db.raw(
     // One index lookup per word (a scalar subquery), never a join over the collection's words.
     `select t.term, min(l.ndoc)::int as ndoc, count(l.lexeme) = 0 as stop,
@@ -81,7 +92,7 @@ export async function planTerms(
                    and ct.generation = :generation and ct.word = x.lexeme) as ndoc
          from unnest(to_tsvector(:language::regconfig, t.term)) x) l on true
      group by t.term, t.ord order by t.ord`,
-    { ...where, terms: literal, language: searched.language },
+    { ...where, terms: [...terms], language: searched.language },
   );
   const total = Math.max(1, rows[0]?.total ?? 1);
   const unknown = rows.filter(
@@ -108,7 +119,7 @@ export async function planTerms(
            order by ${schema}.similarity(ct.word, t.term) desc, ct.ndoc desc, ct.word limit 1) f on true`,
       {
         ...where,
-        terms: `{${unknown.map((row) => `"${row.term.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`,
+        terms: unknown.map((row) => row.term),
         min: MIN_TYPO_SIMILARITY,
       },
     );
