@@ -45,27 +45,23 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     this.#maxMemoryMb = options.maxMemoryMb ?? 512;
   }
 
-  embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    if (this.#closing)
-      return Promise.reject(
-        new BotwireError('BW_ERR_UNAVAILABLE', 'the embedding model is closing'),
-      );
-    if (texts.length === 0) return Promise.resolve([]);
+  async embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    if (this.#closing) {
+      throw new BotwireError('BW_ERR_UNAVAILABLE', 'the embedding model is closing');
+    }
     signal?.throwIfAborted();
-    return new Promise((resolve, reject) => {
-      // Split a large call into batches; its promise settles when all of them have.
-      const parts: Promise<Float32Array[]>[] = [];
-      for (let start = 0; start < texts.length; start += this.#batch) {
-        const part = texts
-          .slice(start, start + this.#batch)
-          .map((text) => text.slice(0, MAX_EMBED_CHARS));
-        parts.push(
-          new Promise((ok, fail) => this.#queue.push({ texts: part, resolve: ok, reject: fail })),
-        );
-      }
-      this.#pump();
-      Promise.all(parts).then((done) => resolve(done.flat()), reject);
-    });
+    // A large call is queued as batches; it settles when all of them have.
+    const parts: Promise<Float32Array[]>[] = [];
+    for (let start = 0; start < texts.length; start += this.#batch) {
+      const part = texts
+        .slice(start, start + this.#batch)
+        .map((text) => text.slice(0, MAX_EMBED_CHARS));
+      parts.push(
+        new Promise((resolve, reject) => this.#queue.push({ texts: part, resolve, reject })),
+      );
+    }
+    this.#pump();
+    return (await Promise.all(parts)).flat();
   }
 
   /** Sends the next batch when the thread is idle: queued requests are packed up to `batch` texts. */

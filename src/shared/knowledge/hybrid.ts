@@ -17,6 +17,7 @@ import {
   searchCollection,
   type Nearest,
   type SearchHit,
+  type SearchResult,
 } from './search.ts';
 
 export type SearchMode = 'words' | 'semantic' | 'hybrid';
@@ -145,10 +146,7 @@ export async function searchKnowledge(
       collection,
     );
   }
-  const result = (
-    at: Awaited<ReturnType<typeof searchCollection>>,
-    hits: SearchHit[],
-  ): KnowledgeResult => ({
+  const result = (at: SearchResult, hits: SearchHit[]): KnowledgeResult => ({
     collection,
     collection_id: at.searched.collection_id,
     language: at.language,
