@@ -2,6 +2,7 @@
  * Flow validation: the schema and the semantic checks, each refusal pointing at the bad field.
  */
 import { expect } from 'chai';
+import { outputSchema } from '../src/shared/flows/llm-output.ts';
 import { readFileSync } from 'node:fs';
 import { BotwireError } from '../src/shared/errors.ts';
 import { DEFAULT_FLOW } from '../src/shared/flows/default-flow.ts';
@@ -494,6 +495,25 @@ describe('flow validation', () => {
         '/states/ask/actions/0/llm/output',
         '/states/ask/actions/0/llm/store',
       ]);
+    });
+
+    it('when an llm output schema holds a pattern RE2 cannot run, then it is refused; a catastrophic one is checked in linear time', () => {
+      const flow = (pattern: string) =>
+        flowWith({
+          ask: {
+            actions: [
+              { llm: { prompt: 'Hi', output: { type: 'string', pattern }, store: 'reply' } },
+            ],
+            end: true,
+          },
+        });
+      expect(pathsOf(flow('(a)\\1'))).to.include('/states/ask/actions/0/llm/output');
+      expect(validateFlow(schemas, flow('^(a+)+$')).ok).to.equal(true);
+      const schema = outputSchema({ type: 'string', pattern: '^(a+)+$' });
+      if (!schema.ok) throw new Error(schema.message);
+      // Backtracking takes seconds on this answer; RE2 answers at once (no timing asserted).
+      expect(schema.validate(`${'a'.repeat(40)}!`)).to.have.length(1);
+      expect(schema.validate('aaaa')).to.deep.equal([]);
     });
   });
 });

@@ -4,6 +4,7 @@
  * schema never meets the service's.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
+import { RE2JS } from 're2js';
 
 /** Largest output schema, as JSON (characters). */
 export const MAX_OUTPUT_SCHEMA_CHARS = 16_384;
@@ -13,9 +14,28 @@ const CACHE_SIZE = 500;
 export type OutputSchema =
   { ok: true; validate: (value: unknown) => string[] } | { ok: false; message: string };
 
+/**
+ * The schemas' `pattern` and `patternProperties` run on RE2 (re2js), as wait patterns do
+ * (`pattern.ts`): an operator's pattern cannot backtrack for seconds on the model's answer. A
+ * pattern RE2 refuses (backreferences, lookaround) makes the schema invalid, so the flow is
+ * refused at validation. Ajv asks for the engine's `code` for standalone output only.
+ */
+const re2 = Object.assign(
+  (pattern: string) => {
+    const re = RE2JS.compile(pattern);
+    return { test: (text: string) => re.matcher(text).find() };
+  },
+  { code: 'RE2JS' },
+);
+
 // Lenient about keywords it does not know (providers' schemas carry `strict`, `title`...), and
 // without formats: the model's answer is checked for shape, not for what a string means.
-const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: true });
+const ajv = new Ajv({
+  strict: false,
+  allErrors: true,
+  validateSchema: true,
+  code: { regExp: re2 },
+});
 const cache = new Map<string, { schema: object; compiled: OutputSchema }>();
 
 function explain(validate: ValidateFunction): string[] {
