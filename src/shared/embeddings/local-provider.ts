@@ -26,23 +26,39 @@ type Reply = { id: number; vectors: Float32Array; dims: number } | { id: number;
 export interface LocalProviderOptions {
   /** Texts per batch sent to the thread. @defaultValue 16 */
   batch?: number;
-  /** V8 heap cap of the thread (MiB); the model's tensors live in WebAssembly memory beside it. @defaultValue 512 */
-  maxMemoryMb?: number;
+  /**
+   * Longest one batch may take, the model's loading included (milliseconds); past it the thread
+   * is terminated, the batch fails (retryable) and the next batch gets a new thread.
+   * @defaultValue 60000
+   */
+  batchTimeoutMs?: number;
+}
+
+/** V8 heap cap of the thread (MiB); the model's tensors live in WebAssembly memory beside it. */
+const THREAD_HEAP_MB = 512;
+
+/** The batch in the thread: which thread, its id, whom it answers, its deadline. */
+interface Out {
+  worker: Worker;
+  id: number;
+  taken: Pending[];
+  timer: NodeJS.Timeout;
 }
 
 export class LocalEmbeddingProvider implements EmbeddingProvider {
   readonly model = LOCAL_MODEL;
   readonly #batch: number;
-  readonly #maxMemoryMb: number;
+  readonly #batchTimeoutMs: number;
   #worker: Worker | undefined;
   #queue: Pending[] = [];
-  #inFlight = new Map<number, Pending[]>();
+  /** One batch at a time: the backend is single-threaded, and a process holds one batch's tensors. */
+  #out: Out | undefined;
   #nextId = 1;
   #closing: Promise<void> | undefined;
 
   constructor(options: LocalProviderOptions = {}) {
     this.#batch = Math.max(1, options.batch ?? 16);
-    this.#maxMemoryMb = options.maxMemoryMb ?? 512;
+    this.#batchTimeoutMs = options.batchTimeoutMs ?? 60_000;
   }
 
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
@@ -66,7 +82,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 
   /** Sends the next batch when the thread is idle: queued requests are packed up to `batch` texts. */
   #pump(): void {
-    if (this.#inFlight.size > 0 || this.#queue.length === 0) return;
+    if (this.#out || this.#queue.length === 0 || this.#closing) return;
     const taken: Pending[] = [];
     let count = 0;
     while (this.#queue.length > 0 && count + this.#queue[0]!.texts.length <= this.#batch) {
@@ -75,72 +91,84 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
       count += next.texts.length;
     }
     if (taken.length === 0) taken.push(this.#queue.shift()!);
+    const worker = this.#thread();
     const id = this.#nextId++;
-    this.#inFlight.set(id, taken);
-    const thread = this.#thread();
-    thread.ref(); // held while a batch is out, so a script awaiting it does not end under it
-    thread.postMessage({ id, texts: taken.flatMap((p) => p.texts) });
+    const timer = setTimeout(
+      () => this.#fail(worker, new Error(`a batch took longer than ${this.#batchTimeoutMs} ms`)),
+      this.#batchTimeoutMs,
+    );
+    timer.unref();
+    this.#out = { worker, id, taken, timer };
+    worker.ref(); // held while a batch is out, so a script awaiting it does not end under it
+    worker.postMessage({ id, texts: taken.flatMap((p) => p.texts) });
   }
 
   #thread(): Worker {
     if (this.#worker) return this.#worker;
     const worker = new Worker(WORKER, {
       execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: this.#maxMemoryMb },
+      resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
       stdout: true,
       stderr: true,
     });
     // TensorFlow.js prints a hint about its backends; that is not our log.
     worker.stdout.resume();
     worker.stderr.resume();
-    worker.on('message', (reply: Reply) => this.#settle(reply));
-    worker.on('error', (error) => this.#fail(error));
+    // Each handler knows its thread: a late `exit` of a thread already replaced touches nothing.
+    worker.on('message', (reply: Reply) => this.#settle(worker, reply));
+    worker.on('error', (error) => this.#fail(worker, error));
     worker.on('exit', (code) =>
-      this.#fail(new Error(`the embedding thread exited (code ${code})`)),
+      this.#fail(worker, new Error(`the embedding thread exited (code ${code})`)),
     );
     this.#worker = worker;
     return worker;
   }
 
-  #settle(reply: Reply): void {
-    const taken = this.#inFlight.get(reply.id);
-    this.#inFlight.delete(reply.id);
-    if (taken) {
-      if ('error' in reply) {
-        const error = new BotwireError(
-          'BW_ERR_INTERNAL',
-          `the embedded model failed: ${reply.error}`,
+  #settle(worker: Worker, reply: Reply): void {
+    const out = this.#out;
+    if (!out || out.worker !== worker || out.id !== reply.id) return;
+    clearTimeout(out.timer);
+    this.#out = undefined;
+    worker.unref();
+    if ('error' in reply) {
+      const error = new BotwireError(
+        'BW_ERR_INTERNAL',
+        `the embedded model failed: ${reply.error}`,
+      );
+      for (const pending of out.taken) pending.reject(error);
+    } else {
+      let row = 0;
+      for (const pending of out.taken) {
+        pending.resolve(
+          pending.texts.map(() => {
+            const vector = normalize(reply.vectors.slice(row * reply.dims, (row + 1) * reply.dims));
+            row += 1;
+            return vector;
+          }),
         );
-        for (const pending of taken) pending.reject(error);
-      } else {
-        let row = 0;
-        for (const pending of taken) {
-          pending.resolve(
-            pending.texts.map(() => {
-              const vector = normalize(
-                reply.vectors.slice(row * reply.dims, (row + 1) * reply.dims),
-              );
-              row += 1;
-              return vector;
-            }),
-          );
-        }
       }
     }
-    if (this.#inFlight.size === 0) this.#worker?.unref();
     this.#pump();
   }
 
-  /** The thread died: what it held fails (retryable), and the next request starts a new one. */
-  #fail(cause: Error): void {
-    this.#worker = undefined;
+  /**
+   * `worker` failed (an error, an exit, a batch past its deadline): it is terminated, its batch
+   * fails (retryable), and the next batch gets a new thread. Closing, the queue fails too.
+   */
+  #fail(worker: Worker, cause: Error): void {
+    if (this.#worker === worker) this.#worker = undefined;
+    void worker.terminate();
     const error = new BotwireError(
-      'BW_ERR_INTERNAL',
+      this.#closing ? 'BW_ERR_UNAVAILABLE' : 'BW_ERR_INTERNAL',
       `the embedded model stopped: ${cause.message}`,
       { cause },
     );
-    for (const taken of this.#inFlight.values()) for (const pending of taken) pending.reject(error);
-    this.#inFlight.clear();
+    const out = this.#out;
+    if (out?.worker === worker) {
+      clearTimeout(out.timer);
+      this.#out = undefined;
+      for (const pending of out.taken) pending.reject(error);
+    }
     if (this.#closing) {
       for (const pending of this.#queue.splice(0)) pending.reject(error);
       return;
@@ -148,11 +176,14 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     this.#pump();
   }
 
+  /** Stops the thread; a batch out and the requests queued fail with `BW_ERR_UNAVAILABLE`. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       const worker = this.#worker;
       this.#worker = undefined;
-      if (worker) await worker.terminate();
+      if (worker) await worker.terminate(); // its `exit` fails what it held
+      const error = new BotwireError('BW_ERR_UNAVAILABLE', 'the embedding model is closing');
+      for (const pending of this.#queue.splice(0)) pending.reject(error);
     })();
     return this.#closing;
   }
