@@ -1,7 +1,7 @@
 /**
  * The OpenAI-compatible embeddings provider against a stand-in server on loopback (a third
- * party's API): batching, 429 with Retry-After, a timeout, and answers of the wrong shape, which
- * are refused with their code and leave nothing stored.
+ * party's API): batching, 429 with Retry-After, a timeout, answers of the wrong shape, which
+ * are refused with their code and leave nothing stored, and searches while the provider is down.
  */
 import { expect } from 'chai';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -11,6 +11,10 @@ import { beginAttempt, ensureCollection } from '../src/indexer/store.ts';
 import { ApiEmbeddingProvider, retryAfterMs } from '../src/shared/embeddings/api-provider.ts';
 import { BotwireError } from '../src/shared/errors.ts';
 import { createJob } from '../src/shared/knowledge/jobs.ts';
+import { createEmbedders } from '../src/shared/embeddings/embedders.ts';
+import { VectorIndexCache } from '../src/shared/embeddings/vector-cache.ts';
+import { finishJob, reloadJob, storeFile } from '../src/indexer/store.ts';
+import { searchKnowledge } from '../src/shared/knowledge/hybrid.ts';
 import { createTestSchema, type TestSchema } from './support/services.ts';
 
 interface Call {
@@ -200,6 +204,81 @@ describe('knowledge: the embeddings API provider', function () {
       } finally {
         await api.close();
       }
+    });
+  });
+
+  describe('searches while the provider is down', () => {
+    let schema: TestSchema;
+    let failing = false;
+    let holding = false;
+    let api: Awaited<ReturnType<typeof standIn>>;
+    before(async () => {
+      schema = await createTestSchema();
+      api = await standIn((call, _n, res) => {
+        if (holding) return; // never answers
+        if (failing) {
+          res.statusCode = 500;
+          res.end('{}');
+          return;
+        }
+        answer(res, call.input, 8);
+      });
+      const embedders = createEmbedders({
+        defaultChoice: 'api',
+        apiUrl: api.url,
+        apiKey: '',
+        apiModel: 'm',
+        apiDimensions: 0,
+        apiTimeoutMs: 1000,
+        apiBatch: 8,
+        localBatch: 16,
+      });
+      const { db } = schema;
+      const texts = ['Brake pads are replaced in ten minutes.', 'Gift cards never expire.'];
+      await createJob(db, { jobId: 'job_down', collection: 'down', files: [], options: {} });
+      const job = (await beginAttempt(db, 'job_down'))!;
+      const collectionId = await ensureCollection(db, 'down');
+      const provider = embedders.forChoice('api')!;
+      await embedChunks(db, { collectionId, provider, texts, jobId: job.id });
+      await storeFile(db, {
+        job,
+        collectionId,
+        file: 'help.pdf',
+        language: 'english',
+        chunks: texts.map((text, i) => ({ text, page: i + 1 })),
+        outcome: { status: 'indexed', chunks: texts.length },
+      });
+      await finishJob(db, await reloadJob(db, job), collectionId, 'english', provider.model);
+      deps = {
+        db,
+        embedders,
+        vectors: new VectorIndexCache(db, 1024 * 1024),
+        queryTimeoutMs: 300,
+      };
+    });
+    let deps: Parameters<typeof searchKnowledge>[0];
+    after(async () => {
+      await api?.close();
+      await schema?.drop();
+    });
+
+    it('when the provider fails or hangs and no mode was asked, then the words answer (mode words, fallback says why); a mode by meaning asked fails BW_ERR_UPSTREAM', async () => {
+      expect((await searchKnowledge(deps, 'down', 'brake pads', 3)).mode).to.equal('hybrid');
+      for (const trouble of ['failing', 'holding'] as const) {
+        failing = trouble === 'failing';
+        holding = trouble === 'holding';
+        const found = await searchKnowledge(deps, 'down', 'brake pads', 3);
+        expect(found.mode, trouble).to.equal('words');
+        expect(found.fallback, trouble).to.be.a('string');
+        expect(found.hits.map((hit) => hit.source)).to.deep.equal([{ file: 'help.pdf', page: 1 }]);
+        const refused = await searchKnowledge(deps, 'down', 'brake pads', 3, 'semantic').then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect((refused as BotwireError).code, trouble).to.equal('BW_ERR_UPSTREAM');
+      }
+      failing = false;
+      holding = false;
     });
   });
 });

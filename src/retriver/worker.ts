@@ -85,6 +85,12 @@ async function answerOf(deps: Deps, question: Question, context: MessageContext)
     }
     throw error;
   }
+  if (result.fallback) {
+    context.log.warn(
+      { collection: question.collection_name, reason: result.fallback },
+      'the question could not be embedded; answered by words',
+    );
+  }
   const threshold = result.min_similarity ?? deps.minSimilarity;
   const hits = relevantHits(result, threshold);
   if (hits.length === 0) {

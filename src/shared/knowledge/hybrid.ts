@@ -7,6 +7,7 @@
  * scores need to be comparable.
  */
 import { BotwireError } from '../errors.ts';
+import { failureCause } from '../failure-cause.ts';
 import type { Knex } from '../db.ts';
 import type { Embedders } from '../embeddings/provider.ts';
 import type { VectorIndexCache } from '../embeddings/vector-cache.ts';
@@ -40,7 +41,16 @@ export interface KnowledgeSearchDeps {
   embedders?: Embedders;
   vectors?: VectorIndexCache;
   collections?: CollectionCache;
+  /**
+   * Longest the question's embedding may take (milliseconds). Past it, or when the provider fails,
+   * a search that named no mode answers by words (`fallback` says why); one that asked for
+   * `semantic` or `hybrid` fails. @defaultValue {@link QUERY_EMBED_TIMEOUT_MS}
+   */
+  queryTimeoutMs?: number;
 }
+
+/** How long a question's embedding may take by default (milliseconds). */
+export const QUERY_EMBED_TIMEOUT_MS = 3000;
 
 export interface KnowledgeResult {
   collection: string;
@@ -54,6 +64,20 @@ export interface KnowledgeResult {
   /** The collection's own relevance threshold; null: the deployment's. */
   min_similarity: number | null;
   hits: SearchHit[];
+  /** Why a search by meaning fell back to words (the question could not be embedded in time). */
+  fallback?: string;
+}
+
+/** `promise`, or a retryable `BW_ERR_UPSTREAM` when it has not settled within `ms`. */
+function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new BotwireError('BW_ERR_UPSTREAM', `${what} took longer than ${ms} ms`)),
+      ms,
+    );
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -146,11 +170,12 @@ export async function searchKnowledge(
       collection,
     );
   }
-  const result = (at: SearchResult, hits: SearchHit[]): KnowledgeResult => ({
+  const result = (at: SearchResult, hits: SearchHit[], fallback?: string): KnowledgeResult => ({
     collection,
     collection_id: at.searched.collection_id,
     language: at.language,
-    mode: ran,
+    mode: fallback === undefined ? ran : 'words',
+    ...(fallback === undefined ? {} : { fallback }),
     vectors_model: at.searched.vectors_model,
     min_similarity: at.searched.min_similarity,
     hits,
@@ -164,15 +189,40 @@ export async function searchKnowledge(
   }
   const depth = ran === 'hybrid' ? Math.max(k, FUSION_DEPTH) : k;
   // Embedded while the words are weighed (src/shared/knowledge/terms.ts): neither waits for the
-  // other. Awaited in `nearest`, where a failure is thrown; the catch only keeps it from being
-  // reported unhandled when no attempt gets that far.
-  const embedding = provider!.embed([query]);
+  // other. Awaited in `nearest`; the catch only keeps it from being reported unhandled when no
+  // attempt gets that far.
+  const timeoutMs = deps.queryTimeoutMs ?? QUERY_EMBED_TIMEOUT_MS;
+  // The signal also stops the provider's own retries once the deadline is past.
+  const embedding = withDeadline(
+    provider!.embed([query], AbortSignal.timeout(timeoutMs)),
+    timeoutMs,
+    'embedding the question',
+  ).catch((error: unknown) => {
+    throw error instanceof BotwireError
+      ? error
+      : new BotwireError(
+          'BW_ERR_UPSTREAM',
+          `embedding the question failed (${failureCause(error)})`,
+          {
+            cause: error,
+          },
+        );
+  });
   embedding.catch(() => undefined);
+  let fallback: string | undefined;
   const nearest: Nearest = async (searched) => {
     // Re-indexed with another model since: searched by words alone this once.
     if (searched.vectors_model !== model || model === null || searched.generation === null)
       return [];
-    const queryVector = (await embedding)[0]!;
+    let queryVector: Float32Array;
+    try {
+      queryVector = (await embedding)[0]!;
+    } catch (error) {
+      // The mode was the default: the words answer alone, rather than no answer at all.
+      if (mode !== undefined || ran !== 'hybrid') throw error;
+      fallback = (error as Error).message;
+      return [];
+    }
     const index = await vectors!.get({
       collectionId: searched.collection_id,
       generation: searched.generation,
@@ -188,8 +238,10 @@ export async function searchKnowledge(
     snippets: false,
   });
   const kept =
-    ran === 'semantic'
-      ? found.vectorHits.slice(0, k).map((hit, i) => ({ ...hit, rank: i + 1 }))
-      : fuse(found.hits, found.vectorHits, k);
-  return result(found, await addSnippets(db, found.searched, query, kept));
+    fallback !== undefined
+      ? found.hits.slice(0, k).map((hit, i) => ({ ...hit, rank: i + 1 }))
+      : ran === 'semantic'
+        ? found.vectorHits.slice(0, k).map((hit, i) => ({ ...hit, rank: i + 1 }))
+        : fuse(found.hits, found.vectorHits, k);
+  return result(found, await addSnippets(db, found.searched, query, kept), fallback);
 }
