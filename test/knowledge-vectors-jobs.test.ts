@@ -135,4 +135,22 @@ describe('knowledge: vectors under faults (embedded model)', function () {
       await env.stopComponents();
     }
   });
+
+  it('when a job is to embed with a provider this indexer has no settings for, then it fails at its first attempt, naming the setting', async () => {
+    await env.startComponents();
+    try {
+      expect(
+        (await upload(env.api, 'no-api', { 'a.pdf': await pdf(pages('Page', 2)) })).status,
+      ).to.equal(201);
+      const done = await waitForJob(
+        env.api,
+        await index(env.api, 'no-api', { embedding_model: 'api' }),
+      );
+      expect(done.status).to.equal('failed');
+      expect(done.attempts).to.equal(1);
+      expect(done.error).to.contain('EMBEDDINGS_API_URL');
+    } finally {
+      await env.stopComponents();
+    }
+  });
 });

@@ -6,7 +6,14 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { DelayedError, Queue, WaitingError, Worker, type ConnectionOptions } from 'bullmq';
+import {
+  DelayedError,
+  Queue,
+  UnrecoverableError,
+  WaitingError,
+  Worker,
+  type ConnectionOptions,
+} from 'bullmq';
 import type { Config } from '../config.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { createJob, overlapTooLarge, type JobOptions } from '../shared/knowledge/jobs.ts';
@@ -137,7 +144,16 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
       const result = await runIndexJob(deps, job.data.job_id, () => closed.signal.aborted, {
         shouldYield,
         resumed: job.data.resumed === true,
-      }).finally(unwatch);
+      })
+        .catch((error: unknown) => {
+          // What trying again cannot help (a setting, a provider refusing or answering out of
+          // shape) fails the job at once, instead of reading every file again per attempt.
+          if (error instanceof BotwireError && !error.retryable) {
+            throw new UnrecoverableError(error.message);
+          }
+          throw error;
+        })
+        .finally(unwatch);
       if (result === STOPPED) {
         // Back to wait without spending an attempt; the next indexer resumes after the files done.
         await job.moveToWait(token);
@@ -173,7 +189,7 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
     );
     if (spent) {
       const reason =
-        error instanceof BotwireError
+        error instanceof BotwireError || error instanceof UnrecoverableError
           ? error.message
           : /stalled/.test(error.message)
             ? 'the indexer stopped too often while running this job'
