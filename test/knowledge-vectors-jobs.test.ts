@@ -153,4 +153,45 @@ describe('knowledge: vectors under faults (embedded model)', function () {
       await env.stopComponents();
     }
   });
+
+  it('when a re-index with a new model fails a file, then the chunks kept from its previous content get vectors of the new model', async () => {
+    await env.startComponents();
+    try {
+      const db = env.api.schema.db;
+      const files = {
+        'a.pdf': await pdf(pages('Alpha guide page', 4)),
+        'b.pdf': await pdf(pages('Beta guide page', 4)),
+      };
+      expect((await upload(env.api, 'kept', files)).status).to.equal(201);
+      const words = await waitForJob(
+        env.api,
+        await index(env.api, 'kept', { embedding_model: 'none' }),
+      );
+      expect(words.status).to.equal('succeeded');
+      // a.pdf is replaced by a file that is not a PDF: the next job fails it and keeps its chunks.
+      const broken = { 'a.pdf': Buffer.from('not a pdf at all') };
+      expect((await upload(env.api, 'kept', broken, { replace: true })).status).to.equal(201);
+      const meaning = await waitForJob(
+        env.api,
+        await index(env.api, 'kept', { embedding_model: 'local' }),
+      );
+      expect(meaning.status).to.equal('partial');
+      const collection = await db('collections').where({ name: 'kept' }).first();
+      expect(collection.vectors_model).to.equal('local:use-lite-en');
+      const { rows } = await db.raw(
+        `select ch.file, count(*)::int as chunks, count(v.text_sha)::int as with_vector
+         from chunks ch left join chunk_vectors v on v.collection_id = ch.collection_id
+           and v.model = ? and v.text_sha = ch.text_sha
+         where ch.collection_id = ? and ch.generation = ?
+         group by ch.file order by ch.file`,
+        [collection.vectors_model, collection.id, collection.active_generation],
+      );
+      expect(rows).to.deep.equal([
+        { file: 'a.pdf', chunks: 4, with_vector: 4 },
+        { file: 'b.pdf', chunks: 4, with_vector: 4 },
+      ]);
+    } finally {
+      await env.stopComponents();
+    }
+  });
 });

@@ -91,6 +91,31 @@ export async function embedChunks(db: Knex, args: EmbedArgs): Promise<number> {
 }
 
 /**
+ * Embeds the searchable chunks of `files` (the files a job failed, whose previous chunks the swap
+ * carries over) that have no vector of the provider's model yet; returns how many it embedded.
+ */
+export async function embedKeptChunks(
+  db: Knex,
+  args: Omit<EmbedArgs, 'texts'> & { files: readonly string[] },
+): Promise<number> {
+  const rows: { text: string }[] = await db('chunks')
+    .where({ collection_id: args.collectionId })
+    .whereRaw('generation = (select active_generation from collections where id = ?)', [
+      args.collectionId,
+    ])
+    .whereIn('file', [...args.files])
+    .select('text');
+  if (rows.length === 0) return 0;
+  return embedChunks(db, {
+    collectionId: args.collectionId,
+    provider: args.provider,
+    jobId: args.jobId,
+    ...(args.signal ? { signal: args.signal } : {}),
+    texts: rows.map((row) => row.text),
+  });
+}
+
+/**
  * Deletes the collection's vectors that no chunk of its active generation uses (of another model,
  * or of text gone in a re-index), `batch` rows per statement; returns how many went. Nothing is
  * deleted while another job of the collection is queued or running: it may have made vectors it

@@ -16,7 +16,7 @@ import type {
   Embedders,
   EmbeddingProvider,
 } from '../shared/embeddings/provider.ts';
-import { embedChunks } from './embed-chunks.ts';
+import { embedChunks, embedKeptChunks } from './embed-chunks.ts';
 import {
   extractForIndex,
   isStopped,
@@ -385,6 +385,22 @@ export async function runIndexJob(
     await settle();
     if (failed) throw failed.error;
     job = await reloadJob(db, job);
+    if (provider) {
+      // A failed file keeps its previous chunks (finishJob copies them): they need vectors of
+      // this job's model too, which they lack when the model changed or the content had none.
+      const kept = Object.entries(job.outcome)
+        .filter(([, outcome]) => outcome.status === 'failed')
+        .map(([file]) => file);
+      if (kept.length > 0) {
+        await embedKeptChunks(db, {
+          collectionId,
+          provider,
+          files: kept,
+          jobId: job.id,
+          ...(deps.signal ? { signal: deps.signal } : {}),
+        });
+      }
+    }
     const finish = await finishJob(
       db,
       job,
