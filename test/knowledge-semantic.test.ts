@@ -84,4 +84,17 @@ describe('knowledge: search by meaning (embedded model)', function () {
     expect(found.hits[0]?.source).to.deep.equal({ file: 'help.pdf', page: 5 });
     expect(found.hits[0]?.words_rank).to.equal(1);
   });
+
+  it('when a search still holds an older generation than the one loaded, then the vector cache gives it no index (it reads the collection again)', async () => {
+    await search('anything', 'semantic');
+    const row = await schema.db('collections').where({ name: 'shop' }).first();
+    const current = {
+      collectionId: String(row.id),
+      generation: String(row.active_generation),
+      model: LOCAL_MODEL,
+    };
+    expect(await vectors.get(current)).to.not.equal(undefined);
+    const older = { ...current, generation: String(BigInt(current.generation) - 1n) };
+    expect(await vectors.get(older)).to.equal(undefined);
+  });
 });

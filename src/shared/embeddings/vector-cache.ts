@@ -59,6 +59,8 @@ export async function loadIndex(db: Knex, key: IndexKey): Promise<VectorIndex | 
 export class VectorIndexCache {
   readonly #indexes = new Map<string, VectorIndex>();
   readonly #loading = new Map<string, Promise<VectorIndex | undefined>>();
+  /** The newest generation each collection was loaded at: older ones are never loaded again. */
+  readonly #newest = new Map<string, bigint>();
   readonly #budget: number;
   #bytes = 0;
 
@@ -76,6 +78,9 @@ export class VectorIndexCache {
 
   /** The index of `key`, loaded once however many searches ask for it at the same time. */
   async get(key: IndexKey): Promise<VectorIndex | undefined> {
+    // Generations are increasing job ids: a search that still sees an older one than this process
+    // loaded is stale, and reads the collection again (undefined) rather than load it.
+    if ((this.#newest.get(key.collectionId) ?? -1n) > BigInt(key.generation)) return undefined;
     const id = keyOf(key);
     const held = this.#indexes.get(id);
     if (held) {
@@ -95,7 +100,11 @@ export class VectorIndexCache {
   }
 
   #keep(key: IndexKey, id: string, index: VectorIndex): void {
-    // Another generation of the same collection is stale: a search that saw the new one came.
+    // A load of an older generation that finished after a newer one's is served, not kept.
+    const generation = BigInt(key.generation);
+    if ((this.#newest.get(key.collectionId) ?? -1n) > generation) return;
+    this.#newest.set(key.collectionId, generation);
+    // Other generations of the collection are older: a search that saw the newer one came.
     for (const [other, held] of this.#indexes) {
       if (other.startsWith(`${key.collectionId}:`) && other !== id) this.#drop(other, held);
     }
