@@ -69,6 +69,15 @@ export async function up(knex: Knex): Promise<void> {
       ndoc integer not null,
       primary key (collection_id, generation, word)
     )`);
+  // Collections indexed before: their searchable generation's word counts, as a swap writes them.
+  await knex.raw(`
+    insert into collection_terms (collection_id, generation, word, ndoc)
+    select c.id, c.active_generation, s.word, s.ndoc
+    from collections c
+      cross join lateral ts_stat(format(
+        'select tsv from chunks where collection_id = %s and generation = %s',
+        c.id, c.active_generation)) s
+    where c.active_generation is not null`);
   // pg_trgm is a trusted extension (Postgres 13+): a database owner may create it. In public, so
   // every schema's search path (tests use one schema each) finds it by its qualified name.
   await knex.raw('savepoint pg_trgm');

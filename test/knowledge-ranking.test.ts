@@ -16,7 +16,7 @@ import {
   RANKED_CANDIDATES,
   searchCollection,
 } from '../src/shared/knowledge/search.ts';
-import { createTestSchema, type TestSchema } from './support/services.ts';
+import { createTestSchema, MIGRATIONS_DIR, type TestSchema } from './support/services.ts';
 
 /** Ten chunks that all hold "bicycle"; the last one holds it most often, so it ranks best. */
 const TEXTS = [
@@ -154,6 +154,32 @@ describe('knowledge: search ranking', function () {
       );
       expect(Number(stats.rows[0]?.n), name).to.equal(1);
     }
+  });
+
+  it('when the semantic knowledge migration runs on collections indexed before it, then their word counts and text hashes are filled in', async () => {
+    const { db } = schema;
+    const options = {
+      directory: MIGRATIONS_DIR,
+      loadExtensions: ['.ts'],
+      schemaName: schema.schema,
+      name: '20261128190000_semantic_knowledge.ts',
+    };
+    const counts = async () =>
+      (
+        await db.raw(
+          `select (select count(*)::int from collection_terms ct join collections c
+                   on c.id = ct.collection_id and c.name = 'prices') as terms,
+                (select count(*)::int from chunks ch join collections c
+                   on c.id = ch.collection_id and c.name = 'prices'
+                 where ch.text_sha = sha256(convert_to(ch.text, 'UTF8'))) as hashed`,
+        )
+      ).rows[0] as { terms: number; hashed: number };
+    const before = await counts();
+    expect(before.terms).to.be.greaterThan(0);
+    await db.migrate.down(options);
+    await db.migrate.up(options);
+    expect(await counts()).to.deep.equal(before);
+    expect((await searchCollection(db, 'prices', 'tandem', 5)).hits).to.have.length(1);
   });
 
   describe('paths, codes, rare words and typos', () => {
