@@ -11,7 +11,7 @@ import type { BotDirectory } from '../shared/bots/directory.ts';
 import type { ChannelSecrets } from '../shared/bots/types.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { isInline, type ConversationRef, type MediaRef } from '../shared/messages.ts';
-import { errorDetail, readCapped, refused, unreachable } from './http-body.ts';
+import { errorDetail, readCapped, refused, unreachable } from '../shared/http-body.ts';
 
 export interface Downloaded {
   data: Uint8Array;

@@ -10,7 +10,7 @@
  */
 import { BotwireError } from '../shared/errors.ts';
 import { storable } from '../shared/pg-text.ts';
-import { errorDetail, readCapped, refused, unreachable } from './http-body.ts';
+import { errorDetail, readCapped, refused, unreachable } from '../shared/http-body.ts';
 
 export interface Speech {
   /**

@@ -7,7 +7,7 @@
  * `BW_ERR_EMBEDDINGS_INVALID`, and nothing of it is kept.
  */
 import { BotwireError } from '../errors.ts';
-import { failureCause } from '../failure-cause.ts';
+import { errorDetail, readCapped, refused, unreachable } from '../http-body.ts';
 import { MAX_EMBED_CHARS, type EmbeddingProvider } from './provider.ts';
 import { normalize } from './vectors.ts';
 
@@ -32,6 +32,10 @@ export interface ApiProviderOptions {
   maxRetryAfterMs?: number;
   fetch?: typeof fetch;
 }
+
+const WHAT = 'embeddings API';
+/** Largest answer read (bytes): 2,048 texts of 8,192 dimensions written as JSON stay under it. */
+const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
 function invalid(message: string): BotwireError {
   return new BotwireError('BW_ERR_EMBEDDINGS_INVALID', message, { retryable: false });
@@ -129,37 +133,26 @@ export class ApiEmbeddingProvider implements EmbeddingProvider {
       });
     } catch (error) {
       signal?.throwIfAborted();
-      return {
-        error: new BotwireError(
-          'BW_ERR_UPSTREAM',
-          `embeddings API unreachable (${failureCause(error)})`,
-          { cause: error },
-        ),
-      };
+      return { error: unreachable(WHAT, error) };
     }
     if (!response.ok) {
-      await response.body?.cancel();
-      const status = response.status;
-      const error = new BotwireError('BW_ERR_UPSTREAM', `embeddings API answered HTTP ${status}`, {
-        details: { status },
-        // A refusal (bad key, unknown model) stays a refusal; 408, 429 and 5xx may pass.
-        retryable: status === 408 || status === 429 || status >= 500,
-      });
+      // A refusal (bad key, unknown model) stays a refusal; 408, 429 and 5xx may pass.
+      const error = refused(WHAT, response.status, await errorDetail(response));
       if (!error.retryable) throw error;
       const retryAfter = retryAfterMs(response.headers.get('retry-after'));
       return retryAfter === undefined ? { error } : { error, retryAfterMs: retryAfter };
     }
     let body: unknown;
     try {
-      body = await response.json();
+      const bytes = await readCapped(response, MAX_ANSWER_BYTES, `the ${WHAT}'s answer`);
+      body = JSON.parse(Buffer.from(bytes).toString('utf8'));
     } catch (error) {
       signal?.throwIfAborted();
+      if (error instanceof BotwireError) return { error };
       return {
-        error: new BotwireError(
-          'BW_ERR_UPSTREAM',
-          'embeddings API answered a body that is not JSON',
-          { cause: error },
-        ),
+        error: new BotwireError('BW_ERR_UPSTREAM', `the ${WHAT} answered a body that is not JSON`, {
+          cause: error,
+        }),
       };
     }
     return { vectors: this.#vectorsOf(body, input.length) };

@@ -1,9 +1,10 @@
 /**
- * What the language component's outside calls (audio API, platform media) share: one failure model
+ * What outside calls share (the language component's audio API and platform media, the embeddings
+ * API): one failure model
  * and response bodies read with a size cap, so a large or endless body cannot fill the memory.
  */
-import { BotwireError } from '../shared/errors.ts';
-import { failureCause } from '../shared/failure-cause.ts';
+import { BotwireError } from './errors.ts';
+import { failureCause } from './failure-cause.ts';
 
 /** A call that never got an answer (network, timeout): trying again may help. */
 export function unreachable(what: string, error: unknown): BotwireError {
