@@ -16,6 +16,7 @@ import { LOCAL_MODEL } from '../src/shared/embeddings/local-provider.ts';
 import type { Embedders } from '../src/shared/embeddings/provider.ts';
 import { VectorIndexCache } from '../src/shared/embeddings/vector-cache.ts';
 import { searchKnowledge, type SearchMode } from '../src/shared/knowledge/hybrid.ts';
+import { CollectionCache } from '../src/shared/knowledge/search.ts';
 import { createJob } from '../src/shared/knowledge/jobs.ts';
 import { SHOP_PAGES } from './support/knowledge-fixtures.ts';
 import { createTestSchema, type TestSchema } from './support/services.ts';
@@ -26,14 +27,20 @@ describe('knowledge: search by meaning (embedded model)', function () {
   let embedders: Embedders;
   let vectors: VectorIndexCache;
 
-  async function index(collection: string, texts: readonly string[]): Promise<void> {
+  let jobs = 0;
+  async function index(
+    collection: string,
+    texts: readonly string[],
+    { meaning = true } = {},
+  ): Promise<void> {
     const { db } = schema;
-    const jobId = `job_${collection}`;
+    jobs += 1;
+    const jobId = `job_${collection}_${jobs}`;
     await createJob(db, { jobId, collection, files: [], options: {} });
     const job = (await beginAttempt(db, jobId))!;
     const collectionId = await ensureCollection(db, collection);
     const provider = embedders.forChoice('local')!;
-    await embedChunks(db, { collectionId, provider, texts, jobId: job.id });
+    if (meaning) await embedChunks(db, { collectionId, provider, texts, jobId: job.id });
     await storeFile(db, {
       job,
       collectionId,
@@ -42,7 +49,13 @@ describe('knowledge: search by meaning (embedded model)', function () {
       chunks: texts.map((text, i) => ({ text, page: i + 1 })),
       outcome: { status: 'indexed', chunks: texts.length },
     });
-    await finishJob(db, await reloadJob(db, job), collectionId, 'english', provider.model);
+    await finishJob(
+      db,
+      await reloadJob(db, job),
+      collectionId,
+      'english',
+      meaning ? provider.model : null,
+    );
   }
 
   const search = (q: string, mode?: SearchMode, k = 3) =>
@@ -96,5 +109,19 @@ describe('knowledge: search by meaning (embedded model)', function () {
     expect(await vectors.get(current)).to.not.equal(undefined);
     const older = { ...current, generation: String(BigInt(current.generation) - 1n) };
     expect(await vectors.get(older)).to.equal(undefined);
+  });
+
+  it('when a collection is re-indexed with another model after a search, then the next search with the same cache chooses its mode from the new one', async () => {
+    const deps = { db: schema.db, embedders, vectors, collections: new CollectionCache() };
+    await index('remodel', SHOP_PAGES);
+    const before = await searchKnowledge(deps, 'remodel', 'opening hours', 3);
+    expect(before).to.include({ mode: 'hybrid', vectors_model: LOCAL_MODEL });
+    await index('remodel', SHOP_PAGES, { meaning: false });
+    const words = await searchKnowledge(deps, 'remodel', 'opening hours', 3);
+    expect(words).to.include({ mode: 'words', vectors_model: null });
+    await index('remodel', SHOP_PAGES);
+    const back = await searchKnowledge(deps, 'remodel', 'opening hours', 3);
+    expect(back).to.include({ mode: 'hybrid', vectors_model: LOCAL_MODEL });
+    expect(back.hits[0]?.vector_score).to.be.a('number');
   });
 });

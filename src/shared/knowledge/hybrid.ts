@@ -150,8 +150,28 @@ export async function searchKnowledge(
   k: number,
   mode?: SearchMode,
 ): Promise<KnowledgeResult> {
-  const { db, embedders, vectors } = deps;
-  const cache = deps.collections ?? new CollectionCache();
+  const withCache = { ...deps, collections: deps.collections ?? new CollectionCache() };
+  // The default mode is chosen from the collection as last seen; when the search found it
+  // re-indexed with another model since, it runs again, once, choosing from what it found.
+  return (
+    (await searchOnce(withCache, collection, query, k, mode, false)) ??
+    (await searchOnce(withCache, collection, query, k, mode, true))!
+  );
+}
+
+/**
+ * One search; undefined when the mode was the default and the collection's model turned out to
+ * be another than the one it was chosen from (and `final` is false).
+ */
+async function searchOnce(
+  deps: KnowledgeSearchDeps & { collections: CollectionCache },
+  collection: string,
+  query: string,
+  k: number,
+  mode: SearchMode | undefined,
+  final: boolean,
+): Promise<KnowledgeResult | undefined> {
+  const { db, embedders, vectors, collections: cache } = deps;
   // The collection as last seen decides the mode; the search checks it in its own snapshot.
   const seen = await collectionOf(db, collection, cache);
   if (!seen)
@@ -180,8 +200,11 @@ export async function searchKnowledge(
     min_similarity: at.searched.min_similarity,
     hits,
   });
+  const stale = (found: SearchResult): boolean =>
+    !final && mode === undefined && found.searched.vectors_model !== model;
   if (ran === 'words') {
     const found = await searchCollection(db, collection, query, k, { cache });
+    if (stale(found)) return undefined;
     return result(
       found,
       found.hits.map((hit, i) => ({ ...hit, rank: i + 1 })),
@@ -237,6 +260,7 @@ export async function searchKnowledge(
     // Snippets for the k hits kept only, not for every row of both lists.
     snippets: false,
   });
+  if (stale(found)) return undefined;
   const kept =
     fallback !== undefined
       ? found.hits.slice(0, k).map((hit, i) => ({ ...hit, rank: i + 1 }))
