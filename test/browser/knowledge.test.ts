@@ -73,7 +73,11 @@ describe('knowledge pages in a browser', function () {
     await screenshot(page, 'knowledge-search');
 
     // Searched by meaning too: the collection names its vectors, each hit its two scores.
-    await page.getByText('Searched by words and meaning: vectors of local:use-lite-en.').waitFor();
+    await page
+      .getByText(
+        /^Searched by words and meaning: vectors of the embedded model \(offline, English\) \(local:use-lite-en\)\./,
+      )
+      .waitFor();
     await search.getByLabel('Search the collection').fill('can I borrow a bike for a day?');
     await search.getByLabel('Search by').selectOption('semantic');
     await search.getByRole('button', { name: 'Search' }).click();
@@ -83,6 +87,20 @@ describe('knowledge pages in a browser', function () {
     await top.waitFor();
     expect(await top.textContent()).to.contain('manual.pdf, page 3');
     expect(await top.textContent()).to.match(/meaning: #1, similarity 0\.\d{3}/);
+    // The passages a bot would not answer from say so: "gift cards" is far from every page.
+    await search.getByLabel('Search the collection').fill('gift cards');
+    await search.getByRole('button', { name: 'Search' }).click();
+    await page.getByText(/hits for “gift cards” by semantic/).waitFor();
+    expect(
+      await page.getByText('below the relevance threshold: bots do not answer from it').count(),
+    ).to.be.greaterThan(0);
+    // Saving the threshold says so, and keeps the value shown.
+    await page.getByLabel('Relevance threshold (0 to 1, empty: default)').fill('0.25');
+    await page.getByRole('button', { name: 'Save search settings' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect(
+      await page.getByLabel('Relevance threshold (0 to 1, empty: default)').inputValue(),
+    ).to.equal('0.25');
     await page.getByRole('heading', { name: 'Knowledge gaps' }).waitFor();
     await page.getByText('No unanswered questions').waitFor();
     await checkA11y(page, 'search by meaning');

@@ -181,10 +181,8 @@ export function CollectionPage() {
       {detail.data && <Documents detail={detail.data} />}
       <Upload name={name} />
       <Indexing name={name} lastJobId={detail.data?.last_job?.job_id} />
-      {detail.data && (
-        <SearchSettings key={detail.dataUpdatedAt} name={name} detail={detail.data} />
-      )}
-      <SearchPanel name={name} />
+      {detail.data && <SearchSettings name={name} detail={detail.data} />}
+      <SearchPanel name={name} threshold={detail.data?.min_similarity_effective} />
       <KnowledgeGaps name={name} />
     </div>
   );

@@ -35,7 +35,15 @@ function scores(hit: SearchHit, mode: SearchMode): string {
 }
 import { SnippetView } from './snippet-view.tsx';
 
-export function SearchPanel({ name }: { name: string }) {
+/**
+ * Whether a bot would answer from the hit (docs/knowledge.md, "Answers that know their limits"):
+ * by meaning, at least `threshold` similar or holding every word; by words, every hit.
+ */
+const answersFrom = (hit: SearchHit, mode: SearchMode, threshold: number): boolean =>
+  mode === 'words' || (hit.vector_score ?? -1) >= threshold || hit.words_all === true;
+
+/** @param threshold - The collection's relevance threshold (its own, else the deployment's). */
+export function SearchPanel({ name, threshold }: { name: string; threshold?: number }) {
   const inputId = useId();
   const [text, setText] = useState('');
   const [asked, setAsked] = useState('');
@@ -94,6 +102,12 @@ export function SearchPanel({ name }: { name: string }) {
                 <p className="kn-hit-source">
                   <strong>{citeSource(hit.source)}</strong>{' '}
                   <span className="ops-muted">{scores(hit, search.data.mode)}</span>
+                  {threshold !== undefined && !answersFrom(hit, search.data.mode, threshold) && (
+                    <span className="ops-muted">
+                      {' '}
+                      · below the relevance threshold: bots do not answer from it
+                    </span>
+                  )}
                 </p>
                 <p className="kn-hit-snippet">
                   <SnippetView snippet={hit.snippet || hit.text} />

@@ -11,6 +11,18 @@ import { knowledgeKeys, saveSearchSettings } from './knowledge-api.ts';
 
 type Choice = 'local' | 'api' | 'none' | 'default';
 
+/** How each model reads to a person; the recorded ids (`local:use-lite-en`) stay in the API. */
+const MODEL_NAMES: Record<Exclude<Choice, 'default'>, string> = {
+  local: 'the embedded model (offline, English)',
+  api: 'the embeddings API',
+  none: 'no model (words only)',
+};
+
+const modelName = (vectorsModel: string): string =>
+  vectorsModel.startsWith('local:')
+    ? `${MODEL_NAMES.local} (${vectorsModel})`
+    : `the embeddings API's ${vectorsModel.replace(/^api:/, '')}`;
+
 const CHOICES: { value: Choice; label: string }[] = [
   { value: 'default', label: 'The deployment default' },
   { value: 'local', label: 'Embedded model (offline, English)' },
@@ -31,7 +43,9 @@ export function SearchSettings({ name, detail }: { name: string; detail: Collect
         embedding_model: choice === 'default' ? null : choice,
         min_similarity: threshold.trim() === '' ? null : Number(threshold),
       }),
-    onSuccess: () => {
+    onSuccess: (saved) => {
+      setChoice(saved.embedding_model ?? 'default');
+      setThreshold(saved.min_similarity === null ? '' : String(saved.min_similarity));
       void queryClient.invalidateQueries({ queryKey: knowledgeKeys.collection(name) });
       void queryClient.invalidateQueries({ queryKey: knowledgeKeys.jobs(name) });
     },
@@ -46,10 +60,9 @@ export function SearchSettings({ name, detail }: { name: string; detail: Collect
         {detail.indexed === null
           ? 'Not indexed yet.'
           : vectors
-            ? `Searched by words and meaning: vectors of ${vectors}.`
-            : 'Searched by words only (no vectors).'}{' '}
-        The next index embeds with <strong>{detail.embedding_model_effective}</strong>; answers need
-        a similarity of at least <strong>{detail.min_similarity_effective}</strong>.
+            ? `Searched by words and meaning: vectors of ${modelName(vectors)}. Bots answer from passages at least ${detail.min_similarity_effective} similar to the question, or holding all its words.`
+            : 'Searched by words only (no vectors): bots answer from passages holding the words of the question.'}{' '}
+        The next index embeds with <strong>{MODEL_NAMES[detail.embedding_model_effective]}</strong>.
       </p>
       <form
         onSubmit={(event) => {
