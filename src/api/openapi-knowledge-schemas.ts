@@ -142,7 +142,7 @@ export const knowledgeSchemas: Record<string, unknown> = {
   },
   'unanswered-page': {
     type: 'object',
-    required: ['collection', 'items', 'next_before'],
+    required: ['collection', 'items', 'next_after'],
     properties: {
       collection: { type: 'string' },
       items: {
@@ -172,9 +172,9 @@ export const knowledgeSchemas: Record<string, unknown> = {
           },
         },
       },
-      next_before: {
+      next_after: {
         ...nullable({ type: 'string' }),
-        description: 'pass as before for the next page',
+        description: 'pass as after for the next page (older questions); null on the last',
       },
     },
   },

@@ -396,12 +396,12 @@ export function openApiDocument(): Record<string, unknown> {
             {
               name: 'limit',
               in: 'query',
-              schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+              schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
             },
-            { name: 'before', in: 'query', schema: { type: 'string' } },
+            { name: 'after', in: 'query', schema: { type: 'string' } },
           ],
           responses: {
-            200: returns('{collection, items, next_before}', 'unanswered-page'),
+            200: returns('{collection, items, next_after}', 'unanswered-page'),
             '4XX': error,
           },
         },

@@ -2629,7 +2629,7 @@ export interface paths {
       parameters: {
         query?: {
           limit?: number;
-          before?: string;
+          after?: string;
         };
         header?: never;
         path: {
@@ -2639,7 +2639,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description {collection, items, next_before} */
+        /** @description {collection, items, next_after} */
         200: {
           headers: {
             [name: string]: unknown;
@@ -3992,8 +3992,8 @@ export interface components {
         /** Format: date-time */
         created_at: string;
       }[];
-      /** @description pass as before for the next page */
-      next_before: string | null;
+      /** @description pass as after for the next page (older questions); null on the last */
+      next_after: string | null;
     };
     'upload-result': {
       collection: string;

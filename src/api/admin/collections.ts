@@ -26,6 +26,7 @@ import { MAX_K } from '../../shared/knowledge/search.ts';
 import { SEARCH_MODES, searchKnowledge, type SearchMode } from '../../shared/knowledge/hybrid.ts';
 import { listUnanswered } from '../../shared/knowledge/unanswered.ts';
 import type { Edge } from '../edge.ts';
+import { afterOf, limitOf, pageOf } from './paging.ts';
 import { receiveUpload } from './uploads.ts';
 import type { ReadBody } from '../body.ts';
 
@@ -309,26 +310,17 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
 
   router.get('/v2/collections/:name/unanswered', async (ctx) => {
     const collection = nameOf(ctx);
-    const { limit: rawLimit, before: rawBefore } = ctx.query;
-    const limit = rawLimit === undefined ? 50 : Number(rawLimit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
-      throw queryError('/query/limit', 'must be an integer from 1 to 200');
-    }
-    if (
-      rawBefore !== undefined &&
-      (typeof rawBefore !== 'string' || !/^[1-9]\d{0,17}$/.test(rawBefore))
-    ) {
-      throw queryError('/query/before', 'must be the id of a listed question');
-    }
+    const limit = limitOf(ctx);
+    const after = afterOf(ctx, /^[1-9]\d{0,17}$/);
     const row = await edge
       .db<{ id: string; name: string }>('collections')
       .where({ name: collection })
       .first('id');
     if (!row) throw new BotwireError('BW_ERR_NOT_FOUND', `no collection named "${collection}"`);
-    const items = await listUnanswered(edge.db, row.id, {
-      limit,
-      ...(rawBefore ? { before: rawBefore } : {}),
+    const rows = await listUnanswered(edge.db, row.id, {
+      limit: limit + 1,
+      ...(after ? { before: after } : {}),
     });
-    ctx.body = { collection, items, next_before: items.length === limit ? items.at(-1)!.id : null };
+    ctx.body = { collection, ...pageOf(rows, limit, (question) => question.id) };
   });
 }

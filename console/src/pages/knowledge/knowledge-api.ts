@@ -97,10 +97,10 @@ export async function searchCollection(
 }
 
 /** The knowledge gaps: questions no passage answered well enough, newest first. */
-export async function listUnanswered(name: string, before?: string): Promise<UnansweredPage> {
+export async function listUnanswered(name: string, after?: string): Promise<UnansweredPage> {
   return unwrap(
     await api.GET('/v2/collections/{name}/unanswered', {
-      params: { path: { name }, query: { limit: 50, before } },
+      params: { path: { name }, query: { limit: 50, after } },
     }),
   );
 }

@@ -2,27 +2,35 @@
  * The knowledge gaps: the questions bots asked this collection that no passage answered well
  * enough, newest first, each with its best similarity and a link to its conversation.
  */
-import { useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { ApiError } from '../../api/api-error.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { knowledgeKeys, listUnanswered } from './knowledge-api.ts';
 
 export function KnowledgeGaps({ name }: { name: string }) {
-  const gaps = useQuery({
+  const gaps = useInfiniteQuery({
     queryKey: knowledgeKeys.unanswered(name),
-    queryFn: () => listUnanswered(name),
+    queryFn: ({ pageParam }) => listUnanswered(name, pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_after ?? undefined,
   });
+  const items = gaps.data?.pages.flatMap((page) => page.items);
   return (
     <section aria-labelledby="kn-gaps-h">
       <h2 id="kn-gaps-h">Knowledge gaps</h2>
-      {gaps.isError && !(gaps.error instanceof ApiError && gaps.error.status === 404) && (
-        <ErrorAlert what="The knowledge gaps could not be loaded." error={gaps.error} />
-      )}
-      {gaps.data && gaps.data.items.length === 0 && (
+      {gaps.isError &&
+        (gaps.error instanceof ApiError && gaps.error.status === 404 ? (
+          <p>
+            The questions bots could not answer from this collection appear here once it is indexed.
+          </p>
+        ) : (
+          <ErrorAlert what="The knowledge gaps could not be loaded." error={gaps.error} />
+        ))}
+      {items && items.length === 0 && (
         <p>No unanswered questions: every question found a relevant passage.</p>
       )}
-      {gaps.data && gaps.data.items.length > 0 && (
+      {items && items.length > 0 && (
         <table>
           <caption>Questions without a good answer, newest first</caption>
           <thead>
@@ -34,7 +42,7 @@ export function KnowledgeGaps({ name }: { name: string }) {
             </tr>
           </thead>
           <tbody>
-            {gaps.data.items.map((gap) => (
+            {items.map((gap) => (
               <tr key={gap.id}>
                 <td>{gap.question}</td>
                 <td>{gap.best_score === null ? '—' : gap.best_score.toFixed(3)}</td>
@@ -50,6 +58,15 @@ export function KnowledgeGaps({ name }: { name: string }) {
             ))}
           </tbody>
         </table>
+      )}
+      {gaps.hasNextPage && (
+        <button
+          type="button"
+          disabled={gaps.isFetchingNextPage}
+          onClick={() => void gaps.fetchNextPage()}
+        >
+          {gaps.isFetchingNextPage ? 'Loading…' : 'Older questions'}
+        </button>
       )}
     </section>
   );
