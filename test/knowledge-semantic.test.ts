@@ -11,14 +11,14 @@ import {
   reloadJob,
   storeFile,
 } from '../src/indexer/store.ts';
-import { createEmbedders, LOCAL_ONLY } from '../src/shared/embeddings/embedders.ts';
+import { createEmbedders } from '../src/shared/embeddings/embedders.ts';
 import { LOCAL_MODEL } from '../src/shared/embeddings/local-provider.ts';
 import type { Embedders } from '../src/shared/embeddings/provider.ts';
 import { VectorIndexCache } from '../src/shared/embeddings/vector-cache.ts';
 import { searchKnowledge, type SearchMode } from '../src/shared/knowledge/hybrid.ts';
 import { CollectionCache } from '../src/shared/knowledge/search.ts';
 import { createJob } from '../src/shared/knowledge/jobs.ts';
-import { SHOP_PAGES } from './support/knowledge-fixtures.ts';
+import { LOCAL_ONLY, SHOP_PAGES } from './support/knowledge-fixtures.ts';
 import { createTestSchema, type TestSchema } from './support/services.ts';
 
 describe('knowledge: search by meaning (embedded model)', function () {

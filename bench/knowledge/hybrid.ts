@@ -11,7 +11,8 @@
  */
 import { loadavg } from 'node:os';
 import { createDb } from '../../src/shared/db.ts';
-import { createEmbedders, LOCAL_ONLY } from '../../src/shared/embeddings/embedders.ts';
+import { createEmbedders } from '../../src/shared/embeddings/embedders.ts';
+import { LOCAL_ONLY } from '../../test/support/knowledge-fixtures.ts';
 import { LOCAL_MODEL } from '../../src/shared/embeddings/local-provider.ts';
 import { VectorIndexCache } from '../../src/shared/embeddings/vector-cache.ts';
 import { vectorBytes } from '../../src/shared/embeddings/vectors.ts';

@@ -22,6 +22,7 @@ import type { Service } from '../shared/process.ts';
 import { createRedis, isClusterUrl } from '../shared/redis.ts';
 import { consume, createKit, openDb } from '../shared/worker-kit.ts';
 import { createEmbedders } from '../shared/embeddings/embedders.ts';
+import type { EmbeddingChoice } from '../shared/embeddings/provider.ts';
 import { EXTRACT_DEFAULTS } from './extract/index.ts';
 import { JobProgressEvents } from './progress-events.ts';
 import { runIndexJob, STOPPED, YIELDED } from './run-job.ts';
@@ -34,7 +35,7 @@ export interface IndexRequest {
   chunk_size?: number;
   chunk_overlap?: number;
   language?: string;
-  embedding_model?: 'local' | 'api' | 'none';
+  embedding_model?: EmbeddingChoice;
   job_id?: string;
 }
 

@@ -3,6 +3,7 @@
  * written by SheetJS, and hand-zipped xlsx/ods files for the bombs (a zip whose directory can lie
  * about sizes, the smallest xlsx and ods SheetJS will read).
  */
+import type { EmbeddingSettings } from '../../src/shared/embeddings/embedders.ts';
 import { deflateSync, gzipSync } from 'node:zlib';
 import PDFDocument from 'pdfkit';
 import XLSX from 'xlsx';
@@ -186,3 +187,18 @@ export const SHOP_PAGES = [
   'Gift cards are sold in the shop in amounts from 10 to 500 euros and never expire.',
   'Delivery: bicycles bought online are shipped fully assembled within five working days.',
 ];
+
+/**
+ * Settings of a process that embeds with the embedded model only (no API): what the benches and tests
+ * of meaning use.
+ */
+export const LOCAL_ONLY: EmbeddingSettings = {
+  defaultChoice: 'local',
+  apiUrl: '',
+  apiKey: '',
+  apiModel: '',
+  apiDimensions: 0,
+  apiTimeoutMs: 1000,
+  apiBatch: 8,
+  localBatch: 16,
+};

@@ -21,21 +21,6 @@ export interface EmbeddingSettings {
   localBatch: number;
 }
 
-/**
- * Settings of a process that embeds with the embedded model only (no API): what benches and tests
- * of meaning use.
- */
-export const LOCAL_ONLY: EmbeddingSettings = {
-  defaultChoice: 'local',
-  apiUrl: '',
-  apiKey: '',
-  apiModel: '',
-  apiDimensions: 0,
-  apiTimeoutMs: 1000,
-  apiBatch: 8,
-  localBatch: 16,
-};
-
 export function createEmbedders(
   settings: EmbeddingSettings,
   overrides: { fetch?: typeof fetch; local?: EmbeddingProvider } = {},

@@ -11,7 +11,6 @@ import { MAX_EMBED_CHARS, type EmbeddingProvider } from './provider.ts';
 import { normalize } from './vectors.ts';
 
 export const LOCAL_MODEL = 'local:use-lite-en';
-export const LOCAL_DIMENSIONS = 512;
 
 const WORKER = new URL('./local-worker.mjs', import.meta.url);
 

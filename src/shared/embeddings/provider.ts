@@ -11,8 +11,6 @@
 /** What an operator chooses for a collection: the embedded model, the configured API, or none. */
 export type EmbeddingChoice = 'local' | 'api' | 'none';
 
-export const EMBEDDING_CHOICES: readonly EmbeddingChoice[] = ['local', 'api', 'none'];
-
 export interface EmbeddingProvider {
   /**
    * The model's id as recorded with vectors: `local:use-lite-en` or `api:<model>` (with

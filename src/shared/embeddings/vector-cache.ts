@@ -25,7 +25,7 @@ const keyOf = (key: IndexKey): string => `${key.collectionId}:${key.generation}:
  * (`chunks.text_sha`, `chunk_vectors`), a batch of chunk ids at a time. Returns undefined when the
  * generation has no chunk left (deleted by a newer swap: the caller reads the collection again).
  */
-export async function loadIndex(db: Knex, key: IndexKey): Promise<VectorIndex | undefined> {
+async function loadIndex(db: Knex, key: IndexKey): Promise<VectorIndex | undefined> {
   const counted = await db.raw<{ rows: { chunks: number; dims: number | null }[] }>(
     `select count(*)::int as chunks,
             (select dims from chunk_vectors where collection_id = :collection and model = :model limit 1) as dims

@@ -102,11 +102,7 @@ function modeRefused(message: string, collection: string): BotwireError {
 }
 
 /** Fuses the two rankings; ties go to the better words rank, then the lower chunk id. */
-export function fuse(
-  words: readonly SearchHit[],
-  vectors: readonly SearchHit[],
-  k: number,
-): SearchHit[] {
+function fuse(words: readonly SearchHit[], vectors: readonly SearchHit[], k: number): SearchHit[] {
   const fused = new Map<string, SearchHit & { fused: number }>();
   for (const hit of words)
     fused.set(hit.chunk_id, {

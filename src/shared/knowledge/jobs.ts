@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from '../db.ts';
+import type { EmbeddingChoice } from '../embeddings/provider.ts';
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'superseded';
 
@@ -27,7 +28,7 @@ export interface JobOptions {
    * How the job embeds its chunks: `local`, `api` or `none`; recorded when the job starts (from
    * the request, else the collection's choice, else EMBEDDINGS_PROVIDER) so a retry keeps it.
    */
-  embedding_model?: 'local' | 'api' | 'none';
+  embedding_model?: EmbeddingChoice;
 }
 
 /** Chunking when a request names none (src/indexer/chunk.ts reads these). */

@@ -32,8 +32,6 @@ export interface PlannedTerm {
   idf: number;
   /** It picks candidates (see {@link INFORMATIVE_SHARE}). */
   informative: boolean;
-  /** The query's word it corrects, when it is a correction. */
-  corrects?: string;
 }
 
 interface TermRow {
@@ -140,7 +138,6 @@ export async function planTerms(
           prefix: false,
           idf: idfOf(total, fix.ndoc),
           informative: true,
-          corrects: row.term,
         };
       const held = row.ndoc ?? 0;
       return {
