@@ -11,9 +11,7 @@ import type { SchemaRegistry } from '../shared/schemas.ts';
 import type { VisitorHub } from './web/visitor-hub.ts';
 import type { Passwords } from './admin/passwords.ts';
 
-import type { Embedders } from '../shared/embeddings/provider.ts';
-import type { VectorIndexCache } from '../shared/embeddings/vector-cache.ts';
-import type { KnowledgeSearchDeps } from '../shared/knowledge/hybrid.ts';
+import type { KnowledgeSearch } from '../shared/knowledge/knowledge-search.ts';
 
 export interface Edge {
   redis: Redis;
@@ -67,12 +65,7 @@ export interface Edge {
   /** Where uploaded documents are stored (STORAGE_DIR). */
   storageDir: string;
   /** Knowledge search by meaning: the providers queries are embedded by, the vector indexes held. */
-  knowledge: KnowledgeSearchDeps & {
-    embedders: Embedders;
-    vectors: VectorIndexCache;
-    /** KNOWLEDGE_MIN_SIMILARITY: the threshold of collections that set none. */
-    minSimilarity: number;
-  };
+  knowledge: KnowledgeSearch;
   maxDocumentBytes: number;
   /** The HTTP client for outside calls (replaceable in tests of failure paths). */
   fetch: typeof fetch;

@@ -2,9 +2,7 @@
  * Wires the edge: Redis (failing fast, so a Redis outage answers 503 at once), Postgres, the bot
  * directory, the producer and the HTTP server.
  */
-import { createEmbedders } from '../shared/embeddings/embedders.ts';
-import { VectorIndexCache } from '../shared/embeddings/vector-cache.ts';
-import { CollectionCache } from '../shared/knowledge/search.ts';
+import { createKnowledgeSearch } from '../shared/knowledge/knowledge-search.ts';
 import { createServer, type Server } from 'node:http';
 import type { Config } from '../config.ts';
 import type { Knex } from '../shared/db.ts';
@@ -131,8 +129,9 @@ export async function startApi(
   });
   heartbeat.start();
   let draining = false;
-  const embedders = createEmbedders(
-    config.embeddings,
+  const knowledge = createKnowledgeSearch(
+    config,
+    db,
     overrides.fetch ? { fetch: overrides.fetch } : {},
   );
   const edge: Edge = {
@@ -166,13 +165,7 @@ export async function startApi(
     publicBaseUrl: config.api.publicBaseUrl,
     telegramApiUrl: config.providers.telegramApiUrl,
     storageDir: config.knowledge.storageDir,
-    knowledge: {
-      db,
-      embedders,
-      vectors: new VectorIndexCache(db, config.knowledge.vectorCacheBytes),
-      collections: new CollectionCache(),
-      minSimilarity: config.knowledge.minSimilarity,
-    },
+    knowledge,
     maxDocumentBytes: config.knowledge.maxDocumentBytes,
     fetch: overrides.fetch ?? fetch,
     overloaded: () => backlog.overloaded,
@@ -279,7 +272,7 @@ export async function startApi(
       await step('heartbeat', () => heartbeat.stop());
       await step('bot directory', () => directory.close());
       await step('redis', () => redis.quit());
-      await step('embedding model', () => embedders.close());
+      await step('embedding model', () => knowledge.close());
       await step('postgres', () => db.destroy());
       await step('health file', async () => health?.stop());
     })();

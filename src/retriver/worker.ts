@@ -6,19 +6,19 @@
  */
 import type { Config } from '../config.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
-import type { Knex } from '../shared/db.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { checkBotMayRead } from '../shared/knowledge/access.ts';
-import { CollectionCache, type SearchHit } from '../shared/knowledge/search.ts';
+import type { SearchHit } from '../shared/knowledge/search.ts';
 import {
   bestSimilarity,
   relevantHits,
   searchKnowledge,
   type KnowledgeResult,
 } from '../shared/knowledge/hybrid.ts';
-import { createEmbedders } from '../shared/embeddings/embedders.ts';
-import type { Embedders } from '../shared/embeddings/provider.ts';
-import { VectorIndexCache } from '../shared/embeddings/vector-cache.ts';
+import {
+  createKnowledgeSearch,
+  type KnowledgeSearch,
+} from '../shared/knowledge/knowledge-search.ts';
 import { recordUnanswered } from '../shared/knowledge/unanswered.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
@@ -44,14 +44,7 @@ export interface Question {
 
 export const DEFAULT_K = 3;
 
-interface Deps {
-  db: Knex;
-  /** What this process last saw of the collections it searched. */
-  collections: CollectionCache;
-  embedders: Embedders;
-  vectors: VectorIndexCache;
-  /** KNOWLEDGE_MIN_SIMILARITY: the threshold of collections that set none. */
-  minSimilarity: number;
+interface Deps extends KnowledgeSearch {
   llm: LlmSettings | undefined;
 }
 
@@ -186,16 +179,8 @@ export async function startRetriever(
   const kit = createKit(config, logger, { name: 'botwire-retriver' });
   const db = openDb(kit);
   const { knowledge } = config;
-  const embedders = createEmbedders(
-    config.embeddings,
-    overrides.fetch ? { fetch: overrides.fetch } : {},
-  );
   const deps: Deps = {
-    db,
-    collections: new CollectionCache(),
-    embedders,
-    vectors: new VectorIndexCache(db, knowledge.vectorCacheBytes),
-    minSimilarity: knowledge.minSimilarity,
+    ...createKnowledgeSearch(config, db, overrides.fetch ? { fetch: overrides.fetch } : {}),
     llm: knowledge.llmApiUrl
       ? {
           baseUrl: knowledge.llmApiUrl,
@@ -210,6 +195,6 @@ export async function startRetriever(
     kit,
     'retriver',
     (question, context) => handleQuestion(deps, question, context),
-    [() => embedders.close(), () => db.destroy()],
+    [() => deps.close(), () => db.destroy()],
   );
 }
