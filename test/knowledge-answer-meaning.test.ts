@@ -128,4 +128,19 @@ describe('knowledge: answers by meaning end to end', function () {
     expect(words).to.include({ mode: 'words', vectors_model: null });
     expect(words.hits).to.have.length(1);
   });
+
+  it('when the embedding model is set, then only a change of the model the collection is embedded with re-indexes it', async () => {
+    const same = await env.api.call('PATCH', '/v2/collections/help', {
+      body: { embedding_model: 'local' },
+    });
+    expect(same.status).to.equal(200);
+    expect(same.json.reindex_job_id, 'local is what the default already meant').to.equal(undefined);
+    const other = await env.api.call('PATCH', '/v2/collections/help', {
+      body: { embedding_model: 'none' },
+    });
+    expect(other.json.reindex_job_id).to.be.a('string');
+    expect((await waitForJob(env.api, other.json.reindex_job_id)).status).to.equal('succeeded');
+    const collection = (await env.api.call('GET', '/v2/collections/help')).json;
+    expect(collection.indexed.vectors_model).to.equal(null);
+  });
 });

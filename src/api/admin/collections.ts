@@ -208,9 +208,15 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
       SETTING_KEYS.filter((key) => input[key] !== undefined).map((key) => [key, input[key]]),
     );
     const previous = await edge
-      .db<CollectionSettings & { name: string; active_generation: string | null }>('collections')
+      .db<
+        CollectionSettings & {
+          name: string;
+          active_generation: string | null;
+          vectors_model: string | null;
+        }
+      >('collections')
       .where({ name: collection })
-      .first(...SETTING_KEYS, 'active_generation');
+      .first(...SETTING_KEYS, 'active_generation', 'vectors_model');
     const row = await edge.db.transaction(async (trx) => {
       // As the indexer creates collections (src/indexer/store.ts ensureCollection): the lock its
       // partition's trigger needs is taken first, so two creations wait instead of deadlocking.
@@ -225,11 +231,14 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
         .returning([...SETTING_KEYS]);
       return rows[0]!;
     });
-    // Vectors of two models never mix: a collection with content is re-embedded by a new job.
+    // Vectors of two models never mix: a collection whose content was embedded by another model
+    // than the one the new choice means in this deployment is re-embedded by a new job.
+    const { embedders } = edge.knowledge;
+    const meant = embedders.forChoice(row.embedding_model ?? embedders.defaultChoice);
     const remodel =
       input.embedding_model !== undefined &&
-      (previous?.embedding_model ?? null) !== input.embedding_model &&
-      previous?.active_generation != null;
+      previous?.active_generation != null &&
+      (meant?.model ?? null) !== (previous.vectors_model ?? null);
     const reindexJob = remodel
       ? await startIndexJob(edge, collection, await uploadedFiles(edge.storageDir, collection), {})
       : undefined;
