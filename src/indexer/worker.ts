@@ -28,6 +28,9 @@ import { JobProgressEvents } from './progress-events.ts';
 import { runIndexJob, STOPPED, YIELDED } from './run-job.ts';
 import { failJob } from './store.ts';
 
+/** A failure trying again cannot help: its message (a BotwireError's) is the job's error. */
+class Refused extends UnrecoverableError {}
+
 /** An `indexer` topic message (schemas/topics/indexer.json). */
 export interface IndexRequest {
   collection_name: string;
@@ -149,9 +152,7 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
         .catch((error: unknown) => {
           // What trying again cannot help (a setting, a provider refusing or answering out of
           // shape) fails the job at once, instead of reading every file again per attempt.
-          if (error instanceof BotwireError && !error.retryable) {
-            throw new UnrecoverableError(error.message);
-          }
+          if (error instanceof BotwireError && !error.retryable) throw new Refused(error.message);
           throw error;
         })
         .finally(unwatch);
@@ -189,8 +190,10 @@ export async function startIndexer(config: Config, logger: Logger): Promise<Serv
       'indexing attempt failed',
     );
     if (spent) {
+      // BullMQ fails a job that stalled more than maxStalledCount with an UnrecoverableError of
+      // its own ("job stalled more than allowable limit"), so only ours carry their message.
       const reason =
-        error instanceof BotwireError || error instanceof UnrecoverableError
+        error instanceof BotwireError || error instanceof Refused
           ? error.message
           : /stalled/.test(error.message)
             ? 'the indexer stopped too often while running this job'
