@@ -149,6 +149,40 @@ describe('knowledge: the embeddings API provider', function () {
     }
   });
 
+  describe("a file's chunks embedded by the indexer", () => {
+    let schema: TestSchema;
+    before(async () => {
+      schema = await createTestSchema();
+    });
+    after(async () => {
+      await schema?.drop();
+    });
+
+    it('when 70 texts are embedded with EMBEDDINGS_BATCH 64, then two calls carry them (64 and 6) and each text has one vector', async () => {
+      const api = await standIn((call, _n, res) => answer(res, call.input, 8));
+      try {
+        const provider = new ApiEmbeddingProvider({
+          baseUrl: api.url,
+          apiKey: '',
+          model: 'm',
+          dimensions: 8,
+          batch: 64,
+        });
+        const { db } = schema;
+        await createJob(db, { jobId: 'job_batch', collection: 'batch', files: [], options: {} });
+        const job = (await beginAttempt(db, 'job_batch'))!;
+        const collectionId = await ensureCollection(db, 'batch');
+        const texts = Array.from({ length: 70 }, (_, i) => `text number ${i}`);
+        const made = await embedChunks(db, { collectionId, provider, texts, jobId: job.id });
+        expect(made).to.equal(70);
+        expect(api.calls.map((c) => c.input.length)).to.deep.equal([64, 6]);
+        expect(await db('chunk_vectors').count({ n: '*' }).first()).to.deep.equal({ n: '70' });
+      } finally {
+        await api.close();
+      }
+    });
+  });
+
   describe('answers of the wrong shape', () => {
     let schema: TestSchema;
     before(async () => {

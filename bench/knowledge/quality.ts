@@ -59,6 +59,7 @@ const load = (): string =>
 class TimedModel implements EmbeddingProvider {
   readonly #model = new LocalEmbeddingProvider({ batch: 16 });
   readonly model = this.#model.model;
+  readonly batch = this.#model.batch;
   texts = 0;
   seconds = 0;
   #active = 0;

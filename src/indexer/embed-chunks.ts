@@ -12,8 +12,6 @@ import type { EmbeddingProvider } from '../shared/embeddings/provider.ts';
 import { vectorBytes } from '../shared/embeddings/vectors.ts';
 import { storable } from '../shared/pg-text.ts';
 
-/** Texts embedded and committed together. */
-export const EMBED_BATCH = 32;
 /** Hashes looked up per statement. */
 const LOOKUP_BATCH = 1000;
 
@@ -53,8 +51,9 @@ export async function embedChunks(db: Knex, args: EmbedArgs): Promise<number> {
   let dims = known?.dims;
   const todo = [...missing.entries()];
   let made = 0;
-  for (let start = 0; start < todo.length; start += EMBED_BATCH) {
-    const batch = todo.slice(start, start + EMBED_BATCH);
+  // One provider call's worth at a time (EMBEDDINGS_BATCH for an API), each committed at once.
+  for (let start = 0; start < todo.length; start += provider.batch) {
+    const batch = todo.slice(start, start + provider.batch);
     const vectors = await provider.embed(
       batch.map(([, text]) => storable(text)),
       signal,

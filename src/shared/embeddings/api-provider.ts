@@ -65,6 +65,7 @@ const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
 
 export class ApiEmbeddingProvider implements EmbeddingProvider {
   readonly model: string;
+  readonly batch: number;
   readonly #options: Required<Omit<ApiProviderOptions, 'fetch'>> & { fetch: typeof fetch };
 
   constructor(options: ApiProviderOptions) {
@@ -77,16 +78,15 @@ export class ApiEmbeddingProvider implements EmbeddingProvider {
       fetch: globalThis.fetch,
       ...options,
     };
+    this.batch = this.#options.batch;
     this.model = `api:${options.model}${options.dimensions > 0 ? `@${options.dimensions}` : ''}`;
   }
 
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const vectors: Float32Array[] = [];
     let dims: number | undefined;
-    for (let start = 0; start < texts.length; start += this.#options.batch) {
-      const batch = texts
-        .slice(start, start + this.#options.batch)
-        .map((t) => t.slice(0, MAX_EMBED_CHARS));
+    for (let start = 0; start < texts.length; start += this.batch) {
+      const batch = texts.slice(start, start + this.batch).map((t) => t.slice(0, MAX_EMBED_CHARS));
       const got = await this.#call(batch, signal);
       for (const vector of got) {
         dims ??= vector.length;

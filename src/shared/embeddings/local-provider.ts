@@ -46,7 +46,7 @@ interface Out {
 
 export class LocalEmbeddingProvider implements EmbeddingProvider {
   readonly model = LOCAL_MODEL;
-  readonly #batch: number;
+  readonly batch: number;
   readonly #batchTimeoutMs: number;
   #worker: Worker | undefined;
   #queue: Pending[] = [];
@@ -56,7 +56,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
   #closing: Promise<void> | undefined;
 
   constructor(options: LocalProviderOptions = {}) {
-    this.#batch = Math.max(1, options.batch ?? 16);
+    this.batch = Math.max(1, options.batch ?? 16);
     this.#batchTimeoutMs = options.batchTimeoutMs ?? 60_000;
   }
 
@@ -67,9 +67,9 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     signal?.throwIfAborted();
     // A large call is queued as batches; it settles when all of them have.
     const parts: Promise<Float32Array[]>[] = [];
-    for (let start = 0; start < texts.length; start += this.#batch) {
+    for (let start = 0; start < texts.length; start += this.batch) {
       const part = texts
-        .slice(start, start + this.#batch)
+        .slice(start, start + this.batch)
         .map((text) => text.slice(0, MAX_EMBED_CHARS));
       parts.push(
         new Promise((resolve, reject) => this.#queue.push({ texts: part, resolve, reject })),
@@ -84,7 +84,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     if (this.#out || this.#queue.length === 0 || this.#closing) return;
     const taken: Pending[] = [];
     let count = 0;
-    while (this.#queue.length > 0 && count + this.#queue[0]!.texts.length <= this.#batch) {
+    while (this.#queue.length > 0 && count + this.#queue[0]!.texts.length <= this.batch) {
       const next = this.#queue.shift()!;
       taken.push(next);
       count += next.texts.length;

@@ -17,6 +17,8 @@ export interface EmbeddingProvider {
    * `@<dimensions>` when dimensions are asked for), so a change of API model is a change of model.
    */
   readonly model: string;
+  /** Texts it embeds in one call to its API or one batch of its thread (a longer list is split). */
+  readonly batch: number;
   /** Unit vectors, one per text, in order. */
   embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
   /** Stops its thread or connections; idempotent. */
