@@ -130,7 +130,10 @@ export async function startConsoleService(
       telegram,
       browser,
       async newPage() {
-        const context = await browser.newContext({ baseURL: url });
+        // Less motion: the view jumps to a selected state rather than gliding there, so a click
+        // that follows a selection lands where the state is (a glide slowed by a busy machine
+        // could move it away under the pointer).
+        const context = await browser.newContext({ baseURL: url, reducedMotion: 'reduce' });
         contexts.push(context);
         const page = await context.newPage();
         options.onPage?.(page);

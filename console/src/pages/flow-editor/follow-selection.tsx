@@ -1,6 +1,7 @@
 /**
  * Inside the canvas: when the selection changes (say from the state list or a problem), the
- * selected state is brought to the middle of the view, at a zoom where it can be read.
+ * selected state is brought to the middle of the view, at a zoom where it can be read: in a short
+ * glide, or at once for people who ask their system for less motion.
  */
 import { useReactFlow } from '@xyflow/react';
 import { useEffect } from 'react';
@@ -19,7 +20,7 @@ export function FollowSelection({ selected }: { selected: string | null }) {
     const height = node.measured?.height ?? 80;
     void flow.setCenter(node.position.x + width / 2, node.position.y + height / 2, {
       zoom: Math.min(Math.max(flow.getZoom(), READABLE_ZOOM), CLOSEST_ZOOM),
-      duration: 200,
+      duration: window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 0 : 200,
     });
     // Only a new selection moves the view; the flow object changes with every render.
   }, [selected]);
