@@ -3,9 +3,11 @@
  * PDFs written by pdfkit, spreadsheets by SheetJS, hand-zipped xlsx/ods bombs (see `bombs` below).
  */
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import XLSX from 'xlsx';
 import {
   extractFile,
@@ -15,6 +17,8 @@ import {
 import { SpreadsheetReader, toSheets } from '../src/indexer/extract/spreadsheet.ts';
 import { BotwireError, type ErrorCode } from '../src/shared/errors.ts';
 import { MiB, ods, PAGES, pdf, worksheet, write, xlsx } from './support/knowledge-fixtures.ts';
+
+const run = promisify(execFile);
 
 async function failure(source: DocumentSource, limits?: ExtractLimits): Promise<BotwireError> {
   try {
@@ -135,6 +139,17 @@ describe('knowledge extraction', () => {
       expect(() => JSON.parse('{"a":1,}', (_key, value: unknown) => value)).to.throw(
         /in JSON at position 7/,
       );
+    });
+
+    it('when a short-lived process has read PDFs, then it exits by itself (the idle thread kept for the next PDF does not hold it) with nothing on its stdout but its own', async function () {
+      this.timeout(90_000);
+      // Before the thread's stdout stopped being piped, this process never exited.
+      const { stdout } = await run(
+        process.execPath,
+        ['--import', 'tsx', 'test/fixtures/read-pdfs.ts'],
+        { timeout: 60_000, killSignal: 'SIGKILL' },
+      );
+      expect(stdout).to.equal('read\n');
     });
 
     it('when the PDF has more pages than the limit, then it fails as too large', async () => {

@@ -104,17 +104,14 @@ function acquire(maxMemoryMb: number): Worker {
       return entry.worker;
     }
   }
-  const worker = new Worker(BOOTSTRAP, {
+  // The thread's stdout and stderr are not piped here: Node holds a thread's port while its piped
+  // stdout is read, until the thread exits, so an idle thread kept for the next PDF would keep the
+  // process alive. pdf.js's console warnings are silenced in the thread instead (pdf-worker.ts).
+  return new Worker(BOOTSTRAP, {
     eval: true,
     execArgv: [],
     resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb },
-    stdout: true,
-    stderr: true,
   });
-  // pdf.js warns on the console about fonts and broken objects; that is not our log.
-  worker.stdout.resume();
-  worker.stderr.resume();
-  return worker;
 }
 
 function release(worker: Worker, maxMemoryMb: number): void {
