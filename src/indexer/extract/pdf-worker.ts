@@ -72,7 +72,10 @@ export async function readPdf(input: PdfInput): Promise<PdfReply> {
 if (!isMainThread && parentPort) {
   // pdf.js warns on the console about fonts and broken objects. A thread's console writes to the
   // process's stdout, where our JSON log goes: those lines are not our log.
-  for (const method of ['log', 'info', 'warn', 'debug'] as const) console[method] = () => {};
+  for (const method of ['log', 'info', 'warn', 'debug'] as const) {
+    // eslint-disable-next-line no-console -- silencing the console, not writing to it
+    console[method] = () => {};
+  }
   const port = parentPort;
   port.on('message', (input: PdfInput) => {
     void readPdf(input).then((reply) => port.postMessage(reply));
