@@ -251,7 +251,15 @@ async function runOneTurn(
   for (;;) {
     const run = { ...options, rendered };
     const result: TurnResult = deps.patterns
-      ? await runTurnMatching(deps.patterns, context.log, flow, state, event, run)
+      ? await runTurnMatching(
+          deps.patterns,
+          conversation.app_id,
+          context.log,
+          flow,
+          state,
+          event,
+          run,
+        )
       : runTurn(flow, state, event, run);
     state = result.state;
     rendered = result.rendered;
