@@ -366,6 +366,33 @@ forEachRedisMode('topic bus', (mode) => {
       }
     });
 
+    it("when an entry is handed to the consumer's name by a read whose answer never reached it, then it is read again and handled while the consumer keeps its partitions", async () => {
+      const handled: string[] = [];
+      await consumer({
+        blockMs: 1000,
+        handler: async (m) => {
+          handled.push(m.collection_name);
+        },
+      }).start();
+      await producer.publish('indexer', msg('first', 'K'));
+      await waitFor(() => handled.includes('first'), { what: 'the first entry handled' });
+      // One transaction: the entry is added and handed to c1 before its blocked read can see it,
+      // as when a read's answer is lost on the way (a connection dropped mid-reply).
+      const stream = keys.partitions[0]!;
+      const data = JSON.stringify(msg('orphan'));
+      const [added, handed] = (await redis
+        .multi()
+        .xadd(stream, '*', 'data', data)
+        .xreadgroup('GROUP', 'indexer', 'c1', 'COUNT', 1, 'STREAMS', stream, '>')
+        .exec())!;
+      expect([added?.[0], handed?.[0]]).to.deep.equal([null, null]);
+      expect(JSON.stringify(handed?.[1])).to.include('orphan');
+      await waitFor(async () => handled.includes('orphan') && (await pending()) === 0, {
+        timeoutMs: 10_000,
+        what: 'the orphaned entry handled, nothing pending',
+      });
+    });
+
     it('when a handler fails once, then the entry is retried after a backoff and succeeds', async () => {
       const deliveries: number[] = [];
       await consumer({

@@ -148,6 +148,26 @@ describe('flow budgets', function () {
           },
         },
       });
+      // Each half makes 40 × 60,000 characters (2.4 M, under MAX_RENDERED_CHARS's 4 Mi) in its
+      // own run of the engine, the second after an HTTP step: 4.8 M in one turn.
+      const half = [
+        { http: { method: 'GET', url: `${o}/chunk`, store: 'r' } },
+        { set: { big: '{{r.body.data}}'.repeat(40) } },
+        { set: { big: '' } },
+      ];
+      bots.render = await createTelegramBot(t, {
+        name: 'render',
+        flow: {
+          version: 1,
+          start: 'build',
+          states: {
+            build: {
+              actions: [...half, { send: { text: 'half' } }, ...half, { send: { text: 'done' } }],
+              end: true,
+            },
+          },
+        },
+      });
       bots.metadata = await createTelegramBot(t, {
         name: 'metadata',
         flow: oneStep(`${o}/metadata`),
@@ -198,6 +218,13 @@ describe('flow budgets', function () {
     await say('loop', 4000, 4000);
     expect(await reply(4000)).to.deep.equal(['limit: BW_ERR_FLOW_BUDGET']);
     expect(third.hits.get('/count')).to.equal(3);
+  });
+
+  it("when a turn's templates pass MAX_RENDERED_CHARS over two runs of the engine (before and after an HTTP step), then the turn stops: the apology alone, the conversation ended, its variables cleared", async () => {
+    await say('render', 6000, 6000);
+    expect(await reply(6000)).to.deep.equal([DEFAULT_ERROR_TEXT]);
+    const [row] = await stateRows(t, bots.render!.appId);
+    expect(row!.state).to.deep.include({ vars: {}, ended: true });
   });
 
   it('when an allowed endpoint redirects to the metadata address, then the step fails with BW_ERR_FLOW_HTTP_REFUSED and nothing from there reaches the chat', async () => {

@@ -356,7 +356,13 @@ describe('flow engine', () => {
     const before = chat.state();
     for (const event of [result('r0', 'old'), say('hello?')]) {
       const turn = chat.send(event);
-      expect(turn).to.deep.equal({ state: before, outputs: [], effects: [], errors: [] });
+      expect(turn).to.deep.equal({
+        state: before,
+        outputs: [],
+        effects: [],
+        errors: [],
+        rendered: 0,
+      });
     }
     expect(chat.texts(result('r1', 'We open at 9.'))).to.deep.equal(['A: We open at 9.']);
   });

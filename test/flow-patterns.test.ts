@@ -70,4 +70,25 @@ describe('wait patterns', function () {
       await matcher.close();
     }
   });
+
+  it("when one bot's matches run to the deadline one after another, then another bot's match waits for the one running only, not for the whole queue", async () => {
+    const matcher = new PatternMatcher({ logger, timeoutMs: 100 });
+    try {
+      const settled: string[] = [];
+      const ask = (name: string, bot: string, pattern: string, text: string) =>
+        matcher.test(pattern, text, bot).then((outcome) => settled.push(`${name} ${outcome}`));
+      const asked = [1, 2, 3, 4].map((n) => ask(`r${n}`, 'R', SLOW_PATTERN, SLOW_TEXT));
+      asked.push(ask('b', 'B', '^[A-Z]{2}\\d{4}$', 'AB1234'));
+      await Promise.all(asked);
+      expect(settled).to.deep.equal([
+        'r1 timeout',
+        'b accepted',
+        'r2 timeout',
+        'r3 timeout',
+        'r4 timeout',
+      ]);
+    } finally {
+      await matcher.close();
+    }
+  });
 });

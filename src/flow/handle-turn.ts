@@ -246,11 +246,25 @@ async function runOneTurn(
   let deadline: number | undefined;
   let opened: HandoffStart | undefined;
   const understood: NonNullable<TurnResult['understood']> = [];
+  // What the turn's templates made so far: MAX_RENDERED_CHARS bounds the turn, not each run.
+  let rendered = 0;
   for (;;) {
+    const run = { ...options, rendered };
     const result: TurnResult = deps.patterns
-      ? await runTurnMatching(deps.patterns, context.log, flow, state, event, options)
-      : runTurn(flow, state, event, options);
+      ? await runTurnMatching(
+          deps.patterns,
+          conversation.app_id,
+          context.log,
+          flow,
+          state,
+          event,
+          run,
+        )
+      : runTurn(flow, state, event, run);
     state = result.state;
+    rendered = result.rendered;
+    // A run stopped by the render budget sends the apology alone, also none of the earlier runs'.
+    if (result.errors.some((e) => e.code === 'BW_ERR_FLOW_BUDGET')) outputs = [];
     outputs.push(...result.outputs);
     understood.push(...(result.understood ?? []));
     opened = result.handoff ?? opened;

@@ -3,9 +3,11 @@
  * operator's pattern can hold up the turns of other bots. Patterns are RE2 (linear time, see
  * `src/shared/flows/pattern.ts`); the thread bounds what linear still costs in JavaScript.
  *
- * One thread, one match at a time, in the order asked. A match that outlives `timeoutMs` counts
- * as not accepted (the user is asked again) and its thread is terminated; the next match starts a
- * new one. A thread that dies the same way fails only the match it was running.
+ * One thread, one match at a time: the waiting matches of each bot in the order asked, the bots
+ * taking turns (round-robin), so a bot whose answers run to the deadline one after another delays
+ * another bot's match by one match at most, not by its whole queue. A match that outlives
+ * `timeoutMs` counts as not accepted (the user is asked again) and its thread is terminated; the
+ * next match starts a new one. A thread that dies the same way fails only the match it was running.
  */
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../shared/logger.ts';
@@ -31,7 +33,10 @@ interface Job {
 export class PatternMatcher {
   readonly #timeoutMs: number;
   readonly #logger: Logger;
-  readonly #queue: Job[] = [];
+  /** Waiting matches per bot; the bot served next is first (Map order). */
+  readonly #queues = new Map<string, Job[]>();
+  /** The bot whose match ran last. */
+  #served: string | undefined;
   #worker: { worker: Worker; ready: Promise<void> } | undefined;
   #running = false;
   #ids = 0;
@@ -42,18 +47,45 @@ export class PatternMatcher {
     this.#logger = options.logger;
   }
 
-  /** Whether `pattern` accepts `text` (trimmed, at most 1024 characters), within the deadline. */
-  test(pattern: string, text: string): Promise<PatternOutcome> {
+  /**
+   * Whether `pattern` accepts `text` (trimmed, at most 1024 characters), within the deadline.
+   * @param bot whose match it is (its app id): bots take turns. @defaultValue one bot for all
+   */
+  test(pattern: string, text: string, bot = ''): Promise<PatternOutcome> {
     if (this.#closed) return Promise.resolve('timeout');
     return new Promise((settle) => {
-      this.#queue.push({ pattern, text, settle });
+      const queue = this.#queues.get(bot);
+      if (queue) queue.push({ pattern, text, settle });
+      else this.#queues.set(bot, [{ pattern, text, settle }]);
       this.#next();
     });
   }
 
+  /**
+   * The next match: the oldest of the first bot waiting that was not served last (the one served
+   * last only when no other waits), that bot then going last.
+   */
+  #take(): Job | undefined {
+    let bot: string | undefined;
+    for (const waiting of this.#queues.keys()) {
+      bot ??= waiting;
+      if (waiting !== this.#served) {
+        bot = waiting;
+        break;
+      }
+    }
+    if (bot === undefined) return undefined;
+    const queue = this.#queues.get(bot)!;
+    const job = queue.shift();
+    this.#queues.delete(bot);
+    if (queue.length > 0) this.#queues.set(bot, queue);
+    this.#served = bot;
+    return job;
+  }
+
   #next(): void {
     if (this.#running || this.#closed) return;
-    const job = this.#queue.shift();
+    const job = this.#take();
     if (!job) return;
     this.#running = true;
     const { worker, ready } = this.#thread();
@@ -113,7 +145,8 @@ export class PatternMatcher {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const job of this.#queue.splice(0)) job.settle('timeout');
+    for (const queue of this.#queues.values()) for (const job of queue) job.settle('timeout');
+    this.#queues.clear();
     const thread = this.#worker;
     this.#worker = undefined;
     await thread?.worker.terminate();

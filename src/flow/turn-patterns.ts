@@ -10,9 +10,10 @@ import { runTurn } from './engine/run-turn.ts';
 import type { ConversationState, FlowEvent, TurnOptions, TurnResult } from './engine/types.ts';
 import type { PatternMatcher } from './pattern-matcher.ts';
 
-/** `runTurn` with `options.testPattern` answered by `matcher`. */
+/** `runTurn` with `options.testPattern` answered by `matcher`, as bot `bot`'s matches (its app id). */
 export async function runTurnMatching(
   matcher: PatternMatcher,
+  bot: string,
   log: Logger,
   flow: Flow,
   state: ConversationState,
@@ -41,7 +42,7 @@ export async function runTurnMatching(
       },
     });
     if (!asked) return result;
-    const outcome = await matcher.test(asked.pattern, asked.text);
+    const outcome = await matcher.test(asked.pattern, asked.text, bot);
     if (outcome === 'timeout') log.warn({ pattern: asked.pattern }, 'wait pattern timed out');
     known.set(`${asked.pattern}\n${asked.text}`, outcome === 'accepted');
   }

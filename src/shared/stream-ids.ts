@@ -13,6 +13,9 @@ const SHAPE = /^(\d{1,20})-(\d{1,20})$/;
 /** The id before every entry. */
 export const ZERO_ID = '0-0';
 
+/** The greatest id: nothing comes after it. */
+export const MAX_ID = `${MAX_PART}-${MAX_PART}`;
+
 /** The two parts of a complete id, or undefined when it is malformed or past 64 bits. */
 export function parseStreamId(value: string): [bigint, bigint] | undefined {
   const match = SHAPE.exec(value);

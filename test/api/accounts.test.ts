@@ -123,6 +123,23 @@ describe('operator accounts, sessions, tokens and invites', function () {
     expect([claim.status, claim.json.error.code]).to.deep.equal([403, 'BW_ERR_FORBIDDEN']);
   });
 
+  it("when an owner's owner token outlives the owner's demotion to viewer, then it makes no token above viewer (403 BW_ERR_FORBIDDEN) and its default is a viewer token", async () => {
+    const owner = await makeAccount(t, 'owner');
+    await t.call('PATCH', `/v2/accounts/${owner.id}`, { body: { role: 'viewer' } });
+    for (const role of ['owner', 'builder', 'agent']) {
+      const made = await withToken(t, owner.token, 'POST', '/v2/tokens', { name: 'up', role });
+      expect([role, made.status, made.json.error?.code]).to.deep.equal([
+        role,
+        403,
+        'BW_ERR_FORBIDDEN',
+      ]);
+    }
+    const plain = await withToken(t, owner.token, 'POST', '/v2/tokens', { name: 'plain' });
+    expect([plain.status, plain.json.role]).to.deep.equal([201, 'viewer']);
+    const rows = await t.api.db('api_tokens').where({ account_id: owner.id }).select('role');
+    expect(rows.map((r: { role: string }) => r.role).sort()).to.deep.equal(['owner', 'viewer']);
+  });
+
   it('when a token is made, then it is shown once, stored only as its SHA-256, works as a bearer until revoked, and then is refused with 401', async () => {
     const builder = await makeAccount(t, 'builder');
     const made = await withCookie(t, builder.cookie, 'POST', '/v2/tokens', {

@@ -52,6 +52,16 @@ export function grantableRoles(role: Role): Role[] {
   return [role];
 }
 
+/**
+ * The roles `principal` may give a token: those its role may grant, and, for a token held within
+ * its demoted account's role, those that role may grant too, so a demotion counts at once.
+ */
+export function principalGrantable(principal: Principal): Role[] {
+  const { within } = principal;
+  const own = grantableRoles(principal.role);
+  return within === undefined ? own : own.filter((r) => grantableRoles(within).includes(r));
+}
+
 /** The principal of the request; the admin guard set it, so its absence is a wiring fault. */
 export function principalOf(ctx: Context): Principal {
   const principal = ctx.state.principal;

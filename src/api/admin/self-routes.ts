@@ -10,7 +10,7 @@ import type { Edge } from '../edge.ts';
 import { accountById } from './account-store.ts';
 import { authParts, sessionToken } from './auth.ts';
 import { presentSession } from './present-session.ts';
-import { grantableRoles, principalOf, type Role } from './principal.ts';
+import { principalGrantable, principalOf, type Role } from './principal.ts';
 import { createToken, listTokens, revokeToken } from './token-store.ts';
 import { UUID } from '../ids.ts';
 import type { ReadBody } from '../body.ts';
@@ -67,10 +67,15 @@ export function selfRoutes(router: Router, edge: Edge, readBody: ReadBody): void
   router.post('/v2/tokens', async (ctx) => {
     const accountId = accountIdOf(ctx);
     const input = await readBody<{ name: string; role?: Role }>(ctx, 'http/create-token');
-    const { role: own } = principalOf(ctx);
+    const principal = principalOf(ctx);
+    // A token held within its demoted account's role defaults to that (narrower) role.
+    const own = principal.within ?? principal.role;
     const role = input.role ?? own;
-    if (!grantableRoles(own).includes(role)) {
-      throw new BotwireError('BW_ERR_FORBIDDEN', `a ${own} may not make a ${role} token`);
+    if (!principalGrantable(principal).includes(role)) {
+      const who = principal.within
+        ? `this ${principal.role} token, its account now a ${principal.within},`
+        : `a ${own}`;
+      throw new BotwireError('BW_ERR_FORBIDDEN', `${who} may not make a ${role} token`);
     }
     ctx.state.audit = { after: { name: input.name, role } };
     ctx.status = 201;

@@ -441,7 +441,13 @@ function tidy(state: ConversationState): ConversationState {
 }
 
 function quiet(turn: Turn): TurnResult {
-  return { state: tidy(turn.state), outputs: [], effects: [], errors: [] };
+  return {
+    state: tidy(turn.state),
+    outputs: [],
+    effects: [],
+    errors: [],
+    rendered: turn.meter.spent,
+  };
 }
 
 /** Patterns matched in this thread, with RE2 (the default of `TurnOptions.testPattern`). */
@@ -470,7 +476,7 @@ export function runTurn(
     errors: [],
     entries: 0,
     understood: [],
-    meter: new RenderMeter(),
+    meter: new RenderMeter(undefined, options.rendered),
     testPattern: options.testPattern ?? inProcessPatterns(),
   };
   // While a person has the conversation only the end of the handoff moves it (docs/handoff.md).
@@ -493,5 +499,6 @@ export function runTurn(
     errors: turn.errors,
     ...(turn.handoff ? { handoff: turn.handoff } : {}),
     ...(turn.understood.length > 0 ? { understood: turn.understood } : {}),
+    rendered: turn.meter.spent,
   };
 }

@@ -170,6 +170,11 @@ export interface TurnOptions {
    * @defaultValue matched here, with RE2 (`CompiledPatterns` of `src/shared/flows/pattern.ts`)
    */
   testPattern?: (pattern: string, text: string) => boolean;
+  /**
+   * Characters this turn's templates produced in its earlier runs (a turn runs again after each
+   * effect): they count toward its `MAX_RENDERED_CHARS`. @defaultValue 0
+   */
+  rendered?: number;
 }
 
 /** A handoff the turn started; the caller records it (docs/handoff.md). */
@@ -192,4 +197,9 @@ export interface TurnResult {
   handoff?: HandoffStart;
   /** Options and intents the turn matched by meaning (for the transcript). */
   understood?: Understood[];
+  /**
+   * Characters the turn's templates produced, `TurnOptions.rendered` included: pass it as that
+   * option when the turn runs again after its effect.
+   */
+  rendered: number;
 }

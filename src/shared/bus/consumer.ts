@@ -239,10 +239,11 @@ export class StreamConsumer<T> {
   readonly #inFlight = new Set<string>();
   readonly #busy = new Map<number, number>(); // partition -> entries in flight
   /**
-   * Per partition, reads in flight covering it. A count, not a flag: on a cluster the loop of a
-   * partition lost and taken again may still be winding down its cut read while the new loop reads.
+   * Reads in flight: the partitions each covers and when it was sent (ms, this process' clock).
+   * Several may cover one partition: on a cluster the loop of a partition lost and taken again may
+   * still be winding down its cut read while the new loop reads.
    */
-  readonly #reading = new Map<number, number>();
+  readonly #reading = new Set<{ partitions: readonly number[]; sentAt: number }>();
   /** Partitions taken over whose previous reader's pending entries are not claimed yet. */
   readonly #unclaimed = new Set<number>();
   /**
@@ -482,8 +483,11 @@ export class StreamConsumer<T> {
     )) as [string, string][];
     const strays = rows.filter(([, owner]) => owner !== name).map(([id]) => id);
     // Entries a read holds (a linger) or a fetch of deferred entries is bringing back are pending
-    // and not in flight yet: looked at once neither is under way.
-    const settled = !this.#isRead(partition) && this.#fetches.size === 0;
+    // and not in flight yet: looked at once neither is under way. A read sent less than a lease
+    // ago holds none of these rows (each was handed over a lease ago or more), so only older
+    // reads count: the read loop always has a blocking read out, and waiting for none would
+    // leave such entries pending for good.
+    const settled = !this.#isRead(partition, Date.now() - leaseMs) && this.#fetches.size === 0;
     const orphans = rows.filter(
       ([id, owner]) =>
         settled &&
@@ -539,17 +543,11 @@ export class StreamConsumer<T> {
     } while (cursor !== '0-0');
   }
 
-  /** Reads in flight covering a partition. */
-  #isRead(partition: number): boolean {
-    return (this.#reading.get(partition) ?? 0) > 0;
-  }
-
-  #countReads(partitions: readonly number[], by: 1 | -1): void {
-    for (const p of partitions) {
-      const n = (this.#reading.get(p) ?? 0) + by;
-      if (n > 0) this.#reading.set(p, n);
-      else this.#reading.delete(p);
-    }
+  /** Whether a read in flight covers a partition (one sent before `sentBefore`, when given). */
+  #isRead(partition: number, sentBefore = Infinity): boolean {
+    for (const read of this.#reading)
+      if (read.sentAt < sentBefore && read.partitions.includes(partition)) return true;
+    return false;
   }
 
   /** Starts a read loop for the partitions `covers` accepts, on a new blocking connection. */
@@ -614,8 +612,9 @@ export class StreamConsumer<T> {
       const tenures = partitions.map((p) => this.#tenures.get(p) ?? 0);
       const history = cursors.some((c) => c !== '>');
       const streams = partitions.map((p) => this.#keys.partitions[p]!);
+      const out = { partitions, sentAt: Date.now() };
       try {
-        this.#countReads(partitions, 1);
+        this.#reading.add(out);
         /** Per partition read, its entries. */
         let found: Entry[][];
         let lingered = false;
@@ -648,7 +647,7 @@ export class StreamConsumer<T> {
             lingered = true;
           }
         } finally {
-          this.#countReads(partitions, -1);
+          this.#reading.delete(out);
         }
         failures = 0;
         held = lingered;
@@ -658,7 +657,9 @@ export class StreamConsumer<T> {
           // pending; the partition's new reader (maybe this process again) reads them.
           if (!this.#leases.owns(p) || (this.#tenures.get(p) ?? 0) !== tenures[i]) continue;
           const entries = found[i]!;
-          if (this.#cursors.get(p) === '>') {
+          // By the cursor the read was sent with: a sweep may set it to '0' while a blocking read
+          // is out, and that read's new entries neither end nor move the pending read it asked.
+          if (cursors[i] === '>') {
             fresh += entries.length;
             this.#schedule(p, entries, undefined, full);
           } else if (entries.length === 0) {

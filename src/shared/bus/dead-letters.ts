@@ -11,7 +11,7 @@
  */
 import { BotwireError, type ErrorCode } from '../errors.ts';
 import type { Redis } from '../redis.ts';
-import { compareIds } from '../stream-ids.ts';
+import { compareIds, MAX_ID, parseStreamId } from '../stream-ids.ts';
 import type { Producer } from './producer.ts';
 import { orderingKeyOf, partitionOf, topicKeys, type Topic } from './topics.ts';
 
@@ -34,9 +34,7 @@ export interface DeadLetter {
 }
 
 /** The shape of a dead letter's id; anything else cannot name a dead letter. */
-export const DEAD_LETTER_ID = /^p(\d{1,3})-(\d{1,20})-(\d{1,20})$/;
-
-const MAX_U64 = 2n ** 64n - 1n;
+export const DEAD_LETTER_ID = /^p(\d{1,3})-(\d{1,20}-\d{1,20})$/;
 
 /** A dead letter's id taken apart: its partition and its entry id in that partition's stream. */
 export interface DeadLetterRef {
@@ -53,10 +51,9 @@ export function parseDeadLetterId(id: string, partitions: number): DeadLetterRef
   const match = DEAD_LETTER_ID.exec(id);
   if (!match) return undefined;
   const partition = Number(match[1]);
-  const ms = BigInt(match[2]!);
-  const seq = BigInt(match[3]!);
-  if (partition >= partitions || ms > MAX_U64 || seq > MAX_U64) return undefined;
-  return { partition, entryId: `${ms}-${seq}` };
+  const entry = parseStreamId(match[2]!);
+  if (partition >= partitions || !entry) return undefined;
+  return { partition, entryId: `${entry[0]}-${entry[1]}` };
 }
 
 /** The public id of entry `entryId` of partition `partition`'s dead-letter stream. */
@@ -124,7 +121,7 @@ export async function listDeadLetters(
     keys.partitions.map(async (_, p) => {
       const start = startAfter(p, after);
       // The greatest id has nothing after it (and Redis refuses an exclusive start there).
-      if (start === `(${MAX_U64}-${MAX_U64}`) return [];
+      if (start === `(${MAX_ID}`) return [];
       const rows = await redis.xrange(keys.dead(p), start, '+', 'COUNT', count);
       return rows.map(([entryId, fields]) => ({ partition: p, entryId, fields }));
     }),

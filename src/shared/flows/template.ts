@@ -21,20 +21,29 @@ export class RenderBudgetError extends Error {
   }
 }
 
-/** Counts what templates produce, across every render of one turn. */
+/**
+ * Counts what templates produce, across every render of one turn: a turn that resumes after an
+ * effect runs the engine again with a meter that starts from what the earlier runs spent.
+ */
 export class RenderMeter {
   readonly limit: number;
-  #left: number;
+  #spent: number;
 
-  constructor(limit = MAX_RENDERED_CHARS) {
+  /** @param spent characters already produced by this turn's earlier runs of the engine */
+  constructor(limit = MAX_RENDERED_CHARS, spent = 0) {
     this.limit = limit;
-    this.#left = limit;
+    this.#spent = spent;
+  }
+
+  /** Characters produced so far, the earlier runs' included. */
+  get spent(): number {
+    return this.#spent;
   }
 
   /** @throws RenderBudgetError once the characters produced pass the limit. */
   spend(chars: number): void {
-    this.#left -= chars;
-    if (this.#left < 0) throw new RenderBudgetError(this.limit);
+    this.#spent += chars;
+    if (this.#spent > this.limit) throw new RenderBudgetError(this.limit);
   }
 }
 
