@@ -331,6 +331,7 @@ describe('flow engine', () => {
       request_id: 'r1',
       state: 'call',
       action_index: 0,
+      input: 'a b/c\r\nX: y',
     });
     expect(chat.texts(result('r1', { status: 201, body: { id: 42 } }))).to.deep.equal([
       'id 42',
