@@ -151,6 +151,33 @@ describe('flow: the llm step', function () {
     expect(Date.now() - started).to.be.within(500, 5000);
   });
 
+  it("when the provider fails without answering (a 5xx, a 429, unreachable), then the call's reservation goes back to the bot's day and the turn's tokens", async () => {
+    stub.reply({ status: 503 }, { status: 429 });
+    const before = await used('bot-refund');
+    for (const status of [503, 429]) {
+      const out = await runLlmEffect(deps, step(), { ...turn, appId: 'bot-refund' });
+      expect(out.event).to.deep.include({ ok: false, code: 'BW_ERR_FLOW_LLM_UNAVAILABLE' });
+      expect(out.event.error).to.equal(`HTTP ${status}`);
+      expect(out.tokens).to.equal(0);
+      expect(out.calls.map((c) => c.tokens)).to.deep.equal([0]);
+    }
+    const gone = await startLlmStub();
+    await gone.close();
+    const unreachable = { ...deps, settings: { ...deps.settings, baseUrl: gone.url } };
+    const out = await runLlmEffect(unreachable, step(), { ...turn, appId: 'bot-refund' });
+    expect(out.event).to.deep.include({ ok: false, code: 'BW_ERR_FLOW_LLM_UNAVAILABLE' });
+    expect(out.tokens).to.equal(0);
+    expect(await used('bot-refund')).to.equal(before);
+  });
+
+  it('when the model does not answer in time, then the reservation stands (the provider may still bill the call)', async () => {
+    stub.reply('hang');
+    const out = await runLlmEffect(deps, step({ timeout_ms: 600 }), { ...turn, appId: 'bot-slow' });
+    expect(out.event).to.deep.include({ code: 'BW_ERR_FLOW_LLM_TIMEOUT' });
+    expect(out.tokens).to.be.above(100);
+    expect(await used('bot-slow')).to.equal(out.tokens);
+  });
+
   it("when the bot's daily budget is spent, then no call is made and the step gets BW_ERR_FLOW_LLM_DAILY_BUDGET", async () => {
     await redis.set(dailyKey(prefix, 'bot-spent', dayOf(new Date())), 9990);
     const out = await runLlmEffect(deps, step(), { ...turn, appId: 'bot-spent' });

@@ -71,6 +71,8 @@ class StepError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** The provider made no answer it could bill: unreachable, or it answered a failure status. */
+    readonly unbilled = false,
   ) {
     super(message);
   }
@@ -117,7 +119,15 @@ async function complete(
     });
   } catch (error) {
     if (signal.aborted) throw new StepError('BW_ERR_FLOW_LLM_TIMEOUT', 'no answer in time');
-    throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', `unreachable (${failureCause(error)})`);
+    throw new StepError(
+      'BW_ERR_FLOW_LLM_UNAVAILABLE',
+      `unreachable (${failureCause(error)})`,
+      true,
+    );
+  }
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', `HTTP ${response.status}`, true);
   }
   let text: string;
   try {
@@ -126,7 +136,6 @@ async function complete(
     if (signal.aborted) throw new StepError('BW_ERR_FLOW_LLM_TIMEOUT', 'no answer in time');
     throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', (error as Error).message);
   }
-  if (!response.ok) throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', `HTTP ${response.status}`);
   let parsed: {
     choices?: { message?: { content?: unknown } }[];
     usage?: { total_tokens?: unknown };
@@ -230,12 +239,17 @@ export async function runLlmEffect(
       });
       return answer.content;
     } catch (error) {
-      // Unknown use: the reservation stands (a budget errs on the side of spending less).
-      tokens += estimate;
+      // A provider that answered nothing, or a failure status, bills nothing: the reservation
+      // goes back. Otherwise (a timeout, an answer out of shape) the use is unknown and the
+      // reservation stands: a budget errs on the side of spending less.
+      const unbilled = error instanceof StepError && error.unbilled;
+      const charged = unbilled ? 0 : estimate;
+      if (unbilled) await deps.usage.settle(turn.appId, -estimate);
+      tokens += charged;
       const code = error instanceof StepError ? error.code : 'BW_ERR_FLOW_LLM_UNAVAILABLE';
       calls.push({
         model,
-        tokens: estimate,
+        tokens: charged,
         ms: Math.round(performance.now() - started),
         outcome: code,
       });
