@@ -4,11 +4,14 @@
  * words included) and never splice it into instructions (`src/flow/llm/prompt.ts`).
  */
 import { lookup, stringify } from '../../shared/flows/template.ts';
-import { DEFAULT_LLM_TIMEOUT_MS, type Flow, type LlmCall } from '../../shared/flows/types.ts';
+import {
+  DEFAULT_LLM_MAX_TOKENS,
+  DEFAULT_LLM_TIMEOUT_MS,
+  type Flow,
+  type LlmCall,
+} from '../../shared/flows/types.ts';
 import type { Effect, PromptPart } from './types.ts';
 
-/** `max_tokens` of an `llm` action that sets none. */
-export const DEFAULT_LLM_MAX_TOKENS = 256;
 /** `temperature` of an `llm` action that sets none. */
 export const DEFAULT_LLM_TEMPERATURE = 0.2;
 
