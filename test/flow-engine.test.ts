@@ -485,6 +485,26 @@ describe('flow engine', () => {
     expect(result.state.vars).to.deep.equal({});
   });
 
+  it('when an llm prompt repeats a large variable past the render budget, then the turn stops like any template: no effect, one apology, BW_ERR_FLOW_BUDGET', () => {
+    const flow = flowOf({
+      ask: { wait: { store: 'said' }, next: 'think' },
+      think: {
+        actions: [{ llm: { prompt: '{{big}} {{big}} {{big}} {{big}} {{big}}', store: 'r' } }],
+        end: true,
+      },
+    });
+    const big = 'x'.repeat(1024 * 1024);
+    const result = runTurn(
+      flow,
+      { state: 'ask', vars: { big }, awaiting: { kind: 'input', state: 'ask', retries: 0 } },
+      say('hi'),
+      { newRequestId: () => 'r' },
+    );
+    expect(result.effects).to.deep.equal([]);
+    expect(result.errors.map((e) => e.code)).to.deep.equal(['BW_ERR_FLOW_BUDGET']);
+    expect(result.outputs).to.deep.equal([{ message_type: 'text', text: DEFAULT_ERROR_TEXT }]);
+  });
+
   it('when a condition joins a variable into a string longer than its cap, then the condition is false', () => {
     const half = 'y'.repeat(MAX_CAT_CHARS / 2 + 1);
     const when = { '==': [{ cat: [{ var: 'x' }, { var: 'x' }] }, half + half] };
