@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import type { Effect } from '../src/flow/engine/types.ts';
 import { promptParts } from '../src/flow/engine/llm-effect.ts';
 import { runLlmEffect, type LlmDeps } from '../src/flow/llm-call.ts';
-import { buildMessages } from '../src/flow/llm-prompt.ts';
+import { buildMessages, maskPii } from '../src/flow/llm-prompt.ts';
 import { dailyKey, dayOf, LlmUsage } from '../src/shared/flows/llm-usage.ts';
 import type { LlmGuardrails, LlmOutput } from '../src/shared/flows/types.ts';
 import type { Redis } from '../src/shared/redis.ts';
@@ -257,6 +257,30 @@ describe('flow: the llm step', function () {
     );
     await runLlmEffect(deps, step({ vars: { said } }), turn);
     expect(stub.requests[1]!.body.messages[1]!.content).to.include('ana.silva@example.com');
+  });
+
+  it('when PII masking is on, then common forms of phones, emails and cards are masked whole, and quantities, dates, times, prices and order references are not', () => {
+    const masked: [string, string][] = [
+      ['write to a+b@sub.example.co.uk', 'write to [email]'],
+      ['call +1-202-555-0143', 'call [phone number]'],
+      ['call (202) 555-0143', 'call [phone number]'],
+      ['call +49 (0)30 1234567', 'call [phone number]'],
+      ['call 07700 900123', 'call [phone number]'],
+      ['card 4111-1111-1111-1111', 'card [card number]'],
+      ['card 3782 822463 10005', 'card [card number]'],
+    ];
+    for (const [text, expected] of masked) expect(maskPii(text), text).to.equal(expected);
+    for (const text of [
+      'I want 2 bikes and 3 x 250 g of grease',
+      'on 2024-05-17 at 14:30',
+      'on 17.05.2024 please',
+      'on 17/05/2024 or 2024/05/18 12 bikes',
+      'price 1,299.00 euros, year 2024',
+      'order #123456789',
+      'open 9:30-17:00',
+    ]) {
+      expect(maskPii(text), text).to.equal(text);
+    }
   });
 
   it('when the bot keeps to a topic and the model says the request is off it, then the step gets BW_ERR_FLOW_LLM_OFF_TOPIC', async () => {

@@ -36,7 +36,16 @@ const FRAME = [
 const TAG = /(?:<|\uFF1C|&lt;|&#0*60;|&#x0*3c;)([\s\p{Cf}/\\]*user[\s\p{Cf}_-]*data)/giu;
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 const CARD = /\b\d(?:[ -]?\d){12,18}\b/g;
-const PHONE = /(?<![\w+])\+?\d[\d ().-]{5,30}\d\b/g;
+/** A date as people write one (2024-05-17, 17.05.2024, 17/05/24): never a phone number. */
+const DATE = String.raw`(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./](?:\d{4}|\d{2}))(?!\d)`;
+/**
+ * A phone number: an optional `+` or `(`, then digits with spaces, dashes, dots and brackets.
+ * It does not start inside a word, after `#` (an order reference), nor within or at a date.
+ */
+const PHONE = new RegExp(
+  String.raw`(?<![\w+#]|\d[-./])(?!${DATE})\+?\(?\d[\d ().-]{5,30}\d\b`,
+  'g',
+);
 
 /** Whether the digits pass the Luhn check card numbers carry. */
 function luhn(digits: string): boolean {
