@@ -9,38 +9,35 @@
  * turn id and the step's number) for a day, so a turn retried after a crash reuses it rather than
  * paying and answering again. A call that was still out when its process died is made again.
  */
+import {
+  chatCompletion,
+  ChatCompletionError,
+  type ChatAnswer,
+  type ChatEndpoint,
+  type ChatMessage,
+} from '../shared/chat-completions.ts';
 import type { ErrorCode } from '../shared/errors.ts';
-import { failureCause } from '../shared/failure-cause.ts';
 import { outputSchema } from '../shared/flows/llm-output.ts';
 import { resultKey, type LlmUsage } from '../shared/flows/llm-usage.ts';
 import { storableDeep } from '../shared/pg-text.ts';
 import type { Redis } from '../shared/redis.ts';
 import type { Effect, EffectResultEvent } from './engine/types.ts';
-import {
-  buildMessages,
-  cutAnswer,
-  isOffTopic,
-  parseJson,
-  repairMessages,
-  type ChatMessage,
-} from './llm-prompt.ts';
+import { buildMessages, cutAnswer, isOffTopic, parseJson, repairMessages } from './llm-prompt.ts';
 
-/** Largest answer read from the provider (bytes). */
-export const MAX_LLM_ANSWER_BYTES = 256 * 1024;
 /** How long a made result is kept for a retried turn (seconds). */
 const RESULT_TTL_S = 24 * 3600;
 
-export interface LlmSettings {
-  /** `LLM_API_URL`; empty: no LLM, every step fails with BW_ERR_FLOW_LLM_UNAVAILABLE. */
-  baseUrl: string;
-  apiKey: string;
+/**
+ * What `llm` steps need: the endpoint (`LLM_API_URL`; empty: no LLM, every step fails with
+ * BW_ERR_FLOW_LLM_UNAVAILABLE), the default model and the token budgets.
+ */
+export interface LlmSettings extends ChatEndpoint {
   /** `LLM_MODEL`, for steps that name none. */
   model: string;
   /** `FLOW_LLM_DAILY_TOKENS`: the most a bot may use a day, whatever its flow says. */
   dailyTokens: number;
   /** `FLOW_LLM_TURN_TOKENS`: a turn's tokens when the flow sets none. */
   turnTokens: number;
-  fetch?: typeof fetch;
 }
 
 export interface LlmDeps {
@@ -89,10 +86,9 @@ async function complete(
   step: LlmEffect,
   messages: ChatMessage[],
   signal: AbortSignal,
-): Promise<{ content: string; tokens: number | undefined }> {
+): Promise<ChatAnswer> {
   const { settings } = deps;
-  const doFetch = settings.fetch ?? fetch;
-  const body = {
+  const request = {
     model: step.model ?? settings.model,
     messages,
     max_tokens: step.max_tokens,
@@ -106,73 +102,15 @@ async function complete(
           },
         }),
   };
-  let response: Response;
   try {
-    response = await doFetch(`${settings.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
-      },
-      body: JSON.stringify(body),
-      signal,
-    });
+    return await chatCompletion(settings, request, { signal });
   } catch (error) {
-    if (signal.aborted) throw new StepError('BW_ERR_FLOW_LLM_TIMEOUT', 'no answer in time');
-    throw new StepError(
-      'BW_ERR_FLOW_LLM_UNAVAILABLE',
-      `unreachable (${failureCause(error)})`,
-      true,
-    );
+    if (!(error instanceof ChatCompletionError)) throw error;
+    if (error.kind === 'timeout') throw new StepError('BW_ERR_FLOW_LLM_TIMEOUT', error.message);
+    // Unreachable, or a failure status: the provider made no answer it could bill.
+    const unbilled = error.kind === 'unreachable' || error.kind === 'status';
+    throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', error.message, unbilled);
   }
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', `HTTP ${response.status}`, true);
-  }
-  let text: string;
-  try {
-    text = await readCapped(response);
-  } catch (error) {
-    if (signal.aborted) throw new StepError('BW_ERR_FLOW_LLM_TIMEOUT', 'no answer in time');
-    throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', (error as Error).message);
-  }
-  let parsed: {
-    choices?: { message?: { content?: unknown } }[];
-    usage?: { total_tokens?: unknown };
-  };
-  try {
-    parsed = JSON.parse(text) as typeof parsed;
-  } catch {
-    throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', 'the answer is not JSON');
-  }
-  const content = parsed.choices?.[0]?.message?.content;
-  if (typeof content !== 'string' || content.trim() === '') {
-    throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', 'the answer holds no message');
-  }
-  const total = parsed.usage?.total_tokens;
-  return {
-    content: content.trim(),
-    tokens: typeof total === 'number' && total >= 0 ? Math.ceil(total) : undefined,
-  };
-}
-
-async function readCapped(response: Response): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    // The DOM typings leave the chunk `any`; a fetch body yields bytes.
-    const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
-    if (done || !value) break;
-    size += value.byteLength;
-    if (size > MAX_LLM_ANSWER_BYTES) {
-      await reader.cancel();
-      throw new Error(`the answer is over ${MAX_LLM_ANSWER_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -228,7 +166,7 @@ export async function runLlmEffect(
     const model = step.model ?? deps.settings.model;
     try {
       const answer = await complete(deps, step, messages, signal);
-      const used = answer.tokens ?? estimate;
+      const used = answer.totalTokens ?? estimate;
       tokens += used;
       await deps.usage.settle(turn.appId, used - estimate);
       calls.push({
