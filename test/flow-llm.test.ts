@@ -179,6 +179,24 @@ describe('flow: the llm step', function () {
     expect(await used('bot-slow')).to.equal(out.tokens);
   });
 
+  it('when UTC midnight passes while a call is out, then its correction goes to the day it was reserved on: that day holds the tokens used, the next none', async () => {
+    const today = new Date();
+    const tomorrow = new Date(today.getTime() + 24 * 3600 * 1000);
+    // A clock that reads tomorrow for whatever is not told its time: the correction, when the
+    // reservation's day is not passed on.
+    class Midnight extends LlmUsage {
+      override settle(appId: string, delta: number, now = tomorrow): Promise<void> {
+        return super.settle(appId, delta, now);
+      }
+    }
+    stub.reply({ content: '{"category": "repair", "urgent": true}', tokens: 57 });
+    const late = { ...deps, usage: new Midnight(redis, prefix) };
+    const out = await runLlmEffect(late, step(), { ...turn, appId: 'bot-midnight' });
+    expect(out.tokens).to.equal(57);
+    expect(await late.usage.used('bot-midnight', today)).to.equal(57);
+    expect(await redis.get(dailyKey(prefix, 'bot-midnight', dayOf(tomorrow)))).to.equal(null);
+  });
+
   it("when the bot's daily budget is spent, then no call is made and the step gets BW_ERR_FLOW_LLM_DAILY_BUDGET", async () => {
     await redis.set(dailyKey(prefix, 'bot-spent', dayOf(new Date())), 9990);
     const out = await runLlmEffect(deps, step(), { ...turn, appId: 'bot-spent' });

@@ -156,7 +156,10 @@ export async function runLlmEffect(
         `the turn's llm token budget is spent (${turn.tokensLeft} left, about ${estimate} needed)`,
       );
     }
-    if (!(await deps.usage.reserve(turn.appId, estimate, daily))) {
+    // The day the tokens are reserved on is the day their correction goes to, also when UTC
+    // midnight passes while the call is out (else one day keeps the estimate, the next a credit).
+    const day = new Date();
+    if (!(await deps.usage.reserve(turn.appId, estimate, daily, day))) {
       throw new StepError(
         'BW_ERR_FLOW_LLM_DAILY_BUDGET',
         `the bot's daily budget of ${daily} tokens is spent`,
@@ -168,7 +171,7 @@ export async function runLlmEffect(
       const answer = await complete(deps, step, messages, signal);
       const used = answer.totalTokens ?? estimate;
       tokens += used;
-      await deps.usage.settle(turn.appId, used - estimate);
+      await deps.usage.settle(turn.appId, used - estimate, day);
       calls.push({
         model,
         tokens: used,
@@ -182,7 +185,7 @@ export async function runLlmEffect(
       // reservation stands: a budget errs on the side of spending less.
       const unbilled = error instanceof StepError && error.unbilled;
       const charged = unbilled ? 0 : estimate;
-      if (unbilled) await deps.usage.settle(turn.appId, -estimate);
+      if (unbilled) await deps.usage.settle(turn.appId, -estimate, day);
       tokens += charged;
       const code = error instanceof StepError ? error.code : 'BW_ERR_FLOW_LLM_UNAVAILABLE';
       calls.push({

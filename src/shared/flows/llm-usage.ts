@@ -45,7 +45,10 @@ export class LlmUsage {
     return (await this.redis.eval(RESERVE, 1, key, tokens, limit, KEEP_S)) === 1;
   }
 
-  /** Corrects a reservation by what was really used (`used - reserved`, may be negative). */
+  /**
+   * Corrects a reservation by what was really used (`used - reserved`, may be negative).
+   * @param now a time of the day the reservation was made on (pass the one given to `reserve`)
+   */
   async settle(appId: string, delta: number, now = new Date()): Promise<void> {
     if (delta !== 0) await this.redis.incrby(dailyKey(this.prefix, appId, dayOf(now)), delta);
   }
