@@ -331,6 +331,7 @@ describe('flow engine', () => {
       request_id: 'r1',
       state: 'call',
       action_index: 0,
+      input: 'a b/c\r\nX: y',
     });
     expect(chat.texts(result('r1', { status: 201, body: { id: 42 } }))).to.deep.equal([
       'id 42',
@@ -488,6 +489,26 @@ describe('flow engine', () => {
     expect(result.outputs).to.deep.equal([{ message_type: 'text', text: DEFAULT_ERROR_TEXT }]);
     expect(result.state).to.include({ ended: true });
     expect(result.state.vars).to.deep.equal({});
+  });
+
+  it('when an llm prompt repeats a large variable past the render budget, then the turn stops like any template: no effect, one apology, BW_ERR_FLOW_BUDGET', () => {
+    const flow = flowOf({
+      ask: { wait: { store: 'said' }, next: 'think' },
+      think: {
+        actions: [{ llm: { prompt: '{{big}} {{big}} {{big}} {{big}} {{big}}', store: 'r' } }],
+        end: true,
+      },
+    });
+    const big = 'x'.repeat(1024 * 1024);
+    const result = runTurn(
+      flow,
+      { state: 'ask', vars: { big }, awaiting: { kind: 'input', state: 'ask', retries: 0 } },
+      say('hi'),
+      { newRequestId: () => 'r' },
+    );
+    expect(result.effects).to.deep.equal([]);
+    expect(result.errors.map((e) => e.code)).to.deep.equal(['BW_ERR_FLOW_BUDGET']);
+    expect(result.outputs).to.deep.equal([{ message_type: 'text', text: DEFAULT_ERROR_TEXT }]);
   });
 
   it('when a condition joins a variable into a string longer than its cap, then the condition is false', () => {

@@ -234,4 +234,39 @@ describe('flow engine: free text matched by meaning', () => {
     expect(texts(other)).to.deep.equal(['See you!']);
     expect(other.state.vars.note).to.equal('the back wheel squeaks');
   });
+
+  it('when the intent leads to a state with an HTTP step, then after its result the intent and the input still route and render', () => {
+    const flow = {
+      ...FLOW,
+      states: {
+        ...FLOW.states,
+        note: {
+          wait: { store: 'note', expect: 'text' },
+          transitions: [{ when: { intent: 'refund' }, to: 'lookup' }, { to: 'done' }],
+        },
+        lookup: {
+          actions: [
+            { http: { method: 'GET', url: 'https://shop.example/orders', store: 'order' } },
+          ],
+          transitions: [{ when: { intent: 'refund' }, to: 'refund_ok' }, { to: 'done' }],
+        },
+        refund_ok: { actions: [{ send: { text: 'Refund for: {{input}}' } }], end: true },
+      },
+    } as unknown as Flow;
+    const first = runTurn(
+      flow,
+      waitingIn('note'),
+      said('I would like my money back', { intents: intents(0.2, 0.2, 0.8) }),
+      OPTIONS,
+    );
+    expect(first.effects.map((e) => e.kind)).to.deep.equal(['http']);
+    const after = runTurn(
+      flow,
+      first.state,
+      { type: 'effect_result', request_id: 'r1', ok: true, value: { status: 200, body: {} } },
+      OPTIONS,
+    );
+    expect(texts(after)).to.deep.equal(['Refund for: I would like my money back']);
+    expect(after.state.awaiting).to.equal(undefined);
+  });
 });

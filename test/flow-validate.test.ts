@@ -497,6 +497,31 @@ describe('flow validation', () => {
       ]);
     });
 
+    it("when the flow's llm.turn_tokens is not above an llm step's max_tokens (256 unless set), then it is refused: no call of that step could ever be made", () => {
+      const flow = (turnTokens: number, maxTokens?: number) =>
+        flowWith(
+          {
+            ask: {
+              actions: [
+                {
+                  llm: {
+                    prompt: 'Hi',
+                    store: 'reply',
+                    ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
+                  },
+                },
+              ],
+              end: true,
+            },
+          },
+          { llm: { turn_tokens: turnTokens } },
+        );
+      expect(pathsOf(flow(100))).to.deep.equal(['/llm/turn_tokens']);
+      expect(pathsOf(flow(500, 500))).to.deep.equal(['/llm/turn_tokens']);
+      expect(validateFlow(schemas, flow(1000)).ok).to.equal(true);
+      expect(validateFlow(schemas, flow(100, 50)).ok).to.equal(true);
+    });
+
     it('when an llm output schema holds a pattern RE2 cannot run, then it is refused; a catastrophic one is checked in linear time', () => {
       const flow = (pattern: string) =>
         flowWith({

@@ -9,38 +9,35 @@
  * turn id and the step's number) for a day, so a turn retried after a crash reuses it rather than
  * paying and answering again. A call that was still out when its process died is made again.
  */
+import {
+  chatCompletion,
+  ChatCompletionError,
+  type ChatAnswer,
+  type ChatEndpoint,
+  type ChatMessage,
+} from '../shared/chat-completions.ts';
 import type { ErrorCode } from '../shared/errors.ts';
-import { failureCause } from '../shared/failure-cause.ts';
 import { outputSchema } from '../shared/flows/llm-output.ts';
 import { resultKey, type LlmUsage } from '../shared/flows/llm-usage.ts';
 import { storableDeep } from '../shared/pg-text.ts';
 import type { Redis } from '../shared/redis.ts';
 import type { Effect, EffectResultEvent } from './engine/types.ts';
-import {
-  buildMessages,
-  cutAnswer,
-  isOffTopic,
-  parseJson,
-  repairMessages,
-  type ChatMessage,
-} from './llm-prompt.ts';
+import { buildMessages, cutAnswer, isOffTopic, parseJson, repairMessages } from './llm-prompt.ts';
 
-/** Largest answer read from the provider (bytes). */
-export const MAX_LLM_ANSWER_BYTES = 256 * 1024;
 /** How long a made result is kept for a retried turn (seconds). */
 const RESULT_TTL_S = 24 * 3600;
 
-export interface LlmSettings {
-  /** `LLM_API_URL`; empty: no LLM, every step fails with BW_ERR_FLOW_LLM_UNAVAILABLE. */
-  baseUrl: string;
-  apiKey: string;
+/**
+ * What `llm` steps need: the endpoint (`LLM_API_URL`; empty: no LLM, every step fails with
+ * BW_ERR_FLOW_LLM_UNAVAILABLE), the default model and the token budgets.
+ */
+export interface LlmSettings extends ChatEndpoint {
   /** `LLM_MODEL`, for steps that name none. */
   model: string;
   /** `FLOW_LLM_DAILY_TOKENS`: the most a bot may use a day, whatever its flow says. */
   dailyTokens: number;
   /** `FLOW_LLM_TURN_TOKENS`: a turn's tokens when the flow sets none. */
   turnTokens: number;
-  fetch?: typeof fetch;
 }
 
 export interface LlmDeps {
@@ -71,6 +68,8 @@ class StepError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** The provider made no answer it could bill: unreachable, or it answered a failure status. */
+    readonly unbilled = false,
   ) {
     super(message);
   }
@@ -87,10 +86,9 @@ async function complete(
   step: LlmEffect,
   messages: ChatMessage[],
   signal: AbortSignal,
-): Promise<{ content: string; tokens: number | undefined }> {
+): Promise<ChatAnswer> {
   const { settings } = deps;
-  const doFetch = settings.fetch ?? fetch;
-  const body = {
+  const request = {
     model: step.model ?? settings.model,
     messages,
     max_tokens: step.max_tokens,
@@ -104,66 +102,15 @@ async function complete(
           },
         }),
   };
-  let response: Response;
   try {
-    response = await doFetch(`${settings.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
-      },
-      body: JSON.stringify(body),
-      signal,
-    });
+    return await chatCompletion(settings, request, { signal });
   } catch (error) {
-    if (signal.aborted) throw new StepError('BW_ERR_FLOW_LLM_TIMEOUT', 'no answer in time');
-    throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', `unreachable (${failureCause(error)})`);
+    if (!(error instanceof ChatCompletionError)) throw error;
+    if (error.kind === 'timeout') throw new StepError('BW_ERR_FLOW_LLM_TIMEOUT', error.message);
+    // Unreachable, or a failure status: the provider made no answer it could bill.
+    const unbilled = error.kind === 'unreachable' || error.kind === 'status';
+    throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', error.message, unbilled);
   }
-  let text: string;
-  try {
-    text = await readCapped(response);
-  } catch (error) {
-    if (signal.aborted) throw new StepError('BW_ERR_FLOW_LLM_TIMEOUT', 'no answer in time');
-    throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', (error as Error).message);
-  }
-  if (!response.ok) throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', `HTTP ${response.status}`);
-  let parsed: {
-    choices?: { message?: { content?: unknown } }[];
-    usage?: { total_tokens?: unknown };
-  };
-  try {
-    parsed = JSON.parse(text) as typeof parsed;
-  } catch {
-    throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', 'the answer is not JSON');
-  }
-  const content = parsed.choices?.[0]?.message?.content;
-  if (typeof content !== 'string' || content.trim() === '') {
-    throw new StepError('BW_ERR_FLOW_LLM_UNAVAILABLE', 'the answer holds no message');
-  }
-  const total = parsed.usage?.total_tokens;
-  return {
-    content: content.trim(),
-    tokens: typeof total === 'number' && total >= 0 ? Math.ceil(total) : undefined,
-  };
-}
-
-async function readCapped(response: Response): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    // The DOM typings leave the chunk `any`; a fetch body yields bytes.
-    const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
-    if (done || !value) break;
-    size += value.byteLength;
-    if (size > MAX_LLM_ANSWER_BYTES) {
-      await reader.cancel();
-      throw new Error(`the answer is over ${MAX_LLM_ANSWER_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -209,7 +156,10 @@ export async function runLlmEffect(
         `the turn's llm token budget is spent (${turn.tokensLeft} left, about ${estimate} needed)`,
       );
     }
-    if (!(await deps.usage.reserve(turn.appId, estimate, daily))) {
+    // The day the tokens are reserved on is the day their correction goes to, also when UTC
+    // midnight passes while the call is out (else one day keeps the estimate, the next a credit).
+    const day = new Date();
+    if (!(await deps.usage.reserve(turn.appId, estimate, daily, day))) {
       throw new StepError(
         'BW_ERR_FLOW_LLM_DAILY_BUDGET',
         `the bot's daily budget of ${daily} tokens is spent`,
@@ -219,9 +169,9 @@ export async function runLlmEffect(
     const model = step.model ?? deps.settings.model;
     try {
       const answer = await complete(deps, step, messages, signal);
-      const used = answer.tokens ?? estimate;
+      const used = answer.totalTokens ?? estimate;
       tokens += used;
-      await deps.usage.settle(turn.appId, used - estimate);
+      await deps.usage.settle(turn.appId, used - estimate, day);
       calls.push({
         model,
         tokens: used,
@@ -230,12 +180,17 @@ export async function runLlmEffect(
       });
       return answer.content;
     } catch (error) {
-      // Unknown use: the reservation stands (a budget errs on the side of spending less).
-      tokens += estimate;
+      // A provider that answered nothing, or a failure status, bills nothing: the reservation
+      // goes back. Otherwise (a timeout, an answer out of shape) the use is unknown and the
+      // reservation stands: a budget errs on the side of spending less.
+      const unbilled = error instanceof StepError && error.unbilled;
+      const charged = unbilled ? 0 : estimate;
+      if (unbilled) await deps.usage.settle(turn.appId, -estimate, day);
+      tokens += charged;
       const code = error instanceof StepError ? error.code : 'BW_ERR_FLOW_LLM_UNAVAILABLE';
       calls.push({
         model,
-        tokens: estimate,
+        tokens: charged,
         ms: Math.round(performance.now() - started),
         outcome: code,
       });

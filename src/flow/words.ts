@@ -22,6 +22,8 @@ const STOP = new Set(
 );
 const ENDINGS = ['ing', 'ed', 'es', 's'];
 const WORD = /[\p{L}']+/gu;
+/** A word to correct or correct to: letters of any alphabet, with their combining marks. */
+const LETTERS = /[\p{L}\p{M}]+/gu;
 
 /** `word` without a plural or verb ending, when enough of it is left. */
 function stem(word: string): string {
@@ -87,7 +89,7 @@ function distance(a: string, b: string, max: number): number {
 
 /** The words of the flow's phrases a misspelling may be corrected to. */
 export function phraseWords(phrases: readonly string[]): string[] {
-  return [...new Set(phrases.flatMap((p) => p.toLowerCase().match(/[a-z]+/g) ?? []))];
+  return [...new Set(phrases.flatMap((p) => p.toLowerCase().match(LETTERS) ?? []))];
 }
 
 /**
@@ -97,7 +99,7 @@ export function phraseWords(phrases: readonly string[]): string[] {
 export function correctSpelling(text: string, targets: readonly string[]): string {
   const words = known();
   if (words.size === 0) return text;
-  return text.replace(/[A-Za-z]+/g, (word) => {
+  return text.replace(LETTERS, (word) => {
     const lower = word.toLowerCase();
     if (lower.length < 4 || isKnown(lower, words)) return word;
     const max = lower.length < 7 ? 1 : 2;

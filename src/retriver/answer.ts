@@ -4,19 +4,17 @@
  * answer written from those passages only, followed by a line that says it was written by a
  * model and from which sources. When the model fails or is slow, the passages answer instead.
  */
+import { chatCompletion, type ChatEndpoint } from '../shared/chat-completions.ts';
 import { BotwireError } from '../shared/errors.ts';
-import { failureCause } from '../shared/failure-cause.ts';
 import { citeSource, MARK, type SearchHit } from '../shared/knowledge/search.ts';
 
 /** Passages quoted in an answer without an LLM. */
 export const PASSAGES_IN_ANSWER = 3;
 
-export interface LlmSettings {
-  baseUrl: string;
-  apiKey: string;
+/** The endpoint (`LLM_API_URL`, `LLM_API_KEY`), `LLM_MODEL`, and how long an answer may take (ms). */
+export interface LlmSettings extends ChatEndpoint {
   model: string;
   timeoutMs: number;
-  fetch: typeof fetch;
 }
 
 const plain = (snippet: string): string =>
@@ -56,45 +54,25 @@ export async function llmAnswer(
   const passages = hits
     .map((hit, i) => `[${i + 1}] (${citeSource(hit.source)})\n${hit.text}`)
     .join('\n\n');
-  let response: Response;
+  let content: string;
   try {
-    response = await llm.fetch(`${llm.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(llm.apiKey ? { authorization: `Bearer ${llm.apiKey}` } : {}),
-      },
-      body: JSON.stringify({
+    ({ content } = await chatCompletion(
+      llm,
+      {
         model: llm.model,
         temperature: 0.2,
         messages: [
           { role: 'system', content: SYSTEM_PROMPT },
           { role: 'user', content: `Question: ${question}\n\nPassages:\n${passages}` },
         ],
-      }),
-      signal: AbortSignal.timeout(llm.timeoutMs),
-    });
+      },
+      { signal: AbortSignal.timeout(llm.timeoutMs) },
+    ));
   } catch (error) {
-    throw new BotwireError('BW_ERR_UPSTREAM', `LLM unreachable (${failureCause(error)})`, {
+    throw new BotwireError('BW_ERR_UPSTREAM', `LLM: ${(error as Error).message}`, {
       cause: error,
     });
-  }
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw new BotwireError('BW_ERR_UPSTREAM', `LLM answered HTTP ${response.status}`);
-  }
-  let content: unknown;
-  try {
-    const body = (await response.json()) as { choices?: { message?: { content?: unknown } }[] };
-    content = body.choices?.[0]?.message?.content;
-  } catch (error) {
-    throw new BotwireError('BW_ERR_UPSTREAM', 'LLM answered with a body that is not JSON', {
-      cause: error,
-    });
-  }
-  if (typeof content !== 'string' || content.trim() === '') {
-    throw new BotwireError('BW_ERR_UPSTREAM', 'LLM answered without a message');
   }
   const sources = [...new Set(hits.map((hit) => citeSource(hit.source)))].join('; ');
-  return `${content.trim()}\n\n(Written by an AI model from: ${sources})`;
+  return `${content}\n\n(Written by an AI model from: ${sources})`;
 }

@@ -3,28 +3,39 @@
  * placeholder's value as data, so whoever builds the request can delimit every value (the user's
  * words included) and never splice it into instructions (`src/flow/llm/prompt.ts`).
  */
-import { lookup, stringify } from '../../shared/flows/template.ts';
-import { DEFAULT_LLM_TIMEOUT_MS, type Flow, type LlmCall } from '../../shared/flows/types.ts';
+import { lookup, meterOf, stringify } from '../../shared/flows/template.ts';
+import {
+  DEFAULT_LLM_MAX_TOKENS,
+  DEFAULT_LLM_TIMEOUT_MS,
+  type Flow,
+  type LlmCall,
+} from '../../shared/flows/types.ts';
 import type { Effect, PromptPart } from './types.ts';
 
-/** `max_tokens` of an `llm` action that sets none. */
-export const DEFAULT_LLM_MAX_TOKENS = 256;
 /** `temperature` of an `llm` action that sets none. */
 export const DEFAULT_LLM_TEMPERATURE = 0.2;
 
 const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;
 
-/** `template` as words and data: each placeholder becomes a data part with its value. */
+/**
+ * `template` as words and data: each placeholder becomes a data part with its value. Counted by
+ * the meter of `vars`, when it has one, like every template of the turn (`render`).
+ * @throws RenderBudgetError when that passes the turn's budget
+ */
 export function promptParts(
   template: string,
   vars: Readonly<Record<string, unknown>>,
 ): PromptPart[] {
+  const meter = meterOf(vars);
+  meter?.spend(template.length);
   const parts: PromptPart[] = [];
   let at = 0;
   for (const match of template.matchAll(PLACEHOLDER)) {
     const index = match.index ?? 0;
     if (index > at) parts.push({ text: template.slice(at, index) });
-    parts.push({ data: stringify(lookup(vars, match[1] ?? '')), name: match[1] ?? '' });
+    const data = stringify(lookup(vars, match[1] ?? ''));
+    meter?.spend(data.length);
+    parts.push({ data, name: match[1] ?? '' });
     at = index + match[0].length;
   }
   if (at < template.length) parts.push({ text: template.slice(at) });

@@ -165,7 +165,16 @@ function runState(turn: Turn, name: string, def: FlowState, from: number): strin
             ? llmEffect(action.llm, turn.flow, scope(turn), requestId)
             : retrieveEffect(action.answer_from, scope(turn), requestId),
       );
-      turn.state.awaiting = { kind: 'effect', request_id: requestId, state: name, action_index: i };
+      // The turn goes on when the result comes back, as a turn of its own: what its input was
+      // and was understood as travel with the state, so the states after the effect still see them.
+      turn.state.awaiting = {
+        kind: 'effect',
+        request_id: requestId,
+        state: name,
+        action_index: i,
+        ...(turn.input === undefined ? {} : { input: turn.input }),
+        ...(turn.intent === undefined ? {} : { intent: turn.intent }),
+      };
       return undefined;
     }
     if ('choose_language' in action) {
@@ -409,6 +418,8 @@ function onEffectResult(turn: Turn, event: EffectResultEvent): void {
   const def = stateOf(turn, awaiting.state);
   const action = def?.actions?.[awaiting.action_index];
   if (!def || !action) return stop(turn, 'BW_ERR_FLOW_STUCK', awaiting.state);
+  turn.input = awaiting.input;
+  turn.intent = awaiting.intent;
   const store =
     'http' in action
       ? action.http.store

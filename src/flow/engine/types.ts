@@ -24,7 +24,16 @@ export type Awaiting =
       /** Set when a `choose_language` action at this index asked, not the state's `wait`. */
       action_index?: number;
     }
-  | { kind: 'effect'; request_id: string; state: string; action_index: number };
+  | {
+      kind: 'effect';
+      request_id: string;
+      state: string;
+      action_index: number;
+      /** The answer the turn accepted before the effect: `input` again once it is back. */
+      input?: unknown;
+      /** The intent the turn's input was understood as: `{"intent": name}` after the effect. */
+      intent?: string;
+    };
 
 /** One conversation's stored state; JSON, kept by the `flow` component between turns. */
 export interface ConversationState {

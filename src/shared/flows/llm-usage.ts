@@ -2,8 +2,9 @@
  * What `llm` steps spend, kept in Redis so every `flow` process of a bot shares it: the bot's
  * tokens of the day (UTC), reserved before a call and settled with what the provider reports,
  * and totals by outcome for the metrics (read by `api` on each scrape). A call is refused when
- * its reservation would pass the day's budget; a process that dies mid-call keeps its
- * reservation (the budget errs on the side of spending less).
+ * its reservation would pass the day's budget. A call the provider did not bill gives its
+ * reservation back; a process that dies mid-call, or a call that timed out, keeps it (the budget
+ * errs on the side of spending less).
  */
 import type { Redis } from '../redis.ts';
 
@@ -44,7 +45,10 @@ export class LlmUsage {
     return (await this.redis.eval(RESERVE, 1, key, tokens, limit, KEEP_S)) === 1;
   }
 
-  /** Corrects a reservation by what was really used (`used - reserved`, may be negative). */
+  /**
+   * Corrects a reservation by what was really used (`used - reserved`, may be negative).
+   * @param now a time of the day the reservation was made on (pass the one given to `reserve`)
+   */
   async settle(appId: string, delta: number, now = new Date()): Promise<void> {
     if (delta !== 0) await this.redis.incrby(dailyKey(this.prefix, appId, dayOf(now)), delta);
   }

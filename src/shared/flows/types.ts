@@ -107,6 +107,8 @@ export interface HandoffStep {
 
 /** `timeout_ms` of an `llm` action that does not set it (milliseconds, the repair included). */
 export const DEFAULT_LLM_TIMEOUT_MS = 10_000;
+/** `max_tokens` of an `llm` action that does not set it (tokens). */
+export const DEFAULT_LLM_MAX_TOKENS = 256;
 
 /** `output` of an `llm` action: free text, or JSON valid against this JSON Schema. */
 export type LlmOutput = 'text' | Record<string, unknown>;

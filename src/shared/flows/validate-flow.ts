@@ -12,6 +12,7 @@ import {
   checkIntentConditions,
   checkIntents,
   checkLlm,
+  checkLlmTurnTokens,
   checkOptionExamples,
 } from './validate-understanding.ts';
 
@@ -306,6 +307,7 @@ export function validateFlow(
   }
   checkIntents(value, problems);
   checkIntentConditions(value, problems);
+  checkLlmTurnTokens(value, problems);
   const warnings = [
     ...unreachable(value).map((name) => ({
       path: `/states/${name}`,

@@ -2,11 +2,18 @@
  * The checks of a flow's understanding parts that a schema cannot express: intents (unique names,
  * no phrase shared by two intents or two options, global targets that exist), `{"intent": name}`
  * conditions naming a declared intent, and `llm` steps (no placeholders in `system`, an output
- * schema that compiles). Called by `validateFlow`.
+ * schema that compiles, a `max_tokens` the flow's `llm.turn_tokens` leaves room for). Called by
+ * `validateFlow`.
  */
 import type { SchemaProblem } from '../schemas.ts';
 import { outputSchema } from './llm-output.ts';
-import type { Condition, Flow, LlmCall, Send } from './types.ts';
+import {
+  DEFAULT_LLM_MAX_TOKENS,
+  type Condition,
+  type Flow,
+  type LlmCall,
+  type Send,
+} from './types.ts';
 
 const PLACEHOLDER = /\{\{/;
 
@@ -101,5 +108,26 @@ export function checkLlm(llm: LlmCall, base: string, problems: SchemaProblem[]):
   if (llm.output !== undefined && llm.output !== 'text') {
     const compiled = outputSchema(llm.output);
     if (!compiled.ok) problems.push({ path: `${base}/output`, message: compiled.message });
+  }
+}
+
+/**
+ * The flow's `llm.turn_tokens` above every step's `max_tokens`: a call is estimated at its
+ * `max_tokens` plus its messages before it is made, so a step asking for as much as the turn may
+ * spend would be refused every time (BW_ERR_FLOW_LLM_TURN_BUDGET).
+ */
+export function checkLlmTurnTokens(flow: Flow, problems: SchemaProblem[]): void {
+  const turnTokens = flow.llm?.turn_tokens;
+  if (turnTokens === undefined) return;
+  for (const [name, state] of Object.entries(flow.states)) {
+    (state.actions ?? []).forEach((action, i) => {
+      if (!('llm' in action)) return;
+      const maxTokens = action.llm.max_tokens ?? DEFAULT_LLM_MAX_TOKENS;
+      if (maxTokens < turnTokens) return;
+      problems.push({
+        path: '/llm/turn_tokens',
+        message: `must be above the max_tokens (${maxTokens}) of the llm step at /states/${name}/actions/${i}: a call needs its max_tokens and its prompt, so that step could never run`,
+      });
+    });
   }
 }
