@@ -8,7 +8,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { embedChunks } from '../src/indexer/embed-chunks.ts';
 import { beginAttempt, ensureCollection } from '../src/indexer/store.ts';
-import { ApiEmbeddingProvider, retryAfterMs } from '../src/shared/embeddings/api-provider.ts';
+import {
+  ApiEmbeddingProvider,
+  retryAfterMs,
+  type ApiProviderOptions,
+} from '../src/shared/embeddings/api-provider.ts';
 import { BotwireError } from '../src/shared/errors.ts';
 import { createJob } from '../src/shared/knowledge/jobs.ts';
 import { createEmbedders } from '../src/shared/embeddings/embedders.ts';
@@ -64,6 +68,13 @@ function answer(res: ServerResponse, input: string[], dims: number): void {
   );
 }
 
+/** A provider of model `m` calling the stand-in at `url`, without a key. */
+const apiProvider = (
+  url: string,
+  options: Pick<ApiProviderOptions, 'dimensions'> & Partial<ApiProviderOptions>,
+): ApiEmbeddingProvider =>
+  new ApiEmbeddingProvider({ baseUrl: url, apiKey: '', model: 'm', ...options });
+
 describe('knowledge: the embeddings API provider', function () {
   this.timeout(30_000);
 
@@ -105,13 +116,7 @@ describe('knowledge: the embeddings API provider', function () {
       answer(res, call.input, 4);
     });
     try {
-      const provider = new ApiEmbeddingProvider({
-        baseUrl: api.url,
-        apiKey: '',
-        model: 'm',
-        dimensions: 0,
-        backoffMs: 10,
-      });
+      const provider = apiProvider(api.url, { dimensions: 0, backoffMs: 10 });
       const started = Date.now();
       const vectors = await provider.embed(['a', 'b']);
       expect(vectors).to.have.length(2);
@@ -128,10 +133,7 @@ describe('knowledge: the embeddings API provider', function () {
   it('when the API never answers, then each call times out and the embed fails BW_ERR_UPSTREAM after its tries', async () => {
     const api = await standIn(() => undefined); // holds every request
     try {
-      const provider = new ApiEmbeddingProvider({
-        baseUrl: api.url,
-        apiKey: '',
-        model: 'm',
+      const provider = apiProvider(api.url, {
         dimensions: 0,
         timeoutMs: 200,
         retries: 1,
@@ -157,75 +159,55 @@ describe('knowledge: the embeddings API provider', function () {
     after(async () => {
       await schema?.drop();
     });
+    /** A running job of a new collection `name`: its collection's id and the job's row id. */
+    const startJob = async (name: string): Promise<{ collectionId: string; jobId: string }> => {
+      const { db } = schema;
+      await createJob(db, { jobId: `job_${name}`, collection: name, files: [], options: {} });
+      const job = (await beginAttempt(db, `job_${name}`))!;
+      return { collectionId: await ensureCollection(db, name), jobId: job.id };
+    };
 
     it('when 70 texts are embedded with EMBEDDINGS_BATCH 64, then two calls carry them (64 and 6) and each text has one vector', async () => {
       const api = await standIn((call, _n, res) => answer(res, call.input, 8));
       try {
-        const provider = new ApiEmbeddingProvider({
-          baseUrl: api.url,
-          apiKey: '',
-          model: 'm',
-          dimensions: 8,
-          batch: 64,
-        });
-        const { db } = schema;
-        await createJob(db, { jobId: 'job_batch', collection: 'batch', files: [], options: {} });
-        const job = (await beginAttempt(db, 'job_batch'))!;
-        const collectionId = await ensureCollection(db, 'batch');
+        const provider = apiProvider(api.url, { dimensions: 8, batch: 64 });
         const texts = Array.from({ length: 70 }, (_, i) => `text number ${i}`);
-        const made = await embedChunks(db, { collectionId, provider, texts, jobId: job.id });
+        const made = await embedChunks(schema.db, {
+          ...(await startJob('batch')),
+          provider,
+          texts,
+        });
         expect(made).to.equal(70);
         expect(api.calls.map((c) => c.input.length)).to.deep.equal([64, 6]);
-        expect(await db('chunk_vectors').count({ n: '*' }).first()).to.deep.equal({ n: '70' });
+        const stored = await schema.db('chunk_vectors').count({ n: '*' }).first();
+        expect(stored).to.deep.equal({ n: '70' });
       } finally {
         await api.close();
       }
-    });
-  });
-
-  describe('answers of the wrong shape', () => {
-    let schema: TestSchema;
-    before(async () => {
-      schema = await createTestSchema();
-    });
-    after(async () => {
-      await schema?.drop();
     });
 
     it('when vectors of another dimension come back, then BW_ERR_EMBEDDINGS_INVALID and nothing is stored', async () => {
       const api = await standIn((call, _n, res) => answer(res, call.input, 3));
       try {
-        const provider = new ApiEmbeddingProvider({
-          baseUrl: api.url,
-          apiKey: '',
-          model: 'm',
-          dimensions: 8,
-        });
+        const provider = apiProvider(api.url, { dimensions: 8 });
         const { db } = schema;
-        await createJob(db, { jobId: 'job_dims', collection: 'dims', files: [], options: {} });
-        const job = (await beginAttempt(db, 'job_dims'))!;
-        const collectionId = await ensureCollection(db, 'dims');
+        const job = await startJob('dims');
         const error = await embedChunks(db, {
-          collectionId,
+          ...job,
           provider,
           texts: ['one', 'two'],
-          jobId: job.id,
         }).then(
           () => undefined,
           (e: unknown) => e,
         );
         expect((error as BotwireError).code).to.equal('BW_ERR_EMBEDDINGS_INVALID');
         expect((error as BotwireError).retryable).to.equal(false);
-        expect(await db('chunk_vectors').count({ n: '*' }).first()).to.deep.equal({ n: '0' });
+        const stored = db('chunk_vectors').where({ collection_id: job.collectionId });
+        expect(await stored.count({ n: '*' }).first()).to.deep.equal({ n: '0' });
         // Too few vectors for the texts: refused the same way.
         const short = await standIn((_call, _n, res) => answer(res, ['only one'], 8));
         try {
-          const refused = await new ApiEmbeddingProvider({
-            baseUrl: short.url,
-            apiKey: '',
-            model: 'm',
-            dimensions: 0,
-          })
+          const refused = await apiProvider(short.url, { dimensions: 0 })
             .embed(['a', 'b'])
             .then(
               () => undefined,
