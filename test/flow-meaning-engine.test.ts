@@ -190,6 +190,39 @@ describe('flow engine: free text matched by meaning', () => {
     expect(result.state.vars).to.deep.equal({ topic: 'book' });
   });
 
+  it("when a new conversation's first message means a global intent with a handoff, then the handoff starts at once, without the greeting, with start as its fallback", () => {
+    const result = runTurn(
+      FLOW,
+      { state: null, vars: {} },
+      said('I need to talk to a person', { intents: intents(0.9) }),
+      OPTIONS,
+    );
+    expect(result.handoff).to.deep.include({ reason: 'intent', fallback: 'menu' });
+    expect(texts(result)).to.deep.equal(['One moment.']);
+    expect(result.state).to.deep.include({ state: 'menu', vars: {} });
+    expect(result.understood).to.deep.equal([
+      { kind: 'intent', name: 'human', score: 0.9, state: 'menu' },
+    ]);
+  });
+
+  it("when an ended conversation's first message means a global intent with a state, then it starts over in that state (variables cleared); an intent that is not global, or not clear, gets the greeting", () => {
+    const ended: ConversationState = { state: 'done', vars: { topic: 'book' }, ended: true };
+    const hours = runTurn(
+      FLOW,
+      ended,
+      said('when are you open', { intents: intents(0.2, 0.9) }),
+      OPTIONS,
+    );
+    expect(texts(hours)).to.deep.equal(['Open 9 to 6.', 'How can I help?']);
+    expect(hours.state.vars).to.deep.equal({});
+    expect(hours.state.awaiting).to.deep.equal({ kind: 'input', state: 'menu', retries: 0 });
+    for (const scores of [intents(0.2, 0.2, 0.9), intents(0.7, 0.65)]) {
+      const greeted = runTurn(FLOW, ended, said('hello there', { intents: scores }), OPTIONS);
+      expect(texts(greeted)).to.deep.equal(['How can I help?']);
+      expect(greeted.handoff).to.equal(undefined);
+    }
+  });
+
   it('when a global intent is as close as an option of the awaited choice, then neither wins and the bot asks again', () => {
     const result = runTurn(
       FLOW,

@@ -226,6 +226,18 @@ describe('flow: free text understood by meaning (embedded model)', function () {
       expect(notes[0].body.said).to.equal("I'd like to get my bike fixed");
     });
 
+    it('when a new user\'s first message is "I want to talk to a person", then a handoff opens at once, without the greeting, with start as its fallback', async () => {
+      const before = sent.length;
+      await tell(503, 'I want to talk to a person', 'A person will take over shortly.');
+      expect(sent.slice(before)).to.deep.equal(['A person will take over shortly.']);
+      const handoffs = await t.schema
+        .db('handoffs')
+        .where({ conversation_id: await conversationOf(503) });
+      expect(handoffs.map((h) => [h.status, h.reason, h.fallback_state])).to.deep.equal([
+        ['waiting', 'intent', 'welcome'],
+      ]);
+    });
+
     it('when a user deep in a booking writes "talk to a person", then a handoff opens for a person and the bot stays quiet', async () => {
       await tell(502, 'hi', 'How can I help?');
       await tell(502, 'Book a repair', 'How many bikes will you bring?');

@@ -10,7 +10,13 @@ import {
   render,
   renderValue,
 } from '../../shared/flows/template.ts';
-import { RESERVED_VARS, type Flow, type FlowState, type Wait } from '../../shared/flows/types.ts';
+import {
+  RESERVED_VARS,
+  type Flow,
+  type FlowState,
+  type IntentGlobal,
+  type Wait,
+} from '../../shared/flows/types.ts';
 import { evaluateCondition } from './condition.ts';
 import {
   acceptInput,
@@ -364,24 +370,52 @@ function globalIntent(turn: Turn, awaiting: Awaiting & { kind: 'input' }, event:
   }
   const own = candidatesOf('intent', event.meaning, [intent.name]);
   if (byMeaning(turn, event, [...own, ...rivals])?.kind !== 'intent') return false;
-  const score = own[0]?.score ?? 0;
-  turn.understood.push({ kind: 'intent', name: intent.name, score, state: awaiting.state });
-  if ('to' in intent.global) {
+  actOnIntent(turn, intent.name, intent.global, event, awaiting.state);
+  return true;
+}
+
+/**
+ * A new or ended conversation's first message that clearly means a global intent acts at once,
+ * instead of the greeting: `to` starts the conversation in that state, `handoff` hands it to a
+ * person with `start` as the fallback. True when it acted.
+ */
+function globalFirstIntent(turn: Turn, event: InputEvent): boolean {
+  const intent = (turn.flow.intents ?? []).find((i) => i.name === turn.intent);
+  if (!intent?.global) return false;
+  const { start } = turn.flow;
+  turn.state = {
+    state: start,
+    vars: {},
+    ...(turn.state.language === undefined ? {} : { language: turn.state.language }),
+  };
+  actOnIntent(turn, intent.name, intent.global, event, start);
+  return true;
+}
+
+/** What a global intent does, understood in `state` (the wait it came to, or `start`). */
+function actOnIntent(
+  turn: Turn,
+  name: string,
+  global: IntentGlobal,
+  event: InputEvent,
+  state: string,
+): void {
+  const score = candidatesOf('intent', event.meaning, [name])[0]?.score ?? 0;
+  turn.understood.push({ kind: 'intent', name, score, state });
+  if ('to' in global) {
     turn.input = event.text?.trim();
     turn.state.awaiting = undefined;
-    enter(turn, intent.global.to);
-    return true;
+    return enter(turn, global.to);
   }
   // As for a keyword, the state and its `awaiting` are kept while the person has it.
-  const { message, queue } = intent.global.handoff;
+  const { message, queue } = global.handoff;
   const text = message === undefined ? '' : render(message, scope(turn));
   if (text.trim() !== '') turn.outputs.push({ message_type: 'text', text });
   startHandoff(turn, {
     reason: 'intent',
-    fallback: awaiting.state,
+    fallback: state,
     ...(queue === undefined ? {} : { queue }),
   });
-  return true;
 }
 
 function onInput(turn: Turn, event: InputEvent): void {
@@ -397,6 +431,7 @@ function onInput(turn: Turn, event: InputEvent): void {
     !awaiting ||
     !stateOf(turn, awaiting.state)
   ) {
+    if (globalFirstIntent(turn, event)) return;
     restart(turn);
     // The first message starts the conversation; it is also the answer only when the bot had
     // nothing to say before its first wait (a bot that starts by listening).
