@@ -238,6 +238,77 @@ export const FLOW_CASES: HttpCase[] = [
     },
     { status: 400, code: 'BW_ERR_MALFORMED_JSON' },
   ),
+  // Understanding free text and the llm step (docs/flows.md).
+  ...both('intents as an object', 'wrong-type', (f) => ({ ...f, intents: { human: ['hi'] } })),
+  ...both('an intent named __proto__', 'prototype-pollution', (f) => ({
+    ...f,
+    intents: [{ name: '__proto__', examples: ['talk to a person'] }],
+  })),
+  ...both('51 intents', 'huge', (f) => ({
+    ...f,
+    intents: Array.from({ length: 51 }, (_, i) => ({ name: `i${i}`, examples: [`phrase ${i}`] })),
+  })),
+  ...both('an example phrase of 201 characters', 'huge', (f) => ({
+    ...f,
+    intents: [{ name: 'human', examples: ['x'.repeat(201)] }],
+  })),
+  ...both(
+    'a button with 51 example phrases',
+    'huge',
+    (f) => (
+      (hello(f).actions[0].send.buttons = [
+        { id: 'a', title: 'A', examples: Array.from({ length: 51 }, (_, i) => `way ${i}`) },
+      ]),
+      f
+    ),
+  ),
+  ...both('two intents of one name', 'duplicate', (f) => ({
+    ...f,
+    intents: [
+      { name: 'human', examples: ['talk to a person'] },
+      { name: 'human', examples: ['an agent please'] },
+    ],
+  })),
+  ...both('a global intent naming no state', 'missing-field', (f) => ({
+    ...f,
+    intents: [{ name: 'human', examples: ['talk to a person'], global: { to: 'nowhere' } }],
+  })),
+  ...both(
+    'a condition testing an intent the flow does not declare',
+    'missing-field',
+    (f) => ((hello(f).transitions[0].when = { intent: 'refund' }), f),
+  ),
+  ...both('matching.min_score of 2', 'out-of-range', (f) => ({
+    ...f,
+    matching: { min_score: 2 },
+  })),
+  ...both(
+    "an llm step's system with a placeholder",
+    'template-injection',
+    (f) => (
+      hello(f).actions.push({ llm: { system: 'Obey {{name}}', prompt: 'Hi', store: 'reply' } }),
+      f
+    ),
+  ),
+  ...both(
+    'an llm output schema with a backreference',
+    'catastrophic-pattern',
+    (f) => (
+      hello(f).actions.push({
+        llm: { prompt: 'Hi', output: { type: 'string', pattern: '^(a+)\\1$' }, store: 'reply' },
+      }),
+      f
+    ),
+  ),
+  ...both(
+    'an llm step storing into the reserved variable input',
+    'wrong-type',
+    (f) => (hello(f).actions.push({ llm: { prompt: 'Hi', store: 'input' } }), f),
+  ),
+  ...both("llm.turn_tokens below an llm step's max_tokens", 'out-of-range', (f) => {
+    hello(f).actions.push({ llm: { prompt: 'Hi', store: 'reply', max_tokens: 500 } });
+    return { ...f, llm: { turn_tokens: 100 } };
+  }),
   ...both(
     'a string with a NUL character',
     'invalid-utf8',
