@@ -22,6 +22,7 @@ import {
   type TelegramTestBot,
   type TestApi,
 } from './support/api.ts';
+import { answer, standIn } from './support/embeddings-stub.ts';
 import { waitFor } from './support/services.ts';
 
 /** The issue's menu, with a few example phrases, and a global intent that calls a person. */
@@ -85,6 +86,53 @@ const MENU_FLOW = {
     question: { actions: [{ send: { text: 'Ask away.' } }], wait: { store: 'q' }, next: 'menu' },
   },
 } as unknown as Flow;
+
+/**
+ * What the stand-in embeddings API understands: a word of one of these families, in English or
+ * Spanish, counts towards its dimension; any other word towards one of two others. A stand-in of a
+ * multilingual model, which the embedded English one is not.
+ */
+const CONCEPTS = [
+  ['book', 'repair', 'fix', 'bike', 'service', 'reparar', 'arreglar', 'bicicleta'],
+  ['open', 'close', 'hours', 'time', 'horario', 'abierto', 'abren'],
+  ['question', 'ask', 'pregunta', 'preguntar'],
+  ['human', 'person', 'someone', 'agent', 'speak', 'talk', 'persona', 'hablar', 'alguien'],
+];
+function concepts(text: string): number[] {
+  const vector = Array<number>(CONCEPTS.length + 2).fill(0);
+  for (const word of text.toLowerCase().match(/\p{L}+/gu) ?? []) {
+    const family = CONCEPTS.findIndex((words) => words.includes(word));
+    vector[family >= 0 ? family : CONCEPTS.length + (word.length % 2)]! += family >= 0 ? 1 : 0.2;
+  }
+  return vector;
+}
+
+/**
+ * A Telegram user of the suite's bot: `post` sends a text from chat `chat`; `tell` sends it and
+ * waits until the bot has sent `expected` (its texts are captured in `sent`).
+ */
+function telegramUser(suite: () => { t: TestApi; bot: TelegramTestBot }, sent: string[]) {
+  let update = 7000;
+  const post = async (chat: number, text: string): Promise<void> => {
+    const { t, bot } = suite();
+    const answer = await postTelegramUpdate(
+      t,
+      bot.appId,
+      bot.secret,
+      telegramText(chat, (update += 1), text),
+    );
+    expect(answer.status).to.equal(200);
+  };
+  const tell = async (chat: number, text: string, expected: string): Promise<void> => {
+    const before = sent.length;
+    await post(chat, text);
+    await waitFor(() => sent.slice(before).includes(expected), {
+      timeoutMs: 20_000,
+      what: `"${expected}" after "${text}"`,
+    });
+  };
+  return { post, tell };
+}
 
 const waitingIn = (state: string, vars: Record<string, unknown> = {}): ConversationState => ({
   state,
@@ -190,21 +238,7 @@ describe('flow: free text understood by meaning (embedded model)', function () {
       return startConversationComponents(t);
     });
 
-    let update = 7000;
-    const tell = async (chat: number, text: string, expected: string) => {
-      const before = sent.length;
-      const answer = await postTelegramUpdate(
-        t,
-        bot.appId,
-        bot.secret,
-        telegramText(chat, (update += 1), text),
-      );
-      expect(answer.status).to.equal(200);
-      await waitFor(() => sent.slice(before).includes(expected), {
-        timeoutMs: 20_000,
-        what: `"${expected}" after "${text}"`,
-      });
-    };
+    const { post, tell } = telegramUser(() => ({ t, bot }), sent);
 
     const conversationOf = async (chat: number): Promise<string> => {
       const row = await t.schema
@@ -252,14 +286,49 @@ describe('flow: free text understood by meaning (embedded model)', function () {
         fallback_state: 'email',
       });
       const before = sent.length;
-      await postTelegramUpdate(
-        t,
-        bot.appId,
-        bot.secret,
-        telegramText(502, (update += 1), 'hello?'),
-      );
+      await post(502, 'hello?');
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(sent.slice(before)).to.deep.equal([]);
+    });
+  });
+
+  describe('through an embeddings API (FLOW_MATCH_EMBEDDINGS=api)', () => {
+    let t: TestApi;
+    let bot: TelegramTestBot;
+    let api: Awaited<ReturnType<typeof standIn>>;
+    const sent: string[] = [];
+    // Filled once the stand-in listens; the edge reads it when the suite starts.
+    const env: Record<string, string> = { FLOW_MATCH_EMBEDDINGS: 'api' };
+
+    before(async () => {
+      api = await standIn((call, _n, res) =>
+        answer(res, call.input, CONCEPTS.length + 2, concepts),
+      );
+      Object.assign(env, { EMBEDDINGS_API_URL: api.url, EMBEDDINGS_MODEL: 'multilingual' });
+    });
+    conversationSuite(env, async (edge) => {
+      t = edge;
+      bot = await createTelegramBot(t, { name: 'meaning-api', flow: MENU_FLOW });
+      captureTelegramTexts(sent);
+      return startConversationComponents(t);
+    });
+    after(async () => api?.close());
+
+    const { tell } = telegramUser(() => ({ t, bot }), sent);
+
+    it('when a user answers the English menu in Spanish, then the API\'s vectors of the text as written (no English spelling correction) pick the option, and "quiero hablar con una persona" starts the handoff', async () => {
+      await tell(601, 'hola', 'How can I help?');
+      await tell(601, 'quiero reparar mi bicicleta', 'How many bikes will you bring?');
+      expect(
+        api.calls.flatMap((c) => c.input),
+        JSON.stringify(api.calls),
+      ).to.include.members(['quiero reparar mi bicicleta', 'Book a repair']);
+      await tell(601, 'quiero hablar con una persona', 'A person will take over shortly.');
+      const conversation = await t.schema.db('conversations').where({ chat_id: '601' }).first();
+      const handoffs = await t.schema.db('handoffs').where({ conversation_id: conversation.id });
+      expect(handoffs.map((h) => [h.reason, h.fallback_state])).to.deep.equal([
+        ['intent', 'bikes'],
+      ]);
     });
   });
 });

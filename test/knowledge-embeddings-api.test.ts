@@ -4,8 +4,6 @@
  * are refused with their code and leave nothing stored, and searches while the provider is down.
  */
 import { expect } from 'chai';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { embedChunks } from '../src/indexer/embed-chunks.ts';
 import { beginAttempt, ensureCollection } from '../src/indexer/store.ts';
 import {
@@ -19,54 +17,8 @@ import { createEmbedders } from '../src/shared/embeddings/embedders.ts';
 import { VectorIndexCache } from '../src/shared/embeddings/vector-cache.ts';
 import { finishJob, reloadJob, storeFile } from '../src/indexer/store.ts';
 import { searchKnowledge } from '../src/shared/knowledge/hybrid.ts';
+import { answer, standIn, vectorOf } from './support/embeddings-stub.ts';
 import { createTestSchema, type TestSchema } from './support/services.ts';
-
-interface Call {
-  input: string[];
-  dimensions?: number;
-  authorization?: string;
-}
-
-/** A stand-in embeddings API: answers per `reply`, records each call. */
-async function standIn(
-  reply: (call: Call, n: number, res: ServerResponse) => void,
-): Promise<{ url: string; calls: Call[]; close: () => Promise<void> }> {
-  const calls: Call[] = [];
-  const server: Server = createServer((req: IncomingMessage, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const parsed = JSON.parse(body) as { input: string[]; dimensions?: number };
-      const call: Call = {
-        input: parsed.input,
-        ...(parsed.dimensions ? { dimensions: parsed.dimensions } : {}),
-        ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
-      };
-      calls.push(call);
-      reply(call, calls.length, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    calls,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** A vector of `dims` values that differs per text. */
-const vectorOf = (text: string, dims: number): number[] =>
-  Array.from({ length: dims }, (_, i) => Math.sin(text.length + i));
-
-function answer(res: ServerResponse, input: string[], dims: number): void {
-  res.setHeader('content-type', 'application/json');
-  res.end(
-    JSON.stringify({
-      data: input.map((text, index) => ({ index, embedding: vectorOf(text, dims) })).reverse(),
-    }),
-  );
-}
 
 /** A provider of model `m` calling the stand-in at `url`, without a key. */
 const apiProvider = (

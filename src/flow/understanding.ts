@@ -6,7 +6,8 @@
  *
  * A candidate's score is the cosine similarity of the text to the mean of its phrases' vectors,
  * plus `LEXICAL_WEIGHT` times the share of the text's content words found in its phrases
- * (`words.ts`), after misspelt words are corrected towards the phrases. Chosen on
+ * (`words.ts`), after misspelt words are corrected towards the phrases (with the embedded model,
+ * whose vocabulary tells a misspelling). Chosen on
  * `bench/understanding` over the best single phrase, which let one loose example decide.
  *
  * Vectors of the flow's phrases are made once and kept in this process (by text, so a new flow
@@ -14,6 +15,7 @@
  * runs in its worker thread, never on this one. When it fails or is slow the turn goes on without
  * scores: exact matching, as without a model.
  */
+import { LOCAL_MODEL } from '../shared/embeddings/local-provider.ts';
 import type { EmbeddingProvider } from '../shared/embeddings/provider.ts';
 import { dot, normalize } from '../shared/embeddings/vectors.ts';
 import { render } from '../shared/flows/template.ts';
@@ -107,12 +109,15 @@ export function createUnderstanding(
   timeoutMs = SCORE_TIMEOUT_MS,
 ): Understanding {
   const cache = new Map<string, Float32Array>();
+  // A misspelling is a word the embedded model's vocabulary lacks (`words.ts`); another model (an
+  // API's, often of many languages) reads the text as written.
+  const corrects = provider?.model === LOCAL_MODEL;
 
   async function vectorsOf(
     texts: string[],
     said: string,
   ): Promise<[User, Map<string, Float32Array>]> {
-    const corrected = correctSpelling(said, phraseWords(texts));
+    const corrected = corrects ? correctSpelling(said, phraseWords(texts)) : said;
     const missing = [...new Set(texts)].filter((t) => !cache.has(t));
     const made = await provider!.embed([corrected, ...missing]);
     missing.forEach((text, i) => {
