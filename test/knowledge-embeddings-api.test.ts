@@ -15,9 +15,9 @@ import { BotwireError } from '../src/shared/errors.ts';
 import { createJob } from '../src/shared/knowledge/jobs.ts';
 import { createEmbedders } from '../src/shared/embeddings/embedders.ts';
 import { VectorIndexCache } from '../src/shared/embeddings/vector-cache.ts';
-import { finishJob, reloadJob, storeFile } from '../src/indexer/store.ts';
 import { searchKnowledge } from '../src/shared/knowledge/hybrid.ts';
 import { answer, standIn, vectorOf } from './support/embeddings-stub.ts';
+import { indexTexts } from './support/knowledge.ts';
 import { createTestSchema, type TestSchema } from './support/services.ts';
 
 /** A provider of model `m` calling the stand-in at `url`, without a key. */
@@ -202,21 +202,12 @@ describe('knowledge: the embeddings API provider', function () {
         localBatch: 16,
       });
       const { db } = schema;
-      const texts = ['Brake pads are replaced in ten minutes.', 'Gift cards never expire.'];
-      await createJob(db, { jobId: 'job_down', collection: 'down', files: [], options: {} });
-      const job = (await beginAttempt(db, 'job_down'))!;
-      const collectionId = await ensureCollection(db, 'down');
-      const provider = embedders.forChoice('api')!;
-      await embedChunks(db, { collectionId, provider, texts, jobId: job.id });
-      await storeFile(db, {
-        job,
-        collectionId,
-        file: 'help.pdf',
-        language: 'english',
-        chunks: texts.map((text, i) => ({ text, page: i + 1 })),
-        outcome: { status: 'indexed', chunks: texts.length },
+      await indexTexts(db, {
+        collection: 'down',
+        jobId: 'job_down',
+        texts: ['Brake pads are replaced in ten minutes.', 'Gift cards never expire.'],
+        provider: embedders.forChoice('api')!,
       });
-      await finishJob(db, await reloadJob(db, job), collectionId, 'english', provider.model);
       deps = {
         db,
         embedders,

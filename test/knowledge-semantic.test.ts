@@ -3,22 +3,14 @@
  * embedded through the indexer's own code, then searched by words, by meaning and both.
  */
 import { expect } from 'chai';
-import { embedChunks } from '../src/indexer/embed-chunks.ts';
-import {
-  beginAttempt,
-  ensureCollection,
-  finishJob,
-  reloadJob,
-  storeFile,
-} from '../src/indexer/store.ts';
 import { createEmbedders } from '../src/shared/embeddings/embedders.ts';
 import { LOCAL_MODEL } from '../src/shared/embeddings/local-provider.ts';
 import type { Embedders } from '../src/shared/embeddings/provider.ts';
 import { VectorIndexCache } from '../src/shared/embeddings/vector-cache.ts';
 import { searchKnowledge, type SearchMode } from '../src/shared/knowledge/hybrid.ts';
 import { CollectionCache } from '../src/shared/knowledge/search.ts';
-import { createJob } from '../src/shared/knowledge/jobs.ts';
 import { LOCAL_ONLY, SHOP_PAGES } from './support/knowledge-fixtures.ts';
+import { indexTexts } from './support/knowledge.ts';
 import { createTestSchema, type TestSchema } from './support/services.ts';
 
 describe('knowledge: search by meaning (embedded model)', function () {
@@ -33,29 +25,13 @@ describe('knowledge: search by meaning (embedded model)', function () {
     texts: readonly string[],
     { meaning = true } = {},
   ): Promise<void> {
-    const { db } = schema;
     jobs += 1;
-    const jobId = `job_${collection}_${jobs}`;
-    await createJob(db, { jobId, collection, files: [], options: {} });
-    const job = (await beginAttempt(db, jobId))!;
-    const collectionId = await ensureCollection(db, collection);
-    const provider = embedders.forChoice('local')!;
-    if (meaning) await embedChunks(db, { collectionId, provider, texts, jobId: job.id });
-    await storeFile(db, {
-      job,
-      collectionId,
-      file: 'help.pdf',
-      language: 'english',
-      chunks: texts.map((text, i) => ({ text, page: i + 1 })),
-      outcome: { status: 'indexed', chunks: texts.length },
+    await indexTexts(schema.db, {
+      collection,
+      jobId: `job_${collection}_${jobs}`,
+      texts,
+      ...(meaning ? { provider: embedders.forChoice('local')! } : {}),
     });
-    await finishJob(
-      db,
-      await reloadJob(db, job),
-      collectionId,
-      'english',
-      meaning ? provider.model : null,
-    );
   }
 
   const search = (q: string, mode?: SearchMode, k = 3) =>

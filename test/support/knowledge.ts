@@ -7,7 +7,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
+import { embedChunks } from '../../src/indexer/embed-chunks.ts';
+import {
+  beginAttempt,
+  ensureCollection,
+  finishJob,
+  reloadJob,
+  storeFile,
+} from '../../src/indexer/store.ts';
 import { startIndexer } from '../../src/indexer/worker.ts';
+import type { Knex } from '../../src/shared/db.ts';
+import type { EmbeddingProvider } from '../../src/shared/embeddings/provider.ts';
+import { createJob } from '../../src/shared/knowledge/jobs.ts';
 import { startRetriever } from '../../src/retriver/worker.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import type { Service } from '../../src/shared/process.ts';
@@ -233,4 +244,39 @@ export async function startTelegramChat(env: KnowledgeEnv): Promise<TelegramChat
       nock.enableNetConnect();
     },
   };
+}
+
+/**
+ * Indexes `texts` as the pages of one English file of `collection` through the indexer's own code
+ * (a job, the store, the swap), in the database `db`; with `provider`, each text gets its vector
+ * first, as a job of that model does. `jobId` names the job (one per call).
+ */
+export async function indexTexts(
+  db: Knex,
+  {
+    collection,
+    jobId,
+    texts,
+    provider,
+  }: {
+    collection: string;
+    jobId: string;
+    texts: readonly string[];
+    provider?: EmbeddingProvider;
+  },
+): Promise<void> {
+  await createJob(db, { jobId, collection, files: [], options: {} });
+  const job = (await beginAttempt(db, jobId))!;
+  const collectionId = await ensureCollection(db, collection);
+  if (provider) await embedChunks(db, { collectionId, provider, texts, jobId: job.id });
+  await storeFile(db, {
+    job,
+    collectionId,
+    file: 'help.pdf',
+    language: 'english',
+    chunks: texts.map((text, i) => ({ text, page: i + 1 })),
+    outcome: { status: 'indexed', chunks: texts.length },
+  });
+  const model = provider?.model ?? null;
+  await finishJob(db, await reloadJob(db, job), collectionId, 'english', model);
 }
