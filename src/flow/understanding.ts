@@ -15,6 +15,7 @@
  * runs in its worker thread, never on this one. When it fails or is slow the turn goes on without
  * scores: exact matching, as without a model.
  */
+import { withDeadline } from '../shared/deadline.ts';
 import { LOCAL_MODEL } from '../shared/embeddings/local-provider.ts';
 import type { EmbeddingProvider } from '../shared/embeddings/provider.ts';
 import { dot, normalize } from '../shared/embeddings/vectors.ts';
@@ -138,14 +139,12 @@ export function createUnderstanding(
       const phrases = phrasesFor(flow, state, event);
       if (!phrases) return undefined;
       const texts = [...phrases.options, ...phrases.intents].flatMap((p) => p.texts);
-      let timer: NodeJS.Timeout | undefined;
       try {
-        const [user, vectors] = await Promise.race([
+        const [user, vectors] = await withDeadline(
           vectorsOf(texts, event.text!.trim()),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no scores in ${timeoutMs} ms`)), timeoutMs);
-          }),
-        ]);
+          timeoutMs,
+          'scoring free text by meaning',
+        );
         return {
           options: phrases.options.map((o) => ({ id: o.id, score: score(user, o.texts, vectors) })),
           intents: phrases.intents.map((i) => ({
@@ -156,8 +155,6 @@ export function createUnderstanding(
       } catch (error) {
         onError(error);
         return undefined;
-      } finally {
-        clearTimeout(timer);
       }
     },
     close: async () => provider?.close(),

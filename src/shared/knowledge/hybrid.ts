@@ -6,6 +6,7 @@
  * it, so a chunk both lists rank well beats one either list ranks first alone, and neither list's
  * scores need to be comparable.
  */
+import { withDeadline } from '../deadline.ts';
 import { BotwireError } from '../errors.ts';
 import { failureCause } from '../failure-cause.ts';
 import type { Knex } from '../db.ts';
@@ -66,18 +67,6 @@ export interface KnowledgeResult {
   hits: SearchHit[];
   /** Why a search by meaning fell back to words (the question could not be embedded in time). */
   fallback?: string;
-}
-
-/** `promise`, or a retryable `BW_ERR_UPSTREAM` when it has not settled within `ms`. */
-function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new BotwireError('BW_ERR_UPSTREAM', `${what} took longer than ${ms} ms`)),
-      ms,
-    );
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /**
