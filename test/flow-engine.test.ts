@@ -362,6 +362,7 @@ describe('flow engine', () => {
         outputs: [],
         effects: [],
         errors: [],
+        trace: [],
         rendered: 0,
       });
     }
@@ -605,5 +606,50 @@ describe('flow engine', () => {
       'Booked 2 bike(s), number B-17. See you soon!',
     ]);
     expect(chat.state().ended).to.equal(true);
+  });
+});
+
+describe('flow engine: the turn trace', () => {
+  it('when a turn waits, retries, branches, calls out and ends, then its trace lists each step in order with the transition that fired and its condition', () => {
+    const flow = flowOf({
+      ask: {
+        actions: [text('How many?')],
+        wait: { store: 'n', expect: 'number' },
+        transitions: [{ when: { '>': [{ var: 'n' }, 5] }, to: 'many' }, { to: 'few' }],
+      },
+      many: {
+        actions: [{ http: { method: 'GET', url: 'https://api.example/n', store: 'r' } }],
+        next: 'done',
+      },
+      few: { next: 'done' },
+      done: { actions: [text('ok')], end: true },
+    });
+    const chat = talk(flow);
+    expect(chat.send(say('hi')).trace).to.deep.equal([{ enter: 'ask' }, { wait: 'ask' }]);
+    expect(chat.send(say('lots')).trace).to.deep.equal([{ retry: 'ask' }]);
+    expect(chat.send(say('7')).trace).to.deep.equal([
+      { transition: { from: 'ask', to: 'many', index: 0, when: { '>': [{ var: 'n' }, 5] } } },
+      { enter: 'many' },
+      { effect: { state: 'many', kind: 'http' } },
+    ]);
+    expect(chat.send(result('r1', { status: 200, body: {} })).trace).to.deep.equal([
+      { next: { from: 'many', to: 'done' } },
+      { enter: 'done' },
+      { end: 'done' },
+    ]);
+    const other = talk(flow);
+    other.send(say('hi'));
+    expect(other.send(say('2')).trace.slice(0, 3)).to.deep.equal([
+      { transition: { from: 'ask', to: 'few', index: 1 } },
+      { enter: 'few' },
+      { next: { from: 'few', to: 'done' } },
+    ]);
+  });
+
+  it('when the loop guard stops a turn, then its trace ends with the stop and not an end', () => {
+    const flow = flowOf({ a: { next: 'b' }, b: { next: 'a' } });
+    const trace = talk(flow).send(say('hi')).trace;
+    expect(trace.at(-1)).to.deep.equal({ stopped: { state: 'a', code: 'BW_ERR_FLOW_LOOP' } });
+    expect(trace.some((s) => 'end' in s)).to.equal(false);
   });
 });

@@ -38,3 +38,19 @@ export const answer = (description: string, schema: Record<string, unknown>) => 
 /** A JSON answer whose schema is the component `ref`. */
 export const returns = (description: string, ref: string) =>
   answer(description, { $ref: `#/components/schemas/${ref}` });
+
+/** Where a resumable web event stream (a visitor's, a test chat's) goes on from. */
+export const resumeFrom = [
+  {
+    name: 'Last-Event-ID',
+    in: 'header',
+    description: 'read strictly after this event id',
+    schema: { type: 'string', pattern: '^[0-9]+-[0-9]+$' },
+  },
+  {
+    name: 'last_event_id',
+    in: 'query',
+    description: 'as Last-Event-ID, for clients that cannot set it',
+    schema: { type: 'string', pattern: '^[0-9]+-[0-9]+$' },
+  },
+];

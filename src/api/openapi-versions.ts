@@ -64,8 +64,15 @@ const listed = {
 };
 const draft = {
   type: 'object',
-  required: ['flow', 'author', 'updated_at', 'problems', 'warnings'],
-  properties: { flow, author: { type: 'string' }, updated_at: when, problems, warnings: problems },
+  required: ['flow', 'author', 'revision', 'updated_at', 'problems', 'warnings'],
+  properties: {
+    flow,
+    author: { type: 'string' },
+    revision: { type: 'integer', minimum: 1, description: 'bumped on every save' },
+    updated_at: when,
+    problems,
+    warnings: problems,
+  },
 };
 
 const answer = (description: string, schema: Record<string, unknown>) => ({

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SCHEMAS_DIR } from '../shared/schemas.ts';
-import { appId, error } from './openapi-parts.ts';
+import { appId, error, resumeFrom } from './openapi-parts.ts';
 
 function body(name: string): Record<string, unknown> {
   const schema = JSON.parse(readFileSync(join(SCHEMAS_DIR, `${name}.json`), 'utf8')) as Record<
@@ -171,18 +171,7 @@ export const webPaths = {
           description: 'the visitor token (EventSource cannot send headers)',
           schema: { type: 'string' },
         },
-        {
-          name: 'Last-Event-ID',
-          in: 'header',
-          description: 'read strictly after this event id',
-          schema: { type: 'string', pattern: '^[0-9]+-[0-9]+$' },
-        },
-        {
-          name: 'last_event_id',
-          in: 'query',
-          description: 'as Last-Event-ID, for clients that cannot set it',
-          schema: { type: 'string', pattern: '^[0-9]+-[0-9]+$' },
-        },
+        ...resumeFrom,
       ],
       responses: {
         200: {

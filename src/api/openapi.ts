@@ -8,6 +8,7 @@ import { accountPaths, accountSchemas } from './openapi-accounts.ts';
 import { consolePaths, consoleSchemas } from './openapi-console.ts';
 import { eventSchemas, eventsPaths } from './openapi-events.ts';
 import { handoffPaths, handoffSchemas } from './openapi-handoffs.ts';
+import { testChatPaths } from './openapi-test-chats.ts';
 import { versionPaths } from './openapi-versions.ts';
 import { webPaths, webSchemas, webSecuritySchemes } from './openapi-web.ts';
 import { knowledgeSchemas } from './openapi-knowledge-schemas.ts';
@@ -103,6 +104,8 @@ export function openApiDocument(): Record<string, unknown> {
         ...eventSchemas,
         'flow-draft': schema('http/flow-draft'),
         'publish-flow': schema('http/publish-flow'),
+        'test-chat': schema('http/test-chat'),
+        'test-chat-message': schema('http/web-message'),
         'session-request': schema('http/session'),
         'create-account': schema('http/create-account'),
         'patch-account': schema('http/patch-account'),
@@ -124,6 +127,7 @@ export function openApiDocument(): Record<string, unknown> {
       ...accountPaths,
       ...eventsPaths,
       ...versionPaths,
+      ...testChatPaths,
       ...handoffPaths,
       ...webPaths,
       '/v2/callback/telegram/{app_id}': {

@@ -42,7 +42,7 @@ export async function handleChatAction(
         chat_id: conversation.chat_id,
         action: input.action,
       });
-    } else if (secrets.type === 'web' && deps.web) {
+    } else if ((secrets.type === 'web' || secrets.type === 'console') && deps.web) {
       await deps.web.signal(conversation.app_id, conversation.chat_id, {
         event: input.action,
         conversation_id: conversation.conversation_id,

@@ -9,6 +9,7 @@
  * untranslated (`translation: "none"`), and answers a voice message that voice is not supported.
  */
 import type { BotDirectory } from '../shared/bots/directory.ts';
+import { streamsReplies, type ChannelKind } from '../shared/bots/types.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Knex } from '../shared/db.ts';
@@ -42,8 +43,8 @@ export interface ChannelIn {
     kind: 'update' | 'message' | 'status' | 'web';
     app_id: string;
     channel_id: string;
-    channel_type: 'telegram' | 'whatsapp' | 'web';
-    /** kind `web`: the visitor's message. */
+    channel_type: ChannelKind;
+    /** kind `web`: the visitor's message (a web visitor's, or an operator's in a test chat). */
     web?: WebInput;
     update?: TelegramUpdate;
     contact?: WhatsAppInput['contact'];
@@ -125,7 +126,7 @@ export async function handleInbound(
   const { conversation, fresh } = await record({ bot, channel, inbound, turnId });
   // Also for a redelivery: the first attempt may have died before it showed the message, and
   // the append is once per client message id anyway.
-  if (channel.type === 'web') await echoWeb(deps, conversation, inbound, turnId);
+  if (streamsReplies(channel.type)) await echoWeb(deps, conversation, inbound, turnId);
   if (!fresh) {
     context.log.info(
       { platformMessageId: inbound.platformMessageId },
@@ -133,7 +134,8 @@ export async function handleInbound(
     );
     return [];
   }
-  if (!bot.active) return [];
+  // A switched-off bot answers no one but its test chats (a bot is tried before it goes live).
+  if (!bot.active && channel.type !== 'console') return [];
   const turn = {
     source: 'channel',
     turn_id: turnId,

@@ -19,6 +19,7 @@
  * (the calls sent already are recorded and skipped when the drainer resumes it). Either way the
  * entry is acknowledged and the handler slot freed at once.
  */
+import { streamsReplies } from '../shared/bots/types.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import { finishTurn } from '../shared/bot-turns.ts';
 import { BotwireError } from '../shared/errors.ts';
@@ -65,8 +66,8 @@ export async function handleOutbound(
     await finished(deps, input, context);
     return;
   }
-  // Web replies go to our own Redis: no platform account to trip a breaker (plan-web.ts).
-  const breaker = channel.type === 'web' ? undefined : deps.breaker;
+  // Web and test-chat replies go to our own Redis: no platform account to trip a breaker.
+  const breaker = streamsReplies(channel.type) ? undefined : deps.breaker;
   let failures = 0;
   if (breaker) {
     const admission = await breaker.admit(channel.id, input.turn_id, JSON.stringify(input));

@@ -100,7 +100,7 @@ async function sendTelegram(
 function plan(deps: OutboundDeps, channel: ChannelRecord, input: ChannelOut): PlannedCall[] {
   const { conversation, messages } = input.bot_output;
   const secrets = channel.secrets;
-  if (secrets.type === 'web') {
+  if (secrets.type === 'web' || secrets.type === 'console') {
     return planWeb(deps.web, conversation, input.turn_id, messages).map((call) => ({
       ...call,
       paces: [],

@@ -14,6 +14,8 @@ import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
 import type { Knex } from '../shared/db.ts';
 import { DEFAULT_FLOW_BUDGET } from '../shared/flows/flow-budget.ts';
+import type { TestChatFlows } from '../shared/flows/test-chats.ts';
+import { TurnTrace } from './turn-trace.ts';
 import type { Flow } from '../shared/flows/types.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
 import { storable, storableDeep } from '../shared/pg-text.ts';
@@ -22,6 +24,7 @@ import { DEFAULT_ERROR_TEXT, runTurn } from './engine/run-turn.ts';
 import type {
   ConversationState,
   Effect,
+  EffectResultEvent,
   FlowEvent,
   HandoffStart,
   OutMessage,
@@ -96,6 +99,8 @@ export interface TurnDeps {
   llm?: LlmDeps;
   /** Matches waits' patterns off this thread, with a deadline; in this thread when absent. */
   patterns?: PatternMatcher;
+  /** The flows of test chats (console channel), which run the flow they started with. */
+  testChats?: TestChatFlows;
 }
 
 /** What one turn may spend (`FLOW_HTTP_MAX_STEPS`, `FLOW_HTTP_TURN_BUDGET_MS`, `FLOW_STATE_MAX_BYTES`). */
@@ -207,10 +212,19 @@ async function runOneTurn(
     context.log.info({ handoff: stored.state.handoff?.id }, `handoff: ${gate.why}; quiet`);
     return [];
   }
-  let event = gate.kind === 'end' ? gate.event : toEvent(input);
-  if (!event) return [];
+  const first = gate.kind === 'end' ? gate.event : toEvent(input);
+  if (!first) return [];
+  let event: FlowEvent = first;
 
-  const flow = bot.flow as unknown as Flow;
+  const flow = (
+    conversation.channel_type === 'console'
+      ? await deps.testChats?.flowOf(conversation.app_id, conversation.chat_id)
+      : bot.flow
+  ) as Flow | undefined;
+  if (!flow) {
+    context.log.warn({ appId: conversation.app_id }, 'turn of an unknown test chat; dropped');
+    return [];
+  }
   let state = stored.state;
   // The current flow version may no longer have the state the conversation waits in (the end
   // of a handoff enters a state of its own, or starts over when the flow lacks it).
@@ -227,6 +241,9 @@ async function runOneTurn(
     if (meaning) event = { ...event, meaning };
   }
 
+  // Test chats get a trace of every turn (docs/console.md); nobody else pays for one.
+  const trace =
+    conversation.channel_type === 'console' ? new TurnTrace(event, state.vars) : undefined;
   let counter = 0;
   const options = {
     ...(deps.matching ? { matching: deps.matching } : {}),
@@ -263,6 +280,7 @@ async function runOneTurn(
       : runTurn(flow, state, event, run);
     state = result.state;
     rendered = result.rendered;
+    trace?.run(result);
     // A run stopped by the render budget sends the apology alone, also none of the earlier runs'.
     if (result.errors.some((e) => e.code === 'BW_ERR_FLOW_BUDGET')) outputs = [];
     outputs.push(...result.outputs);
@@ -274,6 +292,7 @@ async function runOneTurn(
     if (!effect) break;
     if (effect.kind === 'retrieve') {
       pending = effect;
+      trace?.knowledge(effect);
       break;
     }
     deadline ??= Date.now() + budget.httpMs;
@@ -287,7 +306,9 @@ async function runOneTurn(
       // A step refused before any call is noted too, so the test chat shows why.
       const model = effect.model ?? deps.llm?.settings.model ?? '';
       const refused = { model, tokens: 0, ms: 0, outcome: done.event.code ?? 'BW_ERR_INTERNAL' };
-      llmCalls.push(...(done.calls.length > 0 || done.event.ok ? done.calls : [refused]));
+      const calls = done.calls.length > 0 || done.event.ok ? done.calls : [refused];
+      llmCalls.push(...calls);
+      trace?.llm(calls);
       event = done.event;
       if (done.calls.length > 0)
         context.log.info({ state: state.state, llm: done.calls }, 'llm step');
@@ -315,14 +336,19 @@ async function runOneTurn(
         ({ state, outputs } = apology(state));
         break;
       }
-      event = { ...failed(effect.request_id, 'BW_ERR_FLOW_BUDGET', over) };
+      const refused = failed(effect.request_id, 'BW_ERR_FLOW_BUDGET', over);
+      trace?.http(effect, refused, 0);
+      event = refused;
       continue;
     }
     httpSteps += 1;
-    event = await runHttpEffect(deps.http, {
+    const started = Date.now();
+    const answered = await runHttpEffect(deps.http, {
       ...effect,
       timeout_ms: Math.min(effect.timeout_ms, left),
     });
+    trace?.http(effect, answered, Date.now() - started);
+    event = answered;
     if (event.code === 'BW_ERR_FLOW_HTTP_REFUSED' || event.code === 'BW_ERR_FLOW_BUDGET') {
       context.log.warn({ code: event.code, state: state.state }, event.error ?? '');
     }
@@ -361,6 +387,7 @@ async function runOneTurn(
     understood,
     llmCalls,
     said,
+    ...(trace ? { trace: trace.note(state.vars, outputs) } : {}),
   });
   // The deadline goes in before the state commits (and again, unchanged, on a redelivery), so
   // a crash in between cannot leave the conversation waiting for an answer with no deadline.
@@ -401,7 +428,7 @@ async function runOneTurn(
   return outbox;
 }
 
-function failed(requestId: string, code: 'BW_ERR_FLOW_BUDGET', error: string): FlowEvent {
+function failed(requestId: string, code: 'BW_ERR_FLOW_BUDGET', error: string): EffectResultEvent {
   return { type: 'effect_result', request_id: requestId, ok: false, code, error };
 }
 

@@ -3,7 +3,8 @@
  * row per option or intent matched by meaning, with its score, so an operator reading a
  * conversation sees why the bot took "I'd like to get my bike fixed" for "Book a repair"; and one
  * per call an `llm` step made, with its model, tokens, time and outcome (a step refused before any
- * call, by a budget say, with 0 tokens and its code). The test chat shows them per turn.
+ * call, by a budget say, with 0 tokens and its code). The test chat shows them per turn, and in a
+ * test chat one more: the turn's trace (`turn-trace.ts`).
  */
 import type { Knex } from '../shared/db.ts';
 import type { Understood } from './engine/meaning.ts';
@@ -17,6 +18,8 @@ export interface TurnNotes {
   llmCalls: readonly LlmCallRecord[];
   /** The user's text the turn began with ('' for none). */
   said: string;
+  /** A test chat's turn trace (`turn-trace.ts`) and its line; absent for everyone else's. */
+  trace?: { seq: string; summary: string; body: Record<string, unknown> };
 }
 
 function rows(notes: TurnNotes): { seq: string; body: Record<string, unknown> }[] {
@@ -39,6 +42,9 @@ function rows(notes: TurnNotes): { seq: string; body: Record<string, unknown> }[
         llm_call: call,
       },
     })),
+    ...(notes.trace
+      ? [{ seq: notes.trace.seq, body: { text: notes.trace.summary, trace: notes.trace.body } }]
+      : []),
   ];
 }
 

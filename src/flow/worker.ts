@@ -15,6 +15,7 @@ import { finishTurn } from '../shared/bot-turns.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import { handleTurn, type FlowInput } from './handle-turn.ts';
 import { PatternMatcher } from './pattern-matcher.ts';
+import { TestChatFlows } from '../shared/flows/test-chats.ts';
 import { StateCache } from './state-cache.ts';
 import { batchedSaveState } from './state-store.ts';
 import { claimDue, settleDeadline } from './timeouts.ts';
@@ -114,6 +115,7 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
       usage: new LlmUsage(kit.redis, config.stream.prefix),
     },
     patterns: new PatternMatcher({ logger }),
+    testChats: new TestChatFlows(db),
   };
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: replies go straight to channel');
   const stop = new AbortController();

@@ -3,6 +3,7 @@
  * Inbound kinds come from users; outbound kinds are what a bot can say. `schemas/topics/message.json`
  * is the same shape as a JSON Schema.
  */
+import type { ChannelKind } from './bots/types.ts';
 
 /**
  * A media file: as the platform knows it (downloaded only when needed, e.g. for speech-to-text),
@@ -68,7 +69,7 @@ export type MessageType = InternalMessage['message_type'];
 export interface ConversationRef {
   app_id: string;
   channel_id: string;
-  channel_type: 'telegram' | 'whatsapp' | 'web';
+  channel_type: ChannelKind;
   conversation_id: string;
   /** The platform chat: Telegram chat id, WhatsApp wa_id, web visitor id. */
   chat_id: string;

@@ -1,7 +1,7 @@
 /**
  * The flow editor in a real browser against the real service: an operator builds a flow by
- * clicking, publishes it, talks to it in the test chat and watches the conversation arrive on the
- * Conversations page; a broken transition is shown where it is and blocks publishing; publishing
+ * clicking, tries the draft in the test chat, publishes it, tries the live version and watches
+ * the test conversations arrive on the Conversations page; a broken transition is shown where it is and blocks publishing; publishing
  * and rolling back versions change what the bot says, and a conversation stranded in a removed
  * state starts over as docs/flows.md "Versions" says.
  */
@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { DEFAULT_FLOW } from '../../src/shared/flows/default-flow.ts';
 import { waitFor } from '../support/services.ts';
 import {
+  apiCall,
   checkA11y,
   consoleService,
   expectNoCspViolations,
@@ -69,7 +70,7 @@ describe('flow editor in a browser', function () {
     service = await consoleService();
   });
 
-  it('when an operator builds a three-state flow with buttons by clicking and publishes it, then the test chat follows it and the conversation shows live on the Conversations page with both sides', async () => {
+  it('when an operator builds a three-state flow with buttons by clicking, then the test chat runs the saved draft while the live version stays, runs the new version once published, and the test conversations show live on the Conversations page with both sides', async () => {
     const page = await service.newPage();
     await signIn(page, service.adminKey);
     await page.getByLabel('Name', { exact: true }).fill('Opening hours bot');
@@ -78,12 +79,12 @@ describe('flow editor in a browser', function () {
     await page.getByRole('heading', { name: 'Opening hours bot', level: 1 }).waitFor();
     const appId = new URL(page.url()).pathname.split('/').pop()!;
 
-    // The Conversations page, open before any conversation exists, in a tab of its own.
+    // The Conversations page showing test chats, open before any exists, in a tab of its own.
     const watcher = await service.newPage();
     await signIn(watcher, service.adminKey);
-    await watcher.goto(`/console/bots/${appId}/conversations`);
+    await watcher.goto(`/console/bots/${appId}/conversations?channel=console`);
     await watcher.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
-    await watcher.getByText('No conversations yet.').waitFor();
+    await watcher.getByText('No conversations match these filters.').waitFor();
     await watcher.getByRole('status').filter({ hasText: 'Live updates: on' }).waitFor();
 
     await page.getByRole('link', { name: 'Flow editor' }).click();
@@ -146,14 +147,13 @@ describe('flow editor in a browser', function () {
     await checkA11y(page, 'flow editor (built flow)');
     await screenshot(page, 'flow-editor');
 
-    await publish(page, 'Hours and address');
-    // Published: the editor shows the live version and nothing is left to publish.
+    // Tried as a draft: saved, not published; the live version stays the default flow.
     const bar = page.getByRole('toolbar', { name: 'Draft and publish' });
-    await bar.getByText('Live: version 2').waitFor();
-    expect(await bar.getByRole('button', { name: 'Publish' }).isDisabled()).to.equal(true);
-
+    await bar.getByRole('button', { name: 'Save draft' }).click();
+    await bar.getByText('Draft saved.').waitFor();
     await page.getByRole('button', { name: 'Test chat' }).click();
     const chat = chatPanel(page);
+    await chat.getByText(/^Running the draft/).waitFor();
     await chat.getByText('Say hello to start the flow.').waitFor();
     await chat.getByRole('status').filter({ hasText: 'Live updates: on' }).waitFor();
     await say(chat, 'hello');
@@ -161,11 +161,34 @@ describe('flow editor in a browser', function () {
     await chat.getByRole('button', { name: 'Opening hours' }).click();
     await botLine(chat, 'We are open 9 to 5. Anything else?').waitFor({ timeout: TURN_MS });
     await chat.getByText(/^State: hours/).waitFor({ timeout: TURN_MS });
+    // The turn trace of the press: the transition that fired, with its condition.
+    const turns = chat.getByRole('list', { name: 'Turn trace' });
+    const press = turns.getByRole('listitem').filter({ hasText: /^pressed hours/ });
+    await press
+      .getByText('ask → hours: transition 1 (topic == "hours")')
+      .waitFor({ timeout: TURN_MS });
+    await press.getByText('set topic = "hours"').waitFor();
+    await press.getByText('sent “We are open 9 to 5. Anything else?”').waitFor();
     await checkA11y(page, 'flow editor with the test chat');
     await screenshot(page, 'flow-editor-test-chat');
+    await bar.getByText('Live: version 1').waitFor();
+    const live = await apiCall(service, 'GET', `/v2/bots/${appId}`);
+    expect(live.flow.start).to.equal('welcome');
+
+    await publish(page, 'Hours and address');
+    // Published: the editor shows the live version and nothing is left to publish; the test chat
+    // now runs it, in a new conversation.
+    await bar.getByText('Live: version 2').waitFor();
+    expect(await bar.getByRole('button', { name: 'Publish' }).isDisabled()).to.equal(true);
+    await chat.getByText('Running version 2.', { exact: false }).waitFor();
+    await say(chat, 'hello');
+    await botLine(chat, 'What would you like to know?').waitFor({ timeout: TURN_MS });
 
     // The Conversations page got the conversation without a reload.
-    const row = watcher.getByRole('row').filter({ hasText: 'web' });
+    const row = watcher
+      .getByRole('row')
+      .filter({ hasText: 'console' })
+      .filter({ hasText: 'We are open 9 to 5' });
     await row.waitFor({ timeout: TURN_MS });
     await row.getByRole('cell').filter({ hasText: 'hours' }).waitFor({ timeout: TURN_MS });
     await checkA11y(watcher, 'conversations');
@@ -269,16 +292,47 @@ describe('flow editor in a browser', function () {
     expectNoCspViolations(page);
   });
 
-  it('when version 2 is published and version 1 put back from the Versions panel, then the test chat answers by each in turn, and a conversation waiting in a removed state restarts at start with a note after a warning that counted it', async () => {
+  it('when version 2 is published and version 1 put back from the Versions panel, then the test chat answers by each in turn, and a visitor waiting in a removed state restarts at start with a note after a warning that counted them (and not the test chat)', async () => {
     const appId = await webBot('Versions bot');
     const page = await service.newPage();
     await signIn(page, service.adminKey);
     await openEditor(page, appId);
     const v1Greeting = 'Hello! This bot has no conversation flow of its own yet';
 
-    // A visitor talks to version 1 and is left waiting in `menu`.
+    // A web visitor (through the web channel's own routes) is left waiting in `menu`.
+    const visitor = (await (
+      await fetch(`${service.url}/v2/web/${appId}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).json()) as { token: string };
+    let sent = 0;
+    const visit = async (message: Record<string, string>) => {
+      sent += 1;
+      const answer = await fetch(`${service.url}/v2/callback/web/${appId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${visitor.token}` },
+        body: JSON.stringify({ client_message_id: `m${sent}`, ...message }),
+      });
+      expect(answer.status).to.equal(202);
+    };
+    const visitorIn = (state: string) =>
+      waitFor(
+        async () => {
+          const listed = await api('GET', `/v2/bots/${appId}/conversations?channel_type=web`);
+          const [first] = listed.body.items as { id: string; state: string | null }[];
+          return first?.state === state ? first.id : undefined;
+        },
+        { timeoutMs: TURN_MS, what: `the visitor in ${state}` },
+      );
+    await visit({ text: 'hi' });
+    const conversationId = await visitorIn('menu');
+
+    // The test chat runs version 1, and waits in `menu` too.
     await page.getByRole('button', { name: 'Test chat' }).click();
     const chat = chatPanel(page);
+    await chat.getByText(/^Running version 1\./).waitFor();
     await chat.getByRole('status').filter({ hasText: 'Live updates: on' }).waitFor();
     await say(chat, 'hi');
     await botLine(chat, v1Greeting).waitFor({ timeout: TURN_MS });
@@ -294,19 +348,22 @@ describe('flow editor in a browser', function () {
     await details(page).getByRole('heading', { name: 'State main_menu' }).waitFor();
     await expectValid(page);
     const warned = await publish(page, 'New greeting', 'flow-editor-publish-impact');
+    // The visitor only: a test chat keeps the flow it started with.
     expect(warned).to.include('1 conversation waits in states this version removes.');
     expect(warned).to.include('menu: 1');
 
-    // The visitor presses a button of version 1's menu: version 2 starts them over.
-    await chat.getByRole('button', { name: 'About this bot' }).click();
+    // The test chat starts over on version 2.
+    await chat.getByText(/^Running version 2\./).waitFor();
+    await say(chat, 'hi');
     await botLine(chat, 'Welcome to version 2.').waitFor({ timeout: TURN_MS });
     await chat.getByText(/^State: main_menu/).waitFor({ timeout: TURN_MS });
-    const transcriptUrl = await chat
-      .getByRole('link', { name: 'Open its transcript' })
-      .getAttribute('href');
+
+    // The visitor presses a button of version 1's menu: version 2 starts them over.
+    await visit({ button_id: 'about' });
+    await visitorIn('main_menu');
     const reader = await service.newPage();
     await signIn(reader, service.adminKey);
-    await reader.goto(transcriptUrl!);
+    await reader.goto(`/console/conversations/${conversationId}`);
     const transcript = reader.getByRole('log', { name: 'Transcript' });
     const note = transcript.getByRole('listitem').filter({ hasText: /^Flow note/ });
     await note
@@ -332,10 +389,12 @@ describe('flow editor in a browser', function () {
     await dialog.getByRole('button', { name: 'Publish version 1' }).click();
     await banner.getByRole('status').filter({ hasText: 'Version 1 is live again.' }).waitFor();
 
+    // The test chat runs version 1 again; the visitor, waiting in `main_menu`, starts over.
+    await chat.getByText(/^Running version 1\./).waitFor();
     await say(chat, 'hello again');
-    // Version 1's greeting a second time: the visitor waited in `main_menu`, gone again.
-    await botLine(chat, v1Greeting).nth(1).waitFor({ timeout: TURN_MS });
-    await chat.getByText(/^State: menu/).waitFor({ timeout: TURN_MS });
+    await botLine(chat, v1Greeting).waitFor({ timeout: TURN_MS });
+    await visit({ text: 'hello again' });
+    await visitorIn('menu');
     await reader.reload();
     await note.filter({ hasText: 'waiting in state "main_menu"' }).waitFor();
     expectNoCspViolations(page);

@@ -156,9 +156,9 @@ describe('flow editor: free text understood by meaning', function () {
     await checkA11y(page, 'test chat with the trace');
     await screenshot(page, 'flow-understanding-test-chat');
 
-    // A new visitor presses "Opening hours": the llm step runs there, and with no LLM
+    // A new conversation presses "Opening hours": the llm step runs there, and with no LLM
     // configured it is not made; the trace says why and the flow goes on.
-    await chat.getByRole('button', { name: 'Reset' }).click();
+    await chat.getByRole('button', { name: 'Restart' }).click();
     await chat.getByText('Say hello to start the flow.').waitFor();
     await say(chat, 'hi');
     await botLine(chat, 'How can I help?').waitFor({ timeout: TURN_MS });

@@ -1,17 +1,15 @@
 /**
- * The test chat's stored visitor session: one per bot in the tab's storage, anything else read as
- * none, renewed an hour before its token expires.
+ * The test chat kept per bot and per flow tried in the tab's storage: anything else read as none,
+ * and a draft chat dropped once the draft is at another revision.
  */
 import { expect } from 'chai';
 import {
-  forgetSession,
-  needsRenewal,
   newClientMessageId,
-  readSession,
-  writeSession,
+  readChat,
+  writeChat,
   type SessionStore,
+  type StoredChat,
 } from '../../console/src/pages/test-chat/chat-session.ts';
-import type { WebSession } from '../../console/src/api/types.ts';
 
 function memoryStore(): SessionStore & { items: Map<string, string> } {
   const items = new Map<string, string>();
@@ -23,38 +21,42 @@ function memoryStore(): SessionStore & { items: Map<string, string> } {
   };
 }
 
-const session: WebSession = {
-  visitor_id: 'v1',
-  token: 'tok',
-  expires_at: '2026-12-01T00:00:00.000Z',
-  conversation_id: null,
-};
+const draftChat: StoredChat = { chat_id: 't_1', source: { draft: 3 }, conversation_id: null };
+const liveChat: StoredChat = { chat_id: 't_2', source: { version: 2 }, conversation_id: 'c' };
 
 describe('test chat session', () => {
-  it('when a session is written for one bot, then only that bot reads it back', () => {
+  it('when a chat is written for one bot and flow, then only that bot and flow read it back', () => {
     const store = memoryStore();
-    writeSession(store, 'bot-a', session);
-    expect(readSession(store, 'bot-a')).to.deep.equal(session);
-    expect(readSession(store, 'bot-b')).to.equal(undefined);
-    forgetSession(store, 'bot-a');
-    expect(readSession(store, 'bot-a')).to.equal(undefined);
+    writeChat(store, 'bot-a', 'current', liveChat);
+    expect(readChat(store, 'bot-a', 'current', 2)).to.deep.equal(liveChat);
+    expect(readChat(store, 'bot-b', 'current', 2)).to.equal(undefined);
+    expect(readChat(store, 'bot-a', 'draft', 3)).to.equal(undefined);
   });
 
-  it('when the stored value is not a session, then none is read', () => {
+  it('when the draft is at another revision, or another version is live, than the stored chat ran, then none is read', () => {
     const store = memoryStore();
-    store.setItem('botwire.test-chat.bot-a', '{not json');
-    expect(readSession(store, 'bot-a')).to.equal(undefined);
-    store.setItem('botwire.test-chat.bot-a', JSON.stringify({ visitor_id: 'v1' }));
-    expect(readSession(store, 'bot-a')).to.equal(undefined);
+    writeChat(store, 'bot-a', 'draft', draftChat);
+    expect(readChat(store, 'bot-a', 'draft', 3)).to.deep.equal(draftChat);
+    expect(readChat(store, 'bot-a', 'draft', 4)).to.equal(undefined);
+    expect(readChat(store, 'bot-a', 'draft')).to.equal(undefined);
+    writeChat(store, 'bot-a', 'current', liveChat);
+    expect(readChat(store, 'bot-a', 'current', 3)).to.equal(undefined);
   });
 
-  it('when the token expires within the hour, then it needs renewal, and not before', () => {
-    expect(needsRenewal(session, new Date('2026-11-30T22:30:00.000Z'))).to.equal(false);
-    expect(needsRenewal(session, new Date('2026-11-30T23:30:00.000Z'))).to.equal(true);
-    expect(needsRenewal({ ...session, expires_at: 'soon' }, new Date())).to.equal(true);
+  it('when the stored value is not a chat, then none is read', () => {
+    const store = memoryStore();
+    store.setItem('botwire.test-chat.bot-a.current', '{not json');
+    expect(readChat(store, 'bot-a', 'current', 2)).to.equal(undefined);
+    store.setItem('botwire.test-chat.bot-a.current', JSON.stringify({ chat_id: 't_1' }));
+    expect(readChat(store, 'bot-a', 'current', 2)).to.equal(undefined);
+    store.setItem(
+      'botwire.test-chat.bot-a.current',
+      JSON.stringify({ ...liveChat, conversation_id: 7 }),
+    );
+    expect(readChat(store, 'bot-a', 'current', 2)).to.equal(undefined);
   });
 
-  it('when a client message id is made, then it fits the web channel (printable, 64 at most)', () => {
+  it('when a client message id is made, then it fits the message body (printable, 64 at most)', () => {
     const id = newClientMessageId(() => 'x'.repeat(100));
     expect(id).to.have.length(64);
     expect(id).to.match(/^[\x21-\x7e]+$/);

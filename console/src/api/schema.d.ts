@@ -852,6 +852,8 @@ export interface paths {
                 /** @description a flow (docs/flows.md) */
                 flow: Record<string, unknown>;
                 author: string;
+                /** @description bumped on every save */
+                revision: number;
                 /** Format: date-time */
                 updated_at: string;
                 problems: {
@@ -913,6 +915,8 @@ export interface paths {
               /** @description a flow (docs/flows.md) */
               flow: Record<string, unknown>;
               author: string;
+              /** @description bumped on every save */
+              revision: number;
               /** Format: date-time */
               updated_at: string;
               problems: {
@@ -1267,6 +1271,161 @@ export interface paths {
             };
           };
         };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/test-chats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start a test chat running the draft (the default), the current version or a version, through the whole pipeline on the bot's console channel, whatever its channels; 422 BW_ERR_FLOW_INVALID for a flow that could not be published */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['test-chat'];
+        };
+      };
+      responses: {
+        /** @description The test chat */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              chat_id: string;
+              source:
+                | {
+                    /** @description the draft's revision */
+                    draft: number;
+                  }
+                | {
+                    version: number;
+                  };
+              created_by: string;
+              /** Format: date-time */
+              created_at: string;
+              messages_url: string;
+              events_url: string;
+            };
+          };
+        };
+        503: components['responses']['error'];
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/test-chats/{chat_id}/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An operator's message in a test chat, once per client_message_id */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+          chat_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['test-chat-message'];
+        };
+      };
+      responses: {
+        /** @description Accepted (duplicate: this client_message_id was accepted before) */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              accepted: true;
+              duplicate: boolean;
+            };
+          };
+        };
+        503: components['responses']['error'];
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/test-chats/{chat_id}/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The test chat's messages as Server-Sent Events, as a web visitor's stream (event: message, data: web-event); resumable with Last-Event-ID or last_event_id */
+    get: {
+      parameters: {
+        query?: {
+          /** @description as Last-Event-ID, for clients that cannot set it */
+          last_event_id?: string;
+        };
+        header?: {
+          /** @description read strictly after this event id */
+          'Last-Event-ID'?: string;
+        };
+        path: {
+          app_id: string;
+          chat_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description text/event-stream; each event's data is a web-event */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/event-stream': components['schemas']['web-event'];
+          };
+        };
+        503: components['responses']['error'];
         '4XX': components['responses']['error'];
       };
     };
@@ -2959,7 +3118,7 @@ export interface paths {
           limit?: number;
           /** @description next_after of the previous page */
           after?: string;
-          /** @description conversations on channels of this type only (telegram, whatsapp, ...) */
+          /** @description conversations on channels of this type only (telegram, whatsapp, web, or console: the test chats, which are left out without this filter) */
           channel_type?: string;
           /** @description the platform chat id, exactly */
           chat_id?: string;
@@ -3646,6 +3805,23 @@ export interface components {
       /** @description what changed, shown in the version list */
       note?: string;
     };
+    /**
+     * test chat (POST /v2/bots/<app_id>/test-chats)
+     * @description Which flow a new test chat runs: the draft (the default; the current version when the bot has no draft), the current version, or a version by number.
+     */
+    'test-chat': {
+      version?: ('draft' | 'current') | number;
+    };
+    /**
+     * web visitor message (POST /v2/callback/web/<app_id>)
+     * @description What a web visitor sends: typed text, a button press or a list pick, with an id the client chose so a resend is recognised.
+     */
+    'test-chat-message': {
+      client_message_id: string;
+      text?: string;
+      button_id?: string;
+      list_row_id?: string;
+    } & (unknown | unknown | unknown);
     /**
      * console sign-in (POST /v2/session body)
      * @description An account's email and password, or the admin key (the bootstrap owner).

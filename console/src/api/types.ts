@@ -61,9 +61,10 @@ export type MessagePage = Schemas['message-page'];
 export type TranscriptRow = MessagePage['items'][number];
 
 // The web channel, as a visitor.
-export type WebSession = Answer<'/v2/web/{app_id}/sessions', 'post'>;
-export type VisitorMessage = Body<'/v2/callback/web/{app_id}', 'post'>;
-export type VisitorAccepted = Answer<'/v2/callback/web/{app_id}', 'post'>;
+export type TestChatInfo = Answer<'/v2/bots/{app_id}/test-chats', 'post'>;
+export type TestChatSource = TestChatInfo['source'];
+export type TestChatMessage = Body<'/v2/bots/{app_id}/test-chats/{chat_id}/messages', 'post'>;
+export type TestChatAccepted = Answer<'/v2/bots/{app_id}/test-chats/{chat_id}/messages', 'post'>;
 /** An event of a web visitor's stream (`GET /v2/web/{app_id}/events`). */
 export type WebEvent = Schemas['web-event'];
 

@@ -80,7 +80,9 @@ export async function listConversations(
       { column: 'c.id', order: 'desc' },
     ])
     .limit(limit + 1);
+  // Test chats are operators' tries: listed only when asked for (channel_type=console).
   if (filters.channel_type !== undefined) void query.where('ch.type', filters.channel_type);
+  else void query.whereNot('ch.type', 'console');
   if (filters.chat_id !== undefined) void query.where('c.chat_id', filters.chat_id);
   if (filters.from !== undefined) void query.where('c.last_message_at', '>=', filters.from);
   if (filters.to !== undefined) void query.where('c.last_message_at', '<=', filters.to);

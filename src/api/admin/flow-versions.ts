@@ -47,7 +47,7 @@ function queryProblem(path: string, message: string): BotwireError {
 }
 
 /** Checks a flow that is about to become current; refuses it with 422 and its problems. */
-function publishable(edge: Edge): (flow: unknown) => void {
+export function publishable(edge: Edge): (flow: unknown) => void {
   return (flow) => {
     const result = validateFlow(edge.schemas, flow);
     if (result.ok) return;
@@ -80,6 +80,7 @@ function presentDraft(edge: Edge, draft: FlowDraft) {
   return {
     flow: draft.flow,
     author: draft.author,
+    revision: draft.revision,
     updated_at: draft.updated_at,
     ...checked(edge, draft.flow),
   };

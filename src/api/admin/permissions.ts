@@ -44,6 +44,10 @@ export const PERMISSIONS: Readonly<Record<string, readonly Role[]>> = {
   'POST /v2/bots/:app_id/flow/versions/:version/publish': BUILD,
   'GET /v2/bots/:app_id/flow/impact': READ,
   'GET /v2/bots/:app_id/flow/llm-usage': READ,
+  // Test chats run a draft or a version through the pipeline: its HTTP and LLM steps too.
+  'POST /v2/bots/:app_id/test-chats': BUILD,
+  'POST /v2/bots/:app_id/test-chats/:chat_id/messages': BUILD,
+  'GET /v2/bots/:app_id/test-chats/:chat_id/events': BUILD,
   // Knowledge collections.
   'GET /v2/collections': READ,
   'GET /v2/collections/:name': READ,

@@ -68,6 +68,9 @@ export function presentBot(
     flow_version: bot.flowVersion ?? null,
     created_at: bot.createdAt,
     updated_at: bot.updatedAt,
-    channels: bot.channels.map((c) => presentChannel(publicBaseUrl, c)),
+    // The console channel is the test chats' own, not one an operator added or could remove.
+    channels: bot.channels
+      .filter((c) => c.type !== 'console')
+      .map((c) => presentChannel(publicBaseUrl, c)),
   };
 }

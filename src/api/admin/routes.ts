@@ -3,8 +3,8 @@
  * route allowed to the roles of its row in ./permissions.ts): bots, channels, webhook
  * registration, transcripts and conversations (./conversations.ts), handoffs (./handoffs.ts), flow versions
  * (./flow-versions.ts), knowledge collections (./collections.ts, ./collection-list.ts), live
- * events (../events/route.ts), operations (./ops.ts), accounts and invites (./account-routes.ts)
- * and the caller's own sessions and tokens (./self-routes.ts).
+ * events (../events/route.ts), operations (./ops.ts), accounts and invites (./account-routes.ts),
+ * the caller's own sessions and tokens (./self-routes.ts), and test chats (../test-chats/routes.ts).
  * Bodies are checked against schemas/http/*.json; errors go through the error middleware.
  */
 import type { Context } from 'koa';
@@ -27,6 +27,7 @@ import { auditRoutes } from '../audit/route.ts';
 import { auditTrail } from '../audit/trail.ts';
 import { securityHeaders } from './guard.ts';
 import { opsRoutes } from './ops.ts';
+import { testChatRoutes } from '../test-chats/routes.ts';
 import { enforcePermissions, principalMay } from './permissions.ts';
 import { principalOf, requireBotAccess } from './principal.ts';
 import { accountRoutes } from './account-routes.ts';
@@ -214,6 +215,7 @@ export function adminRouter(edge: Edge): Router {
     appIdOf,
     limitOf,
   });
+  testChatRoutes(router, edge, { readBody: (ctx, schema) => body(ctx, edge, schema), appIdOf });
   opsRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   auditRoutes(router, edge);
   accountRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));

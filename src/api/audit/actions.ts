@@ -85,6 +85,12 @@ export const AUDIT_ACTIONS: Record<string, AuditAction | null> = {
     action: 'flow.rollback',
     target: flow,
   },
+  'POST /v2/bots/:app_id/test-chats': {
+    action: 'test_chat.start',
+    target: (ctx) => ({ type: 'test_chat', id: answered(ctx, 'chat_id'), appId: bot(ctx).appId }),
+  },
+  // A test chat's message is in the test conversation's transcript, as a user's is in theirs.
+  'POST /v2/bots/:app_id/test-chats/:chat_id/messages': null,
   // Validation answers whether a flow is valid; nothing is stored.
   'POST /v2/flows/validate': null,
   'PATCH /v2/collections/:name': { action: 'collection.update', target: collection },

@@ -12,7 +12,7 @@ import { BotwireError } from '../../shared/errors.ts';
 export interface StreamOwner {
   appId: string;
   visitorId: string;
-  /** The key of the web channel the visitor's token was checked with (its tokens die with it). */
+  /** The key of the channel the stream was opened on (web: its tokens die with it; console). */
   tokenKey: string;
 }
 

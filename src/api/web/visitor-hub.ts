@@ -188,15 +188,14 @@ export class VisitorHub {
   }
 
   /**
-   * Ends the streams of bot `appId` that the bot no longer accepts: all of them when `tokenKey`
-   * is undefined (the bot is gone, switched off, or without a web channel), else those opened
-   * under another key (the channel was made anew, which voids its tokens).
+   * Ends the streams of bot `appId` that the bot no longer accepts: those opened under a channel
+   * key not in `live` (all of them when it is absent or empty: the bot is gone).
    * @returns how many ended.
    */
-  endStreams(appId: string, tokenKey?: string): number {
+  endStreams(appId: string, live?: ReadonlySet<string>): number {
     let ended = 0;
     for (const client of this.#slots.ofBot(appId)) {
-      if (tokenKey !== undefined && client.owner.tokenKey === tokenKey) continue;
+      if (live?.has(client.owner.tokenKey)) continue;
       this.#end(client);
       ended += 1;
     }

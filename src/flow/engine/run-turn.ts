@@ -46,6 +46,7 @@ import type {
   HandoffEndEvent,
   HandoffStart,
   InputEvent,
+  TraceStep,
   TurnOptions,
   TurnResult,
 } from './types.ts';
@@ -63,7 +64,7 @@ export const DEFAULT_ANSWER_VAR = 'answer';
 
 const UNSAFE_VARS = new Set<string>(['__proto__', 'constructor', 'prototype', ...RESERVED_VARS]);
 
-type Target = { kind: 'go'; to: string } | { kind: 'end' } | { kind: 'none' };
+type Target = { kind: 'go'; to: string; step: TraceStep } | { kind: 'end' } | { kind: 'none' };
 
 interface Turn {
   flow: Flow;
@@ -82,6 +83,7 @@ interface Turn {
   intent?: string;
   understood: Understood[];
   handoff?: HandoffStart;
+  trace: TraceStep[];
 }
 
 function stateOf(turn: Turn, name: string): FlowState | undefined {
@@ -117,6 +119,7 @@ function stop(
         ? `the templates of one turn produced more than ${turn.meter.limit} characters`
         : `state "${name}" has nowhere to go`;
   turn.errors.push({ code, message, state: name });
+  turn.trace.push({ stopped: { state: name, code } });
   // A loop may have queued dozens of messages; the user gets the apology alone.
   if (code !== 'BW_ERR_FLOW_STUCK') turn.outputs = [];
   // What the templates built is not kept either (the variables that fed them go with it).
@@ -129,20 +132,29 @@ function stop(
 }
 
 function end(turn: Turn, name: string): void {
+  if (!turn.trace.some((s) => 'stopped' in s)) turn.trace.push({ end: name });
   turn.state.state = name;
   turn.state.awaiting = undefined;
   turn.state.ended = true;
 }
 
-function targetOf(turn: Turn, def: FlowState): Target {
+function targetOf(turn: Turn, name: string, def: FlowState): Target {
   if (def.transitions) {
     const vars = scope(turn);
-    const hit = def.transitions.find(
+    const index = def.transitions.findIndex(
       (t) => t.when === undefined || evaluateCondition(t.when, vars, turn.intent),
     );
-    return hit ? { kind: 'go', to: hit.to } : { kind: 'none' };
+    const hit = def.transitions[index];
+    if (!hit) return { kind: 'none' };
+    const when = hit.when === undefined ? {} : { when: hit.when };
+    return {
+      kind: 'go',
+      to: hit.to,
+      step: { transition: { from: name, to: hit.to, index, ...when } },
+    };
   }
-  if (def.next !== undefined) return { kind: 'go', to: def.next };
+  if (def.next !== undefined)
+    return { kind: 'go', to: def.next, step: { next: { from: name, to: def.next } } };
   return { kind: 'end' };
 }
 
@@ -164,6 +176,12 @@ function runState(turn: Turn, name: string, def: FlowState, from: number): strin
     }
     if ('http' in action || 'answer_from' in action || 'llm' in action) {
       const requestId = turn.options.newRequestId();
+      turn.trace.push({
+        effect: {
+          state: name,
+          kind: 'http' in action ? 'http' : 'llm' in action ? 'llm' : 'retrieve',
+        },
+      });
       turn.effects.push(
         'http' in action
           ? httpEffect(action.http, scope(turn), requestId)
@@ -199,13 +217,17 @@ function runState(turn: Turn, name: string, def: FlowState, from: number): strin
   }
   if (def.wait) {
     turn.state.awaiting = { kind: 'input', state: name, retries: 0 };
+    turn.trace.push({ wait: name });
     return undefined;
   }
-  return follow(turn, name, targetOf(turn, def));
+  return follow(turn, name, targetOf(turn, name, def));
 }
 
 function follow(turn: Turn, name: string, target: Target): string | undefined {
-  if (target.kind === 'go') return target.to;
+  if (target.kind === 'go') {
+    turn.trace.push(target.step);
+    return target.to;
+  }
   if (target.kind === 'end') end(turn, name);
   else stop(turn, 'BW_ERR_FLOW_STUCK', name);
   return undefined;
@@ -217,6 +239,7 @@ function enter(turn: Turn, first: string | undefined): void {
   for (let name = first; name !== undefined;) {
     turn.entries += 1;
     if (turn.entries > limit) return stop(turn, 'BW_ERR_FLOW_LOOP', name);
+    turn.trace.push({ enter: name });
     const def = stateOf(turn, name);
     if (!def) return stop(turn, 'BW_ERR_FLOW_STUCK', name);
     turn.state.state = name;
@@ -254,6 +277,7 @@ function retry(turn: Turn, name: string, def: FlowState, wait: Wait, retries: nu
     textMessage(text, optionsSendOf(def) ?? {}, vars) ?? { message_type: 'text', text },
   );
   turn.state.awaiting = { kind: 'input', state: name, retries: retries + 1 };
+  turn.trace.push({ retry: name });
 }
 
 function answerWait(turn: Turn, awaiting: Awaiting & { kind: 'input' }, event: InputEvent): void {
@@ -279,7 +303,7 @@ function answerWait(turn: Turn, awaiting: Awaiting & { kind: 'input' }, event: I
   setVar(turn, wait.store, checked.value);
   turn.input = checked.value;
   turn.state.awaiting = undefined;
-  const target = targetOf(turn, def);
+  const target = targetOf(turn, name, def);
   if (target.kind === 'none') return retry(turn, name, def, wait, awaiting.retries);
   enter(turn, follow(turn, name, target));
 }
@@ -492,6 +516,7 @@ function quiet(turn: Turn): TurnResult {
     outputs: [],
     effects: [],
     errors: [],
+    trace: [],
     rendered: turn.meter.spent,
   };
 }
@@ -522,6 +547,7 @@ export function runTurn(
     errors: [],
     entries: 0,
     understood: [],
+    trace: [],
     meter: new RenderMeter(undefined, options.rendered),
     testPattern: options.testPattern ?? inProcessPatterns(),
   };
@@ -545,6 +571,7 @@ export function runTurn(
     errors: turn.errors,
     ...(turn.handoff ? { handoff: turn.handoff } : {}),
     ...(turn.understood.length > 0 ? { understood: turn.understood } : {}),
+    trace: turn.trace,
     rendered: turn.meter.spent,
   };
 }

@@ -195,6 +195,22 @@ export interface HandoffStart {
   fallback: string;
 }
 
+/**
+ * One thing a turn did, in order, for the test chat's turn trace (docs/console.md): a state
+ * entered, the way it left (a transition by its index and condition, `next`, the end), where it
+ * waits, an effect it asked for, or why it stopped.
+ */
+export type TraceStep =
+  | { enter: string }
+  | { transition: { from: string; to: string; index: number; when?: unknown } }
+  | { next: { from: string; to: string } }
+  | { wait: string }
+  /** The answer did not fit the wait: asked again. */
+  | { retry: string }
+  | { end: string }
+  | { effect: { state: string; kind: Effect['kind'] } }
+  | { stopped: { state: string; code: FlowRuntimeError['code'] } };
+
 export interface TurnResult {
   state: ConversationState;
   /** Messages to send, in order. */
@@ -206,6 +222,8 @@ export interface TurnResult {
   handoff?: HandoffStart;
   /** Options and intents the turn matched by meaning (for the transcript). */
   understood?: Understood[];
+  /** What the run did, in order (the test chat's turn trace). */
+  trace: TraceStep[];
   /**
    * Characters the turn's templates produced, `TurnOptions.rendered` included: pass it as that
    * option when the turn runs again after its effect.

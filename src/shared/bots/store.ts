@@ -17,7 +17,7 @@ import type {
   BotRecord,
   ChannelRecord,
   ChannelSecrets,
-  ChannelType,
+  ChannelKind,
   NewBot,
   NewChannel,
   WebDetails,
@@ -39,7 +39,7 @@ interface BotRow {
 interface ChannelRow {
   id: string;
   app_id: string;
-  type: ChannelType;
+  type: ChannelKind;
   external_id: string | null;
   credentials: string;
   webhook_registered_at: Date | null;
@@ -291,6 +291,41 @@ export class BotStore {
     const row = this.#channelRow(appId, channel);
     await this.#insertChannel(this.#db, row);
     return this.#toChannel(row);
+  }
+
+  /**
+   * The bot's console channel (its test chats' own), made on first use; undefined when the bot does
+   * not exist. Two first uses at once make one: the unique index keeps the other out, and it reads
+   * the winner's.
+   */
+  async consoleChannel(appId: string): Promise<ChannelRecord | undefined> {
+    const existing = await this.#db<ChannelRow>('channels')
+      .where({ app_id: appId, type: 'console' })
+      .first();
+    if (existing) return this.#toChannel(existing);
+    const bot: unknown = await this.#db('bots').where({ app_id: appId }).first('app_id');
+    if (bot === undefined) return undefined;
+    const id = randomUUID();
+    const secrets: ChannelSecrets = { type: 'console', token_key: randomToken() };
+    const row: ChannelRow = {
+      id,
+      app_id: appId,
+      type: 'console',
+      external_id: null,
+      credentials: this.#keys.seal(JSON.stringify(secrets), id),
+      webhook_registered_at: null,
+      created_at: new Date(),
+    };
+    const inserted = await this.#db<ChannelRow>('channels')
+      .insert(row)
+      .onConflict(this.#db.raw(`(app_id) where type = 'console'`))
+      .ignore()
+      .returning('id');
+    if (inserted.length > 0) return this.#toChannel(row);
+    const winner = await this.#db<ChannelRow>('channels')
+      .where({ app_id: appId, type: 'console' })
+      .first();
+    return winner && this.#toChannel(winner);
   }
 
   async markWebhookRegistered(channelId: string): Promise<Date> {

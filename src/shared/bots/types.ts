@@ -6,6 +6,19 @@ export function isChannelType(value: string): value is ChannelType {
   return (CHANNEL_TYPES as readonly string[]).includes(value);
 }
 
+/**
+ * Every channel a bot can have: a platform's (what operators add), or `console`, the console's
+ * own, made when the bot's first test chat starts (docs/console.md, "Test chat"). Its
+ * conversations are operators' tries: they run the flow their test chat names, and their replies
+ * go to an event stream as a web visitor's do.
+ */
+export type ChannelKind = ChannelType | 'console';
+
+/** Whether a channel's replies go to an event stream per chat (web visitors, test chats). */
+export function streamsReplies(type: ChannelKind): boolean {
+  return type === 'web' || type === 'console';
+}
+
 export interface TelegramDetails {
   bot_token: string;
 }
@@ -27,12 +40,14 @@ export type ChannelSecrets =
   | { type: 'telegram'; details: TelegramDetails; secret_token: string }
   | { type: 'whatsapp'; details: WhatsAppDetails }
   /** `token_key`: the HMAC-SHA256 key of the channel's visitor tokens, base64url (32 bytes). */
-  | { type: 'web'; details: WebDetails; token_key: string };
+  | { type: 'web'; details: WebDetails; token_key: string }
+  /** `token_key`: names the event streams opened on this channel (they end when it is made anew). */
+  | { type: 'console'; token_key: string };
 
 export interface ChannelRecord {
   id: string;
   appId: string;
-  type: ChannelType;
+  type: ChannelKind;
   /** What callbacks are matched by: the WhatsApp phone_number_id; null for Telegram and web. */
   externalId: string | null;
   /**

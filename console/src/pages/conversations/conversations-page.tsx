@@ -26,7 +26,13 @@ import { LoadMore } from '../../components/load-more.tsx';
 /** Least time between two refreshes of the list caused by live events (ms). */
 const LIVE_REFRESH_MS = 1000;
 
-const CHANNELS = ['telegram', 'whatsapp', 'web'];
+/** The channel filter: users' channels; test chats only when picked (the API leaves them out). */
+const CHANNELS: [value: string, label: string][] = [
+  ['telegram', 'telegram'],
+  ['whatsapp', 'whatsapp'],
+  ['web', 'web'],
+  ['console', 'test chats'],
+];
 
 export function ConversationsPage() {
   const { appId = '' } = useParams();
@@ -148,10 +154,10 @@ function FilterForm({
           value={draft.channelType ?? ''}
           onChange={(e) => set('channelType')(e.target.value)}
         >
-          <option value="">Any</option>
-          {CHANNELS.map((c) => (
-            <option key={c} value={c}>
-              {c}
+          <option value="">Any (not test chats)</option>
+          {CHANNELS.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
             </option>
           ))}
         </select>

@@ -91,6 +91,11 @@ function text(value: unknown): string {
   return `${op}(${args.map(text).join(', ')})`;
 }
 
+/** A condition written out in full (`bikes >= 1 and bikes <= 5`), as the turn trace shows it. */
+export function conditionText(when: unknown): string {
+  return text(when);
+}
+
 function wrap(value: unknown): string {
   const inner = text(value);
   const op = isRecord(value) ? Object.keys(value)[0] : undefined;

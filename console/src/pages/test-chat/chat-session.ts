@@ -1,9 +1,12 @@
 /**
- * The test chat's web visitor session (`POST /v2/web/:app_id/sessions`), kept in the tab's
- * sessionStorage per bot, so a reload keeps talking as the same visitor and a new tab starts as a
- * new one. Plain TypeScript (no DOM): the storage is passed in.
+ * The test chat kept in the tab's sessionStorage per bot and per flow tried (`draft`, `current`
+ * or a version number), so a reload goes on with the same conversation and a new tab starts its
+ * own. A stored chat is used only while what it tried is still what is asked for: the draft at
+ * the revision it started with, the published version it started on. A saved draft or a publish
+ * gets a fresh chat. Plain TypeScript (no DOM): the storage is passed in.
  */
-import type { WebSession } from '../../api/types.ts';
+import type { TestChatInfo } from '../../api/types.ts';
+import type { Wanted } from './test-chat-api.ts';
 
 /** The part of `Storage` used. */
 export interface SessionStore {
@@ -12,45 +15,57 @@ export interface SessionStore {
   removeItem(key: string): void;
 }
 
-/** A token is renewed this long before it expires (ms): one hour. */
-export const RENEW_BEFORE_MS = 60 * 60 * 1000;
-
-export function storageKey(appId: string): string {
-  return `botwire.test-chat.${appId}`;
+/** What is kept of a chat: its id, where its flow came from, its conversation once known. */
+export interface StoredChat {
+  chat_id: string;
+  source: TestChatInfo['source'];
+  conversation_id: string | null;
 }
 
-/** A stored session, or undefined when none is stored or it is not one (edited, old format). */
-export function readSession(store: SessionStore, appId: string): WebSession | undefined {
-  const raw = store.getItem(storageKey(appId));
+export function storageKey(appId: string, wanted: Wanted): string {
+  return `botwire.test-chat.${appId}.${wanted}`;
+}
+
+const isSource = (value: unknown): value is StoredChat['source'] => {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.draft === 'number' || typeof v.version === 'number';
+};
+
+/**
+ * The stored chat for `wanted`, or undefined when none is stored, it is not one (edited, old
+ * format), or it ran something else than `at`: the draft's revision (`draft`), the published
+ * version (`current`).
+ */
+export function readChat(
+  store: SessionStore,
+  appId: string,
+  wanted: Wanted,
+  at?: number,
+): StoredChat | undefined {
+  const raw = store.getItem(storageKey(appId, wanted));
   if (raw === null) return undefined;
   try {
-    const value = JSON.parse(raw) as Partial<WebSession>;
+    const value = JSON.parse(raw) as Partial<StoredChat>;
     if (
-      typeof value.visitor_id === 'string' &&
-      typeof value.token === 'string' &&
-      typeof value.expires_at === 'string' &&
-      (value.conversation_id === null || typeof value.conversation_id === 'string')
+      typeof value.chat_id !== 'string' ||
+      !isSource(value.source) ||
+      (value.conversation_id !== null && typeof value.conversation_id !== 'string')
     ) {
-      return value as WebSession;
+      return undefined;
     }
+    const source = value.source as { draft?: number; version?: number };
+    if (wanted === 'draft' && source.draft !== at) return undefined;
+    if (wanted === 'current' && source.version !== at) return undefined;
+    return value as StoredChat;
   } catch {
     // Not JSON: treated as nothing stored.
+    return undefined;
   }
-  return undefined;
 }
 
-export function writeSession(store: SessionStore, appId: string, session: WebSession): void {
-  store.setItem(storageKey(appId), JSON.stringify(session));
-}
-
-export function forgetSession(store: SessionStore, appId: string): void {
-  store.removeItem(storageKey(appId));
-}
-
-/** True when the token expires within `RENEW_BEFORE_MS` of `now` (or its time is unreadable). */
-export function needsRenewal(session: WebSession, now: Date): boolean {
-  const expires = Date.parse(session.expires_at);
-  return Number.isNaN(expires) || expires - now.getTime() < RENEW_BEFORE_MS;
+export function writeChat(store: SessionStore, appId: string, wanted: Wanted, chat: StoredChat) {
+  store.setItem(storageKey(appId, wanted), JSON.stringify(chat));
 }
 
 /**
@@ -62,7 +77,7 @@ function randomHex(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/** A client message id for the web channel's dedupe: printable ASCII, at most 64 characters. */
+/** A client message id for the pipeline's dedupe: printable ASCII, at most 64 characters. */
 export function newClientMessageId(random: () => string = randomHex): string {
   return `console-${random()}`.slice(0, 64);
 }

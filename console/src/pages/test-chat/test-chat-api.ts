@@ -1,43 +1,46 @@
 /**
- * The test chat's calls of the web channel as a visitor (`POST /v2/web/:app_id/sessions`,
- * `POST /v2/callback/web/:app_id`, and the visitor's SSE stream), through the console's one client
- * (api/client.ts). The conversation's flow state comes from the conversations pages' call.
+ * The test chat's calls (`POST /v2/bots/:app_id/test-chats`, its messages and its SSE stream),
+ * through the console's one client (api/client.ts), under the console's session: no visitor token
+ * and no origin list, so it works wherever the console is opened. The conversation's flow state
+ * comes from the conversations pages' call.
  */
 import { api, unwrap } from '../../api/client.ts';
-import type { VisitorAccepted, VisitorMessage, WebSession } from '../../api/types.ts';
+import type { TestChatAccepted, TestChatInfo, TestChatMessage } from '../../api/types.ts';
 
-/** A new visitor, or with `token` the same visitor with a fresh token. */
-export async function createSession(appId: string, token?: string): Promise<WebSession> {
+/** Which flow a test chat runs. */
+export type Wanted = 'draft' | 'current' | number;
+
+/** A new test chat of bot `appId` running `version`. */
+export async function startTestChat(appId: string, version: Wanted): Promise<TestChatInfo> {
   return unwrap(
-    await api.POST('/v2/web/{app_id}/sessions', {
+    await api.POST('/v2/bots/{app_id}/test-chats', {
       params: { path: { app_id: appId } },
-      body: token === undefined ? {} : { token },
+      body: { version },
     }),
   );
 }
 
 /** Exactly one of `text`, `button_id`, `list_row_id` (the body's `oneOf`). */
-export type VisitorInput =
-  | Required<Pick<VisitorMessage, 'text'>>
-  | Required<Pick<VisitorMessage, 'button_id'>>
-  | Required<Pick<VisitorMessage, 'list_row_id'>>;
+export type ChatInput =
+  | Required<Pick<TestChatMessage, 'text'>>
+  | Required<Pick<TestChatMessage, 'button_id'>>
+  | Required<Pick<TestChatMessage, 'list_row_id'>>;
 
 export async function sendMessage(
   appId: string,
-  token: string,
+  chatId: string,
   clientMessageId: string,
-  input: VisitorInput,
-): Promise<VisitorAccepted> {
+  input: ChatInput,
+): Promise<TestChatAccepted> {
   return unwrap(
-    await api.POST('/v2/callback/web/{app_id}', {
-      params: { path: { app_id: appId } },
-      headers: { authorization: `Bearer ${token}` },
+    await api.POST('/v2/bots/{app_id}/test-chats/{chat_id}/messages', {
+      params: { path: { app_id: appId, chat_id: chatId } },
       body: { client_message_id: clientMessageId, ...input },
     }),
   );
 }
 
-/** The visitor's stream; EventSource cannot send headers, so the token rides in the query. */
-export function visitorEventsUrl(appId: string, token: string): string {
-  return `/v2/web/${encodeURIComponent(appId)}/events?${new URLSearchParams({ token })}`;
+/** The chat's stream (same origin: EventSource sends the session cookie). */
+export function testChatEventsUrl(appId: string, chatId: string): string {
+  return `/v2/bots/${encodeURIComponent(appId)}/test-chats/${encodeURIComponent(chatId)}/events`;
 }

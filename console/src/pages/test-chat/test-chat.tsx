@@ -1,16 +1,18 @@
 /**
- * The test chat: talks to a bot through its web channel as a visitor would, so an operator tries
- * a flow end to end (same pipeline as every platform). Usable alone (`TestChatPage`) or as a panel
- * beside the flow editor: `<TestChat appId={appId} />`. Buttons and list rows can be pressed; the
- * conversation's flow state and variables are shown after every reply, with what the flow
- * understood by meaning and the LLM calls it made (the transcript's notes); Reset starts over as
- * a new visitor.
+ * The test chat: an operator tries a bot through the whole pipeline (the same components as every
+ * platform, on the bot's console channel), whatever its channels, wherever the console is opened.
+ * It runs the draft (a fresh conversation whenever the draft is saved anew) or the published
+ * version, as the operator picks; the live version is untouched until publish. Usable alone
+ * (`TestChatPage`) or as a panel beside the flow editor: `<TestChat appId={appId} />`. Buttons and
+ * list rows can be pressed; the conversation's flow state and variables are shown after every
+ * reply, with what the flow understood by meaning and the LLM calls it made (the transcript's
+ * notes); Restart starts a new conversation from the flow's start.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useReducer, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { ApiError, errorText } from '../../api/api-error.ts';
-import type { WebSession } from '../../api/types.ts';
+import { errorText } from '../../api/api-error.ts';
+import type { TestChatSource } from '../../api/types.ts';
 import {
   conversationKeys,
   getConversation,
@@ -21,35 +23,40 @@ import { readWebEvent } from '../conversations/message-model.ts';
 import { MessageView, type Choice } from '../conversations/message-view.tsx';
 import { useEventSource } from '../conversations/use-event-source.ts';
 import { VariablesView } from '../conversations/variables-view.tsx';
+import { getBotFlow } from '../flow-editor/flow-api.ts';
 import { chatLogReducer } from './chat-log.ts';
-import { traceLine, turnTrace } from './turn-trace.ts';
-import { needsRenewal, newClientMessageId, readSession, writeSession } from './chat-session.ts';
+import { traceLine, turnTrace, turnViews } from './turn-trace.ts';
+import { newClientMessageId, readChat, writeChat, type StoredChat } from './chat-session.ts';
 import {
-  createSession,
   sendMessage,
-  visitorEventsUrl,
-  type VisitorInput,
+  startTestChat,
+  testChatEventsUrl,
+  type ChatInput,
+  type Wanted,
 } from './test-chat-api.ts';
 import './test-chat.css';
 
-const sessionKey = (appId: string) => ['test-chat-session', appId] as const;
+const chatKey = (appId: string, wanted: Wanted, revision: number | undefined) =>
+  ['test-chat', appId, wanted, revision ?? null] as const;
 
-/** The stored session, renewed when near its end; a new visitor when none or renewal is refused. */
-async function obtainSession(appId: string): Promise<WebSession> {
-  const stored = readSession(sessionStorage, appId);
-  if (stored && !needsRenewal(stored, new Date())) return stored;
-  let session: WebSession;
-  try {
-    session = await createSession(appId, stored?.token);
-  } catch (error) {
-    // A token the server no longer takes (expired, key changed): start as a new visitor.
-    if (!stored || !(error instanceof ApiError) || error.status < 400 || error.status >= 500) {
-      throw error;
-    }
-    session = await createSession(appId);
-  }
-  writeSession(sessionStorage, appId, session);
-  return session;
+/** The stored chat for this flow (and draft revision), else a new one. */
+async function obtainChat(appId: string, wanted: Wanted, revision?: number): Promise<StoredChat> {
+  const stored = readChat(sessionStorage, appId, wanted, revision);
+  if (stored) return stored;
+  return newChat(appId, wanted);
+}
+
+async function newChat(appId: string, wanted: Wanted): Promise<StoredChat> {
+  const made = await startTestChat(appId, wanted);
+  const chat = { chat_id: made.chat_id, source: made.source, conversation_id: null };
+  writeChat(sessionStorage, appId, wanted, chat);
+  return chat;
+}
+
+function sourceText(source: TestChatSource): string {
+  return 'draft' in source
+    ? `the draft (saved revision ${source.draft})`
+    : `version ${source.version}`;
 }
 
 export interface TestChatProps {
@@ -59,94 +66,117 @@ export interface TestChatProps {
 export function TestChat({ appId }: TestChatProps) {
   const queryClient = useQueryClient();
   const titleId = useId();
-  const session = useQuery({
-    queryKey: sessionKey(appId),
-    queryFn: () => obtainSession(appId),
+  const pickId = useId();
+  // The flow editor refreshes this query on every save and publish: a new draft revision here
+  // starts a new conversation.
+  const flow = useQuery({ queryKey: ['bot-flow', appId], queryFn: () => getBotFlow(appId) });
+  const hasDraft = Boolean(flow.data?.draft);
+  const [picked, setPicked] = useState<'draft' | 'current'>('draft');
+  const wanted: Wanted = picked === 'draft' && hasDraft ? 'draft' : 'current';
+  // What the chat must have started on: the draft's revision, or the published version.
+  const revision =
+    wanted === 'draft' ? flow.data?.draft?.revision : (flow.data?.published?.version ?? undefined);
+  const key = chatKey(appId, wanted, revision);
+  const chat = useQuery({
+    queryKey: key,
+    queryFn: () => obtainChat(appId, wanted, revision),
+    enabled: flow.isSuccess,
     staleTime: Infinity,
+    retry: false,
   });
-  const reset = useMutation({
-    mutationFn: () => createSession(appId),
-    onSuccess: (fresh) => {
-      writeSession(sessionStorage, appId, fresh);
-      queryClient.setQueryData(sessionKey(appId), fresh);
-    },
+  const restart = useMutation({
+    mutationFn: () => newChat(appId, wanted),
+    onSuccess: (fresh) => queryClient.setQueryData(key, fresh),
   });
+  const problem = chat.error ?? flow.error;
 
   return (
     <section className="test-chat" aria-labelledby={titleId}>
       <header className="test-chat__header">
-        <h2 id={titleId}>Chat as a web visitor</h2>
+        <h2 id={titleId}>Test chat</h2>
+        <label htmlFor={pickId}>Try</label>
+        <select
+          id={pickId}
+          value={wanted === 'draft' ? 'draft' : 'current'}
+          onChange={(e) => setPicked(e.target.value as 'draft' | 'current')}
+        >
+          <option value="draft" disabled={!hasDraft}>
+            {hasDraft ? 'Draft' : 'Draft (none saved)'}
+          </option>
+          <option value="current">
+            {flow.data?.published
+              ? `Published (version ${flow.data.published.version})`
+              : 'Published'}
+          </option>
+        </select>
         <button
           type="button"
-          onClick={() => reset.mutate()}
-          disabled={reset.isPending}
-          title="Start over as a new visitor: a new conversation from the flow's start"
+          onClick={() => restart.mutate()}
+          disabled={restart.isPending || !flow.isSuccess}
+          title="A new conversation from the flow's start"
         >
-          {reset.isPending ? 'Resetting…' : 'Reset'}
+          {restart.isPending ? 'Restarting…' : 'Restart'}
         </button>
       </header>
-      {session.isError ? (
+      {problem ? (
         <div role="alert">
-          Could not start a web visitor session: {errorText(session.error)}
-          {session.error instanceof ApiError && session.error.status === 404
-            ? ' (the test chat talks through the bot’s web channel: add one to the bot)'
-            : ''}{' '}
-          <button type="button" onClick={() => void session.refetch()}>
+          Could not start a test chat: {errorText(problem)}{' '}
+          <button
+            type="button"
+            onClick={() => void (chat.isError ? chat.refetch() : flow.refetch())}
+          >
             Try again
           </button>
         </div>
       ) : null}
-      {reset.isError ? <div role="alert">Could not reset: {errorText(reset.error)}</div> : null}
-      {session.isPending ? <p role="status">Starting a session…</p> : null}
-      {session.data ? (
-        <ChatBody key={session.data.visitor_id} appId={appId} session={session.data} />
+      {restart.isError ? (
+        <div role="alert">Could not restart: {errorText(restart.error)}</div>
+      ) : null}
+      {chat.isPending && !problem ? <p role="status">Starting a test chat…</p> : null}
+      {chat.data ? (
+        <>
+          <p className="test-chat__source muted">
+            Running {sourceText(chat.data.source)}. Nobody else sees this conversation; the live bot
+            is unchanged.
+          </p>
+          <ChatBody key={chat.data.chat_id} appId={appId} wanted={wanted} chat={chat.data} />
+        </>
       ) : null}
     </section>
   );
 }
 
-function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
+function ChatBody({ appId, wanted, chat }: { appId: string; wanted: Wanted; chat: StoredChat }) {
   const queryClient = useQueryClient();
   const [log, dispatch] = useReducer(chatLogReducer, []);
-  const [conversationId, setConversationId] = useState(session.conversation_id);
+  const [conversationId, setConversationId] = useState(chat.conversation_id);
   const [draft, setDraft] = useState('');
   const end = useRef<HTMLLIElement>(null);
   const ids = useId();
 
-  const live = useEventSource(
-    visitorEventsUrl(appId, session.token),
-    {
-      message: (data) => {
-        const event = readWebEvent(data);
-        if (!event) return;
-        dispatch({ type: 'event', event });
-        if (event.conversation_id && event.conversation_id !== conversationId) {
-          setConversationId(event.conversation_id);
-          writeSession(sessionStorage, appId, {
-            ...session,
-            conversation_id: event.conversation_id,
-          });
-        }
-        // A reply ends (part of) a turn: the flow has stored the state it moved to.
-        if (event.direction === 'out' && event.conversation_id) {
-          void queryClient.invalidateQueries({
-            queryKey: conversationKeys.detail(event.conversation_id),
-          });
-          void queryClient.invalidateQueries({
-            queryKey: conversationKeys.messages(event.conversation_id),
-          });
-        }
-      },
+  const live = useEventSource(testChatEventsUrl(appId, chat.chat_id), {
+    message: (data) => {
+      const event = readWebEvent(data);
+      if (!event) return;
+      dispatch({ type: 'event', event });
+      if (event.conversation_id && event.conversation_id !== conversationId) {
+        setConversationId(event.conversation_id);
+        writeChat(sessionStorage, appId, wanted, {
+          ...chat,
+          conversation_id: event.conversation_id,
+        });
+      }
+      // A reply ends (part of) a turn: the flow has stored the state it moved to.
+      if (event.direction === 'out' && event.conversation_id) {
+        void queryClient.invalidateQueries({
+          queryKey: conversationKeys.detail(event.conversation_id),
+        });
+        void queryClient.invalidateQueries({
+          queryKey: conversationKeys.messages(event.conversation_id),
+        });
+      }
     },
-    {
-      // A stream refused for an old token: renew it (same visitor); the new token reconnects.
-      onClosed: () => {
-        if (needsRenewal(session, new Date())) {
-          void queryClient.invalidateQueries({ queryKey: sessionKey(appId) });
-        }
-      },
-    },
-  );
+  });
 
   const state = useQuery({
     queryKey: conversationKeys.detail(conversationId ?? ''),
@@ -161,10 +191,11 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
     enabled: conversationId !== null,
   });
   const trace = turnTrace(notes.data?.items ?? []);
+  const turns = turnViews(notes.data?.items ?? []);
 
   const send = useMutation({
-    mutationFn: (v: { id: string; input: VisitorInput; text?: string; choice?: Choice }) =>
-      sendMessage(appId, session.token, v.id, v.input),
+    mutationFn: (v: { id: string; input: ChatInput; text?: string; choice?: Choice }) =>
+      sendMessage(appId, chat.chat_id, v.id, v.input),
     onMutate: (v) =>
       dispatch({
         type: 'sent',
@@ -251,6 +282,23 @@ function ChatBody({ appId, session }: { appId: string; session: WebSession }) {
           <ol aria-labelledby={`${ids}-trace`}>
             {trace.map((item) => (
               <li key={item.key}>{traceLine(item)}</li>
+            ))}
+          </ol>
+        )}
+        <h4 id={`${ids}-turns`}>Turn trace</h4>
+        {turns.length === 0 ? (
+          <p className="muted">No turn yet.</p>
+        ) : (
+          <ol aria-labelledby={`${ids}-turns`} className="test-chat__turns">
+            {turns.map((turn) => (
+              <li key={turn.key}>
+                <strong>{turn.began}</strong>
+                <ul>
+                  {turn.lines.map((line, n) => (
+                    <li key={n}>{line}</li>
+                  ))}
+                </ul>
+              </li>
             ))}
           </ol>
         )}
