@@ -16,6 +16,7 @@ import {
   expectNoCspViolations,
   screenshot,
   signIn,
+  telegramBot,
   type ConsoleService,
 } from './support.ts';
 import {
@@ -399,5 +400,102 @@ describe('flow editor in a browser', function () {
     await note.filter({ hasText: 'waiting in state "main_menu"' }).waitFor();
     expectNoCspViolations(page);
     expectNoCspViolations(reader);
+  });
+
+  it('when the console is opened at another address than PUBLIC_BASE_URL, then a Telegram-only bot’s edited draft is tried in the test chat and the live version is unchanged until publish', async () => {
+    const { appId } = await telegramBot(service, 'Telegram-only bot', DEFAULT_FLOW);
+    // The service's PUBLIC_BASE_URL is http://127.0.0.1:<port>; the operator opens localhost.
+    const elsewhere = service.url.replace('127.0.0.1', 'localhost');
+    const page = await service.newPage();
+    await page.goto(`${elsewhere}/console/`);
+    await page.getByLabel('Admin key').fill(service.adminKey);
+    await page.getByRole('button', { name: 'Sign in with the admin key' }).click();
+    await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
+    await page.goto(`${elsewhere}/console/bots/${appId}/flow`);
+    await page.getByRole('heading', { name: `Flow of bot ${appId}`, level: 1 }).waitFor();
+    await expectValid(page);
+
+    await clickNode(page, 'welcome');
+    await details(page).getByLabel('Message text').fill('Hello from the draft.');
+    const bar = page.getByRole('toolbar', { name: 'Draft and publish' });
+    await bar.getByRole('button', { name: 'Save draft' }).click();
+    await bar.getByText('Draft saved.').waitFor();
+    await page.getByRole('button', { name: 'Test chat' }).click();
+    const chat = chatPanel(page);
+    await chat.getByText(/^Running the draft/).waitFor();
+    await say(chat, 'hi');
+    await botLine(chat, 'Hello from the draft.').waitFor({ timeout: TURN_MS });
+    // Nothing reached Telegram, and the live version is the one the bot was made with.
+    expect(service.telegram.calls.filter((c) => c.method === 'sendMessage')).to.deep.equal([]);
+    const before = await api('GET', `/v2/bots/${appId}/flow`);
+    expect(before.body.published.version).to.equal(1);
+    expect(before.body.published.flow).to.deep.equal(DEFAULT_FLOW);
+
+    await publish(page, 'New greeting');
+    const after = await api('GET', `/v2/bots/${appId}/flow`);
+    expect(after.body.published.version).to.equal(2);
+    expect(after.body.published.flow.states.welcome.actions[0].send.text).to.equal(
+      'Hello from the draft.',
+    );
+    expectNoCspViolations(page);
+  });
+
+  it('when edits of ten kinds are undone with Ctrl+Z, then the flow is exactly as before them; redone with Ctrl+Shift+Z, exactly as edited', async () => {
+    const appId = await webBot('Undo bot');
+    const page = await service.newPage();
+    await signIn(page, service.adminKey);
+    await openEditor(page, appId);
+    const bar = page.getByRole('toolbar', { name: 'Draft and publish' });
+    const undoButton = page.getByRole('button', { name: 'Undo', exact: true });
+    const redoButton = page.getByRole('button', { name: 'Redo', exact: true });
+    expect(await undoButton.isDisabled()).to.equal(true);
+    /** Saves what the editor holds and answers it as the server has it. */
+    const saved = async (): Promise<unknown> => {
+      const before = (await api('GET', `/v2/bots/${appId}/flow`)).body.draft?.revision ?? 0;
+      await bar.getByRole('button', { name: 'Save draft' }).click();
+      return waitFor(
+        async () => {
+          const draft = (await api('GET', `/v2/bots/${appId}/flow`)).body.draft;
+          return draft && draft.revision > before ? draft.flow : undefined;
+        },
+        { timeoutMs: 15_000, what: 'the draft saved' },
+      );
+    };
+    const graph = page.getByRole('region', { name: /Flow graph/ });
+
+    await addState(page, 'extra'); // a state
+    await sendWithButtons(page, 'Pick a size', [['s', 'Small']]); // an action, its text, buttons
+    await details(page).getByLabel("This state waits for the user's answer").check(); // a wait
+    await details(page).getByLabel('Store the answer in variable').fill('size'); // its variable
+    await clickNode(page, 'menu');
+    await details(page).getByLabel('Message text').fill('Pick one:'); // another state's text
+    await deleteState(page, 'about'); // a state removed
+    await graph.click({ position: { x: 5, y: 5 } });
+    await details(page).getByLabel('Start state').selectOption('menu'); // the start
+    const edited = await saved();
+    expect(edited).to.not.deep.equal(DEFAULT_FLOW);
+
+    // Undo with the keyboard, the focus on the page (not in a field), until nothing is left.
+    await graph.click({ position: { x: 5, y: 5 } });
+    let undone = 0;
+    while ((await undoButton.isEnabled()) && undone < 100) {
+      await page.keyboard.press('ControlOrMeta+z');
+      undone += 1;
+    }
+    expect(undone).to.be.at.least(10);
+    expect(await saved()).to.deep.equal(DEFAULT_FLOW);
+    await page
+      .getByRole('navigation', { name: /States/ })
+      .getByRole('button', { name: 'about', exact: true })
+      .waitFor();
+
+    let redone = 0;
+    while ((await redoButton.isEnabled()) && redone < 100) {
+      await page.keyboard.press('ControlOrMeta+Shift+z');
+      redone += 1;
+    }
+    expect(redone).to.equal(undone);
+    expect(await saved()).to.deep.equal(edited);
+    expectNoCspViolations(page);
   });
 });

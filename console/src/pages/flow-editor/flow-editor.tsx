@@ -51,7 +51,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
   const [selected, setSelected] = useState<string | null>(null);
   const [tab, setTab] = useState<'graph' | 'json'>('graph');
   const [showVersions, setShowVersions] = useState(false);
-  // The test chat talks to the published flow over the bot's web channel, beside the editor.
+  // The test chat tries the saved draft (or the published version) beside the editor.
   const [showChat, setShowChat] = useState(false);
   const [viewing, setViewing] = useState<number | null>(null);
   const [focusPointer, setFocusPointer] = useState<string | null>(null);
@@ -84,6 +84,25 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
     },
     [doc],
   );
+
+  // Ctrl+Z / Ctrl+Shift+Z (Cmd on a Mac; Ctrl+Y too) undo and redo flow edits, except where a
+  // text field has the focus: there the browser undoes the typing in that field.
+  const editable = viewing === null;
+  const { undo, redo } = doc;
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!editable || !(event.ctrlKey || event.metaKey) || event.altKey) return;
+      const target = event.target as HTMLElement | null;
+      if (target?.closest('input, textarea, select, [contenteditable="true"]')) return;
+      const key = event.key.toLowerCase();
+      if (key === 'z' && !event.shiftKey) undo();
+      else if ((key === 'z' && event.shiftKey) || key === 'y') redo();
+      else return;
+      event.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [editable, undo, redo]);
 
   // After a click on a finding, the field its pointer names gets the focus once it is rendered.
   useEffect(() => {
@@ -130,6 +149,24 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
               setSelected(null);
             }}
           />
+          <button
+            type="button"
+            onClick={undo}
+            disabled={!editable || !doc.canUndo}
+            aria-keyshortcuts="Control+Z"
+            title="Undo the last edit (Ctrl+Z)"
+          >
+            Undo
+          </button>
+          <button
+            type="button"
+            onClick={redo}
+            disabled={!editable || !doc.canRedo}
+            aria-keyshortcuts="Control+Shift+Z"
+            title="Redo (Ctrl+Shift+Z)"
+          >
+            Redo
+          </button>
           <button
             type="button"
             aria-expanded={showVersions}
