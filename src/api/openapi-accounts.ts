@@ -55,7 +55,7 @@ export const accountSchemas = {
   'account-list': list('account'),
   me: {
     type: 'object',
-    required: ['actor', 'role', 'account_id', 'email', 'name', 'bots'],
+    required: ['actor', 'role', 'account_id', 'email', 'name', 'bots', 'may'],
     properties: {
       actor: {
         type: 'string',
@@ -69,6 +69,12 @@ export const accountSchemas = {
         type: ['array', 'null'],
         items: { type: 'string' },
         description: "an agent's assigned bots; null: every bot",
+      },
+      may: {
+        type: 'array',
+        items: { type: 'string' },
+        description:
+          'the admin routes the caller may call, as "METHOD /path/:param" (the permission table the API enforces, docs/accounts.md); the console shows only the controls of these',
       },
     },
   },

@@ -13,6 +13,7 @@ import {
   withCookie,
   withToken,
 } from '../support/accounts.ts';
+import { PERMISSIONS } from '../../src/api/admin/permissions.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { openSse } from '../support/sse.ts';
 
@@ -43,6 +44,11 @@ describe('operator accounts, sessions, tokens and invites', function () {
       email: builder.email,
       bots: null,
     });
+    // What the console may show: the permission table's routes a builder may call, exactly.
+    expect(me.json.may).to.deep.equal(
+      Object.keys(PERMISSIONS).filter((key) => PERMISSIONS[key]!.includes('builder')),
+    );
+    expect(me.json.may).to.include('POST /v2/bots').and.not.include('GET /v2/audit');
     expect((await signIn(t, builder.email.toUpperCase(), builder.password)).status).to.equal(204);
     const again = await t.call('POST', '/v2/accounts', {
       body: {

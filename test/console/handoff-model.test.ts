@@ -8,7 +8,6 @@ import {
   buttonsFromLines,
   durationText,
   isHolder,
-  mayAct,
   personOf,
   readLiveHandoff,
   statusText,
@@ -91,15 +90,6 @@ describe('console inbox model', () => {
     );
     expect(personOf({ first_name: 'Ana', last_name: null, chat_id: '42' })).to.equal('Ana');
     expect(personOf({ first_name: null, chat_id: '42' })).to.equal('42');
-  });
-
-  it('when roles are asked, then owners and agents act, builders and viewers read', () => {
-    expect(['owner', 'builder', 'agent', 'viewer'].map((r) => mayAct(r as never))).to.deep.equal([
-      true,
-      false,
-      true,
-      false,
-    ]);
   });
 
   it('when a live event lacks what the inbox needs, then it is ignored', () => {

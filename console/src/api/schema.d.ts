@@ -3916,6 +3916,8 @@ export interface components {
       name: string;
       /** @description an agent's assigned bots; null: every bot */
       bots: string[] | null;
+      /** @description the admin routes the caller may call, as "METHOD /path/:param" (the permission table the API enforces, docs/accounts.md); the console shows only the controls of these */
+      may: string[];
     };
     'session-item': {
       /** Format: uuid */

@@ -9,6 +9,7 @@ import { BotwireError } from '../../shared/errors.ts';
 import type { Edge } from '../edge.ts';
 import { accountById } from './account-store.ts';
 import { authParts, sessionToken } from './auth.ts';
+import { PERMISSIONS, principalMay } from './permissions.ts';
 import { presentSession } from './present-session.ts';
 import { principalGrantable, principalOf, type Role } from './principal.ts';
 import { createToken, listTokens, revokeToken } from './token-store.ts';
@@ -42,6 +43,8 @@ export function selfRoutes(router: Router, edge: Edge, readBody: ReadBody): void
       email: account?.email ?? null,
       name: account?.name ?? 'Admin key',
       bots: principal.bots === 'all' ? null : principal.bots,
+      // What the console may show: the same table the API enforces, for this caller.
+      may: Object.keys(PERMISSIONS).filter((key) => principalMay(principal, key)),
     };
   });
 

@@ -1,7 +1,11 @@
-/** One bot: rename, activate or deactivate, its channels (Telegram webhook), delete. */
+/**
+ * One bot: rename, activate or deactivate, its channels (Telegram webhook), delete; each control
+ * only for a role that may use it (`useMay`), a read-only view for the others.
+ */
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { useBot, useUpdateBot } from '../../api/bots.ts';
+import { useMay } from '../../api/permissions.ts';
 import type { Bot } from '../../api/types.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { DeleteBot } from './delete-bot-dialog.tsx';
@@ -17,7 +21,7 @@ function EditBot({ bot }: { bot: Bot }) {
   return (
     <section aria-labelledby="edit-bot">
       <h2 id="edit-bot">Settings</h2>
-      <form onSubmit={submit}>
+      <form onSubmit={submit} data-route="PATCH /v2/bots/:app_id">
         <div className="field">
           <label htmlFor="bot-name">Name</label>
           <input id="bot-name" required value={name} onChange={(e) => setName(e.target.value)} />
@@ -51,6 +55,7 @@ function EditBot({ bot }: { bot: Bot }) {
 export function BotPage() {
   const appId = useParams().appId ?? '';
   const bot = useBot(appId);
+  const may = useMay();
   if (bot.isPending) return <p role="status">Loading the bot…</p>;
   if (bot.isError) {
     return (
@@ -73,18 +78,28 @@ export function BotPage() {
       </p>
       <nav aria-label="This bot">
         <ul className="bot-links">
-          <li>
-            <Link to={`/bots/${data.app_id}/flow`}>Flow editor</Link>
-          </li>
-          <li>
-            <Link to={`/bots/${data.app_id}/chat`}>Test chat</Link>
-          </li>
+          {may('GET /v2/bots/:app_id/flow') && (
+            <li data-route="GET /v2/bots/:app_id/flow">
+              <Link to={`/bots/${data.app_id}/flow`}>Flow editor</Link>
+            </li>
+          )}
+          {may('POST /v2/bots/:app_id/test-chats') && (
+            <li data-route="POST /v2/bots/:app_id/test-chats">
+              <Link to={`/bots/${data.app_id}/chat`}>Test chat</Link>
+            </li>
+          )}
           <li>
             <Link to={`/bots/${data.app_id}/conversations`}>Conversations</Link>
           </li>
         </ul>
       </nav>
-      <EditBot key={data.app_id} bot={data} />
+      {may('PATCH /v2/bots/:app_id') ? (
+        <EditBot key={data.app_id} bot={data} />
+      ) : (
+        <p>
+          Status: <strong>{data.active ? 'Active' : 'Inactive'}</strong>
+        </p>
+      )}
       <section aria-labelledby="channels">
         <h2 id="channels">Channels</h2>
         <ul className="channels">
@@ -97,17 +112,20 @@ export function BotPage() {
                   (webhook registered {new Date(channel.webhook_registered_at).toLocaleString()})
                 </span>
               )}
-              {channel.type === 'telegram' && (
-                <WebhookButton appId={data.app_id} channel={channel} />
-              )}
+              {channel.type === 'telegram' &&
+                may('POST /v2/bots/:app_id/channels/:channel_id/webhook') && (
+                  <WebhookButton appId={data.app_id} channel={channel} />
+                )}
             </li>
           ))}
         </ul>
       </section>
-      <section aria-labelledby="danger">
-        <h2 id="danger">Delete</h2>
-        <DeleteBot appId={data.app_id} name={data.name} />
-      </section>
+      {may('DELETE /v2/bots/:app_id') && (
+        <section aria-labelledby="danger">
+          <h2 id="danger">Delete</h2>
+          <DeleteBot appId={data.app_id} name={data.name} />
+        </section>
+      )}
     </>
   );
 }

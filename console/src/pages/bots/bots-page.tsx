@@ -1,11 +1,13 @@
 /** Bots: the list, and a form to create one. */
 import { Link } from 'react-router';
 import { useBots } from '../../api/bots.ts';
+import { useMay } from '../../api/permissions.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { CreateBotForm } from './create-bot-form.tsx';
 
 export function BotsPage() {
   const bots = useBots();
+  const may = useMay();
   return (
     <>
       <h1>Bots</h1>
@@ -13,7 +15,12 @@ export function BotsPage() {
         <h2 id="bots-list">All bots</h2>
         {bots.isPending && <p role="status">Loading bots…</p>}
         {bots.error && <ErrorAlert error={bots.error} what="Could not load the bots." />}
-        {bots.data?.items.length === 0 && <p>No bots yet: create the first one below.</p>}
+        {bots.data?.items.length === 0 && (
+          <p>
+            No bots yet
+            {may('POST /v2/bots') ? ': create the first one below.' : '.'}
+          </p>
+        )}
         {bots.data && bots.data.items.length > 0 && (
           <table>
             <thead>
@@ -43,7 +50,7 @@ export function BotsPage() {
           </table>
         )}
       </section>
-      <CreateBotForm />
+      {may('POST /v2/bots') && <CreateBotForm />}
     </>
   );
 }

@@ -107,7 +107,7 @@ export function CreateBotForm() {
   return (
     <section aria-labelledby="new-bot">
       <h2 id="new-bot">New bot</h2>
-      <form onSubmit={submit}>
+      <form onSubmit={submit} data-route="POST /v2/bots">
         <Field id="new-bot-name" label="Name" value={name} onChange={setName} required />
         <fieldset>
           <legend>Channel</legend>

@@ -10,7 +10,12 @@ export function DeleteBot({ appId, name }: { appId: string; name: string }) {
   const navigate = useNavigate();
   return (
     <>
-      <button type="button" className="danger" onClick={() => dialog.current?.showModal()}>
+      <button
+        type="button"
+        className="danger"
+        data-route="DELETE /v2/bots/:app_id"
+        onClick={() => dialog.current?.showModal()}
+      >
         Delete bot
       </button>
       <dialog ref={dialog} aria-labelledby="delete-title" aria-describedby="delete-text">

@@ -6,7 +6,7 @@ import { ErrorAlert } from '../../components/error-alert.tsx';
 export function WebhookButton({ appId, channel }: { appId: string; channel: ChannelView }) {
   const register = useRegisterWebhook(appId);
   return (
-    <div className="webhook">
+    <div className="webhook" data-route="POST /v2/bots/:app_id/channels/:channel_id/webhook">
       <button
         type="button"
         disabled={register.isPending}

@@ -22,6 +22,7 @@ import { useEventSource } from './use-event-source.ts';
 import { useLiveRefresh } from './use-live-refresh.ts';
 import './conversations.css';
 import { LoadMore } from '../../components/load-more.tsx';
+import { useMay } from '../../api/permissions.ts';
 
 /** Least time between two refreshes of the list caused by live events (ms). */
 const LIVE_REFRESH_MS = 1000;
@@ -37,6 +38,7 @@ const CHANNELS: [value: string, label: string][] = [
 export function ConversationsPage() {
   const { appId = '' } = useParams();
   const [search, setSearch] = useSearchParams();
+  const may = useMay();
   const filters = useMemo(() => filtersFromSearch(search), [search]);
   const problem = filtersProblem(filters);
 
@@ -65,7 +67,13 @@ export function ConversationsPage() {
     <div className="conversations">
       <h1>Conversations</h1>
       <p className="conversations__bot">
-        Bot <code>{appId}</code> · <Link to={`/bots/${appId}/chat`}>Test chat</Link>
+        Bot <code>{appId}</code>
+        {may('POST /v2/bots/:app_id/test-chats') && (
+          <span data-route="POST /v2/bots/:app_id/test-chats">
+            {' '}
+            · <Link to={`/bots/${appId}/chat`}>Test chat</Link>
+          </span>
+        )}
       </p>
       <FilterForm
         key={search.toString()}

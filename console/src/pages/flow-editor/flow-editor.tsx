@@ -21,6 +21,7 @@ import { StateList } from './state-list.tsx';
 import { StatePanel } from './state-panel.tsx';
 import { TestChat } from '../test-chat/test-chat.tsx';
 import { useFlowDocument } from './use-flow-document.ts';
+import { useMay } from '../../api/permissions.ts';
 import { useValidation } from './use-validation.ts';
 import { VersionBanner } from './version-banner.tsx';
 import { VersionsPanel } from './versions-panel.tsx';
@@ -45,7 +46,14 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
     botFlow.draft?.flow ?? botFlow.published.flow,
     botFlow.draft?.flow ?? botFlow.published.flow,
   );
-  const validation = useValidation(doc.text, doc.parseError === null);
+  const may = useMay();
+  // A viewer reads the flow; builders and owners edit it (the permission table, docs/accounts.md).
+  const mayEdit = may('PUT /v2/bots/:app_id/flow/draft');
+  const validation = useValidation(
+    doc.text,
+    doc.parseError === null,
+    may('POST /v2/flows/validate'),
+  );
   // Whether the server holds a draft: as loaded, then as this editor saved or discarded it.
   const [hasDraft, setHasDraft] = useState(botFlow.draft !== null);
   const [selected, setSelected] = useState<string | null>(null);
@@ -61,7 +69,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
     queryFn: () => getVersion(appId, viewing ?? 0),
     enabled: viewing !== null,
   });
-  const readOnly = viewing !== null || doc.parseError !== null;
+  const readOnly = !mayEdit || viewing !== null || doc.parseError !== null;
   const shownValue = viewing !== null ? versionQuery.data?.flow : doc.value;
   const flow = asFlow(shownValue);
   const findings = viewing === null ? validation : { problems: [], warnings: [] };
@@ -87,7 +95,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
 
   // Ctrl+Z / Ctrl+Shift+Z (Cmd on a Mac; Ctrl+Y too) undo and redo flow edits, except where a
   // text field has the focus: there the browser undoes the typing in that field.
-  const editable = viewing === null;
+  const editable = mayEdit && viewing === null;
   const { undo, redo } = doc;
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -125,48 +133,34 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
       <div className="flow-editor">
         <header className="editor-header">
           <h1>Flow of bot {appId}</h1>
-          <PublishBar
-            appId={appId}
-            value={doc.value}
-            parses={doc.parseError === null}
-            dirty={doc.dirty}
-            hasDraft={hasDraft}
-            validation={validation}
-            publishedVersion={botFlow.published.version}
-            onSaved={(saved) => {
-              doc.markSaved(saved);
-              setHasDraft(true);
-            }}
-            onPublished={() => setHasDraft(false)}
-          />
-          <DiscardDraftButton
-            appId={appId}
-            enabled={viewing === null && (hasDraft || doc.dirty)}
-            onDiscarded={() => {
-              doc.setValue(botFlow.published.flow);
-              doc.markSaved(botFlow.published.flow);
-              setHasDraft(false);
-              setSelected(null);
-            }}
-          />
-          <button
-            type="button"
-            onClick={undo}
-            disabled={!editable || !doc.canUndo}
-            aria-keyshortcuts="Control+Z"
-            title="Undo the last edit (Ctrl+Z)"
-          >
-            Undo
-          </button>
-          <button
-            type="button"
-            onClick={redo}
-            disabled={!editable || !doc.canRedo}
-            aria-keyshortcuts="Control+Shift+Z"
-            title="Redo (Ctrl+Shift+Z)"
-          >
-            Redo
-          </button>
+          {mayEdit && (
+            <div className="editor-actions" data-route="PUT /v2/bots/:app_id/flow/draft">
+              <PublishBar
+                appId={appId}
+                value={doc.value}
+                parses={doc.parseError === null}
+                dirty={doc.dirty}
+                hasDraft={hasDraft}
+                validation={validation}
+                publishedVersion={botFlow.published.version}
+                onSaved={(saved) => {
+                  doc.markSaved(saved);
+                  setHasDraft(true);
+                }}
+                onPublished={() => setHasDraft(false)}
+              />
+              <DiscardDraftButton
+                appId={appId}
+                enabled={viewing === null && (hasDraft || doc.dirty)}
+                onDiscarded={() => {
+                  doc.setValue(botFlow.published.flow);
+                  doc.markSaved(botFlow.published.flow);
+                  setHasDraft(false);
+                  setSelected(null);
+                }}
+              />
+            </div>
+          )}
           <button
             type="button"
             aria-expanded={showVersions}
@@ -174,9 +168,16 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
           >
             Versions
           </button>
-          <button type="button" aria-expanded={showChat} onClick={() => setShowChat((v) => !v)}>
-            Test chat
-          </button>
+          {may('POST /v2/bots/:app_id/test-chats') && (
+            <button
+              type="button"
+              aria-expanded={showChat}
+              data-route="POST /v2/bots/:app_id/test-chats"
+              onClick={() => setShowChat((v) => !v)}
+            >
+              Test chat
+            </button>
+          )}
         </header>
         {viewing !== null && versionQuery.data && (
           <VersionBanner
@@ -222,27 +223,56 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
             />
           </aside>
           <div className="editor-main">
-            <div role="tablist" aria-label="View">
-              <button
-                type="button"
-                role="tab"
-                id="tab-graph"
-                aria-controls="panel-graph"
-                aria-selected={tab === 'graph'}
-                onClick={() => setTab('graph')}
-              >
-                Graph
-              </button>
-              <button
-                type="button"
-                role="tab"
-                id="tab-json"
-                aria-controls="panel-json"
-                aria-selected={tab === 'json'}
-                onClick={() => setTab('json')}
-              >
-                JSON
-              </button>
+            <div className="canvas-bar">
+              <div role="tablist" aria-label="View">
+                <button
+                  type="button"
+                  role="tab"
+                  id="tab-graph"
+                  aria-controls="panel-graph"
+                  aria-selected={tab === 'graph'}
+                  onClick={() => setTab('graph')}
+                >
+                  Graph
+                </button>
+                <button
+                  type="button"
+                  role="tab"
+                  id="tab-json"
+                  aria-controls="panel-json"
+                  aria-selected={tab === 'json'}
+                  onClick={() => setTab('json')}
+                >
+                  JSON
+                </button>
+              </div>
+              {mayEdit && (
+                <div
+                  role="toolbar"
+                  aria-label="Edit"
+                  className="edit-tools"
+                  data-route="PUT /v2/bots/:app_id/flow/draft"
+                >
+                  <button
+                    type="button"
+                    onClick={undo}
+                    disabled={!editable || !doc.canUndo}
+                    aria-keyshortcuts="Control+Z"
+                    title="Undo the last edit (Ctrl+Z)"
+                  >
+                    Undo
+                  </button>
+                  <button
+                    type="button"
+                    onClick={redo}
+                    disabled={!editable || !doc.canRedo}
+                    aria-keyshortcuts="Control+Shift+Z"
+                    title="Redo (Ctrl+Shift+Z)"
+                  >
+                    Redo
+                  </button>
+                </div>
+              )}
             </div>
             <div
               role="tabpanel"
@@ -271,7 +301,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
                     key={viewing ?? 'draft'}
                     text={viewing !== null ? JSON.stringify(shownValue ?? null, null, 2) : doc.text}
                     parseError={viewing !== null ? null : doc.parseError}
-                    readOnly={viewing !== null}
+                    readOnly={!mayEdit || viewing !== null}
                     onChange={doc.setText}
                   />
                 </Suspense>

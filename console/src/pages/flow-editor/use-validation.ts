@@ -21,7 +21,7 @@ export interface ValidationView {
 }
 
 /** `text` is the flow's JSON; `parses` says whether it is JSON at all (else nothing is sent). */
-export function useValidation(text: string, parses: boolean): ValidationView {
+export function useValidation(text: string, parses: boolean, allowed = true): ValidationView {
   const settled = useDebounced(text, VALIDATE_DELAY_MS);
   // The settled text may be an older one that did not parse, though the current one does.
   const parsed = useMemo(() => {
@@ -34,7 +34,8 @@ export function useValidation(text: string, parses: boolean): ValidationView {
   const query = useQuery({
     queryKey: ['flow-validate', settled],
     queryFn: () => validateFlow(parsed.ok ? parsed.value : null),
-    enabled: parses && parsed.ok,
+    // A role that may not edit (a viewer) is not offered the check either: it would be refused.
+    enabled: allowed && parses && parsed.ok,
     placeholderData: keepPreviousData,
     staleTime: Infinity,
     // Keys are whole flows (up to a few hundred KB); old answers need not stay long.

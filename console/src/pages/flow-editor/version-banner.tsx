@@ -9,6 +9,7 @@ import type { Impact, VersionDetail } from '../../api/types.ts';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { getImpact, republishVersion } from './flow-api.ts';
 import { ImpactNote } from './impact-note.tsx';
+import { useMay } from '../../api/permissions.ts';
 
 interface VersionBannerProps {
   appId: string;
@@ -17,6 +18,7 @@ interface VersionBannerProps {
 }
 
 export function VersionBanner({ appId, version, onBack }: VersionBannerProps) {
+  const may = useMay();
   const queryClient = useQueryClient();
   const [impact, setImpact] = useState<Impact | null>(null);
   const [done, setDone] = useState(false);
@@ -44,14 +46,17 @@ export function VersionBanner({ appId, version, onBack }: VersionBannerProps) {
       <button type="button" onClick={onBack}>
         Back to the draft
       </button>
-      <button
-        type="button"
-        className="primary"
-        disabled={version.current || done || check.isPending}
-        onClick={() => check.mutate()}
-      >
-        Publish this version
-      </button>
+      {may('POST /v2/bots/:app_id/flow/versions/:version/publish') && (
+        <button
+          type="button"
+          className="primary"
+          data-route="POST /v2/bots/:app_id/flow/versions/:version/publish"
+          disabled={version.current || done || check.isPending}
+          onClick={() => check.mutate()}
+        >
+          Publish this version
+        </button>
+      )}
       {done && <span role="status">Version {version.version} is live again.</span>}
       {error && (
         <span role="alert" className="problem-text">

@@ -23,11 +23,6 @@ export function isHolder(
     : (handoff.claimed_account ?? null) === null && handoff.claimed_by === me.actor;
 }
 
-/** Whether the role may act in a handoff (the API's route table: owners and agents). */
-export function mayAct(role: Me['role']): boolean {
-  return role === 'owner' || role === 'agent';
-}
-
 /** Whether a handoff is still open (waiting or claimed). */
 export function isOpen(status: HandoffItem['status']): boolean {
   return status === 'waiting' || status === 'claimed';

@@ -9,6 +9,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, useParams } from 'react-router';
+import { useMay } from '../../api/permissions.ts';
 import { useMe } from '../../api/accounts.ts';
 import type { HandoffDetail, TranscriptRow } from '../../api/types.ts';
 import { QueryState } from '../../components/query-state.tsx';
@@ -24,7 +25,6 @@ import {
   durationText,
   isHolder,
   isOpen,
-  mayAct,
   personOf,
   readLiveHandoff,
   statusText,
@@ -43,6 +43,7 @@ const LIVE_REFRESH_MS = 400;
 export function HandoffPage() {
   const { id = '' } = useParams();
   const me = useMe();
+  const may = useMay();
   const now = useNow();
   const detail = useQuery({
     queryKey: inboxKeys.detail(id),
@@ -80,7 +81,8 @@ export function HandoffPage() {
   }
 
   const viewer = me.data;
-  const canAct = viewer !== undefined && mayAct(viewer.role);
+  // Claiming, replying, notes, hand back and close share one row of the permission table.
+  const canAct = may('POST /v2/handoffs/:id/claim');
   const holds = viewer !== undefined && isHolder(handoff, viewer);
   const open = isOpen(handoff.status);
   const person = personOf(handoff);
@@ -100,12 +102,20 @@ export function HandoffPage() {
       {!canAct ? (
         <p className="hint">You can read this handoff; owners and agents answer and act on it.</p>
       ) : null}
-      {canAct && open ? <ClaimBar handoff={handoff} holds={holds} /> : null}
+      {canAct && open ? (
+        <div data-route="POST /v2/handoffs/:id/claim">
+          <ClaimBar handoff={handoff} holds={holds} />
+        </div>
+      ) : null}
       <div className="handoff__columns">
         <section aria-labelledby="handoff-transcript" className="handoff__transcript">
           <h2 id="handoff-transcript">Transcript</h2>
           <Transcript handoff={handoff} person={person} />
-          {canAct && holds ? <ReplyForm handoffId={handoff.id} person={person} /> : null}
+          {canAct && holds ? (
+            <div data-route="POST /v2/handoffs/:id/messages">
+              <ReplyForm handoffId={handoff.id} person={person} />
+            </div>
+          ) : null}
           {canAct && open && !holds ? (
             <p className="hint">
               {handoff.status === 'waiting'
@@ -144,9 +154,13 @@ export function HandoffPage() {
             <h2 id="handoff-variables">Variables</h2>
             <VariablesView variables={handoff.conversation.variables} />
           </section>
-          {canAct ? <NoteForm handoffId={handoff.id} /> : null}
+          {canAct ? (
+            <div data-route="POST /v2/handoffs/:id/notes">
+              <NoteForm handoffId={handoff.id} />
+            </div>
+          ) : null}
           {canAct && open ? (
-            <section aria-labelledby="handoff-end">
+            <section aria-labelledby="handoff-end" data-route="POST /v2/handoffs/:id/return">
               <h2 id="handoff-end">Hand back or close</h2>
               <HandBack handoff={handoff} holds={holds} />
               <CloseHandoff handoff={handoff} holds={holds} person={person} />

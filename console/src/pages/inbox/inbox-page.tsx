@@ -5,6 +5,7 @@
  * refreshes the list, so every agent of a bot sees the same queue without a reload.
  */
 import { useInfiniteQuery } from '@tanstack/react-query';
+import { useMay } from '../../api/permissions.ts';
 import { useMemo, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useMe } from '../../api/accounts.ts';
@@ -43,6 +44,7 @@ export function InboxPage() {
   const [search, setSearch] = useSearchParams();
   const filters = useMemo(() => filtersOf(search), [search]);
   const me = useMe();
+  const may = useMay();
   const bots = useBots();
   const now = useNow();
 
@@ -73,7 +75,7 @@ export function InboxPage() {
       <h1>Inbox</h1>
       <p className="hint">
         Conversations the bot handed to a person, the one waiting longest first.
-        {me.data && me.data.role !== 'owner' && me.data.role !== 'agent'
+        {me.data && !may('POST /v2/handoffs/:id/claim')
           ? ' You can read them; owners and agents answer.'
           : ''}
       </p>

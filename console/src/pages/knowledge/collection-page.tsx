@@ -25,6 +25,7 @@ import { SearchSettings } from './search-settings.tsx';
 import { UploadDrop } from './upload-drop.tsx';
 import { useIndexJobEvents } from './use-index-job-events.ts';
 import './knowledge.css';
+import { useMay } from '../../api/permissions.ts';
 
 function Documents({ detail }: { detail: CollectionDetail }) {
   return (
@@ -64,7 +65,7 @@ function Upload({ name }: { name: string }) {
       queryClient.invalidateQueries({ queryKey: knowledgeKeys.collection(name), exact: true }),
   });
   return (
-    <section aria-labelledby="kn-upload-h">
+    <section aria-labelledby="kn-upload-h" data-route="POST /v2/collections/:name/files">
       <h2 id="kn-upload-h">Upload</h2>
       <UploadDrop
         label="Choose documents to upload"
@@ -92,7 +93,16 @@ function Upload({ name }: { name: string }) {
   );
 }
 
-function Indexing({ name, lastJobId }: { name: string; lastJobId: string | undefined }) {
+function Indexing({
+  name,
+  lastJobId,
+  mayStart,
+}: {
+  name: string;
+  lastJobId: string | undefined;
+  /** Whether the caller may start a job (builders and owners); the jobs are shown to all. */
+  mayStart: boolean;
+}) {
   const queryClient = useQueryClient();
   const [chosen, setChosen] = useState<string | undefined>(undefined);
   const jobs = useQuery({ queryKey: knowledgeKeys.jobs(name), queryFn: () => listJobs(name) });
@@ -112,9 +122,16 @@ function Indexing({ name, lastJobId }: { name: string; lastJobId: string | undef
   return (
     <section aria-labelledby="kn-index-h">
       <h2 id="kn-index-h">Indexing</h2>
-      <button type="button" disabled={start.isPending} onClick={() => start.mutate()}>
-        {start.isPending ? 'Starting…' : 'Start indexing'}
-      </button>
+      {mayStart && (
+        <button
+          type="button"
+          data-route="POST /v2/collections/:name/index"
+          disabled={start.isPending}
+          onClick={() => start.mutate()}
+        >
+          {start.isPending ? 'Starting…' : 'Start indexing'}
+        </button>
+      )}
       {start.isError && <ErrorAlert what="Indexing could not start." error={start.error} />}
       {shown !== undefined && <JobPanel jobId={shown} />}
       {running.map((jobId) => (
@@ -159,6 +176,7 @@ function Indexing({ name, lastJobId }: { name: string; lastJobId: string | undef
 export function CollectionPage() {
   const name = useParams().name ?? '';
   const live = useIndexJobEvents();
+  const may = useMay();
   const detail = useQuery({
     queryKey: knowledgeKeys.collection(name),
     queryFn: () => getCollection(name),
@@ -179,8 +197,12 @@ export function CollectionPage() {
         <ErrorAlert what="The collection could not be loaded." error={detail.error} />
       )}
       {detail.data && <Documents detail={detail.data} />}
-      <Upload name={name} />
-      <Indexing name={name} lastJobId={detail.data?.last_job?.job_id} />
+      {may('POST /v2/collections/:name/files') && <Upload name={name} />}
+      <Indexing
+        name={name}
+        lastJobId={detail.data?.last_job?.job_id}
+        mayStart={may('POST /v2/collections/:name/index')}
+      />
       {detail.data && <SearchSettings name={name} detail={detail.data} />}
       <SearchPanel name={name} threshold={detail.data?.min_similarity_effective} />
       <KnowledgeGaps name={name} />

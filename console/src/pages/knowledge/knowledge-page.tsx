@@ -14,6 +14,7 @@ import { UploadDrop } from './upload-drop.tsx';
 import { useIndexJobEvents } from './use-index-job-events.ts';
 import './knowledge.css';
 import { LoadMore } from '../../components/load-more.tsx';
+import { useMay } from '../../api/permissions.ts';
 
 function CollectionsTable() {
   const collections = useInfiniteQuery({
@@ -86,7 +87,7 @@ function NewCollection() {
   });
   const problem = collectionNameProblem(name);
   return (
-    <section aria-labelledby={`${nameId}-h`}>
+    <section aria-labelledby={`${nameId}-h`} data-route="POST /v2/collections/:name/files">
       <h2 id={`${nameId}-h`}>New collection</h2>
       <p className="ops-muted">A collection is made by uploading its first documents.</p>
       <p>
@@ -120,6 +121,7 @@ function NewCollection() {
 
 export function KnowledgePage() {
   const live = useIndexJobEvents();
+  const may = useMay();
   return (
     <div className="ops-page">
       <header className="ops-header">
@@ -127,7 +129,7 @@ export function KnowledgePage() {
         <LiveBadge state={live} />
       </header>
       <CollectionsTable />
-      <NewCollection />
+      {may('POST /v2/collections/:name/files') && <NewCollection />}
     </div>
   );
 }

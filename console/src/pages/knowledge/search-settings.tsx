@@ -8,6 +8,7 @@ import { useId, useState } from 'react';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import type { CollectionDetail } from '../../api/types.ts';
 import { knowledgeKeys, saveSearchSettings } from './knowledge-api.ts';
+import { useMay } from '../../api/permissions.ts';
 
 type Choice = 'local' | 'api' | 'none' | 'default';
 
@@ -53,6 +54,7 @@ export function SearchSettings({ name, detail }: { name: string; detail: Collect
   const thresholdBad =
     threshold.trim() !== '' && !(Number(threshold) >= 0 && Number(threshold) <= 1);
   const vectors = detail.indexed?.vectors_model;
+  const may = useMay();
   return (
     <section aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>Search by meaning</h2>
@@ -64,48 +66,51 @@ export function SearchSettings({ name, detail }: { name: string; detail: Collect
             : 'Searched by words only (no vectors): bots answer from passages holding the words of the question.'}{' '}
         The next index embeds with <strong>{MODEL_NAMES[detail.embedding_model_effective]}</strong>.
       </p>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          save.mutate();
-        }}
-      >
-        <p>
-          <label htmlFor={`${id}-model`}>Embedding model</label>{' '}
-          <select
-            id={`${id}-model`}
-            value={choice}
-            onChange={(event) => setChoice(event.currentTarget.value as Choice)}
-          >
-            {CHOICES.map((c) => (
-              <option key={c.value} value={c.value}>
-                {c.label}
-              </option>
-            ))}
-          </select>{' '}
-          <span className="ops-muted">a change re-indexes the collection</span>
-        </p>
-        <p>
-          <label htmlFor={`${id}-threshold`}>Relevance threshold (0 to 1, empty: default)</label>{' '}
-          <input
-            id={`${id}-threshold`}
-            inputMode="decimal"
-            value={threshold}
-            aria-invalid={thresholdBad}
-            aria-describedby={thresholdBad ? `${id}-threshold-problem` : undefined}
-            onChange={(event) => setThreshold(event.currentTarget.value)}
-          />
-          {thresholdBad && (
-            <span id={`${id}-threshold-problem`} className="kn-field-problem">
-              {' '}
-              A number from 0 to 1.
-            </span>
-          )}
-        </p>
-        <button type="submit" disabled={save.isPending || thresholdBad}>
-          {save.isPending ? 'Saving…' : 'Save search settings'}
-        </button>
-      </form>
+      {may('PATCH /v2/collections/:name') && (
+        <form
+          data-route="PATCH /v2/collections/:name"
+          onSubmit={(event) => {
+            event.preventDefault();
+            save.mutate();
+          }}
+        >
+          <p>
+            <label htmlFor={`${id}-model`}>Embedding model</label>{' '}
+            <select
+              id={`${id}-model`}
+              value={choice}
+              onChange={(event) => setChoice(event.currentTarget.value as Choice)}
+            >
+              {CHOICES.map((c) => (
+                <option key={c.value} value={c.value}>
+                  {c.label}
+                </option>
+              ))}
+            </select>{' '}
+            <span className="ops-muted">a change re-indexes the collection</span>
+          </p>
+          <p>
+            <label htmlFor={`${id}-threshold`}>Relevance threshold (0 to 1, empty: default)</label>{' '}
+            <input
+              id={`${id}-threshold`}
+              inputMode="decimal"
+              value={threshold}
+              aria-invalid={thresholdBad}
+              aria-describedby={thresholdBad ? `${id}-threshold-problem` : undefined}
+              onChange={(event) => setThreshold(event.currentTarget.value)}
+            />
+            {thresholdBad && (
+              <span id={`${id}-threshold-problem`} className="kn-field-problem">
+                {' '}
+                A number from 0 to 1.
+              </span>
+            )}
+          </p>
+          <button type="submit" disabled={save.isPending || thresholdBad}>
+            {save.isPending ? 'Saving…' : 'Save search settings'}
+          </button>
+        </form>
+      )}
       {save.isError && <ErrorAlert what="The settings were refused." error={save.error} />}
       {save.isSuccess && (
         <p role="status">

@@ -10,6 +10,7 @@ import { ErrorAlert } from '../../components/error-alert.tsx';
 import { getDeadLetter, listDeadLetters, opsKeys, replayDeadLetters } from './operations-api.ts';
 import { confirmQuestion, replaySummary } from './replay.ts';
 import { LoadMore } from '../../components/load-more.tsx';
+import { useMay } from '../../api/permissions.ts';
 
 function Inspect({ topic, id }: { topic: string; id: string }) {
   const letter = useQuery({
@@ -42,6 +43,7 @@ export function DeadLettersSection({ topic }: { topic: string }) {
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.next_after ?? undefined,
   });
+  const mayReplay = useMay()('POST /v2/ops/dead-letters/:topic/replay');
   const replay = useMutation({
     mutationFn: (target: ReplayTarget) => replayDeadLetters(topic, target),
     onSettled: () => {
@@ -83,15 +85,18 @@ export function DeadLettersSection({ topic }: { topic: string }) {
       {letters.data && items.length === 0 && <p>No dead letters.</p>}
       {items.length > 0 && (
         <>
-          <p>
-            <button
-              type="button"
-              disabled={replay.isPending}
-              onClick={() => setAsking({ all: true })}
-            >
-              Replay all
-            </button>
-          </p>
+          {mayReplay && (
+            <p>
+              <button
+                type="button"
+                data-route="POST /v2/ops/dead-letters/:topic/replay"
+                disabled={replay.isPending}
+                onClick={() => setAsking({ all: true })}
+              >
+                Replay all
+              </button>
+            </p>
+          )}
           <table>
             <thead>
               <tr>
@@ -121,14 +126,17 @@ export function DeadLettersSection({ topic }: { topic: string }) {
                     >
                       Inspect
                     </button>{' '}
-                    <button
-                      type="button"
-                      aria-label={`Replay ${letter.id}`}
-                      disabled={replay.isPending}
-                      onClick={() => setAsking({ ids: [letter.id] })}
-                    >
-                      Replay
-                    </button>
+                    {mayReplay && (
+                      <button
+                        type="button"
+                        aria-label={`Replay ${letter.id}`}
+                        data-route="POST /v2/ops/dead-letters/:topic/replay"
+                        disabled={replay.isPending}
+                        onClick={() => setAsking({ ids: [letter.id] })}
+                      >
+                        Replay
+                      </button>
+                    )}
                   </td>
                 </tr>
               ))}

@@ -1,11 +1,13 @@
 /** The test chat as a page of its own (route `bots/:appId/chat`). */
 import { Link, useParams } from 'react-router';
 import { useBot } from '../../api/bots.ts';
+import { useMay } from '../../api/permissions.ts';
 import { TestChat } from './test-chat.tsx';
 
 export function TestChatPage() {
   const { appId = '' } = useParams();
   const bot = useBot(appId);
+  const may = useMay();
   return (
     <div className="test-chat-page">
       <h1>Test chat</h1>
@@ -14,7 +16,13 @@ export function TestChatPage() {
         <Link to={`/bots/${appId}/flow`}>Flow editor</Link> ·{' '}
         <Link to={`/bots/${appId}/conversations`}>Conversations</Link>
       </p>
-      <TestChat appId={appId} />
+      {may('POST /v2/bots/:app_id/test-chats') ? (
+        <div data-route="POST /v2/bots/:app_id/test-chats">
+          <TestChat appId={appId} />
+        </div>
+      ) : (
+        <p>Owners and builders try bots here; your role reads their conversations.</p>
+      )}
     </div>
   );
 }
