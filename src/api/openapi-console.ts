@@ -29,6 +29,15 @@ export const consoleSchemas = {
       phone_number_id: { type: 'string' },
       has_app_secret: { type: 'boolean' },
       has_verify_token: { type: 'boolean' },
+      allowed_origins: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'web: the page origins the widget may run on',
+      },
+      sessions_url: { type: 'string' },
+      events_url: { type: 'string' },
+      widget_url: { type: 'string' },
+      widget_snippet: { type: 'string', description: 'web: the line to paste into the pages' },
     },
   },
   bot: {

@@ -30,6 +30,12 @@ function schema(name: string): Record<string, unknown> {
   ) as Record<string, unknown>;
 }
 
+const channelId = {
+  name: 'channel_id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+};
 const json = (ref: string) => ({
   content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } },
 });
@@ -99,6 +105,7 @@ export function openApiDocument(): Record<string, unknown> {
         'create-bot': schema('http/create-bot'),
         'patch-bot': schema('http/patch-bot'),
         channel: schema('http/channel'),
+        'patch-channel': schema('http/patch-channel'),
         'index-collection': schema('http/index-collection'),
         'patch-collection': schema('http/patch-collection'),
         ...eventSchemas,
@@ -240,19 +247,28 @@ export function openApiDocument(): Record<string, unknown> {
           responses: { 201: returns('The channel', 'channel-view'), '4XX': error },
         },
       },
+      '/v2/bots/{app_id}/channels/{channel_id}': {
+        patch: {
+          ...admin,
+          summary:
+            "Replace a channel's details (a web channel's allowed origins, a new Telegram token: register its webhook again, WhatsApp credentials); what botwire made for it stays",
+          parameters: [appId, channelId],
+          requestBody: json('patch-channel'),
+          responses: { 200: returns('The channel', 'channel-view'), '4XX': error },
+        },
+        delete: {
+          ...admin,
+          summary:
+            'Remove a channel, and with it its conversations and their transcripts; the bot and its other channels stay',
+          parameters: [appId, channelId],
+          responses: { 204: { description: 'Removed' }, '4XX': error },
+        },
+      },
       '/v2/bots/{app_id}/channels/{channel_id}/webhook': {
         post: {
           ...admin,
           summary: "Register a Telegram channel's webhook (setWebhook with url and secret_token)",
-          parameters: [
-            appId,
-            {
-              name: 'channel_id',
-              in: 'path',
-              required: true,
-              schema: { type: 'string', format: 'uuid' },
-            },
-          ],
+          parameters: [appId, channelId],
           responses: {
             200: returns('{ok, url, registered_at, telegram}', 'webhook-result'),
             '4XX': error,

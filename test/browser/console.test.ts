@@ -173,6 +173,22 @@ describe('console in a browser', function () {
     const edited = (await (await api('GET', `/v2/bots/${appId}`)).json()) as any;
     expect([edited.name, edited.active]).to.deep.equal(['Bike shop bot', false]);
 
+    // Language and handoff: a refused value is explained at its field, in words.
+    await page.getByLabel('Bot language').fill('de');
+    await page.getByLabel('Words that ask for a person').fill('agent\nhuman please');
+    await page.getByLabel('Seconds a handoff waits for a person').fill('5');
+    const save = page.getByRole('button', { name: 'Save language and handoff' });
+    await save.click();
+    await page.getByText('A whole number from 10 to 604800.').waitFor();
+    await page.getByLabel('Seconds a handoff waits for a person').fill('120');
+    await save.click();
+    await page.getByRole('form', { name: 'Language and handoff' }).getByText('Saved.').waitFor();
+    const set = (await (await api('GET', `/v2/bots/${appId}`)).json()) as any;
+    expect([set.language, set.handoff]).to.deep.equal([
+      'de',
+      { keywords: ['agent', 'human please'], timeout_s: 120 },
+    ]);
+
     // The stub is shared by every browser test file: look only at the calls this click made.
     const callsBefore = service.telegram.calls.length;
     await page.getByRole('button', { name: 'Register Telegram webhook' }).click();

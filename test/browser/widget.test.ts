@@ -7,7 +7,8 @@ import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { Page } from 'playwright-core';
 import { waitFor } from '../support/services.ts';
-import { checkA11y, consoleService, screenshot, type ConsoleService } from './support.ts';
+import { TELEGRAM_TOKEN } from '../support/api.ts';
+import { checkA11y, consoleService, screenshot, signIn, type ConsoleService } from './support.ts';
 
 const SHOP_FLOW = {
   version: 1,
@@ -133,5 +134,49 @@ describe('web widget in a browser', function () {
     });
     expect(answer.status).to.equal(403);
     expect(((await answer.json()) as any).error.code).to.equal('BW_ERR_ORIGIN_REFUSED');
+  });
+
+  it('when an operator adds a web channel to a Telegram bot in the console and pastes its snippet into a page of the origin it allowed, then the widget there chats with the bot', async () => {
+    let added = '';
+    const page3 = await shopPage(() => pageWith(added));
+    servers.push(page3.server);
+    const created = await fetch(`${service.url}/v2/bots`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${service.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Telegram shop',
+        flow: SHOP_FLOW,
+        channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
+      }),
+    });
+    const appId = ((await created.json()) as any).app_id as string;
+
+    const console = await service.newPage();
+    await signIn(console, service.adminKey);
+    await console.goto(`/console/bots/${appId}`);
+    const form = console.getByRole('form', { name: 'Add a channel' });
+    await form.getByLabel('Channel type').selectOption({ label: 'Web chat' });
+    // A path is no origin: refused at the field, in words.
+    await form.getByLabel('Allowed origins').fill(`${page3.origin}/shop`);
+    await form.getByRole('button', { name: 'Add channel' }).click();
+    await form.getByText(/scheme, host and port with no path/).waitFor();
+    await form.getByLabel('Allowed origins').fill(page3.origin);
+    await form.getByRole('button', { name: 'Add channel' }).click();
+    const pasted = console.getByLabel('Paste into your website’s pages');
+    await pasted.waitFor();
+    added = await pasted.inputValue();
+    expect(added).to.include(`data-app-id="${appId}"`);
+    await checkA11y(console, 'bot with a web channel');
+    await screenshot(console, 'bot-channels');
+
+    const visitor = await service.newPage();
+    await visitor.goto(`${page3.origin}/`);
+    const dialog = await openChat(visitor);
+    await dialog.getByRole('textbox', { name: 'Message' }).fill('hello');
+    await dialog.getByRole('button', { name: 'Send' }).click();
+    await dialog
+      .getByRole('log', { name: 'Messages' })
+      .getByText('Hi! What do you need?')
+      .waitFor({ timeout: 60_000 });
   });
 });

@@ -68,3 +68,45 @@ export function useRegisterWebhook(appId: string) {
     onSuccess: () => client.invalidateQueries({ queryKey: botKey(appId) }),
   });
 }
+
+export function useAddChannel(appId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (channel: NewBot['channel']) =>
+      unwrap(
+        await api.POST('/v2/bots/{app_id}/channels', {
+          params: { path: { app_id: appId } },
+          body: channel,
+        }),
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: botKey(appId) }),
+  });
+}
+
+/** Replaces a channel's details (a web channel's allowed origins). */
+export function useUpdateChannel(appId: string, channelId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (details: Record<string, unknown>) =>
+      unwrap(
+        await api.PATCH('/v2/bots/{app_id}/channels/{channel_id}', {
+          params: { path: { app_id: appId, channel_id: channelId } },
+          body: { details },
+        }),
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: botKey(appId) }),
+  });
+}
+
+export function useRemoveChannel(appId: string, channelId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async () =>
+      unwrap(
+        await api.DELETE('/v2/bots/{app_id}/channels/{channel_id}', {
+          params: { path: { app_id: appId, channel_id: channelId } },
+        }),
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: botKey(appId) }),
+  });
+}

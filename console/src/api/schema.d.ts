@@ -2453,6 +2453,72 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/bots/{app_id}/channels/{channel_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Remove a channel, and with it its conversations and their transcripts; the bot and its other channels stay */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+          channel_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Removed */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    options?: never;
+    head?: never;
+    /** Replace a channel's details (a web channel's allowed origins, a new Telegram token: register its webhook again, WhatsApp credentials); what botwire made for it stays */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+          channel_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': components['schemas']['patch-channel'];
+        };
+      };
+      responses: {
+        /** @description The channel */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['channel-view'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    trace?: never;
+  };
   '/v2/bots/{app_id}/channels/{channel_id}/webhook': {
     parameters: {
       query?: never;
@@ -3639,6 +3705,13 @@ export interface components {
       details: Record<string, unknown>;
     } & (unknown & unknown & unknown);
     /**
+     * channel change (PATCH /v2/bots/<app_id>/channels/<channel_id>)
+     * @description New details for a channel, whole, as its type takes them when it is added (schemas/http/channel.json): a web channel's allowed origins, a new Telegram bot token, new WhatsApp credentials. What botwire made for the channel (Telegram's webhook secret, the web visitors' token key) stays.
+     */
+    'patch-channel': {
+      details: Record<string, unknown>;
+    };
+    /**
      * POST /v2/collections/<name>/index body
      * @description Starts (re)building a collection. Without files, every document uploaded to the collection is indexed.
      */
@@ -4001,6 +4074,13 @@ export interface components {
       phone_number_id?: string;
       has_app_secret?: boolean;
       has_verify_token?: boolean;
+      /** @description web: the page origins the widget may run on */
+      allowed_origins?: string[];
+      sessions_url?: string;
+      events_url?: string;
+      widget_url?: string;
+      /** @description web: the line to paste into the pages */
+      widget_snippet?: string;
     };
     bot: {
       /** Format: uuid */

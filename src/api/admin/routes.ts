@@ -43,7 +43,11 @@ async function body<T>(ctx: Context, edge: Edge, schema: string): Promise<T> {
   const read = await readJson(ctx, edge.bodyLimitBytes, edge.bodyTimeoutMs);
   // Admin bodies are stored in Postgres.
   refuseUnstorable(read);
-  const { json } = read;
+  return checkBody<T>(edge, schema, read.json);
+}
+
+/** `json` if it passes `schema`. @throws BotwireError `BW_ERR_SCHEMA` with the problems. */
+function checkBody<T>(edge: Edge, schema: string, json: unknown): T {
   const result = edge.schemas.validate<T>(schema, json);
   if (!result.ok) {
     const problems = result.problems;
@@ -91,6 +95,13 @@ function checkFlow(
 const MESSAGE_ID = /^\d{1,19}$/;
 /** The route whose row says who may read a bot's flow (in every answer that holds one). */
 const READ_FLOW = 'GET /v2/bots/:app_id/flow';
+
+function channelIdOf(ctx: Context & { params: Record<string, string> }): string {
+  const channelId = ctx.params.channel_id ?? '';
+  if (!UUID.test(channelId))
+    throw new BotwireError('BW_ERR_UNKNOWN_CHANNEL', 'the bot has no channel with this id');
+  return channelId;
+}
 
 function appIdOf(ctx: Context & { params: Record<string, string> }): string {
   const appId = ctx.params.app_id ?? '';
@@ -179,6 +190,36 @@ export function adminRouter(edge: Edge): Router {
     ctx.state.audit = { after: { type: channel.type, id: channel.id } };
     ctx.status = 201;
     ctx.body = presentChannel(edge.publicBaseUrl, channel);
+  });
+
+  router.patch('/v2/bots/:app_id/channels/:channel_id', async (ctx) => {
+    const appId = appIdOf(ctx);
+    const channelId = channelIdOf(ctx);
+    const input = await body<{ details: NewChannel['details'] }>(ctx, edge, 'http/patch-channel');
+    const known = (await edge.store.getBot(appId))?.channels.find((c) => c.id === channelId);
+    if (!known || known.type === 'console')
+      throw new BotwireError('BW_ERR_UNKNOWN_CHANNEL', 'the bot has no channel with this id');
+    // The details are checked as a new channel of the same type's are.
+    checkBody(edge, 'http/channel', { type: known.type, details: input.details });
+    const channel = await edge.store.updateChannel(appId, channelId, input.details);
+    if (!channel)
+      throw new BotwireError('BW_ERR_UNKNOWN_CHANNEL', 'the bot has no channel with this id');
+    await botChanged(edge, appId, 'updated');
+    // Which fields changed, never their values (credentials).
+    ctx.state.audit = {
+      after: { type: channel.type, id: channel.id, details: Object.keys(input.details) },
+    };
+    ctx.body = presentChannel(edge.publicBaseUrl, channel);
+  });
+
+  router.delete('/v2/bots/:app_id/channels/:channel_id', async (ctx) => {
+    const appId = appIdOf(ctx);
+    const channel = await edge.store.removeChannel(appId, channelIdOf(ctx));
+    if (!channel)
+      throw new BotwireError('BW_ERR_UNKNOWN_CHANNEL', 'the bot has no channel with this id');
+    await botChanged(edge, appId, 'updated');
+    ctx.state.audit = { before: { type: channel.type, id: channel.id } };
+    ctx.status = 204;
   });
 
   router.post('/v2/bots/:app_id/channels/:channel_id/webhook', async (ctx) => {

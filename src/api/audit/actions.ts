@@ -70,6 +70,22 @@ export const AUDIT_ACTIONS: Record<string, AuditAction | null> = {
     action: 'channel.create',
     target: (ctx) => ({ type: 'channel', id: answered(ctx, 'id'), appId: bot(ctx).appId }),
   },
+  'PATCH /v2/bots/:app_id/channels/:channel_id': {
+    action: 'channel.update',
+    target: (ctx) => ({
+      type: 'channel',
+      id: paramsOf(ctx).channel_id ?? null,
+      appId: bot(ctx).appId,
+    }),
+  },
+  'DELETE /v2/bots/:app_id/channels/:channel_id': {
+    action: 'channel.delete',
+    target: (ctx) => ({
+      type: 'channel',
+      id: paramsOf(ctx).channel_id ?? null,
+      appId: bot(ctx).appId,
+    }),
+  },
   'POST /v2/bots/:app_id/channels/:channel_id/webhook': {
     action: 'webhook.register',
     target: (ctx) => ({

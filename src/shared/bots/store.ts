@@ -294,6 +294,77 @@ export class BotStore {
   }
 
   /**
+   * Replaces the details of channel `channelId` of bot `appId` (a web channel's origins, a new
+   * Telegram token, WhatsApp credentials), keeping the secrets botwire made for it (the webhook
+   * secret, the visitor tokens' key). A new Telegram token needs its webhook registered again.
+   * @returns the channel, or undefined when the bot has no such operator channel.
+   * @throws BotwireError `BW_ERR_CONFLICT` for a WhatsApp number another channel has.
+   */
+  async updateChannel(
+    appId: string,
+    channelId: string,
+    details: NewChannel['details'],
+  ): Promise<ChannelRecord | undefined> {
+    const row = await this.#db<ChannelRow>('channels')
+      .where({ id: channelId, app_id: appId })
+      .whereNot({ type: 'console' })
+      .first();
+    if (!row) return undefined;
+    const old = this.#toChannel(row);
+    const made = this.#channelRow(appId, { type: row.type as NewChannel['type'], details });
+    const secrets = JSON.parse(
+      this.#keys.open(made.credentials, made.id).plaintext,
+    ) as ChannelSecrets;
+    // What botwire generated for the channel stays: tokens already handed out keep working.
+    if (!old.unreadable) {
+      if (secrets.type === 'telegram' && old.secrets.type === 'telegram')
+        secrets.secret_token = old.secrets.secret_token;
+      if (secrets.type === 'web' && old.secrets.type === 'web')
+        secrets.token_key = old.secrets.token_key;
+    }
+    const tokenChanged =
+      secrets.type === 'telegram' &&
+      (old.unreadable ||
+        old.secrets.type !== 'telegram' ||
+        old.secrets.details.bot_token !== secrets.details.bot_token);
+    const changes = {
+      credentials: this.#keys.seal(JSON.stringify(secrets), row.id),
+      external_id: made.external_id,
+      updated_at: new Date(),
+      ...(tokenChanged ? { webhook_registered_at: null } : {}),
+    };
+    try {
+      await this.#db('channels').where({ id: row.id }).update(changes);
+    } catch (error) {
+      if (isUniqueViolation(error))
+        throw new BotwireError(
+          'BW_ERR_CONFLICT',
+          'a whatsapp channel with this number already exists',
+        );
+      throw error;
+    }
+    return this.#toChannel({ ...row, ...changes });
+  }
+
+  /**
+   * Deletes channel `channelId` of bot `appId`, and with it its conversations and their
+   * transcripts (the console says how many first). The console channel is not the operator's to
+   * remove. @returns the channel deleted, or undefined when there was none.
+   */
+  async removeChannel(appId: string, channelId: string): Promise<ChannelRecord | undefined> {
+    return this.#db.transaction(async (trx) => {
+      // The cascade over a long history runs without the pool's statement limit, as deleteBot.
+      await trx.raw('set local statement_timeout = 0');
+      const [row] = await trx<ChannelRow>('channels')
+        .where({ id: channelId, app_id: appId })
+        .whereNot({ type: 'console' })
+        .delete()
+        .returning('*');
+      return row && this.#toChannel(row);
+    });
+  }
+
+  /**
    * The bot's console channel (its test chats' own), made on first use; undefined when the bot does
    * not exist. Two first uses at once make one: the unique index keeps the other out, and it reads
    * the winner's.

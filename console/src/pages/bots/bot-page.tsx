@@ -8,8 +8,10 @@ import { useBot, useUpdateBot } from '../../api/bots.ts';
 import { useMay } from '../../api/permissions.ts';
 import type { Bot } from '../../api/types.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
+import { ApiError } from '../../api/api-error.ts';
+import { Field } from './channel-fields.tsx';
 import { DeleteBot } from './delete-bot-dialog.tsx';
-import { WebhookButton } from './webhook-button.tsx';
+import { ChannelsSection } from './channels-section.tsx';
 
 function EditBot({ bot }: { bot: Bot }) {
   const [name, setName] = useState(bot.name);
@@ -48,7 +50,87 @@ function EditBot({ bot }: { bot: Bot }) {
         )}
       </div>
       {update.error && <ErrorAlert error={update.error} what="Could not save the bot." />}
+      <LanguageAndHandoff bot={bot} />
     </section>
+  );
+}
+
+/** The bot's own language and its handoff settings (docs/handoff.md), in words. */
+function LanguageAndHandoff({ bot }: { bot: Bot }) {
+  const [language, setLanguage] = useState(bot.language ?? '');
+  const [keywords, setKeywords] = useState((bot.handoff?.keywords ?? []).join('\n'));
+  const [timeout, setTimeoutS] = useState(
+    bot.handoff?.timeout_s === undefined ? '' : String(bot.handoff.timeout_s),
+  );
+  const update = useUpdateBot(bot.app_id);
+  const problems = problemPaths(update.error);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const words = keywords
+      .split('\n')
+      .map((k) => k.trim())
+      .filter((k) => k !== '');
+    update.mutate({
+      language: language.trim(),
+      handoff: {
+        keywords: [...new Set(words)],
+        ...(timeout.trim() === '' ? {} : { timeout_s: Number(timeout) }),
+      },
+    });
+  };
+  return (
+    <form onSubmit={submit} data-route="PATCH /v2/bots/:app_id" aria-labelledby="bot-language-h">
+      <h3 id="bot-language-h">Language and handoff</h3>
+      <Field
+        id="bot-language"
+        label="Bot language"
+        value={language}
+        onChange={setLanguage}
+        hint="The language its flow is written in, as a code: en, de, pt-BR. Users writing another get translations when a translation provider is set."
+        problem={problems.has('/language') ? 'A language code such as en, de or pt-BR.' : undefined}
+      />
+      <Field
+        id="bot-handoff-keywords"
+        label="Words that ask for a person"
+        value={keywords}
+        onChange={setKeywords}
+        multiline
+        hint="One per line, at most 20: a message that is exactly one of them (any case) hands the conversation to a person."
+        problem={
+          [...problems].some((p) => p.startsWith('/handoff/keywords'))
+            ? 'At most 20 different words or phrases, each up to 64 characters.'
+            : undefined
+        }
+      />
+      <Field
+        id="bot-handoff-timeout"
+        label="Seconds a handoff waits for a person"
+        value={timeout}
+        onChange={setTimeoutS}
+        hint="Empty: the service's HANDOFF_TIMEOUT_S. Then the flow's fallback state runs."
+        problem={
+          problems.has('/handoff/timeout_s') ? 'A whole number from 10 to 604800.' : undefined
+        }
+      />
+      <button type="submit" disabled={update.isPending}>
+        Save language and handoff
+      </button>
+      <span aria-live="polite">{update.isSuccess ? ' Saved.' : ''}</span>
+      {update.error && problems.size === 0 && (
+        <ErrorAlert error={update.error} what="Could not save the settings." />
+      )}
+    </form>
+  );
+}
+
+/** The body paths an API refusal names (`/handoff/timeout_s`). */
+function problemPaths(error: unknown): Set<string> {
+  if (!(error instanceof ApiError)) return new Set();
+  const problems = Array.isArray(error.details?.problems) ? error.details.problems : [];
+  return new Set(
+    problems
+      .map((p) => (p as { path?: unknown }).path)
+      .filter((p): p is string => typeof p === 'string'),
   );
 }
 
@@ -100,26 +182,7 @@ export function BotPage() {
           Status: <strong>{data.active ? 'Active' : 'Inactive'}</strong>
         </p>
       )}
-      <section aria-labelledby="channels">
-        <h2 id="channels">Channels</h2>
-        <ul className="channels">
-          {data.channels.map((channel) => (
-            <li key={channel.id}>
-              <strong>{channel.type}</strong> callback <code>{channel.callback_url}</code>
-              {channel.webhook_registered_at && (
-                <span>
-                  {' '}
-                  (webhook registered {new Date(channel.webhook_registered_at).toLocaleString()})
-                </span>
-              )}
-              {channel.type === 'telegram' &&
-                may('POST /v2/bots/:app_id/channels/:channel_id/webhook') && (
-                  <WebhookButton appId={data.app_id} channel={channel} />
-                )}
-            </li>
-          ))}
-        </ul>
-      </section>
+      <ChannelsSection bot={data} />
       {may('DELETE /v2/bots/:app_id') && (
         <section aria-labelledby="danger">
           <h2 id="danger">Delete</h2>
