@@ -120,7 +120,10 @@
     if (text) e.textContent = text;
     return e;
   }
+  // The titles of the options shown, by id: a press is echoed by its title, not its id.
+  var titles = {};
   function option(parent, label, body) {
+    titles[body.button_id || body.list_row_id] = label;
     var b = el('button', '', label);
     b.type = 'button';
     b.onclick = function () {
@@ -131,7 +134,8 @@
   function render(m) {
     if (seen[m.id]) return;
     seen[m.id] = 1;
-    var box = el('div', 'm ' + m.direction, m.text || (m.choice_id ? '\u2192 ' + m.choice_id : ''));
+    var chose = m.choice_id ? '\u2192 ' + (titles[m.choice_id] || m.choice_id) : '';
+    var box = el('div', 'm ' + m.direction, m.text || chose);
     if (m.image) {
       var img = el('img');
       img.src = m.image.url;

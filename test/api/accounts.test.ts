@@ -188,6 +188,13 @@ describe('operator accounts, sessions, tokens and invites', function () {
       body: { role: 'agent', email, bots: [botA] },
     });
     expect(invite.status).to.equal(201);
+    // An agent sees only its bots: an agent invite with none would make a useless account.
+    for (const bots of [undefined, []]) {
+      const none = await t.call('POST', '/v2/invites', {
+        body: { role: 'agent', ...(bots ? { bots } : {}) },
+      });
+      expect([none.status, none.json.error.code]).to.deep.equal([400, 'BW_ERR_SCHEMA']);
+    }
     const { token, url } = invite.json;
     expect(url).to.equal(`https://bots.example.test/console/invite/${token}`);
     const row = await t.api.db('invites').where({ id: invite.json.id }).first();

@@ -89,6 +89,21 @@ describe('accounts in a browser', function () {
       'My tokens',
     ]);
 
+    // An open invite is listed and can be withdrawn: its link then stops working.
+    await owner.getByRole('button', { name: 'Create invite link' }).click();
+    const spare = await owner.getByLabel(/^Invite link/).inputValue();
+    const invites = owner.getByRole('region', { name: 'Open invites' });
+    await invites.getByRole('row').filter({ hasText: 'agent' }).first().waitFor();
+    await invites.getByRole('button', { name: /^Withdraw the agent invite/ }).click();
+    await owner
+      .getByRole('dialog', { name: 'Withdraw this invite?' })
+      .getByRole('button', { name: 'Withdraw' })
+      .click();
+    await invites.getByText('No open invite.').waitFor();
+    const withdrawn = await service.newPage();
+    await withdrawn.goto(spare);
+    await withdrawn.getByRole('alert').waitFor();
+
     // The link works once.
     const again = await service.newPage();
     await again.goto(link);

@@ -131,6 +131,29 @@ describe('knowledge pages in a browser', function () {
     await page.getByRole('search').getByLabel('Search the collection').fill('bells');
     await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
     await page.getByText('saddles.pdf, page 1').waitFor();
+
+    // Uploaded, it is no bot's: given to one in the page.
+    const created = await fetch(`${service.url}/v2/bots`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${service.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Saddle bot',
+        channel: { type: 'web', details: { allowed_origins: [] } },
+      }),
+    });
+    const appId = ((await created.json()) as { app_id: string }).app_id;
+    await page.reload();
+    const access = page.getByRole('region', { name: 'Which bots may use it' });
+    await access.getByText('No bot may answer from it yet').waitFor();
+    await access.getByLabel('Owner bot').selectOption({ label: 'Saddle bot' });
+    await access.getByRole('button', { name: 'Save who may use it' }).click();
+    await access.getByText('Saved.').waitFor();
+    const detail = (await (
+      await fetch(`${service.url}/v2/collections/dropped-manual`, {
+        headers: { authorization: `Bearer ${service.adminKey}` },
+      })
+    ).json()) as { owner_app_id: string; shared: boolean };
+    expect([detail.owner_app_id, detail.shared]).to.deep.equal([appId, false]);
     expectNoCspViolations(page);
   });
 });

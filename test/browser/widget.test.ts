@@ -107,6 +107,9 @@ describe('web widget in a browser', function () {
     await screenshot(page, 'widget');
     await log.getByRole('button', { name: 'Opening hours' }).click();
     await log.getByText('We are open 9 to 5.').waitFor({ timeout: 60_000 });
+    // The press is shown by the button's title, never its id.
+    await log.getByText('→ Opening hours').waitFor();
+    expect(await log.getByText('→ hours', { exact: true }).count()).to.equal(0);
     // Each message once: the visitor's two, the bot's two.
     await waitFor(async () => (await log.locator(':scope > *').count()) === 4, {
       what: 'four messages in the chat',

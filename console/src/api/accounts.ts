@@ -57,6 +57,12 @@ export function useCreateInvite() {
   );
 }
 
+export function useWithdrawInvite() {
+  return useChangeOf(INVITES_KEY, async (id: string) =>
+    unwrap(await api.DELETE('/v2/invites/{id}', { params: { path: { id } } })),
+  );
+}
+
 export function useUpdateAccount() {
   return useChangeOf(
     ACCOUNTS_KEY,

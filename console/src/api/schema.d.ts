@@ -3947,7 +3947,7 @@ export interface components {
       role: 'owner' | 'builder' | 'agent' | 'viewer';
       /** @description when set, the account is made with this email; otherwise the invited person enters one */
       email?: string;
-      /** @description app ids the new account is assigned to (for an agent) */
+      /** @description app ids the new account is assigned to: at least one for an agent, who sees only its bots */
       bots?: string[];
     };
     /** POST /v2/invites/<token>/accept body */

@@ -3,6 +3,7 @@ import { useAccounts, useMe } from '../../api/accounts.ts';
 import { QueryState } from '../../components/query-state.tsx';
 import { AccountRow } from './account-row.tsx';
 import { InviteForm } from './invite-form.tsx';
+import { InvitesList } from './invites-list.tsx';
 
 export function AccountsPage() {
   const accounts = useAccounts();
@@ -11,6 +12,7 @@ export function AccountsPage() {
     <>
       <h1>Accounts</h1>
       <InviteForm />
+      <InvitesList />
       <section aria-labelledby="accounts-h">
         <h2 id="accounts-h">People</h2>
         <QueryState

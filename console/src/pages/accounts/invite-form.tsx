@@ -48,9 +48,17 @@ export function InviteForm() {
           onChange={setEmail}
         />
         {role === 'agent' && (
-          <BotPicker legend="Bots of the agent" value={bots} onChange={setBots} />
+          <>
+            <BotPicker legend="Bots of the agent" value={bots} onChange={setBots} />
+            {bots.length === 0 && (
+              <p className="hint">An agent sees only its bots: pick at least one.</p>
+            )}
+          </>
         )}
-        <button type="submit" disabled={invite.isPending}>
+        <button
+          type="submit"
+          disabled={invite.isPending || (role === 'agent' && bots.length === 0)}
+        >
           Create invite link
         </button>
       </form>

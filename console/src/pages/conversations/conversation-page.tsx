@@ -72,7 +72,12 @@ export function ConversationPage() {
   const conversation = detail.data;
   return (
     <div className="conversation">
-      <h1>Conversation{conversation ? ` with ${conversation.chat_id}` : ''}</h1>
+      <h1>
+        Conversation
+        {conversation
+          ? ` with ${[conversation.first_name, conversation.last_name].filter(Boolean).join(' ') || conversation.chat_id}`
+          : ''}
+      </h1>
       {conversation ? (
         <p>
           <Link to={`/bots/${conversation.app_id}/conversations`}>

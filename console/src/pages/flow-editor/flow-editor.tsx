@@ -22,6 +22,7 @@ import { StatePanel } from './state-panel.tsx';
 import { TestChat } from '../test-chat/test-chat.tsx';
 import { useFlowDocument } from './use-flow-document.ts';
 import { useMay } from '../../api/permissions.ts';
+import { useBot } from '../../api/bots.ts';
 import { useValidation } from './use-validation.ts';
 import { VersionBanner } from './version-banner.tsx';
 import { VersionsPanel } from './versions-panel.tsx';
@@ -47,6 +48,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
     botFlow.draft?.flow ?? botFlow.published.flow,
   );
   const may = useMay();
+  const bot = useBot(appId);
   // A viewer reads the flow; builders and owners edit it (the permission table, docs/accounts.md).
   const mayEdit = may('PUT /v2/bots/:app_id/flow/draft');
   const validation = useValidation(
@@ -132,7 +134,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
     <EditorContext.Provider value={context}>
       <div className="flow-editor">
         <header className="editor-header">
-          <h1>Flow of bot {appId}</h1>
+          <h1>Flow of {bot.data?.name ?? 'bot'}</h1>
           {mayEdit && (
             <div className="editor-actions" data-route="PUT /v2/bots/:app_id/flow/draft">
               <PublishBar

@@ -26,6 +26,7 @@ import { UploadDrop } from './upload-drop.tsx';
 import { useIndexJobEvents } from './use-index-job-events.ts';
 import './knowledge.css';
 import { useMay } from '../../api/permissions.ts';
+import { CollectionAccess } from './collection-access.tsx';
 
 function Documents({ detail }: { detail: CollectionDetail }) {
   return (
@@ -203,6 +204,9 @@ export function CollectionPage() {
         lastJobId={detail.data?.last_job?.job_id}
         mayStart={may('POST /v2/collections/:name/index')}
       />
+      {detail.data && may('PATCH /v2/collections/:name') && (
+        <CollectionAccess name={name} detail={detail.data} />
+      )}
       {detail.data && <SearchSettings name={name} detail={detail.data} />}
       <SearchPanel name={name} threshold={detail.data?.min_similarity_effective} />
       <KnowledgeGaps name={name} />
