@@ -498,4 +498,62 @@ describe('flow editor in a browser', function () {
     expect(await saved()).to.deep.equal(edited);
     expectNoCspViolations(page);
   });
+
+  it('when states are connected by dragging on the canvas, one is made by dragging to empty space, one deleted with the Delete key and one copied with Ctrl+C and Ctrl+V, then the flow says so', async () => {
+    const appId = await webBot('Canvas bot');
+    const page = await service.newPage();
+    await signIn(page, service.adminKey);
+    await openEditor(page, appId);
+    const graph = page.getByRole('region', { name: /Flow graph/ });
+    const node = (name: string) => graph.getByLabel(`State ${name}`, { exact: true });
+    const handleOf = (name: string) => node(name).locator('.react-flow__handle.source');
+    const fit = async () => graph.getByRole('button', { name: /fit view/i }).click();
+
+    // A new state is connected to nothing: adding it changes no other state.
+    await addState(page, 'extra');
+    await fit();
+    await handleOf('extra').dragTo(node('menu'));
+    await expectValid(page);
+    // Dragged to empty space: a new state, which extra leads to after menu.
+    await fit();
+    const box = (await graph.boundingBox())!;
+    await handleOf('extra').hover();
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width - 40, box.y + 60, { steps: 12 });
+    await page.mouse.up();
+    await details(page).getByRole('heading', { name: 'State state_1' }).waitFor();
+
+    // The Delete key asks, then deletes the selected state.
+    await graph.click({ position: { x: 5, y: 5 } });
+    await clickNode(page, 'state_1');
+    await node('state_1')
+      .focus()
+      .catch(() => undefined);
+    await page.locator('body').press('Delete');
+    await page
+      .getByRole('dialog', { name: 'Delete state state_1?' })
+      .getByRole('button', { name: 'Delete state_1' })
+      .click();
+    await node('state_1').waitFor({ state: 'detached' });
+
+    // Ctrl+C then Ctrl+V: a copy of extra, selected.
+    await clickNode(page, 'extra');
+    await page.locator('body').press('ControlOrMeta+c');
+    await page.locator('body').press('ControlOrMeta+v');
+    await details(page).getByRole('heading', { name: 'State extra_copy' }).waitFor();
+
+    const bar = page.getByRole('toolbar', { name: 'Draft and publish' });
+    await bar.getByRole('button', { name: 'Save draft' }).click();
+    const flow = await waitFor(
+      async () => (await api('GET', `/v2/bots/${appId}/flow`)).body.draft?.flow,
+      { timeoutMs: 15_000, what: 'the draft saved' },
+    );
+    expect(flow.states.extra).to.deep.equal({ transitions: [{ to: 'menu' }] });
+    expect(flow.states.extra_copy).to.deep.equal(flow.states.extra);
+    expect(flow.states).to.not.have.property('state_1');
+    for (const [name, state] of Object.entries(DEFAULT_FLOW.states)) {
+      expect(flow.states[name], name).to.deep.equal(state);
+    }
+    expectNoCspViolations(page);
+  });
 });

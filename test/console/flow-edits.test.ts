@@ -5,7 +5,9 @@
 import { expect } from 'chai';
 import {
   addState,
+  connect,
   deleteState,
+  duplicateState,
   freeStateName,
   referencesTo,
   renameState,
@@ -65,14 +67,44 @@ describe('flow editor edits', () => {
     expect(without.states.done).to.deep.equal({});
   });
 
-  it('when a state is added from one without a way out, then that one leads to it', () => {
+  it('when a state is added, then it ends the conversation and no other state changes', () => {
     const flow = sample();
     const name = freeStateName(flow);
     expect(name).to.equal('state_1');
-    const added = addState(flow, name, 'bye');
+    const added = addState(flow, name);
     expect(added.states.state_1).to.deep.equal({ end: true });
-    expect(added.states.bye).to.deep.equal({ next: 'state_1' });
-    expect(addState(flow, 'x', 'ask').states.ask).to.deep.equal(flow.states.ask);
+    expect({ ...added.states, state_1: undefined }).to.deep.equal({
+      ...flow.states,
+      state_1: undefined,
+    });
+  });
+
+  it('when states are connected by a drag, then an end goes on, a next becomes transitions and transitions get one more; twice changes nothing', () => {
+    const flow = sample();
+    expect(connect(flow, 'bye', 'ask').states.bye).to.deep.equal({ next: 'ask' });
+    expect(connect(flow, 'done', 'ask').states.done).to.deep.equal({
+      transitions: [{ to: 'bye' }, { to: 'ask' }],
+    });
+    expect(connect(flow, 'ask', 'bye').states.ask!.transitions).to.deep.equal([
+      ...flow.states.ask!.transitions!,
+      { to: 'bye' },
+    ]);
+    expect(connect(flow, 'done', 'bye')).to.equal(flow);
+    expect(connect(flow, 'done', 'nowhere')).to.equal(flow);
+    expect(flow).to.deep.equal(sample());
+  });
+
+  it('when a state is duplicated or pasted, then the copy has its content under a free name and nothing points at it', () => {
+    const flow = sample();
+    const copy = freeStateName(flow, 'ask_copy');
+    expect(copy).to.equal('ask_copy');
+    const duplicated = duplicateState(flow, 'ask', copy);
+    expect(duplicated.states.ask_copy).to.deep.equal(flow.states.ask);
+    expect(duplicated.states.ask_copy).to.not.equal(flow.states.ask);
+    expect(freeStateName(duplicated, 'ask_copy')).to.equal('ask_copy_1');
+    const pasted = duplicateState(flow, 'elsewhere', 'pasted', { end: true });
+    expect(pasted.states.pasted).to.deep.equal({ end: true });
+    expect(duplicateState(flow, 'ask', 'done')).to.equal(flow);
   });
 
   it('when a name is taken or malformed, then it is refused with a reason', () => {

@@ -1,6 +1,7 @@
 /**
  * The flow as a graph (React Flow): pan and zoom, a minimap for big flows, a click selects a
- * state. Nodes and edges are built once per flow or findings change, and a node whose content
+ * state, and while it may be edited a drag from a state's lower handle to another state connects
+ * them (to empty space: to a new state). Nodes and edges are built once per flow or findings change, and a node whose content
  * did not change keeps its object, so React Flow leaves it alone.
  */
 import {
@@ -22,6 +23,16 @@ import { StateNode, type StateNodeType } from './state-node.tsx';
 
 const nodeTypes = { state: StateNode };
 
+/** The state whose node is under the pointer where a drag ended, or null on empty space. */
+function stateUnder(event: MouseEvent | TouchEvent): string | null {
+  const point = 'changedTouches' in event ? event.changedTouches[0] : event;
+  if (!point) return null;
+  const node = document
+    .elementFromPoint(point.clientX, point.clientY)
+    ?.closest<HTMLElement>('.react-flow__node');
+  return node?.dataset.id ?? null;
+}
+
 /** Flows with more states than this get a minimap. */
 const MINIMAP_FROM_STATES = 12;
 
@@ -42,6 +53,11 @@ interface FlowCanvasProps {
   warnings: ReadonlyMap<string | null, Problem[]>;
   selected: string | null;
   onSelect: (name: string | null) => void;
+  /**
+   * Given when the flow may be edited: a drag from a state's handle to another state connects
+   * them, and to empty space makes a new state it leads to.
+   */
+  onConnect?: (from: string, to: string | null) => void;
 }
 
 function sameNode(a: StateNodeType, b: GraphNode, selected: boolean): boolean {
@@ -62,7 +78,14 @@ const EDGE_STYLE: Record<string, CSSProperties> = {
   on_fail: { stroke: '#b91c1c', strokeDasharray: '6 4' },
 };
 
-export function FlowCanvas({ flow, problems, warnings, selected, onSelect }: FlowCanvasProps) {
+export function FlowCanvas({
+  flow,
+  problems,
+  warnings,
+  selected,
+  onSelect,
+  onConnect,
+}: FlowCanvasProps) {
   const graph = useMemo(() => flowToGraph(flow, problems, warnings), [flow, problems, warnings]);
   const previous = useRef(new Map<string, StateNodeType>());
   const nodes = useMemo(() => {
@@ -135,7 +158,15 @@ export function FlowCanvas({ flow, problems, warnings, selected, onSelect }: Flo
         onNodeClick={onNodeClick}
         onPaneClick={() => onSelect(null)}
         nodesDraggable={false}
-        nodesConnectable={false}
+        nodesConnectable={onConnect !== undefined}
+        onConnect={(c) => onConnect?.(c.source, c.target)}
+        onConnectEnd={(event, state) => {
+          // On a handle, onConnect has it. Elsewhere on a state (its body, not only its small
+          // handle): that state. On empty space: a new state, which the drag leads to.
+          if (state.isValid || !state.fromNode) return;
+          const to = stateUnder(event);
+          if (to !== state.fromNode.id) onConnect?.(state.fromNode.id, to);
+        }}
         nodesFocusable={false}
         edgesFocusable={false}
         onlyRenderVisibleElements

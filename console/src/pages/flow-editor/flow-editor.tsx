@@ -4,15 +4,23 @@
  * publish bar on top. A published version can be opened read-only in the same views.
  */
 import { useQuery } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { DiscardDraftButton } from './discard-draft-button.tsx';
 import type { ApiError } from '../../api/api-error.ts';
 import type { BotFlow } from '../../api/types.ts';
 import { getVersion } from './flow-api.ts';
 import { FlowCanvas } from './flow-canvas.tsx';
-import { addState, deleteState, freeStateName, renameState, replaceState } from './flow-edits.ts';
+import {
+  addState,
+  connect,
+  deleteState,
+  duplicateState,
+  freeStateName,
+  renameState,
+  replaceState,
+} from './flow-edits.ts';
 import { FlowSettings } from './flow-settings.tsx';
-import { isRecord, type Flow } from './flow-types.ts';
+import { isRecord, type Flow, type FlowState } from './flow-types.ts';
 import { EditorContext, type EditorContextValue } from './problem-context.ts';
 import { problemsByPointer, problemsByState } from './problem-location.ts';
 import { ProblemList } from './problem-list.tsx';
@@ -20,6 +28,7 @@ import { PublishBar } from './publish-bar.tsx';
 import { StateList } from './state-list.tsx';
 import { StatePanel } from './state-panel.tsx';
 import { TestChat } from '../test-chat/test-chat.tsx';
+import { useEditorKeys } from './use-editor-keys.ts';
 import { useFlowDocument } from './use-flow-document.ts';
 import { useMay } from '../../api/permissions.ts';
 import { useBot } from '../../api/bots.ts';
@@ -95,24 +104,36 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
     [doc],
   );
 
-  // Ctrl+Z / Ctrl+Shift+Z (Cmd on a Mac; Ctrl+Y too) undo and redo flow edits, except where a
-  // text field has the focus: there the browser undoes the typing in that field.
+  const selectedExists = flow !== null && selected !== null && Object.hasOwn(flow.states, selected);
   const editable = mayEdit && viewing === null;
   const { undo, redo } = doc;
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (!editable || !(event.ctrlKey || event.metaKey) || event.altKey) return;
-      const target = event.target as HTMLElement | null;
-      if (target?.closest('input, textarea, select, [contenteditable="true"]')) return;
-      const key = event.key.toLowerCase();
-      if (key === 'z' && !event.shiftKey) undo();
-      else if ((key === 'z' && event.shiftKey) || key === 'y') redo();
-      else return;
-      event.preventDefault();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [editable, undo, redo]);
+  // A state copied with Ctrl+C, pasted (as a copy under a free name) with Ctrl+V.
+  const copied = useRef<{ name: string; state: FlowState } | null>(null);
+  const [deleteRequest, setDeleteRequest] = useState(0);
+  const pasteCopy = (name: string, state?: FlowState) => {
+    if (!flow) return;
+    const copy = freeStateName(flow, `${name.slice(0, 50)}_copy`);
+    edit((f) => duplicateState(f, name, copy, state));
+    setSelected(copy);
+  };
+  const current = selectedExists && selected !== null ? selected : null;
+  useEditorKeys(editable, {
+    undo,
+    redo,
+    ...(current !== null && flow
+      ? {
+          remove: () => setDeleteRequest((n) => n + 1),
+          copy: () => {
+            const state = flow.states[current];
+            if (state) copied.current = { name: current, state: structuredClone(state) };
+          },
+          duplicate: () => pasteCopy(current),
+        }
+      : {}),
+    paste: () => {
+      if (copied.current) pasteCopy(copied.current.name, copied.current.state);
+    },
+  });
 
   // After a click on a finding, the field its pointer names gets the focus once it is rendered.
   useEffect(() => {
@@ -124,7 +145,6 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
     setFocusPointer(null);
   }, [focusPointer]);
 
-  const selectedExists = flow !== null && selected !== null && Object.hasOwn(flow.states, selected);
   const findingsOf = (name: string) => [
     ...(problemStates.get(name) ?? []),
     ...(warningStates.get(name) ?? []),
@@ -207,9 +227,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
                 onSelect={setSelected}
                 suggestName={() => freeStateName(flow)}
                 onAdd={(name) => {
-                  edit((f) =>
-                    addState(f, name, selectedExists ? (selected ?? undefined) : undefined),
-                  );
+                  edit((f) => addState(f, name));
                   setSelected(name);
                 }}
               />
@@ -291,6 +309,17 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
                     warnings={warningStates}
                     selected={selectedExists ? selected : null}
                     onSelect={setSelected}
+                    {...(editable
+                      ? {
+                          onConnect: (from: string, to: string | null) => {
+                            const target = to ?? freeStateName(flow);
+                            edit((f) =>
+                              connect(to === null ? addState(f, target) : f, from, target),
+                            );
+                            setSelected(to === null ? target : from);
+                          },
+                        }
+                      : {})}
                   />
                 ) : (
                   <p role="alert" className="problem-text">
@@ -332,6 +361,8 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
                   edit((f) => deleteState(f, selected));
                   setSelected(null);
                 }}
+                onDuplicate={() => pasteCopy(selected)}
+                deleteRequest={deleteRequest}
               />
             ) : (
               flow && (

@@ -39,9 +39,13 @@ export function referencesTo(flow: Flow, name: string): StateReference[] {
   return refs;
 }
 
-/** A name of the form `state_<n>` that no state has yet. */
+/**
+ * A name no state has yet: `state_<n>`, or for another `base` (a copy's `ask_copy`) that name
+ * itself when free, else `<base>_<n>`.
+ */
 export function freeStateName(flow: Flow, base = 'state'): string {
   const states = isRecord(flow.states) ? flow.states : {};
+  if (base !== 'state' && !Object.hasOwn(states, base)) return base;
   for (let n = 1; ; n++) {
     const name = `${base}_${n}`;
     if (!Object.hasOwn(states, name)) return name;
@@ -50,16 +54,40 @@ export function freeStateName(flow: Flow, base = 'state'): string {
 
 /**
  * `flow` with a new state `name` that ends the conversation (`{end: true}`, so it is valid at
- * once); when `from` names a state without a way out, that state's `next` points at it.
+ * once). No other state changes: connecting it is an edit of its own (`connect`).
  */
-export function addState(flow: Flow, name: string, from?: string): Flow {
-  const states: Record<string, FlowState> = { ...flow.states, [name]: { end: true } };
-  const source = from === undefined ? undefined : flow.states[from];
-  if (from !== undefined && source && source.next === undefined && !source.transitions) {
-    const rest = omit(source, 'end');
-    states[from] = { ...rest, next: name };
-  }
-  return { ...flow, states };
+export function addState(flow: Flow, name: string): Flow {
+  return { ...flow, states: { ...flow.states, [name]: { end: true } } };
+}
+
+/**
+ * `flow` with a way from state `from` to state `to` (a drag from one to the other on the canvas):
+ * a state that ended or had no way out goes on to `to` (`next`); one with a `next` or transitions
+ * gets a transition to `to` after them (its `next` becomes the first transition), whose condition
+ * the operator then sets. Already connected: unchanged.
+ */
+export function connect(flow: Flow, from: string, to: string): Flow {
+  const found: unknown = flow.states[from];
+  if (!isRecord(found) || !Object.hasOwn(flow.states, to)) return flow;
+  const source = found as FlowState;
+  const transitions = Array.isArray(source.transitions) ? source.transitions : undefined;
+  if (source.next === to || transitions?.some((t) => t.to === to)) return flow;
+  let state: FlowState;
+  if (transitions) state = { ...source, transitions: [...transitions, { to }] };
+  else if (typeof source.next === 'string')
+    state = { ...omit(source, 'next'), transitions: [{ to: source.next }, { to }] };
+  else state = { ...omit(source, 'end'), next: to };
+  return { ...flow, states: { ...flow.states, [from]: state } };
+}
+
+/**
+ * `flow` with a copy of state `name` as `copy` (its actions, wait and ways out; nothing points at
+ * the copy yet). `def` copies a state from elsewhere (a paste) instead of `name`'s.
+ */
+export function duplicateState(flow: Flow, name: string, copy: string, def?: FlowState): Flow {
+  const source = def ?? flow.states[name];
+  if (!isRecord(source) || Object.hasOwn(flow.states, copy)) return flow;
+  return { ...flow, states: { ...flow.states, [copy]: structuredClone(source) } };
 }
 
 /** `flow` with `state` in place of the state `name` (its position in the order kept). */

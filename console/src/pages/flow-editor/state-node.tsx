@@ -12,7 +12,7 @@ function StateNodeView({ data, selected }: NodeProps<StateNodeType>) {
   else if (data.warnings > 0) classes.push('has-warnings');
   return (
     <div className={classes.join(' ')}>
-      <Handle type="target" position={Position.Top} isConnectable={false} />
+      <Handle type="target" position={Position.Top} />
       <div className="state-node-title">
         {data.isStart && <span className="tag">start</span>}
         <span className="state-node-name">{data.name}</span>
@@ -27,7 +27,11 @@ function StateNodeView({ data, selected }: NodeProps<StateNodeType>) {
           <li key={i}>{line}</li>
         ))}
       </ul>
-      <Handle type="source" position={Position.Bottom} isConnectable={false} />
+      <Handle
+        type="source"
+        position={Position.Bottom}
+        aria-label={`Connect ${data.name} to a state`}
+      />
     </div>
   );
 }

@@ -3,7 +3,7 @@
  * findings, actions, wait and way out, and deleting it (after a confirmation naming what points
  * at it).
  */
-import { useContext, useState } from 'react';
+import { useContext, useEffect, useRef, useState } from 'react';
 import { ActionsEditor } from './actions-editor.tsx';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { ExitEditor } from './exit-editor.tsx';
@@ -21,6 +21,10 @@ interface StatePanelProps {
   onChange: (state: FlowState) => void;
   onRename: (to: string) => void;
   onDelete: () => void;
+  /** A copy of the state under a free name (also Ctrl+D, or Ctrl+C then Ctrl+V). */
+  onDuplicate: () => void;
+  /** Bumped to ask for the delete confirmation (the Delete key on the canvas). */
+  deleteRequest?: number;
 }
 
 function referenceText(ref: StateReference): string {
@@ -36,6 +40,8 @@ export function StatePanel({
   onChange,
   onRename,
   onDelete,
+  onDuplicate,
+  deleteRequest,
 }: StatePanelProps) {
   const { readOnly } = useContext(EditorContext);
   const [draftName, setDraftName] = useState(name);
@@ -51,6 +57,13 @@ export function StatePanel({
   const nameProblem = draftName === name ? null : stateNameProblem(flow, draftName, name);
   const refs = confirming ? referencesTo(flow, name).filter((r) => r.from !== name) : [];
   const isStart = flow.start === name;
+  // The Delete key asks as the button does (never for the start state, which cannot go).
+  const asked = useRef(deleteRequest);
+  useEffect(() => {
+    if (deleteRequest === asked.current) return;
+    asked.current = deleteRequest;
+    if (!isStart) setConfirming(true);
+  }, [deleteRequest, isStart]);
   return (
     <section className="state-panel" aria-labelledby="state-heading">
       <h2 id="state-heading">State {name}</h2>
@@ -113,6 +126,9 @@ export function StatePanel({
           onChange={onChange}
         />
         <p>
+          <button type="button" onClick={onDuplicate} aria-keyshortcuts="Control+D">
+            Duplicate state {name}
+          </button>{' '}
           <button
             type="button"
             className="danger"
