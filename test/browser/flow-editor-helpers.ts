@@ -21,12 +21,12 @@ export async function addState(page: Page, name: string): Promise<void> {
     .waitFor();
 }
 
-/** Selects a state by clicking its node in the graph. */
+/** Selects a state by clicking its node in the graph, the whole graph in view first. */
 export async function clickNode(page: Page, name: string): Promise<void> {
-  await page
-    .getByRole('region', { name: /Flow graph/ })
-    .getByLabel(`State ${name}`, { exact: true })
-    .click();
+  const graph = page.getByRole('region', { name: /Flow graph/ });
+  // A state just added may sit outside the view, as it would for a person, who fits it first.
+  await graph.getByRole('button', { name: /fit view/i }).click();
+  await graph.getByLabel(`State ${name}`, { exact: true }).click();
   await details(page)
     .getByRole('heading', { name: `State ${name}` })
     .waitFor();

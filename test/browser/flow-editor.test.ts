@@ -156,6 +156,14 @@ describe('flow editor in a browser', function () {
     const chat = chatPanel(page);
     await chat.getByText(/^Running the draft/).waitFor();
     await chat.getByText('Say hello to start the flow.').waitFor();
+    // The whole composer fits in the panel at common screen widths.
+    for (const width of [1280, 1440]) {
+      await page.setViewportSize({ width, height: 800 });
+      const send = (await chat.getByRole('button', { name: 'Send' }).boundingBox())!;
+      const panel = (await chat.boundingBox())!;
+      expect(send.x + send.width, `Send at ${width} px`).to.be.at.most(panel.x + panel.width);
+    }
+    await page.setViewportSize({ width: 1280, height: 720 });
     await chat.getByRole('status').filter({ hasText: 'Live updates: on' }).waitFor();
     await say(chat, 'hello');
     await botLine(chat, 'What would you like to know?').waitFor({ timeout: TURN_MS });

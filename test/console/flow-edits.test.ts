@@ -13,6 +13,7 @@ import {
   renameState,
   stateNameProblem,
 } from '../../console/src/pages/flow-editor/flow-edits.ts';
+import { newAction } from '../../console/src/pages/flow-editor/action-kinds.ts';
 import type { Flow } from '../../console/src/pages/flow-editor/flow-types.ts';
 import {
   pointerLabel,
@@ -122,5 +123,14 @@ describe('flow editor edits', () => {
     expect(stateOfPointer('/states/a~1b')).to.equal('a/b');
     expect(stateOfPointer('/start')).to.equal(null);
     expect(pointerLabel('/states/menu/transitions/1/to')).to.equal('menu › transitions › 1 › to');
+  });
+});
+
+describe('flow editor: new actions', () => {
+  it('when a handoff step is added, then its fallback is the flow’s start state, not a made-up name', () => {
+    const action = newAction('handoff', 'welcome');
+    expect(action).to.deep.include({
+      handoff: { message: 'A person will answer you shortly.', fallback: 'welcome' },
+    });
   });
 });

@@ -20,8 +20,11 @@ export function actionKind(action: unknown): ActionKind | null {
   return ACTION_KINDS.find(({ kind }) => kind in action)?.kind ?? null;
 }
 
-/** A new action of `kind` with placeholder values the validator accepts. */
-export function newAction(kind: ActionKind): Action {
+/**
+ * A new action of `kind` with placeholder values the validator accepts; a handoff falls back to
+ * `start`, the flow's start state.
+ */
+export function newAction(kind: ActionKind, start: string): Action {
   switch (kind) {
     case 'send':
       return { send: { text: 'Hello!' } };
@@ -42,7 +45,7 @@ export function newAction(kind: ActionKind): Action {
         },
       };
     case 'handoff':
-      return { handoff: { message: 'A person will answer you shortly.', fallback: 'start' } };
+      return { handoff: { message: 'A person will answer you shortly.', fallback: start } };
     case 'llm':
       return { llm: { prompt: 'Answer briefly: {{input}}', output: 'text', store: 'reply' } };
   }

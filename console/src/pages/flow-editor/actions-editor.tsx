@@ -15,16 +15,21 @@ interface ActionsEditorProps {
   pointer: string;
   actions: Action[];
   onChange: (actions: Action[]) => void;
+  /** The flow's states (a handoff's fallback is one) and where it starts (the default one). */
+  stateNames: string[];
+  start: string;
 }
 
 function ActionBody({
   pointer,
   action,
   onChange,
+  stateNames,
 }: {
   pointer: string;
   action: Action;
   onChange: (a: Action) => void;
+  stateNames: string[];
 }) {
   if ('send' in action) {
     return (
@@ -66,6 +71,7 @@ function ActionBody({
     return (
       <HandoffEditor
         pointer={`${pointer}/handoff`}
+        stateNames={stateNames}
         handoff={action.handoff}
         onChange={(handoff) => onChange({ handoff })}
       />
@@ -99,7 +105,13 @@ function ActionBody({
   );
 }
 
-export function ActionsEditor({ pointer, actions, onChange }: ActionsEditorProps) {
+export function ActionsEditor({
+  pointer,
+  actions,
+  onChange,
+  stateNames,
+  start,
+}: ActionsEditorProps) {
   const [kind, setKind] = useState<ActionKind>('send');
   const move = (i: number, by: number): void => {
     const next = [...actions];
@@ -145,6 +157,7 @@ export function ActionsEditor({ pointer, actions, onChange }: ActionsEditorProps
             ) : (
               <ActionBody
                 pointer={base}
+                stateNames={stateNames}
                 action={action}
                 onChange={(next) => onChange(actions.map((a, j) => (j === i ? next : a)))}
               />
@@ -163,7 +176,7 @@ export function ActionsEditor({ pointer, actions, onChange }: ActionsEditorProps
             ))}
           </select>
         </label>
-        <button type="button" onClick={() => onChange([...actions, newAction(kind)])}>
+        <button type="button" onClick={() => onChange([...actions, newAction(kind, start)])}>
           Add action
         </button>
       </div>

@@ -1,14 +1,20 @@
 /** A `handoff` action: what the user is told, the inbox queue, and the state a timeout enters. */
 import { type HandoffStep, omit } from './flow-types.ts';
-import { TextField } from './field.tsx';
+import { SelectField, TextField } from './field.tsx';
 
 interface HandoffEditorProps {
   pointer: string;
   handoff: HandoffStep;
   onChange: (handoff: HandoffStep) => void;
+  /** The flow's states, which the fallback is chosen from. */
+  stateNames: string[];
 }
 
-export function HandoffEditor({ pointer, handoff, onChange }: HandoffEditorProps) {
+export function HandoffEditor({ pointer, handoff, onChange, stateNames }: HandoffEditorProps) {
+  // A fallback naming no state (typed in the JSON) stays listed, so the problem shows at its field.
+  const options = stateNames.includes(handoff.fallback)
+    ? stateNames
+    : [handoff.fallback, ...stateNames];
   return (
     <>
       <TextField
@@ -31,11 +37,11 @@ export function HandoffEditor({ pointer, handoff, onChange }: HandoffEditorProps
           onChange(queue === '' ? rest : { ...rest, queue });
         }}
       />
-      <TextField
-        label="Fallback state"
+      <SelectField
+        label="Fallback state (entered when no agent claims the conversation in time)"
         pointer={`${pointer}/fallback`}
         value={handoff.fallback}
-        hint="Entered when no agent claims the conversation in time."
+        options={options}
         onChange={(fallback) => onChange({ ...handoff, fallback })}
       />
     </>

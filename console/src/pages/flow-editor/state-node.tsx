@@ -27,11 +27,7 @@ function StateNodeView({ data, selected }: NodeProps<StateNodeType>) {
           <li key={i}>{line}</li>
         ))}
       </ul>
-      <Handle
-        type="source"
-        position={Position.Bottom}
-        aria-label={`Connect ${data.name} to a state`}
-      />
+      <Handle type="source" position={Position.Bottom} />
     </div>
   );
 }

@@ -103,6 +103,8 @@ export function StatePanel({
         )}
         <ActionsEditor
           pointer={`${pointer}/actions`}
+          stateNames={names}
+          start={flow.start}
           actions={Array.isArray(state.actions) ? state.actions : []}
           onChange={(actions) => {
             const rest = omit(state, 'actions');
