@@ -550,6 +550,15 @@ describe('flow editor in a browser', function () {
     await page.locator('body').press('ControlOrMeta+v');
     await details(page).getByRole('heading', { name: 'State extra_copy' }).waitFor();
 
+    // Found by a text it sends: the list narrows to it, Enter selects it.
+    const search = page.getByLabel('Find a state or text');
+    await search.fill('send me anything');
+    const list = page.getByRole('navigation', { name: /States/ });
+    await list.getByRole('heading', { name: /States \(1 of 8\)/ }).waitFor();
+    await search.press('Enter');
+    await details(page).getByRole('heading', { name: 'State echo' }).waitFor();
+    await search.fill('');
+
     const bar = page.getByRole('toolbar', { name: 'Draft and publish' });
     await bar.getByRole('button', { name: 'Save draft' }).click();
     const flow = await waitFor(

@@ -1,10 +1,12 @@
 /**
  * The states as a list: the graph's text alternative and its keyboard path. Arrow keys move
  * between states, Enter or a click selects one; each entry says whether it is the start and how
- * many problems it has. A form below adds a state.
+ * many problems it has. A search above narrows it to the states whose name or texts hold the
+ * words (Enter selects the first). A form below adds a state.
  */
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { stateNameProblem } from './flow-edits.ts';
+import { findStates } from './state-search.ts';
 import type { Flow } from './flow-types.ts';
 
 interface StateListProps {
@@ -26,7 +28,9 @@ export function StateList({
   onAdd,
   suggestName,
 }: StateListProps) {
-  const names = Object.keys(flow.states);
+  const [query, setQuery] = useState('');
+  const all = Object.keys(flow.states).length;
+  const names = findStates(flow, query);
   const listRef = useRef<HTMLUListElement>(null);
   const [newName, setNewName] = useState('');
   const problem = newName === '' ? null : stateNameProblem(flow, newName);
@@ -48,7 +52,24 @@ export function StateList({
   };
   return (
     <nav aria-labelledby="states-heading" className="state-list">
-      <h2 id="states-heading">States ({names.length})</h2>
+      <h2 id="states-heading">
+        States ({names.length === all ? all : `${names.length} of ${all}`})
+      </h2>
+      <div role="search" className="state-search">
+        <label htmlFor="state-search">Find a state or text</label>
+        <input
+          id="state-search"
+          type="search"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key !== 'Enter' || names[0] === undefined) return;
+            e.preventDefault();
+            onSelect(names[0]);
+          }}
+        />
+      </div>
+      {names.length === 0 && <p className="muted">No state holds “{query.trim()}”.</p>}
       <ul ref={listRef}>
         {names.map((name, i) => {
           const count = problemCounts.get(name)?.length ?? 0;
