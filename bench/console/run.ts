@@ -8,6 +8,9 @@
  *    (six processes, started as the browser tests start them), from navigation to the graph
  *    interactive, median of BENCH_RUNS runs (default 5), beside a 10-state flow opened in the
  *    same run, alternately, as the baseline.
+ * 3. Time per edit: a state's message text changed BENCH_EDITS times (default 20) in each of
+ *    the two flows, from the field's input event to the frame showing it on the canvas (goal:
+ *    under 100 ms on the 200-state flow).
  *
  * Prints tables with the machine's load; exits 1 when a page is over its budget. BENCH_BYTES_ONLY=1
  * skips the browser.
@@ -19,10 +22,11 @@ import { percentile } from '../pipeline/report.ts';
 import { intEnv, ROOT } from '../lib/setup.ts';
 import { EDITOR_BUDGET_GZIP_BYTES, SIGN_IN_BUDGET_GZIP_BYTES } from './budget.ts';
 import { measurePages, type PageBytes } from './bytes.ts';
-import { chainFlow, createBot, openEditor } from './editor-open.ts';
+import { chainFlow, createBot, editTimes, openEditor } from './editor-open.ts';
 
 const EDITOR_LIBRARIES = /codemirror|xyflow|@lezer/;
 const runs = intEnv('BENCH_RUNS', 5, 1);
+const edits = intEnv('BENCH_EDITS', 20, 1);
 const BIG = 200;
 const SMALL = 10;
 
@@ -81,6 +85,25 @@ async function editorTimes(): Promise<void> {
         `| states | median ms | min ms | max ms | runs ms |\n|---:|---:|---:|---:|---|\n` +
         `${row(SMALL)}\n${row(BIG)}\n\n` +
         `${BIG} states against ${SMALL}: ${(median(BIG) / median(SMALL)).toFixed(2)}x the time\n`,
+    );
+    const edited: Record<number, number[]> = {
+      [SMALL]: await editTimes(service, bots[SMALL]!, edits),
+      [BIG]: await editTimes(service, bots[BIG]!, edits),
+    };
+    const editRow = (states: number): string => {
+      const sorted = [...edited[states]!].sort((a, b) => a - b);
+      return `| ${states} | ${percentile(sorted, 0.5).toFixed(1)} | ${percentile(sorted, 0.9).toFixed(1)} | ${sorted[sorted.length - 1]!.toFixed(1)} |`;
+    };
+    const editMedian = (states: number) =>
+      percentile(
+        [...edited[states]!].sort((a, b) => a - b),
+        0.5,
+      );
+    process.stdout.write(
+      `\nan edit (message text) to the frame showing it, ${edits} edits each (${load()})\n\n` +
+        `| states | median ms | p90 ms | max ms |\n|---:|---:|---:|---:|\n` +
+        `${editRow(SMALL)}\n${editRow(BIG)}\n\n` +
+        `${BIG} states against ${SMALL}: ${(editMedian(BIG) / editMedian(SMALL)).toFixed(2)}x the time; goal under 100 ms\n`,
     );
   } finally {
     await running.stop();
