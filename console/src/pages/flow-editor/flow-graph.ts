@@ -76,6 +76,29 @@ export function stateEdges(name: string, state: FlowState): GraphEdge[] {
 }
 
 /**
+ * The states in reading order: breadth-first from the start along each state's ways out (in their
+ * order), then the states not reached, by name. It does not depend on the order of the flow's
+ * keys, which Postgres does not keep (jsonb), so a saved flow reads in the same order.
+ */
+export function stateOrder(flow: unknown): string[] {
+  const states = new Map(flowStates(flow));
+  const start = isRecord(flow) && typeof flow.start === 'string' ? flow.start : undefined;
+  const order: string[] = [];
+  const seen = new Set<string>();
+  const queue = start !== undefined && states.has(start) ? [start] : [];
+  for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+    if (seen.has(name)) continue;
+    seen.add(name);
+    order.push(name);
+    for (const edge of stateEdges(name, states.get(name)!)) {
+      if (states.has(edge.target) && !seen.has(edge.target)) queue.push(edge.target);
+    }
+  }
+  const rest = [...states.keys()].filter((name) => !seen.has(name)).sort();
+  return [...order, ...rest];
+}
+
+/**
  * Nodes and edges of `flow` (a `Flow`, or any JSON: a draft may be invalid, and malformed parts
  * are skipped), positioned by `layeredLayout`. `problems` and `warnings` count findings per state name.
  */

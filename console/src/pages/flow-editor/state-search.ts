@@ -1,7 +1,9 @@
 /**
  * Finding states in a big flow: by name, or by any text the state holds (what it sends, its
- * prompts, URLs, variables), without regard to case. Plain TypeScript (no DOM).
+ * prompts, URLs, variables), without regard to case; in reading order (`stateOrder`). Plain
+ * TypeScript (no DOM).
  */
+import { stateOrder } from './flow-graph.ts';
 import type { Flow } from './flow-types.ts';
 
 /** Every string inside `value` (object keys left out). */
@@ -13,10 +15,10 @@ function texts(value: unknown, into: string[]): string[] {
   return into;
 }
 
-/** The names of the states of `flow` that `query` finds, in the flow's order; all for ''. */
+/** The names of the states of `flow` that `query` finds, in reading order; all for ''. */
 export function findStates(flow: Flow, query: string): string[] {
   const q = query.trim().toLowerCase();
-  const names = Object.keys(flow.states);
+  const names = stateOrder(flow);
   if (q === '') return names;
   return names.filter(
     (name) =>
