@@ -550,6 +550,13 @@ describe('flow editor in a browser', function () {
     await page.locator('body').press('ControlOrMeta+v');
     await details(page).getByRole('heading', { name: 'State extra_copy' }).waitFor();
 
+    // The copy's transition gets a condition from the builder: the input contains "bike".
+    const panel = details(page);
+    await panel.getByLabel('Transition 1 condition').selectOption('rules');
+    await panel.getByLabel('Transition 1 rule 1 variable').fill('input');
+    await panel.getByLabel('Transition 1 rule 1 test').selectOption({ label: 'contains' });
+    await panel.getByLabel('Transition 1 rule 1 value').fill('bike');
+
     // Found by a text it sends: the list narrows to it, Enter selects it.
     const search = page.getByLabel('Find a state or text');
     await search.fill('send me anything');
@@ -566,7 +573,9 @@ describe('flow editor in a browser', function () {
       { timeoutMs: 15_000, what: 'the draft saved' },
     );
     expect(flow.states.extra).to.deep.equal({ transitions: [{ to: 'menu' }] });
-    expect(flow.states.extra_copy).to.deep.equal(flow.states.extra);
+    expect(flow.states.extra_copy).to.deep.equal({
+      transitions: [{ to: 'menu', when: { in: ['bike', { var: 'input' }] } }],
+    });
     expect(flow.states).to.not.have.property('state_1');
     for (const [name, state] of Object.entries(DEFAULT_FLOW.states)) {
       expect(flow.states[name], name).to.deep.equal(state);

@@ -1,12 +1,14 @@
 /**
- * A transition's condition, four ways: always (no `when`), "the answer is option X" (the common
- * case after buttons or a list), "the user means intent X" (`{"intent": X}`), or any JSON Logic
- * typed as JSON.
+ * A transition's condition, five ways: always (no `when`), "the answer is option X" (the common
+ * case after buttons or a list), "the user means intent X" (`{"intent": X}`), rules on variables
+ * (rules-editor.tsx: equals, contains, is set... all or any), or any JSON Logic typed as JSON.
  */
 import { optionOfCondition, stateOptions } from './condition-text.ts';
 import type { Condition, FlowState } from './flow-types.ts';
 import { Field } from './field.tsx';
 import { JsonValueField } from './json-value-field.tsx';
+import { fromLogic, toLogic } from './condition-rules.ts';
+import { RulesEditor } from './rules-editor.tsx';
 
 interface ConditionEditorProps {
   pointer: string;
@@ -15,10 +17,12 @@ interface ConditionEditorProps {
   when: Condition | undefined;
   /** The names of the flow's intents. */
   intents: string[];
+  /** The flow's variables, for the rules' variable picker. */
+  variables: string[];
   onChange: (when: Condition | undefined) => void;
 }
 
-type Mode = 'always' | 'option' | 'intent' | 'logic';
+type Mode = 'always' | 'option' | 'intent' | 'rules' | 'logic';
 
 /** The intent a condition tests, when it is exactly `{"intent": name}`. */
 function intentOf(when: Condition | undefined): string | null {
@@ -34,11 +38,13 @@ export function ConditionEditor({
   state,
   when,
   intents,
+  variables,
   onChange,
 }: ConditionEditorProps) {
   const options = stateOptions(state);
   const option = optionOfCondition(when, state);
   const intent = intentOf(when);
+  const rules = fromLogic(when);
   const mode: Mode =
     when === undefined
       ? 'always'
@@ -46,7 +52,9 @@ export function ConditionEditor({
         ? 'option'
         : intent !== null
           ? 'intent'
-          : 'logic';
+          : rules !== null
+            ? 'rules'
+            : 'logic';
   const variable = state.wait?.store ?? 'input';
   const forOption = (id: string): Condition => ({ '==': [{ var: variable }, id] });
   return (
@@ -61,6 +69,13 @@ export function ConditionEditor({
               if (next === 'always') onChange(undefined);
               else if (next === 'option') onChange(forOption([...options.keys()][0] ?? ''));
               else if (next === 'intent') onChange({ intent: intents[0] ?? '' });
+              else if (next === 'rules')
+                onChange(
+                  toLogic({
+                    join: 'and',
+                    rules: [{ variable, op: 'is_set', value: '' }],
+                  }),
+                );
               else onChange(when ?? { '!!': [{ var: variable }] });
             }}
           >
@@ -71,6 +86,7 @@ export function ConditionEditor({
             <option value="intent" disabled={intents.length === 0}>
               the user means an intent
             </option>
+            <option value="rules">rules on variables (equals, contains, is set…)</option>
             <option value="logic">JSON Logic condition</option>
           </select>
         )}
@@ -114,6 +130,14 @@ export function ConditionEditor({
             </select>
           )}
         </Field>
+      )}
+      {mode === 'rules' && rules && (
+        <RulesEditor
+          label={`Transition ${index + 1}`}
+          rules={rules}
+          variables={variables}
+          onChange={onChange}
+        />
       )}
       {mode === 'logic' && (
         <JsonValueField

@@ -9,6 +9,8 @@ interface ExitEditorProps {
   stateNames: string[];
   /** The names of the flow's intents, for conditions that test one. */
   intents: string[];
+  /** The flow's variables, for conditions built from rules. */
+  variables: string[];
   onChange: (state: FlowState) => void;
 }
 
@@ -21,7 +23,14 @@ function exitOf(state: FlowState): Exit {
   return 'none';
 }
 
-export function ExitEditor({ pointer, state, stateNames, intents, onChange }: ExitEditorProps) {
+export function ExitEditor({
+  pointer,
+  state,
+  stateNames,
+  intents,
+  variables,
+  onChange,
+}: ExitEditorProps) {
   const exit = exitOf(state);
   const rest = omit(state, 'next', 'transitions', 'end');
   const first = stateNames[0] ?? '';
@@ -82,6 +91,7 @@ export function ExitEditor({ pointer, state, stateNames, intents, onChange }: Ex
                   state={state}
                   when={t.when}
                   intents={intents}
+                  variables={variables}
                   onChange={(when) => {
                     const keep = omit(t, 'when');
                     setTransitions(

@@ -13,6 +13,7 @@ import { type Flow, type FlowState, omit } from './flow-types.ts';
 import { EditorContext } from './problem-context.ts';
 import { pointerLabel, statePointer } from './problem-location.ts';
 import { WaitEditor } from './wait-editor.tsx';
+import { flowVariables } from './condition-rules.ts';
 
 interface StatePanelProps {
   flow: Flow;
@@ -125,6 +126,7 @@ export function StatePanel({
           state={state}
           stateNames={names}
           intents={(Array.isArray(flow.intents) ? flow.intents : []).map((i) => i.name)}
+          variables={flowVariables(flow)}
           onChange={onChange}
         />
         <p>
