@@ -507,7 +507,7 @@ describe('flow editor in a browser', function () {
     expectNoCspViolations(page);
   });
 
-  it('when states are connected by dragging on the canvas, one is made by dragging to empty space, one deleted with the Delete key and one copied with Ctrl+C and Ctrl+V, then the flow says so', async () => {
+  it('when states are connected by dragging on the canvas, one is made by dragging to empty space, one deleted with the Delete key, one copied with Ctrl+C and Ctrl+V and given a condition by rules, and one moved by dragging, then the flow says so', async () => {
     const appId = await webBot('Canvas bot');
     const page = await service.newPage();
     await signIn(page, service.adminKey);
@@ -557,6 +557,16 @@ describe('flow editor in a browser', function () {
     await panel.getByLabel('Transition 1 rule 1 test').selectOption({ label: 'contains' });
     await panel.getByLabel('Transition 1 rule 1 value').fill('bike');
 
+    // Dragged by its body, a state stays where it is dropped (the flow's layout).
+    await fit();
+    const about = (await node('about').boundingBox())!;
+    await page.mouse.move(about.x + about.width / 2, about.y + 10);
+    await page.mouse.down();
+    await page.mouse.move(about.x + about.width / 2 + 120, about.y + 70, { steps: 10 });
+    await page.mouse.up();
+    const moved = (await node('about').boundingBox())!;
+    expect(moved.x - about.x).to.be.closeTo(120, 15);
+
     // Found by a text it sends: the list narrows to it, Enter selects it.
     const search = page.getByLabel('Find a state or text');
     await search.fill('send me anything');
@@ -577,6 +587,8 @@ describe('flow editor in a browser', function () {
       transitions: [{ to: 'menu', when: { in: ['bike', { var: 'input' }] } }],
     });
     expect(flow.states).to.not.have.property('state_1');
+    expect(Object.keys(flow.layout)).to.deep.equal(['about']);
+    expect(flow.layout.about.x).to.be.a('number');
     for (const [name, state] of Object.entries(DEFAULT_FLOW.states)) {
       expect(flow.states[name], name).to.deep.equal(state);
     }

@@ -9,11 +9,13 @@ import {
   deleteState,
   duplicateState,
   freeStateName,
+  placeState,
   referencesTo,
   renameState,
   stateNameProblem,
 } from '../../console/src/pages/flow-editor/flow-edits.ts';
 import { newAction } from '../../console/src/pages/flow-editor/action-kinds.ts';
+import { flowToGraph } from '../../console/src/pages/flow-editor/flow-graph.ts';
 import type { Flow } from '../../console/src/pages/flow-editor/flow-types.ts';
 import {
   pointerLabel,
@@ -132,5 +134,29 @@ describe('flow editor: new actions', () => {
     expect(action).to.deep.include({
       handoff: { message: 'A person will answer you shortly.', fallback: 'welcome' },
     });
+  });
+});
+
+describe('flow editor: states placed by dragging', () => {
+  it('when a state is placed, renamed and deleted, then its place is kept in layout, follows the rename and goes with it', () => {
+    const flow = sample();
+    const placed = placeState(flow, 'done', { x: 10.4, y: -20.6 });
+    expect(placed.layout).to.deep.equal({ done: { x: 10, y: -21 } });
+    expect(placed.states).to.deep.equal(flow.states);
+    expect(placeState(flow, 'nowhere', { x: 1, y: 1 })).to.equal(flow);
+    const renamed = renameState(placed, 'done', 'finished');
+    expect(renamed.layout).to.deep.equal({ finished: { x: 10, y: -21 } });
+    expect(deleteState(renamed, 'finished')).to.not.have.property('layout');
+    const two = placeState(placed, 'bye', { x: 0, y: 0 });
+    expect(deleteState(two, 'done').layout).to.deep.equal({ bye: { x: 0, y: 0 } });
+  });
+
+  it('when a flow has a layout, then its placed states are drawn there and the others by the automatic layout', () => {
+    const flow = placeState(sample(), 'bye', { x: 900, y: 40 });
+    const auto = flowToGraph(sample());
+    const graph = flowToGraph(flow);
+    const at = (g: typeof graph, id: string) => g.nodes.find((n) => n.id === id)!.position;
+    expect(at(graph, 'bye')).to.deep.equal({ x: 900, y: 40 });
+    expect(at(graph, 'ask')).to.deep.equal(at(auto, 'ask'));
   });
 });

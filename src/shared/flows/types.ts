@@ -261,6 +261,8 @@ export interface Flow {
   intents?: Intent[];
   matching?: Matching;
   llm?: LlmGuardrails;
+  /** Where the console draws the states an operator placed; conversations never read it. */
+  layout?: Record<string, { x: number; y: number }>;
 }
 
 /** Variable names the engine fills itself; a flow cannot `set` or `store` into them. */

@@ -1,7 +1,8 @@
 /**
  * The flow as a graph (React Flow): pan and zoom, a minimap for big flows, a click selects a
  * state, and while it may be edited a drag from a state's lower handle to another state connects
- * them (to empty space: to a new state). Nodes and edges are built once per flow or findings change, and a node whose content
+ * them (to empty space: to a new state) and a state dragged by its body stays where it is dropped
+ * (the flow's `layout`). Nodes and edges are built once per flow or findings change, and a node whose content
  * did not change keeps its object, so React Flow leaves it alone.
  */
 import {
@@ -58,6 +59,8 @@ interface FlowCanvasProps {
    * them, and to empty space makes a new state it leads to.
    */
   onConnect?: (from: string, to: string | null) => void;
+  /** Given when the flow may be edited: a state dragged to a place of its own, dropped there. */
+  onMove?: (name: string, at: { x: number; y: number }) => void;
 }
 
 function sameNode(a: StateNodeType, b: GraphNode, selected: boolean): boolean {
@@ -85,12 +88,17 @@ export function FlowCanvas({
   selected,
   onSelect,
   onConnect,
+  onMove,
 }: FlowCanvasProps) {
   const graph = useMemo(() => flowToGraph(flow, problems, warnings), [flow, problems, warnings]);
+  // The node being dragged, where the pointer has it; the flow learns its place on the drop.
+  const [dragged, setDragged] = useState<{ id: string; x: number; y: number } | null>(null);
   const previous = useRef(new Map<string, StateNodeType>());
   const nodes = useMemo(() => {
     const next = new Map<string, StateNodeType>();
-    const list = graph.nodes.map((node) => {
+    const list = graph.nodes.map((shown) => {
+      const node =
+        dragged?.id === shown.id ? { ...shown, position: { x: dragged.x, y: dragged.y } } : shown;
       const isSelected = node.id === selected;
       const old = previous.current.get(node.id);
       const kept: StateNodeType =
@@ -110,7 +118,7 @@ export function FlowCanvas({
     });
     previous.current = next;
     return list;
-  }, [graph, selected]);
+  }, [graph, selected, dragged]);
   const previousEdges = useRef(new Map<string, Edge>());
   const edges = useMemo(() => {
     const next = new Map<string, Edge>();
@@ -157,7 +165,17 @@ export function FlowCanvas({
         nodeTypes={nodeTypes}
         onNodeClick={onNodeClick}
         onPaneClick={() => onSelect(null)}
-        nodesDraggable={false}
+        nodesDraggable={onMove !== undefined}
+        onNodesChange={(changes) => {
+          for (const change of changes) {
+            if (change.type === 'position' && change.position)
+              setDragged({ id: change.id, ...change.position });
+          }
+        }}
+        onNodeDragStop={(_event, node) => {
+          onMove?.(node.id, dragged?.id === node.id ? dragged : node.position);
+          setDragged(null);
+        }}
         nodesConnectable={onConnect !== undefined}
         onConnect={(c) => onConnect?.(c.source, c.target)}
         onConnectEnd={(event, state) => {

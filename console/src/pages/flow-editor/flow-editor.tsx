@@ -16,6 +16,7 @@ import {
   deleteState,
   duplicateState,
   freeStateName,
+  placeState,
   renameState,
   replaceState,
 } from './flow-edits.ts';
@@ -311,6 +312,8 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
                     onSelect={setSelected}
                     {...(editable
                       ? {
+                          onMove: (name: string, at: { x: number; y: number }) =>
+                            edit((f) => placeState(f, name, at)),
                           onConnect: (from: string, to: string | null) => {
                             const target = to ?? freeStateName(flow);
                             edit((f) =>

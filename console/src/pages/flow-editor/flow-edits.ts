@@ -120,7 +120,22 @@ export function renameState(flow: Flow, from: string, to: string): Flow {
   for (const [name, state] of Object.entries(flow.states)) {
     states[name === from ? to : name] = isRecord(state) ? retarget(state, from, to) : state;
   }
-  return { ...flow, start: flow.start === from ? to : flow.start, states };
+  const renamed = { ...flow, start: flow.start === from ? to : flow.start, states };
+  // Its place on the canvas goes with it.
+  const place = flow.layout?.[from];
+  if (!flow.layout || !place) return renamed;
+  return { ...renamed, layout: { ...withoutKey(flow.layout, from), [to]: place } };
+}
+
+function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).filter(([k]) => k !== key));
+}
+
+/** `flow` with state `name` drawn at `at` on the canvas (`layout`; conversations never read it). */
+export function placeState(flow: Flow, name: string, at: { x: number; y: number }): Flow {
+  if (!Object.hasOwn(flow.states, name)) return flow;
+  const point = { x: Math.round(at.x), y: Math.round(at.y) };
+  return { ...flow, layout: { ...(flow.layout ?? {}), [name]: point } };
 }
 
 /**
@@ -153,5 +168,9 @@ export function deleteState(flow: Flow, name: string): Flow {
     }
     states[other] = changed;
   }
-  return { ...flow, states };
+  if (!flow.layout?.[name]) return { ...flow, states };
+  const layout = withoutKey(flow.layout, name);
+  return Object.keys(layout).length > 0
+    ? { ...flow, states, layout }
+    : { ...omit(flow, 'layout'), states };
 }

@@ -98,9 +98,21 @@ export function stateOrder(flow: unknown): string[] {
   return [...order, ...rest];
 }
 
+/** The places the operator gave states by dragging (`flow.layout`), those that are numbers. */
+export function placedStates(flow: unknown): Map<string, { x: number; y: number }> {
+  const placed = new Map<string, { x: number; y: number }>();
+  const layout = isRecord(flow) && isRecord(flow.layout) ? flow.layout : {};
+  for (const [name, point] of Object.entries(layout)) {
+    if (isRecord(point) && typeof point.x === 'number' && typeof point.y === 'number')
+      placed.set(name, { x: point.x, y: point.y });
+  }
+  return placed;
+}
+
 /**
  * Nodes and edges of `flow` (a `Flow`, or any JSON: a draft may be invalid, and malformed parts
- * are skipped), positioned by `layeredLayout`. `problems` and `warnings` count findings per state name.
+ * are skipped), positioned by `layeredLayout`, except the states the operator placed
+ * (`flow.layout`). `problems` and `warnings` count findings per state name.
  */
 export function flowToGraph(
   flow: unknown,
@@ -120,10 +132,11 @@ export function flowToGraph(
     [start],
     layout,
   );
+  const placed = placedStates(flow);
   const nodes = states.map(([name, state]): GraphNode => ({
     id: name,
     type: 'state',
-    position: positions.get(name) ?? { x: 0, y: 0 },
+    position: placed.get(name) ?? positions.get(name) ?? { x: 0, y: 0 },
     data: {
       name,
       lines: stateSummary(state),
