@@ -94,21 +94,23 @@ export function TestChat({ appId }: TestChatProps) {
     <section className="test-chat" aria-labelledby={titleId}>
       <header className="test-chat__header">
         <h2 id={titleId}>Test chat</h2>
-        <label htmlFor={pickId}>Try</label>
-        <select
-          id={pickId}
-          value={wanted === 'draft' ? 'draft' : 'current'}
-          onChange={(e) => setPicked(e.target.value as 'draft' | 'current')}
-        >
-          <option value="draft" disabled={!hasDraft}>
-            {hasDraft ? 'Draft' : 'Draft (none saved)'}
-          </option>
-          <option value="current">
-            {flow.data?.published
-              ? `Published (version ${flow.data.published.version})`
-              : 'Published'}
-          </option>
-        </select>
+        <span className="test-chat__pick">
+          <label htmlFor={pickId}>Try</label>
+          <select
+            id={pickId}
+            value={wanted === 'draft' ? 'draft' : 'current'}
+            onChange={(e) => setPicked(e.target.value as 'draft' | 'current')}
+          >
+            <option value="draft" disabled={!hasDraft}>
+              {hasDraft ? 'Draft' : 'Draft (none saved)'}
+            </option>
+            <option value="current">
+              {flow.data?.published
+                ? `Published (version ${flow.data.published.version})`
+                : 'Published'}
+            </option>
+          </select>
+        </span>
         <button
           type="button"
           onClick={() => restart.mutate()}
