@@ -54,6 +54,20 @@ export function apiErrorOf(status: number, body: unknown, retryAfter?: string | 
   });
 }
 
+/**
+ * The body paths a `BW_ERR_SCHEMA` refusal names (`/handoff/timeout_s`), for forms that explain
+ * each problem at its field; empty for any other error.
+ */
+export function problemPaths(error: unknown): Set<string> {
+  if (!(error instanceof ApiError) || error.code !== 'BW_ERR_SCHEMA') return new Set();
+  const problems = Array.isArray(error.details?.problems) ? error.details.problems : [];
+  return new Set(
+    problems
+      .map((p) => (p as { path?: unknown }).path)
+      .filter((p): p is string => typeof p === 'string'),
+  );
+}
+
 /** The error of a request that never got an answer. */
 export function networkError(cause: unknown): ApiError {
   return new ApiError(0, 'BW_ERR_NETWORK', `the server could not be reached (${String(cause)})`);

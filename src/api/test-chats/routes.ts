@@ -93,7 +93,11 @@ export function testChatRoutes(router: Router, edge: Edge, helpers: TestChatHelp
     return chat;
   }
 
-  /** The bot's console channel, made on first use. @throws BW_ERR_UNKNOWN_BOT */
+  /**
+   * The bot's console channel, made on its first test chat. A chat's bot has one already; an api
+   * process whose directory has not heard of it yet (another made it a moment ago) reads it from
+   * the store. @throws BW_ERR_UNKNOWN_BOT
+   */
   async function consoleChannel(appId: string) {
     const known = (await edge.directory.byAppId(appId))?.channels.find((c) => c.type === 'console');
     if (known) return known;

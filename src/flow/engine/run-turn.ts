@@ -128,11 +128,12 @@ function stop(
     message_type: 'text',
     text: turn.options.errorText ?? DEFAULT_ERROR_TEXT,
   });
-  end(turn, name);
+  // Traced as stopped above, not as an end.
+  end(turn, name, false);
 }
 
-function end(turn: Turn, name: string): void {
-  if (!turn.trace.some((s) => 'stopped' in s)) turn.trace.push({ end: name });
+function end(turn: Turn, name: string, traced = true): void {
+  if (traced) turn.trace.push({ end: name });
   turn.state.state = name;
   turn.state.awaiting = undefined;
   turn.state.ended = true;

@@ -8,7 +8,7 @@ import { useBot, useUpdateBot } from '../../api/bots.ts';
 import { useMay } from '../../api/permissions.ts';
 import type { Bot } from '../../api/types.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
-import { ApiError } from '../../api/api-error.ts';
+import { problemPaths } from '../../api/api-error.ts';
 import { Field } from './channel-fields.tsx';
 import { DeleteBot } from './delete-bot-dialog.tsx';
 import { ChannelsSection } from './channels-section.tsx';
@@ -120,17 +120,6 @@ function LanguageAndHandoff({ bot }: { bot: Bot }) {
         <ErrorAlert error={update.error} what="Could not save the settings." />
       )}
     </form>
-  );
-}
-
-/** The body paths an API refusal names (`/handoff/timeout_s`). */
-function problemPaths(error: unknown): Set<string> {
-  if (!(error instanceof ApiError)) return new Set();
-  const problems = Array.isArray(error.details?.problems) ? error.details.problems : [];
-  return new Set(
-    problems
-      .map((p) => (p as { path?: unknown }).path)
-      .filter((p): p is string => typeof p === 'string'),
   );
 }
 

@@ -4,7 +4,7 @@
  * the API names at a field is shown at that field, in words.
  */
 import type { ReactNode } from 'react';
-import { ApiError } from '../../api/api-error.ts';
+import { problemPaths } from '../../api/api-error.ts';
 import type { NewBot } from '../../api/types.ts';
 
 export type ChannelType = 'telegram' | 'whatsapp' | 'web';
@@ -58,12 +58,9 @@ export function detailsOf(
 
 /** Whether the API refused the field `name` of a channel's details, and why, in words. */
 export function fieldProblem(error: unknown, name: string): string | undefined {
-  if (!(error instanceof ApiError) || error.code !== 'BW_ERR_SCHEMA') return undefined;
-  const problems = Array.isArray(error.details?.problems) ? error.details.problems : [];
-  const hit = problems.some((p) => {
-    const path = (p as { path?: unknown }).path;
-    return typeof path === 'string' && (path.includes(`/details/${name}`) || path === `/details`);
-  });
+  const hit = [...problemPaths(error)].some(
+    (path) => path.includes(`/details/${name}`) || path === '/details',
+  );
   return hit ? (FIELD_WORDS[name] ?? 'This value is not accepted.') : undefined;
 }
 

@@ -23,7 +23,7 @@ import { useLiveRefresh } from './use-live-refresh.ts';
 import './conversations.css';
 import { LoadMore } from '../../components/load-more.tsx';
 import { useMay } from '../../api/permissions.ts';
-import { useBot } from '../../api/bots.ts';
+import { BotName } from '../../components/bot-name.tsx';
 
 /** Least time between two refreshes of the list caused by live events (ms). */
 const LIVE_REFRESH_MS = 1000;
@@ -40,7 +40,6 @@ export function ConversationsPage() {
   const { appId = '' } = useParams();
   const [search, setSearch] = useSearchParams();
   const may = useMay();
-  const bot = useBot(appId);
   const filters = useMemo(() => filtersFromSearch(search), [search]);
   const problem = filtersProblem(filters);
 
@@ -69,7 +68,7 @@ export function ConversationsPage() {
     <div className="conversations">
       <h1>Conversations</h1>
       <p className="conversations__bot">
-        {bot.data ? <Link to={`/bots/${appId}`}>{bot.data.name}</Link> : <code>{appId}</code>}
+        <BotName appId={appId} />
         {may('POST /v2/bots/:app_id/test-chats') && (
           <span data-route="POST /v2/bots/:app_id/test-chats">
             {' '}

@@ -93,6 +93,8 @@ export function FlowCanvas({
   const graph = useMemo(() => flowToGraph(flow, problems, warnings), [flow, problems, warnings]);
   // The node being dragged, where the pointer has it; the flow learns its place on the drop.
   const [dragged, setDragged] = useState<{ id: string; x: number; y: number } | null>(null);
+  // The same, at once: the drop can come before React has drawn the last move.
+  const lastMove = useRef<{ id: string; x: number; y: number } | null>(null);
   const previous = useRef(new Map<string, StateNodeType>());
   const nodes = useMemo(() => {
     const next = new Map<string, StateNodeType>();
@@ -168,12 +170,16 @@ export function FlowCanvas({
         nodesDraggable={onMove !== undefined}
         onNodesChange={(changes) => {
           for (const change of changes) {
-            if (change.type === 'position' && change.position)
-              setDragged({ id: change.id, ...change.position });
+            if (change.type === 'position' && change.position) {
+              lastMove.current = { id: change.id, ...change.position };
+              setDragged(lastMove.current);
+            }
           }
         }}
         onNodeDragStop={(_event, node) => {
-          onMove?.(node.id, dragged?.id === node.id ? dragged : node.position);
+          const last = lastMove.current;
+          onMove?.(node.id, last?.id === node.id ? last : node.position);
+          lastMove.current = null;
           setDragged(null);
         }}
         nodesConnectable={onConnect !== undefined}

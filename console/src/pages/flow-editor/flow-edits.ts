@@ -124,11 +124,7 @@ export function renameState(flow: Flow, from: string, to: string): Flow {
   // Its place on the canvas goes with it.
   const place = flow.layout?.[from];
   if (!flow.layout || !place) return renamed;
-  return { ...renamed, layout: { ...withoutKey(flow.layout, from), [to]: place } };
-}
-
-function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T> {
-  return Object.fromEntries(Object.entries(record).filter(([k]) => k !== key));
+  return { ...renamed, layout: { ...omit(flow.layout, from), [to]: place } };
 }
 
 /** `flow` with state `name` drawn at `at` on the canvas (`layout`; conversations never read it). */
@@ -169,7 +165,7 @@ export function deleteState(flow: Flow, name: string): Flow {
     states[other] = changed;
   }
   if (!flow.layout?.[name]) return { ...flow, states };
-  const layout = withoutKey(flow.layout, name);
+  const layout = omit(flow.layout, name);
   return Object.keys(layout).length > 0
     ? { ...flow, states, layout }
     : { ...omit(flow, 'layout'), states };

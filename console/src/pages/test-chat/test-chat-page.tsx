@@ -1,19 +1,17 @@
 /** The test chat as a page of its own (route `bots/:appId/chat`). */
 import { Link, useParams } from 'react-router';
-import { useBot } from '../../api/bots.ts';
+import { BotName } from '../../components/bot-name.tsx';
 import { useMay } from '../../api/permissions.ts';
 import { TestChat } from './test-chat.tsx';
 
 export function TestChatPage() {
   const { appId = '' } = useParams();
-  const bot = useBot(appId);
   const may = useMay();
   return (
     <div className="test-chat-page">
       <h1>Test chat</h1>
       <p>
-        {bot.data ? <Link to={`/bots/${appId}`}>{bot.data.name}</Link> : <code>{appId}</code>} ·{' '}
-        <Link to={`/bots/${appId}/flow`}>Flow editor</Link> ·{' '}
+        <BotName appId={appId} /> · <Link to={`/bots/${appId}/flow`}>Flow editor</Link> ·{' '}
         <Link to={`/bots/${appId}/conversations`}>Conversations</Link>
       </p>
       {may('POST /v2/bots/:app_id/test-chats') ? (
