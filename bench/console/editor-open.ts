@@ -99,7 +99,9 @@ export async function editTimes(
         has: page.locator('.state-node-name', { hasText: new RegExp(`^${CLICKED_STATE}$`) }),
       })
       .click({ timeout: 120_000 });
-    const field = page.getByRole('complementary', { name: 'Details' }).getByLabel('Message text');
+    const field = page
+      .getByRole('complementary', { name: 'Details' })
+      .getByLabel('Message text', { exact: true });
     const times: number[] = [];
     for (let i = 0; i < edits; i += 1) {
       times.push(

@@ -11,6 +11,9 @@
  * 3. Time per edit: a state's message text changed BENCH_EDITS times (default 20) in each of
  *    the two flows, from the field's input event to the frame showing it on the canvas (goal:
  *    under 100 ms on the 200-state flow).
+ * 4. Building: the six-state flow of the browser test built from a blank flow by the canvas and
+ *    by the forms alone, BENCH_BUILDS times (default 2) each, alternated: gestures and time
+ *    (goal: under 25 gestures by the canvas). See ./build-flow.ts.
  *
  * Prints tables with the machine's load; exits 1 when a page is over its budget. BENCH_BYTES_ONLY=1
  * skips the browser.
@@ -21,12 +24,14 @@ import { startConsoleService } from '../../test/browser/service.ts';
 import { percentile } from '../pipeline/report.ts';
 import { intEnv, ROOT } from '../lib/setup.ts';
 import { EDITOR_BUDGET_GZIP_BYTES, SIGN_IN_BUDGET_GZIP_BYTES } from './budget.ts';
+import { buildSixStates, type Build, type BuildWay } from './build-flow.ts';
 import { measurePages, type PageBytes } from './bytes.ts';
 import { chainFlow, createBot, editTimes, openEditor } from './editor-open.ts';
 
 const EDITOR_LIBRARIES = /codemirror|xyflow|@lezer/;
 const runs = intEnv('BENCH_RUNS', 5, 1);
 const edits = intEnv('BENCH_EDITS', 20, 1);
+const builds = intEnv('BENCH_BUILDS', 2, 1);
 const BIG = 200;
 const SMALL = 10;
 
@@ -104,6 +109,31 @@ async function editorTimes(): Promise<void> {
         `| states | median ms | p90 ms | max ms |\n|---:|---:|---:|---:|\n` +
         `${editRow(SMALL)}\n${editRow(BIG)}\n\n` +
         `${BIG} states against ${SMALL}: ${(editMedian(BIG) / editMedian(SMALL)).toFixed(2)}x the time; goal under 100 ms\n`,
+    );
+    const built: Record<BuildWay, Build[]> = { canvas: [], forms: [] };
+    for (let run = 1; run <= builds; run += 1) {
+      for (const way of ['canvas', 'forms'] as const) {
+        const build = await buildSixStates(service, way);
+        built[way].push(build);
+        console.error(
+          `bench: build ${run} by ${way}: ${build.gestures} gestures, ${build.ms.toFixed(0)} ms`,
+        );
+      }
+    }
+    const buildMedian = (way: BuildWay) =>
+      percentile(
+        built[way].map((b) => b.ms).sort((a, b) => a - b),
+        0.5,
+      );
+    const gestures = (way: BuildWay) => built[way][0]!.gestures;
+    const buildRow = (way: BuildWay): string =>
+      `| ${way} | ${gestures(way)} | ${(buildMedian(way) / 1000).toFixed(1)} | ${built[way].map((b) => (b.ms / 1000).toFixed(1)).join(', ')} |`;
+    process.stdout.write(
+      `\nthe six-state flow built from a blank flow, ${builds} builds each, alternated (${load()})\n\n` +
+        `| by | gestures | median s | builds s |\n|---|---:|---:|---|\n` +
+        `${buildRow('canvas')}\n${buildRow('forms')}\n\n` +
+        `canvas against forms: ${(gestures('canvas') / gestures('forms')).toFixed(2)}x the gestures, ` +
+        `${(buildMedian('canvas') / buildMedian('forms')).toFixed(2)}x the time; goal under 25 gestures\n`,
     );
   } finally {
     await running.stop();

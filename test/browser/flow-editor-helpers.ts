@@ -3,14 +3,13 @@
  * as a person does, adding, selecting and deleting states, validating and publishing.
  */
 import type { Locator, Page } from 'playwright-core';
+import { details } from './flow-editor-locators.ts';
 import { checkA11y, screenshot } from './support.ts';
 
 /** Long enough for a turn through six processes on a loaded 2-core machine. */
 export const TURN_MS = 60_000;
 
-/** The side panel of the editor (the selected state, the flow's settings or the versions). */
-export const details = (page: Page): Locator =>
-  page.getByRole('complementary', { name: 'Details' });
+export { details };
 
 /** Adds a state through the state list's form; the editor selects it. */
 export async function addState(page: Page, name: string): Promise<void> {
@@ -53,14 +52,16 @@ export async function sendWithButtons(page: Page, text: string, buttons: [string
   const panel = details(page);
   await panel.getByLabel('New action').selectOption({ label: 'Send a message' });
   await panel.getByRole('button', { name: 'Add action' }).click();
-  await panel.getByLabel('Message text').fill(text);
+  await panel.getByLabel('Message text', { exact: true }).fill(text);
   if (buttons.length === 0) return;
+  // Buttons start as two (send-editor.tsx).
   await panel.getByLabel('Options to press').selectOption({ label: 'Buttons (up to 3)' });
   for (const [i, [id, title]] of buttons.entries()) {
-    if (i > 0) await panel.getByRole('button', { name: 'Add button' }).click();
+    if (i >= 2) await panel.getByRole('button', { name: 'Add button' }).click();
     await panel.getByLabel(`Button ${i + 1} title`).fill(title);
     await panel.getByLabel(`Button ${i + 1} id`).fill(id);
   }
+  if (buttons.length === 1) await panel.getByRole('button', { name: 'Remove button 2' }).click();
 }
 
 /** Waits until validation has answered "Valid." for what is on screen. */

@@ -7,7 +7,12 @@
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
+
+type Box = { x: number; y: number; width: number; height: number };
 import { DEFAULT_FLOW } from '../../src/shared/flows/default-flow.ts';
+import { BLANK_FLOW } from '../../console/src/pages/bots/blank-flow.ts';
+import { byCanvas, SIX_STATE_FLOW, SIX_STATE_TEXTS } from './six-state-build.ts';
+import { TELEGRAM_TOKEN } from '../support/api.ts';
 import { waitFor } from '../support/services.ts';
 import {
   apiCall,
@@ -16,7 +21,6 @@ import {
   expectNoCspViolations,
   screenshot,
   signIn,
-  telegramBot,
   type ConsoleService,
 } from './support.ts';
 import {
@@ -350,7 +354,7 @@ describe('flow editor in a browser', function () {
 
     // Version 2: another greeting, and `menu` renamed, so version 2 has no state `menu`.
     await clickNode(page, 'welcome');
-    await details(page).getByLabel('Message text').fill('Welcome to version 2.');
+    await details(page).getByLabel('Message text', { exact: true }).fill('Welcome to version 2.');
     await clickNode(page, 'menu');
     await details(page).getByLabel('Name', { exact: true }).fill('main_menu');
     await details(page).getByRole('button', { name: 'Rename' }).click();
@@ -410,41 +414,144 @@ describe('flow editor in a browser', function () {
     expectNoCspViolations(reader);
   });
 
-  it('when the console is opened at another address than PUBLIC_BASE_URL, then a Telegram-only bot’s edited draft is tried in the test chat and the live version is unchanged until publish', async () => {
-    const { appId } = await telegramBot(service, 'Telegram-only bot', DEFAULT_FLOW);
+  it('when a flow of six states is built from a blank one on the canvas, with the console opened at another address than PUBLIC_BASE_URL, then a Telegram-only bot’s draft answers in the test chat and the live version is unchanged until publish', async () => {
     // The service's PUBLIC_BASE_URL is http://127.0.0.1:<port>; the operator opens localhost.
     const elsewhere = service.url.replace('127.0.0.1', 'localhost');
     const page = await service.newPage();
+    // A laptop's screen: the whole six-state flow fits the canvas at a readable zoom.
+    await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto(`${elsewhere}/console/`);
     await page.getByLabel('Admin key').fill(service.adminKey);
     await page.getByRole('button', { name: 'Sign in with the admin key' }).click();
     await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
-    await page.goto(`${elsewhere}/console/bots/${appId}/flow`);
+    // A Telegram-only bot on a blank flow, made in the console.
+    await page.getByLabel('Name', { exact: true }).fill('Telegram-only bot');
+    await page.getByLabel('Channel type').selectOption('telegram');
+    await page.getByLabel('Bot token').fill(TELEGRAM_TOKEN);
+    await page.getByLabel(/a blank flow/).check();
+    await page.getByRole('button', { name: 'Create bot' }).click();
+    await page.getByRole('heading', { name: 'Telegram-only bot', level: 1 }).waitFor();
+    const appId = new URL(page.url()).pathname.split('/').pop()!;
+    await page.getByRole('link', { name: 'Flow editor' }).click();
     await page.getByRole('heading', { name: /^Flow of /, level: 1 }).waitFor();
     await expectValid(page);
 
-    await clickNode(page, 'welcome');
-    await details(page).getByLabel('Message text').fill('Hello from the draft.');
+    // Dragging and typing: under 25 gestures (bench/console counts them against the forms).
+    const gestures = await byCanvas(page);
+    expect(gestures).to.be.below(25);
+    await expectValid(page);
+    await screenshot(page, 'flow-built-on-canvas');
     const bar = page.getByRole('toolbar', { name: 'Draft and publish' });
     await bar.getByRole('button', { name: 'Save draft' }).click();
     await bar.getByText('Draft saved.').waitFor();
+    const draft = (await api('GET', `/v2/bots/${appId}/flow`)).body.draft.flow;
+    // Each state made by a drag is drawn where it was dropped.
+    expect(Object.keys(draft.layout).sort()).to.deep.equal([
+      'state_1',
+      'state_2',
+      'state_3',
+      'state_4',
+      'state_5',
+    ]);
+    expect({ ...draft, layout: undefined }).to.deep.equal({ ...SIX_STATE_FLOW, layout: undefined });
+
     await page.getByRole('button', { name: 'Test chat' }).click();
     const chat = chatPanel(page);
     await chat.getByText(/^Running the draft/).waitFor();
     await say(chat, 'hi');
-    await botLine(chat, 'Hello from the draft.').waitFor({ timeout: TURN_MS });
+    await botLine(chat, SIX_STATE_TEXTS.start).waitFor({ timeout: TURN_MS });
+    await chat.getByRole('button', { name: 'Talk to us' }).click();
+    await botLine(chat, SIX_STATE_TEXTS.state_2).waitFor({ timeout: TURN_MS });
+    await say(chat, 'ann@example.com');
+    await botLine(chat, 'Thanks! We will write to ann@example.com').waitFor({ timeout: TURN_MS });
+    await botLine(chat, SIX_STATE_TEXTS.state_5).waitFor({ timeout: TURN_MS });
     // Nothing reached Telegram, and the live version is the one the bot was made with.
     expect(service.telegram.calls.filter((c) => c.method === 'sendMessage')).to.deep.equal([]);
     const before = await api('GET', `/v2/bots/${appId}/flow`);
     expect(before.body.published.version).to.equal(1);
-    expect(before.body.published.flow).to.deep.equal(DEFAULT_FLOW);
+    expect(before.body.published.flow).to.deep.equal(BLANK_FLOW);
 
-    await publish(page, 'New greeting');
+    await publish(page, 'Opening hours and contact');
     const after = await api('GET', `/v2/bots/${appId}/flow`);
     expect(after.body.published.version).to.equal(2);
-    expect(after.body.published.flow.states.welcome.actions[0].send.text).to.equal(
-      'Hello from the draft.',
+    expect(after.body.published.flow.states).to.deep.equal(SIX_STATE_FLOW.states);
+    expectNoCspViolations(page);
+  });
+
+  it('when several ways out of states lead to the same states, then no edge label covers another or a state', async () => {
+    const fruit = (id: string) => ({ '==': [{ var: 'fruit' }, id] });
+    const created = await api('POST', '/v2/bots', {
+      name: 'Labels bot',
+      channel: { type: 'web', details: { allowed_origins: [] } },
+      flow: {
+        version: 1,
+        start: 'ask',
+        states: {
+          ask: {
+            actions: [
+              {
+                send: {
+                  text: 'Which fruit?',
+                  buttons: [
+                    { id: 'a', title: 'Apples' },
+                    { id: 'b', title: 'Bananas' },
+                    { id: 'c', title: 'Cherries' },
+                  ],
+                },
+              },
+            ],
+            wait: { store: 'fruit', expect: 'choice', on_fail: 'done' },
+            transitions: [
+              { when: fruit('a'), to: 'done' },
+              { when: fruit('b'), to: 'done' },
+              { when: fruit('c'), to: 'done' },
+              { to: 'sorry' },
+            ],
+          },
+          sorry: {
+            actions: [{ send: { text: 'Sorry?' } }],
+            wait: { store: 'again' },
+            transitions: [{ when: { '!!': [{ var: 'again' }] }, to: 'done' }, { to: 'ask' }],
+          },
+          done: { actions: [{ send: { text: 'Done.' } }], end: true },
+        },
+      },
+    });
+    expect(created.status).to.equal(201);
+    const page = await service.newPage();
+    await signIn(page, service.adminKey);
+    await openEditor(page, created.body.app_id);
+    const graph = page.getByRole('region', { name: /Flow graph/ });
+    await graph.getByRole('button', { name: /fit view/i }).click();
+    const labels = graph.locator('.edge-label');
+    await waitFor(async () => (await labels.count()) === 7 || undefined, {
+      timeoutMs: 10_000,
+      what: 'seven edge labels',
+    });
+    expect(await labels.allTextContents()).to.have.members([
+      '“Apples”',
+      '“Bananas”',
+      '“Cherries”',
+      'else',
+      'on fail',
+      '!!again',
+      'else',
+    ]);
+    const boxes = await Promise.all(
+      (await labels.all()).map(async (l) => (await l.boundingBox())!),
     );
+    const states = await Promise.all(
+      (await graph.locator('.react-flow__node').all()).map(async (n) => (await n.boundingBox())!),
+    );
+    const overlap = (a: Box, b: Box) =>
+      a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+    for (const [i, a] of boxes.entries()) {
+      for (const b of boxes.slice(i + 1))
+        expect(overlap(a, b), 'two labels overlap').to.equal(false);
+      for (const n of states)
+        expect(overlap(a, n), `a label covers a state: ${JSON.stringify([a, n])}`).to.equal(false);
+    }
+    await screenshot(page, 'flow-edge-labels');
     expectNoCspViolations(page);
   });
 
@@ -476,7 +583,7 @@ describe('flow editor in a browser', function () {
     await details(page).getByLabel("This state waits for the user's answer").check(); // a wait
     await details(page).getByLabel('Store the answer in variable').fill('size'); // its variable
     await clickNode(page, 'menu');
-    await details(page).getByLabel('Message text').fill('Pick one:'); // another state's text
+    await details(page).getByLabel('Message text', { exact: true }).fill('Pick one:'); // another state's text
     await deleteState(page, 'about'); // a state removed
     await graph.click({ position: { x: 5, y: 5 } });
     await details(page).getByLabel('Start state').selectOption('menu'); // the start

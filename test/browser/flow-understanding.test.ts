@@ -112,7 +112,9 @@ describe('flow editor: free text understood by meaning', function () {
     const hours = details(page);
     await hours.getByLabel('New action').selectOption({ label: 'Ask the LLM' });
     await hours.getByRole('button', { name: 'Add action' }).click();
-    await hours.getByLabel('Prompt').fill('Say goodbye nicely to someone who asked: {{topic}}');
+    await hours
+      .getByLabel('Prompt', { exact: true })
+      .fill('Say goodbye nicely to someone who asked: {{topic}}');
     await hours.getByLabel('Store the result in variable').fill('goodbye');
     await expectValid(page);
     await checkA11y(page, 'flow editor (llm step)');

@@ -15,6 +15,7 @@ import {
   stateNameProblem,
 } from '../../console/src/pages/flow-editor/flow-edits.ts';
 import { newAction } from '../../console/src/pages/flow-editor/action-kinds.ts';
+import { retitle, waitForChoice } from '../../console/src/pages/flow-editor/option-edits.ts';
 import { flowToGraph } from '../../console/src/pages/flow-editor/flow-graph.ts';
 import type { Flow } from '../../console/src/pages/flow-editor/flow-types.ts';
 import {
@@ -158,5 +159,74 @@ describe('flow editor: states placed by dragging', () => {
     const at = (g: typeof graph, id: string) => g.nodes.find((n) => n.id === id)!.position;
     expect(at(graph, 'bye')).to.deep.equal({ x: 900, y: 40 });
     expect(at(graph, 'ask')).to.deep.equal(at(auto, 'ask'));
+  });
+});
+
+describe('flow editor: a menu in a few gestures', () => {
+  const menu = (): Flow => ({
+    version: 1,
+    start: 'menu',
+    states: {
+      menu: {
+        actions: [
+          {
+            send: {
+              text: 'Pick one',
+              buttons: [
+                { id: 'hours', title: 'Hours' },
+                { id: 'human', title: 'A person' },
+              ],
+            },
+          },
+        ],
+        wait: { store: 'choice', expect: 'choice' },
+        end: true,
+      },
+      a: { end: true },
+      b: { end: true },
+      c: { end: true },
+    },
+  });
+
+  it('when a state that offers options is connected by drags, then each drag takes its next option in order, then plain ways out', () => {
+    let flow = connect(menu(), 'menu', 'a');
+    expect(flow.states.menu).to.not.have.property('end');
+    flow = connect(connect(flow, 'menu', 'b'), 'menu', 'c');
+    expect(flow.states.menu!.transitions).to.deep.equal([
+      { when: { '==': [{ var: 'choice' }, 'hours'] }, to: 'a' },
+      { when: { '==': [{ var: 'choice' }, 'human'] }, to: 'b' },
+      { to: 'c' },
+    ]);
+  });
+
+  it('when a state begins to offer buttons and waits for nothing, then it waits for the choice; a wait of its own is kept', () => {
+    const plain = { actions: [{ send: { text: 'Hi' } }], end: true as const };
+    const offering = {
+      ...plain,
+      actions: [{ send: { text: 'Hi', buttons: [{ id: 'x', title: 'X' }] } }],
+    };
+    expect(waitForChoice(plain, offering).wait).to.deep.equal({
+      store: 'choice',
+      expect: 'choice',
+    });
+    const waiting = { ...offering, wait: { store: 'pick' } };
+    expect(waitForChoice(plain, waiting)).to.equal(waiting);
+    // Already offering before the edit (the operator may have removed the wait): left alone.
+    expect(waitForChoice(offering, { ...offering })).to.not.have.property('wait');
+  });
+
+  it('when a button is retitled, then an id the editor gave follows the title, and one typed by hand, taken or empty does not', () => {
+    const given = [
+      { id: 'option_1', title: 'Option 1' },
+      { id: 'hours', title: 'Hours' },
+    ];
+    expect(retitle(given, 0, 'Crème brûlée!')[0]).to.deep.equal({
+      id: 'creme_brulee',
+      title: 'Crème brûlée!',
+    });
+    expect(retitle(given, 1, 'Opening hours')[1]!.id).to.equal('opening_hours');
+    expect(retitle([{ id: 'mine', title: 'Hours' }], 0, 'Days')[0]!.id).to.equal('mine');
+    expect(retitle(given, 0, 'Hours')[0]!.id).to.equal('option_1');
+    expect(retitle(given, 0, '!!!')[0]!.id).to.equal('option_1');
   });
 });

@@ -1,23 +1,29 @@
 /**
- * Creates a bot with its first channel. No flow is sent: the server starts the bot on its default
- * flow (docs/flows.md), which the flow editor then changes.
+ * Creates a bot with its first channel, on the default flow (no flow is sent: the server gives
+ * it, docs/flows.md) or on a blank one (blank-flow.ts), which the flow editor then changes.
  */
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useCreateBot } from '../../api/bots.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
+import { BLANK_FLOW } from './blank-flow.ts';
 import { ChannelFields, channelOf, Field, type ChannelType } from './channel-fields.tsx';
 
 export function CreateBotForm() {
   const [name, setName] = useState('');
   const [type, setType] = useState<ChannelType>('telegram');
   const [fields, setFields] = useState<Record<string, string>>({});
+  const [blank, setBlank] = useState(false);
   const create = useCreateBot();
   const navigate = useNavigate();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate(
-      { name: name.trim(), channel: channelOf(type, fields) },
+      {
+        name: name.trim(),
+        channel: channelOf(type, fields),
+        ...(blank ? { flow: structuredClone(BLANK_FLOW) } : {}),
+      },
       { onSuccess: (bot) => void navigate(`/bots/${bot.app_id}`) },
     );
   };
@@ -37,7 +43,27 @@ export function CreateBotForm() {
             error={create.error}
           />
         </fieldset>
-        <p className="hint">The bot starts with the default flow; edit it in the flow editor.</p>
+        <fieldset>
+          <legend>Start from</legend>
+          <label>
+            <input
+              type="radio"
+              name="new-bot-flow"
+              checked={!blank}
+              onChange={() => setBlank(false)}
+            />{' '}
+            the default flow (a greeting, a menu of two buttons, an echo)
+          </label>
+          <label>
+            <input
+              type="radio"
+              name="new-bot-flow"
+              checked={blank}
+              onChange={() => setBlank(true)}
+            />{' '}
+            a blank flow (one state, to build on the canvas)
+          </label>
+        </fieldset>
         <button type="submit" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create bot'}
         </button>

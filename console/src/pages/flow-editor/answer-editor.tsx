@@ -22,6 +22,7 @@ export function AnswerEditor({ pointer, answer, onChange }: AnswerEditorProps) {
         pointer={`${pointer}/query`}
         value={answer.query}
         hint="Usually the answer of an earlier wait, e.g. {{question}}."
+        template
         onChange={(query) => onChange({ ...answer, query })}
       />
       <NumberField

@@ -5,6 +5,7 @@
 import { type Button, omit } from './flow-types.ts';
 import { TextField } from './field.tsx';
 import { PhrasesField } from './phrases-field.tsx';
+import { retitle } from './option-edits.ts';
 
 /** Buttons a send may carry (the platforms' limit). */
 export const MAX_BUTTONS = 3;
@@ -27,12 +28,13 @@ export function ButtonsEditor({ pointer, buttons, onChange }: ButtonsEditorProps
             label={`Button ${i + 1} title`}
             pointer={`${pointer}/${i}/title`}
             value={button.title}
-            onChange={(title) => update(i, { title })}
+            onChange={(title) => onChange(retitle(buttons, i, title))}
           />
           <TextField
             label={`Button ${i + 1} id`}
             pointer={`${pointer}/${i}/id`}
             value={button.id}
+            hint="What a press reports; it follows the title until typed here."
             onChange={(id) => update(i, { id })}
           />
           <PhrasesField

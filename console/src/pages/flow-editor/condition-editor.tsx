@@ -9,6 +9,7 @@ import { Field } from './field.tsx';
 import { JsonValueField } from './json-value-field.tsx';
 import { fromLogic, toLogic } from './condition-rules.ts';
 import { RulesEditor } from './rules-editor.tsx';
+import { optionCondition } from './option-edits.ts';
 
 interface ConditionEditorProps {
   pointer: string;
@@ -17,8 +18,6 @@ interface ConditionEditorProps {
   when: Condition | undefined;
   /** The names of the flow's intents. */
   intents: string[];
-  /** The flow's variables, for the rules' variable picker. */
-  variables: string[];
   onChange: (when: Condition | undefined) => void;
 }
 
@@ -38,7 +37,6 @@ export function ConditionEditor({
   state,
   when,
   intents,
-  variables,
   onChange,
 }: ConditionEditorProps) {
   const options = stateOptions(state);
@@ -56,7 +54,7 @@ export function ConditionEditor({
             ? 'rules'
             : 'logic';
   const variable = state.wait?.store ?? 'input';
-  const forOption = (id: string): Condition => ({ '==': [{ var: variable }, id] });
+  const forOption = (id: string): Condition => optionCondition(state, id);
   return (
     <>
       <Field label={`Transition ${index + 1} condition`} pointer={`${pointer}/mode`}>
@@ -132,12 +130,7 @@ export function ConditionEditor({
         </Field>
       )}
       {mode === 'rules' && rules && (
-        <RulesEditor
-          label={`Transition ${index + 1}`}
-          rules={rules}
-          variables={variables}
-          onChange={onChange}
-        />
+        <RulesEditor label={`Transition ${index + 1}`} rules={rules} onChange={onChange} />
       )}
       {mode === 'logic' && (
         <JsonValueField

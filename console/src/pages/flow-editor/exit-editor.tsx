@@ -9,8 +9,6 @@ interface ExitEditorProps {
   stateNames: string[];
   /** The names of the flow's intents, for conditions that test one. */
   intents: string[];
-  /** The flow's variables, for conditions built from rules. */
-  variables: string[];
   onChange: (state: FlowState) => void;
 }
 
@@ -23,14 +21,7 @@ function exitOf(state: FlowState): Exit {
   return 'none';
 }
 
-export function ExitEditor({
-  pointer,
-  state,
-  stateNames,
-  intents,
-  variables,
-  onChange,
-}: ExitEditorProps) {
+export function ExitEditor({ pointer, state, stateNames, intents, onChange }: ExitEditorProps) {
   const exit = exitOf(state);
   const rest = omit(state, 'next', 'transitions', 'end');
   const first = stateNames[0] ?? '';
@@ -91,7 +82,6 @@ export function ExitEditor({
                   state={state}
                   when={t.when}
                   intents={intents}
-                  variables={variables}
                   onChange={(when) => {
                     const keep = omit(t, 'when');
                     setTransitions(

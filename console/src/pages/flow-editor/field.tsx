@@ -2,8 +2,9 @@
  * A labelled form control bound to one value of the flow (named by its JSON Pointer), showing the
  * validation findings at that pointer under it and marking itself invalid for assistive tech.
  */
-import { useId, type ReactNode } from 'react';
-import { useFindingsAt } from './problem-context.ts';
+import { useId, useRef, type ReactNode } from 'react';
+import { useFindingsAt } from './editor-context.ts';
+import { VariablePicker } from './variable-picker.tsx';
 
 interface FieldProps {
   label: string;
@@ -58,6 +59,8 @@ interface TextFieldProps {
   multiline?: boolean;
   hint?: string;
   placeholder?: string;
+  /** A template (`{{variable}}` placeholders): a picker inserts the flow's variables. */
+  template?: boolean;
 }
 
 /** A text input (or textarea) for a string of the flow. */
@@ -69,28 +72,42 @@ export function TextField({
   multiline,
   hint,
   placeholder,
+  template,
 }: TextFieldProps) {
+  const input = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
   return (
     <Field label={label} pointer={pointer} hint={hint}>
-      {(control) =>
-        multiline ? (
-          <textarea
-            {...control}
-            rows={3}
-            value={value ?? ''}
-            placeholder={placeholder}
-            onChange={(e) => onChange(e.target.value)}
-          />
-        ) : (
-          <input
-            {...control}
-            type="text"
-            value={value ?? ''}
-            placeholder={placeholder}
-            onChange={(e) => onChange(e.target.value)}
-          />
-        )
-      }
+      {(control) => (
+        <>
+          {multiline ? (
+            <textarea
+              {...control}
+              ref={input}
+              rows={3}
+              value={value ?? ''}
+              placeholder={placeholder}
+              onChange={(e) => onChange(e.target.value)}
+            />
+          ) : (
+            <input
+              {...control}
+              ref={input}
+              type="text"
+              value={value ?? ''}
+              placeholder={placeholder}
+              onChange={(e) => onChange(e.target.value)}
+            />
+          )}
+          {template && (
+            <VariablePicker
+              label={`Insert a variable into ${label}`}
+              target={input}
+              value={value ?? ''}
+              onChange={onChange}
+            />
+          )}
+        </>
+      )}
     </Field>
   );
 }

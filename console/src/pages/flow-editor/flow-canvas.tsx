@@ -1,9 +1,11 @@
 /**
  * The flow as a graph (React Flow): pan and zoom, a minimap for big flows, a click selects a
  * state, and while it may be edited a drag from a state's lower handle to another state connects
- * them (to empty space: to a new state) and a state dragged by its body stays where it is dropped
- * (the flow's `layout`). Nodes and edges are built once per flow or findings change, and a node whose content
- * did not change keeps its object, so React Flow leaves it alone.
+ * them (to empty space: to a new state, drawn where the drag ended) and a state dragged by its
+ * body stays where it is dropped (the flow's `layout`). Edge labels are drawn apart from the
+ * edges, placed so that none covers another (edge-labels.tsx). Nodes and edges are built once
+ * per flow or findings change, and a node whose content did not change keeps its object, so
+ * React Flow leaves it alone.
  */
 import {
   Background,
@@ -14,9 +16,11 @@ import {
   type Edge,
   type FitViewOptions,
   type NodeMouseHandler,
+  type ReactFlowInstance,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { useMemo, useRef, useState, type CSSProperties } from 'react';
+import { EdgeLabels, type LabelledEdge } from './edge-labels.tsx';
 import { FollowSelection } from './follow-selection.tsx';
 import { flowToGraph, type GraphNode } from './flow-graph.ts';
 import type { Problem } from '../../api/types.ts';
@@ -44,6 +48,9 @@ const MINIMAP_FROM_STATES = 12;
 const FIT_ALL_UP_TO_STATES = 30;
 const FIRST_ROWS_PX = 700;
 
+/** The fit view button: the whole graph, never larger than life (a small flow would fill it). */
+const FIT_BUTTON: FitViewOptions = { padding: 0.1, maxZoom: 1 };
+
 /** A state node's size in pixels (its width is fixed in flow-editor.css; height is typical). */
 const NODE_WIDTH = 230;
 const NODE_HEIGHT = 80;
@@ -56,9 +63,9 @@ interface FlowCanvasProps {
   onSelect: (name: string | null) => void;
   /**
    * Given when the flow may be edited: a drag from a state's handle to another state connects
-   * them, and to empty space makes a new state it leads to.
+   * them, and to empty space makes a new state it leads to, drawn where the drag ended (`at`).
    */
-  onConnect?: (from: string, to: string | null) => void;
+  onConnect?: (from: string, to: string | null, at?: { x: number; y: number }) => void;
   /** Given when the flow may be edited: a state dragged to a place of its own, dropped there. */
   onMove?: (name: string, at: { x: number; y: number }) => void;
 }
@@ -75,10 +82,11 @@ function sameNode(a: StateNodeType, b: GraphNode, selected: boolean): boolean {
   );
 }
 
+const EDGE_COLOUR = { next: '#475569', transition: '#2563eb', on_fail: '#b91c1c' };
 const EDGE_STYLE: Record<string, CSSProperties> = {
-  next: { stroke: '#475569' },
-  transition: { stroke: '#2563eb' },
-  on_fail: { stroke: '#b91c1c', strokeDasharray: '6 4' },
+  next: { stroke: EDGE_COLOUR.next },
+  transition: { stroke: EDGE_COLOUR.transition },
+  on_fail: { stroke: EDGE_COLOUR.on_fail, strokeDasharray: '6 4' },
 };
 
 export function FlowCanvas({
@@ -96,6 +104,7 @@ export function FlowCanvas({
   // The same, at once: the drop can come before React has drawn the last move.
   const lastMove = useRef<{ id: string; x: number; y: number } | null>(null);
   const previous = useRef(new Map<string, StateNodeType>());
+  const instance = useRef<ReactFlowInstance<StateNodeType, Edge> | null>(null);
   const nodes = useMemo(() => {
     const next = new Map<string, StateNodeType>();
     const list = graph.nodes.map((shown) => {
@@ -127,19 +136,16 @@ export function FlowCanvas({
     const list = graph.edges.map((e): Edge => {
       const old = previousEdges.current.get(e.id);
       const kept: Edge =
-        old && old.source === e.source && old.target === e.target && old.label === e.label
+        old && old.source === e.source && old.target === e.target
           ? old
           : {
               id: e.id,
               source: e.source,
               target: e.target,
-              label: e.label,
-              // A wait's on_fail takes a curve, so its label does not sit on a transition's.
+              // A wait's on_fail takes a curve, apart from the transitions' steps.
               type: e.kind === 'on_fail' ? 'default' : 'smoothstep',
               style: EDGE_STYLE[e.kind],
               markerEnd: { type: MarkerType.ArrowClosed },
-              labelBgPadding: [4, 2],
-              labelStyle: { fontSize: 11 },
             };
       next.set(e.id, kept);
       return kept;
@@ -147,6 +153,25 @@ export function FlowCanvas({
     previousEdges.current = next;
     return list;
   }, [graph]);
+  // The labels are drawn apart from the edges, placed together so that none covers another.
+  const labels = useMemo(
+    () =>
+      graph.edges.flatMap((e): LabelledEdge[] =>
+        e.label === undefined
+          ? []
+          : [
+              {
+                id: e.id,
+                source: e.source,
+                target: e.target,
+                label: e.label,
+                curve: e.kind === 'on_fail',
+                colour: EDGE_COLOUR[e.kind],
+              },
+            ],
+      ),
+    [graph],
+  );
   // Computed once per mount (the canvas is remounted per flow shown): React Flow reads it at start.
   const [fitViewOptions] = useState<FitViewOptions>(() => {
     if (graph.nodes.length <= FIT_ALL_UP_TO_STATES) return { padding: 0.1, maxZoom: 1 };
@@ -182,6 +207,9 @@ export function FlowCanvas({
           lastMove.current = null;
           setDragged(null);
         }}
+        onInit={(flow) => {
+          instance.current = flow;
+        }}
         nodesConnectable={onConnect !== undefined}
         onConnect={(c) => onConnect?.(c.source, c.target)}
         onConnectEnd={(event, state) => {
@@ -189,7 +217,15 @@ export function FlowCanvas({
           // handle): that state. On empty space: a new state, which the drag leads to.
           if (state.isValid || !state.fromNode) return;
           const to = stateUnder(event);
-          if (to !== state.fromNode.id) onConnect?.(state.fromNode.id, to);
+          if (to !== null) {
+            if (to !== state.fromNode.id) onConnect?.(state.fromNode.id, to);
+            return;
+          }
+          const point = 'changedTouches' in event ? event.changedTouches[0] : event;
+          const drop =
+            point && instance.current?.screenToFlowPosition({ x: point.clientX, y: point.clientY });
+          // The new state's top centre where the drag ended.
+          onConnect?.(state.fromNode.id, null, drop && { x: drop.x - NODE_WIDTH / 2, y: drop.y });
         }}
         nodesFocusable={false}
         edgesFocusable={false}
@@ -200,8 +236,9 @@ export function FlowCanvas({
         proOptions={{ hideAttribution: false }}
       >
         <Background />
-        <FollowSelection selected={selected} />
-        <Controls showInteractive={false} />
+        <EdgeLabels edges={labels} />
+        <FollowSelection selected={selected} states={graph.nodes.length} />
+        <Controls showInteractive={false} fitViewOptions={FIT_BUTTON} />
         {graph.nodes.length > MINIMAP_FROM_STATES && (
           <MiniMap pannable zoomable nodeColor="#64748b" ariaLabel="Minimap of the flow" />
         )}

@@ -22,7 +22,8 @@ import {
 } from './flow-edits.ts';
 import { FlowSettings } from './flow-settings.tsx';
 import { isRecord, type Flow, type FlowState } from './flow-types.ts';
-import { EditorContext, type EditorContextValue } from './problem-context.ts';
+import { flowVariables } from './condition-rules.ts';
+import { EditorContext, type EditorContextValue } from './editor-context.ts';
 import { problemsByPointer, problemsByState } from './problem-location.ts';
 import { ProblemList } from './problem-list.tsx';
 import { PublishBar } from './publish-bar.tsx';
@@ -93,8 +94,9 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
       problems: viewing === null ? problemsByPointer(validation.problems) : NO_FINDINGS,
       warnings: viewing === null ? problemsByPointer(validation.warnings) : NO_FINDINGS,
       readOnly,
+      variables: flow ? flowVariables(flow) : [],
     }),
-    [validation.problems, validation.warnings, viewing, readOnly],
+    [validation.problems, validation.warnings, viewing, readOnly, flow],
   );
 
   const edit = useCallback(
@@ -314,11 +316,17 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
                       ? {
                           onMove: (name: string, at: { x: number; y: number }) =>
                             edit((f) => placeState(f, name, at)),
-                          onConnect: (from: string, to: string | null) => {
+                          onConnect: (
+                            from: string,
+                            to: string | null,
+                            at?: { x: number; y: number },
+                          ) => {
                             const target = to ?? freeStateName(flow);
-                            edit((f) =>
-                              connect(to === null ? addState(f, target) : f, from, target),
-                            );
+                            edit((f) => {
+                              if (to !== null) return connect(f, from, target);
+                              const made = connect(addState(f, target), from, target);
+                              return at ? placeState(made, target, at) : made;
+                            });
                             setSelected(to === null ? target : from);
                           },
                         }

@@ -4,6 +4,7 @@
  */
 import { flowStates } from './flow-graph.ts';
 import { isRecord, NAME_PATTERN, type Flow, type FlowState, omit } from './flow-types.ts';
+import { nextOpenOption, optionCondition } from './option-edits.ts';
 
 /** A place that names a state: `start`, a `next`, a transition's `to` or a wait's `on_fail`. */
 export interface StateReference {
@@ -61,10 +62,12 @@ export function addState(flow: Flow, name: string): Flow {
 }
 
 /**
- * `flow` with a way from state `from` to state `to` (a drag from one to the other on the canvas):
- * a state that ended or had no way out goes on to `to` (`next`); one with a `next` or transitions
- * gets a transition to `to` after them (its `next` becomes the first transition), whose condition
- * the operator then sets. Already connected: unchanged.
+ * `flow` with a way from state `from` to state `to` (a drag from one to the other on the canvas).
+ * A state that offers options gets a transition taken when its next option not yet connected is
+ * chosen (option-edits.ts). Otherwise a state that ended or had no way out goes on to `to`
+ * (`next`), and one with a `next` or transitions gets a transition to `to` after them (its
+ * `next` becomes the first transition), whose condition the operator then sets. Already
+ * connected: unchanged.
  */
 export function connect(flow: Flow, from: string, to: string): Flow {
   const found: unknown = flow.states[from];
@@ -72,10 +75,13 @@ export function connect(flow: Flow, from: string, to: string): Flow {
   const source = found as FlowState;
   const transitions = Array.isArray(source.transitions) ? source.transitions : undefined;
   if (source.next === to || transitions?.some((t) => t.to === to)) return flow;
+  const option = nextOpenOption(source);
+  const way = option === null ? { to } : { when: optionCondition(source, option), to };
   let state: FlowState;
-  if (transitions) state = { ...source, transitions: [...transitions, { to }] };
+  if (transitions) state = { ...source, transitions: [...transitions, way] };
   else if (typeof source.next === 'string')
-    state = { ...omit(source, 'next'), transitions: [{ to: source.next }, { to }] };
+    state = { ...omit(source, 'next'), transitions: [{ to: source.next }, way] };
+  else if (option !== null) state = { ...omit(source, 'end'), transitions: [way] };
   else state = { ...omit(source, 'end'), next: to };
   return { ...flow, states: { ...flow.states, [from]: state } };
 }

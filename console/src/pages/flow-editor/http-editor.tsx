@@ -30,6 +30,8 @@ export function HttpEditor({ pointer, http, onChange }: HttpEditorProps) {
         label="URL"
         pointer={`${pointer}/url`}
         value={http.url}
+        hint="Each {{variable}} is percent-encoded."
+        template
         onChange={(url) => onChange({ ...http, url })}
       />
       <fieldset className="sub">

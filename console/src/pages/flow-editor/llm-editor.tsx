@@ -39,6 +39,7 @@ export function LlmEditor({ pointer, llm, onChange }: LlmEditorProps) {
         value={llm.prompt}
         multiline
         hint="Each {{value}} reaches the model inside a data block, never as instructions."
+        template
         onChange={(prompt) => onChange({ ...llm, prompt })}
       />
       <SelectField

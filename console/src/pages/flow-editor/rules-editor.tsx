@@ -5,18 +5,19 @@
 import { useId } from 'react';
 import { OPERATORS, toLogic, type Rule, type Rules } from './condition-rules.ts';
 import type { Condition } from './flow-types.ts';
+import { useFlowVariables } from './editor-context.ts';
 
 interface RulesEditorProps {
   /** `Transition 2`: the start of every field's label. */
   label: string;
   rules: Rules;
-  /** The flow's variables, offered as the variable's choices. */
-  variables: string[];
   onChange: (when: Condition) => void;
 }
 
-export function RulesEditor({ label, rules, variables, onChange }: RulesEditorProps) {
+export function RulesEditor({ label, rules, onChange }: RulesEditorProps) {
   const id = useId();
+  // The flow's variables, offered as the variable's choices.
+  const variables = useFlowVariables();
   const set = (next: Rules) => onChange(toLogic(next));
   const setRule = (i: number, rule: Rule) =>
     set({ ...rules, rules: rules.rules.map((r, j) => (j === i ? rule : r)) });

@@ -17,8 +17,16 @@ export function SendEditor({ pointer, send, onChange }: SendEditorProps) {
   const options: Options = send.buttons ? 'buttons' : send.list ? 'list' : 'none';
   const setOptions = (next: Options): void => {
     const rest = omit(send, 'buttons', 'list');
-    if (next === 'buttons') onChange({ ...rest, buttons: [{ id: 'option_1', title: 'Option 1' }] });
-    else if (next === 'list') {
+    // Two buttons: a choice has at least two sides.
+    if (next === 'buttons') {
+      onChange({
+        ...rest,
+        buttons: [
+          { id: 'option_1', title: 'Option 1' },
+          { id: 'option_2', title: 'Option 2' },
+        ],
+      });
+    } else if (next === 'list') {
       onChange({
         ...rest,
         list: { button: 'Options', sections: [{ rows: [{ id: 'row_1', title: 'Row 1' }] }] },
@@ -33,6 +41,7 @@ export function SendEditor({ pointer, send, onChange }: SendEditorProps) {
         value={send.text}
         multiline
         hint="{{variable}} inserts a variable's value."
+        template
         onChange={(text) => {
           const rest = omit(send, 'text');
           onChange(text === '' ? rest : { ...send, text });

@@ -58,6 +58,7 @@ export function SetEditor({ pointer, values, onChange }: SetEditorProps) {
               label={`Variable ${i + 1} value`}
               pointer={`${pointer}/${key}/value`}
               value={value as string}
+              template
               onChange={(v) => rebuild(i, key, v)}
             />
           )}

@@ -10,10 +10,10 @@ import { ExitEditor } from './exit-editor.tsx';
 import { referencesTo, stateNameProblem, type StateReference } from './flow-edits.ts';
 import type { Problem } from '../../api/types.ts';
 import { type Flow, type FlowState, omit } from './flow-types.ts';
-import { EditorContext } from './problem-context.ts';
+import { EditorContext } from './editor-context.ts';
+import { waitForChoice } from './option-edits.ts';
 import { pointerLabel, statePointer } from './problem-location.ts';
 import { WaitEditor } from './wait-editor.tsx';
-import { flowVariables } from './condition-rules.ts';
 
 interface StatePanelProps {
   flow: Flow;
@@ -109,7 +109,8 @@ export function StatePanel({
           actions={Array.isArray(state.actions) ? state.actions : []}
           onChange={(actions) => {
             const rest = omit(state, 'actions');
-            onChange(actions.length > 0 ? { ...rest, actions } : rest);
+            // Options just offered: the state waits for the choice (option-edits.ts).
+            onChange(waitForChoice(state, actions.length > 0 ? { ...rest, actions } : rest));
           }}
         />
         <WaitEditor
@@ -126,7 +127,6 @@ export function StatePanel({
           state={state}
           stateNames={names}
           intents={(Array.isArray(flow.intents) ? flow.intents : []).map((i) => i.name)}
-          variables={flowVariables(flow)}
           onChange={onChange}
         />
         <p>
