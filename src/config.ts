@@ -390,6 +390,13 @@ export const SETTINGS = {
     max: 36500,
     doc: 'How long audit log rows are kept (docs/audit.md); older rows are deleted by the api about once an hour (days; 0 keeps them forever).',
   },
+  ANALYTICS_RETENTION_DAYS: {
+    kind: 'integer',
+    default: 400,
+    min: 0,
+    max: 36500,
+    doc: 'How long analytics rollups are kept (docs/analytics.md): days older than this are deleted by the api about once an hour (days; 0 keeps them forever).',
+  },
   EDGE_UNKNOWN_ID_TTL_MS: {
     kind: 'integer',
     default: 5000,
@@ -852,6 +859,8 @@ export interface Config {
     consoleSessionTtlS: number;
     /** Audit rows older than this are deleted (AUDIT_RETENTION_DAYS, days; 0 = never). */
     auditRetentionDays: number;
+    /** Analytics days older than this are deleted (ANALYTICS_RETENTION_DAYS; 0 = never). */
+    analyticsRetentionDays: number;
     /** Lifetime of an invite link (INVITE_TTL_S, seconds). */
     inviteTtlS: number;
     /** Negative cache of unknown callback ids: lifetime (ms) and size (entries). */
@@ -1094,6 +1103,7 @@ export function loadConfig(
       accountMaxFailures: v.ACCOUNT_AUTH_MAX_FAILURES,
       consoleSessionTtlS: v.CONSOLE_SESSION_TTL_S,
       auditRetentionDays: v.AUDIT_RETENTION_DAYS,
+      analyticsRetentionDays: v.ANALYTICS_RETENTION_DAYS,
       inviteTtlS: v.INVITE_TTL_S,
       unknownIdTtlMs: v.EDGE_UNKNOWN_ID_TTL_MS,
       unknownIdCacheSize: v.EDGE_UNKNOWN_ID_CACHE_SIZE,

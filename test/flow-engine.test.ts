@@ -625,7 +625,11 @@ describe('flow engine: the turn trace', () => {
       done: { actions: [text('ok')], end: true },
     });
     const chat = talk(flow);
-    expect(chat.send(say('hi')).trace).to.deep.equal([{ enter: 'ask' }, { wait: 'ask' }]);
+    expect(chat.send(say('hi')).trace).to.deep.equal([
+      { start: 'ask' },
+      { enter: 'ask' },
+      { wait: 'ask' },
+    ]);
     expect(chat.send(say('lots')).trace).to.deep.equal([{ retry: 'ask' }]);
     expect(chat.send(say('7')).trace).to.deep.equal([
       { transition: { from: 'ask', to: 'many', index: 0, when: { '>': [{ var: 'n' }, 5] } } },

@@ -203,9 +203,12 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
       const plan = await t.db.transaction(async (trx) => {
         await trx.raw(`set local plan_cache_mode = ${mode}`);
         await trx.raw(`prepare plan_check as ${SAVE_BATCH.text}`);
-        // EXPLAIN EXECUTE takes no bound parameters: the batch goes in as a literal.
+        // EXPLAIN EXECUTE takes no bound parameters: the batch goes in as a literal, with no
+        // analytics counts.
         const literal = `'${batch.replaceAll("'", "''")}'::jsonb`;
-        const explained = await trx.raw(`explain (format json) execute plan_check(${literal})`);
+        const explained = await trx.raw(
+          `explain (format json) execute plan_check(${literal}, '[]'::jsonb)`,
+        );
         await trx.raw('deallocate plan_check');
         return explained.rows[0]['QUERY PLAN'][0].Plan as PlanNode;
       });

@@ -9,6 +9,7 @@ import { consolePaths, consoleSchemas } from './openapi-console.ts';
 import { eventSchemas, eventsPaths } from './openapi-events.ts';
 import { handoffPaths, handoffSchemas } from './openapi-handoffs.ts';
 import { testChatPaths } from './openapi-test-chats.ts';
+import { analyticsPaths } from './openapi-analytics.ts';
 import { versionPaths } from './openapi-versions.ts';
 import { webPaths, webSchemas, webSecuritySchemes } from './openapi-web.ts';
 import { knowledgeSchemas } from './openapi-knowledge-schemas.ts';
@@ -135,6 +136,7 @@ export function openApiDocument(): Record<string, unknown> {
       ...eventsPaths,
       ...versionPaths,
       ...testChatPaths,
+      ...analyticsPaths,
       ...handoffPaths,
       ...webPaths,
       '/v2/callback/telegram/{app_id}': {

@@ -12,7 +12,9 @@ import { createKit, openDirectory } from '../shared/worker-kit.ts';
 import { HealthFile } from '../shared/health-file.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp, readiness } from './app.ts';
-import { AuditPruner } from './audit/pruner.ts';
+import { pruneAudit } from './audit/store.ts';
+import { pruneAnalytics } from './analytics/store.ts';
+import { RetentionPruner } from './retention-pruner.ts';
 import { BacklogGauge, topicDepths } from './backlog.ts';
 import { Heartbeat, membersKey } from '../shared/bus/members.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
@@ -175,12 +177,22 @@ export async function startApi(
     onAgentFirstReply: handoffs.firstReply,
   };
   endStreamsOfChangedBots(edge);
-  const auditPruner = new AuditPruner({
+  const auditPruner = new RetentionPruner({
     db,
+    what: 'audit rows',
+    prune: pruneAudit,
     retentionDays: config.api.auditRetentionDays,
     logger: logger.child({ part: 'audit-retention' }),
   });
   auditPruner.start();
+  const analyticsPruner = new RetentionPruner({
+    db,
+    what: 'analytics rows',
+    prune: pruneAnalytics,
+    retentionDays: config.api.analyticsRetentionDays,
+    logger: logger.child({ part: 'analytics-retention' }),
+  });
+  analyticsPruner.start();
   const app = createApp(edge, logger, metrics);
   const handle = app.callback();
   const { timeouts } = config.api;
@@ -269,6 +281,7 @@ export async function startApi(
       );
       backlog.stop();
       await step('audit retention', () => auditPruner.stop());
+      await step('analytics retention', () => analyticsPruner.stop());
       await step('heartbeat', () => heartbeat.stop());
       await step('bot directory', () => directory.close());
       await step('redis', () => redis.quit());

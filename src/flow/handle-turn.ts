@@ -21,6 +21,7 @@ import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
 import { storable, storableDeep } from '../shared/pg-text.ts';
 import type { Redis } from '../shared/redis.ts';
 import { DEFAULT_ERROR_TEXT, runTurn } from './engine/run-turn.ts';
+import { countTurn } from './analytics/turn-counts.ts';
 import type {
   ConversationState,
   Effect,
@@ -28,6 +29,7 @@ import type {
   FlowEvent,
   HandoffStart,
   OutMessage,
+  TraceStep,
   TurnResult,
 } from './engine/types.ts';
 import { runHttpEffect, type HttpOptions } from './http-effect.ts';
@@ -263,6 +265,8 @@ async function runOneTurn(
   let deadline: number | undefined;
   let opened: HandoffStart | undefined;
   const understood: NonNullable<TurnResult['understood']> = [];
+  // What every run of the turn did: the analytics counts read it.
+  let steps: TraceStep[] = [];
   // What the turn's templates made so far: MAX_RENDERED_CHARS bounds the turn, not each run.
   let rendered = 0;
   for (;;) {
@@ -281,6 +285,7 @@ async function runOneTurn(
     state = result.state;
     rendered = result.rendered;
     trace?.run(result);
+    steps.push(...result.trace);
     // A run stopped by the render budget sends the apology alone, also none of the earlier runs'.
     if (result.errors.some((e) => e.code === 'BW_ERR_FLOW_BUDGET')) outputs = [];
     outputs.push(...result.outputs);
@@ -379,6 +384,7 @@ async function runOneTurn(
     ({ state, outputs } = apology({ ...stored.state, state: state.state }));
     pending = undefined;
     opened = undefined;
+    steps = [];
     outbox = buildOutbox(build, outputs, pending);
   }
   // Before the state commits: a redelivered turn finds its notes written and adds none.
@@ -393,6 +399,20 @@ async function runOneTurn(
   // a crash in between cannot leave the conversation waiting for an answer with no deadline.
   if (pending) await setDeadline(deps, pending.request_id, orderingKey, ref);
   const save = deps.save ?? ((i: Parameters<typeof saveState>[1]) => saveState(deps.db, i));
+  const counts = countTurn({
+    conversationId: conversation.conversation_id,
+    appId: conversation.app_id,
+    channelType: conversation.channel_type,
+    language: userLanguage,
+    flowVersion: bot.flowVersion,
+    now: new Date(),
+    steps,
+    firstTurn: stored.version === 0,
+    userMessage: input.intent === 'user_input',
+    sent: outputs.length,
+    handoffFrom: opened ? (state.state ?? undefined) : undefined,
+    unanswered: input.intent === 'callback' && input.found === false,
+  });
   const saveInput = {
     appId: conversation.app_id,
     conversationId: conversation.conversation_id,
@@ -400,6 +420,7 @@ async function runOneTurn(
     state,
     turnId,
     outbox,
+    counts,
   };
   const end = gate.kind === 'end' ? gate.end : undefined;
   const open = opened && {

@@ -8,6 +8,8 @@ import { prepared, runPrepared, type Knex } from '../shared/db.ts';
 import { Batcher } from '../shared/batcher.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { newConversation, type ConversationState } from './engine/types.ts';
+import { rollupCtes } from './analytics/rollup-sql.ts';
+import type { TurnCounts } from './analytics/turn-counts.ts';
 
 /** How many applied turn ids a conversation remembers, to recognise redeliveries. */
 const RECENT_TURNS = 50;
@@ -46,22 +48,24 @@ export async function loadState(db: Knex, conversationId: string): Promise<Store
 }
 
 // A conversation's first write inserts; later ones update the version they read. Parameters: $1
-// conversation, $2 app (insert) or read version (update), $3 state, $4 recent turns, $5 outbox.
+// conversation, $2 app (insert) or read version (update), $3 state, $4 recent turns, $5 outbox,
+// $6 the turn's analytics counts (a JSON array of none or one, `analytics/rollup-sql.ts`).
 const INSERT = `insert into conversation_state (conversation_id, app_id, state, version, recent_turns, outbox)
   values ($1, $2, $3::jsonb, 1, $4::jsonb, $5::jsonb)
   on conflict (conversation_id) do nothing
-  returning version`;
+  returning version, conversation_id`;
 const UPDATE = `update conversation_state
   set state = $3::jsonb, version = $2::integer + 1, recent_turns = $4::jsonb, outbox = $5::jsonb,
       updated_at = now()
   where conversation_id = $1 and version = $2::integer
-  returning version`;
+  returning version, conversation_id`;
 const counted = (write: string): string =>
-  `with s as (${write}) select count(*)::int as written from s`;
-// The user's chosen language ($6) goes onto the conversation in the same statement.
+  `with s as (${write}), ${rollupCtes('$6', 's')} select count(*)::int as written from s`;
+// The user's chosen language ($7) goes onto the conversation in the same statement.
 const withLanguage = (write: string): string =>
   `with s as (${write}),
-   l as (update conversations set language = $6 where id = $1 and exists (select 1 from s))
+   l as (update conversations set language = $7 where id = $1 and exists (select 1 from s)),
+   ${rollupCtes('$6', 's')}
    select count(*)::int as written from s`;
 const SAVE = {
   insert: {
@@ -76,8 +80,9 @@ const SAVE = {
 
 /**
  * Writes the state after a turn, if nobody wrote since `previous` was read; records the turn id
- * and what it published. The user's chosen language goes onto the conversation in the same
- * statement. One statement, so one round trip and atomic without BEGIN and COMMIT.
+ * and what it published. The user's chosen language goes onto the conversation, and the turn's
+ * analytics counts onto the rollups, in the same statement. One statement, so one round trip and
+ * atomic without BEGIN and COMMIT.
  * @returns the state as now stored.
  */
 export async function saveState(
@@ -89,6 +94,8 @@ export async function saveState(
     state: ConversationState;
     turnId: string;
     outbox: unknown;
+    /** What the turn adds to the bot's analytics; none for a test chat's. */
+    counts?: TurnCounts | null;
   },
 ): Promise<StoredState> {
   const { appId, conversationId, previous, state, turnId, outbox } = input;
@@ -102,6 +109,7 @@ export async function saveState(
     JSON.stringify(state),
     JSON.stringify(recent),
     JSON.stringify(outbox),
+    JSON.stringify(input.counts ? [input.counts] : []),
     ...(language ? [state.language] : []),
   ]);
   if ((result?.written ?? 0) === 0) {
@@ -121,17 +129,22 @@ export async function saveState(
  * updates leave dead rows), so a batch of three cost as much as reading every conversation. A row
  * that another transaction changes meanwhile has a new `ctid`, so it is not written and the turn
  * ends as a conflict (retried), as when its version moved. A table of a few pages is still
- * scanned, which costs a handful of buffers.
+ * scanned, which costs a handful of buffers. $2 holds the turns' analytics counts, added for the
+ * rows written.
  */
 export const SAVE_BATCH = prepared(
   'flow_update_states',
-  `update conversation_state s
-   set state = v.state, version = v.version + 1, recent_turns = v.recent, outbox = v.outbox,
-       updated_at = now()
-   from jsonb_to_recordset($1::jsonb) as v (id uuid, version integer, state jsonb, recent jsonb, outbox jsonb),
-     lateral (select c.ctid from conversation_state c where c.conversation_id = v.id limit 1) found
-   where s.ctid = found.ctid and s.version = v.version
-   returning s.conversation_id`,
+  `with written as (
+     update conversation_state s
+     set state = v.state, version = v.version + 1, recent_turns = v.recent, outbox = v.outbox,
+         updated_at = now()
+     from jsonb_to_recordset($1::jsonb) as v (id uuid, version integer, state jsonb, recent jsonb, outbox jsonb),
+       lateral (select c.ctid from conversation_state c where c.conversation_id = v.id limit 1) found
+     where s.ctid = found.ctid and s.version = v.version
+     returning s.conversation_id
+   ),
+   ${rollupCtes('$2', 'written')}
+   select conversation_id from written`,
 );
 
 type SaveInput = Parameters<typeof saveState>[1];
@@ -156,6 +169,7 @@ export function batchedSaveState(db: Knex): (input: SaveInput) => Promise<Stored
           outbox: item.outbox ?? null,
         })),
       ),
+      JSON.stringify(items.flatMap((item) => (item.counts ? [item.counts] : []))),
     ]);
     const ids = new Set(written.map((r) => r.conversation_id));
     return items.map((item) => ids.has(item.conversationId));

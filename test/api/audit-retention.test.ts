@@ -4,8 +4,8 @@
  */
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.ts';
-import { AuditPruner } from '../../src/api/audit/pruner.ts';
 import { pruneAudit } from '../../src/api/audit/store.ts';
+import { RetentionPruner } from '../../src/api/retention-pruner.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { waitFor } from '../support/services.ts';
@@ -69,12 +69,26 @@ describe('audit log: retention', function () {
 
   it('when the pruner runs on its timer, then old rows go; with 0 days it never starts and they stay', async () => {
     await fill(4, 2);
-    const keeper = new AuditPruner({ db: t.api.db, retentionDays: 0, intervalMs: 20, logger });
+    const keeper = new RetentionPruner({
+      db: t.api.db,
+      what: 'audit rows',
+      prune: pruneAudit,
+      retentionDays: 0,
+      intervalMs: 20,
+      logger,
+    });
     keeper.start();
     await new Promise((resolve) => setTimeout(resolve, 200));
     await keeper.stop();
     expect(await left()).to.equal(6);
-    const pruner = new AuditPruner({ db: t.api.db, retentionDays: 30, intervalMs: 20, logger });
+    const pruner = new RetentionPruner({
+      db: t.api.db,
+      what: 'audit rows',
+      prune: pruneAudit,
+      retentionDays: 30,
+      intervalMs: 20,
+      logger,
+    });
     pruner.start();
     await waitFor(async () => (await left()) === 2 || undefined, { what: 'old rows pruned' });
     await pruner.stop();

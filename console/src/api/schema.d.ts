@@ -1437,6 +1437,158 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/bots/{app_id}/analytics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The bot's figures over a range of days (UTC), from rollups kept as turns happen: totals, rates, by day, channel type, language and flow version, and per state with its drop-off; test chats are never counted. format=csv gives one row per day, channel type, language and version (rows=states: per state) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description first day (UTC, YYYY-MM-DD); default six days before `to` */
+          from?: string;
+          /** @description last day (UTC, YYYY-MM-DD), at most 366 days after `from`; default today */
+          to?: string;
+          /** @description conversations on channels of this type only */
+          channel_type?: 'telegram' | 'whatsapp' | 'web';
+          /** @description conversations in this language only; empty: those whose language is not known */
+          language?: string;
+          /** @description turns that ran this published flow version only */
+          version?: string;
+          /** @description json (the default), or csv: one row per day, channel type, language and version (or per state with rows=states) */
+          format?: 'json' | 'csv';
+          /** @description what the CSV's rows are: days (the default) or states */
+          rows?: 'days' | 'states';
+        };
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The figures */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              app_id: string;
+              /** Format: date */
+              from: string;
+              /** Format: date */
+              to: string;
+              filters: Record<string, unknown>;
+              totals: {
+                conversations?: number;
+                new_users?: number;
+                active_users?: number;
+                messages_in?: number;
+                messages_out?: number;
+                completed?: number;
+                reasks?: number;
+                fallbacks?: number;
+                handoffs?: number;
+                unanswered?: number;
+              } & {
+                users?: number | null;
+                returning_users?: number | null;
+              };
+              rates: {
+                completion?: number | null;
+                did_not_understand?: number | null;
+                handoff?: number | null;
+              };
+              by_day: ({
+                conversations?: number;
+                new_users?: number;
+                active_users?: number;
+                messages_in?: number;
+                messages_out?: number;
+                completed?: number;
+                reasks?: number;
+                fallbacks?: number;
+                handoffs?: number;
+                unanswered?: number;
+              } & {
+                /** Format: date */
+                day?: string;
+              })[];
+              by_channel?: ({
+                conversations?: number;
+                new_users?: number;
+                active_users?: number;
+                messages_in?: number;
+                messages_out?: number;
+                completed?: number;
+                reasks?: number;
+                fallbacks?: number;
+                handoffs?: number;
+                unanswered?: number;
+              } & {
+                channel_type?: string;
+              })[];
+              by_language?: ({
+                conversations?: number;
+                new_users?: number;
+                active_users?: number;
+                messages_in?: number;
+                messages_out?: number;
+                completed?: number;
+                reasks?: number;
+                fallbacks?: number;
+                handoffs?: number;
+                unanswered?: number;
+              } & {
+                language?: string;
+              })[];
+              by_version?: ({
+                conversations?: number;
+                new_users?: number;
+                active_users?: number;
+                messages_in?: number;
+                messages_out?: number;
+                completed?: number;
+                reasks?: number;
+                fallbacks?: number;
+                handoffs?: number;
+                unanswered?: number;
+              } & {
+                flow_version?: number;
+              })[];
+              states: {
+                state?: string;
+                entered?: number;
+                left_forward?: number;
+                ended?: number;
+                handoffs?: number;
+                reasks?: number;
+                fallbacks?: number;
+                abandoned?: number;
+              }[];
+            };
+            'text/csv': string;
+          };
+        };
+        400: components['responses']['error'];
+        401: components['responses']['error'];
+        403: components['responses']['error'];
+        404: components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/handoffs': {
     parameters: {
       query?: never;

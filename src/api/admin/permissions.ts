@@ -46,6 +46,8 @@ export const PERMISSIONS: Readonly<Record<string, readonly Role[]>> = {
   'POST /v2/bots/:app_id/flow/versions/:version/publish': BUILD,
   'GET /v2/bots/:app_id/flow/impact': READ,
   'GET /v2/bots/:app_id/flow/llm-usage': READ,
+  // Analytics: what builders and viewers watch; agents handle conversations, not figures.
+  'GET /v2/bots/:app_id/analytics': READ,
   // Test chats run a draft or a version through the pipeline: its HTTP and LLM steps too.
   'POST /v2/bots/:app_id/test-chats': BUILD,
   'POST /v2/bots/:app_id/test-chats/:chat_id/messages': BUILD,

@@ -28,6 +28,7 @@ import { auditTrail } from '../audit/trail.ts';
 import { securityHeaders } from './guard.ts';
 import { opsRoutes } from './ops.ts';
 import { testChatRoutes } from '../test-chats/routes.ts';
+import { analyticsRoutes } from '../analytics/routes.ts';
 import { enforcePermissions, principalMay } from './permissions.ts';
 import { principalOf, requireBotAccess } from './principal.ts';
 import { accountRoutes } from './account-routes.ts';
@@ -257,6 +258,7 @@ export function adminRouter(edge: Edge): Router {
     limitOf,
   });
   testChatRoutes(router, edge, { readBody: (ctx, schema) => body(ctx, edge, schema), appIdOf });
+  analyticsRoutes(router, edge, appIdOf);
   opsRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   auditRoutes(router, edge);
   accountRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));

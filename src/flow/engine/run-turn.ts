@@ -262,12 +262,14 @@ function restart(turn: Turn): void {
     vars: {},
     ...(turn.state.language === undefined ? {} : { language: turn.state.language }),
   };
+  turn.trace.push({ start: turn.flow.start });
   enter(turn, turn.flow.start);
 }
 
 function retry(turn: Turn, name: string, def: FlowState, wait: Wait, retries: number): void {
   if (retries + 1 > (wait.max_retries ?? DEFAULT_MAX_RETRIES) && wait.on_fail !== undefined) {
     turn.state.awaiting = undefined;
+    turn.trace.push({ fallback: name });
     return enter(turn, wait.on_fail);
   }
   const vars = scope(turn);

@@ -202,11 +202,15 @@ export interface HandoffStart {
  */
 export type TraceStep =
   | { enter: string }
+  /** The flow (re)started at its start state: a first message, an end or a reset before. */
+  | { start: string }
   | { transition: { from: string; to: string; index: number; when?: unknown } }
   | { next: { from: string; to: string } }
   | { wait: string }
   /** The answer did not fit the wait: asked again. */
   | { retry: string }
+  /** The answer did not fit the wait and its retries were spent: it went to its `on_fail`. */
+  | { fallback: string }
   | { end: string }
   | { effect: { state: string; kind: Effect['kind'] } }
   | { stopped: { state: string; code: FlowRuntimeError['code'] } };

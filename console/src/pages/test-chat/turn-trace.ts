@@ -99,6 +99,8 @@ function stepText(step: Record<string, unknown>): string | undefined {
   if (kind === 'enter') return `entered ${str(value)}`;
   if (kind === 'wait') return `waits in ${str(value)} for an answer`;
   if (kind === 'retry') return `the answer did not fit ${str(value)}: asked again`;
+  if (kind === 'fallback') return `the answer did not fit ${str(value)} again: its on fail`;
+  if (kind === 'start') return `the flow started at ${str(value)}`;
   if (kind === 'end') return `the conversation ended in ${str(value)}`;
   if (!isObject(value)) return undefined;
   if (kind === 'transition') {

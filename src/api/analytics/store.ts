@@ -1,0 +1,204 @@
+/**
+ * A bot's analytics read from its rollups (docs/analytics.md; written by flow with each turn,
+ * `src/flow/analytics/`): a handful of indexed reads over day rows, never a scan of transcripts.
+ * Figures per day, channel type, language and flow version, the totals, the rates and each
+ * state's entries, ways on, ends, handoffs and drop-off. Also the retention prune.
+ */
+import type { Knex } from '../../shared/db.ts';
+
+export const BOT_COUNTERS = [
+  'conversations',
+  'new_users',
+  'active_users',
+  'messages_in',
+  'messages_out',
+  'completed',
+  'reasks',
+  'fallbacks',
+  'handoffs',
+  'unanswered',
+] as const;
+export const STATE_COUNTERS = [
+  'entered',
+  'left_forward',
+  'ended',
+  'handoffs',
+  'reasks',
+  'fallbacks',
+] as const;
+
+export type BotCounters = Record<(typeof BOT_COUNTERS)[number], number>;
+export type StateCounters = Record<(typeof STATE_COUNTERS)[number], number>;
+
+export interface AnalyticsFilter {
+  appId: string;
+  /** `YYYY-MM-DD`, UTC, both included. */
+  from: string;
+  to: string;
+  channelType?: string | undefined;
+  language?: string | undefined;
+  version?: number | undefined;
+}
+
+/** One rollup row of the bot: a day, channel type, language and version with its counters. */
+export interface DayRow extends BotCounters {
+  day: string;
+  channel_type: string;
+  language: string;
+  flow_version: number;
+}
+
+export interface StateRow extends StateCounters {
+  state: string;
+  /** Entered and neither gone on, ended nor handed off (in the range): gave up there, or still there. */
+  abandoned: number;
+}
+
+export interface Rates {
+  /** Conversations that reached an end, of those started. */
+  completion: number | null;
+  /** Answers asked again or given up on, of the user messages handled. */
+  did_not_understand: number | null;
+  /** Handoffs started, of the conversations started. */
+  handoff: number | null;
+}
+
+export interface Analytics {
+  totals: BotCounters & {
+    /** Users (conversations) active in the range, each once; null with a language or version filter. */
+    users: number | null;
+    returning_users: number | null;
+  };
+  rates: Rates;
+  by_day: (BotCounters & { day: string })[];
+  by_channel: (BotCounters & { channel_type: string })[];
+  by_language: (BotCounters & { language: string })[];
+  by_version: (BotCounters & { flow_version: number })[];
+  states: StateRow[];
+}
+
+const zero = (): BotCounters => Object.fromEntries(BOT_COUNTERS.map((c) => [c, 0])) as BotCounters;
+
+function add(into: BotCounters, row: BotCounters): void {
+  for (const c of BOT_COUNTERS) into[c] += Number(row[c]);
+}
+
+const ratio = (part: number, whole: number): number | null =>
+  whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000;
+
+/** The rows of `table` for the filter, as a query to add columns and grouping to. */
+function filtered(db: Knex, table: string, f: AnalyticsFilter): Knex.QueryBuilder {
+  const query = db(table).where('app_id', f.appId).whereBetween('day', [f.from, f.to]);
+  if (f.channelType !== undefined) query.andWhere('channel_type', f.channelType);
+  if (f.language !== undefined) query.andWhere('language', f.language);
+  if (f.version !== undefined) query.andWhere('flow_version', f.version);
+  return query;
+}
+
+/** The days from `from` to `to`, both included (`YYYY-MM-DD`). */
+export function daysOf(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 86_400_000)
+    days.push(new Date(t).toISOString().slice(0, 10));
+  return days;
+}
+
+/** The rollup rows, one per day, channel type, language and version (the CSV's rows). */
+export async function dayRows(db: Knex, f: AnalyticsFilter): Promise<DayRow[]> {
+  const rows: unknown = await filtered(db, 'analytics_days', f)
+    .select(
+      db.raw(`to_char(day, 'YYYY-MM-DD') as day`),
+      'channel_type',
+      'language',
+      'flow_version',
+      ...BOT_COUNTERS,
+    )
+    .orderBy(['day', 'channel_type', 'language', 'flow_version']);
+  return rows as DayRow[];
+}
+
+/** Each state's counters over the filter, with its drop-off. */
+export async function stateRows(db: Knex, f: AnalyticsFilter): Promise<StateRow[]> {
+  const found: unknown = await filtered(db, 'analytics_state_days', f)
+    .select('state', ...STATE_COUNTERS.map((c) => db.raw(`sum(??)::int as ??`, [c, c])))
+    .groupBy('state')
+    .orderBy('state');
+  const rows = found as (StateCounters & { state: string })[];
+  return rows.map((r) => ({
+    ...r,
+    abandoned: Math.max(0, r.entered - r.left_forward - r.ended - r.handoffs),
+  }));
+}
+
+export async function readAnalytics(db: Knex, f: AnalyticsFilter): Promise<Analytics> {
+  const [rows, states, users] = await Promise.all([
+    dayRows(db, f),
+    stateRows(db, f),
+    f.language === undefined && f.version === undefined ? distinctUsers(db, f) : null,
+  ]);
+  const totals = zero();
+  const group = <K extends string | number>(key: (row: DayRow) => K): Map<K, BotCounters> => {
+    const groups = new Map<K, BotCounters>();
+    for (const row of rows) {
+      const counters = groups.get(key(row)) ?? zero();
+      add(counters, row);
+      groups.set(key(row), counters);
+    }
+    return groups;
+  };
+  for (const row of rows) add(totals, row);
+  const byDay = group((r) => r.day);
+  return {
+    totals: {
+      ...totals,
+      users,
+      returning_users: users === null ? null : Math.max(0, users - totals.new_users),
+    },
+    rates: {
+      completion: ratio(totals.completed, totals.conversations),
+      did_not_understand: ratio(totals.reasks + totals.fallbacks, totals.messages_in),
+      handoff: ratio(totals.handoffs, totals.conversations),
+    },
+    by_day: daysOf(f.from, f.to).map((day) => ({ day, ...(byDay.get(day) ?? zero()) })),
+    by_channel: [...group((r) => r.channel_type)].map(([channel_type, c]) => ({
+      channel_type,
+      ...c,
+    })),
+    by_language: [...group((r) => r.language)].map(([language, c]) => ({ language, ...c })),
+    by_version: [...group((r) => r.flow_version)].map(([flow_version, c]) => ({
+      flow_version,
+      ...c,
+    })),
+    states,
+  };
+}
+
+/** Users (conversations) active in the range, each counted once. */
+async function distinctUsers(db: Knex, f: AnalyticsFilter): Promise<number> {
+  const query = db('analytics_active').where('app_id', f.appId).whereBetween('day', [f.from, f.to]);
+  if (f.channelType !== undefined) query.andWhere('channel_type', f.channelType);
+  const [row] = await query.countDistinct({ users: 'conversation_id' });
+  return Number(row?.users ?? 0);
+}
+
+/** Deletes rollup days older than `retentionDays`, in batches; answers how many rows went. */
+export async function pruneAnalytics(
+  db: Knex,
+  retentionDays: number,
+  batch = 5000,
+): Promise<number> {
+  let deleted = 0;
+  for (const table of ['analytics_days', 'analytics_state_days', 'analytics_active']) {
+    for (;;) {
+      const result: { rowCount?: number } = await db.raw(
+        `delete from ?? where ctid in (
+           select ctid from ?? where day < current_date - ?::integer limit ? for update skip locked)`,
+        [table, table, retentionDays, batch],
+      );
+      const count = result.rowCount ?? 0;
+      deleted += count;
+      if (count < batch) break;
+    }
+  }
+  return deleted;
+}

@@ -1,0 +1,104 @@
+/**
+ * OpenAPI path of a bot's analytics (`analytics/routes.ts`; docs/analytics.md). Its query
+ * parameters come from `schemas/http/analytics-query.json`, the schema the route checks.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SCHEMAS_DIR } from '../shared/schemas.ts';
+import { BOT_COUNTERS, STATE_COUNTERS } from './analytics/store.ts';
+import { admin, appId, error } from './openapi-parts.ts';
+
+function queryParameters(): Record<string, unknown>[] {
+  const schema = JSON.parse(
+    readFileSync(join(SCHEMAS_DIR, 'http/analytics-query.json'), 'utf8'),
+  ) as { properties: Record<string, { description?: string } & Record<string, unknown>> };
+  return Object.entries(schema.properties).map(([name, { description, ...rest }]) => ({
+    name,
+    in: 'query',
+    description,
+    schema: rest,
+  }));
+}
+
+const integers = (names: readonly string[]) =>
+  Object.fromEntries(names.map((n) => [n, { type: 'integer', minimum: 0 }]));
+const counters = { type: 'object', properties: integers(BOT_COUNTERS) };
+const rate = { type: ['number', 'null'], minimum: 0, maximum: 1 };
+const grouped = (key: string, schema: Record<string, unknown>) => ({
+  type: 'array',
+  items: { allOf: [counters, { type: 'object', properties: { [key]: schema } }] },
+});
+
+export const analyticsPaths = {
+  '/v2/bots/{app_id}/analytics': {
+    get: {
+      ...admin,
+      summary:
+        "The bot's figures over a range of days (UTC), from rollups kept as turns happen: totals, rates, by day, channel type, language and flow version, and per state with its drop-off; test chats are never counted. format=csv gives one row per day, channel type, language and version (rows=states: per state)",
+      parameters: [appId, ...queryParameters()],
+      responses: {
+        200: {
+          description: 'The figures',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: [
+                  'app_id',
+                  'from',
+                  'to',
+                  'filters',
+                  'totals',
+                  'rates',
+                  'by_day',
+                  'states',
+                ],
+                properties: {
+                  app_id: { type: 'string' },
+                  from: { type: 'string', format: 'date' },
+                  to: { type: 'string', format: 'date' },
+                  filters: { type: 'object' },
+                  totals: {
+                    allOf: [
+                      counters,
+                      {
+                        type: 'object',
+                        properties: {
+                          users: { type: ['integer', 'null'] },
+                          returning_users: { type: ['integer', 'null'] },
+                        },
+                      },
+                    ],
+                  },
+                  rates: {
+                    type: 'object',
+                    properties: { completion: rate, did_not_understand: rate, handoff: rate },
+                  },
+                  by_day: grouped('day', { type: 'string', format: 'date' }),
+                  by_channel: grouped('channel_type', { type: 'string' }),
+                  by_language: grouped('language', { type: 'string' }),
+                  by_version: grouped('flow_version', { type: 'integer' }),
+                  states: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      properties: {
+                        state: { type: 'string' },
+                        ...integers([...STATE_COUNTERS, 'abandoned']),
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            'text/csv': { schema: { type: 'string' } },
+          },
+        },
+        400: error,
+        401: error,
+        403: error,
+        404: error,
+      },
+    },
+  },
+};

@@ -1,0 +1,74 @@
+/**
+ * The SQL that adds turns' counts (`turn-counts.ts`) to the rollups, as common table expressions
+ * of the very statement that stores the turns' conversation states (`state-store.ts`): a turn is
+ * counted exactly when its state is written, once, and a turn retried after a conflict or
+ * redelivered after a crash counts nothing more. Rows are upserted in key order, so two
+ * statements adding to the same rows wait for each other instead of deadlocking.
+ */
+
+const KEY = 'app_id, day, channel_type, language, flow_version';
+const BOT_COUNTERS = [
+  'conversations',
+  'new_users',
+  'messages_in',
+  'messages_out',
+  'completed',
+  'reasks',
+  'fallbacks',
+  'handoffs',
+  'unanswered',
+] as const;
+const STATE_COUNTERS = [
+  'entered',
+  'left_forward',
+  'ended',
+  'reasks',
+  'fallbacks',
+  'handoffs',
+] as const;
+
+const typed = (names: readonly string[]): string => names.map((n) => `${n} integer`).join(', ');
+const sums = (names: readonly string[], from: string): string =>
+  names.map((n) => `sum(${from}.${n})`).join(', ');
+const adds = (names: readonly string[]): string =>
+  names.map((n) => `${n} = t.${n} + excluded.${n}`).join(', ');
+
+/**
+ * `with` items (no leading `with`, no trailing comma) adding the counts in parameter `param` (a
+ * JSON array of `TurnCounts`) of the conversations that the earlier item `written` returns
+ * (`conversation_id`). An empty array adds nothing.
+ */
+export function rollupCtes(param: string, written: string): string {
+  return `analytics_turns as (
+    select d.* from jsonb_to_recordset(${param}::jsonb) as d (
+      conversation_id uuid, app_id text, day date, channel_type text, language text,
+      flow_version integer, ${typed(BOT_COUNTERS)}, states jsonb)
+    where d.conversation_id in (select conversation_id from ${written})
+  ),
+  analytics_new_active as (
+    insert into analytics_active (app_id, day, conversation_id, channel_type)
+    select app_id, day, conversation_id, channel_type from analytics_turns
+    order by app_id, day, conversation_id
+    on conflict do nothing
+    returning app_id, day, conversation_id
+  ),
+  analytics_bot_rows as (
+    insert into analytics_days as t (${KEY}, ${BOT_COUNTERS.join(', ')}, active_users)
+    select d.app_id, d.day, d.channel_type, d.language, d.flow_version, ${sums(BOT_COUNTERS, 'd')},
+      count(a.conversation_id)
+    from analytics_turns d
+    left join analytics_new_active a
+      on a.app_id = d.app_id and a.day = d.day and a.conversation_id = d.conversation_id
+    group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
+    on conflict (${KEY}) do update set ${adds(BOT_COUNTERS)}, active_users = t.active_users + excluded.active_users
+  ),
+  analytics_state_rows as (
+    insert into analytics_state_days as t (${KEY}, state, ${STATE_COUNTERS.join(', ')})
+    select d.app_id, d.day, d.channel_type, d.language, d.flow_version, x.state,
+      ${sums(STATE_COUNTERS, 'x')}
+    from analytics_turns d
+    cross join jsonb_to_recordset(d.states) as x (state text, ${typed(STATE_COUNTERS)})
+    group by 1, 2, 3, 4, 5, 6 order by 1, 2, 3, 4, 5, 6
+    on conflict (${KEY}, state) do update set ${adds(STATE_COUNTERS)}
+  )`;
+}

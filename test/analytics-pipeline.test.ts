@@ -1,0 +1,382 @@
+/**
+ * A bot's analytics end to end in one process (edge, channel, language and flow against real
+ * Redis and Postgres, Telegram on nock): scripted conversations with known drop-offs, re-asks, a
+ * fallback and a handoff give exactly the expected figures; every webhook delivered twice and
+ * every turn delivered again to flow afterwards (as after a crash before its ack) changes none of
+ * them; the console's test chats are never counted; CSV has the same figures.
+ */
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import nock from 'nock';
+import {
+  conversationSuite,
+  createTelegramBot,
+  postTelegramUpdate,
+  startConversationComponents,
+  telegramText,
+  TELEGRAM_TOKEN,
+  type TelegramTestBot,
+  type TestApi,
+} from './support/api.ts';
+import { waitFor } from './support/services.ts';
+import { pruneAnalytics } from '../src/api/analytics/store.ts';
+
+const FLOW = {
+  version: 1,
+  start: 'welcome',
+  states: {
+    welcome: {
+      actions: [
+        {
+          send: {
+            text: 'Hi! Pick one.',
+            buttons: [
+              { id: 'hours', title: 'Opening hours' },
+              { id: 'book', title: 'Book a repair' },
+            ],
+          },
+        },
+      ],
+      wait: {
+        store: 'choice',
+        expect: 'choice',
+        retry_prompt: 'Please pick an option.',
+        max_retries: 1,
+        on_fail: 'human',
+      },
+      transitions: [{ when: { '==': [{ var: 'choice' }, 'hours'] }, to: 'hours' }, { to: 'book' }],
+    },
+    hours: { actions: [{ send: { text: 'Open 9 to 5.' } }], end: true },
+    book: {
+      actions: [{ send: { text: 'How many bikes?' } }],
+      wait: { store: 'bikes', expect: 'number', retry_prompt: 'A number, please.' },
+      next: 'booked',
+    },
+    booked: { actions: [{ send: { text: 'Booked {{bikes}}.' } }], end: true },
+    human: { actions: [{ handoff: { message: 'A person will help.', fallback: 'welcome' } }] },
+  },
+};
+
+/** Each script: what one user says, and the bot's last reply to wait for after each message. */
+const SCRIPTS: Record<string, [string, string][]> = {
+  // Opening hours, done: 3 users.
+  hours: [
+    ['hi', 'Hi! Pick one.'],
+    ['Opening hours', 'Open 9 to 5.'],
+  ],
+  // A booking with one answer asked again: 2 users.
+  booked: [
+    ['hi', 'Hi! Pick one.'],
+    ['Book a repair', 'How many bikes?'],
+    ['some', 'A number, please.'],
+    ['2', 'Booked 2.'],
+  ],
+  // Gave up at the number of bikes: 2 users.
+  left_at_book: [
+    ['hi', 'Hi! Pick one.'],
+    ['Book a repair', 'How many bikes?'],
+  ],
+  // Gave up at the menu: 2 users.
+  left_at_menu: [['hi', 'Hi! Pick one.']],
+  // Not understood twice: the menu's on_fail hands over to a person: 1 user.
+  handed_off: [
+    ['hi', 'Hi! Pick one.'],
+    ['blah', 'Please pick an option.'],
+    ['blah blah', 'A person will help.'],
+  ],
+};
+const USERS: [string, number][] = [
+  ['hours', 3],
+  ['booked', 2],
+  ['left_at_book', 2],
+  ['left_at_menu', 2],
+  ['handed_off', 1],
+];
+
+const EXPECTED_TOTALS = {
+  conversations: 10,
+  new_users: 10,
+  active_users: 10,
+  users: 10,
+  returning_users: 0,
+  // 2 + 4 + 2 + 1 + 3 messages per user of each script.
+  messages_in: 3 * 2 + 2 * 4 + 2 * 2 + 2 * 1 + 1 * 3,
+  // Each message is answered by one, the handed-off user's second "blah" by the handoff's.
+  messages_out: 3 * 2 + 2 * 4 + 2 * 2 + 2 * 1 + 1 * 3,
+  completed: 5,
+  reasks: 3,
+  fallbacks: 1,
+  handoffs: 1,
+  unanswered: 0,
+};
+
+const EXPECTED_STATES = [
+  {
+    state: 'book',
+    entered: 4,
+    left_forward: 2,
+    ended: 0,
+    handoffs: 0,
+    reasks: 2,
+    fallbacks: 0,
+    abandoned: 2,
+  },
+  {
+    state: 'booked',
+    entered: 2,
+    left_forward: 0,
+    ended: 2,
+    handoffs: 0,
+    reasks: 0,
+    fallbacks: 0,
+    abandoned: 0,
+  },
+  {
+    state: 'hours',
+    entered: 3,
+    left_forward: 0,
+    ended: 3,
+    handoffs: 0,
+    reasks: 0,
+    fallbacks: 0,
+    abandoned: 0,
+  },
+  {
+    state: 'human',
+    entered: 1,
+    left_forward: 0,
+    ended: 0,
+    handoffs: 1,
+    reasks: 0,
+    fallbacks: 0,
+    abandoned: 0,
+  },
+  {
+    state: 'welcome',
+    entered: 10,
+    left_forward: 8,
+    ended: 0,
+    handoffs: 0,
+    reasks: 1,
+    fallbacks: 1,
+    abandoned: 2,
+  },
+];
+
+describe('analytics (edge, channel, language, flow)', function () {
+  this.timeout(120_000);
+  let t: TestApi;
+  let bot: TelegramTestBot;
+  /** The bot's texts, by Telegram chat. */
+  const sent = new Map<number, string[]>();
+  let update = 90_000;
+  const today = new Date().toISOString().slice(0, 10);
+
+  conversationSuite({}, async (api) => {
+    t = api;
+    nock('https://telegram.example.test')
+      .persist()
+      .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+      .reply((_uri, body) => {
+        const { chat_id: chat, text } = body as { chat_id: number; text: string };
+        sent.set(Number(chat), [...(sent.get(Number(chat)) ?? []), text]);
+        return [200, { ok: true, result: { message_id: update } }];
+      });
+    bot = await createTelegramBot(t, { name: 'Analytics bot', flow: FLOW });
+    return startConversationComponents(t);
+  });
+
+  const analytics = async (query = '') =>
+    (await t.call('GET', `/v2/bots/${bot.appId}/analytics?from=${today}&to=${today}${query}`)).json;
+
+  /** One user's script: each message posted twice (a platform's redelivery), each reply awaited. */
+  async function play(chat: number, script: [string, string][]): Promise<void> {
+    for (const [text, reply] of script) {
+      const before = sent.get(chat)?.length ?? 0;
+      const body = telegramText(chat, (update += 1), text);
+      for (let delivery = 1; delivery <= 2; delivery += 1) {
+        const answer = await postTelegramUpdate(t, bot.appId, bot.secret, body);
+        expect(answer.status, `delivery ${delivery}`).to.equal(200);
+      }
+      await waitFor(() => (sent.get(chat) ?? []).slice(before).includes(reply), {
+        timeoutMs: 30_000,
+        what: `"${reply}" after "${text}" from chat ${chat}`,
+      });
+    }
+  }
+
+  it('when scripted users go through a flow, then every figure is exactly what they did, also after every turn is delivered to flow again', async () => {
+    let chat = 5_000;
+    const plays: Promise<void>[] = [];
+    for (const [script, users] of USERS) {
+      for (let i = 0; i < users; i += 1) plays.push(play((chat += 1), SCRIPTS[script]!));
+    }
+    await Promise.all(plays);
+
+    const expectFigures = async () => {
+      const figures = await analytics();
+      expect(figures.totals).to.deep.equal(EXPECTED_TOTALS);
+      expect(figures.states).to.deep.equal(EXPECTED_STATES);
+      expect(figures.rates).to.deep.equal({
+        completion: 0.5,
+        did_not_understand: Math.round((4 / 23) * 10_000) / 10_000,
+        handoff: 0.1,
+      });
+      expect(figures.by_day).to.have.length(1);
+      expect(figures.by_channel.map((c: { channel_type: string }) => c.channel_type)).to.deep.equal(
+        ['telegram'],
+      );
+      expect(figures.by_version).to.have.length(1);
+      return figures;
+    };
+    await waitFor(
+      async () => (await analytics()).totals.messages_in === EXPECTED_TOTALS.messages_in,
+      {
+        timeoutMs: 10_000,
+        what: 'every turn counted',
+      },
+    );
+    const figures = await expectFigures();
+    expect(figures.by_version[0].flow_version).to.equal(1);
+
+    // Every turn flow ever read, delivered again (a consumer that died before its acks): flow
+    // finds each applied, republishes at most its outbox, and counts nothing more.
+    const streams = (await t.redis.keys(`${t.prefix}:{flow:p*}`)).filter((k) => k.endsWith('}'));
+    let again = 0;
+    for (const stream of streams) {
+      const entries = (await t.redis.xrange(stream, '-', '+')) as [string, string[]][];
+      for (const [, fields] of entries) {
+        await t.redis.xadd(stream, '*', ...fields);
+        again += 1;
+      }
+    }
+    expect(again).to.be.at.least(EXPECTED_TOTALS.messages_in);
+    await waitFor(
+      async () => {
+        for (const stream of streams) {
+          const groups = (await t.redis.xinfo('GROUPS', stream)) as unknown[][];
+          for (const group of groups) {
+            const info = Object.fromEntries(
+              Array.from({ length: group.length / 2 }, (_, i) => [group[2 * i], group[2 * i + 1]]),
+            );
+            if (Number(info.pending) > 0 || Number(info.lag) > 0) return false;
+          }
+        }
+        return true;
+      },
+      { timeoutMs: 30_000, what: 'the turns delivered again handled' },
+    );
+    await expectFigures();
+  });
+
+  it('when the console tries the bot in a test chat, then nothing of it is counted', async () => {
+    const before = await analytics();
+    const started = await t.call('POST', `/v2/bots/${bot.appId}/test-chats`, {
+      body: { version: 'current' },
+    });
+    expect(started.status).to.equal(201);
+    const chat = started.json.chat_id as string;
+    const said = await t.call('POST', `/v2/bots/${bot.appId}/test-chats/${chat}/messages`, {
+      body: { client_message_id: randomUUID(), text: 'hi' },
+    });
+    expect(said.status).to.be.oneOf([200, 202]);
+    // The test chat's turn is stored like any other; the figures stay.
+    await waitFor(
+      async () =>
+        (
+          await t.schema.db.raw(
+            `select count(*)::int as n from conversation_state s join conversations c on c.id = s.conversation_id
+             join channels ch on ch.id = c.channel_id where ch.type = 'console' and s.app_id = ?`,
+            [bot.appId],
+          )
+        ).rows[0].n === 1,
+      { timeoutMs: 20_000, what: 'the test chat’s turn stored' },
+    );
+    expect(await analytics()).to.deep.equal(before);
+  });
+
+  it('when figures are asked as CSV, per day or per state, then they are the JSON’s, one row per day, channel, language and version', async () => {
+    const days = await t.call(
+      'GET',
+      `/v2/bots/${bot.appId}/analytics?from=${today}&to=${today}&format=csv`,
+    );
+    expect(days.status).to.equal(200);
+    expect(days.headers['content-type']).to.match(/^text\/csv/);
+    const [header, ...rows] = days.text.trim().split('\n');
+    expect(header).to.equal(
+      'day,channel_type,language,flow_version,conversations,new_users,active_users,messages_in,messages_out,completed,reasks,fallbacks,handoffs,unanswered',
+    );
+    // A row per language the turns ran in (a first "hi" may have none yet): they add up to the
+    // totals.
+    const sums = Array<number>(10).fill(0);
+    for (const row of rows) {
+      const cells = row.split(',');
+      expect(cells.slice(0, 4)).to.deep.include.members([today, 'telegram', '1']);
+      cells.slice(4).forEach((cell, i) => (sums[i]! += Number(cell)));
+    }
+    const counters = Object.entries(EXPECTED_TOTALS).filter(
+      ([name]) => name !== 'users' && name !== 'returning_users',
+    );
+    expect(sums).to.deep.equal(counters.map(([, n]) => n));
+    const states = await t.call(
+      'GET',
+      `/v2/bots/${bot.appId}/analytics?from=${today}&to=${today}&format=csv&rows=states`,
+    );
+    expect(states.text.trim().split('\n')).to.deep.equal([
+      'state,entered,left_forward,ended,handoffs,reasks,fallbacks,abandoned',
+      'book,4,2,0,0,2,0,2',
+      'booked,2,0,2,0,0,0,0',
+      'hours,3,0,3,0,0,0,0',
+      'human,1,0,0,1,0,0,0',
+      'welcome,10,8,0,0,1,1,2',
+    ]);
+  });
+
+  it('when the range or a filter is malformed, then 400 BW_ERR_SCHEMA names it; a filter that matches nothing gives zeros', async () => {
+    for (const query of [
+      'from=2026-02-30',
+      'from=2026-01-02&to=2026-01-01',
+      'from=2024-01-01&to=2026-01-01',
+      'channel_type=fax',
+      'version=x',
+      'format=xml',
+    ]) {
+      const answer = await t.call('GET', `/v2/bots/${bot.appId}/analytics?${query}`);
+      expect(answer.status, query).to.equal(400);
+      expect(answer.json.error.code, query).to.equal('BW_ERR_SCHEMA');
+    }
+    const none = await analytics('&channel_type=whatsapp');
+    expect(none.totals.conversations).to.equal(0);
+    expect(none.states).to.deep.equal([]);
+    expect(none.rates.completion).to.equal(null);
+    const unknown = await t.call('GET', `/v2/bots/${randomUUID()}/analytics`);
+    expect(unknown.status).to.equal(404);
+  });
+
+  it('when rollup days are older than the retention, then the prune deletes them and keeps the rest', async () => {
+    const db = t.schema.db;
+    const key = { app_id: bot.appId, channel_type: 'telegram', language: '', flow_version: 1 };
+    await db('analytics_days').insert({
+      ...key,
+      day: db.raw(`current_date - 500`),
+      conversations: 7,
+    });
+    await db('analytics_state_days').insert({
+      ...key,
+      day: db.raw(`current_date - 500`),
+      state: 'welcome',
+      entered: 7,
+    });
+    await db('analytics_active').insert({
+      app_id: bot.appId,
+      day: db.raw(`current_date - 500`),
+      conversation_id: randomUUID(),
+      channel_type: 'telegram',
+    });
+    const before = await analytics();
+    expect(await pruneAnalytics(db, 400, 1)).to.equal(3);
+    expect(await pruneAnalytics(db, 400)).to.equal(0);
+    // Today's rows stay.
+    expect(await analytics()).to.deep.equal(before);
+  });
+});
