@@ -26,6 +26,7 @@ const ConversationsPage = page(
   () => import('./pages/conversations/conversations-page.tsx'),
   'ConversationsPage',
 );
+const AnalyticsPage = page(() => import('./pages/analytics/analytics-page.tsx'), 'AnalyticsPage');
 const ConversationPage = page(
   () => import('./pages/conversations/conversation-page.tsx'),
   'ConversationPage',
@@ -86,6 +87,7 @@ export function App() {
               <Route path="bots/:appId/flow" element={<FlowEditorPage />} />
               <Route path="bots/:appId/chat" element={<TestChatPage />} />
               <Route path="bots/:appId/conversations" element={<ConversationsPage />} />
+              <Route path="bots/:appId/analytics" element={<AnalyticsPage />} />
               <Route path="conversations/:id" element={<ConversationPage />} />
               <Route path="inbox" element={<InboxPage />} />
               <Route path="inbox/:id" element={<HandoffPage />} />

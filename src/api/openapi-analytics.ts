@@ -22,11 +22,17 @@ function queryParameters(): Record<string, unknown>[] {
 
 const integers = (names: readonly string[]) =>
   Object.fromEntries(names.map((n) => [n, { type: 'integer', minimum: 0 }]));
-const counters = { type: 'object', properties: integers(BOT_COUNTERS) };
+const counters = {
+  type: 'object',
+  required: [...BOT_COUNTERS],
+  properties: integers(BOT_COUNTERS),
+};
 const rate = { type: ['number', 'null'], minimum: 0, maximum: 1 };
 const grouped = (key: string, schema: Record<string, unknown>) => ({
   type: 'array',
-  items: { allOf: [counters, { type: 'object', properties: { [key]: schema } }] },
+  items: {
+    allOf: [counters, { type: 'object', required: [key], properties: { [key]: schema } }],
+  },
 });
 
 export const analyticsPaths = {
@@ -51,6 +57,9 @@ export const analyticsPaths = {
                   'totals',
                   'rates',
                   'by_day',
+                  'by_channel',
+                  'by_language',
+                  'by_version',
                   'states',
                 ],
                 properties: {
@@ -63,6 +72,7 @@ export const analyticsPaths = {
                       counters,
                       {
                         type: 'object',
+                        required: ['users', 'returning_users'],
                         properties: {
                           users: { type: ['integer', 'null'] },
                           returning_users: { type: ['integer', 'null'] },
@@ -72,6 +82,7 @@ export const analyticsPaths = {
                   },
                   rates: {
                     type: 'object',
+                    required: ['completion', 'did_not_understand', 'handoff'],
                     properties: { completion: rate, did_not_understand: rate, handoff: rate },
                   },
                   by_day: grouped('day', { type: 'string', format: 'date' }),
@@ -82,6 +93,7 @@ export const analyticsPaths = {
                     type: 'array',
                     items: {
                       type: 'object',
+                      required: ['state', ...STATE_COUNTERS, 'abandoned'],
                       properties: {
                         state: { type: 'string' },
                         ...integers([...STATE_COUNTERS, 'abandoned']),

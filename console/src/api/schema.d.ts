@@ -1485,91 +1485,91 @@ export interface paths {
               to: string;
               filters: Record<string, unknown>;
               totals: {
-                conversations?: number;
-                new_users?: number;
-                active_users?: number;
-                messages_in?: number;
-                messages_out?: number;
-                completed?: number;
-                reasks?: number;
-                fallbacks?: number;
-                handoffs?: number;
-                unanswered?: number;
+                conversations: number;
+                new_users: number;
+                active_users: number;
+                messages_in: number;
+                messages_out: number;
+                completed: number;
+                reasks: number;
+                fallbacks: number;
+                handoffs: number;
+                unanswered: number;
               } & {
-                users?: number | null;
-                returning_users?: number | null;
+                users: number | null;
+                returning_users: number | null;
               };
               rates: {
-                completion?: number | null;
-                did_not_understand?: number | null;
-                handoff?: number | null;
+                completion: number | null;
+                did_not_understand: number | null;
+                handoff: number | null;
               };
               by_day: ({
-                conversations?: number;
-                new_users?: number;
-                active_users?: number;
-                messages_in?: number;
-                messages_out?: number;
-                completed?: number;
-                reasks?: number;
-                fallbacks?: number;
-                handoffs?: number;
-                unanswered?: number;
+                conversations: number;
+                new_users: number;
+                active_users: number;
+                messages_in: number;
+                messages_out: number;
+                completed: number;
+                reasks: number;
+                fallbacks: number;
+                handoffs: number;
+                unanswered: number;
               } & {
                 /** Format: date */
-                day?: string;
+                day: string;
               })[];
-              by_channel?: ({
-                conversations?: number;
-                new_users?: number;
-                active_users?: number;
-                messages_in?: number;
-                messages_out?: number;
-                completed?: number;
-                reasks?: number;
-                fallbacks?: number;
-                handoffs?: number;
-                unanswered?: number;
+              by_channel: ({
+                conversations: number;
+                new_users: number;
+                active_users: number;
+                messages_in: number;
+                messages_out: number;
+                completed: number;
+                reasks: number;
+                fallbacks: number;
+                handoffs: number;
+                unanswered: number;
               } & {
-                channel_type?: string;
+                channel_type: string;
               })[];
-              by_language?: ({
-                conversations?: number;
-                new_users?: number;
-                active_users?: number;
-                messages_in?: number;
-                messages_out?: number;
-                completed?: number;
-                reasks?: number;
-                fallbacks?: number;
-                handoffs?: number;
-                unanswered?: number;
+              by_language: ({
+                conversations: number;
+                new_users: number;
+                active_users: number;
+                messages_in: number;
+                messages_out: number;
+                completed: number;
+                reasks: number;
+                fallbacks: number;
+                handoffs: number;
+                unanswered: number;
               } & {
-                language?: string;
+                language: string;
               })[];
-              by_version?: ({
-                conversations?: number;
-                new_users?: number;
-                active_users?: number;
-                messages_in?: number;
-                messages_out?: number;
-                completed?: number;
-                reasks?: number;
-                fallbacks?: number;
-                handoffs?: number;
-                unanswered?: number;
+              by_version: ({
+                conversations: number;
+                new_users: number;
+                active_users: number;
+                messages_in: number;
+                messages_out: number;
+                completed: number;
+                reasks: number;
+                fallbacks: number;
+                handoffs: number;
+                unanswered: number;
               } & {
-                flow_version?: number;
+                flow_version: number;
               })[];
               states: {
-                state?: string;
-                entered?: number;
-                left_forward?: number;
-                ended?: number;
-                handoffs?: number;
-                reasks?: number;
-                fallbacks?: number;
-                abandoned?: number;
+                state: string;
+                entered: number;
+                left_forward: number;
+                ended: number;
+                handoffs: number;
+                reasks: number;
+                fallbacks: number;
+                abandoned: number;
               }[];
             };
             'text/csv': string;

@@ -162,6 +162,11 @@ export function BotPage() {
           <li>
             <Link to={`/bots/${data.app_id}/conversations`}>Conversations</Link>
           </li>
+          {may('GET /v2/bots/:app_id/analytics') && (
+            <li data-route="GET /v2/bots/:app_id/analytics">
+              <Link to={`/bots/${data.app_id}/analytics`}>Analytics</Link>
+            </li>
+          )}
         </ul>
       </nav>
       {may('PATCH /v2/bots/:app_id') ? (

@@ -20,6 +20,7 @@ import {
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { useMemo, useRef, useState, type CSSProperties } from 'react';
+import type { StateDropOff } from './drop-off.tsx';
 import { EdgeLabels, type LabelledEdge } from './edge-labels.tsx';
 import { FollowSelection } from './follow-selection.tsx';
 import { flowToGraph, type GraphNode } from './flow-graph.ts';
@@ -68,6 +69,8 @@ interface FlowCanvasProps {
   onConnect?: (from: string, to: string | null, at?: { x: number; y: number }) => void;
   /** Given when the flow may be edited: a state dragged to a place of its own, dropped there. */
   onMove?: (name: string, at: { x: number; y: number }) => void;
+  /** Each state's drop-off, shown on its node, when the operator asked for it. */
+  dropOff?: ReadonlyMap<string, StateDropOff> | undefined;
 }
 
 function sameNode(a: StateNodeType, b: GraphNode, selected: boolean): boolean {
@@ -78,6 +81,7 @@ function sameNode(a: StateNodeType, b: GraphNode, selected: boolean): boolean {
     a.data.isStart === b.data.isStart &&
     a.data.problems === b.data.problems &&
     a.data.warnings === b.data.warnings &&
+    a.data.dropOff === b.data.dropOff &&
     a.data.lines.join('\n') === b.data.lines.join('\n')
   );
 }
@@ -97,8 +101,17 @@ export function FlowCanvas({
   onSelect,
   onConnect,
   onMove,
+  dropOff,
 }: FlowCanvasProps) {
-  const graph = useMemo(() => flowToGraph(flow, problems, warnings), [flow, problems, warnings]);
+  const graph = useMemo(() => {
+    const built = flowToGraph(flow, problems, warnings);
+    if (!dropOff) return built;
+    const nodes = built.nodes.map((n) => ({
+      ...n,
+      data: { ...n.data, dropOff: dropOff.get(n.id) },
+    }));
+    return { ...built, nodes };
+  }, [flow, problems, warnings, dropOff]);
   // The node being dragged, where the pointer has it; the flow learns its place on the drop.
   const [dragged, setDragged] = useState<{ id: string; x: number; y: number } | null>(null);
   // The same, at once: the drop can come before React has drawn the last move.

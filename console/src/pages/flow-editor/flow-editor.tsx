@@ -31,6 +31,7 @@ import { StateList } from './state-list.tsx';
 import { StatePanel } from './state-panel.tsx';
 import { TestChat } from '../test-chat/test-chat.tsx';
 import { useEditorKeys } from './use-editor-keys.ts';
+import { DropOffSelect, useDropOff } from './drop-off.tsx';
 import { useFlowDocument } from './use-flow-document.ts';
 import { useMay } from '../../api/permissions.ts';
 import { useBot } from '../../api/bots.ts';
@@ -76,6 +77,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
   const [showChat, setShowChat] = useState(false);
   const [viewing, setViewing] = useState<number | null>(null);
   const [focusPointer, setFocusPointer] = useState<string | null>(null);
+  const dropOff = useDropOff(appId);
 
   const versionQuery = useQuery({
     queryKey: ['flow-version', appId, viewing],
@@ -269,6 +271,9 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
                   JSON
                 </button>
               </div>
+              {dropOff.allowed && tab === 'graph' && (
+                <DropOffSelect days={dropOff.days} onChange={dropOff.setDays} />
+              )}
               {mayEdit && (
                 <div
                   role="toolbar"
@@ -312,6 +317,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
                     warnings={warningStates}
                     selected={selectedExists ? selected : null}
                     onSelect={setSelected}
+                    dropOff={dropOff.stats}
                     {...(editable
                       ? {
                           onMove: (name: string, at: { x: number; y: number }) =>

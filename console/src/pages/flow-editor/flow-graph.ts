@@ -16,6 +16,8 @@ export interface StateNodeData extends Record<string, unknown> {
   isStart: boolean;
   problems: number;
   warnings: number;
+  /** The state's drop-off when the canvas shows it (drop-off.tsx). */
+  dropOff?: { entered: number; abandoned: number; reasks: number } | undefined;
 }
 
 export interface GraphNode {

@@ -2,6 +2,7 @@
 import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
 import { memo } from 'react';
 import type { StateNodeData } from './flow-graph.ts';
+import { dropOffLine } from './drop-off.tsx';
 
 export type StateNodeType = Node<StateNodeData, 'state'>;
 
@@ -27,9 +28,14 @@ function StateNodeView({ data, selected }: NodeProps<StateNodeType>) {
           <li key={i}>{line}</li>
         ))}
       </ul>
+      {data.dropOff && <DropOff {...dropOffLine(data.dropOff)} />}
       <Handle type="source" position={Position.Bottom} />
     </div>
   );
+}
+
+function DropOff({ text, high }: { text: string; high: boolean }) {
+  return <p className={high ? 'state-node-stats high' : 'state-node-stats'}>{text}</p>;
 }
 
 /** Memoised: React Flow re-renders a node only when its data object changes. */
