@@ -36,6 +36,7 @@ describe('the console for each role', function () {
     `/console/bots/${appId}/flow`,
     `/console/bots/${appId}/chat`,
     `/console/bots/${appId}/conversations`,
+    `/console/bots/${appId}/analytics`,
     '/console/inbox',
     '/console/knowledge',
     `/console/knowledge/walk-${suffix}`,
@@ -71,7 +72,7 @@ describe('the console for each role', function () {
       hidden: ['GET /v2/audit', 'GET /v2/accounts'],
     },
     viewer: {
-      shown: ['GET /v2/bots/:app_id/flow', 'GET /v2/collections'],
+      shown: ['GET /v2/bots/:app_id/flow', 'GET /v2/collections', 'GET /v2/bots/:app_id/analytics'],
       hidden: ['POST /v2/bots', 'PUT /v2/bots/:app_id/flow/draft', 'PATCH /v2/bots/:app_id'],
     },
     agent: {
@@ -81,6 +82,7 @@ describe('the console for each role', function () {
         'GET /v2/bots/:app_id/flow',
         'PATCH /v2/bots/:app_id',
         'GET /v2/collections',
+        'GET /v2/bots/:app_id/analytics',
       ],
     },
   };
