@@ -3,8 +3,9 @@
  * same statement that stores the turn's conversation state (so a turn is counted exactly when it
  * is applied, once). Rows are keyed by what a page may filter on: the day (UTC), the channel
  * type, the conversation's language ('' when unknown) and the flow version (0 for none).
- * `analytics_active` holds one row per conversation and day it was active, so a user is counted
- * active once a day; retention (ANALYTICS_RETENTION_DAYS) deletes old rows of all three.
+ * `analytics_users` holds each user's (conversation's) first and latest day, so a user is counted
+ * active once a day and the users of a range ending today are one indexed count; retention
+ * (ANALYTICS_RETENTION_DAYS) deletes old days and users not seen since.
  */
 import type { Knex } from 'knex';
 
@@ -52,19 +53,22 @@ export async function up(knex: Knex): Promise<void> {
     }
     t.primary([...KEY, 'state']);
   });
-  await knex.schema.createTable('analytics_active', (t) => {
+  await knex.schema.createTable('analytics_users', (t) => {
     t.text('app_id').notNullable().references('bots.app_id').onDelete('CASCADE');
-    t.date('day').notNullable();
     t.uuid('conversation_id').notNullable();
     t.text('channel_type').notNullable();
-    t.primary(['app_id', 'day', 'conversation_id']);
-    // Retention deletes by day alone.
-    t.index(['day']);
+    t.date('first_day').notNullable().comment('UTC day of its first counted turn');
+    t.date('last_day').notNullable().comment('UTC day of its latest counted turn');
+    t.primary(['app_id', 'conversation_id']);
+    // Users active since a day (a range ending today): a count over this index alone.
+    t.index(['app_id', 'last_day']);
+    // Retention deletes by the last day alone.
+    t.index(['last_day']);
   });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.dropTable('analytics_active');
+  await knex.schema.dropTable('analytics_users');
   await knex.schema.dropTable('analytics_state_days');
   await knex.schema.dropTable('analytics_days');
 }

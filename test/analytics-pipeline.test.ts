@@ -345,6 +345,17 @@ describe('analytics (edge, channel, language, flow)', function () {
       expect(answer.status, query).to.equal(400);
       expect(answer.json.error.code, query).to.equal('BW_ERR_SCHEMA');
     }
+    // Users, each once, are known for ranges that end today only.
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const past = await t.call(
+      'GET',
+      `/v2/bots/${bot.appId}/analytics?from=${yesterday}&to=${yesterday}`,
+    );
+    expect(past.json.totals).to.deep.include({
+      users: null,
+      returning_users: null,
+      conversations: 0,
+    });
     const none = await analytics('&channel_type=whatsapp');
     expect(none.totals.conversations).to.equal(0);
     expect(none.states).to.deep.equal([]);
@@ -367,11 +378,12 @@ describe('analytics (edge, channel, language, flow)', function () {
       state: 'welcome',
       entered: 7,
     });
-    await db('analytics_active').insert({
+    await db('analytics_users').insert({
       app_id: bot.appId,
-      day: db.raw(`current_date - 500`),
       conversation_id: randomUUID(),
       channel_type: 'telegram',
+      first_day: db.raw(`current_date - 600`),
+      last_day: db.raw(`current_date - 500`),
     });
     const before = await analytics();
     expect(await pruneAnalytics(db, 400, 1)).to.equal(3);

@@ -65,7 +65,10 @@ export interface Rates {
 
 export interface Analytics {
   totals: BotCounters & {
-    /** Users (conversations) active in the range, each once; null with a language or version filter. */
+    /**
+     * Users (conversations) active in the range, each once; null for a range that ends before
+     * today or with a language or version filter.
+     */
     users: number | null;
     returning_users: number | null;
   };
@@ -134,7 +137,7 @@ export async function readAnalytics(db: Knex, f: AnalyticsFilter): Promise<Analy
   const [rows, states, users] = await Promise.all([
     dayRows(db, f),
     stateRows(db, f),
-    f.language === undefined && f.version === undefined ? distinctUsers(db, f) : null,
+    usersSince(db, f),
   ]);
   const totals = zero();
   const group = <K extends string | number>(key: (row: DayRow) => K): Map<K, BotCounters> => {
@@ -173,27 +176,42 @@ export async function readAnalytics(db: Knex, f: AnalyticsFilter): Promise<Analy
   };
 }
 
-/** Users (conversations) active in the range, each counted once. */
-async function distinctUsers(db: Knex, f: AnalyticsFilter): Promise<number> {
-  const query = db('analytics_active').where('app_id', f.appId).whereBetween('day', [f.from, f.to]);
+/**
+ * Users (conversations) active in the range, each counted once: for a range ending today, those
+ * whose latest day is in it (one count over an index); null for a range ending earlier (a user's
+ * row keeps only their first and latest day) or with a language or version filter (which users'
+ * rows do not carry).
+ */
+async function usersSince(db: Knex, f: AnalyticsFilter): Promise<number | null> {
+  const today = new Date().toISOString().slice(0, 10);
+  if (f.to < today || f.language !== undefined || f.version !== undefined) return null;
+  const query = db('analytics_users').where('app_id', f.appId).andWhere('last_day', '>=', f.from);
   if (f.channelType !== undefined) query.andWhere('channel_type', f.channelType);
-  const [row] = await query.countDistinct({ users: 'conversation_id' });
+  const [row] = await query.count({ users: '*' });
   return Number(row?.users ?? 0);
 }
 
-/** Deletes rollup days older than `retentionDays`, in batches; answers how many rows went. */
+/**
+ * Deletes rollup days older than `retentionDays`, and users not seen since, in batches; answers
+ * how many rows went.
+ */
 export async function pruneAnalytics(
   db: Knex,
   retentionDays: number,
   batch = 5000,
 ): Promise<number> {
   let deleted = 0;
-  for (const table of ['analytics_days', 'analytics_state_days', 'analytics_active']) {
+  const tables: [table: string, day: string][] = [
+    ['analytics_days', 'day'],
+    ['analytics_state_days', 'day'],
+    ['analytics_users', 'last_day'],
+  ];
+  for (const [table, day] of tables) {
     for (;;) {
       const result: { rowCount?: number } = await db.raw(
         `delete from ?? where ctid in (
-           select ctid from ?? where day < current_date - ?::integer limit ? for update skip locked)`,
-        [table, table, retentionDays, batch],
+           select ctid from ?? where ?? < current_date - ?::integer limit ? for update skip locked)`,
+        [table, table, day, retentionDays, batch],
       );
       const count = result.rowCount ?? 0;
       deleted += count;

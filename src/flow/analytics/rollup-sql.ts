@@ -3,7 +3,9 @@
  * of the very statement that stores the turns' conversation states (`state-store.ts`): a turn is
  * counted exactly when its state is written, once, and a turn retried after a conflict or
  * redelivered after a crash counts nothing more. Rows are upserted in key order, so two
- * statements adding to the same rows wait for each other instead of deadlocking.
+ * statements adding to the same rows wait for each other instead of deadlocking. A user's row
+ * (`analytics_users`) moves to a new day at its first turn that day, which is when the user counts
+ * as active that day (a row that did not move is not returned).
  */
 
 const KEY = 'app_id, day, channel_type, language, flow_version';
@@ -45,20 +47,20 @@ export function rollupCtes(param: string, written: string): string {
       flow_version integer, ${typed(BOT_COUNTERS)}, states jsonb)
     where d.conversation_id in (select conversation_id from ${written})
   ),
-  analytics_new_active as (
-    insert into analytics_active (app_id, day, conversation_id, channel_type)
-    select app_id, day, conversation_id, channel_type from analytics_turns
-    order by app_id, day, conversation_id
-    on conflict do nothing
-    returning app_id, day, conversation_id
+  analytics_seen as (
+    insert into analytics_users as t (app_id, conversation_id, channel_type, first_day, last_day)
+    select app_id, conversation_id, channel_type, day, day from analytics_turns
+    order by app_id, conversation_id
+    on conflict (app_id, conversation_id) do update set last_day = excluded.last_day
+      where t.last_day < excluded.last_day
+    returning app_id, conversation_id
   ),
   analytics_bot_rows as (
     insert into analytics_days as t (${KEY}, ${BOT_COUNTERS.join(', ')}, active_users)
     select d.app_id, d.day, d.channel_type, d.language, d.flow_version, ${sums(BOT_COUNTERS, 'd')},
       count(a.conversation_id)
     from analytics_turns d
-    left join analytics_new_active a
-      on a.app_id = d.app_id and a.day = d.day and a.conversation_id = d.conversation_id
+    left join analytics_seen a on a.app_id = d.app_id and a.conversation_id = d.conversation_id
     group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
     on conflict (${KEY}) do update set ${adds(BOT_COUNTERS)}, active_users = t.active_users + excluded.active_users
   ),
