@@ -131,6 +131,55 @@ export function opsPaths(): Record<string, unknown> {
         },
       },
     },
+    '/v2/ops/bots': {
+      get: {
+        ...admin,
+        summary:
+          "What waits for each bot now: its backlog as the edge's backpressure counts it (turns in flight and parked replies), and per channel the replies parked behind its circuit breaker, whether the breaker is open and for how long yet, and the failed platform calls in its window; bots with something waiting first",
+        responses: {
+          200: answer('Every bot the caller may see', {
+            type: 'object',
+            required: ['bots'],
+            properties: {
+              bots: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['app_id', 'name', 'backlog', 'channels'],
+                  properties: {
+                    app_id: { type: 'string' },
+                    name: { type: 'string' },
+                    backlog: {
+                      type: 'integer',
+                      description: 'turns in flight plus parked replies',
+                    },
+                    channels: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        required: ['id', 'type', 'parked', 'breaker', 'open_ms', 'failures'],
+                        properties: {
+                          id: { type: 'string', format: 'uuid' },
+                          type: { type: 'string' },
+                          parked: {
+                            type: 'integer',
+                            description: 'replies waiting for the platform',
+                          },
+                          breaker: { enum: ['open', 'closed'] },
+                          open_ms: { type: 'integer', description: 'how long it stays open yet' },
+                          failures: { type: 'integer', description: 'failed calls in its window' },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          }),
+          '4XX': error,
+        },
+      },
+    },
     '/v2/ops/dead-letters/{topic}': {
       get: {
         ...admin,

@@ -16,7 +16,7 @@
  * index of accounts with parked replies (`{parking}`) is a separate key, written after each park.
  */
 import type { Redis } from '../shared/redis.ts';
-import { parkedKey, parkingBase } from '../shared/bot-turns.ts';
+import { breakerKeys, parkingBase } from '../shared/bot-turns.ts';
 
 // KEYS: parked stream, open flag, failure counter, the turn's marker.
 // ARGV: data, marker ttl (s), force ('1' parks whatever the state).
@@ -115,14 +115,8 @@ export class Breaker {
     return `${this.#o.prefix}:{parking}`;
   }
 
-  #keys(account: string): { parked: string; open: string; fails: string; level: string } {
-    const base = parkingBase(this.#o.prefix, account);
-    return {
-      parked: parkedKey(this.#o.prefix, account),
-      open: `${base}:open`,
-      fails: `${base}:fails`,
-      level: `${base}:level`,
-    };
+  #keys(account: string): ReturnType<typeof breakerKeys> {
+    return breakerKeys(this.#o.prefix, account);
   }
 
   /**

@@ -30,6 +30,24 @@ export function parkedKey(prefix: string, channelId: string): string {
   return `${parkingBase(prefix, channelId)}:parked`;
 }
 
+/**
+ * The keys of a channel's circuit breaker (src/channel/breaker.ts): its parked replies, the flag
+ * that is set while it is open (for as long as it stays open), the failures in its window, and
+ * how many times it opened lately (each opening lasts twice the one before).
+ */
+export function breakerKeys(
+  prefix: string,
+  channelId: string,
+): { parked: string; open: string; fails: string; level: string } {
+  const base = parkingBase(prefix, channelId);
+  return {
+    parked: parkedKey(prefix, channelId),
+    open: `${base}:open`,
+    fails: `${base}:fails`,
+    level: `${base}:level`,
+  };
+}
+
 /** A turn the edge published, for the ledger. */
 export interface AdmittedTurn {
   appId: string;

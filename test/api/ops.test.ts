@@ -1,4 +1,8 @@
 import { expect } from 'chai';
+import { Breaker, BREAKER_SCRIPTS } from '../../src/channel/breaker.ts';
+import { admitTurns } from '../../src/shared/bot-turns.ts';
+import { createRedis } from '../../src/shared/redis.ts';
+import { REDIS_URL } from '../support/services.ts';
 import { StreamConsumer } from '../../src/shared/bus/consumer.ts';
 import { ensureGroups } from '../../src/shared/bus/consumer.ts';
 import { Producer } from '../../src/shared/bus/producer.ts';
@@ -7,7 +11,7 @@ import { BotwireError } from '../../src/shared/errors.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import type { Redis } from '../../src/shared/redis.ts';
 import { SchemaRegistry } from '../../src/shared/schemas.ts';
-import { startTestApi, type TestApi } from '../support/api.ts';
+import { startTestApi, TELEGRAM_TOKEN, type TestApi } from '../support/api.ts';
 import { connectRedis, topicEntries, waitFor } from '../support/services.ts';
 
 interface IndexMessage {
@@ -314,11 +318,62 @@ describe('operations routes', function () {
     expect(noAuth.status).to.equal(401);
   });
 
+  it('when a bot’s platform fails, then bots shows its breaker open with the replies parked behind it and its backlog, first; a quiet bot shows nothing waiting', async () => {
+    const made = async (name: string) =>
+      (
+        await t.call('POST', '/v2/bots', {
+          body: { name, channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } } },
+        })
+      ).json as { app_id: string; channels: { id: string }[] };
+    const quiet = await made('A quiet bot');
+    const failing = await made('Z failing bot');
+    const channel = failing.channels[0]!.id;
+    // What channel does when the platform fails: five failed calls open the breaker, and the
+    // replies that come meanwhile are parked behind it.
+    const redis = createRedis(REDIS_URL, { name: 'botwire-test', scripts: BREAKER_SCRIPTS });
+    connections.push(redis);
+    const breaker = new Breaker({ redis, prefix: t.prefix, openMs: 60_000, openMaxMs: 60_000 });
+    for (let i = 0; i < 5; i += 1) await breaker.fail(channel);
+    for (const turn of ['t1', 't2', 't3']) await breaker.admit(channel, turn, '{}');
+    // Two turns of the bot still in flight, as the edge admitted them.
+    await admitTurns(
+      t.redis,
+      t.prefix,
+      [
+        { appId: failing.app_id, turnId: 'in-1' },
+        { appId: failing.app_id, turnId: 'in-2' },
+      ],
+      60_000,
+    );
+
+    const { status, json } = await t.call('GET', '/v2/ops/bots');
+    expect(status).to.equal(200);
+    const [first, ...rest] = json.bots as any[];
+    expect(first).to.deep.include({ app_id: failing.app_id, name: 'Z failing bot', backlog: 5 });
+    expect(first.channels[0]).to.deep.include({
+      id: channel,
+      type: 'telegram',
+      parked: 3,
+      breaker: 'open',
+      failures: 5,
+    });
+    expect(first.channels[0].open_ms).to.be.within(1, 60_000);
+    const calm = rest.find((b) => b.app_id === quiet.app_id);
+    expect(calm).to.deep.include({ backlog: 0 });
+    expect(calm.channels[0]).to.deep.include({
+      parked: 0,
+      breaker: 'closed',
+      open_ms: 0,
+      failures: 0,
+    });
+  });
+
   it('when the OpenAPI description is read, then every route here is in it with a response schema that has properties', async () => {
     const { json } = await t.call('GET', '/v2/openapi.json', { auth: false });
     for (const path of [
       '/v2/ops/processes',
       '/v2/ops/topics',
+      '/v2/ops/bots',
       '/v2/ops/dead-letters/{topic}',
       '/v2/ops/dead-letters/{topic}/{id}',
       '/v2/bots/{app_id}/conversations',

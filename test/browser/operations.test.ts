@@ -149,6 +149,47 @@ describe('operations and conversations pages in a browser', function () {
     }
   });
 
+  it('when a bot’s platform fails, then the Operations page shows its replies parked behind an open breaker, and once the platform is back they are sent and nothing waits', async () => {
+    const bot = await telegramBot(service, 'Failing platform bot', ECHO_FLOW);
+    const chat = 9101;
+    // The platform refuses every send to this chat (a 502, as an outage does).
+    service.telegram.behave((call) =>
+      call.chat === String(chat) ? { status: 502, body: { ok: false, error_code: 502 } } : 'ok',
+    );
+    try {
+      const page = await service.newPage();
+      await signIn(page, service.adminKey);
+      await page.goto('/console/operations');
+      for (const text of ['one', 'two', 'three', 'four']) await say(bot, chat, 'Ada', text);
+      const bots = page.getByRole('table', { name: /Bots with replies waiting/ });
+      const row = bots.getByRole('row').filter({ hasText: 'Failing platform bot' });
+      await row.getByText(/failing: sends paused/).waitFor({ timeout: 90_000 });
+      const parked = Number(await row.getByRole('cell').nth(2).textContent());
+      expect(parked).to.be.at.least(1);
+      await checkA11y(page, 'operations (a failing platform)');
+      await screenshot(page, 'operations-failing-platform');
+
+      service.telegram.behave(undefined);
+      await waitFor(() => repliesTo(chat, 'echo: four').length > 0 || undefined, {
+        timeoutMs: 120_000,
+        what: 'the parked replies sent once the platform is back',
+      });
+      await waitFor(
+        async () => {
+          const { bots: rows } = await admin('GET', '/v2/ops/bots');
+          const mine = rows.find((b: { app_id: string }) => b.app_id === bot.appId);
+          return mine.backlog === 0 && mine.channels[0].parked === 0 ? true : undefined;
+        },
+        { timeoutMs: 30_000, what: 'nothing waiting for the bot' },
+      );
+      for (const text of ['one', 'two', 'three', 'four'])
+        expect(repliesTo(chat, `echo: ${text}`), text).to.have.length(1);
+      expectNoCspViolations(page);
+    } finally {
+      service.telegram.behave(undefined);
+    }
+  });
+
   it('when a Telegram bot with a web channel has conversations, then the Conversations page narrows them by channel and by words', async () => {
     const bot = await telegramBot(service, 'Conversation desk', ECHO_FLOW);
     const web = await admin('POST', `/v2/bots/${bot.appId}/channels`, {

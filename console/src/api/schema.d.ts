@@ -3135,6 +3135,63 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/ops/bots': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What waits for each bot now: its backlog as the edge's backpressure counts it (turns in flight and parked replies), and per channel the replies parked behind its circuit breaker, whether the breaker is open and for how long yet, and the failed platform calls in its window; bots with something waiting first */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Every bot the caller may see */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              bots: {
+                app_id: string;
+                name: string;
+                /** @description turns in flight plus parked replies */
+                backlog: number;
+                channels: {
+                  /** Format: uuid */
+                  id: string;
+                  type: string;
+                  /** @description replies waiting for the platform */
+                  parked: number;
+                  /** @enum {unknown} */
+                  breaker: 'open' | 'closed';
+                  /** @description how long it stays open yet */
+                  open_ms: number;
+                  /** @description failed calls in its window */
+                  failures: number;
+                }[];
+              }[];
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/ops/dead-letters/{topic}': {
     parameters: {
       query?: never;

@@ -65,6 +65,7 @@ export const PERMISSIONS: Readonly<Record<string, readonly Role[]>> = {
   // Operations: reading for every role but agents; a replay re-sends messages, so builders too.
   'GET /v2/ops/processes': READ,
   'GET /v2/ops/topics': READ,
+  'GET /v2/ops/bots': READ,
   'GET /v2/ops/dead-letters/:topic': READ,
   'GET /v2/ops/dead-letters/:topic/:id': READ,
   'POST /v2/ops/dead-letters/:topic/replay': BUILD,

@@ -29,6 +29,7 @@ import { securityHeaders } from './guard.ts';
 import { opsRoutes } from './ops.ts';
 import { testChatRoutes } from '../test-chats/routes.ts';
 import { analyticsRoutes } from '../analytics/routes.ts';
+import { opsBotRoutes } from './ops-bots.ts';
 import { enforcePermissions, principalMay } from './permissions.ts';
 import { principalOf, requireBotAccess } from './principal.ts';
 import { accountRoutes } from './account-routes.ts';
@@ -260,6 +261,7 @@ export function adminRouter(edge: Edge): Router {
   testChatRoutes(router, edge, { readBody: (ctx, schema) => body(ctx, edge, schema), appIdOf });
   analyticsRoutes(router, edge, appIdOf);
   opsRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
+  opsBotRoutes(router, edge);
   auditRoutes(router, edge);
   accountRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   selfRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));

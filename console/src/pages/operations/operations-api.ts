@@ -4,6 +4,7 @@
  */
 import { api, unwrap } from '../../api/client.ts';
 import type {
+  BotsAtWorkView,
   DeadLetter,
   DeadLetterPage,
   ProcessesView,
@@ -21,6 +22,7 @@ export const opsKeys = {
   all: ['ops'] as const,
   processes: ['ops', 'processes'] as const,
   topics: ['ops', 'topics'] as const,
+  bots: ['ops', 'bots'] as const,
   deadLetters: (topic: string) => ['ops', 'dead-letters', topic] as const,
   deadLetter: (topic: string, id: string) => ['ops', 'dead-letters', topic, id] as const,
 };
@@ -34,6 +36,10 @@ export async function getProcesses(): Promise<ProcessesView> {
 
 export async function getTopics(): Promise<TopicsView> {
   return unwrap(await api.GET('/v2/ops/topics'));
+}
+
+export async function getBotsAtWork(): Promise<BotsAtWorkView> {
+  return unwrap(await api.GET('/v2/ops/bots'));
 }
 
 export async function listDeadLetters(topic: string, after?: string): Promise<DeadLetterPage> {

@@ -1,6 +1,7 @@
 /**
- * Operations (`/console/operations`): processes and when they were last seen, topic backlogs
- * (read every 10 s), and dead letters per topic, live on `dead-letter` events. The topic shown
+ * Operations (`/console/operations`): processes and when they were last seen, what waits for
+ * each bot (its backlog, replies parked behind a failing platform), topic backlogs (both read
+ * every 10 s), and dead letters per topic, live on `dead-letter` events. The topic shown
  * is kept in the URL (`?topic=`).
  */
 import { useQueryClient } from '@tanstack/react-query';
@@ -8,6 +9,7 @@ import { useSearchParams } from 'react-router';
 import { LiveBadge } from '../ops-shared/live-badge.tsx';
 import '../ops-shared/ops-shared.css';
 import { useLiveEvents } from '../ops-shared/use-live-events.ts';
+import { BotsSection } from './bots-section.tsx';
 import { DeadLettersSection } from './dead-letters-section.tsx';
 import { opsKeys } from './operations-api.ts';
 import { ProcessesSection } from './processes-section.tsx';
@@ -40,6 +42,7 @@ export function OperationsPage() {
         <LiveBadge state={live} />
       </header>
       <ProcessesSection />
+      <BotsSection />
       <TopicsSection selected={topic} onSelect={(t) => setParams({ topic: t })} />
       {topic !== undefined && <DeadLettersSection key={topic} topic={topic} />}
     </div>

@@ -1,0 +1,75 @@
+/**
+ * What waits for each bot now (read every 10 s): its backlog as the edge's backpressure counts it,
+ * and per channel the replies parked behind an open circuit breaker, how long it stays open yet
+ * and the failed platform calls in its window. Bots with nothing waiting are counted, not listed.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import type { BotAtWork } from '../../api/types.ts';
+import { ErrorAlert } from '../../components/error-alert.tsx';
+import { getBotsAtWork, opsKeys } from './operations-api.ts';
+import { OPS_REFRESH_MS } from './processes-section.tsx';
+
+const waits = (bot: BotAtWork): boolean =>
+  bot.backlog > 0 ||
+  bot.channels.some((c) => c.parked > 0 || c.breaker === 'open' || c.failures > 0);
+
+export function BotsSection() {
+  const bots = useQuery({
+    queryKey: opsKeys.bots,
+    queryFn: getBotsAtWork,
+    refetchInterval: OPS_REFRESH_MS,
+  });
+  const waiting = bots.data?.bots.filter(waits) ?? [];
+  const quiet = (bots.data?.bots.length ?? 0) - waiting.length;
+  return (
+    <section aria-labelledby="ops-bots-h">
+      <h2 id="ops-bots-h">Bots</h2>
+      {bots.isPending && <p role="status">Loading bots…</p>}
+      {bots.isError && <ErrorAlert what="The bots could not be loaded." error={bots.error} />}
+      {bots.data && waiting.length === 0 && <p>Nothing waits for any bot.</p>}
+      {waiting.length > 0 && (
+        <table>
+          <caption>Bots with replies waiting or a failing platform</caption>
+          <thead>
+            <tr>
+              <th scope="col">Bot</th>
+              <th scope="col">Backlog</th>
+              <th scope="col">Channel</th>
+              <th scope="col">Parked replies</th>
+              <th scope="col">Platform</th>
+            </tr>
+          </thead>
+          <tbody>
+            {waiting.flatMap((bot) =>
+              bot.channels.map((c, i) => (
+                <tr key={c.id} className={c.breaker === 'open' ? 'ops-has-dead' : undefined}>
+                  {i === 0 && (
+                    <>
+                      <th scope="row" rowSpan={bot.channels.length}>
+                        <Link to={`/bots/${bot.app_id}`}>{bot.name}</Link>
+                      </th>
+                      <td rowSpan={bot.channels.length}>{bot.backlog}</td>
+                    </>
+                  )}
+                  <td>{c.type}</td>
+                  <td>{c.parked}</td>
+                  <td>
+                    {c.breaker === 'open'
+                      ? `failing: sends paused ${Math.ceil(c.open_ms / 1000)} s more`
+                      : c.failures > 0
+                        ? `${c.failures} failed calls lately`
+                        : 'ok'}
+                  </td>
+                </tr>
+              )),
+            )}
+          </tbody>
+        </table>
+      )}
+      {bots.data && waiting.length > 0 && quiet > 0 && (
+        <p className="hint">{quiet} other bots have nothing waiting.</p>
+      )}
+    </section>
+  );
+}
