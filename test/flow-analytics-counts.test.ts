@@ -15,7 +15,7 @@ const turn = (over: Partial<TurnOutcome>): TurnOutcome => ({
   firstTurn: false,
   userMessage: true,
   sent: 0,
-  unanswered: false,
+  handoffOpened: false,
   ...over,
 });
 
@@ -56,7 +56,11 @@ describe('flow analytics: what a turn counts', () => {
     const asked = countTurn(turn({ steps: [{ retry: 'menu' }] }))!;
     expect([asked.reasks, asked.states[0]!.reasks]).to.deep.equal([1, 1]);
     const gaveUp = countTurn(
-      turn({ steps: [{ fallback: 'menu' }, { enter: 'human' }], handoffFrom: 'human' }),
+      turn({
+        steps: [{ fallback: 'menu' }, { enter: 'human' }],
+        handoffOpened: true,
+        handoffFrom: 'human',
+      }),
     )!;
     expect(gaveUp).to.deep.include({ fallbacks: 1, handoffs: 1, conversations: 0 });
     expect(gaveUp.states).to.deep.equal([
@@ -81,9 +85,19 @@ describe('flow analytics: what a turn counts', () => {
     ]);
   });
 
-  it('when a knowledge answer comes back with nothing relevant, then it is one unanswered question and no user message', () => {
-    const counts = countTurn(turn({ userMessage: false, unanswered: true }))!;
+  it('when the flow takes a knowledge answer with nothing relevant, then it is one unanswered question and no user message; one it found is not', () => {
+    const counts = countTurn(
+      turn({ userMessage: false, steps: [{ knowledge: { state: 'ask', found: false } }] }),
+    )!;
     expect(counts).to.deep.include({ unanswered: 1, messages_in: 0 });
+    const found = countTurn(turn({ steps: [{ knowledge: { state: 'ask', found: true } }] }))!;
+    expect(found.unanswered).to.equal(0);
+  });
+
+  it('when a first message hands the conversation over (a keyword, no state yet), then the handoff counts for the bot and no state', () => {
+    const counts = countTurn(turn({ steps: [], handoffOpened: true, firstTurn: true }))!;
+    expect(counts).to.deep.include({ handoffs: 1 });
+    expect(counts.states).to.deep.equal([]);
   });
 
   it('when the turn is a test chat’s, then it counts nothing', () => {

@@ -410,8 +410,8 @@ async function runOneTurn(
     firstTurn: stored.version === 0,
     userMessage: input.intent === 'user_input',
     sent: outputs.length,
-    handoffFrom: opened ? (state.state ?? undefined) : undefined,
-    unanswered: input.intent === 'callback' && input.found === false,
+    handoffOpened: opened !== undefined,
+    handoffFrom: opened && !stored.state.ended ? (state.state ?? undefined) : undefined,
   });
   const saveInput = {
     appId: conversation.app_id,

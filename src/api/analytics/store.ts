@@ -210,7 +210,8 @@ export async function pruneAnalytics(
     for (;;) {
       const result: { rowCount?: number } = await db.raw(
         `delete from ?? where ctid in (
-           select ctid from ?? where ?? < current_date - ?::integer limit ? for update skip locked)`,
+           select ctid from ?? where ?? < (now() at time zone 'utc')::date - ?::integer
+           limit ? for update skip locked)`,
         [table, table, day, retentionDays, batch],
       );
       const count = result.rowCount ?? 0;

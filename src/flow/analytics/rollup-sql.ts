@@ -4,8 +4,8 @@
  * counted exactly when its state is written, once, and a turn retried after a conflict or
  * redelivered after a crash counts nothing more. Rows are upserted in key order, so two
  * statements adding to the same rows wait for each other instead of deadlocking. A user's row
- * (`analytics_users`) moves to a new day at its first turn that day, which is when the user counts
- * as active that day (a row that did not move is not returned).
+ * (`analytics_users`) moves to a new day at the first message of the user that day, which is when
+ * the user counts as active that day (a row that did not move is not returned).
  */
 
 const KEY = 'app_id, day, channel_type, language, flow_version';
@@ -41,15 +41,20 @@ const adds = (names: readonly string[]): string =>
  * (`conversation_id`). An empty array adds nothing.
  */
 export function rollupCtes(param: string, written: string): string {
+  // One row per conversation even if a batch ever held two of its turns: an upsert may touch a
+  // row once per statement, and the batch's other turns must not fail for it.
   return `analytics_turns as (
-    select d.* from jsonb_to_recordset(${param}::jsonb) as d (
+    select distinct on (d.conversation_id) d.*
+    from jsonb_to_recordset(${param}::jsonb) as d (
       conversation_id uuid, app_id text, day date, channel_type text, language text,
       flow_version integer, ${typed(BOT_COUNTERS)}, states jsonb)
     where d.conversation_id in (select conversation_id from ${written})
+    order by d.conversation_id
   ),
   analytics_seen as (
     insert into analytics_users as t (app_id, conversation_id, channel_type, first_day, last_day)
     select app_id, conversation_id, channel_type, day, day from analytics_turns
+    where messages_in > 0
     order by app_id, conversation_id
     on conflict (app_id, conversation_id) do update set last_day = excluded.last_day
       where t.last_day < excluded.last_day

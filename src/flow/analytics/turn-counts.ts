@@ -53,10 +53,10 @@ export interface TurnOutcome {
   /** The turn handled a user's message (text, media or a button press). */
   userMessage: boolean;
   sent: number;
-  /** The state in which the turn handed the conversation to a person, if it did. */
+  /** The turn handed the conversation to a person. */
+  handoffOpened: boolean;
+  /** The state it was handed over in, when it was in one (not at a first message or an end). */
   handoffFrom?: string | undefined;
-  /** A knowledge answer came back with no relevant passage. */
-  unanswered: boolean;
 }
 
 /** The counts of a turn, or null when it counts nothing (a test chat). */
@@ -83,6 +83,7 @@ export function countTurn(turn: TurnOutcome): TurnCounts | null {
   let completed = 0;
   let reasks = 0;
   let fallbacks = 0;
+  let unanswered = 0;
   for (const step of turn.steps) {
     if ('start' in step) conversations += 1;
     else if ('enter' in step) of(step.enter).entered += 1;
@@ -99,7 +100,7 @@ export function countTurn(turn: TurnOutcome): TurnCounts | null {
       of(step.fallback).fallbacks += 1;
       of(step.fallback).left_forward += 1;
       fallbacks += 1;
-    }
+    } else if ('knowledge' in step && !step.knowledge.found) unanswered += 1;
   }
   if (turn.handoffFrom !== undefined) of(turn.handoffFrom).handoffs += 1;
   return {
@@ -116,8 +117,8 @@ export function countTurn(turn: TurnOutcome): TurnCounts | null {
     completed,
     reasks,
     fallbacks,
-    handoffs: turn.handoffFrom === undefined ? 0 : 1,
-    unanswered: turn.unanswered ? 1 : 0,
+    handoffs: turn.handoffOpened ? 1 : 0,
+    unanswered,
     states: [...states.values()],
   };
 }

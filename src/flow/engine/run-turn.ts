@@ -415,6 +415,8 @@ function globalFirstIntent(turn: Turn, event: InputEvent): boolean {
     vars: {},
     ...(turn.state.language === undefined ? {} : { language: turn.state.language }),
   };
+  // The flow starts here, at its start state, as `restart` would have begun it.
+  turn.trace.push({ start });
   actOnIntent(turn, intent.name, intent.global, event, start);
   return true;
 }
@@ -496,7 +498,9 @@ function onEffectResult(turn: Turn, event: EffectResultEvent): void {
   if (store !== undefined) setVar(turn, store, value);
   // A knowledge answer says whether it found anything relevant: `<store>_found`, to branch on.
   if (store !== undefined && 'answer_from' in action) {
-    setVar(turn, `${store}_found`, event.ok ? event.found !== false : false);
+    const found = event.ok ? event.found !== false : false;
+    setVar(turn, `${store}_found`, found);
+    turn.trace.push({ knowledge: { state: awaiting.state, found } });
   }
   resume(turn, awaiting.state, def, awaiting.action_index + 1);
 }

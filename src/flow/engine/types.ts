@@ -211,6 +211,8 @@ export type TraceStep =
   | { retry: string }
   /** The answer did not fit the wait and its retries were spent: it went to its `on_fail`. */
   | { fallback: string }
+  /** A knowledge answer the flow took, and whether it found a relevant passage. */
+  | { knowledge: { state: string; found: boolean } }
   | { end: string }
   | { effect: { state: string; kind: Effect['kind'] } }
   | { stopped: { state: string; code: FlowRuntimeError['code'] } };

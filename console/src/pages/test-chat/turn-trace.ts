@@ -109,6 +109,10 @@ function stepText(step: Record<string, unknown>): string | undefined {
   }
   if (kind === 'next') return `${str(value.from)} → ${str(value.to)}: next`;
   if (kind === 'stopped') return `stopped in ${str(value.state)}: ${str(value.code)}`;
+  if (kind === 'knowledge') {
+    const found = value.found === true ? 'found a relevant passage' : 'found nothing relevant';
+    return `the knowledge answer in ${str(value.state)} ${found}`;
+  }
   if (kind === 'call') {
     const ms = typeof value.ms === 'number' ? `, ${value.ms} ms` : '';
     const name =
