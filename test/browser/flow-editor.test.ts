@@ -584,6 +584,14 @@ describe('flow editor in a browser', function () {
     await details(page).getByLabel('Store the answer in variable').fill('size'); // its variable
     await clickNode(page, 'menu');
     await details(page).getByLabel('Message text', { exact: true }).fill('Pick one:'); // another state's text
+    // A variable put in by the picker, where the caret is (the end of the text).
+    await details(page)
+      .getByRole('button', { name: 'Insert a variable into Message text' })
+      .click();
+    await details(page).getByRole('menuitem', { name: '{{choice}}' }).click();
+    expect(await details(page).getByLabel('Message text', { exact: true }).inputValue()).to.equal(
+      'Pick one:{{choice}}',
+    );
     await deleteState(page, 'about'); // a state removed
     await graph.click({ position: { x: 5, y: 5 } });
     await details(page).getByLabel('Start state').selectOption('menu'); // the start

@@ -15,9 +15,13 @@ import {
   stateNameProblem,
 } from '../../console/src/pages/flow-editor/flow-edits.ts';
 import { newAction } from '../../console/src/pages/flow-editor/action-kinds.ts';
-import { retitle, waitForChoice } from '../../console/src/pages/flow-editor/option-edits.ts';
+import {
+  followRenamedOptions,
+  retitle,
+  waitForChoice,
+} from '../../console/src/pages/flow-editor/option-edits.ts';
 import { flowToGraph } from '../../console/src/pages/flow-editor/flow-graph.ts';
-import type { Flow } from '../../console/src/pages/flow-editor/flow-types.ts';
+import { omit, type Flow } from '../../console/src/pages/flow-editor/flow-types.ts';
 import {
   pointerLabel,
   stateOfPointer,
@@ -228,5 +232,79 @@ describe('flow editor: a menu in a few gestures', () => {
     expect(retitle([{ id: 'mine', title: 'Hours' }], 0, 'Days')[0]!.id).to.equal('mine');
     expect(retitle(given, 0, 'Hours')[0]!.id).to.equal('option_1');
     expect(retitle(given, 0, '!!!')[0]!.id).to.equal('option_1');
+  });
+
+  it('when a state that offers options already goes on by next or always, then a drag puts the option’s transition first, so it can be taken', () => {
+    const flow = menu();
+    flow.states.menu = { ...omit(flow.states.menu!, 'end'), next: 'a' };
+    const connected = connect(flow, 'menu', 'b').states.menu!;
+    expect(connected).to.not.have.property('next');
+    expect(connected.transitions).to.deep.equal([
+      { when: { '==': [{ var: 'choice' }, 'hours'] }, to: 'b' },
+      { to: 'a' },
+    ]);
+  });
+
+  it('when a button’s id changes, then the transitions that tested it test the new id; other options and conditions stay', () => {
+    const before = menu().states.menu!;
+    const wired = {
+      ...omit(before, 'end'),
+      transitions: [
+        { when: { '==': [{ var: 'choice' }, 'hours'] }, to: 'a' },
+        { when: { '==': [{ var: 'choice' }, 'human'] }, to: 'b' },
+        { to: 'c' },
+      ],
+    };
+    const send = (wired.actions![0] as { send: { text: string; buttons: object[] } }).send;
+    const after = {
+      ...wired,
+      actions: [
+        {
+          send: {
+            ...send,
+            buttons: [
+              { id: 'opening_hours', title: 'Opening hours' },
+              { id: 'human', title: 'A person' },
+            ],
+          },
+        },
+      ],
+    };
+    expect(followRenamedOptions(wired, after).transitions).to.deep.equal([
+      { when: { '==': [{ var: 'choice' }, 'opening_hours'] }, to: 'a' },
+      { when: { '==': [{ var: 'choice' }, 'human'] }, to: 'b' },
+      { to: 'c' },
+    ]);
+    expect(followRenamedOptions(wired, wired)).to.equal(wired);
+  });
+
+  it('when a state begins to offer a language choice, then it gets no wait of its own (the choice waits by itself)', () => {
+    const plain = { actions: [{ send: { text: 'Hi' } }], end: true as const };
+    const language = {
+      ...plain,
+      actions: [
+        {
+          choose_language: {
+            prompt: 'Language?',
+            options: [
+              { code: 'en', title: 'English' },
+              { code: 'de', title: 'Deutsch' },
+            ],
+          },
+        },
+      ],
+    };
+    expect(waitForChoice(plain, language as never)).to.not.have.property('wait');
+  });
+
+  it('when a button’s title is cleared and typed anew, or its editor-given id was option_3 in second place, then the id follows the new title', () => {
+    const cleared = retitle([{ id: 'yes', title: 'Yes' }], 0, '');
+    expect(cleared[0]).to.deep.equal({ id: 'yes', title: '' });
+    expect(retitle(cleared, 0, 'No')[0]!.id).to.equal('no');
+    const shifted = [
+      { id: 'a', title: 'A' },
+      { id: 'option_3', title: 'Option 3' },
+    ];
+    expect(retitle(shifted, 1, 'Later')[1]!.id).to.equal('later');
   });
 });

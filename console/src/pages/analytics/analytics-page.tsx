@@ -30,7 +30,7 @@ function Totals({ data }: { data: Analytics }) {
     ['Conversations', String(totals.conversations)],
     [
       'Users',
-      String(totals.users ?? totals.active_users),
+      totals.users === null ? '–' : String(totals.users),
       `${totals.new_users} new, ${totals.returning_users ?? '–'} returning`,
     ],
     ['Messages', `${totals.messages_in} in`, `${totals.messages_out} out`],

@@ -12,27 +12,10 @@ const INFIX = new Set(['==', '!=', '===', '!==', '>', '>=', '<', '<=', 'in']);
 
 /** Option ids offered in a state (buttons, list rows, language codes) with their titles. */
 export function stateOptions(state: FlowState): Map<string, string> {
-  const options = new Map<string, string>();
+  const options = new Map(sentOptions(state).map((o) => [o.id, o.title] as const));
   const actions: unknown[] = Array.isArray(state.actions) ? state.actions : [];
   for (const action of actions) {
     if (!isRecord(action)) continue;
-    const send = action.send;
-    if (isRecord(send)) {
-      for (const button of Array.isArray(send.buttons) ? send.buttons : []) {
-        if (isRecord(button) && typeof button.id === 'string') {
-          options.set(button.id, typeof button.title === 'string' ? button.title : button.id);
-        }
-      }
-      const sections = isRecord(send.list) ? send.list.sections : undefined;
-      for (const section of Array.isArray(sections) ? sections : []) {
-        const rows: unknown = isRecord(section) ? section.rows : undefined;
-        for (const row of Array.isArray(rows) ? rows : []) {
-          if (isRecord(row) && typeof row.id === 'string') {
-            options.set(row.id, typeof row.title === 'string' ? row.title : row.id);
-          }
-        }
-      }
-    }
     const choose = action.choose_language;
     if (isRecord(choose) && Array.isArray(choose.options)) {
       for (const option of choose.options) {
@@ -40,6 +23,31 @@ export function stateOptions(state: FlowState): Map<string, string> {
           options.set(option.code, typeof option.title === 'string' ? option.title : option.code);
         }
       }
+    }
+  }
+  return options;
+}
+
+/** The reply buttons and list rows `state` sends, in the order sent (no language choice). */
+export function sentOptions(state: FlowState): { id: string; title: string }[] {
+  const options: { id: string; title: string }[] = [];
+  const add = (option: unknown): void => {
+    if (isRecord(option) && typeof option.id === 'string') {
+      options.push({
+        id: option.id,
+        title: typeof option.title === 'string' ? option.title : option.id,
+      });
+    }
+  };
+  const actions: unknown[] = Array.isArray(state.actions) ? state.actions : [];
+  for (const action of actions) {
+    const send = isRecord(action) ? action.send : undefined;
+    if (!isRecord(send)) continue;
+    for (const button of Array.isArray(send.buttons) ? send.buttons : []) add(button);
+    const sections = isRecord(send.list) ? send.list.sections : undefined;
+    for (const section of Array.isArray(sections) ? sections : []) {
+      const rows: unknown = isRecord(section) ? section.rows : undefined;
+      for (const row of Array.isArray(rows) ? rows : []) add(row);
     }
   }
   return options;

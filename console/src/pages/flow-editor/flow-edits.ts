@@ -64,7 +64,8 @@ export function addState(flow: Flow, name: string): Flow {
 /**
  * `flow` with a way from state `from` to state `to` (a drag from one to the other on the canvas).
  * A state that offers options gets a transition taken when its next option not yet connected is
- * chosen (option-edits.ts). Otherwise a state that ended or had no way out goes on to `to`
+ * chosen (option-edits.ts), placed before any transition with no condition (a `next` becomes the
+ * last one). Otherwise a state that ended or had no way out goes on to `to`
  * (`next`), and one with a `next` or transitions gets a transition to `to` after them (its
  * `next` becomes the first transition), whose condition the operator then sets. Already
  * connected: unchanged.
@@ -76,12 +77,20 @@ export function connect(flow: Flow, from: string, to: string): Flow {
   const transitions = Array.isArray(source.transitions) ? source.transitions : undefined;
   if (source.next === to || transitions?.some((t) => t.to === to)) return flow;
   const option = nextOpenOption(source);
-  const way = option === null ? { to } : { when: optionCondition(source, option), to };
   let state: FlowState;
-  if (transitions) state = { ...source, transitions: [...transitions, way] };
+  if (option !== null) {
+    // Before the first transition with no condition, which would take every answer first.
+    const way = { when: optionCondition(source, option), to };
+    const list = transitions ?? (typeof source.next === 'string' ? [{ to: source.next }] : []);
+    const always = list.findIndex((t) => t.when === undefined);
+    const at = always === -1 ? list.length : always;
+    state = {
+      ...omit(source, 'end', 'next'),
+      transitions: [...list.slice(0, at), way, ...list.slice(at)],
+    };
+  } else if (transitions) state = { ...source, transitions: [...transitions, { to }] };
   else if (typeof source.next === 'string')
-    state = { ...omit(source, 'next'), transitions: [{ to: source.next }, way] };
-  else if (option !== null) state = { ...omit(source, 'end'), transitions: [way] };
+    state = { ...omit(source, 'next'), transitions: [{ to: source.next }, { to }] };
   else state = { ...omit(source, 'end'), next: to };
   return { ...flow, states: { ...flow.states, [from]: state } };
 }

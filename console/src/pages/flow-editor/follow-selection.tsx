@@ -27,8 +27,8 @@ export function FollowSelection({ selected, states }: { selected: string | null;
     if (grew) {
       const bounds = flow.getNodesBounds(flow.getNodes());
       const zoom = Math.min(
-        width / (bounds.width * (1 + 2 * FIT_PADDING)),
-        height / (bounds.height * (1 + 2 * FIT_PADDING)),
+        width / (bounds.width * (1 + FIT_PADDING)),
+        height / (bounds.height * (1 + FIT_PADDING)),
       );
       if (zoom >= READABLE_ZOOM) {
         void flow.fitView({ padding: FIT_PADDING, maxZoom: 1, duration });

@@ -11,7 +11,7 @@ import { referencesTo, stateNameProblem, type StateReference } from './flow-edit
 import type { Problem } from '../../api/types.ts';
 import { type Flow, type FlowState, omit } from './flow-types.ts';
 import { EditorContext } from './editor-context.ts';
-import { waitForChoice } from './option-edits.ts';
+import { followRenamedOptions, waitForChoice } from './option-edits.ts';
 import { pointerLabel, statePointer } from './problem-location.ts';
 import { WaitEditor } from './wait-editor.tsx';
 
@@ -109,8 +109,10 @@ export function StatePanel({
           actions={Array.isArray(state.actions) ? state.actions : []}
           onChange={(actions) => {
             const rest = omit(state, 'actions');
-            // Options just offered: the state waits for the choice (option-edits.ts).
-            onChange(waitForChoice(state, actions.length > 0 ? { ...rest, actions } : rest));
+            // Options just offered: the state waits for the choice; an option's id changed: its
+            // transitions follow (option-edits.ts).
+            const next = actions.length > 0 ? { ...rest, actions } : rest;
+            onChange(followRenamedOptions(state, waitForChoice(state, next)));
           }}
         />
         <WaitEditor

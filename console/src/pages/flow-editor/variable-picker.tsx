@@ -1,8 +1,11 @@
 /**
- * Inserts one of the flow's variables into a template field as `{{name}}`, where the caret is
- * (at the end when the field was never focused), then puts the caret after it.
+ * Inserts one of the flow's variables into a template field as `{{name}}`: a button opens the
+ * list of the flow's variables, choosing one puts it where the caret is (at the end when the
+ * field was never focused) and brings the caret back after it. A menu button rather than a select,
+ * so that moving through the choices with the keyboard inserts nothing (WCAG 3.2.2); Escape closes
+ * it, and so does leaving it.
  */
-import type { RefObject } from 'react';
+import { useId, useRef, useState, type RefObject } from 'react';
 import { useFlowVariables } from './editor-context.ts';
 
 interface VariablePickerProps {
@@ -30,11 +33,15 @@ export function insertPlaceholder(
 
 export function VariablePicker({ label, target, value, onChange }: VariablePickerProps) {
   const variables = useFlowVariables();
+  const [open, setOpen] = useState(false);
+  const menu = useId();
+  const button = useRef<HTMLButtonElement>(null);
   const insert = (name: string): void => {
     const field = target.current;
     const start = field?.selectionStart ?? value.length;
     const end = field?.selectionEnd ?? start;
     const next = insertPlaceholder(value, name, start, end);
+    setOpen(false);
     onChange(next.value);
     // After React has shown the new value: the caret goes after the placeholder.
     requestAnimationFrame(() => {
@@ -43,20 +50,44 @@ export function VariablePicker({ label, target, value, onChange }: VariablePicke
     });
   };
   return (
-    <select
+    <div
       className="variable-picker"
-      aria-label={label}
-      value=""
-      onChange={(e) => {
-        if (e.target.value !== '') insert(e.target.value);
+      onBlur={(e) => {
+        if (!e.currentTarget.contains(e.relatedTarget)) setOpen(false);
+      }}
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape' || !open) return;
+        e.stopPropagation();
+        setOpen(false);
+        button.current?.focus();
       }}
     >
-      <option value="">Insert a variable…</option>
-      {variables.map((name) => (
-        <option key={name} value={name}>
-          {`{{${name}}}`}
-        </option>
-      ))}
-    </select>
+      <button
+        ref={button}
+        type="button"
+        aria-label={label}
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-controls={open ? menu : undefined}
+        onClick={() => setOpen(!open)}
+      >
+        Insert a variable…
+      </button>
+      {open && (
+        <ul
+          id={menu}
+          role="menu"
+          aria-label={`Variables for ${label.replace(/^Insert a variable into /, '')}`}
+        >
+          {variables.map((name) => (
+            <li key={name} role="none">
+              <button type="button" role="menuitem" onClick={() => insert(name)}>
+                {`{{${name}}}`}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }
