@@ -294,7 +294,7 @@ describe('flow editor: a menu in a few gestures', () => {
         },
       ],
     };
-    expect(waitForChoice(plain, language as never)).to.not.have.property('wait');
+    expect(waitForChoice(plain, language)).to.not.have.property('wait');
   });
 
   it('when a button’s title is cleared and typed anew, or its editor-given id was option_3 in second place, then the id follows the new title', () => {
