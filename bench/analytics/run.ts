@@ -6,6 +6,9 @@
  *    alternating without analytics counts and with a typical turn's (two states touched), on one
  *    Postgres connection: wall time, this process's CPU and the Postgres backend's CPU per turn,
  *    and WAL bytes per turn. Without counts is the baseline of the same run.
+ * 1b. The same with BENCH_WRITERS connections (default 4) writing the one bot's turns at once,
+ *    each its own group commit: turns a second with and without counts (the bot's rollup rows are
+ *    shared by every writer).
  * 2. The page over a long history: rollups of BENCH_HISTORY_TURNS turns (default 10 million) of
  *    one bot over 366 days (18 day rows a day: 3 channels x 3 languages x 2 versions; 20 states;
  *    30 x BENCH_USERS_PER_DAY users, default 5,000), beside 4 other bots as large, then
@@ -30,6 +33,7 @@ const CONVERSATIONS = intEnv('BENCH_CONVERSATIONS', 500, 10);
 const HISTORY_TURNS = intEnv('BENCH_HISTORY_TURNS', 10_000_000, 1000);
 const USERS_PER_DAY = intEnv('BENCH_USERS_PER_DAY', 5_000, 1);
 const RUNS = intEnv('BENCH_RUNS', 30, 1);
+const WRITERS = intEnv('BENCH_WRITERS', 4, 1);
 const DATABASE_URL =
   process.env.BENCH_DATABASE_URL || 'postgres://postgres:postgres@localhost:5432/botwire_test';
 const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
@@ -116,7 +120,9 @@ interface Cost {
   walBytes: number;
 }
 
-async function costPerTurn(db: Knex): Promise<void> {
+type Stored = Map<string, StoredState>;
+
+async function costPerTurn(db: Knex): Promise<{ ids: string[]; stored: Stored }> {
   const ids = await seedConversations(db);
   const save = batchedSaveState(db);
   const stored = new Map<string, StoredState>(
@@ -191,6 +197,64 @@ async function costPerTurn(db: Knex): Promise<void> {
       `${row('without')}\n${row('with')}\n\n` +
       `with against without: wall ${ratio((c) => c.wallMs)}, Postgres CPU ${ratio((c) => c.pgCpuS)}, WAL ${ratio((c) => c.walBytes)}\n`,
   );
+  return { ids, stored };
+}
+
+/**
+ * The same turns of the one bot written by BENCH_WRITERS processes' worth of connections at once
+ * (each its own group commit over its own conversations), as flow processes sharing a busy bot
+ * do: with counts they all add to the bot's same rollup rows, which a statement holds locked
+ * until it commits. Turns a second with and without, alternated.
+ */
+async function concurrentWriters(ids: string[], stored: Stored, schema: string): Promise<void> {
+  const dbs = Array.from({ length: WRITERS }, () =>
+    createDb(DATABASE_URL, { poolMax: 1, searchPath: schema }),
+  );
+  try {
+    const saves = dbs.map((db) => batchedSaveState(db));
+    const shares = dbs.map((_, w) => ids.filter((_, i) => i % WRITERS === w));
+    const rate: Record<'without' | 'with', { turns: number; ms: number }> = {
+      without: { turns: 0, ms: 0 },
+      with: { turns: 0, ms: 0 },
+    };
+    const rounds = Math.max(2, Math.round(TURNS / ids.length));
+    for (let round = 0; round < rounds; round += 1) {
+      const mode = round % 2 === 0 ? 'without' : 'with';
+      const started = performance.now();
+      await Promise.all(
+        shares.map(async (share, w) => {
+          for (let i = 0; i < share.length; i += 64) {
+            await Promise.all(
+              share.slice(i, i + 64).map(async (id) => {
+                const next = await saves[w]!({
+                  appId: 'bench',
+                  conversationId: id,
+                  previous: stored.get(id)!,
+                  state: { state: 'menu', vars: { round, writers: true } },
+                  turnId: `w${round}:${id}`,
+                  outbox: [{ topic: 'channel', message: { text: 'Open 9 to 5.' } }],
+                  counts: mode === 'with' ? countsOf(id) : null,
+                });
+                stored.set(id, next);
+              }),
+            );
+          }
+        }),
+      );
+      rate[mode].ms += performance.now() - started;
+      rate[mode].turns += ids.length;
+    }
+    const perSecond = (mode: 'without' | 'with') => (rate[mode].turns / rate[mode].ms) * 1000;
+    process.stdout.write(
+      `\n${WRITERS} writers at once on one bot, ${rounds} rounds alternated (${load()})\n\n` +
+        `| counts | turns | turns/s |\n|---|---:|---:|\n` +
+        `| without | ${rate.without.turns} | ${perSecond('without').toFixed(0)} |\n` +
+        `| with | ${rate.with.turns} | ${perSecond('with').toFixed(0)} |\n\n` +
+        `with against without: ${(perSecond('with') / perSecond('without')).toFixed(2)}x the turns a second\n`,
+    );
+  } finally {
+    await Promise.all(dbs.map((db) => db.destroy()));
+  }
 }
 
 async function seedHistory(db: Knex): Promise<void> {
@@ -283,7 +347,8 @@ const db = createDb(DATABASE_URL, { poolMax: 1, searchPath: schema });
 try {
   await db.migrate.latest({ directory: MIGRATIONS, loadExtensions: ['.ts'], schemaName: schema });
   process.stdout.write(`analytics bench (${load()})\n`);
-  await costPerTurn(db);
+  const { ids, stored } = await costPerTurn(db);
+  await concurrentWriters(ids, stored, schema);
   await pageTimes(db);
 } finally {
   await db.destroy();

@@ -148,6 +148,9 @@ export function TestChat({ appId }: TestChatProps) {
   );
 }
 
+/** How often the chat reads its conversation's state besides after each reply (ms). */
+const STATE_REFRESH_MS = 3000;
+
 function ChatBody({ appId, wanted, chat }: { appId: string; wanted: Wanted; chat: StoredChat }) {
   const queryClient = useQueryClient();
   const [log, dispatch] = useReducer(chatLogReducer, []);
@@ -184,6 +187,9 @@ function ChatBody({ appId, wanted, chat }: { appId: string; wanted: Wanted; chat
     queryKey: conversationKeys.detail(conversationId ?? ''),
     queryFn: () => getConversation(conversationId!),
     enabled: conversationId !== null,
+    // Also read now and then: a state can change with no reply to say so (a handoff ended, a
+    // timeout), and a reply read before its state's refresh must not leave the line behind.
+    refetchInterval: STATE_REFRESH_MS,
   });
 
   // The test chat's conversations are short: the first page of the transcript holds them.
