@@ -5,6 +5,7 @@
  * gesture to the last, on a 1440×900 page. Each build is checked: its states must be the flow's.
  */
 import { performance } from 'node:perf_hooks';
+import { isDeepStrictEqual } from 'node:util';
 import { BLANK_FLOW } from '../../console/src/pages/bots/blank-flow.ts';
 import { signIn, type ConsoleService } from '../../test/browser/service.ts';
 import { byCanvas, byForms, SIX_STATE_FLOW } from '../../test/browser/six-state-build.ts';
@@ -42,22 +43,11 @@ export async function buildSixStates(service: ConsoleService, way: BuildWay): Pr
     });
     const states = ((await response.json()) as { draft: { flow: { states: unknown } } }).draft.flow
       .states;
-    if (JSON.stringify(sorted(states)) !== JSON.stringify(sorted(SIX_STATE_FLOW.states))) {
+    if (!isDeepStrictEqual(states, SIX_STATE_FLOW.states)) {
       throw new Error(`the build by ${way} made another flow: ${JSON.stringify(states)}`);
     }
     return { gestures, ms };
   } finally {
     await page.context().close();
   }
-}
-
-/** `value` with its objects' keys in order, to compare two JSON values. */
-function sorted(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sorted);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([k, v]) => [k, sorted(v)]),
-  );
 }

@@ -10,7 +10,7 @@ import { botBacklog, breakerKeys } from '../../shared/bot-turns.ts';
 import type { Edge } from '../edge.ts';
 import { principalOf } from './principal.ts';
 
-export interface ChannelAtWork {
+interface ChannelAtWork {
   id: string;
   type: string;
   parked: number;

@@ -33,7 +33,7 @@ interface AnalyticsQuery {
 }
 
 /** The longest range one request may ask for, in days. */
-export const MAX_DAYS = 366;
+const MAX_DAYS = 366;
 /** The range when none is asked for: the last seven days, today included. */
 const DEFAULT_DAYS = 7;
 

@@ -30,7 +30,7 @@ export interface LabelledEdge {
 /** The label's font is 11 px (flow-editor.css); a character is at most about this wide. */
 const CHAR_PX = 6.4;
 const PADDING_PX = 12;
-export const LABEL_HEIGHT = 18;
+const LABEL_HEIGHT = 18;
 
 /** A key that changes when a state moves or is measured (and not when the view pans). */
 function boxesKey(state: ReactFlowState): string {

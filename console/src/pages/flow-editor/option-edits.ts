@@ -60,7 +60,7 @@ export function nextOpenOption(state: FlowState): string | null {
  * An id made of `title`: lower case without accents, runs of other characters as `_`, at most
  * 40 characters.
  */
-export function idOfTitle(title: string): string {
+function idOfTitle(title: string): string {
   return title
     .toLowerCase()
     .normalize('NFKD')

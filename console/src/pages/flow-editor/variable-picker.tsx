@@ -18,7 +18,7 @@ interface VariablePickerProps {
 }
 
 /** `value` with `{{name}}` put in place of the selection [start, end); the caret after it. */
-export function insertPlaceholder(
+function insertPlaceholder(
   value: string,
   name: string,
   start: number,
