@@ -61,21 +61,33 @@
       ? crypto.randomUUID()
       : Date.now().toString(36) + Math.random().toString(36).slice(2);
   }
-  // A token is renewed when less than a day is left; an expired one starts a new visitor.
+  // A token is renewed when less than a day is left; an expired one starts a new visitor. One
+  // request at a time: the stream and a first message asking at once would otherwise make two
+  // visitors, and the message's echo and answer would go to the one the stream is not reading.
+  var pending = null;
   function ensureSession(force) {
+    if (pending) return pending;
     var s = session || load();
     var left = s ? Date.parse(s.expires_at) - Date.now() : 0;
     if (s && !force && left > 864e5) return Promise.resolve((session = s));
     var path = '/v2/web/' + encodeURIComponent(appId) + '/sessions';
     var renew = s && left > 0 ? api(path, { token: s.token }) : Promise.reject(new Error('none'));
-    return renew
+    pending = renew
       .catch(function () {
         return api(path, {});
       })
-      .then(function (n) {
-        save((session = n));
-        return n;
-      });
+      .then(
+        function (n) {
+          pending = null;
+          save((session = n));
+          return n;
+        },
+        function (e) {
+          pending = null;
+          throw e;
+        },
+      );
+    return pending;
   }
 
   var host = document.createElement('div');

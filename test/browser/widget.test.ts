@@ -118,6 +118,29 @@ describe('web widget in a browser', function () {
     expect(await dialog.getByRole('status').textContent()).to.equal('');
   });
 
+  it('when a new visitor sends a message before their session is made, then the stream and the message share one visitor and the answer arrives', async () => {
+    const page = await service.newPage();
+    // The service's first answer on the sessions route is held back until the message has been
+    // submitted, so the stream and the message both ask for a session while none exists.
+    let sessionsAsked = 0;
+    let release: () => void = () => {};
+    const submitted = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/sessions', async (route) => {
+      sessionsAsked += 1;
+      await submitted;
+      await route.continue();
+    });
+    await page.goto(`${allowed}/`);
+    const dialog = await openChat(page);
+    await dialog.getByRole('textbox', { name: 'Message' }).fill('hello');
+    await dialog.getByRole('button', { name: 'Send' }).click();
+    release();
+    const log = dialog.getByRole('log', { name: 'Messages' });
+    await log.getByText('Hi! What do you need?').waitFor({ timeout: 60_000 });
+    await log.getByText('hello', { exact: true }).waitFor();
+    expect(sessionsAsked).to.equal(1);
+  });
+
   it('when the page is of an origin the web channel does not list, then the service refuses it and the widget says the chat cannot be reached', async () => {
     const page = await service.newPage();
     await page.goto(`${refused}/`);
