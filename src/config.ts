@@ -397,6 +397,13 @@ export const SETTINGS = {
     max: 36500,
     doc: 'How long analytics rollups are kept (docs/analytics.md): days older than this are deleted by the api about once an hour (days; 0 keeps them forever).',
   },
+  TESTS_RUN_TIMEOUT_MS: {
+    kind: 'integer',
+    default: 60000,
+    min: 1000,
+    max: 600000,
+    doc: "How long the api waits for a `flow` process to run a bot's conversation tests (docs/flows.md, \"Conversation tests\"); a run not finished by then is dropped and refused with BW_ERR_TESTS_UNAVAILABLE (ms).",
+  },
   EDGE_UNKNOWN_ID_TTL_MS: {
     kind: 'integer',
     default: 5000,
@@ -861,6 +868,8 @@ export interface Config {
     auditRetentionDays: number;
     /** Analytics days older than this are deleted (ANALYTICS_RETENTION_DAYS; 0 = never). */
     analyticsRetentionDays: number;
+    /** How long a run of conversation tests may take (TESTS_RUN_TIMEOUT_MS, ms). */
+    testsRunTimeoutMs: number;
     /** Lifetime of an invite link (INVITE_TTL_S, seconds). */
     inviteTtlS: number;
     /** Negative cache of unknown callback ids: lifetime (ms) and size (entries). */
@@ -1104,6 +1113,7 @@ export function loadConfig(
       consoleSessionTtlS: v.CONSOLE_SESSION_TTL_S,
       auditRetentionDays: v.AUDIT_RETENTION_DAYS,
       analyticsRetentionDays: v.ANALYTICS_RETENTION_DAYS,
+      testsRunTimeoutMs: v.TESTS_RUN_TIMEOUT_MS,
       inviteTtlS: v.INVITE_TTL_S,
       unknownIdTtlMs: v.EDGE_UNKNOWN_ID_TTL_MS,
       unknownIdCacheSize: v.EDGE_UNKNOWN_ID_CACHE_SIZE,

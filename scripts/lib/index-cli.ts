@@ -18,18 +18,10 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { apiUrl, call, Exit } from './api-client.ts';
 
 const USAGE = 'usage: index.sh [--bot <app_id>] [--shared] <collection> <file ...>';
 const FINISHED = new Set(['succeeded', 'partial', 'failed', 'superseded']);
-
-class Exit extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 interface FileView {
   name: string;
@@ -45,54 +37,6 @@ interface JobView {
   progress: { files_total: number; files_done: number; chunks_done: number };
   files: FileView[];
   error?: string;
-}
-
-function apiUrl(env: NodeJS.ProcessEnv): string {
-  if (env.BOTWIRE_API_URL) return env.BOTWIRE_API_URL.replace(/\/+$/, '');
-  const host = !env.API_HOST || env.API_HOST === '0.0.0.0' ? '127.0.0.1' : env.API_HOST;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${env.API_PORT || '8000'}`;
-}
-
-type ApiError = { error?: { code: string; message: string } } | undefined;
-
-async function call(
-  base: string,
-  key: string,
-  method: string,
-  path: string,
-  body?: FormData | string,
-  type?: string,
-): Promise<unknown> {
-  let response: Response;
-  try {
-    response = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(type ? { 'content-type': type } : {}) },
-      ...(body === undefined ? {} : { body }),
-      signal: AbortSignal.timeout(120_000),
-    });
-  } catch (error) {
-    throw new Exit(
-      3,
-      `the api at ${base} could not be reached (${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}); is it running? (./scripts/run.sh)`,
-    );
-  }
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text) as unknown;
-  } catch {
-    json = undefined;
-  }
-  if (!response.ok) {
-    const problem = (json as ApiError)?.error;
-    const detail = problem ? `${problem.code}: ${problem.message}` : text.slice(0, 200);
-    throw new Exit(
-      response.status >= 500 ? 3 : 2,
-      `${method} ${path} answered ${response.status}: ${detail}`,
-    );
-  }
-  return json;
 }
 
 function bar(job: JobView, width = 30): string {

@@ -12,6 +12,7 @@ import type { VisitorHub } from './web/visitor-hub.ts';
 import type { Passwords } from './admin/passwords.ts';
 
 import type { KnowledgeSearch } from '../shared/knowledge/knowledge-search.ts';
+import type { ConversationTestQueue } from '../shared/flows/conversation-test-queue.ts';
 
 export interface Edge {
   redis: Redis;
@@ -81,6 +82,8 @@ export interface Edge {
   botBacklog: { max: number; horizonMs: number };
   /** Told the seconds from a handoff's start to its first agent reply (a metric). */
   onAgentFirstReply?: (seconds: number) => void;
+  /** Runs of conversation tests, by a flow process, and how long one may take (ms). */
+  tests: { queue: ConversationTestQueue; timeoutMs: number };
   /** The web channel: visitor token lifetime (WEB_TOKEN_TTL_S, s) and the event streams. */
   web: { tokenTtlS: number; hub: VisitorHub };
 }

@@ -10,6 +10,7 @@ import { eventSchemas, eventsPaths } from './openapi-events.ts';
 import { handoffPaths, handoffSchemas } from './openapi-handoffs.ts';
 import { testChatPaths } from './openapi-test-chats.ts';
 import { analyticsPaths } from './openapi-analytics.ts';
+import { conversationTestPaths } from './openapi-conversation-tests.ts';
 import { versionPaths } from './openapi-versions.ts';
 import { webPaths, webSchemas, webSecuritySchemes } from './openapi-web.ts';
 import { knowledgeSchemas } from './openapi-knowledge-schemas.ts';
@@ -114,6 +115,9 @@ export function openApiDocument(): Record<string, unknown> {
         'publish-flow': schema('http/publish-flow'),
         'test-chat': schema('http/test-chat'),
         'test-chat-message': schema('http/web-message'),
+        'conversation-test': schema('http/conversation-test'),
+        'tests-run': schema('http/tests-run'),
+        'test-from-chat': schema('http/test-from-chat'),
         'session-request': schema('http/session'),
         'create-account': schema('http/create-account'),
         'patch-account': schema('http/patch-account'),
@@ -137,6 +141,7 @@ export function openApiDocument(): Record<string, unknown> {
       ...versionPaths,
       ...testChatPaths,
       ...analyticsPaths,
+      ...conversationTestPaths,
       ...handoffPaths,
       ...webPaths,
       '/v2/callback/telegram/{app_id}': {

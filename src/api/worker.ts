@@ -20,6 +20,7 @@ import { Heartbeat, membersKey } from '../shared/bus/members.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
 import { checkLegacyLayout } from '../shared/bus/legacy-layout.ts';
 import { BotwireError } from '../shared/errors.ts';
+import { ConversationTestQueue } from '../shared/flows/conversation-test-queue.ts';
 import type { Edge } from './edge.ts';
 import { limitConnections } from './connections.ts';
 import { CONSOLE_DIST } from './console/static.ts';
@@ -136,6 +137,12 @@ export async function startApi(
     db,
     overrides.fetch ? { fetch: overrides.fetch } : {},
   );
+  // Conversation tests are run by flow; the api asks and waits (BullMQ opens its connections lazily).
+  const testQueue = new ConversationTestQueue({
+    redisUrl: config.redisUrl,
+    redisTlsCa: config.redisTlsCa,
+    streamPrefix: config.stream.prefix,
+  });
   const edge: Edge = {
     redis,
     db,
@@ -174,6 +181,7 @@ export async function startApi(
     draining: () => draining,
     botBacklog: { max: config.api.maxBotBacklog, horizonMs: config.api.botTurnHorizonS * 1000 },
     web: { tokenTtlS: config.web.tokenTtlS, hub },
+    tests: { queue: testQueue, timeoutMs: config.api.testsRunTimeoutMs },
     onAgentFirstReply: handoffs.firstReply,
   };
   endStreamsOfChangedBots(edge);
@@ -283,6 +291,7 @@ export async function startApi(
       await step('audit retention', () => auditPruner.stop());
       await step('analytics retention', () => analyticsPruner.stop());
       await step('heartbeat', () => heartbeat.stop());
+      await step('test queue', () => testQueue.close());
       await step('bot directory', () => directory.close());
       await step('redis', () => redis.quit());
       await step('embedding model', () => knowledge.close());

@@ -24,6 +24,7 @@ import type { Knex } from '../shared/db.ts';
 import { createEmbedders } from '../shared/embeddings/embedders.ts';
 import { createUnderstanding } from './understanding.ts';
 import { LlmUsage } from '../shared/flows/llm-usage.ts';
+import { serveConversationTests } from './conversation-tests/serve.ts';
 
 /** Publishes a failed result for every deadline that passed; runs until `signal` aborts. */
 async function fireDeadlines(kit: Kit, signal: AbortSignal): Promise<void> {
@@ -121,6 +122,13 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
   const stop = new AbortController();
   const deadlines = fireDeadlines(kit, stop.signal);
   const sweeper = sweepHandoffTimeouts(kit, db, stop.signal);
+  // Conversation tests the api asks for run here, on this process's engine, model and patterns.
+  const tests = serveConversationTests(config, {
+    understanding,
+    patterns: deps.patterns,
+    matching: config.flow.matching,
+    log: logger.child({ part: 'conversation-tests' }),
+  });
   const handle = async (message: FlowInput, context: MessageContext) => {
     const out = await handleTurn(deps, message, context);
     // A turn that publishes nothing (a state that says nothing, a redelivery) never reaches
@@ -139,6 +147,7 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
       stop.abort();
       await deadlines;
       await sweeper;
+      await tests.close();
     },
     () => directory.close(),
     () => embedders.close(),

@@ -5,21 +5,19 @@
  * `INDEXER_LOCK_MS`), finished jobs trimmed. Progress and outcomes live in Postgres (`index_jobs`).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import {
   DelayedError,
   Queue,
   UnrecoverableError,
   WaitingError,
   Worker,
-  type ConnectionOptions,
 } from 'bullmq';
 import type { Config } from '../config.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { createJob, overlapTooLarge, type JobOptions } from '../shared/knowledge/jobs.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
-import { createRedis, isClusterUrl } from '../shared/redis.ts';
+import { jobsConnection } from '../shared/jobs-connection.ts';
 import { consume, createKit, openDb } from '../shared/worker-kit.ts';
 import { createEmbedders } from '../shared/embeddings/embedders.ts';
 import type { EmbeddingChoice } from '../shared/embeddings/provider.ts';
@@ -48,41 +46,6 @@ export const QUEUE = 'index';
 /** BullMQ's key prefix for the jobs: the hash tag keeps the queue's keys in one cluster slot. */
 export function jobsPrefix(streamPrefix: string): string {
   return `${streamPrefix}:{indexer-jobs}`;
-}
-
-/**
- * BullMQ's connection to `redisUrl` (trusting `tlsCaFile`'s CA for TLS, REDIS_TLS_CA). For one server, options: BullMQ opens (and closes) its own
- * connections. For a cluster, a Cluster client made like every other (seed nodes, password, TLS),
- * which BullMQ duplicates for its blocking reads; `close` closes it once BullMQ is done. Retries
- * are unbounded so a Redis restart or a failover does not fail jobs.
- */
-export function jobsConnection(
-  redisUrl: string,
-  tlsCaFile = '',
-): {
-  connection: ConnectionOptions;
-  close(): Promise<void>;
-} {
-  if (!isClusterUrl(redisUrl)) {
-    const tls =
-      tlsCaFile && redisUrl.startsWith('rediss:') ? { tls: { ca: readFileSync(tlsCaFile) } } : {};
-    return {
-      connection: { url: redisUrl, maxRetriesPerRequest: null, ...tls },
-      close: async () => {},
-    };
-  }
-  const cluster = createRedis(redisUrl, {
-    name: 'botwire-indexer-jobs',
-    tlsCaFile,
-    maxRetriesPerRequest: null,
-  });
-  return {
-    // BullMQ takes an ioredis client (its own Cluster duplicated for blocking reads).
-    connection: cluster,
-    close: async () => {
-      await cluster.quit().catch(() => cluster.disconnect());
-    },
-  };
 }
 
 /**

@@ -166,6 +166,21 @@ export const ERRORS = {
     retryable: false,
     doc: "A publish, or an impact check of the draft, found no draft of the bot's flow (none was saved, or another publish took it first).",
   },
+  BW_ERR_TESTS_FAILED: {
+    status: 409,
+    retryable: false,
+    doc: "A publish was refused: some of the bot's conversation tests fail on the draft (`details.run` has every result). Mend the flow or the tests, or publish with `override_tests` (owners; the audit log keeps it).",
+  },
+  BW_ERR_TESTS_UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    doc: 'Conversation tests could not be run: no `flow` process finished the run in time (`TESTS_RUN_TIMEOUT_MS`). A publish that needed them is refused; an owner may override.',
+  },
+  BW_ERR_DRAFT_CHANGED: {
+    status: 409,
+    retryable: true,
+    doc: 'The draft was saved anew while its conversation tests ran before a publish; publish again to test the new draft.',
+  },
   BW_ERR_FLOW_LOOP: {
     status: 500,
     retryable: false,

@@ -1589,6 +1589,260 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/bots/{app_id}/tests': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The bot's conversation tests, by name */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The tests */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              items: {
+                name: string;
+                test: components['schemas']['conversation-test'];
+                updated_by: string;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/tests/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Write a conversation test (201 new, 200 replaced); the path names it */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+          name: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['conversation-test'];
+        };
+      };
+      responses: {
+        /** @description Replaced */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              name: string;
+              test: components['schemas']['conversation-test'];
+            };
+          };
+        };
+        /** @description Made */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              name: string;
+              test: components['schemas']['conversation-test'];
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    post?: never;
+    /** Delete a conversation test */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+          name: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Deleted */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/tests/from-chat': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Save a test chat's conversation as a test: each input a step, each reply its text and options expected, the last step its state */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['test-from-chat'];
+        };
+      };
+      responses: {
+        /** @description Replaced */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              name: string;
+              test: components['schemas']['conversation-test'];
+            };
+          };
+        };
+        /** @description Made */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              name: string;
+              test: components['schemas']['conversation-test'];
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/tests/run': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run the saved tests (or `names`) against the draft (the default), the current version or a version, on the flow engine with their stand-ins; `?format=junit` answers JUnit XML */
+    post: {
+      parameters: {
+        query?: {
+          format?: 'json' | 'junit';
+        };
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': components['schemas']['tests-run'];
+        };
+      };
+      responses: {
+        /** @description The results (a run with a failing test is still a 200) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              app_id: string;
+              /** @description {"draft": revision} or {"version": n} */
+              flow: Record<string, unknown>;
+              passed: number;
+              failed: number;
+              duration_ms: number;
+              tests: {
+                name: string;
+                passed: boolean;
+                duration_ms: number;
+                failures: {
+                  step: number;
+                  expectation?: number;
+                  /** @description steps[1].expect[0] text_equals "…" */
+                  where: string;
+                  message: string;
+                }[];
+                /** @description what each step did: the bot's replies, the state after it */
+                steps: Record<string, unknown>[];
+              }[];
+            };
+            'application/xml': string;
+          };
+        };
+        503: components['responses']['error'];
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/handoffs': {
     parameters: {
       query?: never;
@@ -4081,11 +4335,13 @@ export interface components {
     };
     /**
      * POST /v2/bots/<app_id>/flow/publish body
-     * @description Publishes the bot's draft as its next flow version.
+     * @description Publishes the bot's draft as its next flow version, once the bot's conversation tests pass on it.
      */
     'publish-flow': {
       /** @description what changed, shown in the version list */
       note?: string;
+      /** @description publish although conversation tests fail or cannot be run (owners only; audited) */
+      override_tests?: boolean;
     };
     /**
      * test chat (POST /v2/bots/<app_id>/test-chats)
@@ -4104,6 +4360,99 @@ export interface components {
       button_id?: string;
       list_row_id?: string;
     } & (unknown | unknown | unknown);
+    /**
+     * conversation test (PUT /v2/bots/<app_id>/tests/<name>)
+     * @description A named script of what a user says and presses, with what the bot must answer at each step, and stand-ins for the flow's HTTP, knowledge and LLM steps (docs/flows.md, "Conversation tests"). The name in the path is the test's; a name in the body must be the same.
+     */
+    'conversation-test': {
+      name?: components['schemas']['conversation-test']['$defs']['name'];
+      description?: string;
+      /** @description variables the conversation starts with */
+      variables?: Record<string, unknown>;
+      stand_ins?: {
+        http?: {
+          /** @enum {unknown} */
+          method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+          /** @description the URL called; * stands for any characters */
+          url: string;
+          status?: number;
+          /** @description the answer's JSON body */
+          body?: unknown;
+        }[];
+        knowledge?: {
+          collection?: string;
+          question_contains?: string;
+          answer: string;
+          found?: boolean;
+        }[];
+        llm?: {
+          prompt_contains?: string;
+          /** @description text, or the JSON a json output asks for */
+          answer: unknown;
+        }[];
+      };
+      steps: ({
+        say?: string;
+        /** @description the id of a button or list row */
+        press?: string;
+        expect?: components['schemas']['conversation-test']['$defs']['expectation'][];
+      } & (unknown | unknown))[];
+      $defs: {
+        /** @description letters, digits, spaces, dots, dashes and underscores; at most 100 */
+        name: string;
+        reply: number;
+        expectation:
+          | {
+              text_equals: string;
+              reply?: components['schemas']['conversation-test']['$defs']['reply'];
+            }
+          | {
+              text_contains: string;
+              reply?: components['schemas']['conversation-test']['$defs']['reply'];
+            }
+          | {
+              text_matches: string;
+              reply?: components['schemas']['conversation-test']['$defs']['reply'];
+            }
+          | {
+              buttons: string[];
+              reply?: components['schemas']['conversation-test']['$defs']['reply'];
+            }
+          | {
+              state: string;
+            }
+          | {
+              variable: string;
+              equals: unknown;
+            }
+          | {
+              handoff: boolean;
+            }
+          | {
+              ended: boolean;
+            }
+          | {
+              replies: number;
+            };
+      };
+    };
+    /**
+     * run conversation tests (POST /v2/bots/<app_id>/tests/run)
+     * @description Which flow the bot's saved tests run against (the draft by default; the current version when the bot has no draft), and which tests (all by default).
+     */
+    'tests-run': {
+      version?: ('draft' | 'current') | number;
+      names?: string[];
+    };
+    /**
+     * save a test chat as a conversation test (POST /v2/bots/<app_id>/tests/from-chat)
+     * @description The test chat whose conversation becomes the test, and the test's name; a test of that name is replaced.
+     */
+    'test-from-chat': {
+      chat_id: string;
+      /** @description letters, digits, spaces, dots, dashes and underscores; at most 100 */
+      name: string;
+    };
     /**
      * console sign-in (POST /v2/session body)
      * @description An account's email and password, or the admin key (the bootstrap owner).
@@ -4801,6 +5150,9 @@ export interface components {
               | 'BW_ERR_DOCUMENT_UNSUPPORTED'
               | 'BW_ERR_FLOW_INVALID'
               | 'BW_ERR_NO_DRAFT'
+              | 'BW_ERR_TESTS_FAILED'
+              | 'BW_ERR_TESTS_UNAVAILABLE'
+              | 'BW_ERR_DRAFT_CHANGED'
               | 'BW_ERR_FLOW_LOOP'
               | 'BW_ERR_FLOW_STUCK'
               | 'BW_ERR_FLOW_HTTP_REFUSED'

@@ -19,6 +19,7 @@ import { dayOf, LlmUsage } from '../../shared/flows/llm-usage.ts';
 import type { Flow } from '../../shared/flows/types.ts';
 import { readJson } from '../body.ts';
 import { principalOf } from './principal.ts';
+import { testGate } from './publish-tests.ts';
 import type { Edge } from '../edge.ts';
 import type { ReadBody } from '../body.ts';
 
@@ -137,22 +138,29 @@ export function flowVersionRoutes(router: Router, edge: Edge, helpers: AdminHelp
     const appId = appIdOf(ctx);
     // The body is optional: a publish without a note may send none.
     const sent = Boolean(ctx.request.length) || ctx.get('transfer-encoding') !== '';
-    const input = sent ? await readBody<{ note?: string }>(ctx, 'http/publish-flow') : {};
+    const input = sent
+      ? await readBody<{ note?: string; override_tests?: boolean }>(ctx, 'http/publish-flow')
+      : {};
     const previous = await versions.currentNumber(appId);
+    const gate = await testGate(ctx, edge, versions, appId, input.override_tests === true);
     const version = await versions.publishDraft(appId, {
       author: principalOf(ctx).actor,
       note: input.note ?? null,
-      check: publishable(edge),
+      check: (flow) => {
+        publishable(edge)(flow);
+        gate.check(flow);
+      },
     });
     await botChanged(edge, appId, 'flow-published');
     ctx.state.audit = {
       before: { version: previous ?? null },
-      after: { version: version.version, note: version.note },
+      after: { version: version.version, note: version.note, ...gate.audit },
     };
     ctx.status = 201;
     ctx.body = {
       ...presentVersion(version, version.version),
       warnings: checked(edge, version.flow).warnings,
+      tests: gate.run,
     };
   });
 

@@ -52,6 +52,13 @@ export const PERMISSIONS: Readonly<Record<string, readonly Role[]>> = {
   'POST /v2/bots/:app_id/test-chats': BUILD,
   'POST /v2/bots/:app_id/test-chats/:chat_id/messages': BUILD,
   'GET /v2/bots/:app_id/test-chats/:chat_id/events': BUILD,
+  // Conversation tests: read by whoever reads flows; written and run (their stand-ins only, never
+  // a real call) by builders.
+  'GET /v2/bots/:app_id/tests': READ,
+  'PUT /v2/bots/:app_id/tests/:name': BUILD,
+  'DELETE /v2/bots/:app_id/tests/:name': BUILD,
+  'POST /v2/bots/:app_id/tests/from-chat': BUILD,
+  'POST /v2/bots/:app_id/tests/run': BUILD,
   // Knowledge collections.
   'GET /v2/collections': READ,
   'GET /v2/collections/:name': READ,

@@ -29,6 +29,7 @@ import { securityHeaders } from './guard.ts';
 import { opsRoutes } from './ops.ts';
 import { testChatRoutes } from '../test-chats/routes.ts';
 import { analyticsRoutes } from '../analytics/routes.ts';
+import { conversationTestRoutes } from '../conversation-tests/routes.ts';
 import { opsBotRoutes } from './ops-bots.ts';
 import { enforcePermissions, principalMay } from './permissions.ts';
 import { principalOf, requireBotAccess } from './principal.ts';
@@ -260,6 +261,10 @@ export function adminRouter(edge: Edge): Router {
   });
   testChatRoutes(router, edge, { readBody: (ctx, schema) => body(ctx, edge, schema), appIdOf });
   analyticsRoutes(router, edge, appIdOf);
+  conversationTestRoutes(router, edge, {
+    readBody: (ctx, schema) => body(ctx, edge, schema),
+    appIdOf,
+  });
   opsRoutes(router, edge, (ctx, schema) => body(ctx, edge, schema));
   opsBotRoutes(router, edge);
   auditRoutes(router, edge);

@@ -43,6 +43,13 @@ const collection = (ctx: Context): AuditTarget => ({
   appId: null,
 });
 
+/** A bot's conversation test, named by the path. */
+const testOf = (ctx: Context): AuditTarget => ({
+  type: 'test',
+  id: paramsOf(ctx).name ?? null,
+  appId: bot(ctx).appId,
+});
+
 /** A thing named by the path's `:id`. */
 const byId =
   (type: string) =>
@@ -105,6 +112,14 @@ export const AUDIT_ACTIONS: Record<string, AuditAction | null> = {
     action: 'test_chat.start',
     target: (ctx) => ({ type: 'test_chat', id: answered(ctx, 'chat_id'), appId: bot(ctx).appId }),
   },
+  'PUT /v2/bots/:app_id/tests/:name': { action: 'test.save', target: (ctx) => testOf(ctx) },
+  'DELETE /v2/bots/:app_id/tests/:name': { action: 'test.delete', target: (ctx) => testOf(ctx) },
+  'POST /v2/bots/:app_id/tests/from-chat': {
+    action: 'test.save',
+    target: (ctx) => ({ type: 'test', id: answered(ctx, 'name'), appId: bot(ctx).appId }),
+  },
+  // A run computes results; it stores nothing.
+  'POST /v2/bots/:app_id/tests/run': null,
   // A test chat's message is in the test conversation's transcript, as a user's is in theirs.
   'POST /v2/bots/:app_id/test-chats/:chat_id/messages': null,
   // Validation answers whether a flow is valid; nothing is stored.

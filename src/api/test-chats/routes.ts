@@ -12,11 +12,12 @@ import { randomUUID } from 'node:crypto';
 import { chatOrderingKey } from '../../shared/conversation-ref.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { FlowVersionStore } from '../../shared/flows/version-store.ts';
-import { TestChats, type TestChat, type TestChatSource } from '../../shared/flows/test-chats.ts';
+import { TestChats, type TestChat } from '../../shared/flows/test-chats.ts';
 import type { ReadBody } from '../body.ts';
 import { publishOnce } from '../callbacks/accept.ts';
 import type { Edge } from '../edge.ts';
 import { publishable } from '../admin/flow-versions.ts';
+import { flowToTry } from '../admin/flow-to-try.ts';
 import { principalOf, requireBotAccess } from '../admin/principal.ts';
 import { streamEvents } from '../web/events.ts';
 
@@ -66,24 +67,6 @@ export function testChatRoutes(router: Router, edge: Edge, helpers: TestChatHelp
   const versions = new FlowVersionStore(edge.db);
   const chats = new TestChats(edge.db);
 
-  /** The flow a new chat runs, and where it came from. */
-  async function flowOf(
-    appId: string,
-    wanted: StartInput['version'],
-  ): Promise<{ flow: Record<string, unknown>; source: TestChatSource }> {
-    if (wanted === undefined || wanted === 'draft') {
-      const draft = await versions.draft(appId);
-      if (draft) return { flow: draft.flow, source: { draft: draft.revision } };
-      if (wanted === 'draft') throw new BotwireError('BW_ERR_NO_DRAFT', 'this bot has no draft');
-    }
-    const version =
-      typeof wanted === 'number'
-        ? await versions.get(appId, wanted)
-        : await versions.current(appId);
-    if (!version) throw new BotwireError('BW_ERR_NOT_FOUND', 'this bot has no such flow version');
-    return { flow: version.flow, source: { version: version.version } };
-  }
-
   /** The chat of the path, on an existing bot. @throws BW_ERR_NOT_FOUND */
   async function chatOf(ctx: RouteContext): Promise<TestChat> {
     const appId = appIdOf(ctx);
@@ -113,7 +96,7 @@ export function testChatRoutes(router: Router, edge: Edge, helpers: TestChatHelp
     const input = await readBody<StartInput>(ctx, 'http/test-chat');
     if (!(await edge.directory.byAppId(appId)))
       throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
-    const { flow, source } = await flowOf(appId, input.version);
+    const { flow, source } = await flowToTry(versions, appId, input.version);
     // A flow that could not be published cannot be tried either: same check, same answer (422).
     publishable(edge)(flow);
     await consoleChannel(appId);
