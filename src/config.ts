@@ -402,7 +402,7 @@ export const SETTINGS = {
     default: 60000,
     min: 1000,
     max: 600000,
-    doc: "How long the api waits for a `flow` process to run a bot's conversation tests (docs/flows.md, \"Conversation tests\"); a run not finished by then is dropped and refused with BW_ERR_TESTS_UNAVAILABLE (ms).",
+    doc: 'How long the api waits for a `flow` process to run a bot\'s conversation tests (docs/flows.md, "Conversation tests"); a run not finished by then is dropped and refused with BW_ERR_TESTS_UNAVAILABLE (ms).',
   },
   EDGE_UNKNOWN_ID_TTL_MS: {
     kind: 'integer',

@@ -5,13 +5,7 @@
  * `INDEXER_LOCK_MS`), finished jobs trimmed. Progress and outcomes live in Postgres (`index_jobs`).
  */
 import { createHash } from 'node:crypto';
-import {
-  DelayedError,
-  Queue,
-  UnrecoverableError,
-  WaitingError,
-  Worker,
-} from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Config } from '../config.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { createJob, overlapTooLarge, type JobOptions } from '../shared/knowledge/jobs.ts';
