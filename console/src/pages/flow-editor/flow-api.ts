@@ -48,11 +48,16 @@ export async function discardDraft(appId: string): Promise<void> {
 }
 
 /** `POST /v2/bots/:app_id/flow/publish`: the draft becomes the next version. */
-export async function publishDraft(appId: string, note?: string): Promise<Published> {
+/** Publishes the draft; `overrideTests` (owners) publishes over failing conversation tests. */
+export async function publishDraft(
+  appId: string,
+  note?: string,
+  overrideTests = false,
+): Promise<Published> {
   return unwrap(
     await api.POST('/v2/bots/{app_id}/flow/publish', {
       params: bot(appId),
-      body: note ? { note } : {},
+      body: { ...(note ? { note } : {}), ...(overrideTests ? { override_tests: true } : {}) },
     }),
   );
 }

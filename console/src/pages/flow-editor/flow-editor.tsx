@@ -27,6 +27,7 @@ import { EditorContext, type EditorContextValue } from './editor-context.ts';
 import { problemsByPointer, problemsByState } from './problem-location.ts';
 import { ProblemList } from './problem-list.tsx';
 import { PublishBar } from './publish-bar.tsx';
+import { TestsPanel } from '../conversation-tests/tests-panel.tsx';
 import { StateList } from './state-list.tsx';
 import { StatePanel } from './state-panel.tsx';
 import { TestChat } from '../test-chat/test-chat.tsx';
@@ -73,6 +74,7 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
   const [selected, setSelected] = useState<string | null>(null);
   const [tab, setTab] = useState<'graph' | 'json'>('graph');
   const [showVersions, setShowVersions] = useState(false);
+  const [showTests, setShowTests] = useState(false);
   // The test chat tries the saved draft (or the published version) beside the editor.
   const [showChat, setShowChat] = useState(false);
   const [viewing, setViewing] = useState<number | null>(null);
@@ -195,6 +197,16 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
           >
             Versions
           </button>
+          {may('GET /v2/bots/:app_id/tests') && (
+            <button
+              type="button"
+              aria-expanded={showTests}
+              data-route="GET /v2/bots/:app_id/tests"
+              onClick={() => setShowTests((v) => !v)}
+            >
+              Tests
+            </button>
+          )}
           {may('POST /v2/bots/:app_id/test-chats') && (
             <button
               type="button"
@@ -357,7 +369,9 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
             </div>
           </div>
           <aside className="editor-right" aria-label="Details">
-            {showVersions ? (
+            {showTests ? (
+              <TestsPanel appId={appId} onClose={() => setShowTests(false)} />
+            ) : showVersions ? (
               <VersionsPanel
                 appId={appId}
                 viewing={viewing}

@@ -9,6 +9,9 @@ import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import type { ApiError } from '../../api/api-error.ts';
 import type { Impact } from '../../api/types.ts';
 import { getImpact, publishDraft, saveDraft } from './flow-api.ts';
+import { useMe } from '../../api/accounts.ts';
+import { RunResults } from '../conversation-tests/run-results.tsx';
+import type { TestRun } from '../conversation-tests/tests-api.ts';
 import { ImpactNote } from './impact-note.tsx';
 import type { ValidationView } from './use-validation.ts';
 
@@ -34,6 +37,14 @@ function statusText(v: ValidationView, parses: boolean): string {
   if (v.status === 'invalid')
     return `${v.problems.length} problem${v.problems.length === 1 ? '' : 's'}: fix before publishing.`;
   return v.warnings.length > 0 ? `Valid, ${v.warnings.length} warning(s).` : 'Valid.';
+}
+
+/** The refusals an owner may publish over. */
+const TEST_REFUSALS = new Set(['BW_ERR_TESTS_FAILED', 'BW_ERR_TESTS_UNAVAILABLE']);
+
+/** The test run a refused publish carries. */
+function failedRun(error: ApiError): TestRun | undefined {
+  return error.code === 'BW_ERR_TESTS_FAILED' ? (error.details?.run as TestRun) : undefined;
 }
 
 export function PublishBar({
@@ -76,8 +87,11 @@ export function PublishBar({
     },
     onSuccess: setImpact,
   });
-  const publish = useMutation<{ version: number }, ApiError>({
-    mutationFn: () => publishDraft(appId, note.trim() || undefined),
+  const me = useMe();
+  // Owners may publish over failing tests (or tests that cannot run); the audit log keeps it.
+  const mayOverride = me.data?.role === 'owner';
+  const publish = useMutation<{ version: number }, ApiError, { override: boolean }>({
+    mutationFn: ({ override }) => publishDraft(appId, note.trim() || undefined, override),
     onSuccess: (published) => {
       setImpact(null);
       setNote('');
@@ -144,7 +158,7 @@ export function PublishBar({
           confirmLabel={publish.isPending ? 'Publishing…' : 'Publish'}
           busy={publish.isPending}
           onCancel={() => setImpact(null)}
-          onConfirm={() => publish.mutate()}
+          onConfirm={() => publish.mutate({ override: false })}
         >
           <p>New turns use it at once.</p>
           <ImpactNote impact={impact} />
@@ -153,9 +167,25 @@ export function PublishBar({
             <input id="publish-note" value={note} onChange={(e) => setNote(e.target.value)} />
           </div>
           {publish.error && (
-            <p role="alert" className="problem-text">
-              {publish.error.message}
-            </p>
+            <div role="alert" className="problem-text">
+              {failedRun(publish.error) ? (
+                <>
+                  <p>Not published: the draft fails the bot&apos;s conversation tests.</p>
+                  <RunResults run={failedRun(publish.error)!} />
+                </>
+              ) : (
+                <p>{publish.error.message}</p>
+              )}
+            </div>
+          )}
+          {publish.error && mayOverride && TEST_REFUSALS.has(publish.error.code) && (
+            <button
+              type="button"
+              disabled={publish.isPending}
+              onClick={() => publish.mutate({ override: true })}
+            >
+              Publish anyway (owner)
+            </button>
           )}
         </ConfirmDialog>
       )}

@@ -25,6 +25,8 @@ import { useEventSource } from '../conversations/use-event-source.ts';
 import { VariablesView } from '../conversations/variables-view.tsx';
 import { getBotFlow } from '../flow-editor/flow-api.ts';
 import { chatLogReducer } from './chat-log.ts';
+import { useMay } from '../../api/permissions.ts';
+import { SaveAsTest } from '../conversation-tests/save-as-test.tsx';
 import { traceLine, turnTrace, turnViews } from './turn-trace.ts';
 import { newClientMessageId, readChat, writeChat, type StoredChat } from './chat-session.ts';
 import {
@@ -153,6 +155,7 @@ const STATE_REFRESH_MS = 3000;
 
 function ChatBody({ appId, wanted, chat }: { appId: string; wanted: Wanted; chat: StoredChat }) {
   const queryClient = useQueryClient();
+  const may = useMay();
   const [log, dispatch] = useReducer(chatLogReducer, []);
   const [conversationId, setConversationId] = useState(chat.conversation_id);
   const [draft, setDraft] = useState('');
@@ -259,6 +262,9 @@ function ChatBody({ appId, wanted, chat }: { appId: string; wanted: Wanted; chat
           Send
         </button>
       </form>
+      {may('POST /v2/bots/:app_id/tests/from-chat') && log.length > 0 && (
+        <SaveAsTest appId={appId} chatId={chat.chat_id} />
+      )}
       <section className="test-chat__state" aria-labelledby={`${ids}-state`}>
         <h3 id={`${ids}-state`}>Flow state</h3>
         {conversationId === null ? (

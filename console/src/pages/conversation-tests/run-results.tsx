@@ -1,0 +1,32 @@
+/** A run of conversation tests: each test passed or failed, and each failure in the test's words. */
+import type { TestRun } from './tests-api.ts';
+
+export function RunResults({ run }: { run: Pick<TestRun, 'passed' | 'failed' | 'tests'> }) {
+  return (
+    <div className="test-run">
+      <p role="status">
+        {run.tests.length === 0
+          ? 'This bot has no tests.'
+          : `${run.passed} passed, ${run.failed} failed.`}
+      </p>
+      <ul aria-label="Test results">
+        {run.tests.map((test) => (
+          <li key={test.name}>
+            <strong className={test.passed ? '' : 'problem-text'}>
+              {test.passed ? 'Passed' : 'Failed'}: {test.name}
+            </strong>
+            {test.failures.length > 0 && (
+              <ul>
+                {test.failures.map((f, i) => (
+                  <li key={i}>
+                    <code>{f.where}</code>: {f.message}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
