@@ -137,7 +137,7 @@ export async function startApi(
     db,
     overrides.fetch ? { fetch: overrides.fetch } : {},
   );
-  // Conversation tests are run by flow; the api asks and waits (BullMQ opens its connections lazily).
+  // Conversation tests are run by flow; the api asks and waits (its connections open at the first run).
   const testQueue = new ConversationTestQueue({
     redisUrl: config.redisUrl,
     redisTlsCa: config.redisTlsCa,

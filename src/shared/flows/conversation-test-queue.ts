@@ -7,6 +7,7 @@
 import { Queue, QueueEvents } from 'bullmq';
 import { BotwireError } from '../errors.ts';
 import { jobsConnection } from '../jobs-connection.ts';
+import { withDeadline } from '../deadline.ts';
 import type { TestRunRequest, TestRunResult } from './conversation-test-types.ts';
 
 export const TEST_QUEUE = 'conversation-tests';
@@ -22,19 +23,30 @@ export interface TestQueueSettings {
   streamPrefix: string;
 }
 
-/** The api's side: asks for runs and waits for their results. */
+/**
+ * The api's side: asks for runs and waits for their results. Its connections open at the first
+ * run, so an api that never runs a test holds none (and a Redis outage has nothing of it to close).
+ */
 export class ConversationTestQueue {
-  readonly #jobs: ReturnType<typeof jobsConnection>;
-  readonly #queue: Queue<TestRunRequest, TestRunResult>;
-  readonly #events: QueueEvents;
+  readonly #settings: TestQueueSettings;
+  #open:
+    | {
+        jobs: ReturnType<typeof jobsConnection>;
+        queue: Queue<TestRunRequest, TestRunResult>;
+        events: QueueEvents;
+      }
+    | undefined;
 
   constructor(settings: TestQueueSettings) {
-    this.#jobs = jobsConnection(settings.redisUrl, settings.redisTlsCa, 'test-jobs');
-    const options = {
-      connection: this.#jobs.connection,
-      prefix: testJobsPrefix(settings.streamPrefix),
-    };
-    this.#queue = new Queue(TEST_QUEUE, {
+    this.#settings = settings;
+  }
+
+  #opened() {
+    if (this.#open) return this.#open;
+    const { redisUrl, redisTlsCa, streamPrefix } = this.#settings;
+    const jobs = jobsConnection(redisUrl, redisTlsCa, 'test-jobs');
+    const options = { connection: jobs.connection, prefix: testJobsPrefix(streamPrefix) };
+    const queue = new Queue<TestRunRequest, TestRunResult>(TEST_QUEUE, {
       ...options,
       defaultJobOptions: {
         attempts: 1,
@@ -42,7 +54,9 @@ export class ConversationTestQueue {
         removeOnFail: { age: 24 * 3600, count: 100 },
       },
     });
-    this.#events = new QueueEvents(TEST_QUEUE, options);
+    const events = new QueueEvents(TEST_QUEUE, options);
+    this.#open = { jobs, queue, events };
+    return this.#open;
   }
 
   /**
@@ -51,12 +65,17 @@ export class ConversationTestQueue {
    *   `timeoutMs`, or the run itself failed
    */
   async run(request: TestRunRequest, timeoutMs: number): Promise<TestRunResult> {
-    await this.#events.waitUntilReady();
-    const job = await this.#queue.add('run', request);
+    const { queue, events } = this.#opened();
     try {
-      return await job.waitUntilFinished(this.#events, timeoutMs);
+      await withDeadline(events.waitUntilReady(), timeoutMs, 'the test queue');
+      const job = await queue.add('run', request);
+      try {
+        return await job.waitUntilFinished(events, timeoutMs);
+      } catch (error) {
+        await job.remove().catch(() => undefined); // a run still waiting never starts after this
+        throw error;
+      }
     } catch (error) {
-      await job.remove().catch(() => undefined); // a run still waiting never starts after this
       throw new BotwireError(
         'BW_ERR_TESTS_UNAVAILABLE',
         `the conversation tests could not be run: ${(error as Error).message}`,
@@ -65,8 +84,11 @@ export class ConversationTestQueue {
   }
 
   async close(): Promise<void> {
-    await this.#events.close();
-    await this.#queue.close();
-    await this.#jobs.close();
+    const open = this.#open;
+    if (!open) return;
+    this.#open = undefined;
+    await open.events.close();
+    await open.queue.close();
+    await open.jobs.close();
   }
 }
