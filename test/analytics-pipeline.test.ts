@@ -27,6 +27,7 @@ import {
   SCRIPTS,
   USERS,
 } from './support/analytics-scripts.ts';
+import { DAY_MS, dayOf } from '../src/shared/utc-day.ts';
 
 describe('analytics (edge, channel, language, flow)', function () {
   this.timeout(120_000);
@@ -35,7 +36,7 @@ describe('analytics (edge, channel, language, flow)', function () {
   /** The bot's texts, by Telegram chat. */
   const sent = new Map<number, string[]>();
   let update = 90_000;
-  const today = new Date().toISOString().slice(0, 10);
+  const today = dayOf();
 
   conversationSuite({}, async (api) => {
     t = api;
@@ -211,7 +212,7 @@ describe('analytics (edge, channel, language, flow)', function () {
       expect(answer.json.error.code, query).to.equal('BW_ERR_SCHEMA');
     }
     // Users, each once, are known for ranges that end today only.
-    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const yesterday = dayOf(Date.now() - DAY_MS);
     const past = await t.call(
       'GET',
       `/v2/bots/${bot.appId}/analytics?from=${yesterday}&to=${yesterday}`,

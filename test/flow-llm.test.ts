@@ -10,7 +10,8 @@ import type { Effect } from '../src/flow/engine/types.ts';
 import { promptParts } from '../src/flow/engine/llm-effect.ts';
 import { runLlmEffect, type LlmDeps } from '../src/flow/llm-call.ts';
 import { buildMessages, maskPii } from '../src/flow/llm-prompt.ts';
-import { dailyKey, dayOf, LlmUsage } from '../src/shared/flows/llm-usage.ts';
+import { dailyKey, LlmUsage } from '../src/shared/flows/llm-usage.ts';
+import { dayOf } from '../src/shared/utc-day.ts';
 import type { LlmGuardrails, LlmOutput } from '../src/shared/flows/types.ts';
 import type { Redis } from '../src/shared/redis.ts';
 import {

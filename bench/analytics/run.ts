@@ -27,6 +27,7 @@ import { batchedSaveState, type StoredState } from '../../src/flow/state-store.t
 import { createDb, type Knex } from '../../src/shared/db.ts';
 import { percentile } from '../pipeline/report.ts';
 import { intEnv } from '../lib/setup.ts';
+import { DAY_MS, dayOf } from '../../src/shared/utc-day.ts';
 
 const TURNS = intEnv('BENCH_TURNS', 10_000, 100);
 const CONVERSATIONS = intEnv('BENCH_CONVERSATIONS', 500, 10);
@@ -43,7 +44,7 @@ const load = (): string => {
   const [one, five] = loadavg();
   return `${cpus().length} cores, load ${one?.toFixed(2)} / ${five?.toFixed(2)}`;
 };
-const today = new Date().toISOString().slice(0, 10);
+const today = dayOf();
 
 /** CPU seconds the process `pid` has used (user + system), from /proc; null where unreadable. */
 function cpuOf(pid: number): number | null {
@@ -296,7 +297,7 @@ async function seedHistory(db: Knex): Promise<void> {
 
 async function pageTimes(db: Knex): Promise<void> {
   await seedHistory(db);
-  const day = (back: number) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);
+  const day = (back: number) => dayOf(Date.now() - back * DAY_MS);
   const filter = (days: number, extra: Partial<AnalyticsFilter> = {}): AnalyticsFilter => ({
     appId: 'bot0',
     from: day(days - 1),

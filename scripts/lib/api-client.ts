@@ -1,4 +1,5 @@
 /** What the scripts that call the admin API share: where it is, how to call it, how to exit. */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /** Ends the tool with `code`, printing the message. */
 export class Exit extends Error {
@@ -8,6 +9,30 @@ export class Exit extends Error {
   ) {
     super(message);
   }
+}
+
+/** The command line as `options` read it, positionals allowed. @throws Exit 2 with `usage` */
+export function parseCommandLine<O extends NonNullable<ParseArgsConfig['options']>>(
+  argv: string[],
+  options: O,
+  usage: string,
+) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, options });
+  } catch (error) {
+    throw new Exit(2, `${(error as Error).message}\n${usage}`);
+  }
+}
+
+/** Runs a tool's `main` and exits with its code; a failure is printed as `error: …`. */
+export function runTool(main: Promise<number>): void {
+  main.then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`error: ${(error as Error).message}\n`);
+      process.exit(error instanceof Exit ? error.code : 1);
+    },
+  );
 }
 
 /** BOTWIRE_API_URL, else the api of the env file's API_HOST and API_PORT. */

@@ -16,9 +16,8 @@
 import { openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { apiUrl, call, Exit } from './api-client.ts';
+import { apiUrl, call, Exit, parseCommandLine, runTool } from './api-client.ts';
 
 const USAGE = 'usage: index.sh [--bot <app_id>] [--shared] <collection> <file ...>';
 const FINISHED = new Set(['succeeded', 'partial', 'failed', 'superseded']);
@@ -46,16 +45,11 @@ function bar(job: JobView, width = 30): string {
 }
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { bot: { type: 'string' }, shared: { type: 'boolean' } },
-    });
-  } catch (error) {
-    throw new Exit(2, `${(error as Error).message}\n${USAGE}`);
-  }
+  const parsed = parseCommandLine(
+    argv,
+    { bot: { type: 'string' }, shared: { type: 'boolean' } },
+    USAGE,
+  );
   const [collection, ...paths] = parsed.positionals;
   if (!collection || paths.length === 0) throw new Exit(2, USAGE);
   const { bot, shared } = parsed.values;
@@ -137,10 +131,4 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return failed > 0 || job.status !== 'succeeded' ? 1 : 0;
 }
 
-main(process.argv.slice(2), process.env).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`error: ${(error as Error).message}\n`);
-    process.exit(error instanceof Exit ? error.code : 1);
-  },
-);
+runTool(main(process.argv.slice(2), process.env));

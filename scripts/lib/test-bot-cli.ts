@@ -9,10 +9,9 @@
  * refused; 3 the api could not be reached or answered 5xx (BW_ERR_TESTS_UNAVAILABLE included).
  */
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { junitXml } from '../../src/api/conversation-tests/junit.ts';
 import type { TestRunResult } from '../../src/shared/flows/conversation-test-types.ts';
-import { apiUrl, call, Exit } from './api-client.ts';
+import { apiUrl, call, Exit, parseCommandLine, runTool } from './api-client.ts';
 
 const USAGE = 'usage: test-bot.sh <app_id> [--version N|current|draft] [--junit FILE]';
 
@@ -23,16 +22,11 @@ function versionOf(raw: string | undefined): 'draft' | 'current' | number | unde
 }
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { version: { type: 'string' }, junit: { type: 'string' } },
-    });
-  } catch (error) {
-    throw new Exit(2, `${(error as Error).message}\n${USAGE}`);
-  }
+  const parsed = parseCommandLine(
+    argv,
+    { version: { type: 'string' }, junit: { type: 'string' } },
+    USAGE,
+  );
   const [appId, ...rest] = parsed.positionals;
   if (!appId || rest.length > 0) throw new Exit(2, USAGE);
   const version = versionOf(parsed.values.version);
@@ -63,10 +57,4 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return run.failed === 0 ? 0 : 1;
 }
 
-main(process.argv.slice(2), process.env).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`error: ${(error as Error).message}\n`);
-    process.exit(error instanceof Exit ? error.code : 1);
-  },
-);
+runTool(main(process.argv.slice(2), process.env));

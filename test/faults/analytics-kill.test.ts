@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import { addTelegramBot, startFaultSystem, type FaultSystem } from '../support/fault-system.ts';
 import { FLOW, SCRIPTS, statesTimes, totalsTimes, USERS } from '../support/analytics-scripts.ts';
 import { waitFor } from '../support/services.ts';
+import { dayOf } from '../../src/shared/utc-day.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Each scripted user this many times: 200 users. */
@@ -97,7 +98,7 @@ describe('faults: analytics while channel is killed', function () {
     await sys.restart('channel');
     await Promise.all(plays);
 
-    const today = new Date().toISOString().slice(0, 10);
+    const today = dayOf();
     const figures = async () =>
       (await sys.admin('GET', `/v2/bots/${bot.appId}/analytics?from=${today}&to=${today}`)).json;
     const expected = totalsTimes(TIMES);

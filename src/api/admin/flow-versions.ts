@@ -15,7 +15,8 @@ import {
   type FlowDraft,
   type FlowVersion,
 } from '../../shared/flows/version-store.ts';
-import { dayOf, LlmUsage } from '../../shared/flows/llm-usage.ts';
+import { LlmUsage } from '../../shared/flows/llm-usage.ts';
+import { dayOf } from '../../shared/utc-day.ts';
 import type { Flow } from '../../shared/flows/types.ts';
 import { readJson } from '../body.ts';
 import { principalOf } from './principal.ts';

@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import type { Router } from '@koa/router';
 import { stringify } from 'csv-stringify/sync';
 import { BotwireError } from '../../shared/errors.ts';
+import { DAY_MS, dayOf } from '../../shared/utc-day.ts';
 import type { Edge } from '../edge.ts';
 import { queryOf } from '../admin/paging.ts';
 import { requireBotAccess } from '../admin/principal.ts';
@@ -36,9 +37,6 @@ interface AnalyticsQuery {
 const MAX_DAYS = 366;
 /** The range when none is asked for: the last seven days, today included. */
 const DEFAULT_DAYS = 7;
-
-const DAY_MS = 86_400_000;
-const dayOf = (t: number): string => new Date(t).toISOString().slice(0, 10);
 
 /** The range asked for, checked. @throws BW_ERR_SCHEMA for a day that is not one, or a bad range */
 export function rangeOf(

@@ -5,6 +5,7 @@
  * state's entries, ways on, ends, handoffs and drop-off. Also the retention prune.
  */
 import type { Knex } from '../../shared/db.ts';
+import { DAY_MS, dayOf } from '../../shared/utc-day.ts';
 
 export const BOT_COUNTERS = [
   'conversations',
@@ -101,8 +102,8 @@ function filtered(db: Knex, table: string, f: AnalyticsFilter): Knex.QueryBuilde
 /** The days from `from` to `to`, both included (`YYYY-MM-DD`). */
 export function daysOf(from: string, to: string): string[] {
   const days: string[] = [];
-  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 86_400_000)
-    days.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += DAY_MS)
+    days.push(dayOf(t));
   return days;
 }
 
@@ -183,8 +184,7 @@ export async function readAnalytics(db: Knex, f: AnalyticsFilter): Promise<Analy
  * rows do not carry).
  */
 async function usersSince(db: Knex, f: AnalyticsFilter): Promise<number | null> {
-  const today = new Date().toISOString().slice(0, 10);
-  if (f.to < today || f.language !== undefined || f.version !== undefined) return null;
+  if (f.to < dayOf() || f.language !== undefined || f.version !== undefined) return null;
   const query = db('analytics_users').where('app_id', f.appId).andWhere('last_day', '>=', f.from);
   if (f.channelType !== undefined) query.andWhere('channel_type', f.channelType);
   const [row] = await query.count({ users: '*' });

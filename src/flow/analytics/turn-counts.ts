@@ -5,6 +5,7 @@
  * applied. Test chats (channel type `console`) count nothing.
  */
 import type { TraceStep } from '../engine/types.ts';
+import { dayOf } from '../../shared/utc-day.ts';
 
 export interface StateCounts {
   state: string;
@@ -106,7 +107,7 @@ export function countTurn(turn: TurnOutcome): TurnCounts | null {
   return {
     conversation_id: turn.conversationId,
     app_id: turn.appId,
-    day: turn.now.toISOString().slice(0, 10),
+    day: dayOf(turn.now),
     channel_type: turn.channelType,
     language: turn.language ?? '',
     flow_version: turn.flowVersion ?? 0,

@@ -7,6 +7,7 @@
  * errs on the side of spending less).
  */
 import type { Redis } from '../redis.ts';
+import { dayOf } from '../utc-day.ts';
 
 /** Days a bot's daily counter is kept after its day (for the admin API and the console). */
 const KEEP_S = 3 * 24 * 3600;
@@ -18,9 +19,6 @@ if used + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return 0 end
 redis.call('INCRBY', KEYS[1], ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return 1`;
-
-/** The UTC day of `now`, as `YYYY-MM-DD`. */
-export const dayOf = (now: Date): string => now.toISOString().slice(0, 10);
 
 /** The key of a bot's tokens on `day` (one key: no cross-slot operation on a cluster). */
 export const dailyKey = (prefix: string, appId: string, day: string): string =>
