@@ -145,13 +145,18 @@ export function opsPaths(): Record<string, unknown> {
                 type: 'array',
                 items: {
                   type: 'object',
-                  required: ['app_id', 'name', 'backlog', 'channels'],
+                  required: ['app_id', 'name', 'backlog', 'waiting', 'channels'],
                   properties: {
                     app_id: { type: 'string' },
                     name: { type: 'string' },
                     backlog: {
                       type: 'integer',
                       description: 'turns in flight plus parked replies',
+                    },
+                    waiting: {
+                      type: 'boolean',
+                      description:
+                        'something waits: a backlog, parked replies, an open breaker or failed platform calls',
                     },
                     channels: {
                       type: 'array',

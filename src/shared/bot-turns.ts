@@ -67,13 +67,27 @@ export async function botBacklog(
   horizonMs: number,
   now = Date.now(),
 ): Promise<number> {
-  const key = botTurnsKey(prefix, appId);
-  const [, count, ...parked] = await Promise.all([
-    redis.zremrangebyscore(key, '-inf', now - horizonMs),
-    redis.zcard(key),
+  const [count, ...parked] = await Promise.all([
+    turnsInFlight(redis, prefix, appId, horizonMs, now),
     ...channelIds.map((id) => redis.xlen(parkedKey(prefix, id))),
   ]);
-  return Number(count) + parked.reduce<number>((sum, n) => sum + Number(n), 0);
+  return count + parked.reduce<number>((sum, n) => sum + Number(n), 0);
+}
+
+/** The bot's turns published and not yet finished, those older than `horizonMs` dropped first. */
+export async function turnsInFlight(
+  redis: Redis,
+  prefix: string,
+  appId: string,
+  horizonMs: number,
+  now = Date.now(),
+): Promise<number> {
+  const key = botTurnsKey(prefix, appId);
+  const [, count] = await Promise.all([
+    redis.zremrangebyscore(key, '-inf', now - horizonMs),
+    redis.zcard(key),
+  ]);
+  return Number(count);
 }
 
 /**

@@ -3418,6 +3418,8 @@ export interface paths {
                 name: string;
                 /** @description turns in flight plus parked replies */
                 backlog: number;
+                /** @description something waits: a backlog, parked replies, an open breaker or failed platform calls */
+                waiting: boolean;
                 channels: {
                   /** Format: uuid */
                   id: string;

@@ -92,7 +92,6 @@ export type ProcessesView = Answer<'/v2/ops/processes', 'get'>;
 export type TopicsView = Answer<'/v2/ops/topics', 'get'>;
 export type TopicView = TopicsView['topics'][number];
 export type BotsAtWorkView = Answer<'/v2/ops/bots', 'get'>;
-export type BotAtWork = BotsAtWorkView['bots'][number];
 export type Topic = TopicView['topic'];
 export type DeadLetterPage = Answer<'/v2/ops/dead-letters/{topic}', 'get'>;
 export type DeadLetter = DeadLetterPage['items'][number];

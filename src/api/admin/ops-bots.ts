@@ -3,12 +3,14 @@
  * fails (docs/operations.md): the bot's backlog as the edge's backpressure counts it (its turns in
  * flight plus its parked replies, `shared/bot-turns.ts`), and per channel the replies parked
  * behind its circuit breaker, whether the breaker is open and for how long yet, and the failed
- * platform calls in its window (src/channel/breaker.ts). Bots with something waiting come first.
+ * platform calls in its window (src/channel/breaker.ts). `waiting` says whether anything does (the
+ * console lists those bots); they come first, the most held up first. Bots are read from the
+ * directory's memory, not the database: the page asks every 10 s.
  */
 import type { Router } from '@koa/router';
-import { botBacklog, breakerKeys } from '../../shared/bot-turns.ts';
+import { breakerKeys, turnsInFlight } from '../../shared/bot-turns.ts';
 import type { Edge } from '../edge.ts';
-import { principalOf } from './principal.ts';
+import { mayAccessBot, principalOf } from './principal.ts';
 
 interface ChannelAtWork {
   id: string;
@@ -21,10 +23,12 @@ interface ChannelAtWork {
   failures: number;
 }
 
-export interface BotAtWork {
+interface BotAtWork {
   app_id: string;
   name: string;
   backlog: number;
+  /** Something waits: a backlog, parked replies, an open breaker or failed calls. */
+  waiting: boolean;
   channels: ChannelAtWork[];
 }
 
@@ -51,24 +55,29 @@ async function channelAtWork(
 export function opsBotRoutes(router: Router, edge: Edge): void {
   router.get('/v2/ops/bots', async (ctx) => {
     const assigned = principalOf(ctx).bots;
-    const bots = (await edge.store.loadAll()).filter(
-      (bot) => assigned === 'all' || assigned.includes(bot.appId),
-    );
+    const bots = edge.directory.bots().filter((bot) => mayAccessBot(assigned, bot.appId));
     const { horizonMs } = edge.botBacklog;
     const rows = await Promise.all(
       bots.map(async (bot): Promise<BotAtWork> => {
         // The console channel's test chats count too: they share the bot's pipeline.
-        const ids = bot.channels.map((c) => c.id);
-        const [backlog, channels] = await Promise.all([
-          botBacklog(edge.redis, edge.prefix, bot.appId, ids, horizonMs),
+        const [inFlight, channels] = await Promise.all([
+          turnsInFlight(edge.redis, edge.prefix, bot.appId, horizonMs),
           Promise.all(bot.channels.map((c) => channelAtWork(edge, c))),
         ]);
-        return { app_id: bot.appId, name: bot.name, backlog, channels };
+        // The backlog as the edge counts it (`botBacklog`), from the parked counts read above.
+        const backlog = channels.reduce((n, c) => n + c.parked, inFlight);
+        const waiting = backlog > 0 || channels.some((c) => c.breaker === 'open' || c.failures > 0);
+        return { app_id: bot.appId, name: bot.name, backlog, waiting, channels };
       }),
     );
-    const waiting = (b: BotAtWork) =>
-      b.backlog + b.channels.reduce((n, c) => n + c.parked + (c.breaker === 'open' ? 1 : 0), 0);
-    rows.sort((a, b) => waiting(b) - waiting(a) || a.name.localeCompare(b.name));
+    const weight = (b: BotAtWork) =>
+      b.backlog + b.channels.filter((c) => c.breaker === 'open').length;
+    rows.sort(
+      (a, b) =>
+        Number(b.waiting) - Number(a.waiting) ||
+        weight(b) - weight(a) ||
+        a.name.localeCompare(b.name),
+    );
     ctx.body = { bots: rows };
   });
 }

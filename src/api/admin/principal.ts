@@ -69,9 +69,13 @@ export function principalOf(ctx: Context): Principal {
   return principal;
 }
 
+/** Whether a principal with these bots may see bot `appId` (agents: assigned bots only). */
+export function mayAccessBot(bots: Principal['bots'], appId: string): boolean {
+  return bots === 'all' || bots.includes(appId.toLowerCase()) || bots.includes(appId);
+}
+
 /** Throws BW_ERR_FORBIDDEN (403) unless the principal may see this bot (agents: assigned bots only). */
 export function requireBotAccess(ctx: Context, appId: string): void {
-  const bots = ctx.state.principal?.bots ?? 'all';
-  if (bots === 'all' || bots.includes(appId.toLowerCase()) || bots.includes(appId)) return;
+  if (mayAccessBot(ctx.state.principal?.bots ?? 'all', appId)) return;
   throw new BotwireError('BW_ERR_FORBIDDEN', 'this account is not assigned to this bot');
 }

@@ -333,6 +333,11 @@ export class BotDirectory {
   }
 
   /** WhatsApp channels of `appId`, or of every bot, as the view holds them now. */
+  /** Every bot known, with its channels (read from memory, kept current by the change feed). */
+  bots(): BotRecord[] {
+    return [...this.#bots.values()];
+  }
+
   whatsappChannels(appId?: string): ChannelRecord[] {
     const channels: ChannelRecord[] = [];
     for (const bot of this.#bots.values()) {

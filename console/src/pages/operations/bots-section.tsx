@@ -5,14 +5,9 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import type { BotAtWork } from '../../api/types.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { getBotsAtWork, opsKeys } from './operations-api.ts';
 import { OPS_REFRESH_MS } from './processes-section.tsx';
-
-const waits = (bot: BotAtWork): boolean =>
-  bot.backlog > 0 ||
-  bot.channels.some((c) => c.parked > 0 || c.breaker === 'open' || c.failures > 0);
 
 export function BotsSection() {
   const bots = useQuery({
@@ -20,7 +15,8 @@ export function BotsSection() {
     queryFn: getBotsAtWork,
     refetchInterval: OPS_REFRESH_MS,
   });
-  const waiting = bots.data?.bots.filter(waits) ?? [];
+  // Which bots wait is the server's rule (`waiting`), not decided again here.
+  const waiting = bots.data?.bots.filter((b) => b.waiting) ?? [];
   const quiet = (bots.data?.bots.length ?? 0) - waiting.length;
   return (
     <section aria-labelledby="ops-bots-h">
@@ -41,29 +37,33 @@ export function BotsSection() {
             </tr>
           </thead>
           <tbody>
-            {waiting.flatMap((bot) =>
-              bot.channels.map((c, i) => (
-                <tr key={c.id} className={c.breaker === 'open' ? 'ops-has-dead' : undefined}>
+            {waiting.flatMap((bot) => {
+              // A bot without channels (all removed) still gets its row: its backlog waits.
+              const rows = bot.channels.length > 0 ? bot.channels : [null];
+              return rows.map((c, i) => (
+                <tr key={c?.id ?? bot.app_id}>
                   {i === 0 && (
                     <>
-                      <th scope="row" rowSpan={bot.channels.length}>
+                      <th scope="row" rowSpan={rows.length}>
                         <Link to={`/bots/${bot.app_id}`}>{bot.name}</Link>
                       </th>
-                      <td rowSpan={bot.channels.length}>{bot.backlog}</td>
+                      <td rowSpan={rows.length}>{bot.backlog}</td>
                     </>
                   )}
-                  <td>{c.type}</td>
-                  <td>{c.parked}</td>
-                  <td>
-                    {c.breaker === 'open'
-                      ? `failing: sends paused ${Math.ceil(c.open_ms / 1000)} s more`
-                      : c.failures > 0
-                        ? `${c.failures} failed calls lately`
-                        : 'ok'}
+                  <td>{c?.type ?? 'no channel'}</td>
+                  <td>{c?.parked ?? 0}</td>
+                  <td className={c?.breaker === 'open' ? 'ops-failing' : undefined}>
+                    {c === null
+                      ? '—'
+                      : c.breaker === 'open'
+                        ? `failing: sends paused ${Math.ceil(c.open_ms / 1000)} s more`
+                        : c.failures > 0
+                          ? `${c.failures} failed calls lately`
+                          : 'ok'}
                   </td>
                 </tr>
-              )),
-            )}
+              ));
+            })}
           </tbody>
         </table>
       )}
