@@ -20,18 +20,8 @@ import type { Flow } from '../shared/flows/types.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
 import { storable, storableDeep } from '../shared/pg-text.ts';
 import type { Redis } from '../shared/redis.ts';
-import { DEFAULT_ERROR_TEXT, runTurn } from './engine/run-turn.ts';
 import { countTurn } from './analytics/turn-counts.ts';
-import type {
-  ConversationState,
-  Effect,
-  EffectResultEvent,
-  FlowEvent,
-  HandoffStart,
-  OutMessage,
-  TraceStep,
-  TurnResult,
-} from './engine/types.ts';
+import type { ConversationState, FlowEvent } from './engine/types.ts';
 import { runHttpEffect, type HttpOptions } from './http-effect.ts';
 import { restartIfRemoved } from './removed-state.ts';
 import type { StateCache } from './state-cache.ts';
@@ -42,11 +32,11 @@ import type { HandoffEvent } from '../shared/events/types.ts';
 import { END_STATUS, handoffIdOf, saveWithHandoff } from './handoff-store.ts';
 import { handoffEvent, handoffGate, type HandoffMessage } from './handoff-turn.ts';
 import type { MatchSettings } from './engine/meaning.ts';
-import type { Understanding } from './understanding.ts';
+import { withMeaning, type Understanding } from './understanding.ts';
 import { recordTurnNotes } from './turn-notes.ts';
-import { runLlmStep, type LlmCallRecord, type LlmDeps } from './llm-call.ts';
+import { runLlmStep, type LlmDeps } from './llm-call.ts';
 import type { PatternMatcher } from './pattern-matcher.ts';
-import { runTurnMatching } from './turn-patterns.ts';
+import { apology, settleTurn } from './settle-turn.ts';
 
 export interface FlowInput {
   source: string;
@@ -218,10 +208,10 @@ async function runOneTurn(
   if (!first) return [];
   let event: FlowEvent = first;
 
+  // A test chat runs the flow it started with, and gets a trace of every turn (docs/console.md).
+  const testChat = conversation.channel_type === 'console';
   const flow = (
-    conversation.channel_type === 'console'
-      ? await deps.testChats?.flowOf(conversation.app_id, conversation.chat_id)
-      : bot.flow
+    testChat ? await deps.testChats?.flowOf(conversation.app_id, conversation.chat_id) : bot.flow
   ) as Flow | undefined;
   if (!flow) {
     context.log.warn({ appId: conversation.app_id }, 'turn of an unknown test chat; dropped');
@@ -238,14 +228,9 @@ async function runOneTurn(
     ));
   }
 
-  if (event.type === 'input' && deps.understanding) {
-    const meaning = await deps.understanding.scores(flow, state, event);
-    if (meaning) event = { ...event, meaning };
-  }
-
-  // Test chats get a trace of every turn (docs/console.md); nobody else pays for one.
-  const trace =
-    conversation.channel_type === 'console' ? new TurnTrace(event, state.vars) : undefined;
+  event = await withMeaning(deps.understanding, flow, state, event);
+  // Nobody else pays for a trace.
+  const trace = testChat ? new TurnTrace(event, state.vars) : undefined;
   let counter = 0;
   const options = {
     ...(deps.matching ? { matching: deps.matching } : {}),
@@ -256,108 +241,30 @@ async function runOneTurn(
     now: new Date().toISOString(),
   };
   const budget = { ...DEFAULT_TURN_BUDGET, ...deps.budget };
-  let outputs: OutMessage[] = [];
-  let pending: Extract<Effect, { kind: 'retrieve' }> | undefined;
-  let httpSteps = 0;
-  let llmTokens = 0;
-  const llmCalls: LlmCallRecord[] = [];
-  let overBudget = 0;
-  let deadline: number | undefined;
-  let opened: HandoffStart | undefined;
-  const understood: NonNullable<TurnResult['understood']> = [];
-  // What every run of the turn did: the analytics counts read it.
-  let steps: TraceStep[] = [];
-  // What the turn's templates made so far: MAX_RENDERED_CHARS bounds the turn, not each run.
-  let rendered = 0;
-  for (;;) {
-    const run = { ...options, rendered };
-    const result: TurnResult = deps.patterns
-      ? await runTurnMatching(
-          deps.patterns,
-          conversation.app_id,
-          context.log,
-          flow,
-          state,
-          event,
-          run,
-        )
-      : runTurn(flow, state, event, run);
-    state = result.state;
-    rendered = result.rendered;
-    trace?.run(result);
-    steps.push(...result.trace);
-    // A run stopped by the render budget sends the apology alone, also none of the earlier runs'.
-    if (result.errors.some((e) => e.code === 'BW_ERR_FLOW_BUDGET')) outputs = [];
-    outputs.push(...result.outputs);
-    understood.push(...(result.understood ?? []));
-    opened = result.handoff ?? opened;
-    for (const error of result.errors)
-      context.log.warn({ code: error.code, state: error.state }, error.message);
-    const effect = result.effects[0];
-    if (!effect) break;
-    if (effect.kind === 'retrieve') {
-      pending = effect;
-      trace?.knowledge(effect);
-      break;
-    }
-    deadline ??= Date.now() + budget.httpMs;
-    if (effect.kind === 'llm') {
-      const done = await runLlmStep(deps.llm, effect, {
-        appId: conversation.app_id,
-        tokensLeft: (flow.llm?.turn_tokens ?? deps.llm?.settings.turnTokens ?? 0) - llmTokens,
-        msLeft: deadline - Date.now(),
-      });
-      llmTokens += done.tokens;
-      // A step refused before any call is noted too, so the test chat shows why.
-      const model = effect.model ?? deps.llm?.settings.model ?? '';
-      const refused = { model, tokens: 0, ms: 0, outcome: done.event.code ?? 'BW_ERR_INTERNAL' };
-      const calls = done.calls.length > 0 || done.event.ok ? done.calls : [refused];
-      llmCalls.push(...calls);
-      trace?.llm(calls);
-      event = done.event;
-      if (done.calls.length > 0)
-        context.log.info({ state: state.state, llm: done.calls }, 'llm step');
-      if (!event.ok) context.log.warn({ code: event.code, state: state.state }, event.error ?? '');
-      // A step refused without a call goes to the flow once; asking again in the same turn (a
-      // loop) is stopped like the loop guard, as for HTTP steps.
-      if (!event.ok && done.calls.length === 0 && (overBudget += 1) > 1) {
-        ({ state, outputs } = apology(state));
-        break;
-      }
-      continue;
-    }
-    const left = deadline - Date.now();
-    const over =
-      httpSteps >= budget.httpSteps
-        ? `more than ${budget.httpSteps} HTTP steps in one turn`
-        : left <= 0
-          ? `the turn's HTTP steps took more than ${budget.httpMs} ms`
-          : undefined;
-    if (over !== undefined) {
-      context.log.warn({ code: 'BW_ERR_FLOW_BUDGET', state: state.state }, over);
-      // The first budget failure goes to the flow, which may take its error path; a flow that
-      // calls out again in the same turn is stopped, as the loop guard stops a loop.
-      if ((overBudget += 1) > 1) {
-        ({ state, outputs } = apology(state));
-        break;
-      }
-      const refused = failed(effect.request_id, 'BW_ERR_FLOW_BUDGET', over);
-      trace?.http(effect, refused, 0);
-      event = refused;
-      continue;
-    }
-    httpSteps += 1;
-    const started = Date.now();
-    const answered = await runHttpEffect(deps.http, {
-      ...effect,
-      timeout_ms: Math.min(effect.timeout_ms, left),
-    });
-    trace?.http(effect, answered, Date.now() - started);
-    event = answered;
-    if (event.code === 'BW_ERR_FLOW_HTTP_REFUSED' || event.code === 'BW_ERR_FLOW_BUDGET') {
-      context.log.warn({ code: event.code, state: state.state }, event.error ?? '');
-    }
-  }
+  const settled = await settleTurn(
+    {
+      appId: conversation.app_id,
+      budget,
+      llm: {
+        turnTokens: deps.llm?.settings.turnTokens ?? 0,
+        model: deps.llm?.settings.model ?? '',
+      },
+      ...(deps.patterns ? { patterns: deps.patterns } : {}),
+      log: context.log,
+      ...(trace ? { trace } : {}),
+    },
+    {
+      http: (effect, timeoutMs) => runHttpEffect(deps.http, { ...effect, timeout_ms: timeoutMs }),
+      llm: (effect, left) => runLlmStep(deps.llm, effect, { appId: conversation.app_id, ...left }),
+    },
+    flow,
+    state,
+    event,
+    options,
+  );
+  state = settled.state;
+  let { outputs, pending, opened, steps } = settled;
+  const { understood, llmCalls } = settled;
 
   const userLanguage = state.language ?? conversation.user_language ?? input.detected_language;
   const ref: ConversationRef = {
@@ -447,23 +354,6 @@ async function runOneTurn(
   if (state.state !== stored.state.state || state.ended !== stored.state.ended)
     deps.onStateChanged?.(conversation, state);
   return outbox;
-}
-
-function failed(requestId: string, code: 'BW_ERR_FLOW_BUDGET', error: string): EffectResultEvent {
-  return { type: 'effect_result', request_id: requestId, ok: false, code, error };
-}
-
-/** The conversation ended with the apology alone, its variables cleared, its language kept. */
-function apology(state: ConversationState): { state: ConversationState; outputs: OutMessage[] } {
-  return {
-    state: {
-      state: state.state,
-      vars: {},
-      ended: true,
-      ...(state.language === undefined ? {} : { language: state.language }),
-    },
-    outputs: [{ message_type: 'text', text: DEFAULT_ERROR_TEXT }],
-  };
 }
 
 /** What a turn stores: the JSON of its state and of what it publishes (kept for redeliveries). */

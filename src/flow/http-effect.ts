@@ -33,20 +33,43 @@ export interface HttpOptions {
   maxRedirects?: number;
 }
 
-export async function runHttpEffect(
-  options: HttpOptions,
+/**
+ * The failure of an HTTP step refused before any call: an address the URL's values made unsafe,
+ * or a request body over `maxBodyBytes`; undefined when it may be made.
+ */
+export function refusedBeforeCall(
   effect: Extract<Effect, { kind: 'http' }>,
-): Promise<EffectResultEvent> {
+  maxBodyBytes = MAX_BODY_BYTES,
+): EffectResultEvent | undefined {
   const base = { type: 'effect_result' as const, request_id: effect.request_id };
   if (effect.refused !== undefined) {
     return { ...base, ok: false, code: 'BW_ERR_FLOW_HTTP_REFUSED', error: effect.refused };
   }
-  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   // The body's templates may repeat a large variable: its size is checked before it is written.
   if (effect.body !== undefined && !jsonLengthAtMost(effect.body, maxBodyBytes)) {
     const error = `the request body would be over ${maxBodyBytes} bytes`;
     return { ...base, ok: false, code: 'BW_ERR_FLOW_BUDGET', error };
   }
+  return undefined;
+}
+
+/** What the flow gets of an answer: `{status, body}`, a failure unless the status is 2xx. */
+export function httpAnswer(requestId: string, status: number, body: unknown): EffectResultEvent {
+  const base = { type: 'effect_result' as const, request_id: requestId };
+  const value = { status, body: storableDeep(body) };
+  return status >= 200 && status < 300
+    ? { ...base, ok: true, value }
+    : { ...base, ok: false, value, error: `HTTP ${status}` };
+}
+
+export async function runHttpEffect(
+  options: HttpOptions,
+  effect: Extract<Effect, { kind: 'http' }>,
+): Promise<EffectResultEvent> {
+  const base = { type: 'effect_result' as const, request_id: effect.request_id };
+  const refused = refusedBeforeCall(effect, options.maxBodyBytes);
+  if (refused) return refused;
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const signal = AbortSignal.timeout(effect.timeout_ms);
   try {
     const response = await guardedRequest({
@@ -68,10 +91,7 @@ export async function runHttpEffect(
         // keep the text
       }
     }
-    const value = { status: response.status, body: storableDeep(body) };
-    return response.status >= 200 && response.status < 300
-      ? { ...base, ok: true, value }
-      : { ...base, ok: false, value, error: `HTTP ${response.status}` };
+    return httpAnswer(effect.request_id, response.status, body);
   } catch (error) {
     if (error instanceof BotwireError) {
       return { ...base, ok: false, code: error.code, error: error.message };

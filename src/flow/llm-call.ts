@@ -200,17 +200,32 @@ export async function runLlmEffect(
 
   let event: EffectResultEvent;
   try {
-    event = await answerOf(step, call, base);
+    event = await settleLlmAnswers(step, call);
   } catch (error) {
-    event =
-      error instanceof StepError
-        ? fail(error.code, error.message)
-        : fail('BW_ERR_FLOW_LLM_UNAVAILABLE', (error as Error).message);
+    event = fail('BW_ERR_FLOW_LLM_UNAVAILABLE', (error as Error).message);
   }
   await deps.usage.count(event.ok ? 'ok' : (event.code ?? 'failed'), tokens);
   // Refused before any call: nothing was paid, so a retry may decide anew.
   if (calls.length > 0) await deps.redis.set(key, JSON.stringify(event), 'EX', RESULT_TTL_S);
   return { event, tokens, calls };
+}
+
+/**
+ * The step's result from the answers `call` gives, with its guardrails: the topic, the answer's
+ * length, a JSON output checked against its schema with one repair. A live step calls the provider;
+ * a conversation test's stand-in answers (`conversation-tests/stand-ins.ts`).
+ */
+export async function settleLlmAnswers(
+  step: LlmEffect,
+  call: (messages: ChatMessage[]) => Promise<string>,
+): Promise<EffectResultEvent> {
+  const base = { type: 'effect_result' as const, request_id: step.request_id };
+  try {
+    return await answerOf(step, call, base);
+  } catch (error) {
+    if (!(error instanceof StepError)) throw error;
+    return { ...base, ok: false, code: error.code, error: error.message };
+  }
 }
 
 async function answerOf(

@@ -52,6 +52,18 @@ interface Phrases {
   intents: { name: string; texts: string[] }[];
 }
 
+/** `event` with its text's scores, when there is an understanding and anything to score. */
+export async function withMeaning(
+  understanding: Understanding | undefined,
+  flow: Flow,
+  state: ConversationState,
+  event: FlowEvent,
+): Promise<FlowEvent> {
+  if (event.type !== 'input' || !understanding) return event;
+  const meaning = await understanding.scores(flow, state, event);
+  return meaning ? { ...event, meaning } : event;
+}
+
 /** What the text could mean in this state: the awaited choice's options, the flow's intents. */
 function phrasesFor(flow: Flow, state: ConversationState, event: FlowEvent): Phrases | undefined {
   if (event.type !== 'input' || event.choice_id !== undefined || !hasWords(event.text)) {

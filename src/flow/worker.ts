@@ -123,12 +123,24 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
   const deadlines = fireDeadlines(kit, stop.signal);
   const sweeper = sweepHandoffTimeouts(kit, db, stop.signal);
   // Conversation tests the api asks for run here, on this process's engine, model and patterns.
-  const tests = serveConversationTests(config, {
-    understanding,
-    patterns: deps.patterns,
-    matching: config.flow.matching,
-    log: logger.child({ part: 'conversation-tests' }),
-  });
+  const tests = serveConversationTests(
+    {
+      redisUrl: config.redisUrl,
+      redisTlsCa: config.redisTlsCa,
+      streamPrefix: config.stream.prefix,
+    },
+    {
+      understanding,
+      patterns: deps.patterns,
+      matching: config.flow.matching,
+      turn: {
+        budget: { httpSteps: config.flow.httpMaxSteps, httpMs: config.flow.httpTurnBudgetMs },
+        llm: { turnTokens: config.flow.llmTurnTokens, model: config.knowledge.llmModel },
+      },
+      maxBodyBytes: config.flow.httpMaxBodyBytes,
+      log: logger.child({ part: 'conversation-tests' }),
+    },
+  );
   const handle = async (message: FlowInput, context: MessageContext) => {
     const out = await handleTurn(deps, message, context);
     // A turn that publishes nothing (a state that says nothing, a redelivery) never reaches

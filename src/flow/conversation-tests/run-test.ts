@@ -1,9 +1,10 @@
 /**
  * Runs conversation tests on the flow engine directly: no platform, no topic, no stored state. Each
- * step is one turn, as the flow component runs it (free text scored by meaning first, a wait's
- * pattern matched in the pattern thread, effects answered until the turn waits), with the test's
+ * step is one turn, settled as a live turn is (`settle-turn.ts`: free text scored by meaning
+ * first, a wait's pattern matched in the pattern thread, the turn's budgets), with the test's
  * stand-ins answering the effects. Then the step's expectations are checked.
  */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type {
   ConversationTest,
   StepOutcome,
@@ -14,35 +15,27 @@ import type {
 } from '../../shared/flows/conversation-test-types.ts';
 import type { Flow } from '../../shared/flows/types.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { runTurn } from '../engine/run-turn.ts';
-import {
-  newConversation,
-  type ConversationState,
-  type FlowEvent,
-  type OutMessage,
-  type TurnOptions,
-} from '../engine/types.ts';
+import { newConversation, type ConversationState, type FlowEvent } from '../engine/types.ts';
 import type { MatchSettings } from '../engine/meaning.ts';
 import type { PatternMatcher } from '../pattern-matcher.ts';
-import { runTurnMatching } from '../turn-patterns.ts';
-import type { Understanding } from '../understanding.ts';
+import { settleTurn, type SettleOptions } from '../settle-turn.ts';
+import { withMeaning, type Understanding } from '../understanding.ts';
 import { describeExpectation, failureOf } from './expectations.ts';
 import { replyOf } from './replies.ts';
-import { answerEffect } from './stand-ins.ts';
-
-/** Effects one step may ask for before the test fails (a flow that calls in a loop). */
-export const MAX_EFFECTS_PER_STEP = 25;
+import { MissingStandIn, standInRunners } from './stand-ins.ts';
 
 export interface TestDeps {
   understanding?: Understanding;
   patterns?: PatternMatcher;
   matching?: MatchSettings;
+  /** The live turns' budgets and LLM settings, so a test settles as they do. */
+  turn: Pick<SettleOptions, 'budget' | 'llm'>;
+  /** Largest HTTP request body (FLOW_HTTP_MAX_BODY_BYTES). */
+  maxBodyBytes?: number;
   log: Logger;
 }
 
-class RunFailure extends Error {}
-
-/** One step's turn: the input, then each effect's stand-in result, until the turn waits. */
+/** One step's turn, from the input until the turn waits or ends. */
 async function runStep(
   deps: TestDeps,
   request: TestRunRequest,
@@ -50,47 +43,31 @@ async function runStep(
   state: ConversationState,
   input: FlowEvent,
   step: number,
-): Promise<{ state: ConversationState; outputs: OutMessage[]; handoff: boolean }> {
+) {
   const flow = request.flow as unknown as Flow;
-  let event = input;
-  if (event.type === 'input' && deps.understanding) {
-    const meaning = await deps.understanding.scores(flow, state, event);
-    if (meaning) event = { ...event, meaning };
-  }
+  const event = await withMeaning(deps.understanding, flow, state, input);
   let counter = 0;
-  const options: TurnOptions = {
-    ...(deps.matching ? { matching: deps.matching } : {}),
-    newRequestId: () => `test:${step}:${(counter += 1)}`,
-    handoffKeywords: request.handoff_keywords,
-    newHandoffId: () => `test-handoff-${step}`,
-  };
-  let outputs: OutMessage[] = [];
-  let handoff = false;
-  let rendered = 0;
-  for (let effects = 0; ; effects += 1) {
-    const run = { ...options, rendered };
-    const result = deps.patterns
-      ? await runTurnMatching(deps.patterns, request.app_id, deps.log, flow, state, event, run)
-      : runTurn(flow, state, event, run);
-    state = result.state;
-    rendered = result.rendered;
-    if (result.errors.some((e) => e.code === 'BW_ERR_FLOW_BUDGET')) outputs = [];
-    outputs.push(...result.outputs);
-    handoff ||= result.handoff !== undefined;
-    const effect = result.effects[0];
-    if (!effect) return { state, outputs, handoff };
-    if (effects >= MAX_EFFECTS_PER_STEP) {
-      throw new RunFailure(
-        `the flow asked for more than ${MAX_EFFECTS_PER_STEP} effects in one step`,
-      );
-    }
-    const answer = answerEffect(effect, test.stand_ins);
-    if (!answer.ok) throw new RunFailure(`no stand-in answers ${answer.missing}`);
-    event = answer.event;
-  }
+  return settleTurn(
+    {
+      appId: request.app_id,
+      ...deps.turn,
+      ...(deps.patterns ? { patterns: deps.patterns } : {}),
+      log: deps.log,
+    },
+    standInRunners(test.stand_ins, deps.maxBodyBytes),
+    flow,
+    state,
+    event,
+    {
+      ...(deps.matching ? { matching: deps.matching } : {}),
+      newRequestId: () => `test:${step}:${(counter += 1)}`,
+      handoffKeywords: request.handoff_keywords,
+      newHandoffId: () => `test-handoff-${step}`,
+    },
+  );
 }
 
-export async function runTest(
+async function runTest(
   deps: TestDeps,
   request: TestRunRequest,
   test: ConversationTest,
@@ -113,7 +90,7 @@ export async function runTest(
         replies: done.outputs.map(replyOf),
         state: state.state,
         variables: state.vars,
-        handoff: done.handoff,
+        handoff: done.opened !== undefined,
         ended: state.ended === true,
       };
       steps.push(outcome);
@@ -128,10 +105,16 @@ export async function runTest(
         });
       }
     } catch (error) {
-      if (!(error instanceof RunFailure)) throw error;
-      failures.push({ step: index, where: `steps[${index}]`, message: error.message });
+      if (!(error instanceof MissingStandIn)) throw error;
+      failures.push({
+        step: index,
+        where: `steps[${index}]`,
+        message: `no stand-in answers ${error.message}`,
+      });
       break;
     }
+    // Live turns share this process: a long run lets them in between its steps.
+    await yieldToLoop();
   }
   return {
     name: test.name,
