@@ -161,6 +161,7 @@ describe('conversation tests (edge and flow)', function () {
     expect(refused.json.error.code).to.equal('BW_ERR_TESTS_FAILED');
     expect(refused.json.error.message).to.include('"opening hours"');
     expect(refused.json.error.details.run.failed).to.equal(1);
+    expect(refused.json.error.details.may_override).to.equal(true);
     expect((await t.call('GET', `/v2/bots/${appId}`)).json.flow_version).to.equal(1);
 
     const builder = await makeAccount(t, 'builder');
@@ -168,6 +169,15 @@ describe('conversation tests (edge and flow)', function () {
       override_tests: true,
     });
     expect(notOwner.status, notOwner.text).to.equal(403);
+    const builderRefused = await withToken(
+      t,
+      builder.token,
+      'POST',
+      `/v2/bots/${appId}/flow/publish`,
+      {},
+    );
+    expect(builderRefused.status).to.equal(409);
+    expect(builderRefused.json.error.details.may_override).to.equal(false);
 
     const overridden = await t.call('POST', `/v2/bots/${appId}/flow/publish`, {
       body: { override_tests: true, note: 'hours change agreed' },
@@ -242,6 +252,19 @@ describe('conversation tests (edge and flow)', function () {
         message: 'no stand-in answers GET https://orders.example.test/orders/7',
       },
     ]);
+  });
+
+  it('when the draft is invalid, then publish refuses it as invalid (422 with its problems), before any test runs', async () => {
+    const broken = shopFlow('Open.');
+    (broken.states.welcome.transitions[1] as { to: string }).to = 'nowhere';
+    await t.call('PUT', `/v2/bots/${appId}/flow/draft`, { body: { flow: broken } });
+    try {
+      const refused = await t.call('POST', `/v2/bots/${appId}/flow/publish`, { body: {} });
+      expect(refused.status, refused.text).to.equal(422);
+      expect(refused.json.error.code).to.equal('BW_ERR_FLOW_INVALID');
+    } finally {
+      await t.call('DELETE', `/v2/bots/${appId}/flow/draft`);
+    }
   });
 
   it('when a test is malformed, then it is refused with BW_ERR_SCHEMA at its place and nothing is stored', async () => {

@@ -48,7 +48,7 @@ type ApiError = { error?: { code: string; message: string } } | undefined;
  * The answer's text of `method path` with bearer `key`. @throws Exit 3 when the api cannot be
  * reached or answers 5xx, 2 for another refusal (its code and message printed)
  */
-export async function callText(
+async function callText(
   base: string,
   key: string,
   method: string,

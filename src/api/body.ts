@@ -19,6 +19,11 @@ export interface JsonBody {
   json: unknown;
 }
 
+/** Whether the request sends a body at all (an optional body may be left out, as `{}`). */
+export function hasBody(ctx: Context): boolean {
+  return Boolean(ctx.request.length) || ctx.get('transfer-encoding') !== '';
+}
+
 /** Reads the raw body, or throws `BW_ERR_BODY_TIMEOUT` when it takes longer than `timeoutMs`. */
 async function rawWithin(ctx: Context, limit: number, timeoutMs: number): Promise<Buffer> {
   const reading = getRawBody(ctx.req, { limit, length: ctx.request.length });

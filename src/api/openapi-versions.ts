@@ -3,6 +3,7 @@
  * (`admin/flow-versions.ts`; docs/flows.md, "Versions"). Spread into the document's `paths`.
  */
 import { admin, appId, error, page } from './openapi-parts.ts';
+import { testRunSchema } from './openapi-conversation-tests.ts';
 
 const versionParam = {
   name: 'version',
@@ -142,13 +143,27 @@ export const versionPaths: Record<string, unknown> = {
     post: {
       ...admin,
       summary:
-        'Publish the draft as the next version, which becomes current; 422 BW_ERR_FLOW_INVALID (details.problems) when it is invalid, 409 BW_ERR_NO_DRAFT without one',
+        "Publish the draft as the next version, which becomes current, once the bot's conversation tests pass on it; 422 BW_ERR_FLOW_INVALID (details.problems) when it is invalid, 409 BW_ERR_NO_DRAFT without one, 409 BW_ERR_TESTS_FAILED (details.run, details.may_override) when a test fails, 503 BW_ERR_TESTS_UNAVAILABLE when they cannot be run, 409 BW_ERR_DRAFT_CHANGED when the draft was saved while they ran; owners may publish anyway with override_tests",
       parameters: [appId],
       requestBody: {
         required: false,
         content: { 'application/json': { schema: { $ref: '#/components/schemas/publish-flow' } } },
       },
-      responses: { 201: answer('The new current version', madeCurrent), '4XX': error },
+      responses: {
+        201: answer('The new current version', {
+          ...madeCurrent,
+          required: [...madeCurrent.required, 'tests'],
+          properties: {
+            ...madeCurrent.properties,
+            tests: {
+              oneOf: [testRunSchema, { type: 'null' }],
+              description: "the conversation tests' run on the draft; null when the bot has none",
+            },
+          },
+        }),
+        '4XX': error,
+        503: error,
+      },
     },
   },
   '/v2/bots/{app_id}/flow/versions': {

@@ -972,7 +972,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Publish the draft as the next version, which becomes current; 422 BW_ERR_FLOW_INVALID (details.problems) when it is invalid, 409 BW_ERR_NO_DRAFT without one */
+    /** Publish the draft as the next version, which becomes current, once the bot's conversation tests pass on it; 422 BW_ERR_FLOW_INVALID (details.problems) when it is invalid, 409 BW_ERR_NO_DRAFT without one, 409 BW_ERR_TESTS_FAILED (details.run, details.may_override) when a test fails, 503 BW_ERR_TESTS_UNAVAILABLE when they cannot be run, 409 BW_ERR_DRAFT_CHANGED when the draft was saved while they ran; owners may publish anyway with override_tests */
     post: {
       parameters: {
         query?: never;
@@ -1010,9 +1010,30 @@ export interface paths {
                 path: string;
                 message: string;
               }[];
+              /** @description the conversation tests' run on the draft; null when the bot has none */
+              tests: {
+                passed: number;
+                failed: number;
+                duration_ms: number;
+                tests: {
+                  name: string;
+                  passed: boolean;
+                  duration_ms: number;
+                  failures: {
+                    step: number;
+                    expectation?: number;
+                    /** @description steps[1].expect[0] text_equals "…" */
+                    where: string;
+                    message: string;
+                  }[];
+                  /** @description what each step did: the bot's replies, the state after it */
+                  steps: Record<string, unknown>[];
+                }[];
+              } | null;
             };
           };
         };
+        503: components['responses']['error'];
         '4XX': components['responses']['error'];
       };
     };

@@ -28,7 +28,7 @@ import { listUnanswered } from '../../shared/knowledge/unanswered.ts';
 import type { Edge } from '../edge.ts';
 import { afterOf, limitOf, pageOf } from './paging.ts';
 import { receiveUpload } from './uploads.ts';
-import type { ReadBody } from '../body.ts';
+import { hasBody, type ReadBody } from '../body.ts';
 
 interface IndexBody extends JobOptions {
   files?: string[];
@@ -258,9 +258,7 @@ export function collectionRoutes(router: Router, edge: Edge, readBody: ReadBody)
 
   router.post('/v2/collections/:name/index', async (ctx) => {
     const collection = nameOf(ctx);
-    const hasBody =
-      Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
-    const input = hasBody ? await readBody<IndexBody>(ctx, 'http/index-collection') : {};
+    const input = hasBody(ctx) ? await readBody<IndexBody>(ctx, 'http/index-collection') : {};
     const { files: named, ...options } = input;
     if (overlapTooLarge(options)) {
       throw new BotwireError('BW_ERR_SCHEMA', 'chunk_overlap may be at most half of chunk_size', {

@@ -18,11 +18,10 @@ import {
 import { LlmUsage } from '../../shared/flows/llm-usage.ts';
 import { dayOf } from '../../shared/utc-day.ts';
 import type { Flow } from '../../shared/flows/types.ts';
-import { readJson } from '../body.ts';
 import { principalOf } from './principal.ts';
 import { testGate } from './publish-tests.ts';
 import type { Edge } from '../edge.ts';
-import type { ReadBody } from '../body.ts';
+import { hasBody, readJson, type ReadBody } from '../body.ts';
 
 type RouteContext = Context & { params: Record<string, string> };
 
@@ -138,17 +137,17 @@ export function flowVersionRoutes(router: Router, edge: Edge, helpers: AdminHelp
   router.post('/v2/bots/:app_id/flow/publish', async (ctx) => {
     const appId = appIdOf(ctx);
     // The body is optional: a publish without a note may send none.
-    const sent = Boolean(ctx.request.length) || ctx.get('transfer-encoding') !== '';
-    const input = sent
+    const input = hasBody(ctx)
       ? await readBody<{ note?: string; override_tests?: boolean }>(ctx, 'http/publish-flow')
       : {};
     const previous = await versions.currentNumber(appId);
-    const gate = await testGate(ctx, edge, versions, appId, input.override_tests === true);
+    const check = publishable(edge);
+    const gate = await testGate(ctx, edge, versions, appId, input.override_tests === true, check);
     const version = await versions.publishDraft(appId, {
       author: principalOf(ctx).actor,
       note: input.note ?? null,
       check: (flow) => {
-        publishable(edge)(flow);
+        check(flow);
         gate.check(flow);
       },
     });

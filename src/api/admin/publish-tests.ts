@@ -1,8 +1,10 @@
 /**
  * The conversation tests that guard a publish (docs/flows.md, "Conversation tests"): the bot's
- * saved tests run on its draft first; a failing test, or a run that cannot be made, refuses the
- * publish, unless an owner overrides it, which the audit row keeps. The draft published must be
- * the one tested: a draft saved meanwhile is refused with `BW_ERR_DRAFT_CHANGED`.
+ * saved tests run on its draft first, once it is known valid; a failing test, or a run that cannot
+ * be made, refuses the publish, unless an owner overrides it, which the audit row keeps. The
+ * refusal says whether the caller may override (`details.may_override`), so the console offers
+ * it to whom the api allows it. The draft published must be the one tested: a draft saved
+ * meanwhile is refused with `BW_ERR_DRAFT_CHANGED`.
  */
 import type { Context } from 'koa';
 import { isDeepStrictEqual } from 'node:util';
@@ -38,6 +40,8 @@ export async function testGate(
   versions: FlowVersionStore,
   appId: string,
   override: boolean,
+  /** The check a flow about to be published passes (`publishable`). */
+  validate: (flow: unknown) => void,
 ): Promise<TestGate> {
   if (override && !isOwner(ctx))
     throw new BotwireError('BW_ERR_FORBIDDEN', 'only an owner may publish over failing tests');
@@ -45,6 +49,11 @@ export async function testGate(
   // No draft: publishDraft refuses with BW_ERR_NO_DRAFT.
   if (!draft) return { run: null, check: () => undefined, audit: {} };
   const tested = draft.flow;
+  // An invalid draft is refused as such (422 with its problems), not by the tests it fails.
+  validate(tested);
+  const bot = await edge.directory.byAppId(appId);
+  if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+  const mayOverride = isOwner(ctx);
   const check = (flow: unknown) => {
     if (!isDeepStrictEqual(flow, tested))
       throw new BotwireError(
@@ -54,10 +63,14 @@ export async function testGate(
   };
   let run: TestRunResult | undefined;
   try {
-    run = await runBotTests(edge, appId, tested);
+    run = await runBotTests(edge, bot, tested);
   } catch (error) {
-    if (!(error instanceof BotwireError) || error.code !== 'BW_ERR_TESTS_UNAVAILABLE' || !override)
-      throw error;
+    if (!(error instanceof BotwireError) || error.code !== 'BW_ERR_TESTS_UNAVAILABLE') throw error;
+    if (!override)
+      throw new BotwireError(error.code, error.message, {
+        cause: error,
+        details: { may_override: mayOverride },
+      });
     return { run: null, check, audit: { tests_overridden: 'the tests could not be run' } };
   }
   if (!run) return { run: null, check, audit: {} };
@@ -71,6 +84,6 @@ export async function testGate(
   throw new BotwireError(
     'BW_ERR_TESTS_FAILED',
     `${run.failed} of ${run.tests.length} conversation tests fail on the draft; first: "${first.name}", ${first.failures[0]?.where}: ${first.failures[0]?.message}`,
-    { details: { run } },
+    { details: { run, may_override: mayOverride } },
   );
 }

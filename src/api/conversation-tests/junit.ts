@@ -1,7 +1,7 @@
 /**
  * A run's results as JUnit XML, which CI systems (GitHub Actions, GitLab, Jenkins) read: one
- * testsuite per run, one testcase per test, a failure per failed expectation (junit-report-builder
- * writes and escapes the XML).
+ * testsuite per run, one testcase per test, failed with every failed expectation of it, a line
+ * each (junit-report-builder writes and escapes the XML).
  */
 import junitModule, { type Builder } from 'junit-report-builder';
 import type { TestRunResult } from '../../shared/flows/conversation-test-types.ts';

@@ -5,11 +5,12 @@
  */
 import type { Context } from 'koa';
 import type { Router } from '@koa/router';
+import type { BotRecord } from '../../shared/bots/types.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import type { ConversationTest } from '../../shared/flows/conversation-test-types.ts';
 import { compilePattern } from '../../shared/flows/pattern.ts';
 import { FlowVersionStore } from '../../shared/flows/version-store.ts';
-import type { ReadBody } from '../body.ts';
+import { hasBody, type ReadBody } from '../body.ts';
 import type { Edge } from '../edge.ts';
 import { publishable } from '../admin/flow-versions.ts';
 import { flowToTry } from '../admin/flow-to-try.ts';
@@ -34,7 +35,7 @@ function invalid(path: string, message: string): BotwireError {
   });
 }
 
-/** What the schema cannot say: the name agrees with the path, every `text_matches` compiles. */
+/** What the schema cannot say: every `text_matches` compiles in RE2. */
 function checkTest(test: ConversationTest): void {
   for (const [i, step] of test.steps.entries()) {
     for (const [n, expectation] of (step.expect ?? []).entries()) {
@@ -47,7 +48,7 @@ function checkTest(test: ConversationTest): void {
 }
 
 function present(stored: { test: ConversationTest; updated_by: string; updated_at: Date }) {
-  return { name: stored.test.name, ...stored, test: stored.test };
+  return { name: stored.test.name, ...stored };
 }
 
 export function conversationTestRoutes(
@@ -58,13 +59,15 @@ export function conversationTestRoutes(
   const { readBody } = helpers;
   const store = new TestStore(edge.db);
   const versions = new FlowVersionStore(edge.db);
-  const appIdOf = async (ctx: RouteContext): Promise<string> => {
+  /** The path's bot, if the caller may reach it. @throws BW_ERR_FORBIDDEN, BW_ERR_UNKNOWN_BOT */
+  const botOf = async (ctx: RouteContext): Promise<BotRecord> => {
     const appId = helpers.appIdOf(ctx);
     requireBotAccess(ctx, appId);
-    if (!(await edge.directory.byAppId(appId)))
-      throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
-    return appId;
+    const bot = await edge.directory.byAppId(appId);
+    if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+    return bot;
   };
+  const appIdOf = async (ctx: RouteContext): Promise<string> => (await botOf(ctx)).appId;
   const nameOf = (ctx: RouteContext): string => {
     const name = ctx.params.name ?? '';
     if (!NAME.test(name)) throw new BotwireError('BW_ERR_NOT_FOUND', 'this bot has no such test');
@@ -108,6 +111,14 @@ export function conversationTestRoutes(
         'BW_ERR_NOT_FOUND',
         'this bot has no test chat of that id with a message in it',
       );
+    // A long chat may make a test over the limits a written one keeps: refused the same way.
+    const valid = edge.schemas.validate<ConversationTest>('http/conversation-test', test);
+    if (!valid.ok)
+      throw new BotwireError(
+        'BW_ERR_SCHEMA',
+        `this chat makes a test over the limits: ${valid.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
+        { details: { problems: valid.problems } },
+      );
     const replaced = await store.save(appId, test, principalOf(ctx).actor);
     ctx.state.audit = { after: { name: test.name, steps: test.steps.length, from: input.chat_id } };
     ctx.status = replaced ? 200 : 201;
@@ -115,9 +126,9 @@ export function conversationTestRoutes(
   });
 
   router.post('/v2/bots/:app_id/tests/run', async (ctx) => {
-    const appId = await appIdOf(ctx);
-    const sent = Boolean(ctx.request.length) || ctx.get('transfer-encoding') !== '';
-    const input = sent
+    const bot = await botOf(ctx);
+    const appId = bot.appId;
+    const input = hasBody(ctx)
       ? await readBody<{ version?: 'draft' | 'current' | number; names?: string[] }>(
           ctx,
           'http/tests-run',
@@ -128,12 +139,11 @@ export function conversationTestRoutes(
       throw invalid('/query/format', 'must be json or junit');
     const { flow, source } = await flowToTry(versions, appId, input.version);
     publishable(edge)(flow);
-    const run = (await runBotTests(edge, appId, flow, input.names)) ?? NO_TESTS;
+    const run = (await runBotTests(edge, bot, flow, input.names)) ?? NO_TESTS;
     if (format === 'junit') {
-      const bot = await edge.directory.byAppId(appId);
       const on = 'draft' in source ? `draft ${source.draft}` : `version ${source.version}`;
       ctx.type = 'application/xml; charset=utf-8';
-      ctx.body = junitXml(`${bot?.name ?? appId} (${on})`, run);
+      ctx.body = junitXml(`${bot.name} (${on})`, run);
       return;
     }
     ctx.body = { app_id: appId, flow: source, ...run };

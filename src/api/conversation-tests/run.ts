@@ -3,6 +3,7 @@
  * flow, by a flow process through the test queue (`conversation-test-queue.ts`), with the bot's
  * handoff keywords as its live turns have them.
  */
+import type { BotRecord } from '../../shared/bots/types.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import type {
   ConversationTest,
@@ -12,19 +13,18 @@ import type { Edge } from '../edge.ts';
 import { TestStore } from './store.ts';
 
 /**
- * The results of `tests` (default: every saved test of the bot, or those in `names`) on `flow`;
- * undefined when there is no test to run.
- * @throws BotwireError `BW_ERR_UNKNOWN_BOT`, `BW_ERR_NOT_FOUND` for a name the bot has no test
- *   of, `BW_ERR_TESTS_UNAVAILABLE`
+ * The results of bot `bot`'s saved tests (or those in `names`) on `flow`; undefined when there is
+ * no test to run.
+ * @throws BotwireError `BW_ERR_NOT_FOUND` for a name the bot has no test of,
+ *   `BW_ERR_TESTS_UNAVAILABLE`
  */
 export async function runBotTests(
   edge: Edge,
-  appId: string,
+  bot: BotRecord,
   flow: Record<string, unknown>,
   names?: readonly string[],
 ): Promise<TestRunResult | undefined> {
-  const bot = await edge.directory.byAppId(appId);
-  if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+  const appId = bot.appId;
   const saved = await new TestStore(edge.db).list(appId, names);
   if (names) {
     const have = new Set(saved.map((s) => s.test.name));

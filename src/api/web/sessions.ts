@@ -6,7 +6,7 @@
 import type { Context } from 'koa';
 import { randomToken } from '../../shared/crypto.ts';
 import { BotwireError } from '../../shared/errors.ts';
-import { readJson } from '../body.ts';
+import { hasBody, readJson } from '../body.ts';
 import type { Edge } from '../edge.ts';
 import { allowOrigin, webChannelOf } from './channel.ts';
 import { signToken, verifyToken } from './token.ts';
@@ -15,8 +15,9 @@ export async function createSession(ctx: Context, edge: Edge, appId: string): Pr
   const web = await webChannelOf(edge, appId);
   allowOrigin(ctx, edge, web);
   // An empty body is a new visitor, like `{}`.
-  const empty = ctx.request.length === 0 || (!ctx.request.length && !ctx.get('transfer-encoding'));
-  const json = empty ? {} : (await readJson(ctx, edge.bodyLimitBytes, edge.bodyTimeoutMs)).json;
+  const json = !hasBody(ctx)
+    ? {}
+    : (await readJson(ctx, edge.bodyLimitBytes, edge.bodyTimeoutMs)).json;
   const result = edge.schemas.validate<{ token?: string }>('http/web-session', json);
   if (!result.ok) {
     throw new BotwireError('BW_ERR_SCHEMA', 'the body must be {} or {"token": "<token>"}', {

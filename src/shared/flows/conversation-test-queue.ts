@@ -1,9 +1,11 @@
 /**
  * Where conversation tests are run: the api adds a job to this BullMQ queue and waits for its
  * result; flow runs it on its engine (`src/flow/conversation-tests/serve.ts`), where the model that
- * scores free text and the pattern thread already live. A run no flow process takes in time is
- * removed and refused as unavailable, so it never runs after its caller gave up.
+ * scores free text and the pattern thread already live. A run no flow process finished in time is
+ * refused as unavailable and removed from the queue when it has not started (one already running
+ * ends on its own; its result is dropped).
  */
+import { randomUUID } from 'node:crypto';
 import { Queue, QueueEvents } from 'bullmq';
 import { BotwireError } from '../errors.ts';
 import { jobsConnection } from '../jobs-connection.ts';
@@ -48,11 +50,14 @@ export class ConversationTestQueue {
     const options = { connection: jobs.connection, prefix: testJobsPrefix(streamPrefix) };
     const queue = new Queue<TestRunRequest, TestRunResult>(TEST_QUEUE, {
       ...options,
+      // A result is read once, at once: kept a minute (the job's hash answers a caller that
+      // missed the event), and few events kept (each holds a whole result).
       defaultJobOptions: {
         attempts: 1,
-        removeOnComplete: { age: 3600, count: 100 },
+        removeOnComplete: { age: 60 },
         removeOnFail: { age: 24 * 3600, count: 100 },
       },
+      streams: { events: { maxLen: 100 } },
     });
     const events = new QueueEvents(TEST_QUEUE, options);
     this.#open = { jobs, queue, events };
@@ -62,23 +67,26 @@ export class ConversationTestQueue {
   /**
    * The tests' results, run by a flow process.
    * @throws BotwireError `BW_ERR_TESTS_UNAVAILABLE` when no flow process finished the run within
-   *   `timeoutMs`, or the run itself failed
+   *   `timeoutMs` (the whole of it: connecting, queueing and running), or the run itself failed
    */
   async run(request: TestRunRequest, timeoutMs: number): Promise<TestRunResult> {
     const { queue, events } = this.#opened();
+    const jobId = randomUUID();
+    const until = Date.now() + timeoutMs;
+    const ran = async () => {
+      await events.waitUntilReady();
+      const job = await queue.add('run', request, { jobId });
+      return job.waitUntilFinished(events, Math.max(1, until - Date.now()));
+    };
     try {
-      await withDeadline(events.waitUntilReady(), timeoutMs, 'the test queue');
-      const job = await queue.add('run', request);
-      try {
-        return await job.waitUntilFinished(events, timeoutMs);
-      } catch (error) {
-        await job.remove().catch(() => undefined); // a run still waiting never starts after this
-        throw error;
-      }
+      return await withDeadline(ran(), timeoutMs, 'the conversation test run');
     } catch (error) {
+      // A run not started yet never starts after this; one a flow process holds ends on its own.
+      await queue.remove(jobId).catch(() => undefined);
       throw new BotwireError(
         'BW_ERR_TESTS_UNAVAILABLE',
         `the conversation tests could not be run: ${(error as Error).message}`,
+        { cause: error },
       );
     }
   }
