@@ -4,6 +4,7 @@
  * "Publish anyway".
  */
 import { expect } from 'chai';
+import { shopFlow } from '../support/flows.ts';
 import { botLine, chatPanel, say, TURN_MS } from './flow-editor-helpers.ts';
 import {
   apiCall,
@@ -13,30 +14,6 @@ import {
   signIn,
   type ConsoleService,
 } from './support.ts';
-
-const shopFlow = (hours: string) => ({
-  version: 1,
-  start: 'welcome',
-  states: {
-    welcome: {
-      actions: [
-        {
-          send: {
-            text: 'Hi! What do you need?',
-            buttons: [
-              { id: 'hours', title: 'Opening hours' },
-              { id: 'book', title: 'Book a repair' },
-            ],
-          },
-        },
-      ],
-      wait: { store: 'choice', expect: 'choice' },
-      transitions: [{ when: { '==': [{ var: 'choice' }, 'hours'] }, to: 'hours' }, { to: 'book' }],
-    },
-    hours: { actions: [{ send: { text: hours } }], end: true },
-    book: { actions: [{ send: { text: 'Call us to book.' } }], end: true },
-  },
-});
 
 describe('conversation tests in the console', function () {
   this.timeout(300_000);
@@ -50,7 +27,7 @@ describe('conversation tests in the console', function () {
   it('when an operator saves a test chat as a test, then the Tests panel runs it, and a draft that changes the reply is refused at publish with the failure shown until the owner publishes anyway', async () => {
     const created = await apiCall(service, 'POST', '/v2/bots', {
       name: 'Tested shop',
-      flow: shopFlow('We are open 9 to 5.'),
+      flow: shopFlow(),
       channel: { type: 'web', details: { allowed_origins: [] } },
     });
     const appId = created.app_id as string;
@@ -80,7 +57,7 @@ describe('conversation tests in the console', function () {
 
     // A draft that changes the reply: the publish is refused, naming the expectation.
     await apiCall(service, 'PUT', `/v2/bots/${appId}/flow/draft`, {
-      flow: shopFlow('We are open 8 to 4.'),
+      flow: shopFlow({ hours: 'We are open 8 to 4.' }),
     });
     await page.reload();
     await page.getByRole('heading', { name: 'Flow of Tested shop', level: 1 }).waitFor();

@@ -8,31 +8,10 @@ import { createServer, type Server } from 'node:http';
 import type { Page } from 'playwright-core';
 import { waitFor } from '../support/services.ts';
 import { TELEGRAM_TOKEN } from '../support/api.ts';
+import { shopFlow } from '../support/flows.ts';
 import { checkA11y, consoleService, screenshot, signIn, type ConsoleService } from './support.ts';
 
-const SHOP_FLOW = {
-  version: 1,
-  start: 'welcome',
-  states: {
-    welcome: {
-      actions: [
-        {
-          send: {
-            text: 'Hi! What do you need?',
-            buttons: [
-              { id: 'hours', title: 'Opening hours' },
-              { id: 'book', title: 'Book a repair' },
-            ],
-          },
-        },
-      ],
-      wait: { store: 'choice', expect: 'choice' },
-      transitions: [{ when: { '==': [{ var: 'choice' }, 'hours'] }, to: 'hours' }, { to: 'book' }],
-    },
-    hours: { actions: [{ send: { text: 'We are open 9 to 5.' } }], end: true },
-    book: { actions: [{ send: { text: 'Call us to book.' } }], end: true },
-  },
-};
+const SHOP_FLOW = shopFlow();
 
 /** A shop's page on its own port of 127.0.0.1 (another origin than the service). */
 async function shopPage(html: () => string): Promise<{ origin: string; server: Server }> {

@@ -41,6 +41,8 @@ export type BotPatch = Schemas['patch-bot'];
 export type BotFlow = Answer<'/v2/bots/{app_id}/flow', 'get'>;
 export type PublishedFlow = BotFlow['published'];
 export type DraftFlow = Answer<'/v2/bots/{app_id}/flow/draft', 'put'>;
+/** A run of a bot's conversation tests (also `details.run` of a publish they refused). */
+export type TestRun = Answer<'/v2/bots/{app_id}/tests/run', 'post'>;
 export type Validation = Answer<'/v2/flows/validate', 'post'>;
 /** One finding of the validator: a JSON Pointer into the flow and what is wrong there. */
 export type Problem = Validation['problems'][number];

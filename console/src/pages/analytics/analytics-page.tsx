@@ -151,7 +151,9 @@ export function AnalyticsPage() {
               Per state, most given up first. “Gave up” counts entries that went nowhere in the
               range: users who left, and those still waiting there.{' '}
               {may('GET /v2/bots/:app_id/flow') && (
-                <Link to={`/bots/${appId}/flow?dropoff=${days}`}>See it on the flow graph</Link>
+                <span data-route="GET /v2/bots/:app_id/flow">
+                  <Link to={`/bots/${appId}/flow?dropoff=${days}`}>See it on the flow graph</Link>
+                </span>
               )}
             </p>
             {data.states.length === 0 ? (

@@ -1,10 +1,16 @@
 /** A run of conversation tests: each test passed or failed, and each failure in the test's words. */
-import type { TestRun } from './tests-api.ts';
+import type { TestRun } from '../../api/types.ts';
 
-export function RunResults({ run }: { run: Pick<TestRun, 'passed' | 'failed' | 'tests'> }) {
+export interface RunResultsProps {
+  run: Pick<TestRun, 'passed' | 'failed' | 'tests'>;
+  /** Announce the counts (`role="status"`); off inside an alert, which announces itself. */
+  announce?: boolean;
+}
+
+export function RunResults({ run, announce = true }: RunResultsProps) {
   return (
     <div className="test-run">
-      <p role="status">
+      <p role={announce ? 'status' : undefined}>
         {run.tests.length === 0
           ? 'This bot has no tests.'
           : `${run.passed} passed, ${run.failed} failed.`}

@@ -1,5 +1,6 @@
 /** A bot's conversation tests through the admin API (docs/flows.md, "Conversation tests"). */
 import { api, unwrap } from '../../api/client.ts';
+import type { TestRun } from '../../api/types.ts';
 
 const bot = (appId: string) => ({ path: { app_id: appId } });
 
@@ -9,18 +10,12 @@ export async function listTests(appId: string) {
   return unwrap(await api.GET('/v2/bots/{app_id}/tests', { params: bot(appId) })).items;
 }
 
-type RunAnswer = Awaited<ReturnType<typeof runTestsAnswer>>;
-/** A run's results as the API answers them in JSON (also `details.run` of a refused publish). */
-export type TestRun = Exclude<RunAnswer, string>;
-
-async function runTestsAnswer(appId: string) {
-  return unwrap(await api.POST('/v2/bots/{app_id}/tests/run', { params: bot(appId), body: {} }));
-}
-
 /** Runs the saved tests against the draft (the current version when there is none). */
 export async function runTests(appId: string): Promise<TestRun> {
   // JSON: no `format=junit` asked.
-  return (await runTestsAnswer(appId)) as TestRun;
+  return unwrap(
+    await api.POST('/v2/bots/{app_id}/tests/run', { params: bot(appId), body: {} }),
+  ) as TestRun;
 }
 
 export async function deleteTest(appId: string, name: string) {

@@ -1,37 +1,44 @@
 /**
  * The bot's conversation tests beside the flow editor: each by name, Run (against the saved
- * draft, or the published version when there is none) with its results, and Delete. Tests are
- * made in the test chat ("Save as test") or written as JSON through the API.
+ * draft, or the published version when there is none) with its results, and Delete (asked
+ * first). Tests are made in the test chat ("Save as test") or written as JSON through the API.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { errorText } from '../../api/api-error.ts';
+import { useState } from 'react';
 import { useMay } from '../../api/permissions.ts';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
+import { QueryState } from '../../components/query-state.tsx';
+import { SidePanel } from '../../components/side-panel.tsx';
 import { RunResults } from './run-results.tsx';
 import { deleteTest, listTests, runTests, testKeys } from './tests-api.ts';
 
 export function TestsPanel({ appId, onClose }: { appId: string; onClose: () => void }) {
   const may = useMay();
   const queryClient = useQueryClient();
+  const [deleting, setDeleting] = useState<string | null>(null);
   const tests = useQuery({ queryKey: testKeys.list(appId), queryFn: () => listTests(appId) });
   const run = useMutation({ mutationFn: () => runTests(appId) });
   const remove = useMutation({
     mutationFn: (name: string) => deleteTest(appId, name),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: testKeys.list(appId) }),
+    onSuccess: () => {
+      setDeleting(null);
+      return queryClient.invalidateQueries({ queryKey: testKeys.list(appId) });
+    },
   });
   return (
-    <section aria-labelledby="tests-title" className="tests-panel">
-      <header className="panel-header">
-        <h2 id="tests-title">Conversation tests</h2>
-        <button type="button" onClick={onClose}>
-          Close
-        </button>
-      </header>
+    <SidePanel title="Conversation tests" closeLabel="Close tests" onClose={onClose}>
       <p className="muted">
         Each test replays a conversation and checks the bot&apos;s replies. They run before every
         publish; a failing test stops it. Save one from the test chat.
       </p>
-      {tests.isError && <div role="alert">Could not load the tests: {errorText(tests.error)}</div>}
-      {tests.data?.length === 0 && <p>No tests yet.</p>}
+      <QueryState
+        query={tests}
+        loading="Loading tests…"
+        failed="Could not load the tests."
+        empty="No tests yet."
+        isEmpty={tests.data?.length === 0}
+      />
       {tests.data && tests.data.length > 0 && (
         <ul aria-label="Tests">
           {tests.data.map((t) => (
@@ -42,8 +49,7 @@ export function TestsPanel({ appId, onClose }: { appId: string; onClose: () => v
                   type="button"
                   data-route="DELETE /v2/bots/:app_id/tests/:name"
                   aria-label={`Delete test ${t.name}`}
-                  disabled={remove.isPending}
-                  onClick={() => remove.mutate(t.name)}
+                  onClick={() => setDeleting(t.name)}
                 >
                   Delete
                 </button>
@@ -63,9 +69,21 @@ export function TestsPanel({ appId, onClose }: { appId: string; onClose: () => v
           {run.isPending ? 'Running…' : 'Run tests on the draft'}
         </button>
       )}
-      {run.isError && <div role="alert">Could not run the tests: {errorText(run.error)}</div>}
-      {remove.isError && <div role="alert">Could not delete: {errorText(remove.error)}</div>}
+      {run.isError && <ErrorAlert what="Could not run the tests." error={run.error} />}
       {run.data && <RunResults run={run.data} />}
-    </section>
+      {deleting !== null && (
+        <ConfirmDialog
+          title={`Delete test ${deleting}?`}
+          confirmLabel={remove.isPending ? 'Deleting…' : 'Delete'}
+          danger
+          busy={remove.isPending}
+          onCancel={() => setDeleting(null)}
+          onConfirm={() => remove.mutate(deleting)}
+        >
+          <p>It no longer runs before a publish. It cannot be brought back.</p>
+          {remove.isError && <ErrorAlert what="Could not delete." error={remove.error} />}
+        </ConfirmDialog>
+      )}
+    </SidePanel>
   );
 }

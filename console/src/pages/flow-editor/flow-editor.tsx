@@ -73,8 +73,9 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
   const [hasDraft, setHasDraft] = useState(botFlow.draft !== null);
   const [selected, setSelected] = useState<string | null>(null);
   const [tab, setTab] = useState<'graph' | 'json'>('graph');
-  const [showVersions, setShowVersions] = useState(false);
-  const [showTests, setShowTests] = useState(false);
+  // The right-hand side shows the versions, the tests, or the selected state (or the flow).
+  const [panel, setPanel] = useState<'versions' | 'tests' | null>(null);
+  const toggle = (which: 'versions' | 'tests') => setPanel((p) => (p === which ? null : which));
   // The test chat tries the saved draft (or the published version) beside the editor.
   const [showChat, setShowChat] = useState(false);
   const [viewing, setViewing] = useState<number | null>(null);
@@ -192,17 +193,17 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
           )}
           <button
             type="button"
-            aria-expanded={showVersions}
-            onClick={() => setShowVersions((v) => !v)}
+            aria-expanded={panel === 'versions'}
+            onClick={() => toggle('versions')}
           >
             Versions
           </button>
           {may('GET /v2/bots/:app_id/tests') && (
             <button
               type="button"
-              aria-expanded={showTests}
+              aria-expanded={panel === 'tests'}
               data-route="GET /v2/bots/:app_id/tests"
-              onClick={() => setShowTests((v) => !v)}
+              onClick={() => toggle('tests')}
             >
               Tests
             </button>
@@ -369,14 +370,14 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
             </div>
           </div>
           <aside className="editor-right" aria-label="Details">
-            {showTests ? (
-              <TestsPanel appId={appId} onClose={() => setShowTests(false)} />
-            ) : showVersions ? (
+            {panel === 'tests' ? (
+              <TestsPanel appId={appId} onClose={() => setPanel(null)} />
+            ) : panel === 'versions' ? (
               <VersionsPanel
                 appId={appId}
                 viewing={viewing}
                 onView={setViewing}
-                onClose={() => setShowVersions(false)}
+                onClose={() => setPanel(null)}
               />
             ) : flow && selectedExists && selected !== null ? (
               <StatePanel

@@ -9,9 +9,8 @@ import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import type { ApiError } from '../../api/api-error.ts';
 import type { Impact } from '../../api/types.ts';
 import { getImpact, publishDraft, saveDraft } from './flow-api.ts';
-import { useMe } from '../../api/accounts.ts';
 import { RunResults } from '../conversation-tests/run-results.tsx';
-import type { TestRun } from '../conversation-tests/tests-api.ts';
+import type { TestRun } from '../../api/types.ts';
 import { ImpactNote } from './impact-note.tsx';
 import type { ValidationView } from './use-validation.ts';
 
@@ -39,12 +38,9 @@ function statusText(v: ValidationView, parses: boolean): string {
   return v.warnings.length > 0 ? `Valid, ${v.warnings.length} warning(s).` : 'Valid.';
 }
 
-/** The refusals an owner may publish over. */
-const TEST_REFUSALS = new Set(['BW_ERR_TESTS_FAILED', 'BW_ERR_TESTS_UNAVAILABLE']);
-
-/** The test run a refused publish carries. */
-function failedRun(error: ApiError): TestRun | undefined {
-  return error.code === 'BW_ERR_TESTS_FAILED' ? (error.details?.run as TestRun) : undefined;
+/** The test run a publish refused by failing tests carries. */
+function failedRun(error: ApiError | null): TestRun | undefined {
+  return error?.code === 'BW_ERR_TESTS_FAILED' ? (error.details?.run as TestRun) : undefined;
 }
 
 export function PublishBar({
@@ -87,9 +83,6 @@ export function PublishBar({
     },
     onSuccess: setImpact,
   });
-  const me = useMe();
-  // Owners may publish over failing tests (or tests that cannot run); the audit log keeps it.
-  const mayOverride = me.data?.role === 'owner';
   const publish = useMutation<{ version: number }, ApiError, { override: boolean }>({
     mutationFn: ({ override }) => publishDraft(appId, note.trim() || undefined, override),
     onSuccess: (published) => {
@@ -102,6 +95,7 @@ export function PublishBar({
     },
   });
   const error = save.error ?? check.error ?? publish.error;
+  const run = failedRun(publish.error);
   const canPublish =
     (dirty || hasDraft) &&
     parses &&
@@ -168,19 +162,21 @@ export function PublishBar({
           </div>
           {publish.error && (
             <div role="alert" className="problem-text">
-              {failedRun(publish.error) ? (
+              {run ? (
                 <>
                   <p>Not published: the draft fails the bot&apos;s conversation tests.</p>
-                  <RunResults run={failedRun(publish.error)!} />
+                  <RunResults run={run} announce={false} />
                 </>
               ) : (
                 <p>{publish.error.message}</p>
               )}
             </div>
           )}
-          {publish.error && mayOverride && TEST_REFUSALS.has(publish.error.code) && (
+          {/* Who may publish over the tests is the api's rule: the refusal says. */}
+          {publish.error?.details?.may_override === true && (
             <button
               type="button"
+              data-route="POST /v2/bots/:app_id/flow/publish"
               disabled={publish.isPending}
               onClick={() => publish.mutate({ override: true })}
             >

@@ -6,6 +6,7 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import type { ApiError } from '../../api/api-error.ts';
 import type { VersionSummary } from '../../api/types.ts';
 import { listVersions } from './flow-api.ts';
+import { SidePanel } from '../../components/side-panel.tsx';
 
 interface VersionsPanelProps {
   appId: string;
@@ -42,13 +43,12 @@ export function VersionsPanel({ appId, viewing, onView, onClose }: VersionsPanel
   });
   const versions = query.data?.pages.flatMap((p) => p.items) ?? [];
   return (
-    <section aria-labelledby="versions-heading" className="versions-panel">
-      <div className="row spread">
-        <h2 id="versions-heading">Versions</h2>
-        <button type="button" onClick={onClose}>
-          Close versions
-        </button>
-      </div>
+    <SidePanel
+      title="Versions"
+      closeLabel="Close versions"
+      onClose={onClose}
+      className="versions-panel"
+    >
       {query.isPending && <p role="status">Loading versions…</p>}
       {query.isError && (
         <div role="alert" className="problem-text">
@@ -88,6 +88,6 @@ export function VersionsPanel({ appId, viewing, onView, onClose }: VersionsPanel
           Older versions
         </button>
       )}
-    </section>
+    </SidePanel>
   );
 }

@@ -192,7 +192,8 @@ function ChatBody({ appId, wanted, chat }: { appId: string; wanted: Wanted; chat
     enabled: conversationId !== null,
     // Also read now and then: a state can change with no reply to say so (a handoff ended, a
     // timeout), and a reply read before its state's refresh must not leave the line behind.
-    refetchInterval: STATE_REFRESH_MS,
+    // Not once it ended: only a new message moves it then, and that refreshes it.
+    refetchInterval: (query) => (query.state.data?.state ? STATE_REFRESH_MS : false),
   });
 
   // The test chat's conversations are short: the first page of the transcript holds them.
