@@ -14,36 +14,10 @@ import {
   type TestApi,
 } from './support/api.ts';
 import { openSse, type SseStream } from './support/sse.ts';
+import { shopFlow } from './support/flows.ts';
 
-/** A flow that says `greeting`, then offers two buttons and answers each. */
-function shopFlow(greeting: string) {
-  return {
-    version: 1,
-    start: 'welcome',
-    states: {
-      welcome: {
-        actions: [
-          {
-            send: {
-              text: greeting,
-              buttons: [
-                { id: 'hours', title: 'Opening hours' },
-                { id: 'book', title: 'Book a repair' },
-              ],
-            },
-          },
-        ],
-        wait: { store: 'choice', expect: 'choice' },
-        transitions: [
-          { when: { '==': [{ var: 'choice' }, 'hours'] }, to: 'hours' },
-          { to: 'book' },
-        ],
-      },
-      hours: { actions: [{ send: { text: 'We are open 9 to 5.' } }], end: true },
-      book: { actions: [{ send: { text: 'Which day?' } }], end: true },
-    },
-  };
-}
+/** The shop's menu greeting with `greeting`; its Book a repair asks which day. */
+const shopMenu = (greeting: string) => shopFlow({ greeting, book: 'Which day?' });
 
 describe('test chats (edge, channel, language, flow)', function () {
   this.timeout(30_000);
@@ -67,7 +41,7 @@ describe('test chats (edge, channel, language, flow)', function () {
     const created = await t.call('POST', '/v2/bots', {
       body: {
         name: 'telegram shop',
-        flow: shopFlow('Live hello'),
+        flow: shopMenu('Live hello'),
         channel: { type: 'telegram', details: { bot_token: TELEGRAM_TOKEN } },
       },
     });
@@ -116,7 +90,7 @@ describe('test chats (edge, channel, language, flow)', function () {
       .map((d) => d.text);
 
   it('when a Telegram-only bot is tried as a draft, then the draft answers and the live version, its channels and its users’ conversations are unchanged', async () => {
-    const draft = await saveDraft(shopFlow('Draft hello'));
+    const draft = await saveDraft(shopMenu('Draft hello'));
     const chat = await start();
     expect(chat.source).to.deep.equal({ draft: draft.revision });
 
@@ -142,9 +116,9 @@ describe('test chats (edge, channel, language, flow)', function () {
   });
 
   it('when the draft changes, then a new test chat runs the new draft and the one started before keeps the flow it started with', async () => {
-    await saveDraft(shopFlow('First draft'));
+    await saveDraft(shopMenu('First draft'));
     const before = await start();
-    await saveDraft(shopFlow('Second draft'));
+    await saveDraft(shopMenu('Second draft'));
     const after = await start();
     await say(before.chat_id, { text: 'hi' });
     await say(after.chat_id, { text: 'hi' });
@@ -180,7 +154,7 @@ describe('test chats (edge, channel, language, flow)', function () {
   });
 
   it('when the draft could not be published, or the version or chat does not exist, then the test chat is refused with the stable code and nothing starts', async () => {
-    const broken = shopFlow('Broken');
+    const broken = shopMenu('Broken');
     (broken.states.welcome.transitions[1] as { to: string }).to = 'nowhere';
     await saveDraft(broken);
     const invalid = await t.call('POST', `/v2/bots/${appId}/test-chats`, { body: {} });

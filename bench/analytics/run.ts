@@ -18,7 +18,6 @@
  * Works in a scratch schema of BENCH_DATABASE_URL (default the test database), dropped at the end.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dayRows, readAnalytics, type AnalyticsFilter } from '../../src/api/analytics/store.ts';
@@ -27,6 +26,7 @@ import { batchedSaveState, type StoredState } from '../../src/flow/state-store.t
 import { createDb, type Knex } from '../../src/shared/db.ts';
 import { percentile } from '../pipeline/report.ts';
 import { intEnv } from '../lib/setup.ts';
+import { cpuSeconds } from '../edge/processes.ts';
 import { DAY_MS, dayOf } from '../../src/shared/utc-day.ts';
 
 const TURNS = intEnv('BENCH_TURNS', 10_000, 100);
@@ -45,17 +45,6 @@ const load = (): string => {
   return `${cpus().length} cores, load ${one?.toFixed(2)} / ${five?.toFixed(2)}`;
 };
 const today = dayOf();
-
-/** CPU seconds the process `pid` has used (user + system), from /proc; null where unreadable. */
-function cpuOf(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 a second).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
 
 async function seedConversations(db: Knex): Promise<string[]> {
   await db.raw(`
@@ -148,7 +137,7 @@ async function costPerTurn(db: Knex): Promise<{ ids: string[]; stored: Stored }>
   for (let round = 0; round < rounds; round += 1) {
     const mode = round % 2 === 0 ? 'without' : 'with';
     const walBefore = await wal();
-    const pgBefore = cpuOf(backend);
+    const pgBefore = cpuSeconds(backend);
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     // As flow's consumers do: up to 64 turns at a time, those ending in one tick written together.
@@ -173,9 +162,9 @@ async function costPerTurn(db: Knex): Promise<{ ids: string[]; stored: Stored }>
     cost.wallMs += performance.now() - started;
     const cpu = process.cpuUsage(cpuBefore);
     cost.cpuMs += (cpu.user + cpu.system) / 1000;
-    const pgAfter = cpuOf(backend);
+    const pgAfter = cpuSeconds(backend);
     cost.pgCpuS =
-      cost.pgCpuS === null || pgBefore === null || pgAfter === null
+      cost.pgCpuS === null || pgBefore === undefined || pgAfter === undefined
         ? null
         : cost.pgCpuS + pgAfter - pgBefore;
     cost.walBytes += Number((await wal()) - walBefore);

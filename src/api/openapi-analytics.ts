@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SCHEMAS_DIR } from '../shared/schemas.ts';
-import { BOT_COUNTERS, STATE_COUNTERS } from './analytics/store.ts';
+import { BOT_COUNTERS, STATE_COUNTERS } from '../shared/analytics-counters.ts';
 import { admin, appId, error } from './openapi-parts.ts';
 
 function queryParameters(): Record<string, unknown>[] {

@@ -7,7 +7,7 @@
 import type { Knex } from '../shared/db.ts';
 import type { Logger } from '../shared/logger.ts';
 
-export interface RetentionPrunerOptions {
+interface RetentionPrunerOptions {
   db: Knex;
   /** What is pruned, for the log: `audit rows`. */
   what: string;

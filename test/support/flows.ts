@@ -106,3 +106,41 @@ export function helpFlow(options: HelpDeskOptions = {}): Record<string, unknown>
  * (`Thanks: <answer>.`) and ends the conversation.
  */
 export const HELP_FLOW = helpFlow();
+
+/**
+ * A bike shop's menu: `greeting` with two buttons, Opening hours (answered `hours`) and Book a
+ * repair (answered `book`), each an end.
+ */
+export function shopFlow(texts: { greeting?: string; hours?: string; book?: string } = {}) {
+  const {
+    greeting = 'Hi! What do you need?',
+    hours = 'We are open 9 to 5.',
+    book = 'Call us to book.',
+  } = texts;
+  return {
+    version: 1,
+    start: 'welcome',
+    states: {
+      welcome: {
+        actions: [
+          {
+            send: {
+              text: greeting,
+              buttons: [
+                { id: 'hours', title: 'Opening hours' },
+                { id: 'book', title: 'Book a repair' },
+              ],
+            },
+          },
+        ],
+        wait: { store: 'choice', expect: 'choice' },
+        transitions: [
+          { when: { '==': [{ var: 'choice' }, 'hours'] }, to: 'hours' },
+          { to: 'book' },
+        ],
+      },
+      hours: { actions: [{ send: { text: hours } }], end: true },
+      book: { actions: [{ send: { text: book } }], end: true },
+    },
+  };
+}

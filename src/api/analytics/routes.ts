@@ -11,14 +11,8 @@ import { DAY_MS, dayOf } from '../../shared/utc-day.ts';
 import type { Edge } from '../edge.ts';
 import { queryOf } from '../admin/paging.ts';
 import { requireBotAccess } from '../admin/principal.ts';
-import {
-  BOT_COUNTERS,
-  STATE_COUNTERS,
-  dayRows,
-  readAnalytics,
-  stateRows,
-  type AnalyticsFilter,
-} from './store.ts';
+import { BOT_COUNTERS, STATE_COUNTERS } from '../../shared/analytics-counters.ts';
+import { dayRows, readAnalytics, stateRows, type AnalyticsFilter } from './store.ts';
 
 type RouteContext = Context & { params: Record<string, string> };
 
@@ -39,7 +33,7 @@ const MAX_DAYS = 366;
 const DEFAULT_DAYS = 7;
 
 /** The range asked for, checked. @throws BW_ERR_SCHEMA for a day that is not one, or a bad range */
-export function rangeOf(
+function rangeOf(
   query: Pick<AnalyticsQuery, 'from' | 'to'>,
   now = Date.now(),
 ): { from: string; to: string } {

@@ -5,31 +5,13 @@
  * state's entries, ways on, ends, handoffs and drop-off. Also the retention prune.
  */
 import type { Knex } from '../../shared/db.ts';
+import {
+  BOT_COUNTERS,
+  STATE_COUNTERS,
+  type BotCounters,
+  type StateCounters,
+} from '../../shared/analytics-counters.ts';
 import { DAY_MS, dayOf } from '../../shared/utc-day.ts';
-
-export const BOT_COUNTERS = [
-  'conversations',
-  'new_users',
-  'active_users',
-  'messages_in',
-  'messages_out',
-  'completed',
-  'reasks',
-  'fallbacks',
-  'handoffs',
-  'unanswered',
-] as const;
-export const STATE_COUNTERS = [
-  'entered',
-  'left_forward',
-  'ended',
-  'handoffs',
-  'reasks',
-  'fallbacks',
-] as const;
-
-export type BotCounters = Record<(typeof BOT_COUNTERS)[number], number>;
-export type StateCounters = Record<(typeof STATE_COUNTERS)[number], number>;
 
 export interface AnalyticsFilter {
   appId: string;
@@ -42,20 +24,20 @@ export interface AnalyticsFilter {
 }
 
 /** One rollup row of the bot: a day, channel type, language and version with its counters. */
-export interface DayRow extends BotCounters {
+interface DayRow extends BotCounters {
   day: string;
   channel_type: string;
   language: string;
   flow_version: number;
 }
 
-export interface StateRow extends StateCounters {
+interface StateRow extends StateCounters {
   state: string;
   /** Entered and neither gone on, ended nor handed off (in the range): gave up there, or still there. */
   abandoned: number;
 }
 
-export interface Rates {
+interface Rates {
   /** Conversations that reached an end, of those started. */
   completion: number | null;
   /** Answers asked again or given up on, of the user messages handled. */
@@ -100,7 +82,7 @@ function filtered(db: Knex, table: string, f: AnalyticsFilter): Knex.QueryBuilde
 }
 
 /** The days from `from` to `to`, both included (`YYYY-MM-DD`). */
-export function daysOf(from: string, to: string): string[] {
+function daysOf(from: string, to: string): string[] {
   const days: string[] = [];
   for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += DAY_MS)
     days.push(dayOf(t));

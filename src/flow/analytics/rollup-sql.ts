@@ -8,26 +8,9 @@
  * the user counts as active that day (a row that did not move is not returned).
  */
 
+import { STATE_COUNTERS, TURN_COUNTERS } from '../../shared/analytics-counters.ts';
+
 const KEY = 'app_id, day, channel_type, language, flow_version';
-const BOT_COUNTERS = [
-  'conversations',
-  'new_users',
-  'messages_in',
-  'messages_out',
-  'completed',
-  'reasks',
-  'fallbacks',
-  'handoffs',
-  'unanswered',
-] as const;
-const STATE_COUNTERS = [
-  'entered',
-  'left_forward',
-  'ended',
-  'reasks',
-  'fallbacks',
-  'handoffs',
-] as const;
 
 const typed = (names: readonly string[]): string => names.map((n) => `${n} integer`).join(', ');
 const sums = (names: readonly string[], from: string): string =>
@@ -47,7 +30,7 @@ export function rollupCtes(param: string, written: string): string {
     select distinct on (d.conversation_id) d.*
     from jsonb_to_recordset(${param}::jsonb) as d (
       conversation_id uuid, app_id text, day date, channel_type text, language text,
-      flow_version integer, ${typed(BOT_COUNTERS)}, states jsonb)
+      flow_version integer, ${typed(TURN_COUNTERS)}, states jsonb)
     where d.conversation_id in (select conversation_id from ${written})
     order by d.conversation_id
   ),
@@ -61,13 +44,13 @@ export function rollupCtes(param: string, written: string): string {
     returning app_id, conversation_id
   ),
   analytics_bot_rows as (
-    insert into analytics_days as t (${KEY}, ${BOT_COUNTERS.join(', ')}, active_users)
-    select d.app_id, d.day, d.channel_type, d.language, d.flow_version, ${sums(BOT_COUNTERS, 'd')},
+    insert into analytics_days as t (${KEY}, ${TURN_COUNTERS.join(', ')}, active_users)
+    select d.app_id, d.day, d.channel_type, d.language, d.flow_version, ${sums(TURN_COUNTERS, 'd')},
       count(a.conversation_id)
     from analytics_turns d
     left join analytics_seen a on a.app_id = d.app_id and a.conversation_id = d.conversation_id
     group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
-    on conflict (${KEY}) do update set ${adds(BOT_COUNTERS)}, active_users = t.active_users + excluded.active_users
+    on conflict (${KEY}) do update set ${adds(TURN_COUNTERS)}, active_users = t.active_users + excluded.active_users
   ),
   analytics_state_rows as (
     insert into analytics_state_days as t (${KEY}, state, ${STATE_COUNTERS.join(', ')})

@@ -5,20 +5,13 @@
  * applied. Test chats (channel type `console`) count nothing.
  */
 import type { TraceStep } from '../engine/types.ts';
+import type { StateCounters, TurnCounter } from '../../shared/analytics-counters.ts';
 import { dayOf } from '../../shared/utc-day.ts';
 
-export interface StateCounts {
-  state: string;
-  entered: number;
-  left_forward: number;
-  ended: number;
-  reasks: number;
-  fallbacks: number;
-  handoffs: number;
-}
+type StateCounts = StateCounters & { state: string };
 
 /** One turn's counts, as `rollup-sql.ts` reads them (JSON, snake_case). */
-export interface TurnCounts {
+export type TurnCounts = Record<TurnCounter, number> & {
   conversation_id: string;
   app_id: string;
   /** `YYYY-MM-DD`, UTC. */
@@ -26,17 +19,8 @@ export interface TurnCounts {
   channel_type: string;
   language: string;
   flow_version: number;
-  conversations: number;
-  new_users: number;
-  messages_in: number;
-  messages_out: number;
-  completed: number;
-  reasks: number;
-  fallbacks: number;
-  handoffs: number;
-  unanswered: number;
   states: StateCounts[];
-}
+};
 
 export interface TurnOutcome {
   conversationId: string;
