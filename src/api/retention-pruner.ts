@@ -68,3 +68,24 @@ export class RetentionPruner {
     await this.#running;
   }
 }
+
+/**
+ * Runs `sql` (a delete of at most `batch` rows whose bindings end with the batch size) until it
+ * deletes fewer than `batch`; returns how many went. Each statement should lock its rows with
+ * SKIP LOCKED, so api processes pruning at the same moment split the work instead of waiting on
+ * each other or deleting twice.
+ */
+export async function deleteInBatches(
+  db: Knex,
+  sql: string,
+  bindings: readonly (string | number)[],
+  batch: number,
+): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const result: { rowCount?: number } = await db.raw(sql, [...bindings, batch]);
+    const count = result.rowCount ?? 0;
+    deleted += count;
+    if (count < batch) return deleted;
+  }
+}

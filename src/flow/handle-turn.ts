@@ -312,7 +312,7 @@ async function runOneTurn(
     channelType: conversation.channel_type,
     language: userLanguage,
     flowVersion: bot.flowVersion,
-    now: new Date(),
+    now: new Date(options.now),
     steps,
     firstTurn: stored.version === 0,
     userMessage: input.intent === 'user_input',

@@ -53,28 +53,26 @@ export async function loadState(db: Knex, conversationId: string): Promise<Store
 const INSERT = `insert into conversation_state (conversation_id, app_id, state, version, recent_turns, outbox)
   values ($1, $2, $3::jsonb, 1, $4::jsonb, $5::jsonb)
   on conflict (conversation_id) do nothing
-  returning version, conversation_id`;
+  returning conversation_id`;
 const UPDATE = `update conversation_state
   set state = $3::jsonb, version = $2::integer + 1, recent_turns = $4::jsonb, outbox = $5::jsonb,
       updated_at = now()
   where conversation_id = $1 and version = $2::integer
-  returning version, conversation_id`;
-const counted = (write: string): string =>
-  `with s as (${write}), ${rollupCtes('$6', 's')} select count(*)::int as written from s`;
-// The user's chosen language ($7) goes onto the conversation in the same statement.
-const withLanguage = (write: string): string =>
+  returning conversation_id`;
+/** The write with the turn's rollups; with `language`, the user's chosen language ($7) too. */
+const save = (write: string, language: boolean): string =>
   `with s as (${write}),
-   l as (update conversations set language = $7 where id = $1 and exists (select 1 from s)),
+   ${language ? 'l as (update conversations set language = $7 where id = $1 and exists (select 1 from s)),' : ''}
    ${rollupCtes('$6', 's')}
    select count(*)::int as written from s`;
 const SAVE = {
   insert: {
-    plain: prepared('flow_insert_state', counted(INSERT)),
-    language: prepared('flow_insert_state_language', withLanguage(INSERT)),
+    plain: prepared('flow_insert_state', save(INSERT, false)),
+    language: prepared('flow_insert_state_language', save(INSERT, true)),
   },
   update: {
-    plain: prepared('flow_update_state', counted(UPDATE)),
-    language: prepared('flow_update_state_language', withLanguage(UPDATE)),
+    plain: prepared('flow_update_state', save(UPDATE, false)),
+    language: prepared('flow_update_state_language', save(UPDATE, true)),
   },
 };
 

@@ -12,6 +12,7 @@ import {
   type StateCounters,
 } from '../../shared/analytics-counters.ts';
 import { DAY_MS, dayOf } from '../../shared/utc-day.ts';
+import { deleteInBatches } from '../retention-pruner.ts';
 
 export interface AnalyticsFilter {
   appId: string;
@@ -189,17 +190,14 @@ export async function pruneAnalytics(
     ['analytics_users', 'last_day'],
   ];
   for (const [table, day] of tables) {
-    for (;;) {
-      const result: { rowCount?: number } = await db.raw(
-        `delete from ?? where ctid in (
-           select ctid from ?? where ?? < (now() at time zone 'utc')::date - ?::integer
-           limit ? for update skip locked)`,
-        [table, table, day, retentionDays, batch],
-      );
-      const count = result.rowCount ?? 0;
-      deleted += count;
-      if (count < batch) break;
-    }
+    deleted += await deleteInBatches(
+      db,
+      `delete from ?? where ctid in (
+         select ctid from ?? where ?? < (now() at time zone 'utc')::date - ?::integer
+         limit ? for update skip locked)`,
+      [table, table, day, retentionDays],
+      batch,
+    );
   }
   return deleted;
 }

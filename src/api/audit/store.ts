@@ -4,6 +4,7 @@
  */
 import type { Knex } from '../../shared/db.ts';
 import { UUID } from '../ids.ts';
+import { deleteInBatches } from '../retention-pruner.ts';
 
 /** A summary larger than this (bytes of JSON) is replaced by a note saying so. */
 export const MAX_SUMMARY_BYTES = 16_384;
@@ -104,17 +105,13 @@ export async function listAudit(db: Knex, filter: AuditFilter): Promise<AuditRow
  * went. Each batch locks its rows with SKIP LOCKED, so api processes pruning at the same moment
  * split the work instead of waiting on each other or deleting twice.
  */
-export async function pruneAudit(db: Knex, retentionDays: number, batch = 1000): Promise<number> {
-  let deleted = 0;
-  for (;;) {
-    const result: { rowCount?: number } = await db.raw(
-      `delete from audit_log where id in (
-         select id from audit_log where at < now() - make_interval(days => ?)
-         order by id limit ? for update skip locked)`,
-      [retentionDays, batch],
-    );
-    const count = result.rowCount ?? 0;
-    deleted += count;
-    if (count < batch) return deleted;
-  }
+export function pruneAudit(db: Knex, retentionDays: number, batch = 1000): Promise<number> {
+  return deleteInBatches(
+    db,
+    `delete from audit_log where id in (
+       select id from audit_log where at < now() - make_interval(days => ?)
+       order by id limit ? for update skip locked)`,
+    [retentionDays],
+    batch,
+  );
 }

@@ -256,13 +256,21 @@ function resume(turn: Turn, name: string, def: FlowState, index: number): void {
 }
 
 /** A new start: variables cleared, `start` entered; the chosen language is kept. */
-function restart(turn: Turn): void {
+/**
+ * The conversation starts anew (variables cleared, the chosen language kept), placed at `at`:
+ * traced as a start, which the analytics count as a conversation.
+ */
+function beginAnew(turn: Turn, at: string | null): void {
   turn.state = {
-    state: null,
+    state: at,
     vars: {},
     ...(turn.state.language === undefined ? {} : { language: turn.state.language }),
   };
   turn.trace.push({ start: turn.flow.start });
+}
+
+function restart(turn: Turn): void {
+  beginAnew(turn, null);
   enter(turn, turn.flow.start);
 }
 
@@ -410,13 +418,8 @@ function globalFirstIntent(turn: Turn, event: InputEvent): boolean {
   const intent = (turn.flow.intents ?? []).find((i) => i.name === turn.intent);
   if (!intent?.global) return false;
   const { start } = turn.flow;
-  turn.state = {
-    state: start,
-    vars: {},
-    ...(turn.state.language === undefined ? {} : { language: turn.state.language }),
-  };
-  // The flow starts here, at its start state, as `restart` would have begun it.
-  turn.trace.push({ start });
+  // The flow starts here, at its start state, without entering it: the intent acts first.
+  beginAnew(turn, start);
   actOnIntent(turn, intent.name, intent.global, event, start);
   return true;
 }
