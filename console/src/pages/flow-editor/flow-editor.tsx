@@ -33,6 +33,7 @@ import { StatePanel } from './state-panel.tsx';
 import { TestChat } from '../test-chat/test-chat.tsx';
 import { useEditorKeys } from './use-editor-keys.ts';
 import { DropOffSelect, useDropOff } from './drop-off.tsx';
+import { ErrorAlert } from '../../components/error-alert.tsx';
 import { useFlowDocument } from './use-flow-document.ts';
 import { useMay } from '../../api/permissions.ts';
 import { useBot } from '../../api/bots.ts';
@@ -286,6 +287,9 @@ export function FlowEditor({ appId, botFlow }: FlowEditorProps) {
               </div>
               {dropOff.allowed && tab === 'graph' && (
                 <DropOffSelect days={dropOff.days} onChange={dropOff.setDays} />
+              )}
+              {dropOff.error && (
+                <ErrorAlert what="Could not load the drop-off." error={dropOff.error} />
               )}
               {mayEdit && (
                 <div
