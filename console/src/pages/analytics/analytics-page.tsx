@@ -8,6 +8,7 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { analyticsCsvUrl, dayBefore, useAnalytics, type Analytics } from '../../api/analytics.ts';
 import { BotName } from '../../components/bot-name.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
+import { useMe } from '../../api/accounts.ts';
 import { useMay } from '../../api/permissions.ts';
 import { DayBars } from './day-bars.tsx';
 import { dropOffRows, percent } from './figures.ts';
@@ -98,7 +99,9 @@ export function AnalyticsPage() {
     to: dayBefore(0),
     ...(channel === '' ? {} : { channel_type: channel as 'telegram' | 'whatsapp' | 'web' }),
   };
-  const analytics = useAnalytics(appId, query);
+  const me = useMe();
+  const allowed = may('GET /v2/bots/:app_id/analytics');
+  const analytics = useAnalytics(appId, query, allowed);
   const set = (name: string, value: string) => {
     const next = new URLSearchParams(search);
     if (value === '') next.delete(name);
@@ -106,6 +109,17 @@ export function AnalyticsPage() {
     setSearch(next, { replace: true });
   };
   const data = analytics.data;
+  if (me.isSuccess && !allowed) {
+    return (
+      <div className="analytics-page">
+        <h1>Analytics</h1>
+        <p>
+          Owners, builders and viewers read a bot&apos;s figures; your role handles its
+          conversations.
+        </p>
+      </div>
+    );
+  }
   return (
     <div className="analytics-page">
       <p>

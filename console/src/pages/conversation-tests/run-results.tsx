@@ -24,8 +24,9 @@ export function RunResults({ run, announce = true }: RunResultsProps) {
             {test.failures.length > 0 && (
               <ul>
                 {test.failures.map((f, i) => (
-                  <li key={i}>
-                    <code>{f.where}</code>: {f.message}
+                  // The message says what was expected and what the bot did; the step places it.
+                  <li key={i} title={f.where}>
+                    Step {f.step + 1}: {f.message}
                   </li>
                 ))}
               </ul>

@@ -30,7 +30,8 @@ export function TestsPanel({ appId, onClose }: { appId: string; onClose: () => v
     <SidePanel title="Conversation tests" closeLabel="Close tests" onClose={onClose}>
       <p className="muted">
         Each test replays a conversation and checks the bot&apos;s replies. They run before every
-        publish; a failing test stops it. Save one from the test chat.
+        publish; a failing test stops it.
+        {may('POST /v2/bots/:app_id/tests/from-chat') && ' Save one from the test chat.'}
       </p>
       <QueryState
         query={tests}

@@ -94,7 +94,8 @@ export function PublishBar({
       void queryClient.invalidateQueries({ queryKey: ['flow-versions', appId] });
     },
   });
-  const error = save.error ?? check.error ?? publish.error;
+  // A publish refused while its dialog is open is told there, not again in the bar.
+  const error = save.error ?? check.error ?? (impact ? null : publish.error);
   const run = failedRun(publish.error);
   const canPublish =
     (dirty || hasDraft) &&
@@ -173,6 +174,9 @@ export function PublishBar({
             </div>
           )}
           {/* Who may publish over the tests is the api's rule: the refusal says. */}
+          {publish.error?.details?.may_override === false && (
+            <p>Only an owner may publish over the tests; mend the flow or the tests.</p>
+          )}
           {publish.error?.details?.may_override === true && (
             <button
               type="button"

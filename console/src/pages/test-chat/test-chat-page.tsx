@@ -11,7 +11,12 @@ export function TestChatPage() {
     <div className="test-chat-page">
       <h1>Test chat</h1>
       <p>
-        <BotName appId={appId} /> · <Link to={`/bots/${appId}/flow`}>Flow editor</Link> ·{' '}
+        <BotName appId={appId} /> ·{' '}
+        {may('GET /v2/bots/:app_id/flow') && (
+          <span data-route="GET /v2/bots/:app_id/flow">
+            <Link to={`/bots/${appId}/flow`}>Flow editor</Link> ·{' '}
+          </span>
+        )}
         <Link to={`/bots/${appId}/conversations`}>Conversations</Link>
       </p>
       {may('POST /v2/bots/:app_id/test-chats') ? (
