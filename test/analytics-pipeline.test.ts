@@ -3,7 +3,8 @@
  * Redis and Postgres, Telegram on nock): scripted conversations with known drop-offs, re-asks, a
  * fallback and a handoff give exactly the expected figures; every webhook delivered twice and
  * every turn delivered again to flow afterwards (as after a crash before its ack) changes none of
- * them; the console's test chats are never counted; CSV has the same figures.
+ * them; the console's test chats are never counted; CSV has the same figures; the bot's response
+ * times, an agent's first reply, how the handoff ended and a refused reply are counted once.
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
@@ -36,6 +37,9 @@ describe('analytics (edge, channel, language, flow)', function () {
   /** The bot's texts, by Telegram chat. */
   const sent = new Map<number, string[]>();
   let update = 90_000;
+  /** A user who blocked the bot: Telegram refuses every reply to this chat. */
+  const BLOCKED_CHAT = 4_242;
+  let refused = 0;
   const today = dayOf();
 
   conversationSuite({}, async (api) => {
@@ -45,6 +49,13 @@ describe('analytics (edge, channel, language, flow)', function () {
       .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
       .reply((_uri, body) => {
         const { chat_id: chat, text } = body as { chat_id: number; text: string };
+        if (Number(chat) === BLOCKED_CHAT) {
+          refused += 1;
+          return [
+            403,
+            { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' },
+          ];
+        }
         sent.set(Number(chat), [...(sent.get(Number(chat)) ?? []), text]);
         return [200, { ok: true, result: { message_id: update } }];
       });
@@ -69,6 +80,43 @@ describe('analytics (edge, channel, language, flow)', function () {
         what: `"${reply}" after "${text}" from chat ${chat}`,
       });
     }
+  }
+
+  /**
+   * Every turn flow ever read, delivered again (a consumer that died before its acks): flow finds
+   * each applied, republishes at most its outbox, and counts nothing more.
+   */
+  async function deliverAgain(atLeast: number): Promise<void> {
+    const streams = (await t.redis.keys(`${t.prefix}:{flow:p*}`)).filter((k) => k.endsWith('}'));
+    let again = 0;
+    for (const stream of streams) {
+      const entries = (await t.redis.xrange(stream, '-', '+')) as [string, string[]][];
+      for (const [, fields] of entries) {
+        await t.redis.xadd(stream, '*', ...fields);
+        again += 1;
+      }
+    }
+    expect(again).to.be.at.least(atLeast);
+    // Settled when flow and channel (the outboxes flow republished) have nothing left.
+    const settled = [
+      ...streams,
+      ...(await t.redis.keys(`${t.prefix}:{channel:p*}`)).filter((k) => k.endsWith('}')),
+    ];
+    await waitFor(
+      async () => {
+        for (const stream of settled) {
+          const groups = (await t.redis.xinfo('GROUPS', stream)) as unknown[][];
+          for (const group of groups) {
+            const info = Object.fromEntries(
+              Array.from({ length: group.length / 2 }, (_, i) => [group[2 * i], group[2 * i + 1]]),
+            );
+            if (Number(info.pending) > 0 || Number(info.lag) > 0) return false;
+          }
+        }
+        return true;
+      },
+      { timeoutMs: 30_000, what: 'the turns delivered again handled' },
+    );
   }
 
   it('when scripted users go through a flow, then every figure is exactly what they did, also after every turn is delivered to flow again', async () => {
@@ -105,33 +153,7 @@ describe('analytics (edge, channel, language, flow)', function () {
     const figures = await expectFigures();
     expect(figures.by_version[0].flow_version).to.equal(1);
 
-    // Every turn flow ever read, delivered again (a consumer that died before its acks): flow
-    // finds each applied, republishes at most its outbox, and counts nothing more.
-    const streams = (await t.redis.keys(`${t.prefix}:{flow:p*}`)).filter((k) => k.endsWith('}'));
-    let again = 0;
-    for (const stream of streams) {
-      const entries = (await t.redis.xrange(stream, '-', '+')) as [string, string[]][];
-      for (const [, fields] of entries) {
-        await t.redis.xadd(stream, '*', ...fields);
-        again += 1;
-      }
-    }
-    expect(again).to.be.at.least(EXPECTED_TOTALS.messages_in);
-    await waitFor(
-      async () => {
-        for (const stream of streams) {
-          const groups = (await t.redis.xinfo('GROUPS', stream)) as unknown[][];
-          for (const group of groups) {
-            const info = Object.fromEntries(
-              Array.from({ length: group.length / 2 }, (_, i) => [group[2 * i], group[2 * i + 1]]),
-            );
-            if (Number(info.pending) > 0 || Number(info.lag) > 0) return false;
-          }
-        }
-        return true;
-      },
-      { timeoutMs: 30_000, what: 'the turns delivered again handled' },
-    );
+    await deliverAgain(EXPECTED_TOTALS.messages_in);
     await expectFigures();
   });
 
@@ -256,5 +278,70 @@ describe('analytics (edge, channel, language, flow)', function () {
     expect(await pruneAnalytics(db, 400)).to.equal(0);
     // Today's rows stay.
     expect(await analytics()).to.deep.equal(before);
+  });
+  it('when replies are sent, an agent answers and closes the handoff, and a user has blocked the bot, then the service figures count each once, also after every turn is delivered again', async () => {
+    const first = (await analytics()).service;
+    // Every user message of the scripts got its first reply sent, once, and was timed.
+    expect(first.bot_response_ms.count).to.equal(EXPECTED_TOTALS.messages_in);
+    expect(first.bot_response_ms.median).to.be.a('number').above(0);
+    expect(first.bot_response_ms.p90).to.be.at.least(first.bot_response_ms.median);
+    expect(first.agent_first_reply_ms).to.deep.equal({ count: 0, median: null, p90: null });
+    expect(first.send_failures).to.deep.equal([]);
+
+    const list = await t.call('GET', `/v2/handoffs?app_id=${bot.appId}`);
+    expect(list.json.items).to.have.length(1);
+    const handoff = list.json.items[0].id as string;
+    expect((await t.call('POST', `/v2/handoffs/${handoff}/claim`)).status).to.equal(200);
+    for (const [id, text] of [
+      ['a', 'Hello, I am here.'],
+      ['b', 'Let me look.'],
+      ['a', 'Hello, I am here.'],
+    ]) {
+      const answer = await t.call('POST', `/v2/handoffs/${handoff}/messages`, {
+        body: { client_message_id: id, message: { message_type: 'text', text } },
+      });
+      expect(answer.status).to.equal(202);
+    }
+    expect((await t.call('POST', `/v2/handoffs/${handoff}/close`)).status).to.equal(202);
+
+    // A user who blocked the bot writes: their reply is refused, with Telegram's 403.
+    const answer = await postTelegramUpdate(
+      t,
+      bot.appId,
+      bot.secret,
+      telegramText(BLOCKED_CHAT, (update += 1), 'hi'),
+    );
+    expect(answer.status).to.equal(200);
+    await waitFor(async () => (await analytics()).service.send_failures.length === 1, {
+      timeoutMs: 30_000,
+      what: 'the refused reply counted',
+    });
+    await waitFor(async () => (await analytics()).service.handoffs_ended.closed === 1, {
+      timeoutMs: 30_000,
+      what: 'the closed handoff counted',
+    });
+    const expectService = async () => {
+      const { service } = await analytics();
+      expect(service.send_failures).to.deep.equal([{ code: '403', count: 1 }]);
+      expect(service.handoffs_ended).to.deep.equal({
+        closed: 1,
+        returned: 0,
+        timed_out: 0,
+        resolved_by_agent: 1,
+      });
+      // The agent's first reply only; agents' replies and the refused one are not the bot's.
+      expect(service.agent_first_reply_ms.count).to.equal(1);
+      expect(service.bot_response_ms.count).to.equal(EXPECTED_TOTALS.messages_in);
+    };
+    await expectService();
+    expect(refused).to.equal(1);
+
+    await deliverAgain(EXPECTED_TOTALS.messages_in);
+    await expectService();
+    // The refused reply is recorded, so it was not tried again.
+    expect(refused).to.equal(1);
+    // A language or version filter has no service figures (their rows carry neither).
+    expect((await analytics('&version=1')).service).to.equal(null);
+    expect((await analytics('&channel_type=web')).service.bot_response_ms.count).to.equal(0);
   });
 });

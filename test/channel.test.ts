@@ -441,5 +441,13 @@ describe('channel component', function () {
       return found.length === 1 ? found : undefined;
     });
     expect(landed!.error).to.equal('bad \uFFFD');
+    // It counts in the bot's analytics once, by the platform's code, also when reported again.
+    await t.call('POST', '/callback', { auth: false, body: failed });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const counted = await t.schema
+      .db('analytics_events')
+      .where({ event: 'send_failed', channel_type: 'whatsapp' })
+      .select('code', 'count');
+    expect(counted).to.deep.equal([{ code: '131026', count: 1 }]);
   });
 });

@@ -28,6 +28,44 @@ const counters = {
   properties: integers(BOT_COUNTERS),
 };
 const rate = { type: ['number', 'null'], minimum: 0, maximum: 1 };
+const timing = (description: string) => ({
+  type: 'object',
+  description: `${description}; milliseconds, each within 5 % (log-scale buckets), null when count is 0`,
+  required: ['count', 'median', 'p90'],
+  properties: {
+    count: { type: 'integer', minimum: 0 },
+    median: { type: ['integer', 'null'] },
+    p90: { type: ['integer', 'null'] },
+  },
+});
+const service = {
+  type: ['object', 'null'],
+  description: 'The service users got; null with a language or version filter',
+  required: ['bot_response_ms', 'agent_first_reply_ms', 'handoffs_ended', 'send_failures'],
+  properties: {
+    bot_response_ms: timing(
+      "From a user's message to the platform accepting the bot's first reply to it",
+    ),
+    agent_first_reply_ms: timing("From a handoff's start to an agent's first reply"),
+    handoffs_ended: {
+      type: 'object',
+      required: ['closed', 'returned', 'timed_out', 'resolved_by_agent'],
+      properties: {
+        ...integers(['closed', 'returned', 'timed_out']),
+        resolved_by_agent: rate,
+      },
+    },
+    send_failures: {
+      type: 'array',
+      description: "Replies a platform refused, by the platform's code, most first",
+      items: {
+        type: 'object',
+        required: ['code', 'count'],
+        properties: { code: { type: 'string' }, count: { type: 'integer', minimum: 1 } },
+      },
+    },
+  },
+};
 const grouped = (key: string, schema: Record<string, unknown>) => ({
   type: 'array',
   items: {
@@ -40,7 +78,7 @@ export const analyticsPaths = {
     get: {
       ...admin,
       summary:
-        "The bot's figures over a range of days (UTC), from rollups kept as turns happen: totals, rates, by day, channel type, language and flow version, and per state with its drop-off; test chats are never counted. format=csv gives one row per day, channel type, language and version (rows=states: per state)",
+        "The bot's figures over a range of days (UTC), from rollups kept as turns happen: totals, rates, by day, channel type, language and flow version, per state with its drop-off, and the service users got (response times, handoff outcomes, send failures by code); test chats are never counted. format=csv gives one row per day, channel type, language and version (rows=states: per state)",
       parameters: [appId, ...queryParameters()],
       responses: {
         200: {
@@ -61,6 +99,7 @@ export const analyticsPaths = {
                   'by_language',
                   'by_version',
                   'states',
+                  'service',
                 ],
                 properties: {
                   app_id: { type: 'string' },
@@ -100,6 +139,7 @@ export const analyticsPaths = {
                       },
                     },
                   },
+                  service,
                 },
               },
             },

@@ -49,7 +49,11 @@ export interface ChannelIn {
     update?: TelegramUpdate;
     contact?: WhatsAppInput['contact'];
     message?: WhatsAppInput['message'];
-    status?: { id: string; status: string; errors?: { title?: string; message?: string }[] };
+    status?: {
+      id: string;
+      status: string;
+      errors?: { title?: string; message?: string; code?: unknown }[];
+    };
   };
 }
 
@@ -75,7 +79,13 @@ export async function handleInbound(
     // The platform's words, stored as text: mended like a user's message (below).
     const { id, status, errors } = storableDeep(payload.status);
     const reason = errors?.map((e) => e.message ?? e.title).join('; ');
-    const updated = await recordStatus(deps.db, id, status, reason);
+    // The platform's error code, as analytics counts the failure: kept only when it is one.
+    const raw = errors?.[0]?.code;
+    const code = typeof raw === 'number' || typeof raw === 'string' ? String(raw) : '';
+    const updated = await recordStatus(deps.db, id, status, {
+      error: reason,
+      ...(/^[A-Za-z0-9_]{1,32}$/.test(code) ? { code } : {}),
+    });
     context.log.debug({ status, updated }, 'delivery status recorded');
     return [];
   }

@@ -33,6 +33,7 @@ export function planWeb(
           throw new PlatformError(
             `a ${message.message_type} message without a URL cannot be shown on the web`,
             false,
+            { code: 'unshowable' },
           );
         }
         if (!streams) throw new Error('channel was started without the web visitor streams');

@@ -8,16 +8,29 @@ import type { JsonPost } from './json-post.ts';
 
 export class PlatformError extends Error {
   override name = 'PlatformError';
+  /** Seconds the platform asked us to wait (Telegram 429 `retry_after`). */
+  readonly retryAfterS: number | undefined;
+  readonly status: number | undefined;
+  /**
+   * What the platform refused with, stable and short, as analytics counts send failures: the
+   * WhatsApp error code (`131047`), else the HTTP status (`403`), else ours (`unshowable`).
+   */
+  readonly code: string | undefined;
   constructor(
     message: string,
     readonly retryable: boolean,
-    /** Seconds the platform asked us to wait (Telegram 429 `retry_after`). */
-    readonly retryAfterS?: number,
-    readonly status?: number,
-    /** What the HTTP client threw, when the call got no answer. */
-    cause?: unknown,
+    details: {
+      retryAfterS?: number | undefined;
+      status?: number;
+      code?: string;
+      /** What the HTTP client threw, when the call got no answer. */
+      cause?: unknown;
+    } = {},
   ) {
-    super(message, cause === undefined ? undefined : { cause });
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.retryAfterS = details.retryAfterS;
+    this.status = details.status;
+    this.code = details.code ?? (details.status === undefined ? undefined : String(details.status));
   }
 }
 
@@ -102,18 +115,16 @@ async function post(
 /** A call that got no answer: retryable, with the cause's code (ENOTFOUND, timeout, ...). */
 function unreachable(error: unknown): PlatformError {
   const code = failureCause(error);
-  return new PlatformError(
-    `the platform could not be reached (${code})`,
-    true,
-    undefined,
-    undefined,
-    error,
-  );
+  return new PlatformError(`the platform could not be reached (${code})`, true, { cause: error });
 }
 
-function classify(status: number, description: string, retryAfterS?: number): PlatformError {
+function classify(
+  status: number,
+  description: string,
+  details: { retryAfterS?: number | undefined; code?: string } = {},
+): PlatformError {
   const retryable = status === 429 || status >= 500 || status === 408;
-  return new PlatformError(`${status}: ${description}`, retryable, retryAfterS, status);
+  return new PlatformError(`${status}: ${description}`, retryable, { ...details, status });
 }
 
 export class TelegramApi {
@@ -138,7 +149,7 @@ export class TelegramApi {
     throw classify(
       status,
       typeof json.description === 'string' ? json.description : 'no description',
-      parameters?.retry_after,
+      { retryAfterS: parameters?.retry_after },
     );
   }
 }
@@ -186,5 +197,7 @@ function whatsappFailure(status: number, json: Record<string, unknown>): Platfor
   const error = json.error as { message?: string; code?: number } | undefined;
   // 130429: throughput limit; 131056: pair rate limit — both say "slow down", not "give up".
   const throttled = error?.code === 130429 || error?.code === 131056 || error?.code === 80007;
-  return classify(throttled ? 429 : status, error?.message ?? 'no description');
+  return classify(throttled ? 429 : status, error?.message ?? 'no description', {
+    ...(typeof error?.code === 'number' ? { code: String(error.code) } : {}),
+  });
 }

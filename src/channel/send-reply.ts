@@ -238,7 +238,8 @@ export async function sendReply(
   const recorded = deps.recorded ?? ((turn) => recordedOutbound(deps.db, turn));
   const record = deps.record ?? ((row) => recordOutbound(deps.db, row));
   const turn = { conversationId: conversation.conversation_id, turnId: input.turn_id };
-  for (const call of plan(deps, channel, input)) {
+  const calls = plan(deps, channel, input);
+  for (const [index, call] of calls.entries()) {
     // A recorded call (a redelivered or republished turn) is not sent again. Read before each
     // call, not once per turn: an attempt still running elsewhere (a lease lost mid-turn) may
     // have recorded the calls after its first one since.
@@ -253,7 +254,7 @@ export async function sendReply(
             outcome,
             appId: conversation.app_id,
             channelType: conversation.channel_type,
-            ...(input.sent_by ? { sentBy: input.sent_by } : {}),
+            ...(input.sent_by ? { sentBy: input.sent_by } : { timed: index === 0 }),
           }),
         call.seq,
         context,
@@ -263,7 +264,11 @@ export async function sendReply(
       platformMessageId = await deliver(deps, call, context);
     } catch (error) {
       if (error instanceof PlatformError && !error.retryable) {
-        await ended({ status: 'failed', error: error.message });
+        await ended({
+          status: 'failed',
+          error: error.message,
+          ...(error.code ? { code: error.code } : {}),
+        });
         context.log.warn(
           { seq: call.seq, reason: error.message },
           'the platform refused a message; recorded, not retried',

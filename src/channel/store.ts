@@ -5,6 +5,7 @@ import { isInline, type ConversationRef, type InternalMessage } from '../shared/
 import { Batcher } from '../shared/batcher.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { storableJson } from '../shared/pg-text.ts';
+import { bucketSql } from '../shared/analytics-timings.ts';
 import type { Inbound } from './inbound.ts';
 
 export interface RecordedInbound {
@@ -200,12 +201,17 @@ export function batchedRecordInbound(
   };
 }
 
-/** Records a platform delivery status (sent, delivered, read, failed) on the outbound message. */
+/**
+ * Records a platform delivery status (sent, delivered, read, failed) on the outbound message. A
+ * message that fails after the platform took it (WhatsApp reports that later, by status) counts
+ * in the bot's analytics as a send failure with the platform's `code`, by the same statement, so
+ * once: a repeated `failed` status updates nothing.
+ */
 export async function recordStatus(
   db: Knex,
   platformMessageId: string,
   status: string,
-  error?: string,
+  failure: { error?: string | undefined; code?: string | undefined } = {},
 ): Promise<number> {
   // Statuses only move forward (a late `delivered` must not undo `read`); `failed` always lands.
   const earlier: Record<string, string[]> = {
@@ -216,10 +222,26 @@ export async function recordStatus(
   };
   const from = earlier[status];
   if (!from) return 0;
-  return db('messages')
-    .where({ platform_message_id: platformMessageId, direction: 'out' })
-    .whereIn('status', from)
-    .update({ status, ...(error ? { error } : {}), updated_at: db.fn.now() });
+  const { rows } = await db.raw<{ rows: { n: number }[] }>(
+    `with updated as (
+       update messages set status = ?, error = coalesce(?, error), updated_at = now()
+       where platform_message_id = ? and direction = 'out' and status = any(?::text[])
+       returning conversation_id, updated_at
+     ),
+     counted as (
+       insert into analytics_events as t (app_id, day, channel_type, event, code, count)
+       select c.app_id, (u.updated_at at time zone 'utc')::date, ch.type, 'send_failed', ?, count(*)
+       from updated u
+       join conversations c on c.id = u.conversation_id
+       join channels ch on ch.id = c.channel_id
+       where ?::text = 'failed' and ch.type <> 'console'
+       group by 1, 2, 3
+       on conflict (app_id, day, channel_type, event, code) do update set count = t.count + excluded.count
+     )
+     select count(*)::int as n from updated`,
+    [status, failure.error ?? null, platformMessageId, from, failure.code ?? '', status],
+  );
+  return rows[0]?.n ?? 0;
 }
 
 /**
@@ -250,7 +272,9 @@ export interface OutboundTarget {
 
 /** How a call ended. */
 export type OutboundOutcome =
-  { status: 'sent'; platformMessageId: string } | { status: 'failed'; error: string };
+  | { status: 'sent'; platformMessageId: string }
+  /** `code`: the platform's (`PlatformError.code`), as analytics counts refusals. */
+  | { status: 'failed'; error: string; code?: string };
 
 /** A call that ended, as its transcript row records it. */
 export interface OutboundRecord extends OutboundCall, OutboundTarget {
@@ -258,6 +282,8 @@ export interface OutboundRecord extends OutboundCall, OutboundTarget {
   outcome: OutboundOutcome;
   /** Who wrote the message when not the bot (an agent's actor, during a handoff). */
   sentBy?: string;
+  /** The turn's first call, answering a user's message: its time counts as the bot's response. */
+  timed?: boolean;
 }
 
 // Both statements take a batch as one JSON array parameter, so that their text never varies and
@@ -279,20 +305,60 @@ const RECORDED_OUTBOUND = prepared(
    ) m`,
 );
 
+// A call recorded here for the first time is counted in the bot's analytics by the same statement
+// (docs/analytics.md), so exactly once: a refusal under `send_failed` with the platform's code,
+// and a turn's first call sent in answer to a user's message under `bot_response`, timed from the
+// user's message's row (the turn's newest inbound row: an index probe from the conversation's
+// newest message back). The console's test chats count nothing.
 const RECORD_OUTBOUND = prepared(
   'channel_record_outbound',
-  `insert into messages (conversation_id, direction, turn_id, seq, message_type, body, status,
-     platform_message_id, error, sent_by)
-   select r.conversation_id, 'out', r.turn_id, r.seq, r.message_type, r.body, r.status,
-     r.platform_message_id, r.error, r.sent_by
-   from jsonb_to_recordset($1::jsonb) as r (conversation_id uuid, turn_id text, seq text,
-     message_type text, body jsonb, status text, platform_message_id text, error text,
-     sent_by text)
-   on conflict (conversation_id, turn_id, seq) where direction = 'out'
-   do update set status = excluded.status, platform_message_id = excluded.platform_message_id,
-     error = excluded.error, updated_at = now()
-   where messages.status = 'sending'
-   returning conversation_id, turn_id, seq, id::text as message_id, created_at`,
+  `with r as (
+     select * from jsonb_to_recordset($1::jsonb) as r (conversation_id uuid, turn_id text,
+       seq text, message_type text, body jsonb, status text, platform_message_id text,
+       error text, sent_by text, app_id text, channel_type text, failure_code text,
+       timed boolean)
+   ),
+   written as (
+     insert into messages (conversation_id, direction, turn_id, seq, message_type, body, status,
+       platform_message_id, error, sent_by)
+     select conversation_id, 'out', turn_id, seq, message_type, body, status,
+       platform_message_id, error, sent_by
+     from r
+     on conflict (conversation_id, turn_id, seq) where direction = 'out'
+     do update set status = excluded.status, platform_message_id = excluded.platform_message_id,
+       error = excluded.error, updated_at = now()
+     where messages.status = 'sending'
+     returning conversation_id, turn_id, seq, id, created_at
+   ),
+   counted as (
+     select r.app_id, r.channel_type, r.status, r.failure_code, r.timed, w.conversation_id,
+       w.turn_id, w.created_at, (w.created_at at time zone 'utc')::date as day
+     from written w
+     join r on r.conversation_id = w.conversation_id and r.turn_id = w.turn_id and r.seq = w.seq
+     where r.app_id is not null and r.channel_type is not null and r.channel_type <> 'console'
+   ),
+   failures as (
+     insert into analytics_events as t (app_id, day, channel_type, event, code, count)
+     select app_id, day, channel_type, 'send_failed', coalesce(failure_code, ''), count(*)
+     from counted where status = 'failed'
+     group by 1, 2, 3, 5 order by 1, 2, 3, 5
+     on conflict (app_id, day, channel_type, event, code) do update set count = t.count + excluded.count
+   ),
+   timings as (
+     insert into analytics_timings as t (app_id, day, channel_type, measure, bucket, count)
+     select c.app_id, c.day, c.channel_type, 'bot_response',
+       ${bucketSql('extract(epoch from c.created_at - i.created_at) * 1000')}, count(*)
+     from counted c
+     cross join lateral (
+       select m.created_at from messages m
+       where m.conversation_id = c.conversation_id and m.direction = 'in' and m.turn_id = c.turn_id
+       order by m.id desc limit 1
+     ) i
+     where c.timed and c.status = 'sent'
+     group by 1, 2, 3, 5 order by 1, 2, 3, 5
+     on conflict (app_id, day, channel_type, measure, bucket) do update set count = t.count + excluded.count
+   )
+   select conversation_id, turn_id, seq, id::text as message_id, created_at from written`,
 );
 
 async function recordedOutboundRows(
@@ -326,17 +392,24 @@ async function recordOutboundRows(
   db: Knex,
   records: readonly OutboundRecord[],
 ): Promise<(WrittenRow | undefined)[]> {
-  const rows = records.map(({ conversationId, turnId, seq, message, outcome, sentBy }) => ({
-    conversation_id: conversationId,
-    turn_id: turnId,
-    seq,
-    message_type: message.message_type,
-    body: forTranscript(message),
-    status: outcome.status,
-    platform_message_id: outcome.status === 'sent' ? outcome.platformMessageId : null,
-    error: outcome.status === 'failed' ? outcome.error : null,
-    sent_by: sentBy ?? null,
-  }));
+  const rows = records.map((record) => {
+    const { conversationId, turnId, seq, message, outcome, sentBy } = record;
+    return {
+      conversation_id: conversationId,
+      turn_id: turnId,
+      seq,
+      message_type: message.message_type,
+      body: forTranscript(message),
+      status: outcome.status,
+      platform_message_id: outcome.status === 'sent' ? outcome.platformMessageId : null,
+      error: outcome.status === 'failed' ? outcome.error : null,
+      sent_by: sentBy ?? null,
+      app_id: record.appId ?? null,
+      channel_type: record.channelType ?? null,
+      failure_code: outcome.status === 'failed' ? (outcome.code ?? null) : null,
+      timed: record.timed === true,
+    };
+  });
   const inserted = await runPrepared<{
     conversation_id: string;
     turn_id: string;

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from '../shared/db.ts';
+import { HANDOFF_ENDS } from '../shared/analytics-timings.ts';
 import type { HandoffAction, HandoffStart } from './engine/types.ts';
 import { saveState, type StoredState } from './state-store.ts';
 
@@ -83,9 +84,23 @@ export async function saveWithHandoff(
     const { end, open } = write;
     if (end) {
       const statuses = end.action === 'timeout' ? ['waiting'] : [...OPEN_STATUSES];
-      const ended = await trx.raw<{ rowCount: number }>(
-        `update handoffs set status = ?, ended_at = now(), ended_by = ?, return_state = ?
-         where id = ? and conversation_id = ? and status = any(?::text[])`,
+      // How it ended counts in the bot's analytics with the row's end, so once.
+      const ended = await trx.raw<{ rows: { n: number }[] }>(
+        `with ended as (
+           update handoffs set status = ?, ended_at = now(), ended_by = ?, return_state = ?
+           where id = ? and conversation_id = ? and status = any(?::text[])
+           returning app_id, conversation_id, ended_at
+         ),
+         counted as (
+           insert into analytics_events as t (app_id, day, channel_type, event, code, count)
+           select e.app_id, (e.ended_at at time zone 'utc')::date, ch.type, ?, '', 1
+           from ended e
+           join conversations c on c.id = e.conversation_id
+           join channels ch on ch.id = c.channel_id
+           where ch.type <> 'console'
+           on conflict (app_id, day, channel_type, event, code) do update set count = t.count + 1
+         )
+         select count(*)::int as n from ended`,
         [
           END_STATUS[end.action],
           end.endedBy,
@@ -93,9 +108,10 @@ export async function saveWithHandoff(
           end.id,
           input.conversationId,
           statuses,
+          HANDOFF_ENDS[end.action],
         ],
       );
-      if (ended.rowCount === 0) return undefined;
+      if (ended.rows[0]?.n === 0) return undefined;
     }
     if (open) {
       // A row left open with no state naming it cannot be ended by anyone; closed, not kept.

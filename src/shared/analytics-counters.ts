@@ -44,3 +44,7 @@ export const STATE_COUNTERS = [
 export type TurnCounter = (typeof TURN_COUNTERS)[number];
 export type BotCounters = Record<(typeof BOT_COUNTERS)[number], number>;
 export type StateCounters = Record<(typeof STATE_COUNTERS)[number], number>;
+
+/** A rate of the figures: `part / whole` to 4 places, null when the whole is 0. */
+export const rateOf = (part: number, whole: number): number | null =>
+  whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000;

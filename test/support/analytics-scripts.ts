@@ -29,7 +29,10 @@ export const FLOW = {
       },
       transitions: [{ when: { '==': [{ var: 'choice' }, 'hours'] }, to: 'hours' }, { to: 'book' }],
     },
-    hours: { actions: [{ send: { text: 'Open 9 to 5.' } }], end: true },
+    hours: {
+      actions: [{ send: { text: 'Open 9 to 5.' } }, { send: { text: 'See you soon.' } }],
+      end: true,
+    },
     book: {
       actions: [{ send: { text: 'How many bikes?' } }],
       wait: { store: 'bikes', expect: 'number', retry_prompt: 'A number, please.' },
@@ -45,7 +48,7 @@ export const SCRIPTS: Record<string, [string, string][]> = {
   // Opening hours, done: 3 users.
   hours: [
     ['hi', 'Hi! Pick one.'],
-    ['Opening hours', 'Open 9 to 5.'],
+    ['Opening hours', 'See you soon.'],
   ],
   // A booking with one answer asked again: 2 users.
   booked: [
@@ -84,8 +87,9 @@ export const EXPECTED_TOTALS = {
   returning_users: 0,
   // 2 + 4 + 2 + 1 + 3 messages per user of each script.
   messages_in: 3 * 2 + 2 * 4 + 2 * 2 + 2 * 1 + 1 * 3,
-  // Each message is answered by one, the handed-off user's second "blah" by the handoff's.
-  messages_out: 3 * 2 + 2 * 4 + 2 * 2 + 2 * 1 + 1 * 3,
+  // Each message is answered by one, the handed-off user's second "blah" by the handoff's, and
+  // opening hours by two.
+  messages_out: 3 * 3 + 2 * 4 + 2 * 2 + 2 * 1 + 1 * 3,
   completed: 5,
   reasks: 3,
   fallbacks: 1,

@@ -6,6 +6,7 @@
  * transaction); the api only asks for it through the flow topic.
  */
 import type { Knex } from '../../shared/db.ts';
+import { bucketSql } from '../../shared/analytics-timings.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import type { HandoffStatus } from '../../shared/events/types.ts';
 import { pageOf, type Page } from './paging.ts';
@@ -221,13 +222,25 @@ export async function releaseHandoff(
  * @returns seconds from the start of the handoff to it, or undefined when a reply came before.
  */
 export async function markFirstReply(db: Knex, id: string): Promise<number | undefined> {
-  const rowsRaw: unknown = await db('handoffs')
-    .where({ id })
-    .whereNull('first_reply_at')
-    .update({ first_reply_at: db.fn.now() })
-    .returning(db.raw('extract(epoch from first_reply_at - created_at)::float8 as seconds'));
-  const rows = rowsRaw as {
-    seconds: number;
-  }[];
-  return rows[0]?.seconds;
+  // Counted in the bot's analytics with the mark, so once (the console's test chats are not).
+  const result = await db.raw<{ rows: { seconds: number }[] }>(
+    `with marked as (
+       update handoffs set first_reply_at = now() where id = ? and first_reply_at is null
+       returning app_id, conversation_id, first_reply_at,
+         extract(epoch from first_reply_at - created_at)::float8 as seconds
+     ),
+     counted as (
+       insert into analytics_timings as t (app_id, day, channel_type, measure, bucket, count)
+       select m.app_id, (m.first_reply_at at time zone 'utc')::date, ch.type, 'agent_first_reply',
+         ${bucketSql('m.seconds * 1000')}, 1
+       from marked m
+       join conversations c on c.id = m.conversation_id
+       join channels ch on ch.id = c.channel_id
+       where ch.type <> 'console'
+       on conflict (app_id, day, channel_type, measure, bucket) do update set count = t.count + 1
+     )
+     select seconds from marked`,
+    [id],
+  );
+  return result.rows[0]?.seconds;
 }

@@ -7,12 +7,14 @@
 import type { Knex } from '../../shared/db.ts';
 import {
   BOT_COUNTERS,
+  rateOf,
   STATE_COUNTERS,
   type BotCounters,
   type StateCounters,
 } from '../../shared/analytics-counters.ts';
 import { DAY_MS, dayOf } from '../../shared/utc-day.ts';
 import { deleteInBatches } from '../retention-pruner.ts';
+import { readService, type Service } from './service.ts';
 
 export interface AnalyticsFilter {
   appId: string;
@@ -62,6 +64,8 @@ export interface Analytics {
   by_language: (BotCounters & { language: string })[];
   by_version: (BotCounters & { flow_version: number })[];
   states: StateRow[];
+  /** The service users got: null with a language or version filter (`service.ts`). */
+  service: Service | null;
 }
 
 const zero = (): BotCounters => Object.fromEntries(BOT_COUNTERS.map((c) => [c, 0])) as BotCounters;
@@ -69,9 +73,6 @@ const zero = (): BotCounters => Object.fromEntries(BOT_COUNTERS.map((c) => [c, 0
 function add(into: BotCounters, row: BotCounters): void {
   for (const c of BOT_COUNTERS) into[c] += Number(row[c]);
 }
-
-const ratio = (part: number, whole: number): number | null =>
-  whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000;
 
 /** The rows of `table` for the filter, as a query to add columns and grouping to. */
 function filtered(db: Knex, table: string, f: AnalyticsFilter): Knex.QueryBuilder {
@@ -118,10 +119,11 @@ export async function stateRows(db: Knex, f: AnalyticsFilter): Promise<StateRow[
 }
 
 export async function readAnalytics(db: Knex, f: AnalyticsFilter): Promise<Analytics> {
-  const [rows, states, users] = await Promise.all([
+  const [rows, states, users, service] = await Promise.all([
     dayRows(db, f),
     stateRows(db, f),
     usersSince(db, f),
+    readService(db, f),
   ]);
   const totals = zero();
   const group = <K extends string | number>(key: (row: DayRow) => K): Map<K, BotCounters> => {
@@ -142,9 +144,9 @@ export async function readAnalytics(db: Knex, f: AnalyticsFilter): Promise<Analy
       returning_users: users === null ? null : Math.max(0, users - totals.new_users),
     },
     rates: {
-      completion: ratio(totals.completed, totals.conversations),
-      did_not_understand: ratio(totals.reasks + totals.fallbacks, totals.messages_in),
-      handoff: ratio(totals.handoffs, totals.conversations),
+      completion: rateOf(totals.completed, totals.conversations),
+      did_not_understand: rateOf(totals.reasks + totals.fallbacks, totals.messages_in),
+      handoff: rateOf(totals.handoffs, totals.conversations),
     },
     by_day: daysOf(f.from, f.to).map((day) => ({ day, ...(byDay.get(day) ?? zero()) })),
     by_channel: [...group((r) => r.channel_type)].map(([channel_type, c]) => ({
@@ -157,6 +159,7 @@ export async function readAnalytics(db: Knex, f: AnalyticsFilter): Promise<Analy
       ...c,
     })),
     states,
+    service,
   };
 }
 
@@ -187,6 +190,8 @@ export async function pruneAnalytics(
   const tables: [table: string, day: string][] = [
     ['analytics_days', 'day'],
     ['analytics_state_days', 'day'],
+    ['analytics_timings', 'day'],
+    ['analytics_events', 'day'],
     ['analytics_users', 'last_day'],
   ];
   for (const [table, day] of tables) {
