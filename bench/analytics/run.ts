@@ -20,7 +20,8 @@
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { dayRows, readAnalytics, type AnalyticsFilter } from '../../src/api/analytics/store.ts';
+import type { AnalyticsFilter } from '../../src/api/analytics/filter.ts';
+import { dayRows, readAnalytics } from '../../src/api/analytics/store.ts';
 import type { TurnCounts } from '../../src/flow/analytics/turn-counts.ts';
 import { batchedSaveState, type StoredState } from '../../src/flow/state-store.ts';
 import { createDb, type Knex } from '../../src/shared/db.ts';

@@ -1,8 +1,8 @@
 /**
  * The Analytics page and drop-off on the flow graph in a real browser against the real service:
  * Telegram users, through the real pipeline, go through a menu; some finish, some give up at the
- * menu, one is asked again. The page shows their figures and where they gave up, links to the
- * CSV, and the flow graph draws each state's drop-off on its node.
+ * menu, one is asked again. The page shows their figures, the bot's response time, where they
+ * gave up, links to the CSV, and the flow graph draws each state's drop-off on its node.
  */
 import { expect } from 'chai';
 import { waitFor } from '../support/services.ts';
@@ -106,6 +106,13 @@ describe('analytics page in a browser', function () {
     await card('Completed').getByText('60 %').waitFor();
     await card('Users').getByText('5 new, 0 returning').waitFor();
     await card('Not understood').getByText('1 asked again, 0 gave up').waitFor();
+    // Each of the nine messages got an answer, timed; no handoff, no refused reply.
+    await card('Bot response time')
+      .getByText(/^median; 90 % within .+ \(9 answers\)$/)
+      .waitFor();
+    await card('Handoffs resolved by agents').getByText('no handoff ended in this range').waitFor();
+    await card('First agent reply').getByText('no handoffs answered in this range').waitFor();
+    await card('Replies refused').getByText('0', { exact: true }).waitFor();
 
     const states = page.getByRole('table', { name: 'States' });
     const menu = states.getByRole('row', { name: /^menu/ });

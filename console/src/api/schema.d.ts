@@ -1465,7 +1465,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The bot's figures over a range of days (UTC), from rollups kept as turns happen: totals, rates, by day, channel type, language and flow version, and per state with its drop-off; test chats are never counted. format=csv gives one row per day, channel type, language and version (rows=states: per state) */
+    /** The bot's figures over a range of days (UTC), from rollups kept as turns happen: totals, rates, by day, channel type, language and flow version, per state with its drop-off, and the service users got (response times, handoff outcomes, send failures by code); test chats are never counted. format=csv gives one row per day, channel type, language and version (rows=states: per state) */
     get: {
       parameters: {
         query?: {
@@ -1592,6 +1592,32 @@ export interface paths {
                 fallbacks: number;
                 abandoned: number;
               }[];
+              /** @description The service users got; null with a language or version filter */
+              service: {
+                /** @description From a user's message to the platform accepting the bot's first reply to it; milliseconds, each within 5 % (log-scale buckets), null when count is 0 */
+                bot_response_ms: {
+                  count: number;
+                  median: number | null;
+                  p90: number | null;
+                };
+                /** @description From a handoff's start to an agent's first reply; milliseconds, each within 5 % (log-scale buckets), null when count is 0 */
+                agent_first_reply_ms: {
+                  count: number;
+                  median: number | null;
+                  p90: number | null;
+                };
+                handoffs_ended: {
+                  closed: number;
+                  returned: number;
+                  timed_out: number;
+                  resolved_by_agent: number | null;
+                };
+                /** @description Replies a platform refused, by the platform's code, most first */
+                send_failures: {
+                  code: string;
+                  count: number;
+                }[];
+              } | null;
             };
             'text/csv': string;
           };

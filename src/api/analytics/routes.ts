@@ -12,7 +12,8 @@ import type { Edge } from '../edge.ts';
 import { queryOf } from '../admin/paging.ts';
 import { requireBotAccess } from '../admin/principal.ts';
 import { BOT_COUNTERS, STATE_COUNTERS } from '../../shared/analytics-counters.ts';
-import { dayRows, readAnalytics, stateRows, type AnalyticsFilter } from './store.ts';
+import type { AnalyticsFilter } from './filter.ts';
+import { dayRows, readAnalytics, stateRows } from './store.ts';
 
 type RouteContext = Context & { params: Record<string, string> };
 

@@ -13,7 +13,7 @@ import {
   type Quantiles,
   type TimingMeasure,
 } from '../../shared/analytics-timings.ts';
-import type { AnalyticsFilter } from './store.ts';
+import { filtered, type AnalyticsFilter } from './filter.ts';
 
 export interface Service {
   /** From a user's message to the platform accepting the bot's first reply to it. */
@@ -35,21 +35,14 @@ export interface Service {
   send_failures: { code: string; count: number }[];
 }
 
-/** Day rows of `table` for the range and channel type. */
-function rowsOf(db: Knex, table: string, f: AnalyticsFilter): Knex.QueryBuilder {
-  const query = db(table).where('app_id', f.appId).whereBetween('day', [f.from, f.to]);
-  if (f.channelType !== undefined) query.andWhere('channel_type', f.channelType);
-  return query;
-}
-
 /** The service figures of the range; null with a language or version filter. */
 export async function readService(db: Knex, f: AnalyticsFilter): Promise<Service | null> {
   if (f.language !== undefined || f.version !== undefined) return null;
   const [timingsRaw, eventsRaw] = (await Promise.all([
-    rowsOf(db, 'analytics_timings', f)
+    filtered(db, 'analytics_timings', f)
       .select('measure', 'bucket', db.raw('sum(count)::int as count'))
       .groupBy('measure', 'bucket'),
-    rowsOf(db, 'analytics_events', f)
+    filtered(db, 'analytics_events', f)
       .select('event', 'code', db.raw('sum(count)::int as count'))
       .groupBy('event', 'code'),
   ])) as unknown[];

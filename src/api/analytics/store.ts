@@ -14,17 +14,8 @@ import {
 } from '../../shared/analytics-counters.ts';
 import { DAY_MS, dayOf } from '../../shared/utc-day.ts';
 import { deleteInBatches } from '../retention-pruner.ts';
+import { filtered, type AnalyticsFilter } from './filter.ts';
 import { readService, type Service } from './service.ts';
-
-export interface AnalyticsFilter {
-  appId: string;
-  /** `YYYY-MM-DD`, UTC, both included. */
-  from: string;
-  to: string;
-  channelType?: string | undefined;
-  language?: string | undefined;
-  version?: number | undefined;
-}
 
 /** One rollup row of the bot: a day, channel type, language and version with its counters. */
 interface DayRow extends BotCounters {
@@ -72,15 +63,6 @@ const zero = (): BotCounters => Object.fromEntries(BOT_COUNTERS.map((c) => [c, 0
 
 function add(into: BotCounters, row: BotCounters): void {
   for (const c of BOT_COUNTERS) into[c] += Number(row[c]);
-}
-
-/** The rows of `table` for the filter, as a query to add columns and grouping to. */
-function filtered(db: Knex, table: string, f: AnalyticsFilter): Knex.QueryBuilder {
-  const query = db(table).where('app_id', f.appId).whereBetween('day', [f.from, f.to]);
-  if (f.channelType !== undefined) query.andWhere('channel_type', f.channelType);
-  if (f.language !== undefined) query.andWhere('language', f.language);
-  if (f.version !== undefined) query.andWhere('flow_version', f.version);
-  return query;
 }
 
 /** The days from `from` to `to`, both included (`YYYY-MM-DD`). */

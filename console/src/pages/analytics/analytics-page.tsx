@@ -1,8 +1,9 @@
 /**
  * A bot's analytics (route `bots/:appId/analytics`, docs/analytics.md): over the last 7, 30 or
  * 90 days and one channel or all (kept in the URL query), the totals and rates, conversations by
- * day, where users give up (per state, most first), by channel, language and flow version, and
- * the figures as CSV. Test chats are never in them.
+ * day, the service users got (waits, handoff outcomes, refused replies), where users give up (per
+ * state, most first), by channel, language and flow version, and the figures as CSV. Test chats
+ * are never in them.
  */
 import { Link, useParams, useSearchParams } from 'react-router';
 import { analyticsCsvUrl, dayBefore, useAnalytics, type Analytics } from '../../api/analytics.ts';
@@ -11,6 +12,7 @@ import { ErrorAlert } from '../../components/error-alert.tsx';
 import { useMe } from '../../api/accounts.ts';
 import { useMay } from '../../api/permissions.ts';
 import { DayBars } from './day-bars.tsx';
+import { ServiceFigures } from './service-figures.tsx';
 import { dropOffRows, percent } from './figures.ts';
 import './analytics.css';
 
@@ -159,6 +161,7 @@ export function AnalyticsPage() {
         <>
           <Totals data={data} />
           <DayBars days={data.by_day} />
+          {data.service && <ServiceFigures service={data.service} />}
           <section aria-labelledby="drop-off">
             <h2 id="drop-off">Where users give up</h2>
             <p className="hint">
