@@ -135,7 +135,7 @@ export function opsPaths(): Record<string, unknown> {
       get: {
         ...admin,
         summary:
-          "What waits for each bot now: its backlog as the edge's backpressure counts it (turns in flight and parked replies), and per channel the replies parked behind its circuit breaker, whether the breaker is open and for how long yet, and the failed platform calls in its window; bots with something waiting first",
+          "What waits for each bot now: its backlog as the edge's backpressure counts it (turns in flight and parked replies), and per channel the replies parked behind its circuit breaker, whether the breaker is open and for how long yet, and the failed platform calls in its window; the replies the platforms refused today, by code; bots with something waiting first",
         responses: {
           200: answer('Every bot the caller may see', {
             type: 'object',
@@ -145,7 +145,7 @@ export function opsPaths(): Record<string, unknown> {
                 type: 'array',
                 items: {
                   type: 'object',
-                  required: ['app_id', 'name', 'backlog', 'waiting', 'channels'],
+                  required: ['app_id', 'name', 'backlog', 'waiting', 'channels', 'refused_today'],
                   properties: {
                     app_id: { type: 'string' },
                     name: { type: 'string' },
@@ -173,6 +173,20 @@ export function opsPaths(): Record<string, unknown> {
                           breaker: { enum: ['open', 'closed'] },
                           open_ms: { type: 'integer', description: 'how long it stays open yet' },
                           failures: { type: 'integer', description: 'failed calls in its window' },
+                        },
+                      },
+                    },
+                    refused_today: {
+                      type: 'array',
+                      description:
+                        "replies the platforms refused today (UTC), by channel type and the platform's code, most first",
+                      items: {
+                        type: 'object',
+                        required: ['channel_type', 'code', 'count'],
+                        properties: {
+                          channel_type: { type: 'string' },
+                          code: { type: 'string' },
+                          count: { type: 'integer', minimum: 1 },
                         },
                       },
                     },

@@ -318,7 +318,7 @@ describe('operations routes', function () {
     expect(noAuth.status).to.equal(401);
   });
 
-  it('when a bot’s platform fails, then bots shows its breaker open with the replies parked behind it and its backlog, first; a quiet bot shows nothing waiting', async () => {
+  it('when a bot’s platform fails, then bots shows its breaker open with the replies parked behind it, its backlog and today’s refused replies by code, first; a quiet bot shows nothing waiting', async () => {
     const made = async (name: string) =>
       (
         await t.call('POST', '/v2/bots', {
@@ -346,10 +346,32 @@ describe('operations routes', function () {
       60_000,
     );
 
+    // Replies Telegram refused, as channel counts them: today's show, yesterday's do not.
+    const refusals = (day: string, code: string, count: number) => ({
+      app_id: failing.app_id,
+      day: t.schema.db.raw(day),
+      channel_type: 'telegram',
+      event: 'send_failed',
+      code,
+      count,
+    });
+    const today = `(now() at time zone 'utc')::date`;
+    await t.schema
+      .db('analytics_events')
+      .insert([
+        refusals(today, '403', 2),
+        refusals(today, '400', 3),
+        refusals(`${today} - 1`, '403', 5),
+      ]);
+
     const { status, json } = await t.call('GET', '/v2/ops/bots');
     expect(status).to.equal(200);
     const [first, ...rest] = json.bots as any[];
     expect(first).to.deep.include({ app_id: failing.app_id, name: 'Z failing bot', backlog: 5 });
+    expect(first.refused_today).to.deep.equal([
+      { channel_type: 'telegram', code: '400', count: 3 },
+      { channel_type: 'telegram', code: '403', count: 2 },
+    ]);
     expect(first.channels[0]).to.deep.include({
       id: channel,
       type: 'telegram',
@@ -359,7 +381,7 @@ describe('operations routes', function () {
     });
     expect(first.channels[0].open_ms).to.be.within(1, 60_000);
     const calm = rest.find((b) => b.app_id === quiet.app_id);
-    expect(calm).to.deep.include({ backlog: 0 });
+    expect(calm).to.deep.include({ backlog: 0, refused_today: [] });
     expect(calm.channels[0]).to.deep.include({
       parked: 0,
       breaker: 'closed',

@@ -149,23 +149,47 @@ describe('operations and conversations pages in a browser', function () {
     }
   });
 
-  it('when a bot’s platform fails, then the Operations page shows its replies parked behind an open breaker, and once the platform is back they are sent and nothing waits', async () => {
+  it('when a bot’s platform fails, then the Operations page shows its replies parked behind an open breaker and a refused reply by its code, and once the platform is back they are sent and nothing waits', async () => {
     const bot = await telegramBot(service, 'Failing platform bot', ECHO_FLOW);
     const chat = 9101;
-    // The platform refuses every send to this chat (a 502, as an outage does).
+    const blocked = 9102;
+    // The platform fails every send to this chat (a 502, as an outage does), and refuses those to
+    // a user who blocked the bot (a 403, for good).
     service.telegram.behave((call) =>
-      call.chat === String(chat) ? { status: 502, body: { ok: false, error_code: 502 } } : 'ok',
+      call.chat === String(chat)
+        ? { status: 502, body: { ok: false, error_code: 502 } }
+        : call.chat === String(blocked)
+          ? {
+              status: 403,
+              body: {
+                ok: false,
+                error_code: 403,
+                description: 'Forbidden: bot was blocked by the user',
+              },
+            }
+          : 'ok',
     );
     try {
       const page = await service.newPage();
       await signIn(page, service.adminKey);
       await page.goto('/console/operations');
+      await say(bot, blocked, 'Bo', 'hello');
       for (const text of ['one', 'two', 'three', 'four']) await say(bot, chat, 'Ada', text);
       const bots = page.getByRole('table', { name: /Bots with replies waiting/ });
       const row = bots.getByRole('row').filter({ hasText: 'Failing platform bot' });
       await row.getByText(/failing: sends paused/).waitFor({ timeout: 90_000 });
       const parked = Number(await row.getByRole('cell').nth(2).textContent());
       expect(parked).to.be.at.least(1);
+      // The refused reply is counted today, by Telegram's code, with what it means.
+      const refused = page.getByRole('table', { name: /Replies the platforms refused today/ });
+      const refusal = refused.getByRole('row').filter({ hasText: 'Failing platform bot' });
+      await refusal.getByText('the user blocked the bot', { exact: false }).waitFor();
+      expect(await refusal.getByRole('cell').allTextContents()).to.deep.equal([
+        'telegram',
+        '403',
+        '1',
+        'the user blocked the bot, or the bot may not write to them',
+      ]);
       await checkA11y(page, 'operations (a failing platform)');
       await screenshot(page, 'operations-failing-platform');
 

@@ -3443,7 +3443,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** What waits for each bot now: its backlog as the edge's backpressure counts it (turns in flight and parked replies), and per channel the replies parked behind its circuit breaker, whether the breaker is open and for how long yet, and the failed platform calls in its window; bots with something waiting first */
+    /** What waits for each bot now: its backlog as the edge's backpressure counts it (turns in flight and parked replies), and per channel the replies parked behind its circuit breaker, whether the breaker is open and for how long yet, and the failed platform calls in its window; the replies the platforms refused today, by code; bots with something waiting first */
     get: {
       parameters: {
         query?: never;
@@ -3479,6 +3479,12 @@ export interface paths {
                   open_ms: number;
                   /** @description failed calls in its window */
                   failures: number;
+                }[];
+                /** @description replies the platforms refused today (UTC), by channel type and the platform's code, most first */
+                refused_today: {
+                  channel_type: string;
+                  code: string;
+                  count: number;
                 }[];
               }[];
             };

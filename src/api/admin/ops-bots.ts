@@ -4,8 +4,9 @@
  * flight plus its parked replies, `shared/bot-turns.ts`), and per channel the replies parked
  * behind its circuit breaker, whether the breaker is open and for how long yet, and the failed
  * platform calls in its window (src/channel/breaker.ts). `waiting` says whether anything does (the
- * console lists those bots); they come first, the most held up first. Bots are read from the
- * directory's memory, not the database: the page asks every 10 s.
+ * console lists those bots); they come first, the most held up first. And the replies the
+ * platforms refused today, by code. Bots are read from the directory's memory, not the database,
+ * and the refusals in one indexed read: the page asks every few seconds.
  */
 import type { Router } from '@koa/router';
 import { breakerKeys, turnsInFlight } from '../../shared/bot-turns.ts';
@@ -30,6 +31,32 @@ interface BotAtWork {
   /** Something waits: a backlog, parked replies, an open breaker or failed calls. */
   waiting: boolean;
   channels: ChannelAtWork[];
+  /** Replies the platforms refused today (UTC), by channel type and code, most first. */
+  refused_today: Refusals[];
+}
+
+interface Refusals {
+  channel_type: string;
+  code: string;
+  count: number;
+}
+
+/**
+ * The replies the platforms refused today, per bot, from the analytics rollup channel keeps as
+ * it records them (docs/analytics.md#the-service-users-got): one indexed read for all the bots.
+ */
+async function refusedToday(edge: Edge, appIds: string[]): Promise<Map<string, Refusals[]>> {
+  const { rows } = await edge.db.raw<{ rows: (Refusals & { app_id: string })[] }>(
+    `select app_id, channel_type, code, sum(count)::int as count from analytics_events
+     where app_id = any(?::text[]) and day = (now() at time zone 'utc')::date
+       and event = 'send_failed'
+     group by 1, 2, 3 order by 4 desc, 2, 3`,
+    [appIds],
+  );
+  const byBot = new Map<string, Refusals[]>();
+  for (const { app_id: appId, ...refusals } of rows)
+    byBot.set(appId, [...(byBot.get(appId) ?? []), refusals]);
+  return byBot;
 }
 
 async function channelAtWork(
@@ -57,6 +84,10 @@ export function opsBotRoutes(router: Router, edge: Edge): void {
     const assigned = principalOf(ctx).bots;
     const bots = edge.directory.bots().filter((bot) => mayAccessBot(assigned, bot.appId));
     const { horizonMs } = edge.botBacklog;
+    const refused = await refusedToday(
+      edge,
+      bots.map((b) => b.appId),
+    );
     const rows = await Promise.all(
       bots.map(async (bot): Promise<BotAtWork> => {
         // The console channel's test chats count too: they share the bot's pipeline.
@@ -67,7 +98,14 @@ export function opsBotRoutes(router: Router, edge: Edge): void {
         // The backlog as the edge counts it (`botBacklog`), from the parked counts read above.
         const backlog = channels.reduce((n, c) => n + c.parked, inFlight);
         const waiting = backlog > 0 || channels.some((c) => c.breaker === 'open' || c.failures > 0);
-        return { app_id: bot.appId, name: bot.name, backlog, waiting, channels };
+        return {
+          app_id: bot.appId,
+          name: bot.name,
+          backlog,
+          waiting,
+          channels,
+          refused_today: refused.get(bot.appId) ?? [],
+        };
       }),
     );
     const weight = (b: BotAtWork) =>

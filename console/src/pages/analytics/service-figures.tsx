@@ -4,19 +4,10 @@
  * code. The api has none with a language or version filter; this page asks for neither.
  */
 import type { Analytics } from '../../api/analytics.ts';
+import { refusalMeaning } from '../../components/refusal-meaning.ts';
 import { duration, percent } from './figures.ts';
 
 type Service = NonNullable<Analytics['service']>;
-
-/** What a platform's refusal code means, for the codes operators meet most. */
-const CODES: Record<string, string> = {
-  '400': 'the platform refused the request (a chat that does not exist, a message too long)',
-  '403': 'the user blocked the bot, or the bot may not write to them',
-  '131047': 'more than 24 hours since the user wrote: only a template may be sent',
-  '131026': 'the message could not be delivered to this number',
-  '131051': 'a message type the platform does not take',
-  unshowable: 'a web message without a URL',
-};
 
 function Waits({
   label,
@@ -89,9 +80,7 @@ export function ServiceFigures({ service }: { service: Service }) {
               <tr key={f.code}>
                 <th scope="row">{f.code || 'none given'}</th>
                 <td>{f.count}</td>
-                <td className="analytics-means">
-                  {CODES[f.code] ?? 'see the platform’s error codes'}
-                </td>
+                <td className="analytics-means">{refusalMeaning(f.code)}</td>
               </tr>
             ))}
           </tbody>
