@@ -332,16 +332,46 @@ describe('analytics (edge, channel, language, flow)', function () {
       // The agent's first reply only; agents' replies and the refused one are not the bot's.
       expect(service.agent_first_reply_ms.count).to.equal(1);
       expect(service.bot_response_ms.count).to.equal(EXPECTED_TOTALS.messages_in);
+      return service;
     };
     await expectService();
     expect(refused).to.equal(1);
 
     await deliverAgain(EXPECTED_TOTALS.messages_in);
-    await expectService();
+    const service = await expectService();
     // The refused reply is recorded, so it was not tried again.
     expect(refused).to.equal(1);
     // A language or version filter has no service figures (their rows carry neither).
     expect((await analytics('&version=1')).service).to.equal(null);
     expect((await analytics('&channel_type=web')).service.bot_response_ms.count).to.equal(0);
+
+    // The same per day and channel type as CSV; not with a language or version filter.
+    const csv = await t.call(
+      'GET',
+      `/v2/bots/${bot.appId}/analytics?from=${today}&to=${today}&format=csv&rows=service`,
+    );
+    expect(csv.status).to.equal(200);
+    const [header, row, ...more] = csv.text.trim().split('\n');
+    expect(more).to.deep.equal([]);
+    const cells = Object.fromEntries(
+      header!.split(',').map((name, i) => [name, row!.split(',')[i]]),
+    );
+    expect(cells).to.deep.include({
+      day: today,
+      channel_type: 'telegram',
+      bot_responses: String(EXPECTED_TOTALS.messages_in),
+      bot_response_median_ms: String(service.bot_response_ms.median),
+      agent_first_replies: '1',
+      handoffs_closed: '1',
+      handoffs_returned: '0',
+      handoffs_timed_out: '0',
+      send_failures: '1',
+      send_failures_by_code: '403=1',
+    });
+    const filteredCsv = await t.call(
+      'GET',
+      `/v2/bots/${bot.appId}/analytics?format=csv&rows=service&language=en`,
+    );
+    expect([filteredCsv.status, filteredCsv.json.error.code]).to.deep.equal([400, 'BW_ERR_SCHEMA']);
   });
 });

@@ -1,10 +1,15 @@
 /**
- * Durations kept as log-scale bucket counts (`src/shared/analytics-timings.ts`): the median and
- * p90 read from the buckets are within 5 % of the exact ones, and the SQL bucket is the same as
- * the one the reads assume.
+ * Durations kept as log-scale bucket counts (`src/shared/analytics-timings.ts`), bucketed and
+ * read in Postgres as the rollups are: the median and p90 read back are within 5 % of the exact
+ * ones, per group.
  */
 import { expect } from 'chai';
-import { bucketOf, bucketSql, quantiles } from '../src/shared/analytics-timings.ts';
+import {
+  bucketSql,
+  quantilesOf,
+  quantilesSql,
+  type QuantileRow,
+} from '../src/shared/analytics-timings.ts';
 import { createTestSchema, type TestSchema } from './support/services.ts';
 
 /** The nearest-rank quantile of `values`. */
@@ -13,56 +18,61 @@ function exact(values: number[], q: number): number {
   return sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1]!;
 }
 
-function countsOf(values: number[]): { bucket: number; count: number }[] {
-  const counts = new Map<number, number>();
-  for (const v of values) counts.set(bucketOf(v), (counts.get(bucketOf(v)) ?? 0) + 1);
-  return [...counts].map(([bucket, count]) => ({ bucket, count }));
-}
+describe('analytics timings (log-scale buckets, in Postgres)', function () {
+  this.timeout(30_000);
+  let t: TestSchema;
+  before(async () => {
+    t = await createTestSchema();
+  });
+  after(async () => {
+    await t?.drop();
+  });
 
-describe('analytics timings (log-scale buckets)', () => {
-  it('when durations from 2 ms to an hour are kept as buckets, then the median and p90 read back are within 5 % of the exact ones', () => {
+  /** `values` of each group bucketed, counted and read as the rollups are. */
+  async function read(groups: Record<string, number[]>): Promise<Map<string, QuantileRow>> {
+    const names = Object.entries(groups).flatMap(([g, vs]) => vs.map(() => g));
+    const values = Object.values(groups).flat();
+    const { rows } = await t.db.raw<{ rows: (QuantileRow & { g: string })[] }>(
+      quantilesSql(
+        `select g, ${bucketSql('v')} as bucket, count(*) as count
+         from unnest(?::text[], ?::float8[]) as x (g, v) group by 1, 2`,
+        ['g'],
+      ),
+      [names, values],
+    );
+    return new Map(rows.map((r) => [r.g, r]));
+  }
+
+  it('when durations from 2 ms to an hour are kept as buckets, then each group’s median and p90 read back are within 5 % of the exact ones', async () => {
     let seed = 7;
     const random = () => (seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647;
+    const groups: Record<string, number[]> = {};
     for (const spread of [0.3, 1, 3]) {
-      const values = Array.from({ length: 2000 }, () =>
+      groups[`spread ${spread}`] = Array.from({ length: 2000 }, () =>
         Math.round(Math.exp(Math.log(800) + spread * (random() * 2 - 1) * 2)),
       );
-      const read = quantiles(countsOf(values));
-      expect(read.count).to.equal(values.length);
+    }
+    const rows = await read(groups);
+    for (const [group, values] of Object.entries(groups)) {
+      const figures = quantilesOf(rows.get(group));
+      expect(figures.count, group).to.equal(values.length);
       for (const [q, got] of [
-        [0.5, read.median],
-        [0.9, read.p90],
+        [0.5, figures.median],
+        [0.9, figures.p90],
       ] as const) {
         const want = exact(values, q);
-        expect(Math.abs(got! - want) / want, `q ${q}, spread ${spread}`).to.be.below(0.05);
+        expect(Math.abs(got! - want) / want, `${group}, q ${q}`).to.be.below(0.05);
       }
     }
   });
 
-  it('when nothing was counted, then the quantiles are null; one duration is both', () => {
-    expect(quantiles([])).to.deep.equal({ count: 0, median: null, p90: null });
-    const one = quantiles(countsOf([1234]));
+  it('when a group has one duration, then it is both its median and p90; a group with none has no figures', async () => {
+    const rows = await read({ one: [1234], tiny: [0.2] });
+    const one = quantilesOf(rows.get('one'));
+    expect(one.count).to.equal(1);
     expect(one.median).to.equal(one.p90);
     expect(Math.abs(one.median! - 1234) / 1234).to.be.below(0.05);
-  });
-
-  describe('in Postgres', function () {
-    this.timeout(30_000);
-    let t: TestSchema;
-    before(async () => {
-      t = await createTestSchema();
-    });
-    after(async () => {
-      await t?.drop();
-    });
-
-    it('when Postgres puts a duration in a bucket, then it is the bucket the reads assume', async () => {
-      const values = [0, 0.4, 1, 1.09, 1.1, 2, 999, 1000, 1001, 65_432.1, 3_600_000, 86_400_000];
-      const { rows } = await t.db.raw<{ rows: { bucket: number }[] }>(
-        `select ${bucketSql('v')} as bucket from unnest(?::float8[]) as v`,
-        [values],
-      );
-      expect(rows.map((r) => r.bucket)).to.deep.equal(values.map(bucketOf));
-    });
+    expect(quantilesOf(rows.get('tiny')).median).to.equal(1);
+    expect(quantilesOf(rows.get('none'))).to.deep.equal({ count: 0, median: null, p90: null });
   });
 });

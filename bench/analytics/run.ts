@@ -5,15 +5,18 @@
  *    (default 500) written as flow writes them (`batchedSaveState`, group commit), in rounds
  *    alternating without analytics counts and with a typical turn's (two states touched), on one
  *    Postgres connection: wall time, this process's CPU and the Postgres backend's CPU per turn,
- *    and WAL bytes per turn. Without counts is the baseline of the same run.
+ *    WAL bytes and rows written per turn. Without counts is the baseline of the same run.
  * 1b. The same with BENCH_WRITERS connections (default 4) writing the one bot's turns at once,
  *    each its own group commit: turns a second with and without counts (the bot's rollup rows are
  *    shared by every writer).
+ * 1c. Channel's record of a reply's first call without and with the service counts (the bot's
+ *    response time): the same figures per reply.
  * 2. The page over a long history: rollups of BENCH_HISTORY_TURNS turns (default 10 million) of
  *    one bot over 366 days (18 day rows a day: 3 channels x 3 languages x 2 versions; 20 states;
- *    30 x BENCH_USERS_PER_DAY users, default 5,000), beside 4 other bots as large, then
- *    the route's own reads (`readAnalytics`, and `dayRows` for the CSV) BENCH_RUNS times (default
- *    30) per range: median and p99 ms (goal: p99 under 300 ms), the 7-day range the baseline.
+ *    30 x BENCH_USERS_PER_DAY users, default 5,000; per channel a day 100 timing buckets and
+ *    8 event counts), beside 4 other bots as large, then
+ *    the route's own reads (`readAnalytics`, and `dayRows` and `serviceDayRows` for the CSVs) on a pool like the api's
+ *    (its reads at once) BENCH_RUNS times (default 30) per range: median and p99 ms (goal: p99 under 300 ms), the 7-day range the baseline.
  *
  * Works in a scratch schema of BENCH_DATABASE_URL (default the test database), dropped at the end.
  */
@@ -22,12 +25,14 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { AnalyticsFilter } from '../../src/api/analytics/filter.ts';
 import { dayRows, readAnalytics } from '../../src/api/analytics/store.ts';
+import { serviceDayRows } from '../../src/api/analytics/service.ts';
 import type { TurnCounts } from '../../src/flow/analytics/turn-counts.ts';
 import { batchedSaveState, type StoredState } from '../../src/flow/state-store.ts';
 import { createDb, type Knex } from '../../src/shared/db.ts';
 import { percentile } from '../pipeline/report.ts';
 import { intEnv } from '../lib/setup.ts';
-import { cpuSeconds } from '../edge/processes.ts';
+import { Meter, type Mode } from './meter.ts';
+import { batchedRecordOutbound } from '../../src/channel/store.ts';
 import { DAY_MS, dayOf } from '../../src/shared/utc-day.ts';
 
 const TURNS = intEnv('BENCH_TURNS', 10_000, 100);
@@ -103,14 +108,6 @@ function countsOf(conversationId: string): TurnCounts {
   };
 }
 
-interface Cost {
-  turns: number;
-  wallMs: number;
-  cpuMs: number;
-  pgCpuS: number | null;
-  walBytes: number;
-}
-
 type Stored = Map<string, StoredState>;
 
 async function costPerTurn(db: Knex): Promise<{ ids: string[]; stored: Stored }> {
@@ -122,73 +119,80 @@ async function costPerTurn(db: Knex): Promise<{ ids: string[]; stored: Stored }>
       { state: { state: 'menu', vars: {} }, version: 1, recentTurns: [], outbox: null },
     ]),
   );
-  const { rows } = await db.raw<{ rows: { pid: number }[] }>('select pg_backend_pid() as pid');
-  const backend = rows[0]!.pid;
-  const wal = async (): Promise<bigint> => {
-    const r = await db.raw<{ rows: { lsn: string }[] }>(
-      `select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text as lsn`,
-    );
-    return BigInt(r.rows[0]!.lsn.split('.')[0]!);
-  };
-  const costs: Record<'without' | 'with', Cost> = {
-    without: { turns: 0, wallMs: 0, cpuMs: 0, pgCpuS: 0, walBytes: 0 },
-    with: { turns: 0, wallMs: 0, cpuMs: 0, pgCpuS: 0, walBytes: 0 },
-  };
+  const meter = await Meter.of(db);
   const rounds = Math.max(2, Math.round(TURNS / ids.length));
   for (let round = 0; round < rounds; round += 1) {
-    const mode = round % 2 === 0 ? 'without' : 'with';
-    const walBefore = await wal();
-    const pgBefore = cpuSeconds(backend);
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
+    const mode: Mode = round % 2 === 0 ? 'without' : 'with';
     // As flow's consumers do: up to 64 turns at a time, those ending in one tick written together.
-    for (let i = 0; i < ids.length; i += 64) {
-      await Promise.all(
-        ids.slice(i, i + 64).map(async (id) => {
-          const previous = stored.get(id)!;
-          const next = await save({
-            appId: 'bench',
-            conversationId: id,
-            previous,
-            state: { state: 'menu', vars: { round } },
-            turnId: `r${round}:${id}`,
-            outbox: [{ topic: 'channel', message: { text: 'Open 9 to 5.' } }],
-            counts: mode === 'with' ? countsOf(id) : null,
-          });
-          stored.set(id, next);
-        }),
-      );
-    }
-    const cost = costs[mode];
-    cost.wallMs += performance.now() - started;
-    const cpu = process.cpuUsage(cpuBefore);
-    cost.cpuMs += (cpu.user + cpu.system) / 1000;
-    const pgAfter = cpuSeconds(backend);
-    cost.pgCpuS =
-      cost.pgCpuS === null || pgBefore === undefined || pgAfter === undefined
-        ? null
-        : cost.pgCpuS + pgAfter - pgBefore;
-    cost.walBytes += Number((await wal()) - walBefore);
-    cost.turns += ids.length;
+    await meter.round(mode, ids.length, async () => {
+      for (let i = 0; i < ids.length; i += 64) {
+        await Promise.all(
+          ids.slice(i, i + 64).map(async (id) => {
+            const previous = stored.get(id)!;
+            const next = await save({
+              appId: 'bench',
+              conversationId: id,
+              previous,
+              state: { state: 'menu', vars: { round } },
+              turnId: `r${round}:${id}`,
+              outbox: [{ topic: 'channel', message: { text: 'Open 9 to 5.' } }],
+              counts: mode === 'with' ? countsOf(id) : null,
+            });
+            stored.set(id, next);
+          }),
+        );
+      }
+    });
   }
-  const row = (mode: 'without' | 'with'): string => {
-    const c = costs[mode];
-    const per = (n: number) => n / c.turns;
-    const pg = c.pgCpuS === null ? 'n/a' : (per(c.pgCpuS) * 1e6).toFixed(0);
-    return `| ${mode} | ${c.turns} | ${(per(c.wallMs) * 1000).toFixed(0)} | ${(per(c.cpuMs) * 1000).toFixed(0)} | ${pg} | ${per(c.walBytes).toFixed(0)} |`;
-  };
-  const ratio = (pick: (c: Cost) => number | null): string => {
-    const a = pick(costs.with);
-    const b = pick(costs.without);
-    return a === null || b === null || b === 0 ? 'n/a' : `${(a / b).toFixed(2)}x`;
-  };
   process.stdout.write(
     `\ncost per turn, ${rounds} rounds of ${ids.length} conversations alternated, batchedSaveState on one connection (${load()})\n\n` +
-      `| counts | turns | wall µs/turn | bench CPU µs/turn | Postgres CPU µs/turn | WAL bytes/turn |\n|---|---:|---:|---:|---:|---:|\n` +
-      `${row('without')}\n${row('with')}\n\n` +
-      `with against without: wall ${ratio((c) => c.wallMs)}, Postgres CPU ${ratio((c) => c.pgCpuS)}, WAL ${ratio((c) => c.walBytes)}\n`,
+      meter.table('turn'),
   );
   return { ids, stored };
+}
+
+/**
+ * What counting the service costs channel's record of a reply (docs/analytics.md): a turn's first
+ * call recorded as channel records it (`batchedRecordOutbound`, group commit), without a bot to
+ * count it for against with (timed: the bot's response time from the user's message, the turn's
+ * newest inbound row). Each round's user messages are written first, outside the measure.
+ */
+async function recordCost(db: Knex, ids: string[]): Promise<void> {
+  const record = batchedRecordOutbound(db);
+  const meter = await Meter.of(db);
+  const rounds = Math.max(2, Math.round(TURNS / ids.length));
+  for (let round = 0; round < rounds; round += 1) {
+    const mode: Mode = round % 2 === 0 ? 'without' : 'with';
+    await db('messages').insert(
+      ids.map((id) => ({
+        conversation_id: id,
+        direction: 'in',
+        turn_id: `c${round}:${id}`,
+        message_type: 'text',
+        body: { message_type: 'text', text: 'hours?' },
+      })),
+    );
+    await meter.round(mode, ids.length, async () => {
+      for (let i = 0; i < ids.length; i += 64) {
+        await Promise.all(
+          ids.slice(i, i + 64).map((id) =>
+            record({
+              conversationId: id,
+              turnId: `c${round}:${id}`,
+              seq: '0.0',
+              message: { message_type: 'text', text: 'Open 9 to 5.' },
+              outcome: { status: 'sent', platformMessageId: `${round}:${id}` },
+              ...(mode === 'with' ? { appId: 'bench', channelType: 'telegram', timed: true } : {}),
+            }),
+          ),
+        );
+      }
+    });
+  }
+  process.stdout.write(
+    `\ncost per reply recorded, ${rounds} rounds of ${ids.length} conversations alternated, batchedRecordOutbound on one connection (${load()})\n\n` +
+      meter.table('reply', 'replies'),
+  );
 }
 
 /**
@@ -268,6 +272,24 @@ async function seedHistory(db: Knex): Promise<void> {
       select 'bot' || b, current_date - d, c, l, v, 's' || s, ${perRow} / 10, ${perRow} / 12,
         ${perRow} / 80, ${perRow} / 300, ${perRow} / 60, ${perRow} / 400
       from generate_series(0, 4) b, generate_series(0, ${DAYS - 1}) d, dims, generate_series(1, 20) s;
+    insert into analytics_timings (app_id, day, channel_type, measure, bucket, count)
+      select 'bot' || b, current_date - d, c, 'bot_response', k, 1 + ${perRow} / 40
+      from generate_series(0, 4) b, generate_series(0, ${DAYS - 1}) d,
+        unnest(array['telegram', 'whatsapp', 'web']) c, generate_series(55, 94) k
+      union all
+      select 'bot' || b, current_date - d, c, 'agent_first_reply', k, 1
+      from generate_series(0, 4) b, generate_series(0, ${DAYS - 1}) d,
+        unnest(array['telegram', 'whatsapp', 'web']) c, generate_series(97, 156) k;
+    insert into analytics_events (app_id, day, channel_type, event, code, count)
+      select 'bot' || b, current_date - d, c, e, '', 2
+      from generate_series(0, 4) b, generate_series(0, ${DAYS - 1}) d,
+        unnest(array['telegram', 'whatsapp', 'web']) c,
+        unnest(array['handoff_closed', 'handoff_returned', 'handoff_timed_out']) e
+      union all
+      select 'bot' || b, current_date - d, c, 'send_failed', code, 3
+      from generate_series(0, 4) b, generate_series(0, ${DAYS - 1}) d,
+        unnest(array['telegram', 'whatsapp', 'web']) c,
+        unnest(array['400', '403', '131047', '131026', '500']) code;
     insert into analytics_users (app_id, conversation_id, channel_type, first_day, last_day)
       select 'bot0', md5('u' || n)::uuid, (array['telegram', 'whatsapp', 'web'])[1 + n % 3],
         current_date - (n % ${DAYS}) - (n % 30), current_date - (n % ${DAYS})
@@ -277,6 +299,8 @@ async function seedHistory(db: Knex): Promise<void> {
   const counts = await db.raw<{ rows: { t: string; n: number }[] }>(`
     select 'analytics_days' as t, count(*)::int as n from analytics_days
     union all select 'analytics_state_days', count(*)::int from analytics_state_days
+    union all select 'analytics_timings', count(*)::int from analytics_timings
+    union all select 'analytics_events', count(*)::int from analytics_events
     union all select 'analytics_users', count(*)::int from analytics_users`);
   process.stdout.write(
     `\nseeded the rollups of ${HISTORY_TURNS.toLocaleString('en')} turns of bot0 over ${DAYS} days, and 4 other bots, in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
@@ -286,7 +310,6 @@ async function seedHistory(db: Knex): Promise<void> {
 }
 
 async function pageTimes(db: Knex): Promise<void> {
-  await seedHistory(db);
   const day = (back: number) => dayOf(Date.now() - back * DAY_MS);
   const filter = (days: number, extra: Partial<AnalyticsFilter> = {}): AnalyticsFilter => ({
     appId: 'bot0',
@@ -305,6 +328,7 @@ async function pageTimes(db: Knex): Promise<void> {
     ],
     ['JSON, 366 days, language=de', () => readAnalytics(db, filter(366, { language: 'de' }))],
     ['CSV rows, 366 days', () => dayRows(db, filter(366))],
+    ['CSV service rows, 366 days', () => serviceDayRows(db, filter(366))],
   ];
   // One unmeasured pass: the first reads warm Postgres's caches.
   for (const [, run] of cases) await run();
@@ -339,8 +363,16 @@ try {
   await db.migrate.latest({ directory: MIGRATIONS, loadExtensions: ['.ts'], schemaName: schema });
   process.stdout.write(`analytics bench (${load()})\n`);
   const { ids, stored } = await costPerTurn(db);
+  await recordCost(db, ids);
   await concurrentWriters(ids, stored, schema);
-  await pageTimes(db);
+  // The reads on a pool like the api's (DATABASE_POOL_MAX, default 10): a page's reads run at once.
+  const pool = createDb(DATABASE_URL, { searchPath: schema });
+  try {
+    await seedHistory(db);
+    await pageTimes(pool);
+  } finally {
+    await pool.destroy();
+  }
 } finally {
   await db.destroy();
   await admin.raw('drop schema ?? cascade', [schema]);

@@ -3,7 +3,7 @@
  * channels and processes add up and a range's median and p90 are read from a few rows. A bucket
  * is a step of 10 % (bucket b holds [1.1^b, 1.1^(b+1)) ms; 0 holds everything under 1.1 ms), so
  * a quantile read as its bucket's geometric middle is within 5 % of the true one. Written in SQL
- * by the statement that records what is timed (`bucketSql`), read here (`quantiles`).
+ * by the statement that records what is timed (`bucketSql`), read in SQL too (`quantilesSql`).
  */
 
 /** What is timed: the bot's reply to a user's message, and an agent's first reply to a handoff. */
@@ -24,11 +24,6 @@ export function bucketSql(ms: string): string {
   return `greatest(0, floor(ln(greatest(${ms}, 1)) / ln(${STEP})))::smallint`;
 }
 
-/** The bucket of `ms`, as `bucketSql` computes it (for tests and benches). */
-export function bucketOf(ms: number): number {
-  return Math.max(0, Math.floor(Math.log(Math.max(ms, 1)) / Math.log(STEP)));
-}
-
 export interface Quantiles {
   /** How many durations were counted. */
   count: number;
@@ -37,27 +32,41 @@ export interface Quantiles {
   p90: number | null;
 }
 
-/** The middle of a bucket, in ms: the geometric middle of its bounds (0.5 for bucket 0). */
-function middleOf(bucket: number): number {
-  return bucket === 0 ? 0.5 : STEP ** (bucket + 0.5);
+/** A bucket as the reads report it: its geometric middle in ms, to the nearest (1 for bucket 0). */
+export function msOf(bucket: number | null): number | null {
+  if (bucket === null) return null;
+  return bucket === 0 ? 1 : Math.round(STEP ** (bucket + 0.5));
 }
 
 /**
- * The median and p90 of durations counted per bucket (nearest rank: the ⌈q·n⌉-th smallest),
- * each as its bucket's middle.
+ * SQL of the count, median bucket and p90 bucket (nearest rank: the bucket of the ⌈q·n⌉-th
+ * smallest duration) per group of `keys`, over `source`: a query of rows with the keys, `bucket`
+ * and `count`. Computed where the rows are, so a long range sends back a row per group.
  */
-export function quantiles(counts: readonly { bucket: number; count: number }[]): Quantiles {
-  const sorted = [...counts].filter((c) => c.count > 0).sort((a, b) => a.bucket - b.bucket);
-  const count = sorted.reduce((sum, c) => sum + c.count, 0);
-  const at = (q: number): number | null => {
-    if (count === 0) return null;
-    const rank = Math.max(1, Math.ceil(q * count));
-    let seen = 0;
-    for (const c of sorted) {
-      seen += c.count;
-      if (seen >= rank) return Math.round(middleOf(c.bucket));
-    }
-    return null;
-  };
-  return { count, median: at(0.5), p90: at(0.9) };
+export function quantilesSql(source: string, keys: readonly string[]): string {
+  const group = keys.join(', ');
+  return `select ${group}, max(total)::int as count,
+      min(bucket) filter (where cum >= ceil(0.5 * total)) as median,
+      min(bucket) filter (where cum >= ceil(0.9 * total)) as p90
+    from (
+      select ${group}, bucket,
+        sum(count) over (partition by ${group} order by bucket) as cum,
+        sum(count) over (partition by ${group}) as total
+      from (${source}) as source
+    ) as ranked
+    group by ${group}`;
+}
+
+/** A group's row of `quantilesSql`: the count, and the buckets of the median and p90. */
+export interface QuantileRow {
+  count: number;
+  median: number;
+  p90: number;
+}
+
+/** A group's row of `quantilesSql` as figures; none counted when the group has no row. */
+export function quantilesOf(row: QuantileRow | undefined): Quantiles {
+  return row
+    ? { count: row.count, median: msOf(row.median), p90: msOf(row.p90) }
+    : { count: 0, median: null, p90: null };
 }

@@ -32,7 +32,7 @@ export function useAnalytics(appId: string, query: AnalyticsQuery, enabled = tru
 export function analyticsCsvUrl(
   appId: string,
   query: AnalyticsQuery,
-  rows: 'days' | 'states',
+  rows: NonNullable<AnalyticsQuery['rows']>,
 ): string {
   const search = new URLSearchParams({
     ...Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)),

@@ -1481,8 +1481,8 @@ export interface paths {
           version?: string;
           /** @description json (the default), or csv: one row per day, channel type, language and version (or per state with rows=states) */
           format?: 'json' | 'csv';
-          /** @description what the CSV's rows are: days (the default) or states */
-          rows?: 'days' | 'states';
+          /** @description what the CSV's rows are: days (the default), states, or service (per day and channel type: response times, handoff ends, refused replies; no language or version filter) */
+          rows?: 'days' | 'states' | 'service';
         };
         header?: never;
         path: {

@@ -1,6 +1,7 @@
 /**
  * `GET /v2/bots/:app_id/analytics` (docs/analytics.md): a bot's figures over days, as JSON, or as
- * CSV for a spreadsheet (one row per day, channel type, language and version, or per state).
+ * CSV for a spreadsheet (one row per day, channel type, language and version, per state, or per
+ * day and channel type with the service figures).
  * Read from the rollups flow keeps as turns happen (`store.ts`); test chats are never in them.
  */
 import type { Context } from 'koa';
@@ -14,6 +15,7 @@ import { requireBotAccess } from '../admin/principal.ts';
 import { BOT_COUNTERS, STATE_COUNTERS } from '../../shared/analytics-counters.ts';
 import type { AnalyticsFilter } from './filter.ts';
 import { dayRows, readAnalytics, stateRows } from './store.ts';
+import { SERVICE_COLUMNS, serviceDayRows } from './service.ts';
 
 type RouteContext = Context & { params: Record<string, string> };
 
@@ -25,7 +27,7 @@ interface AnalyticsQuery {
   language?: string;
   version?: string;
   format?: 'json' | 'csv';
-  rows?: 'days' | 'states';
+  rows?: 'days' | 'states' | 'service';
 }
 
 /** The longest range one request may ask for, in days. */
@@ -65,6 +67,32 @@ function rangeOf(
   return { from: dayOf(from), to: dayOf(to) };
 }
 
+const CSV_COLUMNS = {
+  days: ['day', 'channel_type', 'language', 'flow_version', ...BOT_COUNTERS],
+  states: ['state', ...STATE_COUNTERS, 'abandoned'],
+  service: SERVICE_COLUMNS,
+} as const;
+
+/** The CSV's rows. @throws BW_ERR_SCHEMA for service rows with a language or version filter */
+async function csvRows(
+  edge: Edge,
+  filter: AnalyticsFilter,
+  rows: keyof typeof CSV_COLUMNS,
+): Promise<object[]> {
+  if (rows === 'states') return stateRows(edge.db, filter);
+  if (rows === 'days') return dayRows(edge.db, filter);
+  if (filter.language !== undefined || filter.version !== undefined) {
+    throw new BotwireError(
+      'BW_ERR_SCHEMA',
+      'the service figures are not kept per language or flow version: ask rows=service without those filters',
+      {
+        details: { problems: [{ path: '/query/rows', message: 'no language or version filter' }] },
+      },
+    );
+  }
+  return serviceDayRows(edge.db, filter);
+}
+
 export function analyticsRoutes(
   router: Router,
   edge: Edge,
@@ -84,16 +112,13 @@ export function analyticsRoutes(
       version: query.version === undefined ? undefined : Number(query.version),
     };
     if (query.format === 'csv') {
-      const states = query.rows === 'states';
-      const rows = states ? await stateRows(edge.db, filter) : await dayRows(edge.db, filter);
-      const columns = states
-        ? ['state', ...STATE_COUNTERS, 'abandoned']
-        : ['day', 'channel_type', 'language', 'flow_version', ...BOT_COUNTERS];
+      const rows = query.rows ?? 'days';
       ctx.type = 'text/csv; charset=utf-8';
-      ctx.attachment(
-        `analytics-${appId}-${filter.from}-${filter.to}-${states ? 'states' : 'days'}.csv`,
-      );
-      ctx.body = stringify(rows, { header: true, columns });
+      ctx.attachment(`analytics-${appId}-${filter.from}-${filter.to}-${rows}.csv`);
+      ctx.body = stringify(await csvRows(edge, filter, rows), {
+        header: true,
+        columns: [...CSV_COLUMNS[rows]],
+      });
       return;
     }
     const { from, to, channelType, language, version } = filter;

@@ -230,7 +230,8 @@ export function AnalyticsPage() {
           </section>
           <p>
             Download as CSV: <a href={analyticsCsvUrl(appId, query, 'days')}>by day</a>,{' '}
-            <a href={analyticsCsvUrl(appId, query, 'states')}>by state</a>.
+            <a href={analyticsCsvUrl(appId, query, 'states')}>by state</a>,{' '}
+            <a href={analyticsCsvUrl(appId, query, 'service')}>the service by day</a>.
           </p>
         </>
       )}
