@@ -96,6 +96,7 @@ describe('Kubernetes manifests (deploy/k8s)', function () {
       ADMIN_API_KEY: 'k'.repeat(40),
       CREDENTIALS_KEY: Buffer.alloc(32, 7).toString('base64'),
       DATABASE_URL: 'postgres://botwire:secret@postgres:5432/botwire',
+      REDIS_URL: 'redis://:secret@redis.botwire.svc:6379',
     };
     return {
       ...settings,
@@ -187,7 +188,9 @@ describe('Kubernetes manifests (deploy/k8s)', function () {
       ).to.deep.equal([]);
       for (const e of container.env ?? []) {
         const ref = e.valueFrom?.secretKeyRef;
-        if (ref) expect(secretKeys, `${idOf(object)} ${e.name}`).to.include(ref.key);
+        // A key the template leaves out is one the Secret may hold: optional.
+        if (ref && !ref.optional)
+          expect(secretKeys, `${idOf(object)} ${e.name}`).to.include(ref.key);
       }
       expect(container.envFrom).to.deep.equal([{ configMapRef: { name: 'botwire-settings' } }]);
       const component = container.args[0] as string;
@@ -221,6 +224,55 @@ describe('Kubernetes manifests (deploy/k8s)', function () {
       const budget = find(objects, 'PodDisruptionBudget', `botwire-${c}`);
       expect(budget?.spec.selector.matchLabels['app.kubernetes.io/component'], c).to.equal(c);
     }
+  });
+
+  it('when Redis has a password, then every Deployment and the migrate Job read REDIS_URL from the Secret where it holds one, before the ConfigMap', () => {
+    for (const object of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
+      const { container } = podOf(object);
+      // `env` wins over `envFrom`; an optional key the Secret lacks sets nothing.
+      const redis = (container.env ?? []).find((e: Any) => e.name === 'REDIS_URL');
+      expect(redis?.valueFrom?.secretKeyRef, idOf(object)).to.deep.equal({
+        name: 'botwire-secrets',
+        key: 'REDIS_URL',
+        optional: true,
+      });
+    }
+  });
+
+  it('when a node is drained or lost, then every user-facing worker keeps a pod reading its topic, and each component’s pods spread over nodes', () => {
+    for (const c of COMPONENTS) {
+      const deployment = find(objects, 'Deployment', `botwire-${c}`);
+      const budget = find(objects, 'PodDisruptionBudget', `botwire-${c}`);
+      const least =
+        c === 'api'
+          ? deployment.spec.replicas
+          : find(objects, 'ScaledObject', `botwire-${c}`).spec.minReplicaCount;
+      // What the budget lets go at once, out of the fewest pods there are.
+      const mayGo = budget.spec.maxUnavailable ?? least - (budget.spec.minAvailable as number);
+      if (c === 'indexer') expect(least, c).to.be.at.least(1);
+      else expect(least - mayGo, c).to.be.at.least(1);
+      const spread = deployment.spec.template.spec.topologySpreadConstraints;
+      expect(spread, c).to.deep.equal([
+        {
+          maxSkew: 1,
+          topologyKey: 'kubernetes.io/hostname',
+          whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: {
+            matchLabels: {
+              'app.kubernetes.io/name': 'botwire',
+              'app.kubernetes.io/component': c,
+            },
+          },
+        },
+      ]);
+    }
+  });
+
+  it('when a release is deleted (kubectl delete -k), then the namespace, with the hand-made Secret and the uploads, is not part of it', () => {
+    expect(objects.filter((o) => o.kind === 'Namespace')).to.deep.equal([]);
+    const [namespace] = readObjects(join(BASE, 'namespace.yaml'));
+    expect(namespace?.metadata.name).to.equal('botwire');
+    expect(objects.every((o) => o.metadata.namespace === 'botwire')).to.equal(true);
   });
 
   it('when KEDA scales a worker, then it reads the lag of that topic’s real partition streams and consumer group', () => {
