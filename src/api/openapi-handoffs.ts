@@ -188,7 +188,12 @@ export const handoffPaths: Record<string, unknown> = {
     post: onOne(
       "Send the user a message (the holder only), through channel like the bot's; the same client_message_id again sends nothing more",
       {
-        requestBody: body('http/handoff-message'),
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: { $ref: '#/components/schemas/handoff-message' } },
+          },
+        },
         responses: {
           202: answer('Published to channel', {
             type: 'object',

@@ -10,6 +10,7 @@ import { eventSchemas, eventsPaths } from './openapi-events.ts';
 import { handoffPaths, handoffSchemas } from './openapi-handoffs.ts';
 import { testChatPaths } from './openapi-test-chats.ts';
 import { analyticsPaths } from './openapi-analytics.ts';
+import { outboundPaths } from './openapi-outbound.ts';
 import { conversationTestPaths } from './openapi-conversation-tests.ts';
 import { versionPaths } from './openapi-versions.ts';
 import { webPaths, webSchemas, webSecuritySchemes } from './openapi-web.ts';
@@ -22,12 +23,13 @@ function schema(name: string): Record<string, unknown> {
     string,
     unknown
   >;
-  // OpenAPI components reference each other by #/components/schemas/<name>, and a schema's own
-  // $defs by its place in the document (a bare #/$defs would point at the document's root).
+  // OpenAPI components reference each other by #/components/schemas/<name> (a schema names
+  // another of schemas/http by its name), and a schema's own $defs by its place in the document
+  // (a bare #/$defs would point at the document's root).
   const component = `#/components/schemas/${name.replace(/^http\//, '')}`;
   return JSON.parse(
     JSON.stringify(loaded)
-      .replace(/"\$ref":"channel"/g, '"$ref":"#/components/schemas/channel"')
+      .replace(/"\$ref":"([a-z-]+)"/g, '"$ref":"#/components/schemas/$1"')
       .replace(/"\$ref":"#\/\$defs\//g, `"$ref":"${component}/$defs/`),
   ) as Record<string, unknown>;
 }
@@ -113,6 +115,9 @@ export function openApiDocument(): Record<string, unknown> {
         ...eventSchemas,
         'flow-draft': schema('http/flow-draft'),
         'publish-flow': schema('http/publish-flow'),
+        'outbound-message': schema('http/outbound-message'),
+        'handoff-message': schema('http/handoff-message'),
+        'send-message': schema('http/send-message'),
         'test-chat': schema('http/test-chat'),
         'test-chat-message': schema('http/web-message'),
         'conversation-test': schema('http/conversation-test'),
@@ -141,6 +146,7 @@ export function openApiDocument(): Record<string, unknown> {
       ...versionPaths,
       ...testChatPaths,
       ...analyticsPaths,
+      ...outboundPaths,
       ...conversationTestPaths,
       ...handoffPaths,
       ...webPaths,

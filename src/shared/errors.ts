@@ -316,6 +316,16 @@ export const ERRORS = {
     retryable: false,
     doc: 'Another agent claimed this handoff first (or it is no longer waiting); `details.claimed_by` names who holds it.',
   },
+  BW_ERR_WINDOW_CLOSED: {
+    status: 422,
+    retryable: false,
+    doc: "WhatsApp lets a business write free text only within 24 hours of the user's last message; this user's window is closed (details: last_inbound_at, closed_at). Nothing was sent.",
+  },
+  BW_ERR_IDEMPOTENCY_MISMATCH: {
+    status: 409,
+    retryable: false,
+    doc: 'This idempotency key was used for another request (another recipient or message); a key stands for one request. Nothing was sent.',
+  },
   BW_ERR_HANDOFF_NOT_YOURS: {
     status: 409,
     retryable: false,

@@ -1636,6 +1636,56 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/bots/{app_id}/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The bot writes first: one message to a user who has a conversation with it. The same idempotency_key sends once and answers the first result (duplicate: true); another request under it is 409 BW_ERR_IDEMPOTENCY_MISMATCH. On WhatsApp, free text more than 24 hours after the user's last message is 422 BW_ERR_WINDOW_CLOSED. Accepted for sending (202): the transcript row says sent or failed */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['send-message'];
+        };
+      };
+      responses: {
+        /** @description Accepted: published to channel, in the conversation’s order */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description the transcript rows of the message carry it */
+              turn_id: string;
+              /** Format: uuid */
+              conversation_id: string;
+              /** @description the key was used before: nothing more is sent */
+              duplicate: boolean;
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/bots/{app_id}/tests': {
     parameters: {
       query?: never;
@@ -2075,37 +2125,7 @@ export interface paths {
       };
       requestBody: {
         content: {
-          'application/json': {
-            client_message_id: string;
-            message:
-              | {
-                  /** @constant */
-                  message_type: 'text';
-                  text: string;
-                }
-              | {
-                  /** @constant */
-                  message_type: 'button';
-                  text: string;
-                  buttons: {
-                    id: string;
-                    title: string;
-                  }[];
-                }
-              | {
-                  /** @constant */
-                  message_type: 'image';
-                  url: string;
-                  caption?: string;
-                }
-              | {
-                  /** @constant */
-                  message_type: 'document';
-                  url: string;
-                  caption?: string;
-                  filename?: string;
-                };
-          };
+          'application/json': components['schemas']['handoff-message'];
         };
       };
       responses: {
@@ -4399,6 +4419,66 @@ export interface components {
       override_tests?: boolean;
     };
     /**
+     * a message to a user (an agent's reply, or one the bot writes first)
+     * @description Text, buttons, or media by URL, as agents and POST /v2/bots/<app_id>/messages send them (src/api/admin/handoff-input.ts toInternal).
+     */
+    'outbound-message':
+      | {
+          /** @constant */
+          message_type: 'text';
+          text: string;
+        }
+      | {
+          /** @constant */
+          message_type: 'button';
+          text: string;
+          buttons: {
+            id: string;
+            title: string;
+          }[];
+        }
+      | {
+          /** @constant */
+          message_type: 'image';
+          url: string;
+          caption?: string;
+        }
+      | {
+          /** @constant */
+          message_type: 'document';
+          url: string;
+          caption?: string;
+          filename?: string;
+        };
+    /**
+     * agent reply (POST /v2/handoffs/<id>/messages)
+     * @description One message an agent sends to the user of a claimed handoff, with an id the client chose: the same id sent again sends nothing more.
+     */
+    'handoff-message': {
+      client_message_id: string;
+      message: components['schemas']['outbound-message'];
+    };
+    /**
+     * a message the bot writes first (POST /v2/bots/<app_id>/messages)
+     * @description One message to a user who has a conversation with the bot, with a key the caller chose: the same key sends once and answers the first result (docs/outbound.md).
+     */
+    'send-message': {
+      /** @description the same key with the same request sends once; with another request it is refused */
+      idempotency_key: string;
+      /** @description the conversation, by its id or by the channel and the platform's chat id */
+      to:
+        | {
+            /** Format: uuid */
+            conversation_id: string;
+          }
+        | {
+            /** Format: uuid */
+            channel_id: string;
+            chat_id: string;
+          };
+      message: components['schemas']['outbound-message'];
+    };
+    /**
      * test chat (POST /v2/bots/<app_id>/test-chats)
      * @description Which flow a new test chat runs: the draft (the default; the current version when the bot has no draft), the current version, or a version by number.
      */
@@ -5235,6 +5315,8 @@ export interface components {
               | 'BW_ERR_TOO_MANY_STREAMS'
               | 'BW_ERR_VISITOR_STREAMS'
               | 'BW_ERR_HANDOFF_CLAIMED'
+              | 'BW_ERR_WINDOW_CLOSED'
+              | 'BW_ERR_IDEMPOTENCY_MISMATCH'
               | 'BW_ERR_HANDOFF_NOT_YOURS'
               | 'BW_ERR_HANDOFF_ENDED'
               | 'BW_ERR_UNKNOWN_STATE';

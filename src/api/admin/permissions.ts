@@ -48,6 +48,8 @@ export const PERMISSIONS: Readonly<Record<string, readonly Role[]>> = {
   'GET /v2/bots/:app_id/flow/llm-usage': READ,
   // Analytics: what builders and viewers watch; agents handle conversations, not figures.
   'GET /v2/bots/:app_id/analytics': READ,
+  // The bot writing first (a notification from the operator's systems): who builds the bot.
+  'POST /v2/bots/:app_id/messages': BUILD,
   // Test chats run a draft or a version through the pipeline: its HTTP and LLM steps too.
   'POST /v2/bots/:app_id/test-chats': BUILD,
   'POST /v2/bots/:app_id/test-chats/:chat_id/messages': BUILD,

@@ -1,0 +1,130 @@
+/**
+ * `POST /v2/bots/:app_id/messages` (docs/outbound.md): the bot writes first, to a user who has a
+ * conversation with it: an order update, a reminder. The same idempotency key sends once, however
+ * often and late it comes again, and answers the first result; WhatsApp's 24-hour rule is
+ * enforced from channel's record of the user's last message. The message goes to `channel` like
+ * an agent's reply, in the conversation's order, and channel records and sends it once.
+ */
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import type { Router } from '@koa/router';
+import { BotwireError } from '../../shared/errors.ts';
+import { chatOrderingKey, conversationRefOfRow } from '../../shared/conversation-ref.ts';
+import type { ReadBody } from '../body.ts';
+import type { Edge } from '../edge.ts';
+import { toInternal, type AgentMessage } from '../admin/handoff-input.ts';
+import { principalOf, requireBotAccess } from '../admin/principal.ts';
+import { claimKey, recipientOf, storedClaim, type Claim, type Recipient } from './store.ts';
+
+type RouteContext = Context & { params: Record<string, string> };
+
+/** `schemas/http/send-message.json`. */
+interface SendMessage {
+  idempotency_key: string;
+  to: Recipient;
+  message: AgentMessage;
+}
+
+/** How long after a user's last message WhatsApp lets a business write free text (ms). */
+export const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** @throws BW_ERR_WINDOW_CLOSED when the user last wrote more than 24 hours ago, or never */
+function refuseOutsideWindow(lastInboundAt: Date | null): void {
+  const last = lastInboundAt?.getTime();
+  if (last !== undefined && Date.now() - last <= WHATSAPP_WINDOW_MS) return;
+  throw new BotwireError(
+    'BW_ERR_WINDOW_CLOSED',
+    "the user's 24-hour WhatsApp window is closed: free text may not be sent",
+    {
+      details: {
+        last_inbound_at: lastInboundAt?.toISOString() ?? null,
+        closed_at: last === undefined ? null : new Date(last + WHATSAPP_WINDOW_MS).toISOString(),
+      },
+    },
+  );
+}
+
+/** The request as its key stands for it: the recipient and the message. */
+function requestHash(input: SendMessage): string {
+  return createHash('sha256')
+    .update(JSON.stringify([input.to, input.message]))
+    .digest('hex');
+}
+
+export function outboundRoutes(
+  router: Router,
+  edge: Edge,
+  helpers: { readBody: ReadBody; appIdOf: (ctx: RouteContext) => string },
+): void {
+  router.post('/v2/bots/:app_id/messages', async (ctx) => {
+    const appId = helpers.appIdOf(ctx);
+    requireBotAccess(ctx, appId);
+    const input = await helpers.readBody<SendMessage>(ctx, 'http/send-message');
+    if (!(await edge.directory.byAppId(appId)))
+      throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+    const recipient = await recipientOf(edge.db, appId, input.to);
+    if (!recipient) {
+      throw new BotwireError(
+        'BW_ERR_NOT_FOUND',
+        'no conversation of this bot has this recipient: a user must have written to the bot first',
+      );
+    }
+    const actor = principalOf(ctx).actor;
+    const hash = requestHash(input);
+    // A key used before answers its first result, whatever changed since (a window closed).
+    let found: { fresh: boolean; claim: Claim } | undefined = await storedClaim(
+      edge.db,
+      appId,
+      input.idempotency_key,
+    );
+    if (!found) {
+      if (recipient.channel_type === 'whatsapp') refuseOutsideWindow(recipient.last_inbound_at);
+      // The turn id channel sends under: one per bot and key, so its calls are recorded once.
+      const turnId = `out:${createHash('sha256').update(`${appId}\0${input.idempotency_key}`).digest('hex').slice(0, 32)}`;
+      found = await claimKey(edge.db, {
+        app_id: appId,
+        idempotency_key: input.idempotency_key,
+        request_hash: hash,
+        conversation_id: recipient.conversation_id,
+        turn_id: turnId,
+        sent_by: actor,
+      });
+    }
+    const { fresh, claim } = found;
+    if (claim.request_hash !== hash) {
+      throw new BotwireError(
+        'BW_ERR_IDEMPOTENCY_MISMATCH',
+        'this idempotency key was used for another recipient or message',
+      );
+    }
+    // Published again for a repeated key too: if the first request stopped between its claim and
+    // its publish, this one publishes; otherwise the dedupe marker or channel's record of the
+    // turn's calls make it nothing.
+    await edge.producer.publishOnce(
+      'channel',
+      [
+        {
+          id: claim.turn_id,
+          message: {
+            source: 'api',
+            turn_id: claim.turn_id,
+            ordering_key: chatOrderingKey(appId, recipient.chat_id),
+            intent: 'channel_out',
+            sent_by: actor,
+            bot_output: {
+              conversation: conversationRefOfRow(recipient),
+              messages: [toInternal(input.message)],
+            },
+          },
+        },
+      ],
+      edge.dedupeTtlS,
+    );
+    ctx.status = 202;
+    ctx.body = {
+      turn_id: claim.turn_id,
+      conversation_id: claim.conversation_id,
+      duplicate: !fresh,
+    };
+  });
+}
