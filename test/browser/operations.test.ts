@@ -214,7 +214,7 @@ describe('operations and conversations pages in a browser', function () {
     }
   });
 
-  it('when a Telegram bot with a web channel has conversations, then the Conversations page narrows them by channel and by words', async () => {
+  it('when a Telegram bot with a web channel has conversations, then the Conversations page narrows them by channel and by words, and the bot writes first to one from her page', async () => {
     const bot = await telegramBot(service, 'Conversation desk', ECHO_FLOW);
     const web = await admin('POST', `/v2/bots/${bot.appId}/channels`, {
       type: 'web',
@@ -282,6 +282,25 @@ describe('operations and conversations pages in a browser', function () {
     await expectRows('Ana only', [/Ana/]);
     await checkA11y(page, 'conversations filtered');
     await screenshot(page, 'conversations-filtered');
+
+    // The bot writes first to Ana from her conversation's page; Telegram gets it once.
+    const { items } = await admin('GET', `/v2/bots/${bot.appId}/conversations`);
+    const ana = items.find((c: { chat_id: string }) => c.chat_id === '650001');
+    await page.goto(`/console/conversations/${ana.id}`);
+    const write = page.getByRole('form', { name: 'Write to this user' });
+    await write.getByLabel('Message').fill('Your bike is ready for pick-up.');
+    await write.getByRole('button', { name: 'Send' }).click();
+    await write.getByRole('status').filter({ hasText: 'Accepted' }).waitFor();
+    await waitFor(() => repliesTo(650_001, 'Your bike is ready for pick-up.').length > 0, {
+      timeoutMs: 60_000,
+      what: 'the message the bot wrote first',
+    });
+    const transcript = page.getByRole('log', { name: 'Transcript' });
+    await transcript.getByText('Your bike is ready for pick-up.').waitFor();
+    await transcript.getByText('Bot, written first by the admin key').waitFor();
+    await checkA11y(page, 'conversation, write to this user');
+    await screenshot(page, 'conversation-write-first');
+    expect(repliesTo(650_001, 'Your bike is ready for pick-up.')).to.have.length(1);
     expectNoCspViolations(page);
   });
 });

@@ -192,6 +192,21 @@ describe('console message model', () => {
     ).to.not.have.property('by');
   });
 
+  it('when the bot wrote a row first, asked by someone, then it is the bot’s, written first by them', () => {
+    const first = fromTranscriptRow(
+      row({
+        turn_id: 'out:5f2c',
+        body: { message_type: 'text', text: 'Your order shipped.' },
+        sent_by: 'account:ada@example.test',
+      }),
+    );
+    expect(first).to.deep.include({ side: 'bot', by: 'ada@example.test', writtenFirst: true });
+    const reply = fromTranscriptRow(
+      row({ turn_id: 'agent:h1:c1', body: { text: 'on it' }, sent_by: 'admin-key' }),
+    );
+    expect(reply).to.not.have.property('writtenFirst');
+  });
+
   it('when an actor is named, then people read their email, and the admin key reads so', () => {
     expect(actorName('account:ada@example.test')).to.equal('ada@example.test');
     expect(actorName('token:9f2a@ada@example.test')).to.equal('ada@example.test');

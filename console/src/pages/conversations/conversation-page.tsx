@@ -1,6 +1,7 @@
 /**
  * One conversation (route `conversations/:id`): who, where, its flow state and variables, and the
- * transcript with both sides as the person saw them, the flow's notes set apart. Live: a
+ * transcript with both sides as the person saw them, the flow's notes set apart; owners and
+ * builders may write to the user (the bot writing first). Live: a
  * `message` event of this conversation fetches the new rows, a `conversation` event shows the
  * new state.
  */
@@ -19,6 +20,8 @@ import { LiveStatusLine } from './live-status-line.tsx';
 import { fromTranscriptRow, withChoiceTitles } from './message-model.ts';
 import { MessageView } from './message-view.tsx';
 import { VariablesView } from './variables-view.tsx';
+import { WriteFirstForm } from './write-first-form.tsx';
+import { useMay } from '../../api/permissions.ts';
 import { useEventSource } from './use-event-source.ts';
 import { useLiveRefresh } from './use-live-refresh.ts';
 import './conversations.css';
@@ -30,6 +33,7 @@ const LIVE_REFRESH_MS = 500;
 export function ConversationPage() {
   const { id = '' } = useParams();
   const queryClient = useQueryClient();
+  const may = useMay();
   const detail = useQuery({
     queryKey: conversationKeys.detail(id),
     queryFn: () => getConversation(id),
@@ -136,6 +140,13 @@ export function ConversationPage() {
         </div>
         <LoadMore query={messages} label="Load later messages" />
       </section>
+      {conversation && may('POST /v2/bots/:app_id/messages') ? (
+        <WriteFirstForm
+          appId={conversation.app_id}
+          conversationId={conversation.id}
+          channelType={conversation.channel_type}
+        />
+      ) : null}
     </div>
   );
 }

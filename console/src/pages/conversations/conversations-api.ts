@@ -3,7 +3,12 @@
  * admin API), through the console's one client (api/client.ts).
  */
 import { api, unwrap } from '../../api/client.ts';
-import type { ConversationDetail, ConversationPage, MessagePage } from '../../api/types.ts';
+import type {
+  AgentMessage,
+  ConversationDetail,
+  ConversationPage,
+  MessagePage,
+} from '../../api/types.ts';
 import { conversationsApiQuery, type ConversationFilters } from './conversation-filters.ts';
 
 /** Conversations per page of the list. */
@@ -52,3 +57,21 @@ export const conversationKeys = {
   detail: (id: string) => ['conversation-detail', id] as const,
   messages: (id: string) => ['conversation-messages', id] as const,
 };
+
+/**
+ * The bot writes first to the user of `conversationId` (docs/outbound.md); the same `key` again
+ * sends nothing more.
+ */
+export async function sendFirst(
+  appId: string,
+  conversationId: string,
+  key: string,
+  message: AgentMessage,
+): Promise<void> {
+  unwrap(
+    await api.POST('/v2/bots/{app_id}/messages', {
+      params: { path: { app_id: appId } },
+      body: { idempotency_key: key, to: { conversation_id: conversationId }, message },
+    }),
+  );
+}

@@ -55,7 +55,15 @@ export interface MessageView {
    * bot side, or an internal note, never sent), named as {@link actorName} reads their actor.
    */
   by?: string;
+  /** The bot wrote it first, asked by {@link by} (docs/outbound.md), not as an agent's reply. */
+  writtenFirst?: boolean;
 }
+
+/**
+ * The turn ids of messages the bot wrote first (`POST /v2/bots/<app_id>/messages`,
+ * src/api/outbound/routes.ts; docs/outbound.md).
+ */
+const WRITTEN_FIRST = /^out:/;
 
 /**
  * A person as an actor names them (`account:<email>`, `token:<id>@<email>`, `admin-key`): their
@@ -146,7 +154,11 @@ export function fromTranscriptRow(row: TranscriptRow): MessageView {
     row.status === 'failed'
       ? { delivery: { status: 'failed' as const, ...(row.error ? { error: row.error } : {}) } }
       : {};
-  return { ...base, side, ...delivery, ...by, ...contentOf(row.message_type, body) };
+  const first =
+    row.direction === 'out' && row.turn_id && WRITTEN_FIRST.test(row.turn_id)
+      ? { writtenFirst: true }
+      : {};
+  return { ...base, side, ...delivery, ...by, ...first, ...contentOf(row.message_type, body) };
 }
 
 function contentOf(type: string, body: Json): Partial<MessageView> {

@@ -24,13 +24,15 @@ export interface MessageViewProps {
 
 const SPEAKER = { bot: 'Bot', note: 'Flow note' } as const;
 
-/** Who a line is from: the person, the bot, an agent (by name), the flow, or an agent's note. */
+/**
+ * Who a line is from: the person, the bot (also when someone had it write first), an agent (by
+ * name), the flow, or an agent's note.
+ */
 function speakerOf(message: Message, userLabel: string): string {
   if (message.side === 'user') return userLabel;
   if (message.by === undefined) return SPEAKER[message.side];
-  return message.side === 'note'
-    ? `Internal note by ${message.by} (not sent)`
-    : `Agent ${message.by}`;
+  if (message.side === 'note') return `Internal note by ${message.by} (not sent)`;
+  return message.writtenFirst ? `Bot, written first by ${message.by}` : `Agent ${message.by}`;
 }
 
 export function MessageView({ message, onChoose, userLabel = 'User' }: MessageViewProps) {

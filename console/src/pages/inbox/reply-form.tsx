@@ -10,7 +10,8 @@ import { ErrorAlert } from '../../components/error-alert.tsx';
 // Not crypto.randomUUID: it exists only in secure contexts (see there).
 import { newClientMessageId } from '../test-chat/chat-session.ts';
 import { sendReply, showTyping } from './inbox-api.ts';
-import { EMPTY, KINDS, messageOf, type Draft } from './reply-draft.ts';
+import { MessageDraftFields } from '../../components/message-draft-fields.tsx';
+import { EMPTY, messageOf, type Draft } from './reply-draft.ts';
 import { useHandoffAction } from './use-handoff-action.ts';
 
 /** Least time between two typing indicators (ms). */
@@ -43,53 +44,9 @@ export function ReplyForm({ handoffId, person }: { handoffId: string; person: st
       },
     });
   };
-  const media = draft.kind === 'image' || draft.kind === 'document';
   return (
     <form className="handoff__reply" aria-label={`Reply to ${person}`} onSubmit={submit}>
-      <label>
-        Send as
-        <select value={draft.kind} onChange={(e) => set('kind')(e.target.value)}>
-          {KINDS.map((k) => (
-            <option key={k.kind} value={k.kind}>
-              {k.label}
-            </option>
-          ))}
-        </select>
-      </label>
-      {media ? (
-        <>
-          <label>
-            {draft.kind === 'image' ? 'Image URL' : 'Document URL'}
-            <input
-              type="url"
-              value={draft.url}
-              onChange={(e) => set('url')(e.target.value)}
-              placeholder="https://"
-            />
-          </label>
-          {draft.kind === 'document' ? (
-            <label>
-              File name
-              <input value={draft.filename} onChange={(e) => set('filename')(e.target.value)} />
-            </label>
-          ) : null}
-          <label>
-            Caption
-            <input value={draft.caption} onChange={(e) => set('caption')(e.target.value)} />
-          </label>
-        </>
-      ) : (
-        <label>
-          Reply
-          <textarea value={draft.text} onChange={(e) => set('text')(e.target.value)} />
-        </label>
-      )}
-      {draft.kind === 'button' ? (
-        <label>
-          Buttons, one title a line
-          <textarea value={draft.buttons} onChange={(e) => set('buttons')(e.target.value)} />
-        </label>
-      ) : null}
+      <MessageDraftFields draft={draft} set={set} textLabel="Reply" />
       <button type="submit" disabled={!message || send.isPending}>
         {send.isPending ? 'Sending…' : 'Send'}
       </button>

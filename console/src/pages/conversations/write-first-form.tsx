@@ -1,0 +1,71 @@
+/**
+ * "Write to this user" on a conversation's page (owners and builders; docs/outbound.md): the bot
+ * sends one message to the user now, text, text with buttons, or an image or a document by URL.
+ * A draft keeps its idempotency key until it is sent, so a retried send is not sent twice. On
+ * WhatsApp the api refuses free text outside the 24-hour window, and the refusal says so.
+ */
+import { useRef, useState, type FormEvent } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { AgentMessage } from '../../api/types.ts';
+import { ErrorAlert } from '../../components/error-alert.tsx';
+// Not crypto.randomUUID: it exists only in secure contexts (see there).
+import { newClientMessageId } from '../test-chat/chat-session.ts';
+import { MessageDraftFields } from '../../components/message-draft-fields.tsx';
+import { EMPTY, messageOf, type Draft } from '../inbox/reply-draft.ts';
+import { conversationKeys, sendFirst } from './conversations-api.ts';
+
+export function WriteFirstForm({
+  appId,
+  conversationId,
+  channelType,
+}: {
+  appId: string;
+  conversationId: string;
+  channelType: string;
+}) {
+  const [draft, setDraft] = useState<Draft>(EMPTY);
+  const [sent, setSent] = useState(false);
+  const key = useRef(newClientMessageId());
+  const queryClient = useQueryClient();
+  const send = useMutation({
+    mutationFn: (message: AgentMessage) => sendFirst(appId, conversationId, key.current, message),
+    onSuccess: () => {
+      key.current = newClientMessageId();
+      setDraft((d) => ({ ...EMPTY, kind: d.kind }));
+      setSent(true);
+      void queryClient.invalidateQueries({ queryKey: conversationKeys.messages(conversationId) });
+    },
+  });
+  const set = (field: keyof Draft) => (value: string) => {
+    setSent(false);
+    setDraft((d) => ({ ...d, [field]: value }));
+  };
+  const message = messageOf(draft);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (message) send.mutate(message);
+  };
+  return (
+    <section
+      aria-labelledby="write-first"
+      className="conversation__write"
+      data-route="POST /v2/bots/:app_id/messages"
+    >
+      <h2 id="write-first">Write to this user</h2>
+      <p className="hint">
+        The bot sends it now, in order with its replies; the transcript shows when it is sent.
+        {channelType === 'whatsapp'
+          ? ' WhatsApp allows free text only within 24 hours of the user’s last message.'
+          : ''}
+      </p>
+      <form aria-label="Write to this user" onSubmit={submit}>
+        <MessageDraftFields draft={draft} set={set} textLabel="Message" />
+        <button type="submit" disabled={!message || send.isPending}>
+          {send.isPending ? 'Sending…' : 'Send'}
+        </button>
+        {sent ? <p role="status">Accepted: the transcript shows it once it is sent.</p> : null}
+        {send.isError ? <ErrorAlert error={send.error} what="Not sent." /> : null}
+      </form>
+    </section>
+  );
+}
