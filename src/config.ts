@@ -452,7 +452,7 @@ export const SETTINGS = {
     kind: 'url',
     default: 'https://graph.facebook.com/v21.0',
     pattern: '^https?://[^\\s]+[^/]$',
-    doc: 'Base URL of the WhatsApp Cloud API, version included (no trailing slash).',
+    doc: 'Base URL of the WhatsApp Cloud API (Graph API), version included (no trailing slash): sends, media and template syncs.',
   },
   FLOW_EFFECT_TIMEOUT_MS: {
     kind: 'integer',

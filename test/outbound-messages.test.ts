@@ -3,7 +3,9 @@
  * process (edge, channel, language and flow against real Redis and Postgres; Telegram and WhatsApp
  * on nock): the same idempotency key sends once and answers the first result, another request
  * under it is refused, WhatsApp's 24-hour window is enforced from the user's last message, and a
- * recipient is found by conversation or by channel and chat.
+ * recipient is found by conversation or by channel and chat; WhatsApp templates are synced from the
+ * Business Account (a stand-in Graph API), listed, checked, and sent outside the window, by the
+ * api and by an agent.
  */
 import { expect } from 'chai';
 import nock from 'nock';
@@ -19,6 +21,7 @@ import {
   type TestApi,
 } from './support/api.ts';
 import { waitFor } from './support/services.ts';
+import { seedHandoff } from './support/handoffs.ts';
 
 const FLOW = {
   version: 1,
@@ -32,6 +35,39 @@ const FLOW = {
   },
 };
 const NUMBER = '1098765432';
+const WABA = '5550001';
+/** The Business Account's templates, as Meta lists them over two pages. */
+const TEMPLATES = [
+  [
+    {
+      name: 'order_update',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'UTILITY',
+      components: [
+        { type: 'HEADER', format: 'TEXT', text: 'Order {{1}}' },
+        { type: 'BODY', text: 'Hi {{1}}, your order {{2}} has shipped.' },
+        { type: 'FOOTER', text: 'Reply STOP to opt out' },
+      ],
+    },
+    {
+      name: 'spring_sale',
+      language: 'en_US',
+      status: 'PENDING',
+      category: 'MARKETING',
+      components: [{ type: 'BODY', text: 'Spring sale!' }],
+    },
+  ],
+  [
+    {
+      name: 'hello_again',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'UTILITY',
+      components: [{ type: 'BODY', text: 'Hello again! Reply to pick up where we left off.' }],
+    },
+  ],
+];
 
 describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
   this.timeout(60_000);
@@ -61,6 +97,23 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
         whatsapp.push(body as Record<string, any>);
         return [200, { messages: [{ id: `wamid.${whatsapp.length}` }] }];
       });
+    const graph = new URL(t.config.providers.whatsappApiUrl);
+    const listPath = `${graph.pathname.replace(/\/$/, '')}/${WABA}/message_templates`;
+    nock(graph.origin)
+      .persist()
+      .get(listPath)
+      .query(true)
+      .matchHeader('authorization', 'Bearer wa-token')
+      .reply((uri) => {
+        const second = new URL(uri, graph.origin).searchParams.get('after') === 'page2';
+        return [
+          200,
+          {
+            data: TEMPLATES[second ? 1 : 0],
+            paging: second ? {} : { next: `${graph.origin}${listPath}?limit=100&after=page2` },
+          },
+        ];
+      });
     tg = await createTelegramBot(t, { name: 'Shop', flow: FLOW });
     const created = await t.call('POST', '/v2/bots', {
       body: {
@@ -68,7 +121,11 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
         flow: FLOW,
         channel: {
           type: 'whatsapp',
-          details: { phone_number_id: NUMBER, access_token: 'wa-token' },
+          details: {
+            phone_number_id: NUMBER,
+            access_token: 'wa-token',
+            business_account_id: WABA,
+          },
         },
       },
     });
@@ -220,5 +277,122 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
     await waitFor(() => whatsapp.length === 2, { what: 'the update on WhatsApp' });
     expect(whatsapp[1]).to.deep.include({ to: '15550003333', type: 'text' });
     expect(whatsapp[1]!.text.body).to.equal('Your table is ready.');
+  });
+  it('when templates are synced, then every page of the Business Account’s list is kept and listed with the parameters each takes; a bot without WhatsApp syncs nothing', async () => {
+    const synced = await t.call('POST', `/v2/bots/${wa}/templates/sync`);
+    expect(synced.status, synced.text).to.equal(200);
+    expect(synced.json.channels).to.have.length(1);
+    expect(synced.json.channels[0]).to.deep.include({ synced: true, templates: 3 });
+    const listed = await t.call('GET', `/v2/bots/${wa}/templates`);
+    expect(listed.json.items.map((i: any) => [i.name, i.status, i.parameters])).to.deep.equal([
+      ['hello_again', 'APPROVED', { header: 0, body: 0 }],
+      ['order_update', 'APPROVED', { header: 1, body: 2 }],
+      ['spring_sale', 'PENDING', { header: 0, body: 0 }],
+    ]);
+    // Synced again: the same three, not six.
+    await t.call('POST', `/v2/bots/${wa}/templates/sync`);
+    expect((await t.call('GET', `/v2/bots/${wa}/templates`)).json.items).to.have.length(3);
+    const none = await t.call('POST', `/v2/bots/${tg.appId}/templates/sync`);
+    expect(none.json).to.deep.equal({ channels: [] });
+  });
+
+  it('when a WhatsApp window is closed, then an approved template with its parameters goes and reads as the user sees it; a wrong one is refused before any send', async () => {
+    const [conversation] = (await t.schema
+      .db('conversations')
+      .where({ app_id: wa, chat_id: '15550003333' })
+      .pluck('id')) as string[];
+    await t.schema
+      .db('messages')
+      .where({ conversation_id: conversation, direction: 'in' })
+      .update({ created_at: t.schema.db.raw(`now() - interval '3 days'`) });
+    const before = whatsapp.length;
+    let tried = 0;
+    const template = (name: string, parameters: Record<string, string[]>) => ({
+      message_type: 'template',
+      name,
+      language: 'en_US',
+      parameters,
+    });
+    for (const [message, details] of [
+      [
+        template('order_update', { header: ['1001'], body: ['Ana'] }),
+        { component: 'body', expected: 2, given: 1 },
+      ],
+      [
+        template('order_update', { body: ['Ana', '1001'] }),
+        { component: 'header', expected: 1, given: 0 },
+      ],
+      [template('spring_sale', {}), { status: 'PENDING' }],
+      [template('no_such', {}), {}],
+    ] as const) {
+      const refused = await send(wa, {
+        idempotency_key: `bad-${(tried += 1)}`,
+        to: { conversation_id: conversation },
+        message,
+      });
+      expect([refused.status, refused.json.error.code], JSON.stringify(message)).to.deep.equal([
+        422,
+        'BW_ERR_TEMPLATE',
+      ]);
+      expect(refused.json.error.details).to.deep.include(details);
+    }
+    const onTelegram = await send(tg.appId, {
+      idempotency_key: 'tg-template',
+      to: { channel_id: tg.channelId, chat_id: '501' },
+      message: template('order_update', { header: ['1'], body: ['a', 'b'] }),
+    });
+    expect([onTelegram.status, onTelegram.json.error.code]).to.deep.equal([422, 'BW_ERR_TEMPLATE']);
+
+    const sent = await send(wa, {
+      idempotency_key: 'order-1001-template',
+      to: { conversation_id: conversation },
+      message: template('order_update', { header: ['1001'], body: ['Ana', '1001'] }),
+    });
+    expect(sent.status, sent.text).to.equal(202);
+    await waitFor(() => whatsapp.length === before + 1, { what: 'the template on WhatsApp' });
+    expect(whatsapp[before]).to.deep.include({ to: '15550003333', type: 'template' });
+    expect(whatsapp[before]!.template).to.deep.equal({
+      name: 'order_update',
+      language: { code: 'en_US' },
+      components: [
+        { type: 'header', parameters: [{ type: 'text', text: '1001' }] },
+        {
+          type: 'body',
+          parameters: [
+            { type: 'text', text: 'Ana' },
+            { type: 'text', text: '1001' },
+          ],
+        },
+      ],
+    });
+    const transcript = await t.call('GET', `/v2/conversations/${conversation}/messages`);
+    const row = transcript.json.items.find(
+      (m: { turn_id: string }) => m.turn_id === sent.json.turn_id,
+    );
+    expect(row.body).to.deep.include({
+      message_type: 'template',
+      text: 'Hi Ana, your order 1001 has shipped.',
+    });
+  });
+
+  it('when an agent holds a WhatsApp conversation whose window is closed, then free text is refused with the window’s code and a template goes', async () => {
+    const channelId = (await t.call('GET', `/v2/bots/${wa}`)).json.channels[0].id as string;
+    const { handoffId } = await seedHandoff(t, { appId: wa, channelId }, { chatId: '15550004444' });
+    expect((await t.call('POST', `/v2/handoffs/${handoffId}/claim`)).status).to.equal(200);
+    const reply = (id: string, message: Record<string, unknown>) =>
+      t.call('POST', `/v2/handoffs/${handoffId}/messages`, {
+        body: { client_message_id: id, message },
+      });
+    const free = await reply('a', { message_type: 'text', text: 'Still there?' });
+    expect([free.status, free.json.error.code]).to.deep.equal([422, 'BW_ERR_WINDOW_CLOSED']);
+    const before = whatsapp.length;
+    const again = await reply('b', {
+      message_type: 'template',
+      name: 'hello_again',
+      language: 'en_US',
+    });
+    expect(again.status, again.text).to.equal(202);
+    await waitFor(() => whatsapp.length === before + 1, { what: 'the agent’s template' });
+    expect(whatsapp[before]).to.deep.include({ to: '15550004444', type: 'template' });
   });
 });

@@ -61,6 +61,8 @@ export interface Edge {
   adminApiKey: string;
   publicBaseUrl: string;
   telegramApiUrl: string;
+  /** WhatsApp's Graph API (WHATSAPP_API_URL): message templates are synced from it. */
+  whatsappApiUrl: string;
   /** FLOW_LLM_DAILY_TOKENS: the most tokens a bot's llm steps may use a day. */
   llmDailyTokens: number;
   /** Where uploaded documents are stored (STORAGE_DIR). */

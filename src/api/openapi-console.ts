@@ -29,6 +29,10 @@ export const consoleSchemas = {
       phone_number_id: { type: 'string' },
       has_app_secret: { type: 'boolean' },
       has_verify_token: { type: 'boolean' },
+      business_account_id: {
+        type: ['string', 'null'],
+        description: 'whatsapp: the Business Account its message templates are synced from',
+      },
       allowed_origins: {
         type: 'array',
         items: { type: 'string' },

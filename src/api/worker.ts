@@ -173,6 +173,7 @@ export async function startApi(
     adminApiKey: config.api.adminApiKey,
     publicBaseUrl: config.api.publicBaseUrl,
     telegramApiUrl: config.providers.telegramApiUrl,
+    whatsappApiUrl: config.providers.whatsappApiUrl,
     storageDir: config.knowledge.storageDir,
     knowledge,
     maxDocumentBytes: config.knowledge.maxDocumentBytes,

@@ -98,6 +98,9 @@ export function renderTelegram(chatId: string, message: InternalMessage): Telegr
           body: { chat_id: chatId, latitude: message.latitude, longitude: message.longitude },
         },
       ];
+    case 'template':
+      // WhatsApp's alone; the api sends none elsewhere. Should one come, its words go as text.
+      return textCalls(chatId, message.text);
     case 'interactive_reply':
     case 'dialog':
       return [];

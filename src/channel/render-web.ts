@@ -56,6 +56,9 @@ export function renderWeb(message: InternalMessage): WebContent | undefined {
       const url = isInline(message.media) ? undefined : urlOf(message.media);
       return url ? { message_type: 'document', document: { url } } : undefined;
     }
+    case 'template':
+      // WhatsApp's alone; the api sends none elsewhere. Should one come, its words go as text.
+      return { message_type: 'text', text: message.text };
     case 'location':
     case 'interactive_reply':
     case 'dialog':

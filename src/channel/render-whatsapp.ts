@@ -134,8 +134,32 @@ function renderBodies(to: string, message: InternalMessage): WhatsAppBody[] {
           location: { latitude: message.latitude, longitude: message.longitude },
         },
       ];
+    case 'template':
+      return [template(to, message)];
     case 'interactive_reply':
     case 'dialog':
       return [];
   }
+}
+
+/** An approved template, its parameters as text parameters of the components that hold them. */
+function template(
+  to: string,
+  message: Extract<InternalMessage, { message_type: 'template' }>,
+): WhatsAppBody {
+  const { header = [], body = [] } = message.parameters;
+  const component = (type: string, values: string[]) =>
+    values.length === 0
+      ? []
+      : [{ type, parameters: values.map((text) => ({ type: 'text', text })) }];
+  const components = [...component('header', header), ...component('body', body)];
+  return {
+    ...base(to),
+    type: 'template',
+    template: {
+      name: message.name,
+      language: { code: message.language },
+      ...(components.length > 0 ? { components } : {}),
+    },
+  };
 }

@@ -321,6 +321,11 @@ export const ERRORS = {
     retryable: false,
     doc: "WhatsApp lets a business write free text only within 24 hours of the user's last message; this user's window is closed (details: last_inbound_at, closed_at). Nothing was sent.",
   },
+  BW_ERR_TEMPLATE: {
+    status: 422,
+    retryable: false,
+    doc: 'A WhatsApp template cannot be sent as asked: none of the channel has this name and language (sync them), it is not approved, its parameters do not fill its placeholders, or the channel is not WhatsApp (details name which). Nothing was sent.',
+  },
   BW_ERR_IDEMPOTENCY_MISMATCH: {
     status: 409,
     retryable: false,

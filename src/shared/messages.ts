@@ -61,7 +61,24 @@ export type InternalMessage =
   /** Outbound: text with up to three reply buttons. */
   | { message_type: 'button'; text: string; buttons: Button[] }
   /** Outbound: text with a menu of rows in sections (up to ten rows). */
-  | { message_type: 'option_list'; text: string; button_text: string; sections: ListSection[] };
+  | { message_type: 'option_list'; text: string; button_text: string; sections: ListSection[] }
+  /**
+   * Outbound, WhatsApp: an approved message template with its parameters (checked against its
+   * definition before it is published); `text`, the body as the user reads it, for transcripts.
+   */
+  | {
+      message_type: 'template';
+      name: string;
+      language: string;
+      parameters: TemplateParameters;
+      text: string;
+    };
+
+/** A template's parameters, in order, by the component that holds their placeholders. */
+export interface TemplateParameters {
+  header?: string[];
+  body?: string[];
+}
 
 export type MessageType = InternalMessage['message_type'];
 

@@ -1645,7 +1645,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The bot writes first: one message to a user who has a conversation with it. The same idempotency_key sends once and answers the first result (duplicate: true); another request under it is 409 BW_ERR_IDEMPOTENCY_MISMATCH. On WhatsApp, free text more than 24 hours after the user's last message is 422 BW_ERR_WINDOW_CLOSED. Accepted for sending (202): the transcript row says sent or failed */
+    /** The bot writes first: one message to a user who has a conversation with it. The same idempotency_key sends once and answers the first result (duplicate: true); another request under it is 409 BW_ERR_IDEMPOTENCY_MISMATCH. On WhatsApp, a free-form message more than 24 hours after the user's last message is 422 BW_ERR_WINDOW_CLOSED; an approved template goes at any time, its parameters checked first (422 BW_ERR_TEMPLATE). Accepted for sending (202): the transcript row says sent or failed */
     post: {
       parameters: {
         query?: never;
@@ -1680,6 +1680,113 @@ export interface paths {
         '4XX': components['responses']['error'];
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/templates/sync': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Reads the WhatsApp message templates of each WhatsApp channel's Business Account (its business_account_id) and keeps them as they are there; a channel without one is named, not synced. 502 BW_ERR_UPSTREAM when Meta cannot be read */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description What each WhatsApp channel got */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              channels: {
+                /** Format: uuid */
+                channel_id: string;
+                synced: boolean;
+                templates?: number;
+                reason?: string;
+              }[];
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+        '5XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/bots/{app_id}/templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The bot's WhatsApp templates as last synced, with the parameters each takes */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The templates */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              items: {
+                /** Format: uuid */
+                channel_id: string;
+                name: string;
+                language: string;
+                /** @description MARKETING, UTILITY or AUTHENTICATION */
+                category: string;
+                /** @description APPROVED is the only one sent */
+                status: string;
+                /** @description Meta's, as synced */
+                components: Record<string, unknown>[];
+                /** @description how many texts its header and body take */
+                parameters: {
+                  header: number;
+                  body: number;
+                };
+                /** Format: date-time */
+                synced_at?: string;
+              }[];
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -4420,7 +4527,7 @@ export interface components {
     };
     /**
      * a message to a user (an agent's reply, or one the bot writes first)
-     * @description Text, buttons, or media by URL, as agents and POST /v2/bots/<app_id>/messages send them (src/api/admin/handoff-input.ts toInternal).
+     * @description Text, buttons, media by URL, or (WhatsApp) an approved template, as agents and POST /v2/bots/<app_id>/messages send them (src/api/outbound/message.ts).
      */
     'outbound-message':
       | {
@@ -4449,6 +4556,16 @@ export interface components {
           url: string;
           caption?: string;
           filename?: string;
+        }
+      | {
+          /** @constant */
+          message_type: 'template';
+          name: string;
+          language: string;
+          parameters?: {
+            header?: string[];
+            body?: string[];
+          };
         };
     /**
      * agent reply (POST /v2/handoffs/<id>/messages)
@@ -4767,6 +4884,8 @@ export interface components {
       phone_number_id?: string;
       has_app_secret?: boolean;
       has_verify_token?: boolean;
+      /** @description whatsapp: the Business Account its message templates are synced from */
+      business_account_id?: string | null;
       /** @description web: the page origins the widget may run on */
       allowed_origins?: string[];
       sessions_url?: string;
@@ -5316,6 +5435,7 @@ export interface components {
               | 'BW_ERR_VISITOR_STREAMS'
               | 'BW_ERR_HANDOFF_CLAIMED'
               | 'BW_ERR_WINDOW_CLOSED'
+              | 'BW_ERR_TEMPLATE'
               | 'BW_ERR_IDEMPOTENCY_MISMATCH'
               | 'BW_ERR_HANDOFF_NOT_YOURS'
               | 'BW_ERR_HANDOFF_ENDED'

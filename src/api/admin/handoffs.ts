@@ -36,7 +36,10 @@ import {
 } from './handoff-store.ts';
 import type {} from './audit-note.ts';
 import { getConversation } from './conversations.ts';
-import { filtersOf, toInternal, type AgentMessage } from './handoff-input.ts';
+import { filtersOf } from './handoff-input.ts';
+import { internalOf, type OutboundMessage } from '../outbound/message.ts';
+import { recipientOf } from '../outbound/store.ts';
+import { chatOrderingKey, conversationRefOfRow } from '../../shared/conversation-ref.ts';
 import { afterOf, limitOf } from './paging.ts';
 import { principalOf, requireBotAccess } from './principal.ts';
 import { UUID } from '../ids.ts';
@@ -180,13 +183,18 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
 
   router.post('/v2/handoffs/:id/messages', async (ctx) => {
     const row = await handoffOf(ctx);
-    const input = await readBody<{ client_message_id: string; message: AgentMessage }>(
+    const input = await readBody<{ client_message_id: string; message: OutboundMessage }>(
       ctx,
       'http/handoff-message',
     );
     const caller = principalOf(ctx);
     requireHolder(row, caller);
-    const { ref, orderingKey } = await conversationRefOf(db, row.conversation_id);
+    const to = await recipientOf(db, row.app_id, { conversation_id: row.conversation_id });
+    if (!to) throw new BotwireError('BW_ERR_NOT_FOUND', 'the conversation of this handoff is gone');
+    // WhatsApp's window and templates hold for agents too (docs/outbound.md).
+    const message = await internalOf(db, to, input.message);
+    const ref = conversationRefOfRow(to);
+    const orderingKey = chatOrderingKey(to.app_id, to.chat_id);
     const turnId = `agent:${row.id}:${input.client_message_id}`;
     const [id] = await producer.publishOnce(
       'channel',
@@ -199,7 +207,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
             ordering_key: orderingKey,
             intent: 'channel_out',
             sent_by: caller.actor,
-            bot_output: { conversation: ref, messages: [toInternal(input.message)] },
+            bot_output: { conversation: ref, messages: [message] },
           },
         },
       ],

@@ -50,6 +50,9 @@ export const PERMISSIONS: Readonly<Record<string, readonly Role[]>> = {
   'GET /v2/bots/:app_id/analytics': READ,
   // The bot writing first (a notification from the operator's systems): who builds the bot.
   'POST /v2/bots/:app_id/messages': BUILD,
+  // WhatsApp templates: synced by builders, read by everyone of the bot (agents send them).
+  'POST /v2/bots/:app_id/templates/sync': BUILD,
+  'GET /v2/bots/:app_id/templates': ALL,
   // Test chats run a draft or a version through the pipeline: its HTTP and LLM steps too.
   'POST /v2/bots/:app_id/test-chats': BUILD,
   'POST /v2/bots/:app_id/test-chats/:chat_id/messages': BUILD,

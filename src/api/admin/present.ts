@@ -27,6 +27,7 @@ export function presentChannel(
           phone_number_id: secrets.details.phone_number_id,
           has_app_secret: Boolean(secrets.details.app_secret),
           has_verify_token: Boolean(secrets.details.verify_token),
+          business_account_id: secrets.details.business_account_id ?? null,
         }
       : {}),
     ...(secrets.type === 'web' ? presentWeb(publicBaseUrl, channel.appId, secrets.details) : {}),

@@ -31,6 +31,7 @@ import { testChatRoutes } from '../test-chats/routes.ts';
 import { analyticsRoutes } from '../analytics/routes.ts';
 import { conversationTestRoutes } from '../conversation-tests/routes.ts';
 import { outboundRoutes } from '../outbound/routes.ts';
+import { templateRoutes } from '../outbound/template-routes.ts';
 import { opsBotRoutes } from './ops-bots.ts';
 import { enforcePermissions, principalMay } from './permissions.ts';
 import { principalOf, requireBotAccess } from './principal.ts';
@@ -263,6 +264,7 @@ export function adminRouter(edge: Edge): Router {
   testChatRoutes(router, edge, { readBody: (ctx, schema) => body(ctx, edge, schema), appIdOf });
   analyticsRoutes(router, edge, appIdOf);
   outboundRoutes(router, edge, { readBody: (ctx, schema) => body(ctx, edge, schema), appIdOf });
+  templateRoutes(router, edge, appIdOf);
   conversationTestRoutes(router, edge, {
     readBody: (ctx, schema) => body(ctx, edge, schema),
     appIdOf,

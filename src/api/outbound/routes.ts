@@ -9,10 +9,11 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Router } from '@koa/router';
 import { BotwireError } from '../../shared/errors.ts';
+import type { InternalMessage } from '../../shared/messages.ts';
 import { chatOrderingKey, conversationRefOfRow } from '../../shared/conversation-ref.ts';
 import type { ReadBody } from '../body.ts';
 import type { Edge } from '../edge.ts';
-import { toInternal, type AgentMessage } from '../admin/handoff-input.ts';
+import { internalOf, type OutboundMessage } from './message.ts';
 import { principalOf, requireBotAccess } from '../admin/principal.ts';
 import { claimKey, recipientOf, storedClaim, type Claim, type Recipient } from './store.ts';
 
@@ -22,26 +23,7 @@ type RouteContext = Context & { params: Record<string, string> };
 interface SendMessage {
   idempotency_key: string;
   to: Recipient;
-  message: AgentMessage;
-}
-
-/** How long after a user's last message WhatsApp lets a business write free text (ms). */
-export const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
-
-/** @throws BW_ERR_WINDOW_CLOSED when the user last wrote more than 24 hours ago, or never */
-function refuseOutsideWindow(lastInboundAt: Date | null): void {
-  const last = lastInboundAt?.getTime();
-  if (last !== undefined && Date.now() - last <= WHATSAPP_WINDOW_MS) return;
-  throw new BotwireError(
-    'BW_ERR_WINDOW_CLOSED',
-    "the user's 24-hour WhatsApp window is closed: free text may not be sent",
-    {
-      details: {
-        last_inbound_at: lastInboundAt?.toISOString() ?? null,
-        closed_at: last === undefined ? null : new Date(last + WHATSAPP_WINDOW_MS).toISOString(),
-      },
-    },
-  );
+  message: OutboundMessage;
 }
 
 /** The request as its key stands for it: the recipient and the message. */
@@ -71,14 +53,27 @@ export function outboundRoutes(
     }
     const actor = principalOf(ctx).actor;
     const hash = requestHash(input);
-    // A key used before answers its first result, whatever changed since (a window closed).
     let found: { fresh: boolean; claim: Claim } | undefined = await storedClaim(
       edge.db,
       appId,
       input.idempotency_key,
     );
+    const mismatch = () =>
+      new BotwireError(
+        'BW_ERR_IDEMPOTENCY_MISMATCH',
+        'this idempotency key was used for another recipient or message',
+      );
+    if (found && found.claim.request_hash !== hash) throw mismatch();
+    // Checked (the window, a template's parameters) before anything is claimed or sent. A key
+    // used before answers its first result even when the rules refuse it now (a window closed
+    // since): then it is not published again.
+    let message: InternalMessage | undefined;
+    try {
+      message = await internalOf(edge.db, recipient, input.message);
+    } catch (error) {
+      if (!found) throw error;
+    }
     if (!found) {
-      if (recipient.channel_type === 'whatsapp') refuseOutsideWindow(recipient.last_inbound_at);
       // The turn id channel sends under: one per bot and key, so its calls are recorded once.
       const turnId = `out:${createHash('sha256').update(`${appId}\0${input.idempotency_key}`).digest('hex').slice(0, 32)}`;
       found = await claimKey(edge.db, {
@@ -89,37 +84,34 @@ export function outboundRoutes(
         turn_id: turnId,
         sent_by: actor,
       });
+      // Claimed meanwhile by another request under the same key.
+      if (found.claim.request_hash !== hash) throw mismatch();
     }
     const { fresh, claim } = found;
-    if (claim.request_hash !== hash) {
-      throw new BotwireError(
-        'BW_ERR_IDEMPOTENCY_MISMATCH',
-        'this idempotency key was used for another recipient or message',
-      );
-    }
     // Published again for a repeated key too: if the first request stopped between its claim and
     // its publish, this one publishes; otherwise the dedupe marker or channel's record of the
     // turn's calls make it nothing.
-    await edge.producer.publishOnce(
-      'channel',
-      [
-        {
-          id: claim.turn_id,
-          message: {
-            source: 'api',
-            turn_id: claim.turn_id,
-            ordering_key: chatOrderingKey(appId, recipient.chat_id),
-            intent: 'channel_out',
-            sent_by: actor,
-            bot_output: {
-              conversation: conversationRefOfRow(recipient),
-              messages: [toInternal(input.message)],
+    if (message)
+      await edge.producer.publishOnce(
+        'channel',
+        [
+          {
+            id: claim.turn_id,
+            message: {
+              source: 'api',
+              turn_id: claim.turn_id,
+              ordering_key: chatOrderingKey(appId, recipient.chat_id),
+              intent: 'channel_out',
+              sent_by: actor,
+              bot_output: {
+                conversation: conversationRefOfRow(recipient),
+                messages: [message],
+              },
             },
           },
-        },
-      ],
-      edge.dedupeTtlS,
-    );
+        ],
+        edge.dedupeTtlS,
+      );
     ctx.status = 202;
     ctx.body = {
       turn_id: claim.turn_id,

@@ -28,6 +28,8 @@ export interface WhatsAppDetails {
   access_token: string;
   app_secret?: string;
   verify_token?: string;
+  /** The WhatsApp Business Account: its message templates are synced from it. */
+  business_account_id?: string;
 }
 
 /** A web channel: the page origins its widget may run on (exact match, at most 20). */

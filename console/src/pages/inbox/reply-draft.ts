@@ -5,7 +5,8 @@
 import type { AgentMessage } from '../../api/types.ts';
 import { buttonsFromLines } from './handoff-model.ts';
 
-export type Kind = AgentMessage['message_type'];
+/** The kinds a draft is typed as; a WhatsApp template is chosen, not typed. */
+export type Kind = Exclude<AgentMessage['message_type'], 'template'>;
 
 export const KINDS: { kind: Kind; label: string }[] = [
   { kind: 'text', label: 'Text' },

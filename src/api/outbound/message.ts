@@ -1,0 +1,83 @@
+/**
+ * A message to a user as the api sends it, from an agent's reply or the bot writing first
+ * (schemas/http/outbound-message.json; docs/outbound.md): checked against the platform's rules
+ * for this conversation, then made the internal message channel sends. On WhatsApp, free-form
+ * messages only within 24 hours of the user's last message; an approved template at any time,
+ * its parameters checked first. Other platforms have no templates and no window.
+ */
+import type { Knex } from '../../shared/db.ts';
+import { BotwireError } from '../../shared/errors.ts';
+import { mediaMessage, type OutgoingMedia } from '../../shared/media-message.ts';
+import type { InternalMessage, TemplateParameters } from '../../shared/messages.ts';
+import { checkedTemplate } from './templates.ts';
+
+/** The message as a request gives it (schemas/http/outbound-message.json). */
+export type OutboundMessage =
+  | { message_type: 'text'; text: string }
+  | { message_type: 'button'; text: string; buttons: { id: string; title: string }[] }
+  | OutgoingMedia
+  | { message_type: 'template'; name: string; language: string; parameters?: TemplateParameters };
+
+/** How long after a user's last message WhatsApp lets a business write free-form (ms). */
+export const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** The conversation a message goes to, as far as the rules need it. */
+export interface Destination {
+  channel_id: string;
+  channel_type: string;
+  /** When the user last wrote; null if never. */
+  last_inbound_at: Date | null;
+}
+
+/** @throws BW_ERR_WINDOW_CLOSED when the user last wrote more than 24 hours ago, or never */
+function refuseOutsideWindow(lastInboundAt: Date | null): void {
+  const last = lastInboundAt?.getTime();
+  if (last !== undefined && Date.now() - last <= WHATSAPP_WINDOW_MS) return;
+  throw new BotwireError(
+    'BW_ERR_WINDOW_CLOSED',
+    "the user's 24-hour WhatsApp window is closed: only an approved template may be sent",
+    {
+      details: {
+        last_inbound_at: lastInboundAt?.toISOString() ?? null,
+        closed_at: last === undefined ? null : new Date(last + WHATSAPP_WINDOW_MS).toISOString(),
+      },
+    },
+  );
+}
+
+/**
+ * The internal message for `message` to `to`, once the platform's rules allow it.
+ * @throws BW_ERR_WINDOW_CLOSED, BW_ERR_TEMPLATE; nothing is sent
+ */
+export async function internalOf(
+  db: Knex,
+  to: Destination,
+  message: OutboundMessage,
+): Promise<InternalMessage> {
+  if (message.message_type === 'template') {
+    if (to.channel_type !== 'whatsapp') {
+      throw new BotwireError(
+        'BW_ERR_TEMPLATE',
+        `templates are WhatsApp's; on ${to.channel_type} send the message itself`,
+        { details: { channel_type: to.channel_type } },
+      );
+    }
+    const { parameters, text } = await checkedTemplate(db, to.channel_id, message);
+    return {
+      message_type: 'template',
+      name: message.name,
+      language: message.language,
+      parameters,
+      text,
+    };
+  }
+  if (to.channel_type === 'whatsapp') refuseOutsideWindow(to.last_inbound_at);
+  switch (message.message_type) {
+    case 'text':
+    case 'button':
+      return message;
+    case 'image':
+    case 'document':
+      return mediaMessage(message);
+  }
+}
