@@ -77,6 +77,7 @@ const handoffDetail = {
     'first_name',
     'last_name',
     'states',
+    'whatsapp_window',
     'conversation',
     'transcript',
   ],
@@ -87,6 +88,16 @@ const handoffDetail = {
       items: { type: 'string' },
       description:
         "the states of the bot's published flow, sorted by name: where it may be handed back",
+    },
+    whatsapp_window: {
+      type: ['object', 'null'],
+      description:
+        "WhatsApp: whether the user's 24-hour window is open (free-form replies may go; otherwise only a template) and when it closes; null elsewhere. closes_at is null when the user never wrote",
+      required: ['open', 'closes_at'],
+      properties: {
+        open: { type: 'boolean' },
+        closes_at: { type: ['string', 'null'], format: 'date-time' },
+      },
     },
     conversation: {
       type: 'object',

@@ -6,11 +6,13 @@
  * types (Telegram shows "typing…"), answers, sees the user's answer arrive, writes an internal
  * note (never sent), and hands the conversation back to the bot at a state it picks; the user then
  * gets that state's message from the bot. A viewer reads a handoff without a button to act; an
- * agent closes one after a confirmation.
+ * agent closes one after a confirmation. On WhatsApp, once the user's 24-hour window closed, the
+ * holder is told so and sends an approved template instead of free text.
  */
 import { expect } from 'chai';
 import { helpFlow } from '../support/flows.ts';
 import { waitFor } from '../support/services.ts';
+import { whatsappPayload } from '../support/api.ts';
 import {
   apiCall,
   checkA11y,
@@ -18,7 +20,9 @@ import {
   expectNoCspViolations,
   makeAccount,
   screenshot,
+  serviceDb,
   sessionOf,
+  signIn,
   signInWithPassword,
   telegramBot,
   telegramDelivered,
@@ -239,5 +243,112 @@ describe('the agent inbox in a browser', function () {
     });
     expectNoCspViolations(page);
     expectNoCspViolations(viewer);
+  });
+  it('when a WhatsApp user’s 24-hour window has closed, then the holder is told so and sends an approved template, filled and previewed, instead of free text', async () => {
+    const number = '4410001';
+    const account = '7770001';
+    const created = await apiCall(service, 'POST', '/v2/bots', {
+      name: 'Parcel desk on WhatsApp',
+      flow: DESK_FLOW,
+      channel: {
+        type: 'whatsapp',
+        details: {
+          phone_number_id: number,
+          access_token: 'wa-token',
+          business_account_id: account,
+        },
+      },
+    });
+    const appId = created.app_id as string;
+    service.telegram.templates.set(account, [
+      {
+        name: 'parcel_update',
+        language: 'en',
+        status: 'APPROVED',
+        category: 'UTILITY',
+        components: [{ type: 'BODY', text: 'Hi {{1}}, parcel {{2}} is on its way.' }],
+      },
+      {
+        name: 'draft_promo',
+        language: 'en',
+        status: 'REJECTED',
+        category: 'MARKETING',
+        components: [{ type: 'BODY', text: 'Sale!' }],
+      },
+    ]);
+    const synced = await apiCall(service, 'POST', `/v2/bots/${appId}/templates/sync`);
+    expect(synced.channels[0]).to.deep.include({ synced: true, templates: 2 });
+
+    // The user writes, asks for a person; a day passes before an agent gets to it.
+    const wa = (id: string, body: string) =>
+      fetch(`${service.url}/callback`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(whatsappPayload(number, [{ id, body, from: '15550007777' }])),
+      });
+    expect((await wa('wamid.d1', 'hi')).status).to.equal(200);
+    expect((await wa('wamid.d2', 'help')).status).to.equal(200);
+    const handoff = await waitFor(
+      async () =>
+        (await apiCall(service, 'GET', `/v2/handoffs?app_id=${appId}`)).items[0] as
+          { id: string } | undefined,
+      { timeoutMs: 60_000, what: 'the WhatsApp handoff' },
+    );
+    const db = await serviceDb(appId);
+    try {
+      await db('messages')
+        .whereIn('conversation_id', db('conversations').where({ app_id: appId }).select('id'))
+        .andWhere({ direction: 'in' })
+        .update({ created_at: db.raw(`now() - interval '25 hours'`) });
+    } finally {
+      await db.destroy();
+    }
+
+    const page = await service.newPage();
+    await signIn(page, service.adminKey);
+    await page.goto(`/console/inbox/${handoff.id}`);
+    await page.getByRole('button', { name: 'Claim' }).click();
+    await page.getByRole('note').filter({ hasText: 'window closed at' }).waitFor();
+    const form = page.getByRole('form', { name: /a template$/ });
+    const template = form.getByLabel('Template');
+    // The rejected one is not offered.
+    expect(await template.locator('option').allTextContents()).to.deep.equal([
+      'Choose a template…',
+      'parcel_update (en)',
+    ]);
+    await template.selectOption({ label: 'parcel_update (en)' });
+    await form.getByLabel('Body {{1}}').fill('Tomás');
+    await form.getByLabel('Body {{2}}').fill('PX-42');
+    expect(await form.getByLabel('They will read:').textContent()).to.equal(
+      'Hi Tomás, parcel PX-42 is on its way.',
+    );
+    await checkA11y(page, 'inbox, template once a window closed');
+    await screenshot(page, 'inbox-template');
+    await form.getByRole('button', { name: 'Send template' }).click();
+    const sent = await waitFor(
+      () =>
+        service.telegram.calls.find(
+          (c) => c.platform === 'whatsapp' && c.body.type === 'template' && c.delivered,
+        ),
+      { timeoutMs: 60_000, what: 'the template sent to WhatsApp' },
+    );
+    expect(sent.body.template).to.deep.equal({
+      name: 'parcel_update',
+      language: { code: 'en' },
+      components: [
+        {
+          type: 'body',
+          parameters: [
+            { type: 'text', text: 'Tomás' },
+            { type: 'text', text: 'PX-42' },
+          ],
+        },
+      ],
+    });
+    await page
+      .getByRole('log', { name: 'Transcript' })
+      .getByText('Hi Tomás, parcel PX-42 is on its way.')
+      .waitFor();
+    expectNoCspViolations(page);
   });
 });

@@ -5,16 +5,15 @@
  * through the real pipeline, narrowed by channel and by words.
  */
 import { expect } from 'chai';
-import { createDb, type Knex } from '../../src/shared/db.ts';
-import { urlWithSchema } from '../support/api.ts';
 import { ECHO_FLOW } from '../support/flows.ts';
-import { DATABASE_URL, waitFor } from '../support/services.ts';
+import { waitFor } from '../support/services.ts';
 import {
   apiCall,
   checkA11y,
   consoleService,
   expectNoCspViolations,
   screenshot,
+  serviceDb,
   signIn,
   telegramBot,
   telegramDelivered,
@@ -39,26 +38,6 @@ describe('operations and conversations pages in a browser', function () {
     this.timeout(300_000);
     service = await consoleService();
   });
-
-  /**
-   * The service's database, in the schema the harness made for it (found by the bot it holds; the
-   * harness does not name it).
-   */
-  const serviceDb = async (appId: string): Promise<Knex> => {
-    const probe = createDb(DATABASE_URL, { poolMax: 1 });
-    try {
-      const schemas = await probe('information_schema.tables')
-        .where({ table_name: 'bots' })
-        .pluck('table_schema');
-      for (const schema of schemas) {
-        const found = await probe.withSchema(schema).from('bots').where({ app_id: appId }).first();
-        if (found) return createDb(urlWithSchema(schema), { poolMax: 1, searchPath: schema });
-      }
-      throw new Error(`no schema holds bot ${appId}`);
-    } finally {
-      await probe.destroy();
-    }
-  };
 
   it("when storing one conversation's state fails, then the Operations page lists the flow dead letter, shows it, and once fixed replays it from the page and the reply is delivered once", async () => {
     const bot = await telegramBot(service, 'Ops echo', ECHO_FLOW);

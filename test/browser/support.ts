@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { TELEGRAM_TOKEN } from '../support/api.ts';
-import { ROOT } from '../support/services.ts';
+import { DATABASE_URL, ROOT, urlWithSchema } from '../support/services.ts';
+import { createDb, type Knex } from '../../src/shared/db.ts';
 import { startConsoleService, type ConsoleService, type RunningConsole } from './service.ts';
 
 export { CHROMIUM, signIn, signInWithPassword, type ConsoleService } from './service.ts';
@@ -209,4 +210,25 @@ export function telegramDelivered(service: ConsoleService, chat: number, text: s
   return service.telegram.calls.filter(
     (c) => c.chat === String(chat) && c.text === text && c.delivered,
   );
+}
+
+/**
+ * The service's database, in the schema the harness made for it (found by the bot it holds; the
+ * harness does not name it): for a test to stage what a person could not (a bug, the passing of
+ * a day). The caller destroys it.
+ */
+export async function serviceDb(appId: string): Promise<Knex> {
+  const probe = createDb(DATABASE_URL, { poolMax: 1 });
+  try {
+    const schemas = await probe('information_schema.tables')
+      .where({ table_name: 'bots' })
+      .pluck('table_schema');
+    for (const schema of schemas) {
+      const found = await probe.withSchema(schema).from('bots').where({ app_id: appId }).first();
+      if (found) return createDb(urlWithSchema(schema), { poolMax: 1, searchPath: schema });
+    }
+    throw new Error(`no schema holds bot ${appId}`);
+  } finally {
+    await probe.destroy();
+  }
 }

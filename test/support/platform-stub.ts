@@ -47,6 +47,11 @@ export interface PlatformStub {
    * called with `undefined`. Requests left hanging are never answered; the caller times out.
    */
   behave(answer: ((call: PlatformCall) => StubAnswer) | undefined): void;
+  /**
+   * The WhatsApp message templates a Business Account lists (`GET /v<n>/<account>/message_templates`,
+   * one page), by account id; an account not here lists none.
+   */
+  templates: Map<string, Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -78,10 +83,17 @@ export async function startPlatformStub(): Promise<PlatformStub> {
   const hanging = new Set<ServerResponse>();
   let behaviour: ((call: PlatformCall) => StubAnswer) | undefined;
   let nextId = 1;
+  const templates = new Map<string, Record<string, unknown>[]>();
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
       const url = req.url ?? '';
+      const listed = /^\/v[\d.]+\/(\d+)\/message_templates(\?|$)/.exec(url);
+      if (req.method === 'GET' && listed) {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ data: templates.get(listed[1]!) ?? [], paging: {} }));
+        return;
+      }
       const telegram = /^\/bot[^/]+\/(\w+)$/.exec(url);
       const whatsapp = /^\/v[\d.]+\/\d+\/messages$/.exec(url);
       const method = telegram?.[1] ?? (whatsapp ? 'messages' : 'unknown');
@@ -138,6 +150,7 @@ export async function startPlatformStub(): Promise<PlatformStub> {
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
+    templates,
     failNext(failure, count = 1) {
       for (let i = 0; i < count; i += 1) failures.push(failure);
     },

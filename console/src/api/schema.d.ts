@@ -5305,6 +5305,12 @@ export interface components {
       last_name: string | null;
       /** @description the states of the bot's published flow, sorted by name: where it may be handed back */
       states: string[];
+      /** @description WhatsApp: whether the user's 24-hour window is open (free-form replies may go; otherwise only a template) and when it closes; null elsewhere. closes_at is null when the user never wrote */
+      whatsapp_window: {
+        open: boolean;
+        /** Format: date-time */
+        closes_at: string | null;
+      } | null;
       conversation: {
         id?: string;
         channel_id?: string;

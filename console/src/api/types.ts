@@ -115,5 +115,7 @@ export type HandoffItem = Schemas['handoff'];
 export type HandoffQuery = NonNullable<paths['/v2/handoffs']['get']['parameters']['query']>;
 export type HandoffDetail = Schemas['handoff-detail'];
 export type HandoffStatus = HandoffItem['status'];
-/** What an agent sends the user: text, buttons, an image or a document by URL. */
+/** What an agent sends the user: text, buttons, an image or a document by URL, a template. */
 export type AgentMessage = Body<'/v2/handoffs/{id}/messages', 'post'>['message'];
+/** A bot's WhatsApp template as last synced (docs/outbound.md). */
+export type WhatsAppTemplate = Answer<'/v2/bots/{app_id}/templates', 'get'>['items'][number];

@@ -37,7 +37,7 @@ import {
 import type {} from './audit-note.ts';
 import { getConversation } from './conversations.ts';
 import { filtersOf } from './handoff-input.ts';
-import { internalOf, type OutboundMessage } from '../outbound/message.ts';
+import { internalOf, whatsappWindow, type OutboundMessage } from '../outbound/message.ts';
 import { recipientOf } from '../outbound/store.ts';
 import { chatOrderingKey, conversationRefOfRow } from '../../shared/conversation-ref.ts';
 import { afterOf, limitOf } from './paging.ts';
@@ -135,11 +135,12 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
   router.get('/v2/handoffs/:id', async (ctx) => {
     const row = await handoffOf(ctx);
     // One read of the conversation for who, where and its flow state (getConversation).
-    const [conversation, before, since, states] = await Promise.all([
+    const [conversation, before, since, states, to] = await Promise.all([
       getConversation(db, row.conversation_id),
       transcriptBefore(db, row.conversation_id, row.created_at, CONTEXT_ROWS),
       transcriptSince(db, row.conversation_id, row.created_at, SINCE_ROWS),
       flowStatesOf(db, row.app_id),
+      recipientOf(db, row.app_id, { conversation_id: row.conversation_id }),
     ]);
     if (!conversation)
       throw new BotwireError('BW_ERR_NOT_FOUND', 'the conversation of this handoff is gone');
@@ -151,6 +152,8 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
       last_name: conversation.last_name,
       // The states an agent may hand back at (agents may not read the flow itself).
       states: states ?? [],
+      // Whether free-form replies may go: outside it, only a template (docs/outbound.md).
+      whatsapp_window: to ? whatsappWindow(to) : null,
       conversation: {
         id: row.conversation_id,
         channel_id: conversation.channel_id,

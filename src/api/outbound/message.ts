@@ -29,17 +29,34 @@ export interface Destination {
   last_inbound_at: Date | null;
 }
 
+/**
+ * A WhatsApp conversation's 24-hour window: open or not, and when it closes (or closed); null
+ * on platforms without one. `closes_at` is null when the user never wrote.
+ */
+export function whatsappWindow(
+  to: Pick<Destination, 'channel_type' | 'last_inbound_at'>,
+  now = Date.now(),
+): { open: boolean; closes_at: string | null } | null {
+  if (to.channel_type !== 'whatsapp') return null;
+  const last = to.last_inbound_at?.getTime();
+  if (last === undefined) return { open: false, closes_at: null };
+  return {
+    open: now - last <= WHATSAPP_WINDOW_MS,
+    closes_at: new Date(last + WHATSAPP_WINDOW_MS).toISOString(),
+  };
+}
+
 /** @throws BW_ERR_WINDOW_CLOSED when the user last wrote more than 24 hours ago, or never */
-function refuseOutsideWindow(lastInboundAt: Date | null): void {
-  const last = lastInboundAt?.getTime();
-  if (last !== undefined && Date.now() - last <= WHATSAPP_WINDOW_MS) return;
+function refuseOutsideWindow(to: Destination): void {
+  const window = whatsappWindow(to);
+  if (!window || window.open) return;
   throw new BotwireError(
     'BW_ERR_WINDOW_CLOSED',
     "the user's 24-hour WhatsApp window is closed: only an approved template may be sent",
     {
       details: {
-        last_inbound_at: lastInboundAt?.toISOString() ?? null,
-        closed_at: last === undefined ? null : new Date(last + WHATSAPP_WINDOW_MS).toISOString(),
+        last_inbound_at: to.last_inbound_at?.toISOString() ?? null,
+        closed_at: window.closes_at,
       },
     },
   );
@@ -71,7 +88,7 @@ export async function internalOf(
       text,
     };
   }
-  if (to.channel_type === 'whatsapp') refuseOutsideWindow(to.last_inbound_at);
+  refuseOutsideWindow(to);
   switch (message.message_type) {
     case 'text':
     case 'button':

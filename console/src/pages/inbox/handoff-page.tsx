@@ -33,6 +33,9 @@ import {
 import { getHandoff, inboxEventsUrl, inboxKeys } from './inbox-api.ts';
 import { NoteForm } from './note-form.tsx';
 import { ReplyForm } from './reply-form.tsx';
+import { TemplateForm } from './template-form.tsx';
+import { WindowNote } from './window-note.tsx';
+import { windowClosed } from './whatsapp-window.ts';
 import { useNow } from './use-now.ts';
 import '../conversations/conversations.css';
 import './inbox.css';
@@ -113,7 +116,17 @@ export function HandoffPage() {
           <Transcript handoff={handoff} person={person} />
           {canAct && holds ? (
             <div data-route="POST /v2/handoffs/:id/messages">
-              <ReplyForm handoffId={handoff.id} person={person} />
+              <WindowNote window={handoff.whatsapp_window} now={now} />
+              {windowClosed(handoff.whatsapp_window, now) ? (
+                <TemplateForm
+                  handoffId={handoff.id}
+                  appId={handoff.app_id}
+                  channelId={handoff.conversation.channel_id ?? ''}
+                  person={person}
+                />
+              ) : (
+                <ReplyForm handoffId={handoff.id} person={person} />
+              )}
             </div>
           ) : null}
           {canAct && open && !holds ? (

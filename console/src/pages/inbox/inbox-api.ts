@@ -9,6 +9,7 @@ import type {
   HandoffItem,
   HandoffPage,
   HandoffQuery,
+  WhatsAppTemplate,
 } from '../../api/types.ts';
 import { withQuery } from '../ops-shared/page-query.ts';
 
@@ -77,3 +78,10 @@ export const inboxKeys = {
   list: (filters: HandoffQuery) => ['handoffs', 'list', filters] as const,
   detail: (id: string) => ['handoffs', 'detail', id] as const,
 };
+
+/** The bot's WhatsApp templates as last synced (what an agent may send once a window closed). */
+export async function listTemplates(appId: string): Promise<WhatsAppTemplate[]> {
+  return unwrap(
+    await api.GET('/v2/bots/{app_id}/templates', { params: { path: { app_id: appId } } }),
+  ).items;
+}
