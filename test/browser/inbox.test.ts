@@ -276,8 +276,23 @@ describe('the agent inbox in a browser', function () {
         components: [{ type: 'BODY', text: 'Sale!' }],
       },
     ]);
-    const synced = await apiCall(service, 'POST', `/v2/bots/${appId}/templates/sync`);
-    expect(synced.channels[0]).to.deep.include({ synced: true, templates: 2 });
+    const page = await service.newPage();
+    await signIn(page, service.adminKey);
+    // A builder's step first: the bot's page syncs its templates from the Business Account.
+    await page.goto(`/console/bots/${appId}`);
+    const section = page.getByRole('region', { name: 'WhatsApp templates' });
+    await section.getByText('No template yet').waitFor();
+    await section.getByRole('button', { name: 'Sync templates' }).click();
+    await section.getByRole('status').filter({ hasText: 'Synced: 2 templates.' }).waitFor();
+    const rows = section.getByRole('table', { name: 'Templates' }).getByRole('row');
+    await rows.nth(2).waitFor();
+    expect(await rows.allTextContents()).to.deep.equal([
+      'NameLanguageCategoryStatusTexts it takes',
+      'draft_promoenMARKETINGREJECTEDnone',
+      'parcel_updateenUTILITYAPPROVEDbody 2',
+    ]);
+    await checkA11y(page, 'bot page with WhatsApp templates');
+    await screenshot(page, 'bot-templates');
 
     // The user writes, asks for a person; a day passes before an agent gets to it.
     const wa = (id: string, body: string) =>
@@ -304,8 +319,6 @@ describe('the agent inbox in a browser', function () {
       await db.destroy();
     }
 
-    const page = await service.newPage();
-    await signIn(page, service.adminKey);
     await page.goto(`/console/inbox/${handoff.id}`);
     await page.getByRole('button', { name: 'Claim' }).click();
     await page.getByRole('note').filter({ hasText: 'window closed at' }).waitFor();

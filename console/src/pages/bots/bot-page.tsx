@@ -1,6 +1,6 @@
 /**
- * One bot: rename, activate or deactivate, its channels (Telegram webhook), delete; each control
- * only for a role that may use it (`useMay`), a read-only view for the others.
+ * One bot: rename, activate or deactivate, its channels (Telegram webhook), its WhatsApp templates,
+ * delete; each control only for a role that may use it (`useMay`), a read-only view for the others.
  */
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
@@ -12,6 +12,7 @@ import { problemPaths } from '../../api/api-error.ts';
 import { Field } from './channel-fields.tsx';
 import { DeleteBot } from './delete-bot-dialog.tsx';
 import { ChannelsSection } from './channels-section.tsx';
+import { TemplatesSection } from './templates-section.tsx';
 
 function EditBot({ bot }: { bot: Bot }) {
   const [name, setName] = useState(bot.name);
@@ -177,6 +178,7 @@ export function BotPage() {
         </p>
       )}
       <ChannelsSection bot={data} />
+      {data.channels.some((c) => c.type === 'whatsapp') && <TemplatesSection bot={data} />}
       {may('DELETE /v2/bots/:app_id') && (
         <section aria-labelledby="danger">
           <h2 id="danger">Delete</h2>

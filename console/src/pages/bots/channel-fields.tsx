@@ -21,6 +21,8 @@ const FIELD_WORDS: Record<string, string> = {
     'A Telegram bot token, as @BotFather gives it: digits, a colon, then 20 or more letters (123456789:AAE…).',
   phone_number_id: "The WhatsApp phone number id: digits only, from Meta's WhatsApp API set-up.",
   access_token: 'The WhatsApp access token from Meta.',
+  business_account_id:
+    'The WhatsApp Business Account id: digits only, from Meta’s WhatsApp Manager.',
   allowed_origins:
     'Website origins, one per line: scheme, host and port with no path (https://shop.example), at most 20.',
 };
@@ -42,7 +44,9 @@ export function detailsOf(
   if (type === 'telegram') return { bot_token: given('bot_token') };
   if (type === 'whatsapp') {
     const optional = Object.fromEntries(
-      ['app_secret', 'verify_token'].filter((n) => given(n) !== '').map((n) => [n, given(n)]),
+      ['app_secret', 'verify_token', 'business_account_id']
+        .filter((n) => given(n) !== '')
+        .map((n) => [n, given(n)]),
     );
     return {
       phone_number_id: given('phone_number_id'),
@@ -167,6 +171,9 @@ export function ChannelFields(props: {
           {field('access_token', 'Access token', { required: true, secret: true })}
           {field('app_secret', 'App secret (optional)', { secret: true })}
           {field('verify_token', 'Verify token (optional)', { secret: true })}
+          {field('business_account_id', 'Business Account id (optional)', {
+            hint: 'Its message templates are synced from it, to write after the 24-hour window.',
+          })}
         </>
       )}
       {type === 'web' &&

@@ -121,9 +121,13 @@ function AddChannel({ bot }: { bot: Bot }) {
       onSuccess: () => setFields({}),
     });
   };
-  const atField = ['bot_token', 'phone_number_id', 'access_token', 'allowed_origins'].some(
-    (name) => fieldProblem(add.error, name) !== undefined,
-  );
+  const atField = [
+    'bot_token',
+    'phone_number_id',
+    'access_token',
+    'business_account_id',
+    'allowed_origins',
+  ].some((name) => fieldProblem(add.error, name) !== undefined);
   return (
     <form
       onSubmit={submit}
@@ -171,6 +175,18 @@ export function ChannelsSection({ bot }: { bot: Bot }) {
               may('POST /v2/bots/:app_id/channels/:channel_id/webhook') && (
                 <WebhookButton appId={bot.app_id} channel={channel} />
               )}
+            {channel.type === 'whatsapp' && (
+              <p>
+                Phone number id <code>{channel.phone_number_id}</code>;{' '}
+                {channel.business_account_id ? (
+                  <>
+                    Business Account <code>{channel.business_account_id}</code>
+                  </>
+                ) : (
+                  'no Business Account id (its templates cannot be synced)'
+                )}
+              </p>
+            )}
             {channel.type === 'web' && <WebSnippet channel={channel} />}
             {channel.type === 'web' && may('PATCH /v2/bots/:app_id/channels/:channel_id') && (
               <OriginsForm appId={bot.app_id} channel={channel} />
