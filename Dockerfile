@@ -31,7 +31,7 @@ COPY src ./src
 COPY schemas ./schemas
 COPY migrations ./migrations
 COPY widget ./widget
-COPY scripts/healthcheck.mjs scripts/container-entrypoint.sh ./scripts/
+COPY scripts/healthcheck.mjs scripts/healthcheck.sh scripts/container-entrypoint.sh ./scripts/
 COPY scripts/lib/migration-stub.ts scripts/lib/stream-layout.ts ./scripts/lib/
 COPY --from=build /app/console/dist ./console/dist
 # Uploaded documents (STORAGE_DIR): a volume shared by api and indexer.
@@ -41,6 +41,6 @@ USER 1000:1000
 EXPOSE 8000
 VOLUME ["/var/lib/botwire/storage"]
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
-  CMD ["node", "scripts/healthcheck.mjs"]
+  CMD ["sh", "scripts/healthcheck.sh"]
 ENTRYPOINT ["/bin/sh", "scripts/container-entrypoint.sh"]
 CMD ["api"]

@@ -6,7 +6,8 @@
 #   stream-layout status|drain [--timeout S]|switch
 #                       the stream key layout migration (scripts/lib/stream-layout.ts;
 #                       docs/operations.md, "Stream key layout"); exit codes as its header says
-#   healthcheck [--live]  node scripts/healthcheck.mjs (HEALTHCHECK, Kubernetes probes)
+#   healthcheck [--live]  sh scripts/healthcheck.sh (HEALTHCHECK, Kubernetes probes; the api's file
+#                       names its URL, which it hands to scripts/healthcheck.mjs)
 # Settings come from the environment (docs/deployment.md); there is no env file in the image.
 # Exit codes: the command's own; 2 an unknown command.
 set -eu
@@ -25,7 +26,7 @@ case "$command" in
     exec node --import tsx scripts/lib/stream-layout.ts "$@"
     ;;
   healthcheck)
-    exec node scripts/healthcheck.mjs "$@"
+    exec sh scripts/healthcheck.sh "$@"
     ;;
   *)
     echo "usage: <image> api|channel|language|flow|retriver|indexer|migrate|stream-layout <step>|healthcheck [--live]" >&2

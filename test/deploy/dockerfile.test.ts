@@ -125,7 +125,8 @@ describe('Dockerfile', () => {
     expect(user).not.to.match(/^(root|0)(:|$)/);
     expect(user, 'numeric, so runAsNonRoot can check it').to.match(/^[1-9]\d*(:\d+)?$/);
     const health = runtime.find((i) => i.keyword === 'HEALTHCHECK');
-    expect(health?.args).to.match(/CMD \["node", "scripts\/healthcheck\.mjs"\]/);
+    // sh, not Node: a check every 10 s starts no second Node (the api's hands over to Node).
+    expect(health?.args).to.match(/CMD \["sh", "scripts\/healthcheck\.sh"\]/);
     const entry = runtime.find((i) => i.keyword === 'ENTRYPOINT');
     expect(() => JSON.parse(entry?.args ?? '') as unknown, 'exec form').not.to.throw();
     expect(runtime.map((i) => i.keyword).lastIndexOf('USER')).to.be.lessThan(
