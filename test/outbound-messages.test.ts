@@ -50,6 +50,25 @@ const TEMPLATES = [
         { type: 'FOOTER', text: 'Reply STOP to opt out' },
       ],
     },
+    // What Meta would not list, and a repeat: neither is kept twice nor breaks the sync.
+    { name: 'broken', status: 'APPROVED' },
+    {
+      name: 'order_update',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'UTILITY',
+      components: [{ type: 'BODY', text: 'A repeat of the first.' }],
+    },
+    {
+      name: 'new_arrivals',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'MARKETING',
+      components: [
+        { type: 'HEADER', format: 'IMAGE' },
+        { type: 'BODY', text: 'New bikes are in.' },
+      ],
+    },
     {
       name: 'spring_sale',
       language: 'en_US',
@@ -277,21 +296,39 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
     await waitFor(() => whatsapp.length === 2, { what: 'the update on WhatsApp' });
     expect(whatsapp[1]).to.deep.include({ to: '15550003333', type: 'text' });
     expect(whatsapp[1]!.text.body).to.equal('Your table is ready.');
+
+    // The window closes; the same request again answers its first result and sends nothing.
+    await t.schema
+      .db('messages')
+      .where({ conversation_id: conversation, direction: 'in' })
+      .update({ created_at: t.schema.db.raw(`now() - interval '30 hours'`) });
+    const repeated = await send(wa, request);
+    expect([repeated.status, repeated.json]).to.deep.equal([
+      202,
+      { ...sent.json, duplicate: true },
+    ]);
+    await settle();
+    expect(whatsapp).to.have.length(2);
   });
   it('when templates are synced, then every page of the Business Account’s list is kept and listed with the parameters each takes; a bot without WhatsApp syncs nothing', async () => {
     const synced = await t.call('POST', `/v2/bots/${wa}/templates/sync`);
     expect(synced.status, synced.text).to.equal(200);
     expect(synced.json.channels).to.have.length(1);
-    expect(synced.json.channels[0]).to.deep.include({ synced: true, templates: 3 });
+    expect(synced.json.channels[0]).to.deep.include({ synced: true, templates: 4 });
     const listed = await t.call('GET', `/v2/bots/${wa}/templates`);
     expect(listed.json.items.map((i: any) => [i.name, i.status, i.parameters])).to.deep.equal([
       ['hello_again', 'APPROVED', { header: 0, body: 0 }],
+      ['new_arrivals', 'APPROVED', { header: 0, body: 0 }],
       ['order_update', 'APPROVED', { header: 1, body: 2 }],
       ['spring_sale', 'PENDING', { header: 0, body: 0 }],
     ]);
-    // Synced again: the same three, not six.
-    await t.call('POST', `/v2/bots/${wa}/templates/sync`);
-    expect((await t.call('GET', `/v2/bots/${wa}/templates`)).json.items).to.have.length(3);
+    // Synced twice at once (a double click): the same four, not eight, and no failure.
+    const twice = await Promise.all([
+      t.call('POST', `/v2/bots/${wa}/templates/sync`),
+      t.call('POST', `/v2/bots/${wa}/templates/sync`),
+    ]);
+    expect(twice.map((r) => r.status)).to.deep.equal([200, 200]);
+    expect((await t.call('GET', `/v2/bots/${wa}/templates`)).json.items).to.have.length(4);
     const none = await t.call('POST', `/v2/bots/${tg.appId}/templates/sync`);
     expect(none.json).to.deep.equal({ channels: [] });
   });
@@ -323,6 +360,7 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
         { component: 'header', expected: 1, given: 0 },
       ],
       [template('spring_sale', {}), { status: 'PENDING' }],
+      [template('new_arrivals', {}), {}],
       [template('no_such', {}), {}],
     ] as const) {
       const refused = await send(wa, {
@@ -336,6 +374,13 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
       ]);
       expect(refused.json.error.details).to.deep.include(details);
     }
+    // A parameter WhatsApp would refuse (a new line) is refused before anything else.
+    const newline = await send(wa, {
+      idempotency_key: 'newline',
+      to: { conversation_id: conversation },
+      message: template('order_update', { header: ['1001'], body: ['Ana\nB', '1001'] }),
+    });
+    expect([newline.status, newline.json.error.code]).to.deep.equal([400, 'BW_ERR_SCHEMA']);
     const onTelegram = await send(tg.appId, {
       idempotency_key: 'tg-template',
       to: { channel_id: tg.channelId, chat_id: '501' },

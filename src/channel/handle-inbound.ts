@@ -82,7 +82,7 @@ export async function handleInbound(
     // The platform's error code, as analytics counts the failure: kept only when it is one.
     const raw = errors?.[0]?.code;
     const code = typeof raw === 'number' || typeof raw === 'string' ? String(raw) : '';
-    const updated = await recordStatus(deps.db, id, status, {
+    const updated = await recordStatus(deps.db, payload.channel_id, id, status, {
       error: reason,
       ...(/^[A-Za-z0-9_]{1,32}$/.test(code) ? { code } : {}),
     });

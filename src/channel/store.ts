@@ -209,6 +209,8 @@ export function batchedRecordInbound(
  */
 export async function recordStatus(
   db: Knex,
+  /** The channel the status came for: only its messages are touched. */
+  channelId: string,
   platformMessageId: string,
   status: string,
   failure: { error?: string | undefined; code?: string | undefined } = {},
@@ -226,6 +228,8 @@ export async function recordStatus(
     `with updated as (
        update messages set status = ?, error = coalesce(?, error), updated_at = now()
        where platform_message_id = ? and direction = 'out' and status = any(?::text[])
+         and exists (select 1 from conversations c
+           where c.id = messages.conversation_id and c.channel_id = ?)
        returning conversation_id, updated_at
      ),
      counted as (
@@ -239,7 +243,7 @@ export async function recordStatus(
        on conflict (app_id, day, channel_type, event, code) do update set count = t.count + excluded.count
      )
      select count(*)::int as n from updated`,
-    [status, failure.error ?? null, platformMessageId, from, failure.code ?? '', status],
+    [status, failure.error ?? null, platformMessageId, from, channelId, failure.code ?? '', status],
   );
   return rows[0]?.n ?? 0;
 }

@@ -9,7 +9,6 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Router } from '@koa/router';
 import { BotwireError } from '../../shared/errors.ts';
-import type { InternalMessage } from '../../shared/messages.ts';
 import { chatOrderingKey, conversationRefOfRow } from '../../shared/conversation-ref.ts';
 import type { ReadBody } from '../body.ts';
 import type { Edge } from '../edge.ts';
@@ -64,16 +63,10 @@ export function outboundRoutes(
         'this idempotency key was used for another recipient or message',
       );
     if (found && found.claim.request_hash !== hash) throw mismatch();
-    // Checked (the window, a template's parameters) before anything is claimed or sent. A key
-    // used before answers its first result even when the rules refuse it now (a window closed
-    // since): then it is not published again.
-    let message: InternalMessage | undefined;
-    try {
-      message = await internalOf(edge.db, recipient, input.message);
-    } catch (error) {
-      if (!found) throw error;
-    }
     if (!found) {
+      // Checked (the window, a template's parameters) before the key is claimed: a refused
+      // request uses no key. A repeat publishes the message checked then, not checked again.
+      const message = await internalOf(edge.db, recipient, input.message);
       // The turn id channel sends under: one per bot and key, so its calls are recorded once.
       const turnId = `out:${createHash('sha256').update(`${appId}\0${input.idempotency_key}`).digest('hex').slice(0, 32)}`;
       found = await claimKey(edge.db, {
@@ -83,6 +76,7 @@ export function outboundRoutes(
         conversation_id: recipient.conversation_id,
         turn_id: turnId,
         sent_by: actor,
+        message,
       });
       // Claimed meanwhile by another request under the same key.
       if (found.claim.request_hash !== hash) throw mismatch();
@@ -91,27 +85,26 @@ export function outboundRoutes(
     // Published again for a repeated key too: if the first request stopped between its claim and
     // its publish, this one publishes; otherwise the dedupe marker or channel's record of the
     // turn's calls make it nothing.
-    if (message)
-      await edge.producer.publishOnce(
-        'channel',
-        [
-          {
-            id: claim.turn_id,
-            message: {
-              source: 'api',
-              turn_id: claim.turn_id,
-              ordering_key: chatOrderingKey(appId, recipient.chat_id),
-              intent: 'channel_out',
-              sent_by: actor,
-              bot_output: {
-                conversation: conversationRefOfRow(recipient),
-                messages: [message],
-              },
+    await edge.producer.publishOnce(
+      'channel',
+      [
+        {
+          id: claim.turn_id,
+          message: {
+            source: 'api',
+            turn_id: claim.turn_id,
+            ordering_key: chatOrderingKey(appId, recipient.chat_id),
+            intent: 'channel_out',
+            sent_by: claim.sent_by,
+            bot_output: {
+              conversation: conversationRefOfRow(recipient),
+              messages: [claim.message],
             },
           },
-        ],
-        edge.dedupeTtlS,
-      );
+        },
+      ],
+      edge.dedupeTtlS,
+    );
     ctx.status = 202;
     ctx.body = {
       turn_id: claim.turn_id,

@@ -5,6 +5,7 @@
  */
 import type { Knex } from '../../shared/db.ts';
 import type { ConversationRefRow } from '../../shared/conversation-ref.ts';
+import type { InternalMessage } from '../../shared/messages.ts';
 
 /** Who a message goes to: a conversation of the bot. */
 export type Recipient = { conversation_id: string } | { channel_id: string; chat_id: string };
@@ -49,6 +50,10 @@ export interface Claim {
   conversation_id: string;
   turn_id: string;
   request_hash: string;
+  /** The message as checked when the key was claimed: what a repeat publishes again. */
+  message: InternalMessage;
+  /** Who asked first: the transcript names them whoever repeats it. */
+  sent_by: string;
 }
 
 /** The bot's claim of `key`, if one was made. */
@@ -59,7 +64,7 @@ export async function storedClaim(
 ): Promise<{ fresh: false; claim: Claim } | undefined> {
   const found: unknown = await db('outbound_sends')
     .where({ app_id: appId, idempotency_key: key })
-    .first('conversation_id', 'turn_id', 'request_hash');
+    .first('conversation_id', 'turn_id', 'request_hash', 'message', 'sent_by');
   const stored = found as Claim | undefined;
   return stored ? { fresh: false, claim: stored } : undefined;
 }
@@ -70,13 +75,13 @@ export async function storedClaim(
  */
 export async function claimKey(
   db: Knex,
-  row: Claim & { app_id: string; idempotency_key: string; sent_by: string },
+  row: Claim & { app_id: string; idempotency_key: string },
 ): Promise<{ fresh: boolean; claim: Claim }> {
   const returned: unknown = await db('outbound_sends')
-    .insert(row)
+    .insert({ ...row, message: JSON.stringify(row.message) })
     .onConflict(['app_id', 'idempotency_key'])
     .ignore()
-    .returning(['conversation_id', 'turn_id', 'request_hash']);
+    .returning(['conversation_id', 'turn_id', 'request_hash', 'message', 'sent_by']);
   const inserted = returned as Claim[];
   if (inserted[0]) return { fresh: true, claim: inserted[0] };
   // Made meanwhile by a request alike; deleted since (its conversation removed): claim it anew.

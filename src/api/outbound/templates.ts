@@ -32,6 +32,9 @@ export interface TemplateRow {
 /** Pages read at most per sync (100 templates each): Meta allows 250 to 6,000 per account. */
 const MAX_PAGES = 100;
 
+/** A component's type, upper case ('' when Meta gave none). */
+const typeOf = (component: Component): string => String(component.type ?? '').toUpperCase();
+
 /** How many placeholders a component's text holds: its highest `{{n}}`. */
 function placeholders(text: string | undefined): number {
   let most = 0;
@@ -42,7 +45,7 @@ function placeholders(text: string | undefined): number {
 
 /** The placeholders of a template's text header and body. */
 export function placeholdersOf(components: Component[]): { header: number; body: number } {
-  const of = (type: string) => components.find((c) => c.type.toUpperCase() === type);
+  const of = (type: string) => components.find((c) => typeOf(c) === type);
   const header = of('HEADER');
   return {
     header:
@@ -51,13 +54,69 @@ export function placeholdersOf(components: Component[]): { header: number; body:
   };
 }
 
+/**
+ * What a template needs beyond text for numbered placeholders, which Meta would refuse the send
+ * without: a media or location header, a button with a URL to fill, named placeholders.
+ */
+function needsWhatBotwireDoesNotSend(components: Component[]): string | undefined {
+  for (const c of components) {
+    const type = typeOf(c);
+    const format = String(c.format ?? 'TEXT').toUpperCase();
+    if (type === 'HEADER' && format !== 'TEXT') return `a ${format.toLowerCase()} header`;
+    if ((type === 'HEADER' || type === 'BODY') && /\{\{\s*[^\d\s}][^}]*\}\}/.test(c.text ?? ''))
+      return 'named parameters';
+    if (type === 'BUTTONS' && /\{\{/.test(JSON.stringify(c.buttons ?? [])))
+      return 'button parameters';
+  }
+  return undefined;
+}
+
 /** The body as the user reads it, its placeholders filled. */
 export function bodyText(components: Component[], parameters: TemplateParameters): string {
-  const body = components.find((c) => c.type.toUpperCase() === 'BODY')?.text ?? '';
+  const body = components.find((c) => typeOf(c) === 'BODY')?.text ?? '';
   return body.replace(
     /\{\{\s*(\d+)\s*\}\}/g,
     (whole, n: string) => parameters.body?.[Number(n) - 1] ?? whole,
   );
+}
+
+const text = (value: unknown, max: number): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length <= max;
+
+/** A template of Meta's list as kept, or undefined when it lacks what one has. */
+function templateOf(
+  value: unknown,
+): Pick<TemplateRow, 'name' | 'language' | 'category' | 'status' | 'components'> | undefined {
+  const t = value as Record<string, unknown> | null;
+  if (typeof t !== 'object' || t === null) return undefined;
+  const { name, language, category, status, components } = t;
+  if (!text(name, 512) || !text(language, 16) || !text(category, 64) || !text(status, 64))
+    return undefined;
+  const parts = Array.isArray(components)
+    ? components.filter((c): c is Component => typeof c === 'object' && c !== null)
+    : [];
+  return { name, language, category, status, components: parts };
+}
+
+/**
+ * The next page's URL, only on WhatsApp's own address (WHATSAPP_API_URL): the access token goes
+ * with it, and nowhere else.
+ */
+function nextPage(next: unknown, base: string): string | undefined {
+  if (typeof next !== 'string' || next === '') return undefined;
+  let same = false;
+  try {
+    same = new URL(next).origin === new URL(base).origin;
+  } catch {
+    // Not a URL: refused below.
+  }
+  if (!same) {
+    throw new BotwireError(
+      'BW_ERR_UPSTREAM',
+      'WhatsApp named a next page away from WHATSAPP_API_URL: not followed, not synced',
+    );
+  }
+  return next;
 }
 
 /**
@@ -116,19 +175,28 @@ export async function syncTemplates(
         { details: { whatsapp: { status: response.status, code: answer.error?.code ?? null } } },
       );
     }
-    for (const t of answer.data) {
-      found.push({
-        channel_id: channel.id,
-        name: t.name,
-        language: t.language,
-        category: t.category,
-        status: t.status,
-        components: t.components ?? [],
-      });
+    for (const t of answer.data as unknown[]) {
+      const template = templateOf(t);
+      // Not one Meta would list (no name, language, status or category): skipped, not stored.
+      if (!template) continue;
+      // One row per name and language: a list repeating one keeps the first.
+      if (found.some((f) => f.name === template.name && f.language === template.language)) continue;
+      found.push({ channel_id: channel.id, ...template });
     }
-    url = answer.paging?.next;
+    url = nextPage(answer.paging?.next, deps.whatsappApiUrl);
+  }
+  // A list longer than we read is not kept in part (what was not read would be deleted).
+  if (url) {
+    throw new BotwireError(
+      'BW_ERR_UPSTREAM',
+      `WhatsApp lists more than ${MAX_PAGES * 100} templates for this account: not synced`,
+    );
   }
   await db.transaction(async (trx) => {
+    // One sync of a channel at a time: two at once (a double click) would insert the same rows.
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [
+      `whatsapp_templates:${channel.id}`,
+    ]);
     await trx('whatsapp_templates').where('channel_id', channel.id).delete();
     if (found.length > 0) {
       await trx('whatsapp_templates').insert(
@@ -175,6 +243,8 @@ export async function checkedTemplate(
     return refuse('no template of this channel has this name and language (sync the templates?)');
   if (row.status !== 'APPROVED')
     return refuse(`the template is ${row.status}, not APPROVED`, { status: row.status });
+  const unsent = needsWhatBotwireDoesNotSend(row.components);
+  if (unsent) return refuse(`the template needs ${unsent}, which botwire does not send yet`);
   const want = placeholdersOf(row.components);
   const parameters = wanted.parameters ?? {};
   for (const part of ['header', 'body'] as const) {
