@@ -37,9 +37,13 @@ import {
 import type {} from './audit-note.ts';
 import { getConversation } from './conversations.ts';
 import { filtersOf } from './handoff-input.ts';
-import { internalOf, whatsappWindow, type OutboundMessage } from '../outbound/message.ts';
+import {
+  channelOutTo,
+  internalOf,
+  whatsappWindow,
+  type OutboundMessage,
+} from '../outbound/message.ts';
 import { recipientOf } from '../outbound/store.ts';
-import { chatOrderingKey, conversationRefOfRow } from '../../shared/conversation-ref.ts';
 import { afterOf, limitOf } from './paging.ts';
 import { principalOf, requireBotAccess } from './principal.ts';
 import { UUID } from '../ids.ts';
@@ -196,24 +200,10 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
     if (!to) throw new BotwireError('BW_ERR_NOT_FOUND', 'the conversation of this handoff is gone');
     // WhatsApp's window and templates hold for agents too (docs/outbound.md).
     const message = await internalOf(db, to, input.message);
-    const ref = conversationRefOfRow(to);
-    const orderingKey = chatOrderingKey(to.app_id, to.chat_id);
     const turnId = `agent:${row.id}:${input.client_message_id}`;
     const [id] = await producer.publishOnce(
       'channel',
-      [
-        {
-          id: turnId,
-          message: {
-            source: 'api',
-            turn_id: turnId,
-            ordering_key: orderingKey,
-            intent: 'channel_out',
-            sent_by: caller.actor,
-            bot_output: { conversation: ref, messages: [message] },
-          },
-        },
-      ],
+      [{ id: turnId, message: channelOutTo(to, turnId, caller.actor, [message]) }],
       deps.dedupeTtlS,
     );
     const seconds = await markFirstReply(db, row.id);

@@ -6,6 +6,11 @@
  * its parameters checked first. Other platforms have no templates and no window.
  */
 import type { Knex } from '../../shared/db.ts';
+import {
+  chatOrderingKey,
+  conversationRefOfRow,
+  type ConversationRefRow,
+} from '../../shared/conversation-ref.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { mediaMessage, type OutgoingMedia } from '../../shared/media-message.ts';
 import type { InternalMessage, TemplateParameters } from '../../shared/messages.ts';
@@ -97,4 +102,25 @@ export async function internalOf(
     case 'document':
       return mediaMessage(message);
   }
+}
+
+/**
+ * The `channel` message that sends `messages` to the conversation `to` under `turnId` (channel
+ * records and sends each call of a turn once), written by `sentBy`, in order with the user's
+ * messages (the chat's ordering key).
+ */
+export function channelOutTo(
+  to: ConversationRefRow,
+  turnId: string,
+  sentBy: string,
+  messages: InternalMessage[],
+): Record<string, unknown> {
+  return {
+    source: 'api',
+    turn_id: turnId,
+    ordering_key: chatOrderingKey(to.app_id, to.chat_id),
+    intent: 'channel_out',
+    sent_by: sentBy,
+    bot_output: { conversation: conversationRefOfRow(to), messages },
+  };
 }

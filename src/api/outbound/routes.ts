@@ -9,10 +9,9 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Router } from '@koa/router';
 import { BotwireError } from '../../shared/errors.ts';
-import { chatOrderingKey, conversationRefOfRow } from '../../shared/conversation-ref.ts';
 import type { ReadBody } from '../body.ts';
 import type { Edge } from '../edge.ts';
-import { internalOf, type OutboundMessage } from './message.ts';
+import { channelOutTo, internalOf, type OutboundMessage } from './message.ts';
 import { principalOf, requireBotAccess } from '../admin/principal.ts';
 import { claimKey, recipientOf, storedClaim, type Claim, type Recipient } from './store.ts';
 
@@ -90,17 +89,7 @@ export function outboundRoutes(
       [
         {
           id: claim.turn_id,
-          message: {
-            source: 'api',
-            turn_id: claim.turn_id,
-            ordering_key: chatOrderingKey(appId, recipient.chat_id),
-            intent: 'channel_out',
-            sent_by: claim.sent_by,
-            bot_output: {
-              conversation: conversationRefOfRow(recipient),
-              messages: [claim.message],
-            },
-          },
+          message: channelOutTo(recipient, claim.turn_id, claim.sent_by, [claim.message]),
         },
       ],
       edge.dedupeTtlS,
