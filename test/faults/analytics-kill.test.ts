@@ -110,5 +110,12 @@ describe('faults: analytics while channel is killed', function () {
     const { totals, states } = await figures();
     expect(totals).to.deep.equal(expected);
     expect(states).to.deep.equal(statesTimes(TIMES));
+    // Each answer's first message timed once: also one the killed channel had to send again.
+    await waitFor(
+      async () =>
+        (await figures()).service.bot_response_ms.count >= expected.messages_in! || undefined,
+      { timeoutMs: 30_000, what: 'every answer timed' },
+    );
+    expect((await figures()).service.bot_response_ms.count).to.equal(expected.messages_in);
   });
 });
