@@ -120,6 +120,16 @@ export const AUDIT_ACTIONS: Record<string, AuditAction | null> = {
   },
   // A run computes results; it stores nothing.
   'POST /v2/bots/:app_id/tests/run': null,
+  // The message itself is in the transcript, as an agent's reply is.
+  'POST /v2/bots/:app_id/messages': {
+    action: 'message.send',
+    target: (ctx) => ({
+      type: 'conversation',
+      id: answered(ctx, 'conversation_id'),
+      appId: bot(ctx).appId,
+    }),
+  },
+  'POST /v2/bots/:app_id/templates/sync': { action: 'templates.sync', target: bot },
   // A test chat's message is in the test conversation's transcript, as a user's is in theirs.
   'POST /v2/bots/:app_id/test-chats/:chat_id/messages': null,
   // Validation answers whether a flow is valid; nothing is stored.
