@@ -4562,6 +4562,7 @@ export interface components {
           message_type: 'template';
           name: string;
           language: string;
+          /** @description a text per placeholder, in order; WhatsApp refuses a parameter with a new line, a tab or more than four spaces in a row */
           parameters?: {
             header?: string[];
             body?: string[];
