@@ -16,19 +16,14 @@ import { TRANSCRIPT_COLUMNS } from './transcripts.ts';
 import type { ConversationRef } from '../../shared/messages.ts';
 
 /**
- * The conversation of a handoff as pipeline messages name it (what flow would put in a turn's
- * messages), and the ordering key the edge gives its platform callbacks, so that what the api
- * publishes for it is handled in order with the user's messages.
+ * `conversations` joined with its channel and bot, selecting the columns of a
+ * {@link ConversationRefRow}: narrow it with `where` (and add columns) as each reader needs.
  */
-export async function conversationRefOf(
-  db: Knex,
-  conversationId: string,
-): Promise<{ ref: ConversationRef; orderingKey: string }> {
-  const rowRaw: unknown = await db('conversations as c')
+export function conversationRefQuery(db: Knex): Knex.QueryBuilder {
+  return db('conversations as c')
     .join('channels as ch', 'ch.id', 'c.channel_id')
     .join('bots as b', 'b.app_id', 'c.app_id')
-    .where('c.id', conversationId)
-    .first(
+    .select(
       'c.app_id',
       'c.channel_id',
       'ch.type as channel_type',
@@ -38,6 +33,18 @@ export async function conversationRefOf(
       'c.language as user_language',
       'b.language as bot_language',
     );
+}
+
+/**
+ * The conversation of a handoff as pipeline messages name it (what flow would put in a turn's
+ * messages), and the ordering key the edge gives its platform callbacks, so that what the api
+ * publishes for it is handled in order with the user's messages.
+ */
+export async function conversationRefOf(
+  db: Knex,
+  conversationId: string,
+): Promise<{ ref: ConversationRef; orderingKey: string }> {
+  const rowRaw: unknown = await conversationRefQuery(db).where('c.id', conversationId).first();
   const row = rowRaw as ConversationRefRow | undefined;
   if (!row) throw new BotwireError('BW_ERR_NOT_FOUND', 'the conversation of this handoff is gone');
   return { ref: conversationRefOfRow(row), orderingKey: chatOrderingKey(row.app_id, row.chat_id) };

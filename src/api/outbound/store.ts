@@ -5,6 +5,7 @@
  */
 import type { Knex } from '../../shared/db.ts';
 import type { ConversationRefRow } from '../../shared/conversation-ref.ts';
+import { conversationRefQuery } from '../admin/handoff-conversation.ts';
 import type { InternalMessage } from '../../shared/messages.ts';
 
 /** Who a message goes to: a conversation of the bot. */
@@ -21,26 +22,17 @@ export async function recipientOf(
   appId: string,
   to: Recipient,
 ): Promise<RecipientRow | undefined> {
-  const query = db('conversations as c')
-    .join('channels as ch', 'ch.id', 'c.channel_id')
-    .join('bots as b', 'b.app_id', 'c.app_id')
-    .where('c.app_id', appId)
-    .first(
-      'c.app_id',
-      'c.channel_id',
-      'ch.type as channel_type',
-      'c.id as conversation_id',
-      'c.chat_id',
-      'c.user_pid',
-      'c.language as user_language',
-      'b.language as bot_language',
+  const query = conversationRefQuery(db)
+    .select(
       // The newest inbound row: an index probe from the conversation's newest message back.
       db.raw(
         `(select m.created_at from messages m
           where m.conversation_id = c.id and m.direction = 'in'
           order by m.id desc limit 1) as last_inbound_at`,
       ),
-    );
+    )
+    .where('c.app_id', appId)
+    .first();
   if ('conversation_id' in to) query.andWhere('c.id', to.conversation_id);
   else query.andWhere({ 'c.channel_id': to.channel_id, 'c.chat_id': to.chat_id });
   return (await query) as RecipientRow | undefined;
