@@ -2,6 +2,7 @@
  * A conversation as pipeline messages name it ({@link ConversationRef}), built from a row that
  * joins `conversations`, `channels` and `bots`, and the ordering key of its platform chat.
  */
+import type { Knex } from './db.ts';
 import type { ConversationRef } from './messages.ts';
 
 /** The columns a {@link ConversationRef} is built from (`user_language` null until known). */
@@ -36,4 +37,24 @@ export function conversationRefOfRow(row: ConversationRefRow): ConversationRef {
  */
 export function chatOrderingKey(appId: string, chatId: string): string {
   return `${appId}:${chatId}`;
+}
+
+/**
+ * `conversations` joined with its channel and bot, selecting the columns of a
+ * {@link ConversationRefRow}: narrow it with `where` (and add columns) as each reader needs.
+ */
+export function conversationRefQuery(db: Knex): Knex.QueryBuilder {
+  return db('conversations as c')
+    .join('channels as ch', 'ch.id', 'c.channel_id')
+    .join('bots as b', 'b.app_id', 'c.app_id')
+    .select(
+      'c.app_id',
+      'c.channel_id',
+      'ch.type as channel_type',
+      'c.id as conversation_id',
+      'c.chat_id',
+      'c.user_pid',
+      'c.language as user_language',
+      'b.language as bot_language',
+    );
 }

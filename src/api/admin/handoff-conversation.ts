@@ -10,30 +10,11 @@ import { statesOf } from '../../shared/flows/flow-changes.ts';
 import {
   chatOrderingKey,
   conversationRefOfRow,
+  conversationRefQuery,
   type ConversationRefRow,
 } from '../../shared/conversation-ref.ts';
 import { TRANSCRIPT_COLUMNS } from './transcripts.ts';
 import type { ConversationRef } from '../../shared/messages.ts';
-
-/**
- * `conversations` joined with its channel and bot, selecting the columns of a
- * {@link ConversationRefRow}: narrow it with `where` (and add columns) as each reader needs.
- */
-export function conversationRefQuery(db: Knex): Knex.QueryBuilder {
-  return db('conversations as c')
-    .join('channels as ch', 'ch.id', 'c.channel_id')
-    .join('bots as b', 'b.app_id', 'c.app_id')
-    .select(
-      'c.app_id',
-      'c.channel_id',
-      'ch.type as channel_type',
-      'c.id as conversation_id',
-      'c.chat_id',
-      'c.user_pid',
-      'c.language as user_language',
-      'b.language as bot_language',
-    );
-}
 
 /**
  * The conversation of a handoff as pipeline messages name it (what flow would put in a turn's

@@ -37,12 +37,8 @@ import {
 import type {} from './audit-note.ts';
 import { getConversation } from './conversations.ts';
 import { filtersOf } from './handoff-input.ts';
-import {
-  channelOutTo,
-  internalOf,
-  whatsappWindow,
-  type OutboundMessage,
-} from '../outbound/message.ts';
+import { channelOutTo, internalOf, type OutboundMessage } from '../outbound/message.ts';
+import { whatsappWindow } from '../../shared/whatsapp-window.ts';
 import { recipientOf } from '../outbound/store.ts';
 import { afterOf, limitOf } from './paging.ts';
 import { principalOf, requireBotAccess } from './principal.ts';

@@ -15,6 +15,7 @@ import { BotwireError } from '../../shared/errors.ts';
 import { mediaMessage, type OutgoingMedia } from '../../shared/media-message.ts';
 import type { InternalMessage, TemplateParameters } from '../../shared/messages.ts';
 import { checkedTemplate } from './templates.ts';
+import { whatsappWindow } from '../../shared/whatsapp-window.ts';
 
 /** The message as a request gives it (schemas/http/outbound-message.json). */
 export type OutboundMessage =
@@ -23,32 +24,12 @@ export type OutboundMessage =
   | OutgoingMedia
   | { message_type: 'template'; name: string; language: string; parameters?: TemplateParameters };
 
-/** How long after a user's last message WhatsApp lets a business write free-form (ms). */
-export const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
-
 /** The conversation a message goes to, as far as the rules need it. */
 export interface Destination {
   channel_id: string;
   channel_type: string;
   /** When the user last wrote; null if never. */
   last_inbound_at: Date | null;
-}
-
-/**
- * A WhatsApp conversation's 24-hour window: open or not, and when it closes (or closed); null
- * on platforms without one. `closes_at` is null when the user never wrote.
- */
-export function whatsappWindow(
-  to: Pick<Destination, 'channel_type' | 'last_inbound_at'>,
-  now = Date.now(),
-): { open: boolean; closes_at: string | null } | null {
-  if (to.channel_type !== 'whatsapp') return null;
-  const last = to.last_inbound_at?.getTime();
-  if (last === undefined) return { open: false, closes_at: null };
-  return {
-    open: now - last <= WHATSAPP_WINDOW_MS,
-    closes_at: new Date(last + WHATSAPP_WINDOW_MS).toISOString(),
-  };
 }
 
 /** @throws BW_ERR_WINDOW_CLOSED when the user last wrote more than 24 hours ago, or never */
