@@ -310,6 +310,37 @@ export const SETTINGS = {
     min: 10,
     doc: 'Longest wait between two probes of a failing platform account (milliseconds).',
   },
+  WHATSAPP_MESSAGES_PER_SECOND: {
+    kind: 'integer',
+    default: 80,
+    min: 1,
+    max: 1000,
+    doc: "Messages a second one WhatsApp number may send (Meta's default throughput is 80; an upgraded number up to 1000). Replies and broadcasts share it; replies go first (docs/outbound.md).",
+  },
+  BROADCAST_SENDS_IN_FLIGHT: {
+    kind: 'integer',
+    default: 16,
+    min: 1,
+    max: 256,
+    doc: "Platform calls one broadcast has under way at once in a channel process: enough to fill the number's pace while each call takes the platform's round trip (docs/outbound.md).",
+  },
+  BROADCAST_LOCK_MS: {
+    kind: 'integer',
+    default: 30000,
+    min: 1000,
+    max: 600000,
+    doc: 'How long a channel process holds a running broadcast without renewing it; a process that died gives it up after this long, and another takes it on where it stopped (milliseconds).',
+  },
+  OPT_OUT_WORDS: {
+    kind: 'string',
+    default: 'stop,unsubscribe',
+    doc: 'Comma separated: a user message that is exactly one of these (any case, spaces around ignored) marks the user opted out of broadcasts (docs/outbound.md); empty: none.',
+  },
+  OPT_IN_WORDS: {
+    kind: 'string',
+    default: 'start,/start',
+    doc: "Comma separated: a user message that is exactly one of these clears the user's opt-out of broadcasts (Telegram sends /start when a user starts the bot again); empty: none.",
+  },
   EDGE_HEADERS_TIMEOUT_MS: {
     kind: 'integer',
     default: 10000,
@@ -880,6 +911,14 @@ export interface Config {
   };
   /** channel's platform calls and circuit breaker (src/channel/breaker.ts). */
   channel: {
+    /** A WhatsApp number's messages a second. */
+    whatsappPerSecond: number;
+    /** A broadcast's platform calls under way at once per process. */
+    broadcastInFlight: number;
+    /** How long a process holds a broadcast without renewing it (ms). */
+    broadcastLockMs: number;
+    /** Messages that opt a user out of broadcasts and back in, lower case. */
+    optWords: { out: string[]; in: string[] };
     sendTimeoutMs: number;
     suspectSendTimeoutMs: number;
     breakerFailures: number;
@@ -1013,6 +1052,14 @@ const validate = new Ajv({ allErrors: true, coerceTypes: true }).compile({
  *   tests), only the values that are set are checked.
  * @throws ConfigError naming every bad or missing key.
  */
+/** A comma separated list of words, lower case, none empty. */
+function wordsOf(raw: unknown): string[] {
+  return (raw as string)
+    .split(',')
+    .map((word) => word.trim().toLowerCase())
+    .filter((word) => word !== '');
+}
+
 export function loadConfig(
   env: Readonly<Record<string, string | undefined>>,
   component?: string,
@@ -1125,6 +1172,10 @@ export function loadConfig(
       },
     },
     channel: {
+      whatsappPerSecond: v.WHATSAPP_MESSAGES_PER_SECOND,
+      broadcastInFlight: v.BROADCAST_SENDS_IN_FLIGHT,
+      broadcastLockMs: v.BROADCAST_LOCK_MS,
+      optWords: { out: wordsOf(raw.OPT_OUT_WORDS), in: wordsOf(raw.OPT_IN_WORDS) },
       sendTimeoutMs: v.CHANNEL_SEND_TIMEOUT_MS,
       suspectSendTimeoutMs: v.CHANNEL_SUSPECT_SEND_TIMEOUT_MS,
       breakerFailures: v.CHANNEL_BREAKER_FAILURES,

@@ -1,4 +1,5 @@
 /** What the callback and admin routes are given: the process's shared dependencies. */
+import type { BroadcastQueue } from '../shared/broadcasts/queue.ts';
 import type { BotDirectory } from '../shared/bots/directory.ts';
 import type { BotStore } from '../shared/bots/store.ts';
 import type { Producer, ReplicaWait } from '../shared/bus/producer.ts';
@@ -86,6 +87,8 @@ export interface Edge {
   onAgentFirstReply?: (seconds: number) => void;
   /** Runs of conversation tests, by a flow process, and how long one may take (ms). */
   tests: { queue: ConversationTestQueue; timeoutMs: number };
+  /** Where broadcasts are started, for a channel process to run. */
+  broadcasts: BroadcastQueue;
   /** The web channel: visitor token lifetime (WEB_TOKEN_TTL_S, s) and the event streams. */
   web: { tokenTtlS: number; hub: VisitorHub };
 }

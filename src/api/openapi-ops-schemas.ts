@@ -76,6 +76,11 @@ export const conversation = {
     },
     ended: { type: 'boolean', description: 'the flow reached an end' },
     state_updated_at: nullable(time),
+    opted_out_at: {
+      ...nullable(time),
+      description:
+        'when the user opted out of broadcasts (a stop word, or a Telegram block); null if not (DELETE …/opt-out clears it)',
+    },
   },
 };
 

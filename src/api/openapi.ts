@@ -11,6 +11,7 @@ import { handoffPaths, handoffSchemas } from './openapi-handoffs.ts';
 import { testChatPaths } from './openapi-test-chats.ts';
 import { analyticsPaths } from './openapi-analytics.ts';
 import { outboundPaths } from './openapi-outbound.ts';
+import { broadcastPaths, broadcastSchemas } from './openapi-broadcasts.ts';
 import { conversationTestPaths } from './openapi-conversation-tests.ts';
 import { versionPaths } from './openapi-versions.ts';
 import { webPaths, webSchemas, webSecuritySchemes } from './openapi-web.ts';
@@ -118,6 +119,8 @@ export function openApiDocument(): Record<string, unknown> {
         'outbound-message': schema('http/outbound-message'),
         'handoff-message': schema('http/handoff-message'),
         'send-message': schema('http/send-message'),
+        'create-broadcast': schema('http/create-broadcast'),
+        ...broadcastSchemas,
         'test-chat': schema('http/test-chat'),
         'test-chat-message': schema('http/web-message'),
         'conversation-test': schema('http/conversation-test'),
@@ -147,6 +150,7 @@ export function openApiDocument(): Record<string, unknown> {
       ...testChatPaths,
       ...analyticsPaths,
       ...outboundPaths,
+      ...broadcastPaths,
       ...conversationTestPaths,
       ...handoffPaths,
       ...webPaths,

@@ -20,6 +20,7 @@ import { Heartbeat, membersKey } from '../shared/bus/members.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
 import { checkLegacyLayout } from '../shared/bus/legacy-layout.ts';
 import { BotwireError } from '../shared/errors.ts';
+import { BroadcastQueue } from '../shared/broadcasts/queue.ts';
 import { ConversationTestQueue } from '../shared/flows/conversation-test-queue.ts';
 import type { Edge } from './edge.ts';
 import { limitConnections } from './connections.ts';
@@ -143,6 +144,12 @@ export async function startApi(
     redisTlsCa: config.redisTlsCa,
     streamPrefix: config.stream.prefix,
   });
+  // Broadcasts are run by channel; the api starts them (its connections open at the first).
+  const broadcastQueue = new BroadcastQueue({
+    redisUrl: config.redisUrl,
+    redisTlsCa: config.redisTlsCa,
+    streamPrefix: config.stream.prefix,
+  });
   const edge: Edge = {
     redis,
     db,
@@ -183,6 +190,7 @@ export async function startApi(
     botBacklog: { max: config.api.maxBotBacklog, horizonMs: config.api.botTurnHorizonS * 1000 },
     web: { tokenTtlS: config.web.tokenTtlS, hub },
     tests: { queue: testQueue, timeoutMs: config.api.testsRunTimeoutMs },
+    broadcasts: broadcastQueue,
     onAgentFirstReply: handoffs.firstReply,
   };
   endStreamsOfChangedBots(edge);
@@ -293,6 +301,7 @@ export async function startApi(
       await step('analytics retention', () => analyticsPruner.stop());
       await step('heartbeat', () => heartbeat.stop());
       await step('test queue', () => testQueue.close());
+      await step('broadcast queue', () => broadcastQueue.close());
       await step('bot directory', () => directory.close());
       await step('redis', () => redis.quit());
       await step('embedding model', () => knowledge.close());

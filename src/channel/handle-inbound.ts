@@ -12,6 +12,7 @@ import type { BotDirectory } from '../shared/bots/directory.ts';
 import { streamsReplies, type ChannelKind } from '../shared/bots/types.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
+import { optChoiceOf, recordOptChoice, type OptWords } from './opt-out.ts';
 import type { Knex } from '../shared/db.ts';
 import {
   botOutputForChannel,
@@ -67,6 +68,8 @@ export interface InboundDeps {
   web?: VisitorStreams;
   /** Do language's pass-through work here instead of publishing to `language`. @defaultValue false */
   skipLanguage?: boolean;
+  /** The words that opt a user out of broadcasts and back in (`opt-out.ts`); none when absent. */
+  optWords?: OptWords;
 }
 
 export async function handleInbound(
@@ -137,6 +140,10 @@ export async function handleInbound(
   // Also for a redelivery: the first attempt may have died before it showed the message, and
   // the append is once per client message id anyway.
   if (streamsReplies(channel.type)) await echoWeb(deps, conversation, inbound, turnId);
+  const said = inbound.message.message_type === 'text' ? inbound.message.text : undefined;
+  const choice = deps.optWords && optChoiceOf(said, deps.optWords);
+  // A redelivery too: the first attempt may have died before it recorded the choice.
+  if (choice) await recordOptChoice(deps.db, conversation.conversation_id, choice);
   if (!fresh) {
     context.log.info(
       { platformMessageId: inbound.platformMessageId },

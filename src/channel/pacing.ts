@@ -5,7 +5,10 @@
  * messages in order.
  *
  * Limits used (see docs/pipeline.md): Telegram 30 messages/s per bot, about 1/s per private chat
- * (bursts of 3) and 20/min per group; WhatsApp 80 messages/s per number.
+ * (bursts of 3) and 20/min per group; WhatsApp 80 messages/s per number by default
+ * (WHATSAPP_MESSAGES_PER_SECOND: up to 1,000 on an upgraded number).
+ *
+ * Replies reserve with bursts; a broadcast takes only what they leave (`reserveLeftover`).
  */
 import type { Redis } from '../shared/redis.ts';
 
@@ -22,9 +25,31 @@ for i = 1, #KEYS do
   if tat < now then tat = now end
   local wait = tat - tolerance - now
   if wait > longest then longest = wait end
-  redis.call('SET', KEYS[i], tat + interval, 'PX', math.ceil(tat + interval - now + 1000))
+  redis.call('SET', KEYS[i], string.format('%.3f', tat + interval), 'PX', math.ceil(tat + interval - now + 1000))
 end
 return longest`;
+
+// What is left: a slot under every key only if none of them is owed (a send paced ahead of now);
+// otherwise nothing is reserved and the answer is how long until the latest is due. A sender that
+// reserves this way never takes a burst's room, so replies reserving with RESERVE after it wait
+// no longer than they would without it (docs/outbound.md, "Pacing").
+const RESERVE_LEFTOVER = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local owed = 0
+local tats = {}
+for i = 1, #KEYS do
+  local tat = tonumber(redis.call('GET', KEYS[i]) or now)
+  if tat - now > owed then owed = tat - now end
+  if tat < now then tat = now end
+  tats[i] = tat
+end
+if owed > 0 then return math.ceil(owed) end
+for i = 1, #KEYS do
+  local interval = tonumber(ARGV[2 * i - 1])
+  redis.call('SET', KEYS[i], string.format('%.3f', tats[i] + interval), 'PX', math.ceil(tats[i] + interval - now + 1000))
+end
+return 0`;
 
 export interface Pace {
   intervalMs: number;
@@ -35,18 +60,27 @@ export const PACES = {
   telegramBot: { intervalMs: 34, burst: 30 },
   telegramPrivateChat: { intervalMs: 1000, burst: 3 },
   telegramGroupChat: { intervalMs: 3000, burst: 3 },
-  whatsappNumber: { intervalMs: 13, burst: 80 },
+  whatsappNumber: { intervalMs: 12.5, burst: 80 },
 } as const satisfies Record<string, Pace>;
+
+/** A WhatsApp number's pace at `perSecond` messages a second, bursts of one second's worth. */
+export function whatsappNumberPace(perSecond: number): Pace {
+  return { intervalMs: 1000 / perSecond, burst: Math.max(1, Math.round(perSecond)) };
+}
 
 interface ReserveCommand {
   bwReserve(numKeys: number, ...args: (string | number)[]): Promise<unknown>;
+  bwReserveLeftover(numKeys: number, ...args: (string | number)[]): Promise<unknown>;
 }
 
 /**
  * The pacing script, defined as the connection is made (`createKit`'s `scripts`, which says why
  * not later); it then goes by its SHA1 (`EVALSHA`), not as text with every call.
  */
-export const PACING_SCRIPTS = { bwReserve: { lua: RESERVE } };
+export const PACING_SCRIPTS = {
+  bwReserve: { lua: RESERVE },
+  bwReserveLeftover: { lua: RESERVE_LEFTOVER },
+};
 
 /** Reserves send slots through a connection made with `PACING_SCRIPTS`. */
 export class Pacer {
@@ -66,5 +100,16 @@ export class Pacer {
   async reserve(paces: readonly [string, Pace][]): Promise<number> {
     const args = paces.flatMap(([, pace]) => [pace.intervalMs, pace.burst]);
     return Number(await this.#redis.bwReserve(paces.length, ...paces.map(([key]) => key), ...args));
+  }
+
+  /**
+   * Reserves a slot under every key only where none is owed: what replies leave (a broadcast's
+   * sends). Resolves to 0 when reserved, else to how long (ms) to wait before asking again.
+   */
+  async reserveLeftover(paces: readonly [string, Pace][]): Promise<number> {
+    const args = paces.flatMap(([, pace]) => [pace.intervalMs, pace.burst]);
+    return Number(
+      await this.#redis.bwReserveLeftover(paces.length, ...paces.map(([key]) => key), ...args),
+    );
   }
 }

@@ -52,6 +52,19 @@ export interface OutboundDeps {
   breaker?: Breaker;
   /** Platform clients with the short timeout, for an account that failed lately. */
   suspect?: { telegram: TelegramApi; whatsapp: WhatsAppApi };
+  /** A WhatsApp number's pace (WHATSAPP_MESSAGES_PER_SECOND). @defaultValue `PACES.whatsappNumber` */
+  whatsappPace?: Pace;
+  /**
+   * `leftover`: each call takes only the capacity replies leave (`Pacer.reserveLeftover`), as a
+   * broadcast's sends do. @defaultValue `reply`
+   */
+  pace?: 'reply' | 'leftover';
+  /**
+   * Asked once, after the pace allows the first try of each call and just before it is made:
+   * false withdraws the call (`Withdrawn` is thrown), as a broadcast's recipient no longer its
+   * sender's to send.
+   */
+  beforeCall?: () => Promise<boolean>;
   /** Redis holding the bots' turn ledgers (`bot-turns.ts`); a finished turn is removed. */
   ledger?: Redis;
   /** First backoff after a 5xx or timeout (ms). @defaultValue 250 */
@@ -62,6 +75,11 @@ export interface OutboundDeps {
   recorded?: (turn: Omit<OutboundCall, 'seq'>) => Promise<Set<string>>;
   /** Records a call that ended (false: already recorded); `recordOutbound` one by one when absent. */
   record?: (record: OutboundRecord) => Promise<boolean>;
+}
+
+/** A call `beforeCall` withdrew: nothing was sent. */
+export class Withdrawn extends Error {
+  override name = 'Withdrawn';
 }
 
 interface PlannedCall {
@@ -149,7 +167,7 @@ function plan(deps: OutboundDeps, channel: ChannelRecord, input: ChannelOut): Pl
               : {};
             return deps.whatsapp.send(number, accessToken, { ...body, ...media });
           },
-          paces: [[`${deps.prefix}:pace:wa:${number}`, PACES.whatsappNumber]],
+          paces: [[`${deps.prefix}:pace:wa:${number}`, deps.whatsappPace ?? PACES.whatsappNumber]],
         });
       });
     }
@@ -165,8 +183,17 @@ async function deliver(
 ): Promise<string> {
   const attempts = deps.attempts ?? 4;
   for (let attempt = 1; ; attempt += 1) {
-    const wait = call.paces.length > 0 ? await deps.pacer.reserve(call.paces) : 0;
-    if (wait > 0) await sleep(wait);
+    if (deps.pace === 'leftover') {
+      // Asks again after each wait: replies may have taken the slot meanwhile.
+      for (let wait = 1; call.paces.length > 0 && wait > 0;) {
+        wait = await deps.pacer.reserveLeftover(call.paces);
+        if (wait > 0) await sleep(wait);
+      }
+    } else {
+      const wait = call.paces.length > 0 ? await deps.pacer.reserve(call.paces) : 0;
+      if (wait > 0) await sleep(wait);
+    }
+    if (attempt === 1 && deps.beforeCall && !(await deps.beforeCall())) throw new Withdrawn();
     try {
       return await call.send();
     } catch (error) {
@@ -227,13 +254,17 @@ async function recordEnded(
   }
 }
 
-/** Sends a reply's calls in order, skipping those recorded already. */
+/**
+ * Sends a reply's calls in order, skipping those recorded already; resolves to how the calls
+ * sent by this attempt ended.
+ */
 export async function sendReply(
   deps: OutboundDeps,
   channel: ChannelRecord,
   input: ChannelOut,
   context: MessageContext,
-): Promise<void> {
+): Promise<OutboundOutcome[]> {
+  const outcomes: OutboundOutcome[] = [];
   const { conversation } = input.bot_output;
   const recorded = deps.recorded ?? ((turn) => recordedOutbound(deps.db, turn));
   const record = deps.record ?? ((row) => recordOutbound(deps.db, row));
@@ -244,8 +275,9 @@ export async function sendReply(
     // call, not once per turn: an attempt still running elsewhere (a lease lost mid-turn) may
     // have recorded the calls after its first one since.
     if ((await recorded(turn)).has(call.seq)) continue;
-    const ended = (outcome: OutboundOutcome): Promise<void> =>
-      recordEnded(
+    const ended = (outcome: OutboundOutcome): Promise<void> => {
+      outcomes.push(outcome);
+      return recordEnded(
         () =>
           record({
             ...turn,
@@ -259,10 +291,12 @@ export async function sendReply(
         call.seq,
         context,
       );
+    };
     let platformMessageId: string;
     try {
       platformMessageId = await deliver(deps, call, context);
     } catch (error) {
+      if (error instanceof Withdrawn) throw error;
       if (error instanceof PlatformError && !error.retryable) {
         await ended({
           status: 'failed',
@@ -283,4 +317,5 @@ export async function sendReply(
     // send the call again).
     await ended({ status: 'sent', platformMessageId });
   }
+  return outcomes;
 }

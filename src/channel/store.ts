@@ -348,6 +348,13 @@ const RECORD_OUTBOUND = prepared(
      group by 1, 2, 3, 5 order by 1, 2, 3, 5
      on conflict (app_id, day, channel_type, event, code) do update set count = t.count + excluded.count
    ),
+   -- A Telegram user who blocked the bot (403) hears no more broadcasts (docs/outbound.md).
+   blocked as (
+     update conversations c set opted_out_at = now()
+     from counted f
+     where c.id = f.conversation_id and c.opted_out_at is null and f.status = 'failed'
+       and f.channel_type = 'telegram' and f.failure_code = '403'
+   ),
    timings as (
      insert into analytics_timings as t (app_id, day, channel_type, measure, bucket, count)
      select c.app_id, c.day, c.channel_type, 'bot_response',

@@ -11,7 +11,8 @@ import { Drainer } from './drainer.ts';
 import { handleInbound, type ChannelIn } from './handle-inbound.ts';
 import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
 import { createJsonPost } from './json-post.ts';
-import { Pacer, PACING_SCRIPTS } from './pacing.ts';
+import { Pacer, PACING_SCRIPTS, whatsappNumberPace } from './pacing.ts';
+import { startBroadcastWorker } from './broadcasts/worker.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
 import { VisitorStreams, WEB_SCRIPTS } from '../shared/web/visitor-stream.ts';
 import { batchedRecordedOutbound, batchedRecordInbound, batchedRecordOutbound } from './store.ts';
@@ -57,6 +58,7 @@ export async function startChannel(
     telegram,
     record: batchedRecordInbound(db, announce.inbound),
     skipLanguage: config.skipLanguage,
+    optWords: config.channel.optWords,
   };
   if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: text goes straight to flow');
   const breaker = new Breaker({
@@ -72,6 +74,7 @@ export async function startChannel(
   const sending = {
     db,
     pacer: new Pacer(kit.redis),
+    whatsappPace: whatsappNumberPace(config.channel.whatsappPerSecond),
     prefix: config.stream.prefix,
     directory,
     telegram,
@@ -89,6 +92,22 @@ export async function startChannel(
     logger: logger.child({ part: 'drainer' }),
     holder: config.consumer.name,
   });
+  const broadcasts = startBroadcastWorker(
+    {
+      redisUrl: config.redisUrl,
+      ...(config.redisTlsCa ? { redisTlsCa: config.redisTlsCa } : {}),
+      streamPrefix: config.stream.prefix,
+      lockMs: config.channel.broadcastLockMs,
+    },
+    {
+      sending,
+      directory,
+      log: logger.child({ part: 'broadcasts' }),
+      inFlight: config.channel.broadcastInFlight,
+      // A call other runs left under way has ended by then (one try, bounded by the timeout).
+      staleMs: config.channel.sendTimeoutMs + 10_000,
+    },
+  );
   const service = await consume<ChannelIn | ChannelOut | ChatAction>(
     kit,
     'channel',
@@ -108,6 +127,7 @@ export async function startChannel(
       return out;
     },
     [
+      () => broadcasts.close(),
       () => drainer.close(),
       () => directory.close(),
       () => db.destroy(),

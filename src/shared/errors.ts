@@ -321,6 +321,11 @@ export const ERRORS = {
     retryable: false,
     doc: "WhatsApp lets a business write free text only within 24 hours of the user's last message; this user's window is closed (details: last_inbound_at, closed_at). Nothing was sent.",
   },
+  BW_ERR_BROADCAST_STATE: {
+    status: 409,
+    retryable: false,
+    doc: "The broadcast's status does not allow this move (a finished or cancelled broadcast cannot be paused, resumed or cancelled; only a paused one is resumed); `details.status` is its status now.",
+  },
   BW_ERR_TEMPLATE: {
     status: 422,
     retryable: false,

@@ -1793,6 +1793,325 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/bots/{app_id}/broadcasts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The bot's broadcasts, newest first, with their counts */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+        };
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Broadcasts */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              items: components['schemas']['broadcast'][];
+            };
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    /** Makes a broadcast: the audience is fixed into recipients at once (each skipped one with its reason) and the broadcast starts at start_at, run by channel at the pace replies leave. With dry_run nothing is made and the answer counts who would get it. The message is checked as for one message (422 BW_ERR_TEMPLATE); a WhatsApp free-form message skips users whose window closed */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['create-broadcast'];
+        };
+      };
+      responses: {
+        /** @description A dry run: what the broadcast would do */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @constant */
+              dry_run: true;
+              total: number;
+              will_send: number;
+              skipped: {
+                [key: string]: number;
+              };
+            };
+          };
+        };
+        /** @description Made, and started for its start time */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['broadcast'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/broadcasts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A broadcast and its progress */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The broadcast */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['broadcast'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/broadcasts/{id}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pauses a scheduled or running broadcast: calls waiting for their pace are withdrawn; calls under way end. 409 BW_ERR_BROADCAST_STATE from any other status */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The broadcast after the move */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['broadcast'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/broadcasts/{id}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Starts a paused (or scheduled) broadcast again where it stopped, from its start time */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The broadcast after the move */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['broadcast'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/broadcasts/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancels a broadcast: every recipient not yet sent is skipped (cancelled); calls under way end */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The broadcast after the move */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['broadcast'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/broadcasts/{id}/recipients': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every recipient's outcome as CSV: seq, chat_id, conversation_id, state, reason, platform_message_id, delivery (delivered or read, WhatsApp), updated_at */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description CSV */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/csv': string;
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/conversations/{id}/opt-out': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Clears the user's opt-out of broadcasts (set by a stop word, or by a Telegram user blocking the bot) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Cleared */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/bots/{app_id}/tests': {
     parameters: {
       query?: never;
@@ -3949,6 +4268,8 @@ export interface paths {
               /** @description the flow reached an end */
               ended?: boolean;
               state_updated_at?: string | null;
+              /** @description when the user opted out of broadcasts (a stop word, or a Telegram block); null if not (DELETE …/opt-out clears it) */
+              opted_out_at?: string | null;
             };
           };
         };
@@ -4595,6 +4916,99 @@ export interface components {
             chat_id: string;
           };
       message: components['schemas']['outbound-message'];
+    };
+    /**
+     * a broadcast (POST /v2/bots/<app_id>/broadcasts)
+     * @description One message or template to an audience of the bot's users on one channel, each message filled from the user's own values (docs/outbound.md). With dry_run nothing is made: the answer says how many would get it and how many would be skipped, and why. The message's texts and template parameters may hold {{name}} placeholders, filled per recipient from the CSV's columns or the user's stored variables.
+     */
+    'create-broadcast': {
+      name: string;
+      /**
+       * Format: uuid
+       * @description the bot's Telegram, WhatsApp or web channel it goes out on
+       */
+      channel_id: string;
+      /** @description who gets it: every user of the channel, those matching a filter, or the platform ids of a CSV */
+      audience:
+        | {
+            /** @constant */
+            kind: 'all';
+          }
+        | {
+            /** @constant */
+            kind: 'filter';
+            /** @description the user's language (BCP 47, as detected or chosen) */
+            language?: string;
+            /**
+             * Format: date-time
+             * @description users whose conversation moved at this time or later
+             */
+            active_since?: string;
+            /**
+             * Format: date-time
+             * @description users whose conversation last moved before this time
+             */
+            active_before?: string;
+            /** @description stored variables the user's conversation must have, with these values */
+            variables?: {
+              [key: string]: string | number | boolean;
+            };
+          }
+        | {
+            /** @constant */
+            kind: 'csv';
+            /** @description CSV with a header row: a chat_id column (the Telegram chat id, WhatsApp number or web visitor id), and any others, whose values fill the placeholders of the same name */
+            csv: string;
+          };
+      message: components['schemas']['outbound-message'];
+      /**
+       * Format: date-time
+       * @description when it starts; now when absent or past
+       */
+      start_at?: string;
+      /** @description make nothing: answer the audience's counts */
+      dry_run?: boolean;
+    };
+    broadcast: {
+      /** Format: uuid */
+      id: string;
+      app_id: string;
+      /** Format: uuid */
+      channel_id: string;
+      name: string;
+      /** @enum {unknown} */
+      status: 'scheduled' | 'running' | 'paused' | 'cancelled' | 'finished';
+      /** @description as asked; a CSV as {kind, rows} */
+      audience?: Record<string, unknown>;
+      /** @description as asked, with its placeholders */
+      message?: Record<string, unknown>;
+      created_by?: string;
+      /** Format: date-time */
+      created_at?: string;
+      /** Format: date-time */
+      start_at?: string;
+      /** Format: date-time */
+      started_at?: string | null;
+      /** Format: date-time */
+      ended_at?: string | null;
+      /** @description recipients by outcome: queued (not sent yet), sending (a call under way), sent (the platform took it; delivered and read of those, WhatsApp only), failed (refused), unknown (a process stopped during the call: not sent again), skipped (by reason: opted_out, window_closed, missing_value, invalid_value, no_conversation, duplicate, cancelled) */
+      counts: {
+        total: number;
+        queued: number;
+        sending: number;
+        sent: number;
+        delivered: number;
+        read: number;
+        failed: number;
+        unknown: number;
+        skipped: number;
+        skipped_by_reason: {
+          [key: string]: number;
+        };
+        failed_by_reason: {
+          [key: string]: number;
+        };
+      };
     };
     /**
      * test chat (POST /v2/bots/<app_id>/test-chats)
@@ -5442,6 +5856,7 @@ export interface components {
               | 'BW_ERR_VISITOR_STREAMS'
               | 'BW_ERR_HANDOFF_CLAIMED'
               | 'BW_ERR_WINDOW_CLOSED'
+              | 'BW_ERR_BROADCAST_STATE'
               | 'BW_ERR_TEMPLATE'
               | 'BW_ERR_IDEMPOTENCY_MISMATCH'
               | 'BW_ERR_HANDOFF_NOT_YOURS'

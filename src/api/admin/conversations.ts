@@ -138,6 +138,7 @@ export async function getConversation(
       's.updated_at as state_updated_at',
       'c.created_at',
       'c.last_message_at',
+      'c.opted_out_at',
     );
   return row as Record<string, unknown> | undefined;
 }

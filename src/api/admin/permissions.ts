@@ -53,6 +53,15 @@ export const PERMISSIONS: Readonly<Record<string, readonly Role[]>> = {
   // WhatsApp templates: synced by builders, read by everyone of the bot (agents send them).
   'POST /v2/bots/:app_id/templates/sync': BUILD,
   'GET /v2/bots/:app_id/templates': ALL,
+  // Broadcasts: made and moved by builders, followed by viewers too.
+  'POST /v2/bots/:app_id/broadcasts': BUILD,
+  'GET /v2/bots/:app_id/broadcasts': READ,
+  'GET /v2/broadcasts/:id': READ,
+  'POST /v2/broadcasts/:id/pause': BUILD,
+  'POST /v2/broadcasts/:id/resume': BUILD,
+  'POST /v2/broadcasts/:id/cancel': BUILD,
+  'GET /v2/broadcasts/:id/recipients': READ,
+  'DELETE /v2/conversations/:id/opt-out': BUILD,
   // Test chats run a draft or a version through the pipeline: its HTTP and LLM steps too.
   'POST /v2/bots/:app_id/test-chats': BUILD,
   'POST /v2/bots/:app_id/test-chats/:chat_id/messages': BUILD,

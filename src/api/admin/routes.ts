@@ -32,6 +32,7 @@ import { analyticsRoutes } from '../analytics/routes.ts';
 import { conversationTestRoutes } from '../conversation-tests/routes.ts';
 import { outboundRoutes } from '../outbound/routes.ts';
 import { templateRoutes } from '../outbound/template-routes.ts';
+import { broadcastRoutes } from '../broadcasts/routes.ts';
 import { opsBotRoutes } from './ops-bots.ts';
 import { enforcePermissions, principalMay } from './permissions.ts';
 import { principalOf, requireBotAccess } from './principal.ts';
@@ -265,6 +266,7 @@ export function adminRouter(edge: Edge): Router {
   analyticsRoutes(router, edge, appIdOf);
   outboundRoutes(router, edge, { readBody: (ctx, schema) => body(ctx, edge, schema), appIdOf });
   templateRoutes(router, edge, appIdOf);
+  broadcastRoutes(router, edge, { readBody: (ctx, schema) => body(ctx, edge, schema), appIdOf });
   conversationTestRoutes(router, edge, {
     readBody: (ctx, schema) => body(ctx, edge, schema),
     appIdOf,

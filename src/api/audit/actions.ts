@@ -62,6 +62,13 @@ const handoff = (ctx: Context): AuditTarget => ({
   appId: answered(ctx, 'app_id'),
 });
 
+/** A broadcast; its bot is in the answer (every move answers with the broadcast). */
+const broadcast = (ctx: Context): AuditTarget => ({
+  type: 'broadcast',
+  id: paramsOf(ctx).id ?? answered(ctx, 'id'),
+  appId: paramsOf(ctx).app_id ?? answered(ctx, 'app_id'),
+});
+
 /** Every mutating route of the admin and session routers; a test keeps it complete. */
 export const AUDIT_ACTIONS: Record<string, AuditAction | null> = {
   'POST /v2/bots': {
@@ -130,6 +137,19 @@ export const AUDIT_ACTIONS: Record<string, AuditAction | null> = {
     }),
   },
   'POST /v2/bots/:app_id/templates/sync': { action: 'templates.sync', target: bot },
+  // A dry run makes nothing: its audit row says so (`after` is absent).
+  'POST /v2/bots/:app_id/broadcasts': { action: 'broadcast.create', target: broadcast },
+  'POST /v2/broadcasts/:id/pause': { action: 'broadcast.pause', target: broadcast },
+  'POST /v2/broadcasts/:id/resume': { action: 'broadcast.resume', target: broadcast },
+  'POST /v2/broadcasts/:id/cancel': { action: 'broadcast.cancel', target: broadcast },
+  'DELETE /v2/conversations/:id/opt-out': {
+    action: 'conversation.opt_out.clear',
+    target: (ctx) => ({
+      type: 'conversation',
+      id: paramsOf(ctx).id ?? null,
+      appId: (ctx.state as { auditAppId?: string }).auditAppId ?? null,
+    }),
+  },
   // A test chat's message is in the test conversation's transcript, as a user's is in theirs.
   'POST /v2/bots/:app_id/test-chats/:chat_id/messages': null,
   // Validation answers whether a flow is valid; nothing is stored.

@@ -49,6 +49,43 @@ function refuseOutsideWindow(to: Destination): void {
 }
 
 /**
+ * The internal message for `message` on channel `to`: a template checked against its definition
+ * (WhatsApp only). The 24-hour window is not judged here (`internalOf` does, per recipient).
+ * @throws BW_ERR_TEMPLATE; nothing is sent
+ */
+export async function checkedMessage(
+  db: Knex,
+  to: Pick<Destination, 'channel_id' | 'channel_type'>,
+  message: OutboundMessage,
+): Promise<InternalMessage> {
+  switch (message.message_type) {
+    case 'template': {
+      if (to.channel_type !== 'whatsapp') {
+        throw new BotwireError(
+          'BW_ERR_TEMPLATE',
+          `templates are WhatsApp's; on ${to.channel_type} send the message itself`,
+          { details: { channel_type: to.channel_type } },
+        );
+      }
+      const { parameters, text } = await checkedTemplate(db, to.channel_id, message);
+      return {
+        message_type: 'template',
+        name: message.name,
+        language: message.language,
+        parameters,
+        text,
+      };
+    }
+    case 'text':
+    case 'button':
+      return message;
+    case 'image':
+    case 'document':
+      return mediaMessage(message);
+  }
+}
+
+/**
  * The internal message for `message` to `to`, once the platform's rules allow it.
  * @throws BW_ERR_WINDOW_CLOSED, BW_ERR_TEMPLATE; nothing is sent
  */
@@ -57,32 +94,8 @@ export async function internalOf(
   to: Destination,
   message: OutboundMessage,
 ): Promise<InternalMessage> {
-  if (message.message_type === 'template') {
-    if (to.channel_type !== 'whatsapp') {
-      throw new BotwireError(
-        'BW_ERR_TEMPLATE',
-        `templates are WhatsApp's; on ${to.channel_type} send the message itself`,
-        { details: { channel_type: to.channel_type } },
-      );
-    }
-    const { parameters, text } = await checkedTemplate(db, to.channel_id, message);
-    return {
-      message_type: 'template',
-      name: message.name,
-      language: message.language,
-      parameters,
-      text,
-    };
-  }
-  refuseOutsideWindow(to);
-  switch (message.message_type) {
-    case 'text':
-    case 'button':
-      return message;
-    case 'image':
-    case 'document':
-      return mediaMessage(message);
-  }
+  if (message.message_type !== 'template') refuseOutsideWindow(to);
+  return checkedMessage(db, to, message);
 }
 
 /**

@@ -3,7 +3,8 @@
  * beyond the variables' own properties (prototype names resolve to nothing).
  */
 
-const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;
+/** A `{{ path }}` placeholder; the path is group 1. Global: reset `lastIndex` or use replace. */
+export const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;
 
 /**
  * Characters the templates of one turn may produce in all (`MAX_RENDERED_CHARS`): far above any

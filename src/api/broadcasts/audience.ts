@@ -1,0 +1,157 @@
+/**
+ * A broadcast's audience, made into its recipients' rows when the broadcast is made (docs/
+ * outbound.md): every user of the channel, those a filter picks (language, last activity, stored
+ * variables), or the platform ids of an uploaded CSV. Each row gets the values its message's
+ * placeholders take (the CSV's column of that name, else the user's stored variable at that
+ * path) and is queued, or skipped with the reason: no conversation with that id, opted out,
+ * WhatsApp's window closed for a free-form message, a value missing, or a CSV row repeating an id.
+ * The runner judges opt-out, window and values again when it sends.
+ */
+import { read, utils } from 'xlsx/xlsx.mjs';
+import type { Knex } from '../../shared/db.ts';
+import { BotwireError } from '../../shared/errors.ts';
+
+export type Audience =
+  | { kind: 'all' }
+  | {
+      kind: 'filter';
+      language?: string;
+      active_since?: string;
+      active_before?: string;
+      variables?: Record<string, string | number | boolean>;
+    }
+  | { kind: 'csv'; csv: string };
+
+/** Rows an audience may have. */
+export const MAX_RECIPIENTS = 1_000_000;
+
+interface CsvRow {
+  seq: number;
+  chat_id: string;
+  cols: Record<string, string>;
+  duplicate: boolean;
+}
+
+/** The CSV's rows by their chat_id, in order; a repeated id is kept, marked. */
+export function csvRows(csv: string): CsvRow[] {
+  const book = read(csv, { type: 'string', raw: true, dense: true });
+  const sheet = book.Sheets[book.SheetNames[0] ?? ''];
+  const rows = sheet
+    ? utils.sheet_to_json<Record<string, string>>(sheet, { raw: false, defval: '' })
+    : [];
+  if (rows.length === 0 || !('chat_id' in rows[0]!)) {
+    throw new BotwireError(
+      'BW_ERR_SCHEMA',
+      'the CSV needs a header row with a chat_id column, and a row under it',
+    );
+  }
+  if (rows.length > MAX_RECIPIENTS)
+    throw new BotwireError('BW_ERR_SCHEMA', `the CSV has more than ${MAX_RECIPIENTS} rows`);
+  const seen = new Set<string>();
+  return rows.map((row, i) => {
+    const { chat_id: raw, ...cols } = row;
+    const chatId = String(raw ?? '').trim();
+    const duplicate = seen.has(chatId);
+    seen.add(chatId);
+    // Empty cells are values missing, not empty texts.
+    const present = Object.fromEntries(Object.entries(cols).filter(([, v]) => v !== ''));
+    return { seq: i + 1, chat_id: chatId, cols: present, duplicate };
+  });
+}
+
+export interface AudienceInput {
+  broadcastId: string;
+  channelId: string;
+  audience: Audience;
+  /** The message's placeholder paths. */
+  paths: string[];
+  /** A free-form message on WhatsApp: users whose window closed are skipped. */
+  windowed: boolean;
+}
+
+/**
+ * Writes the broadcast's recipients (one statement) and resolves to how many there are by state
+ * and reason.
+ */
+export async function writeRecipients(
+  db: Knex,
+  input: AudienceInput,
+): Promise<{ total: number; queued: number; skipped: Record<string, number> }> {
+  const { audience } = input;
+  const rows = audience.kind === 'csv' ? csvRows(audience.csv) : [];
+  const filter = audience.kind === 'filter' ? audience : undefined;
+  // The audience as rows of (seq, conversation, chat id, CSV columns, duplicate).
+  const source =
+    audience.kind === 'csv'
+      ? `select x.seq, c.id as conversation_id, x.chat_id, x.cols, x.duplicate
+         from jsonb_to_recordset(cast(:rows as jsonb)) as x (seq int, chat_id text, cols jsonb, duplicate boolean)
+         left join conversations c on c.channel_id = :channel and c.chat_id = x.chat_id`
+      : `select (row_number() over (order by c.created_at, c.id))::int as seq, c.id as conversation_id,
+           c.chat_id, '{}'::jsonb as cols, false as duplicate
+         from conversations c
+         left join conversation_state s on s.conversation_id = c.id
+         where c.channel_id = :channel
+           and (cast(:language as text) is null or c.language = :language)
+           and (cast(:since as timestamptz) is null or c.last_message_at >= :since)
+           and (cast(:before as timestamptz) is null or c.last_message_at < :before)
+           and (cast(:vars as jsonb) is null or coalesce(s.state->'vars', '{}') @> :vars)`;
+  const result: unknown = await db.raw(
+    `with audience as (${source}),
+     valued as (
+       select a.*, c.opted_out_at, v.vals, v.found,
+         (select m.created_at from messages m
+          where m.conversation_id = a.conversation_id and m.direction = 'in'
+          order by m.id desc limit 1) as last_inbound_at
+       from audience a
+       left join conversations c on c.id = a.conversation_id
+       left join conversation_state s on s.conversation_id = a.conversation_id
+       cross join lateral (
+         select coalesce(jsonb_object_agg(p, val) filter (where val is not null), '{}') as vals,
+           count(val)::int as found
+         from jsonb_array_elements_text(cast(:paths as jsonb)) p
+         cross join lateral (select coalesce(a.cols->>p,
+           s.state->'vars' #>> string_to_array(p, '.')) as val) x
+       ) v
+     ),
+     written as (
+       insert into broadcast_recipients (broadcast_id, seq, conversation_id, chat_id, values, state, reason)
+       select :id, seq, conversation_id, chat_id, vals, case when reason is null then 'queued' else 'skipped' end, reason
+       from (
+         select *, case
+           when duplicate then 'duplicate'
+           when conversation_id is null then 'no_conversation'
+           when opted_out_at is not null then 'opted_out'
+           when found < jsonb_array_length(cast(:paths as jsonb)) then 'missing_value'
+           when :windowed and (last_inbound_at is null or last_inbound_at < now() - interval '24 hours')
+             then 'window_closed'
+         end as reason
+         from valued
+       ) r
+       returning state, reason
+     )
+     select state, reason, count(*)::int as n from written group by state, reason`,
+    {
+      id: input.broadcastId,
+      channel: input.channelId,
+      rows: JSON.stringify(rows),
+      paths: JSON.stringify(input.paths),
+      windowed: input.windowed,
+      language: filter?.language ?? null,
+      since: filter?.active_since ?? null,
+      before: filter?.active_before ?? null,
+      vars: filter?.variables ? JSON.stringify(filter.variables) : null,
+    },
+  );
+  const counts = (result as { rows: { state: string; reason: string | null; n: number }[] }).rows;
+  const skipped: Record<string, number> = {};
+  let queued = 0;
+  let total = 0;
+  for (const row of counts) {
+    total += row.n;
+    if (row.state === 'queued') queued += row.n;
+    else skipped[row.reason ?? 'unknown'] = (skipped[row.reason ?? 'unknown'] ?? 0) + row.n;
+  }
+  if (total > MAX_RECIPIENTS)
+    throw new BotwireError('BW_ERR_SCHEMA', `the audience has more than ${MAX_RECIPIENTS} users`);
+  return { total, queued, skipped };
+}

@@ -1,0 +1,193 @@
+/**
+ * One run of a broadcast (docs/outbound.md): its recipients picked one by one and sent by up to
+ * `inFlight` calls at once, each through `sendReply` with `leftover` pace, so the bot's replies to
+ * users who are chatting go first and the broadcast takes what capacity they leave. Each
+ * recipient's call is made at most once: it is marked `sending` in its own commit just before the
+ * call (`store.ts`), and a run that finds calls another left `sending` settles them from the
+ * transcript, never calling again.
+ *
+ * Platform answers: a refusal (4xx) fails that recipient; a 429, a 5xx or a refused connection
+ * means the message was not taken: the recipient is queued again and the whole run waits (the
+ * platform's `retry_after`, else a backoff that doubles up to a minute). A call that got no answer
+ * (a timeout, a connection cut) may have reached the user: `unknown`, not sent again.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { randomUUID } from 'node:crypto';
+import type { BotDirectory } from '../../shared/bots/directory.ts';
+import type { MessageContext } from '../../shared/bus/consumer.ts';
+import { conversationRefOfRow } from '../../shared/conversation-ref.ts';
+import { BotwireError } from '../../shared/errors.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { personalize } from '../../shared/broadcasts/placeholders.ts';
+import { whatsappWindow } from '../../shared/whatsapp-window.ts';
+import { PlatformError } from '../platform-api.ts';
+import { sendReply, Withdrawn, type OutboundDeps } from '../send-reply.ts';
+import {
+  broadcastTurnId,
+  finishIfDone,
+  markSending,
+  pickNext,
+  recordOutcome,
+  settleLeftSending,
+  takeBroadcast,
+  type BroadcastRow,
+  type Picked,
+  type RecipientOutcome,
+} from './store.ts';
+
+export interface RunnerDeps {
+  sending: OutboundDeps;
+  directory: BotDirectory;
+  log: Logger;
+  /** Calls under way at once (BROADCAST_SENDS_IN_FLIGHT). */
+  inFlight: number;
+  /** How long a call other runs left `sending` may still be under way (ms). */
+  staleMs: number;
+}
+
+const MAX_BACKOFF_MS = 60_000;
+
+/** How a recipient's send ended, from what `sendReply` answered or threw. */
+function outcomeOf(
+  result: { outcomes: Awaited<ReturnType<typeof sendReply>> } | { error: unknown },
+): RecipientOutcome & { retryAfterMs?: number } {
+  if ('outcomes' in result) {
+    const failed = result.outcomes.find((o) => o.status === 'failed');
+    if (failed && failed.status === 'failed') return { state: 'failed', reason: failed.error };
+    const sent = result.outcomes.find((o) => o.status === 'sent');
+    if (sent && sent.status === 'sent')
+      return { state: 'sent', platform_message_id: sent.platformMessageId };
+    // Every call was recorded already: settled from the transcript at the run's end.
+    return { state: 'unknown', reason: 'the call was recorded by another attempt' };
+  }
+  const cause = result.error instanceof BotwireError ? result.error.cause : result.error;
+  if (cause instanceof PlatformError) {
+    const refused = (cause.cause as { code?: string } | undefined)?.code === 'ECONNREFUSED';
+    if (cause.status === 429 || (cause.status ?? 0) >= 500 || refused) {
+      return {
+        state: 'queued',
+        ...(cause.retryAfterS !== undefined ? { retryAfterMs: cause.retryAfterS * 1000 } : {}),
+      };
+    }
+    if (cause.retryable)
+      return { state: 'unknown', reason: `no answer from the platform: ${cause.message}` };
+  }
+  return { state: 'unknown', reason: `the send failed: ${(cause as Error).message}` };
+}
+
+/**
+ * Runs broadcast `id` until every recipient is settled, or it is paused or cancelled; resolves to
+ * `interrupted` when `signal` stopped it first (the process is stopping): the rest is left queued.
+ */
+export async function runBroadcast(
+  deps: RunnerDeps,
+  id: string,
+  signal: AbortSignal,
+): Promise<'ended' | 'interrupted'> {
+  const runId = randomUUID();
+  const { db } = deps.sending;
+  const broadcast = await takeBroadcast(db, id, runId);
+  if (!broadcast) return 'ended';
+  const log = deps.log.child({ broadcastId: id, runId });
+  const bot = await deps.directory.byAppId(broadcast.app_id);
+  const channel = bot?.channels.find((c) => c.id === broadcast.channel_id);
+  if (!channel) {
+    log.warn('the broadcast’s bot or channel no longer exists; nothing sent');
+    return 'ended';
+  }
+  let waitUntil = 0;
+  let backoffMs = 1000;
+  const slot = async () => {
+    for (;;) {
+      const ahead = waitUntil - Date.now();
+      if (ahead > 0) await sleep(ahead, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) return;
+      const picked = await pickNext(db, id, runId);
+      if (!picked) return;
+      const outcome = await sendOne(deps, broadcast, channel, picked, runId, log);
+      if (outcome.state === 'queued' && !outcome.withdrawn) {
+        const wait = outcome.retryAfterMs ?? backoffMs;
+        backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+        waitUntil = Math.max(waitUntil, Date.now() + wait);
+        log.warn({ waitMs: wait }, 'the platform did not take a message: the broadcast waits');
+      } else if (outcome.state !== 'skipped') {
+        backoffMs = 1000;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: deps.inFlight }, slot));
+  // Calls another run left under way are settled once they cannot be under way any more.
+  while ((await settleLeftSending(db, id, runId, deps.staleMs)) > 0) {
+    if (signal.aborted) return 'interrupted';
+    if (!(await stillRunning(deps, id, runId))) return 'ended';
+    await sleep(Math.min(1000, deps.staleMs));
+  }
+  if (signal.aborted) return 'interrupted';
+  if (await finishIfDone(db, id, runId)) log.info('broadcast finished');
+  return 'ended';
+}
+
+async function stillRunning(deps: RunnerDeps, id: string, runId: string): Promise<boolean> {
+  const row: unknown = await deps.sending
+    .db('broadcasts')
+    .where({ id, status: 'running', run_id: runId })
+    .first('id');
+  return row !== undefined;
+}
+
+/** Decides, sends and records one recipient; resolves to how it ended. */
+async function sendOne(
+  deps: RunnerDeps,
+  broadcast: BroadcastRow,
+  channel: Parameters<typeof sendReply>[1],
+  picked: Picked,
+  runId: string,
+  log: Logger,
+): Promise<RecipientOutcome & { retryAfterMs?: number; withdrawn?: boolean }> {
+  const { db } = deps.sending;
+  const settle = async (outcome: RecipientOutcome & { retryAfterMs?: number }) => {
+    await recordOutcome(db, broadcast.id, picked.seq, runId, outcome);
+    return outcome;
+  };
+  if (!picked.conversation_id) return settle({ state: 'skipped', reason: 'no_conversation' });
+  if (picked.opted_out_at) return settle({ state: 'skipped', reason: 'opted_out' });
+  const window = whatsappWindow(picked);
+  if (window && !window.open && broadcast.internal.message_type !== 'template')
+    return settle({ state: 'skipped', reason: 'window_closed' });
+  const personal = personalize(broadcast.internal, picked.values);
+  if ('skip' in personal) return settle({ state: 'skipped', reason: personal.skip });
+  const turnId = broadcastTurnId(broadcast.id, picked.seq);
+  const context: MessageContext = {
+    id: turnId,
+    topic: 'channel',
+    deliveries: 1,
+    log: log.child({ turnId }),
+  };
+  let result: Parameters<typeof outcomeOf>[0];
+  try {
+    const outcomes = await sendReply(
+      {
+        ...deps.sending,
+        pace: 'leftover',
+        attempts: 1,
+        beforeCall: () => markSending(db, broadcast.id, picked.seq, runId),
+      },
+      channel,
+      {
+        source: 'broadcast',
+        turn_id: turnId,
+        intent: 'channel_out',
+        sent_by: broadcast.created_by,
+        bot_output: { conversation: conversationRefOfRow(picked), messages: [personal.message] },
+      },
+      context,
+    );
+    result = { outcomes };
+  } catch (error) {
+    // Paused, cancelled or taken by another run while waiting for its pace: not sent.
+    if (error instanceof Withdrawn)
+      return { ...(await settle({ state: 'queued' })), withdrawn: true };
+    result = { error };
+  }
+  return settle(outcomeOf(result));
+}

@@ -1,0 +1,189 @@
+/**
+ * A broadcast run's rows (migration `20261129230000_broadcasts`; docs/outbound.md): the run takes
+ * the broadcast, picks its recipients one by one, marks each `sending` just before the call, and
+ * records how it ended. Every step names the run, so a run that another has replaced (a resume,
+ * or a process given up for dead) picks nothing more and sends nothing it picked.
+ */
+import type { Knex } from '../../shared/db.ts';
+import type { ConversationRefRow } from '../../shared/conversation-ref.ts';
+import type { InternalMessage } from '../../shared/messages.ts';
+import { LAST_INBOUND_AT_SQL } from '../../shared/whatsapp-window.ts';
+
+export interface BroadcastRow {
+  id: string;
+  app_id: string;
+  channel_id: string;
+  status: string;
+  internal: InternalMessage;
+  created_by: string;
+}
+
+/**
+ * Takes the broadcast for run `runId` if it is to run (scheduled or running): a scheduled one is
+ * running from now on. Recipients an earlier run picked and never called are queued again.
+ */
+export async function takeBroadcast(
+  db: Knex,
+  id: string,
+  runId: string,
+): Promise<BroadcastRow | undefined> {
+  return db.transaction(async (tx) => {
+    const raw: unknown = await tx('broadcasts')
+      .where('id', id)
+      .whereIn('status', ['scheduled', 'running'])
+      .update({
+        status: 'running',
+        run_id: runId,
+        started_at: tx.raw('coalesce(started_at, now())'),
+      })
+      .returning(['id', 'app_id', 'channel_id', 'status', 'internal', 'created_by']);
+    const [row] = raw as BroadcastRow[];
+    if (!row) return undefined;
+    await tx('broadcast_recipients')
+      .where({ broadcast_id: id, state: 'picked' })
+      .update({ state: 'queued', run_id: null });
+    return row;
+  });
+}
+
+/** A recipient picked for sending, with what the rules need to decide. */
+export interface Picked extends ConversationRefRow {
+  seq: number;
+  values: Record<string, string>;
+  opted_out_at: Date | null;
+  last_inbound_at: Date | null;
+}
+
+/**
+ * The broadcast's next queued recipient, picked by run `runId`; none when every one is picked, or
+ * the broadcast is no longer running under this run (paused, cancelled, taken by another run).
+ * A recipient whose conversation is gone is skipped here.
+ */
+export async function pickNext(db: Knex, id: string, runId: string): Promise<Picked | undefined> {
+  const result: unknown = await db.raw(
+    `with next as (
+       select r.seq from broadcast_recipients r
+       where r.broadcast_id = :id and r.state = 'queued'
+         and exists (select 1 from broadcasts b
+                     where b.id = :id and b.status = 'running' and b.run_id = :runId)
+       order by r.seq limit 1
+       for update skip locked
+     ), picked as (
+       update broadcast_recipients r set state = 'picked', run_id = :runId, updated_at = now()
+       from next where r.broadcast_id = :id and r.seq = next.seq
+       returning r.seq, r.conversation_id, r.values
+     )
+     select p.seq, p.values, c.app_id, c.channel_id, ch.type as channel_type,
+       c.id as conversation_id, c.chat_id, c.user_pid, c.language as user_language,
+       b.language as bot_language, c.opted_out_at, ${LAST_INBOUND_AT_SQL}
+     from picked p
+     left join conversations c on c.id = p.conversation_id
+     left join channels ch on ch.id = c.channel_id
+     left join bots b on b.app_id = c.app_id`,
+    { id, runId },
+  );
+  return (result as { rows: Picked[] }).rows[0];
+}
+
+/**
+ * Marks a picked recipient `sending`, in its own commit, just before its call: true if it is still
+ * this run's to send and the broadcast still runs under this run (a pause or cancel withdraws
+ * the calls waiting for their pace). After this a run that dies leaves it `sending`, never sent again.
+ */
+export async function markSending(
+  db: Knex,
+  id: string,
+  seq: number,
+  runId: string,
+): Promise<boolean> {
+  const count = await db('broadcast_recipients')
+    .where({ broadcast_id: id, seq, state: 'picked', run_id: runId })
+    .whereExists(
+      db('broadcasts').where({ id, status: 'running', run_id: runId }).select(db.raw('1')),
+    )
+    .update({ state: 'sending', updated_at: db.fn.now() });
+  return count === 1;
+}
+
+export type RecipientOutcome =
+  | { state: 'sent'; platform_message_id: string }
+  | { state: 'failed' | 'skipped' | 'unknown'; reason: string }
+  /** The call was not made (the platform asked to wait, or failed at once): picked again later. */
+  | { state: 'queued' };
+
+/** Records how a recipient of run `runId` ended. */
+export async function recordOutcome(
+  db: Knex,
+  id: string,
+  seq: number,
+  runId: string,
+  outcome: RecipientOutcome,
+): Promise<void> {
+  await db('broadcast_recipients')
+    .where({ broadcast_id: id, seq, run_id: runId })
+    .whereIn('state', ['picked', 'sending'])
+    .update({
+      state: outcome.state,
+      reason: 'reason' in outcome ? outcome.reason : null,
+      platform_message_id: 'platform_message_id' in outcome ? outcome.platform_message_id : null,
+      ...(outcome.state === 'queued' ? { run_id: null } : {}),
+      updated_at: db.fn.now(),
+    });
+}
+
+/**
+ * Settles the recipients other runs left `sending` for longer than `staleMs` (their calls have
+ * ended one way or the other): from the transcript row of their call when it has one, `unknown`
+ * when it has none (the call may or may not have reached the platform; it is not made again).
+ * Resolves to how many are still `sending` under other runs and not yet stale.
+ */
+export async function settleLeftSending(
+  db: Knex,
+  id: string,
+  runId: string,
+  staleMs: number,
+): Promise<number> {
+  await db.raw(
+    `update broadcast_recipients r set
+       state = case when m.status = 'failed' then 'failed'
+                    when m.id is not null then 'sent' else 'unknown' end,
+       reason = case when m.status = 'failed' then m.error
+                     when m.id is null then 'the process sending it stopped during the call' end,
+       platform_message_id = m.platform_message_id,
+       updated_at = now()
+     from broadcast_recipients s
+     left join lateral (
+       select id, status, error, platform_message_id from messages
+       where conversation_id = s.conversation_id and direction = 'out'
+         and turn_id = 'bc:' || s.broadcast_id || ':' || s.seq
+       order by id limit 1
+     ) m on true
+     where s.broadcast_id = :id and s.state = 'sending' and s.run_id is distinct from :runId
+       and s.updated_at < now() - make_interval(secs => :stale)
+       and r.broadcast_id = s.broadcast_id and r.seq = s.seq`,
+    { id, runId, stale: staleMs / 1000 },
+  );
+  const byStateRaw: unknown = await db('broadcast_recipients')
+    .where({ broadcast_id: id, state: 'sending' })
+    .count<{ count: string }[]>('* as count');
+  const [left] = byStateRaw as { count: string }[];
+  return Number(left?.count ?? 0);
+}
+
+/** Ends the broadcast of run `runId` as finished when no recipient is left to send. */
+export async function finishIfDone(db: Knex, id: string, runId: string): Promise<boolean> {
+  const count = await db('broadcasts')
+    .where({ id, status: 'running', run_id: runId })
+    .whereNotExists(
+      db('broadcast_recipients')
+        .where('broadcast_id', id)
+        .whereIn('state', ['queued', 'picked', 'sending']),
+    )
+    .update({ status: 'finished', ended_at: db.fn.now() });
+  return count === 1;
+}
+
+/** The turn id of a recipient's message: its transcript rows carry it. */
+export function broadcastTurnId(id: string, seq: number): string {
+  return `bc:${id}:${seq}`;
+}

@@ -1,0 +1,81 @@
+/**
+ * A broadcast's message is one message for everyone, with `{{path}}` placeholders
+ * (`shared/flows/template.ts`) that each recipient fills from their own values: their stored
+ * variables, or the columns of an uploaded CSV (docs/outbound.md). The values are fixed when the
+ * broadcast is made; each recipient's message is filled when it is sent.
+ */
+import type { InternalMessage } from '../messages.ts';
+import { PLACEHOLDER } from '../flows/template.ts';
+
+/** What WhatsApp refuses in a template parameter: a new line, a tab, more than four spaces. */
+const UNSENDABLE_PARAMETER = /[\n\t]| {5}/;
+
+/** The texts of a message its placeholders may stand in. */
+function textsOf(message: InternalMessage): string[] {
+  switch (message.message_type) {
+    case 'template':
+      return [
+        message.text,
+        ...(message.parameters.header ?? []),
+        ...(message.parameters.body ?? []),
+      ];
+    case 'button':
+      return [message.text, ...message.buttons.map((b) => b.title)];
+    default:
+      return 'text' in message && typeof message.text === 'string' ? [message.text] : [];
+  }
+}
+
+/** The placeholder paths of a message, each once, in order of appearance. */
+export function placeholderPaths(message: InternalMessage): string[] {
+  const paths = new Set<string>();
+  for (const text of textsOf(message)) {
+    for (const match of text.matchAll(PLACEHOLDER)) if (match[1]) paths.add(match[1]);
+  }
+  return [...paths];
+}
+
+/**
+ * The message for one recipient, its placeholders filled from `values` (path → text); a reason
+ * instead when it cannot be sent to them: a value missing, or a template parameter WhatsApp
+ * would refuse.
+ */
+export function personalize(
+  message: InternalMessage,
+  values: Readonly<Record<string, string>>,
+): { message: InternalMessage } | { skip: 'missing_value' | 'invalid_value'; path: string } {
+  for (const path of placeholderPaths(message)) {
+    if (typeof values[path] !== 'string') return { skip: 'missing_value', path };
+  }
+  // A path is one key of `values` (`order.id` was looked up when the broadcast was made).
+  const fill = (text: string) =>
+    text.replace(PLACEHOLDER, (_m, path: string) => values[path] ?? '');
+  switch (message.message_type) {
+    case 'template': {
+      const parameters = {
+        ...(message.parameters.header ? { header: message.parameters.header.map(fill) } : {}),
+        ...(message.parameters.body ? { body: message.parameters.body.map(fill) } : {}),
+      };
+      for (const [i, value] of [
+        ...(parameters.header ?? []),
+        ...(parameters.body ?? []),
+      ].entries()) {
+        if (UNSENDABLE_PARAMETER.test(value) || value === '')
+          return { skip: 'invalid_value', path: String(i) };
+      }
+      return { message: { ...message, parameters, text: fill(message.text) } };
+    }
+    case 'button':
+      return {
+        message: {
+          ...message,
+          text: fill(message.text),
+          buttons: message.buttons.map((b) => ({ ...b, title: fill(b.title) })),
+        },
+      };
+    default:
+      return 'text' in message && typeof message.text === 'string'
+        ? { message: { ...message, text: fill(message.text) } as InternalMessage }
+        : { message };
+  }
+}
