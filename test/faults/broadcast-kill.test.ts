@@ -130,13 +130,12 @@ describe('faults: broadcasts while channel is killed', function () {
     );
     const { counts } = await progress(sys, id);
     const byChat = callsByChat(sys, new Set(chats));
+    const rows: unknown = await sys.schema
+      .db('broadcast_recipients')
+      .where('broadcast_id', id)
+      .select('chat_id', 'state');
     const states = new Map(
-      (
-        (await sys.schema
-          .db('broadcast_recipients')
-          .where('broadcast_id', id)
-          .select('chat_id', 'state')) as { chat_id: string; state: string }[]
-      ).map((r) => [r.chat_id, r.state]),
+      (rows as { chat_id: string; state: string }[]).map((r) => [r.chat_id, r.state]),
     );
     const twice = [...byChat].filter(([, n]) => n > 1);
     expect(twice, 'recipients called twice').to.deep.equal([]);
