@@ -13,6 +13,7 @@ import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
 import { createJsonPost } from './json-post.ts';
 import { Pacer, PACING_SCRIPTS, whatsappNumberPace } from './pacing.ts';
 import { startBroadcastWorker } from './broadcasts/worker.ts';
+import { recipientWrites } from './broadcasts/store.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
 import { VisitorStreams, WEB_SCRIPTS } from '../shared/web/visitor-stream.ts';
 import { batchedRecordedOutbound, batchedRecordInbound, batchedRecordOutbound } from './store.ts';
@@ -101,6 +102,7 @@ export async function startChannel(
     },
     {
       sending,
+      writes: recipientWrites(db),
       directory,
       log: logger.child({ part: 'broadcasts' }),
       inFlight: config.channel.broadcastInFlight,

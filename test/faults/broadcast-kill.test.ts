@@ -10,6 +10,7 @@
  */
 import { expect } from 'chai';
 import { whatsappPayload } from '../support/api.ts';
+import { ECHO_FLOW } from '../support/flows.ts';
 import { startFaultSystem, type FaultSystem } from '../support/fault-system.ts';
 import { seedAudience } from '../support/broadcast-audience.ts';
 import { waitFor } from '../support/services.ts';
@@ -190,15 +191,18 @@ describe('faults: a user chatting while a broadcast runs at the platform limit',
 
   before(async function () {
     this.timeout(180_000);
-    // WhatsApp's default throughput: the broadcast alone could fill it.
-    system = await startFaultSystem({ settings: { WHATSAPP_MESSAGES_PER_SECOND: '80' } });
+    // WhatsApp's default throughput, and more calls under way than a second of it: sends that
+    // took the number's bursts would be booked seconds ahead of any reply.
+    system = await startFaultSystem({
+      settings: { WHATSAPP_MESSAGES_PER_SECOND: '80', BROADCAST_SENDS_IN_FLIGHT: '200' },
+    });
   });
 
   after(async () => {
     await system?.close();
   });
 
-  it('when a broadcast runs at 80 messages a second on the same number, then a chatting user’s replies come within the p99 they come without it (ratio)', async () => {
+  it('when a broadcast runs at 80 messages a second on one number, then a user chatting with that number is answered as fast as a user of another bot’s number on the same machine (p99 ratio)', async () => {
     const sys = system!;
     const channelId = await whatsappChannel(sys);
     await seedAudience(sys.schema.db, {
@@ -208,10 +212,18 @@ describe('faults: a user chatting while a broadcast runs at the platform limit',
       first: 447_500_000_000,
       count: 3000,
     });
-    const user = '15557770000';
+    // The control: another bot on another number, on the same processes and machine. The
+    // broadcast costs both users the same CPU; only the same number shares its pace.
+    const other = await sys.admin('POST', '/v2/bots', {
+      name: 'control',
+      flow: ECHO_FLOW,
+      channel: { type: 'whatsapp', details: { phone_number_id: '5550009', access_token: 'wa' } },
+    });
+    expect(other.status).to.equal(201);
+    const users = { same: '15557770000', other: '15557770001' };
     let n = 0;
     /** How long (ms) from the user's message to the echo's call at the stand-in. */
-    const roundTrip = async (): Promise<number> => {
+    const roundTrip = async (number: string, user: string): Promise<number> => {
       n += 1;
       const text = `ping ${n}`;
       const started = Date.now();
@@ -219,28 +231,30 @@ describe('faults: a user chatting while a broadcast runs at the platform limit',
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(
-          whatsappPayload(sys.whatsapp.number, [{ id: `wamid.chat.${n}`, body: text, from: user }]),
+          whatsappPayload(number, [{ id: `wamid.chat.${n}`, body: text, from: user }]),
         ),
       });
       expect(response.status).to.equal(200);
       const call = await waitFor(
-        () =>
-          sys.stub.calls.find((c) => c.chat === user && c.text?.includes(text) && c.at >= started),
+        () => sys.stub.calls.find((c) => c.chat === user && c.text === `echo: ${text}`),
         { timeoutMs: 30_000, what: `the echo of ${text}` },
       );
       return call.at - started;
     };
-    const p99 = async (count: number): Promise<number> => {
-      const times: number[] = [];
+    /** The p99 of each user's round trips, taking turns. */
+    const p99s = async (count: number): Promise<{ same: number; other: number }> => {
+      const times = { same: [] as number[], other: [] as number[] };
       for (let i = 0; i < count; i += 1) {
-        times.push(await roundTrip());
-        await sleep(100);
+        times.same.push(await roundTrip(sys.whatsapp.number, users.same));
+        times.other.push(await roundTrip('5550009', users.other));
+        await sleep(50);
       }
-      times.sort((a, b) => a - b);
-      return times[Math.ceil(times.length * 0.99) - 1]!;
+      const p99 = (list: number[]) =>
+        list.sort((a, b) => a - b)[Math.ceil(list.length * 0.99) - 1]!;
+      return { same: p99(times.same), other: p99(times.other) };
     };
-    await p99(5); // warm up
-    const without = await p99(40);
+    await p99s(5); // warm up
+    const without = await p99s(30);
     const made = await sys.admin('POST', `/v2/bots/${sys.whatsapp.appId}/broadcasts`, {
       name: 'Busy',
       channel_id: channelId,
@@ -253,16 +267,15 @@ describe('faults: a user chatting while a broadcast runs at the platform limit',
     await waitFor(() => broadcastCalls() >= 80 || undefined, { what: 'the broadcast going' });
     const startedAt = Date.now();
     const startCalls = broadcastCalls();
-    const during = await p99(40);
+    const during = await p99s(30);
     const rate = (broadcastCalls() - startCalls) / ((Date.now() - startedAt) / 1000);
     console.log(
-      `      (reply p99 ${without} ms without, ${during} ms with the broadcast at ${rate.toFixed(0)}/s)`,
+      `      (reply p99 without the broadcast ${without.same} / ${without.other} ms, with it ${during.same} / ${during.other} ms (its number / another), broadcast at ${rate.toFixed(0)}/s)`,
     );
-    // The broadcast went on meanwhile (it was not starved or stopped; how fast depends on the
-    // machine: bench/broadcast measures it) ...
+    // The broadcast went on meanwhile (how fast depends on the machine: bench/broadcast) ...
     expect(broadcastCalls() - startCalls).to.be.above(40);
-    // ... and the replies did not queue behind it: a broadcast taking the bursts would hold each
-    // reply up to a second (80 slots ahead at 80 a second).
-    expect(during / Math.max(without, 50)).to.be.below(5);
+    // ... and replies on its number did not queue behind it: a broadcast that took the number's
+    // bursts would hold each of them up to a second (80 sends ahead at 80 a second).
+    expect(during.same / Math.max(during.other, 50)).to.be.below(3);
   });
 });

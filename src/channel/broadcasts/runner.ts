@@ -25,18 +25,19 @@ import { sendReply, Withdrawn, type OutboundDeps } from '../send-reply.ts';
 import {
   broadcastTurnId,
   finishIfDone,
-  markSending,
   pickNext,
-  recordOutcome,
   settleLeftSending,
   takeBroadcast,
   type BroadcastRow,
   type Picked,
   type RecipientOutcome,
+  type RecipientWrites,
 } from './store.ts';
 
 export interface RunnerDeps {
   sending: OutboundDeps;
+  /** The recipients' writes, by group commit (`recipientWrites`). */
+  writes: RecipientWrites;
   directory: BotDirectory;
   log: Logger;
   /** Calls under way at once (BROADCAST_SENDS_IN_FLIGHT). */
@@ -46,6 +47,9 @@ export interface RunnerDeps {
 }
 
 const MAX_BACKOFF_MS = 60_000;
+
+/** Recipients picked by one statement. */
+const PICK_BATCH = 32;
 
 /** How a recipient's send ended, from what `sendReply` answered or threw. */
 function outcomeOf(
@@ -97,12 +101,30 @@ export async function runBroadcast(
   }
   let waitUntil = 0;
   let backoffMs = 1000;
+  // Recipients are picked a few at a time for every slot: one statement per PICK_BATCH. Those
+  // picked and not yet marked `sending` when the run stops are queued again by the next run.
+  const windowed =
+    channel.type === 'whatsapp' && broadcast.internal.message_type !== 'template';
+  const picks: Picked[] = [];
+  let refill: Promise<void> | undefined;
+  let exhausted = false;
+  const next = async (): Promise<Picked | undefined> => {
+    while (picks.length === 0 && !exhausted) {
+      refill ??= pickNext(db, { id, runId, limit: PICK_BATCH, windowed }).then((rows) => {
+        if (rows.length === 0) exhausted = true;
+        picks.push(...rows);
+        refill = undefined;
+      });
+      await refill;
+    }
+    return picks.shift();
+  };
   const slot = async () => {
     for (;;) {
       const ahead = waitUntil - Date.now();
       if (ahead > 0) await sleep(ahead, undefined, { signal }).catch(() => undefined);
       if (signal.aborted) return;
-      const picked = await pickNext(db, id, runId);
+      const picked = await next();
       if (!picked) return;
       const outcome = await sendOne(deps, broadcast, channel, picked, runId, log);
       if (outcome.state === 'queued' && !outcome.withdrawn) {
@@ -144,9 +166,9 @@ async function sendOne(
   runId: string,
   log: Logger,
 ): Promise<RecipientOutcome & { retryAfterMs?: number; withdrawn?: boolean }> {
-  const { db } = deps.sending;
+  const recipient = { id: broadcast.id, seq: picked.seq, runId };
   const settle = async (outcome: RecipientOutcome & { retryAfterMs?: number }) => {
-    await recordOutcome(db, broadcast.id, picked.seq, runId, outcome);
+    await deps.writes.recordOutcome(recipient, outcome);
     return outcome;
   };
   if (!picked.conversation_id) return settle({ state: 'skipped', reason: 'no_conversation' });
@@ -170,7 +192,10 @@ async function sendOne(
         ...deps.sending,
         pace: 'leftover',
         attempts: 1,
-        beforeCall: () => markSending(db, broadcast.id, picked.seq, runId),
+        beforeCall: () => deps.writes.markSending(recipient),
+        // A picked recipient has no call recorded: one recorded by a run that died is `sending`,
+        // settled, never picked again.
+        recorded: () => Promise.resolve(new Set<string>()),
       },
       channel,
       {

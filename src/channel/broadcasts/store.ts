@@ -8,6 +8,7 @@ import type { Knex } from '../../shared/db.ts';
 import type { ConversationRefRow } from '../../shared/conversation-ref.ts';
 import type { InternalMessage } from '../../shared/messages.ts';
 import { LAST_INBOUND_AT_SQL } from '../../shared/whatsapp-window.ts';
+import { Batcher } from '../../shared/batcher.ts';
 
 export interface BroadcastRow {
   id: string;
@@ -55,18 +56,22 @@ export interface Picked extends ConversationRefRow {
 }
 
 /**
- * The broadcast's next queued recipient, picked by run `runId`; none when every one is picked, or
- * the broadcast is no longer running under this run (paused, cancelled, taken by another run).
- * A recipient whose conversation is gone is skipped here.
+ * The broadcast's next queued recipients, at most `limit`, in order, picked by run `runId`; none
+ * when every one is picked, or the broadcast is no longer running under this run (paused,
+ * cancelled, taken by another run). `windowed`: their last inbound message's time is read (a
+ * WhatsApp free-form message); otherwise it is null.
  */
-export async function pickNext(db: Knex, id: string, runId: string): Promise<Picked | undefined> {
+export async function pickNext(
+  db: Knex,
+  pick: { id: string; runId: string; limit: number; windowed: boolean },
+): Promise<Picked[]> {
   const result: unknown = await db.raw(
     `with next as (
        select r.seq from broadcast_recipients r
        where r.broadcast_id = :id and r.state = 'queued'
          and exists (select 1 from broadcasts b
                      where b.id = :id and b.status = 'running' and b.run_id = :runId)
-       order by r.seq limit 1
+       order by r.seq limit :limit
        for update skip locked
      ), picked as (
        update broadcast_recipients r set state = 'picked', run_id = :runId, updated_at = now()
@@ -75,34 +80,24 @@ export async function pickNext(db: Knex, id: string, runId: string): Promise<Pic
      )
      select p.seq, p.values, c.app_id, c.channel_id, ch.type as channel_type,
        c.id as conversation_id, c.chat_id, c.user_pid, c.language as user_language,
-       b.language as bot_language, c.opted_out_at, ${LAST_INBOUND_AT_SQL}
+       b.language as bot_language, c.opted_out_at,
+       case when :windowed then ${LAST_INBOUND_AT_SQL.replace(' as last_inbound_at', '')} end
+         as last_inbound_at
      from picked p
      left join conversations c on c.id = p.conversation_id
      left join channels ch on ch.id = c.channel_id
-     left join bots b on b.app_id = c.app_id`,
-    { id, runId },
+     left join bots b on b.app_id = c.app_id
+     order by p.seq`,
+    pick,
   );
-  return (result as { rows: Picked[] }).rows[0];
+  return (result as { rows: Picked[] }).rows;
 }
 
-/**
- * Marks a picked recipient `sending`, in its own commit, just before its call: true if it is still
- * this run's to send and the broadcast still runs under this run (a pause or cancel withdraws
- * the calls waiting for their pace). After this a run that dies leaves it `sending`, never sent again.
- */
-export async function markSending(
-  db: Knex,
-  id: string,
-  seq: number,
-  runId: string,
-): Promise<boolean> {
-  const count = await db('broadcast_recipients')
-    .where({ broadcast_id: id, seq, state: 'picked', run_id: runId })
-    .whereExists(
-      db('broadcasts').where({ id, status: 'running', run_id: runId }).select(db.raw('1')),
-    )
-    .update({ state: 'sending', updated_at: db.fn.now() });
-  return count === 1;
+/** One recipient of one run. */
+export interface RecipientOfRun {
+  id: string;
+  seq: number;
+  runId: string;
 }
 
 export type RecipientOutcome =
@@ -111,24 +106,67 @@ export type RecipientOutcome =
   /** The call was not made (the platform asked to wait, or failed at once): picked again later. */
   | { state: 'queued' };
 
-/** Records how a recipient of run `runId` ended. */
-export async function recordOutcome(
-  db: Knex,
-  id: string,
-  seq: number,
-  runId: string,
-  outcome: RecipientOutcome,
-): Promise<void> {
-  await db('broadcast_recipients')
-    .where({ broadcast_id: id, seq, run_id: runId })
-    .whereIn('state', ['picked', 'sending'])
-    .update({
-      state: outcome.state,
-      reason: 'reason' in outcome ? outcome.reason : null,
-      platform_message_id: 'platform_message_id' in outcome ? outcome.platform_message_id : null,
-      ...(outcome.state === 'queued' ? { run_id: null } : {}),
-      updated_at: db.fn.now(),
-    });
+// Both statements take a batch as one JSON array (group commit, `shared/batcher.ts`): the calls
+// a process's broadcasts make meanwhile are marked, or recorded, by one statement.
+const MARK_SENDING = `update broadcast_recipients r set state = 'sending', updated_at = now()
+  from jsonb_to_recordset(?::jsonb) as x (id uuid, seq int, run_id uuid)
+  where r.broadcast_id = x.id and r.seq = x.seq and r.state = 'picked' and r.run_id = x.run_id
+    and exists (select 1 from broadcasts b
+                where b.id = x.id and b.status = 'running' and b.run_id = x.run_id)
+  returning r.broadcast_id as id, r.seq`;
+
+const RECORD_OUTCOME = `update broadcast_recipients r set state = x.state, reason = x.reason,
+    platform_message_id = x.platform_message_id,
+    run_id = case when x.state = 'queued' then null else r.run_id end, updated_at = now()
+  from jsonb_to_recordset(?::jsonb) as x (id uuid, seq int, run_id uuid, state text, reason text,
+    platform_message_id text)
+  where r.broadcast_id = x.id and r.seq = x.seq and r.run_id = x.run_id
+    and r.state in ('picked', 'sending')`;
+
+export interface RecipientWrites {
+  /**
+   * Marks a picked recipient `sending`, committed, just before its call: true if it is still its
+   * run's to send and the broadcast still runs under that run (a pause or cancel withdraws the
+   * calls waiting for their pace).
+   */
+  markSending(recipient: RecipientOfRun): Promise<boolean>;
+  /** Records how a recipient of its run ended. */
+  recordOutcome(recipient: RecipientOfRun, outcome: RecipientOutcome): Promise<void>;
+}
+
+/** The recipients' writes of a process, by group commit. */
+export function recipientWrites(db: Knex): RecipientWrites {
+  const marking = new Batcher<RecipientOfRun, boolean>(async (items) => {
+    const result: unknown = await db.raw(MARK_SENDING, [
+      JSON.stringify(items.map((r) => ({ id: r.id, seq: r.seq, run_id: r.runId }))),
+    ]);
+    const marked = new Set(
+      (result as { rows: { id: string; seq: number }[] }).rows.map((r) => `${r.id}/${r.seq}`),
+    );
+    return items.map((r) => marked.has(`${r.id}/${r.seq}`));
+  });
+  const recording = new Batcher<{ recipient: RecipientOfRun; outcome: RecipientOutcome }, void>(
+    async (items) => {
+      await db.raw(RECORD_OUTCOME, [
+        JSON.stringify(
+          items.map(({ recipient: r, outcome }) => ({
+            id: r.id,
+            seq: r.seq,
+            run_id: r.runId,
+            state: outcome.state,
+            reason: 'reason' in outcome ? outcome.reason : null,
+            platform_message_id:
+              'platform_message_id' in outcome ? outcome.platform_message_id : null,
+          })),
+        ),
+      ]);
+      return items.map(() => undefined);
+    },
+  );
+  return {
+    markSending: (recipient) => marking.add(recipient),
+    recordOutcome: (recipient, outcome) => recording.add({ recipient, outcome }),
+  };
 }
 
 /**
