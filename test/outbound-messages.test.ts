@@ -410,9 +410,13 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
         },
       ],
     });
-    const transcript = await t.call('GET', `/v2/conversations/${conversation}/messages`);
-    const row = transcript.json.items.find(
-      (m: { turn_id: string }) => m.turn_id === sent.json.turn_id,
+    // Its transcript row is written once WhatsApp answered: a moment after the call.
+    const row = await waitFor(
+      async () =>
+        (await t.call('GET', `/v2/conversations/${conversation}/messages`)).json.items.find(
+          (m: { turn_id: string }) => m.turn_id === sent.json.turn_id,
+        ),
+      { what: 'the template’s transcript row' },
     );
     expect(row.body).to.deep.include({
       message_type: 'template',

@@ -32,7 +32,10 @@ forEachRedisMode('pipeline with two processes of each component', function (mode
     SHUTDOWN_TIMEOUT_MS: '5000',
   });
   const launch = async (component: ComponentName, index: number) => {
-    const c = await startComponent(component, `${component}-${index}-${Date.now()}`, settings());
+    // As the fault tests allow: a loaded 2-core machine may take long to start a process.
+    const c = await startComponent(component, `${component}-${index}-${Date.now()}`, settings(), {
+      timeoutMs: 90_000,
+    });
     running.push(c);
     return c;
   };

@@ -103,8 +103,7 @@ export async function runBroadcast(
   let backoffMs = 1000;
   // Recipients are picked a few at a time for every slot: one statement per PICK_BATCH. Those
   // picked and not yet marked `sending` when the run stops are queued again by the next run.
-  const windowed =
-    channel.type === 'whatsapp' && broadcast.internal.message_type !== 'template';
+  const windowed = channel.type === 'whatsapp' && broadcast.internal.message_type !== 'template';
   const picks: Picked[] = [];
   let refill: Promise<void> | undefined;
   let exhausted = false;

@@ -13,6 +13,7 @@ import { Field } from './channel-fields.tsx';
 import { DeleteBot } from './delete-bot-dialog.tsx';
 import { ChannelsSection } from './channels-section.tsx';
 import { TemplatesSection } from './templates-section.tsx';
+import { BroadcastsSection } from '../broadcasts/broadcasts-section.tsx';
 
 function EditBot({ bot }: { bot: Bot }) {
   const [name, setName] = useState(bot.name);
@@ -179,6 +180,7 @@ export function BotPage() {
       )}
       <ChannelsSection bot={data} />
       {data.channels.some((c) => c.type === 'whatsapp') && <TemplatesSection bot={data} />}
+      {may('GET /v2/bots/:app_id/broadcasts') && <BroadcastsSection bot={data} />}
       {may('DELETE /v2/bots/:app_id') && (
         <section aria-labelledby="danger">
           <h2 id="danger">Delete</h2>

@@ -1,0 +1,174 @@
+/**
+ * The broadcast composer (docs/outbound.md): a name, the channel, who gets it (every user, those
+ * active since a date or in a language, or the ids of a CSV file) and the text, with `{{name}}`
+ * placeholders filled from each user's values. "Preview" answers how many would get it and how
+ * many would be skipped and why (a dry run of the same request); "Send" makes it.
+ */
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import type { Bot } from '../../api/types.ts';
+import { ErrorAlert } from '../../components/error-alert.tsx';
+import { Field } from '../bots/channel-fields.tsx';
+import {
+  broadcastKeys,
+  createBroadcast,
+  previewBroadcast,
+  skippedInWords,
+  type NewBroadcast,
+} from './broadcasts-api.ts';
+
+type Kind = 'all' | 'filter' | 'csv';
+
+export function BroadcastForm({ bot }: { bot: Bot }) {
+  const queryClient = useQueryClient();
+  const channels = bot.channels.filter((c) => c.type !== 'console');
+  const [name, setName] = useState('');
+  const [channelId, setChannelId] = useState(channels[0]?.id ?? '');
+  const [kind, setKind] = useState<Kind>('all');
+  const [language, setLanguage] = useState('');
+  const [since, setSince] = useState('');
+  const [csv, setCsv] = useState('');
+  const [text, setText] = useState('');
+  const request = (): NewBroadcast => ({
+    name,
+    channel_id: channelId,
+    audience:
+      kind === 'csv'
+        ? { kind, csv }
+        : kind === 'filter'
+          ? {
+              kind,
+              ...(language ? { language } : {}),
+              ...(since ? { active_since: new Date(since).toISOString() } : {}),
+            }
+          : { kind },
+    message: { message_type: 'text', text },
+  });
+  const preview = useMutation({ mutationFn: () => previewBroadcast(bot.app_id, request()) });
+  const create = useMutation({
+    mutationFn: () => createBroadcast(bot.app_id, request()),
+    onSuccess: () => {
+      preview.reset();
+      setName('');
+      setText('');
+      void queryClient.invalidateQueries({ queryKey: broadcastKeys.list(bot.app_id) });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  if (channels.length === 0) return <p>The bot needs a Telegram, WhatsApp or web channel.</p>;
+  return (
+    <form aria-label="New broadcast" onSubmit={submit}>
+      <Field id="broadcast-name" label="Name" value={name} onChange={setName} required />
+      <div className="field">
+        <label htmlFor="broadcast-channel">Channel</label>
+        <select
+          id="broadcast-channel"
+          value={channelId}
+          onChange={(e) => setChannelId(e.target.value)}
+        >
+          {channels.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.type}
+            </option>
+          ))}
+        </select>
+      </div>
+      <fieldset>
+        <legend>Who gets it</legend>
+        {(
+          [
+            ['all', 'Every user of the channel'],
+            ['filter', 'Users active since, or in a language'],
+            ['csv', 'The users of a CSV file'],
+          ] as const
+        ).map(([value, label]) => (
+          <label key={value}>
+            <input
+              type="radio"
+              name="audience"
+              value={value}
+              checked={kind === value}
+              onChange={() => setKind(value)}
+            />{' '}
+            {label}
+          </label>
+        ))}
+        {kind === 'filter' && (
+          <>
+            <div className="field">
+              <label htmlFor="broadcast-since">Active since</label>
+              <input
+                id="broadcast-since"
+                type="date"
+                value={since}
+                onChange={(e) => setSince(e.target.value)}
+              />
+            </div>
+            <Field
+              id="broadcast-language"
+              label="Language"
+              value={language}
+              onChange={setLanguage}
+              hint="A code such as en or pt-BR; empty: any."
+            />
+          </>
+        )}
+        {kind === 'csv' && (
+          <div className="field">
+            <label htmlFor="broadcast-csv">
+              CSV file (a chat_id column; other columns fill placeholders)
+            </label>
+            <input
+              id="broadcast-csv"
+              type="file"
+              accept=".csv,text/csv"
+              onChange={(e) => void e.target.files?.[0]?.text().then(setCsv)}
+            />
+          </div>
+        )}
+      </fieldset>
+      <div className="field">
+        <label htmlFor="broadcast-text">Message</label>
+        <textarea
+          id="broadcast-text"
+          required
+          maxLength={4096}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          aria-describedby="broadcast-text-hint"
+        />
+        <small id="broadcast-text-hint" className="hint">
+          {'{{name}}'} is filled from each user’s value of that name (a CSV column, or a variable
+          the flow stored); a user without it is skipped. On WhatsApp, free text reaches only users
+          who wrote in the last 24 hours: send a template through the API for the others.
+        </small>
+      </div>
+      <p>
+        <button
+          type="button"
+          disabled={preview.isPending || !name || !text}
+          onClick={() => preview.mutate()}
+        >
+          Preview
+        </button>{' '}
+        <button type="submit" disabled={create.isPending}>
+          {create.isPending ? 'Sending…' : 'Send'}
+        </button>
+      </p>
+      <div aria-live="polite">
+        {preview.isSuccess && (
+          <p role="status">
+            {preview.data.will_send} of {preview.data.total} would get it; skipped:{' '}
+            {skippedInWords(preview.data.skipped)}.
+          </p>
+        )}
+        {create.isSuccess && <p role="status">Broadcast made: {create.data.status}.</p>}
+      </div>
+      {preview.isError && <ErrorAlert error={preview.error} what="Could not preview it." />}
+      {create.isError && <ErrorAlert error={create.error} what="Could not make the broadcast." />}
+    </form>
+  );
+}
