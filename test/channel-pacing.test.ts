@@ -50,6 +50,22 @@ describe('channel pacing (one script reserves every key of a call)', () => {
     expect(wait).to.equal(0);
   });
 
+  it('when a broadcast takes what replies leave, then it gets a slot only while none is owed, and replies after it never wait', async () => {
+    const number = { intervalMs: 100, burst: 10 };
+    const key: [string, typeof number][] = [[`${prefix}:pace:wa:leftover`, number]];
+    // Replies use part of the burst: the broadcast gets nothing until the pace has caught up.
+    for (let i = 0; i < 3; i += 1) expect(await pacer.reserve(key)).to.equal(0);
+    const owed = await pacer.reserveLeftover(key);
+    expect(owed).to.be.within(150, 300);
+    await new Promise((resolve) => setTimeout(resolve, owed));
+    // Now one slot, then nothing until the next interval: never a burst.
+    expect(await pacer.reserveLeftover(key)).to.equal(0);
+    const next = await pacer.reserveLeftover(key);
+    expect(next).to.be.within(1, 100);
+    // However often the broadcast asked, a reply finds its burst's room.
+    for (let i = 0; i < 9; i += 1) expect(await pacer.reserve(key)).to.equal(0);
+  });
+
   it('when a slot is reserved, then the script goes by its SHA1, not as text with every call', async () => {
     const keys: [string, typeof chat][] = [
       [`${prefix}:pace:{tg:c2}`, bot],

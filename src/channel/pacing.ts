@@ -39,9 +39,12 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local owed = 0
 local tats = {}
 for i = 1, #KEYS do
+  local interval = tonumber(ARGV[2 * i - 1])
   local tat = tonumber(redis.call('GET', KEYS[i]) or now)
   if tat - now > owed then owed = tat - now end
-  if tat < now then tat = now end
+  -- A sender that asks a little late (a timer's lag) keeps the pace: up to one interval is
+  -- carried over. Never more: what it leaves behind is never more than one slot ahead of now.
+  if tat < now - interval then tat = now - interval end
   tats[i] = tat
 end
 if owed > 0 then return math.ceil(owed) end
