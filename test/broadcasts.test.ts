@@ -43,6 +43,8 @@ const TEMPLATE = {
 };
 /** A Telegram chat that blocked the bot: its sends are refused with 403. */
 const BLOCKED = 900_003;
+/** A Telegram chat whose first send Telegram refuses with 429 (retry after 1 s). */
+const LIMITED = 900_201;
 
 describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
   this.timeout(60_000);
@@ -54,6 +56,7 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
   /** Bodies WhatsApp was asked to send. */
   const whatsapp: Record<string, any>[] = [];
   let update = 90_000;
+  let limited = false;
 
   conversationSuite({ BROADCAST_LOCK_MS: '2000' }, async (api) => {
     t = api;
@@ -62,6 +65,18 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
       .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
       .reply((_uri, body) => {
         const { chat_id: chat, text } = body as { chat_id: number; text: string };
+        if (Number(chat) === LIMITED && !limited) {
+          limited = true;
+          return [
+            429,
+            {
+              ok: false,
+              error_code: 429,
+              description: 'Too Many Requests',
+              parameters: { retry_after: 1 },
+            },
+          ];
+        }
         if (Number(chat) === BLOCKED)
           return [
             403,
@@ -206,6 +221,27 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
         'BW_ERR_BROADCAST_STATE',
       ]);
     }
+  });
+
+  it('when Telegram answers 429 to a recipient, then the broadcast waits, sends it again, and finishes with each user’s message once', async () => {
+    const chats = await seedAudience(t.schema.db, {
+      appId: tg.appId,
+      channelId: tg.channelId,
+      channelType: 'telegram',
+      first: LIMITED - 1,
+      count: 2,
+    });
+    const made = await broadcast(tg.appId, {
+      name: 'Rate limited',
+      channel_id: tg.channelId,
+      audience: { kind: 'csv', csv: ['chat_id', ...chats].join('\n') },
+      message: { message_type: 'text', text: 'Second wave.' },
+    });
+    expect(made.status, made.text).to.equal(201);
+    const done = await finished(made.json.id);
+    expect(done.counts).to.deep.include({ total: 2, sent: 2, failed: 0, unknown: 0 });
+    expect(limited).to.equal(true);
+    for (const chat of chats) expect(telegram.get(chat)).to.deep.equal(['Second wave.']);
   });
 
   it('when a WhatsApp broadcast is free text, then users whose window closed are skipped; a template goes to them with its parameters from a CSV', async () => {

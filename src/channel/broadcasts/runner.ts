@@ -136,16 +136,24 @@ export async function runBroadcast(
       }
     }
   };
-  await Promise.all(Array.from({ length: deps.inFlight }, slot));
-  // Calls another run left under way are settled once they cannot be under way any more.
-  while ((await settleLeftSending(db, id, runId, deps.staleMs)) > 0) {
+  for (;;) {
+    exhausted = false;
+    await Promise.all(Array.from({ length: deps.inFlight }, slot));
     if (signal.aborted) return 'interrupted';
+    // Calls another run left under way are settled once they cannot be under way any more.
+    while ((await settleLeftSending(db, id, runId, deps.staleMs)) > 0) {
+      if (signal.aborted) return 'interrupted';
+      if (!(await stillRunning(deps, id, runId))) return 'ended';
+      await sleep(Math.min(1000, deps.staleMs));
+    }
+    if (await finishIfDone(db, id, runId)) {
+      log.info('broadcast finished');
+      return 'ended';
+    }
+    // Not done: recipients the platform did not take were queued again after the last pick. A
+    // broadcast paused, cancelled or taken on by another run is not this run's any more.
     if (!(await stillRunning(deps, id, runId))) return 'ended';
-    await sleep(Math.min(1000, deps.staleMs));
   }
-  if (signal.aborted) return 'interrupted';
-  if (await finishIfDone(db, id, runId)) log.info('broadcast finished');
-  return 'ended';
 }
 
 async function stillRunning(deps: RunnerDeps, id: string, runId: string): Promise<boolean> {
