@@ -244,6 +244,27 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
     for (const chat of chats) expect(telegram.get(chat)).to.deep.equal(['Second wave.']);
   });
 
+  it('when a user’s filled text is longer than one Telegram message, then it goes as two messages, once', async () => {
+    const [chat] = await seedAudience(t.schema.db, {
+      appId: tg.appId,
+      channelId: tg.channelId,
+      channelType: 'telegram',
+      first: 900_300,
+      count: 1,
+      vars: () => ({ note: 'x'.repeat(4000) }),
+    });
+    const made = await broadcast(tg.appId, {
+      name: 'Long',
+      channel_id: tg.channelId,
+      audience: { kind: 'csv', csv: `chat_id\n${chat}` },
+      message: { message_type: 'text', text: `Your notes: {{note}} ${'and more '.repeat(20)}` },
+    });
+    expect(made.status, made.text).to.equal(201);
+    const done = await finished(made.json.id);
+    expect(done.counts).to.deep.include({ total: 1, sent: 1, queued: 0 });
+    expect(telegram.get(chat!)).to.have.length(2);
+  });
+
   it('when a WhatsApp broadcast is free text, then users whose window closed are skipped; a template goes to them with its parameters from a CSV', async () => {
     const open = await seedAudience(t.schema.db, {
       ...wa,

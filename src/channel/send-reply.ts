@@ -60,9 +60,9 @@ export interface OutboundDeps {
    */
   pace?: 'reply' | 'leftover';
   /**
-   * Asked once, after the pace allows the first try of each call and just before it is made:
-   * false withdraws the call (`Withdrawn` is thrown), as a broadcast's recipient no longer its
-   * sender's to send.
+   * Asked once per reply, after the pace allows the first try of its first call and just before
+   * it is made: false withdraws the reply (`Withdrawn` is thrown; nothing was sent), as a
+   * broadcast's recipient no longer its sender's to send.
    */
   beforeCall?: () => Promise<boolean>;
   /** Redis holding the bots' turn ledgers (`bot-turns.ts`); a finished turn is removed. */
@@ -265,6 +265,7 @@ export async function sendReply(
   context: MessageContext,
 ): Promise<OutboundOutcome[]> {
   const outcomes: OutboundOutcome[] = [];
+  let asked = false;
   const { conversation } = input.bot_output;
   const recorded = deps.recorded ?? ((turn) => recordedOutbound(deps.db, turn));
   const record = deps.record ?? ((row) => recordOutbound(deps.db, row));
@@ -294,7 +295,14 @@ export async function sendReply(
     };
     let platformMessageId: string;
     try {
-      platformMessageId = await deliver(deps, call, context);
+      // `beforeCall` is asked once, before the reply's first call made.
+      const first = !asked;
+      asked = true;
+      platformMessageId = await deliver(
+        first ? deps : { ...deps, beforeCall: undefined },
+        call,
+        context,
+      );
     } catch (error) {
       if (error instanceof Withdrawn) throw error;
       if (error instanceof PlatformError && !error.retryable) {

@@ -22,10 +22,12 @@ import { personalize } from '../../shared/broadcasts/placeholders.ts';
 import { whatsappWindow } from '../../shared/whatsapp-window.ts';
 import { PlatformError } from '../platform-api.ts';
 import { sendReply, Withdrawn, type OutboundDeps } from '../send-reply.ts';
+import { recordOutbound } from '../store.ts';
 import {
   broadcastTurnId,
   finishIfDone,
   pickNext,
+  requeueOthersPicked,
   settleLeftSending,
   takeBroadcast,
   type BroadcastRow,
@@ -53,7 +55,8 @@ const PICK_BATCH = 32;
 
 /** How a recipient's send ended, from what `sendReply` answered or threw. */
 function outcomeOf(
-  result: { outcomes: Awaited<ReturnType<typeof sendReply>> } | { error: unknown },
+  result:
+    { outcomes: Awaited<ReturnType<typeof sendReply>> } | { error: unknown; sentCalls: number },
 ): RecipientOutcome & { retryAfterMs?: number } {
   if ('outcomes' in result) {
     const failed = result.outcomes.find((o) => o.status === 'failed');
@@ -65,18 +68,23 @@ function outcomeOf(
     return { state: 'unknown', reason: 'the call was recorded by another attempt' };
   }
   const cause = result.error instanceof BotwireError ? result.error.cause : result.error;
+  const why = (cause as Error).message;
+  // A message of several calls whose first went: never sent again, whatever the rest did.
+  if (result.sentCalls > 0)
+    return { state: 'failed', reason: `sent in part (${result.sentCalls} call(s)): ${why}` };
   if (cause instanceof PlatformError) {
     const refused = (cause.cause as { code?: string } | undefined)?.code === 'ECONNREFUSED';
-    if (cause.status === 429 || (cause.status ?? 0) >= 500 || refused) {
+    // Only what says the message was not taken is tried again: "slow down", "unavailable", no
+    // connection. Any other 5xx may come from a gateway after the platform took it.
+    if (cause.status === 429 || cause.status === 503 || refused) {
       return {
         state: 'queued',
         ...(cause.retryAfterS !== undefined ? { retryAfterMs: cause.retryAfterS * 1000 } : {}),
       };
     }
-    if (cause.retryable)
-      return { state: 'unknown', reason: `no answer from the platform: ${cause.message}` };
+    if (cause.retryable) return { state: 'unknown', reason: `no answer from the platform: ${why}` };
   }
-  return { state: 'unknown', reason: `the send failed: ${(cause as Error).message}` };
+  return { state: 'unknown', reason: `the send failed: ${why}` };
 }
 
 /**
@@ -96,8 +104,8 @@ export async function runBroadcast(
   const bot = await deps.directory.byAppId(broadcast.app_id);
   const channel = bot?.channels.find((c) => c.id === broadcast.channel_id);
   if (!channel) {
-    log.warn('the broadcast’s bot or channel no longer exists; nothing sent');
-    return 'ended';
+    // Gone, or so new this process's directory does not have it yet: the job is tried again.
+    throw new BotwireError('BW_ERR_NOT_FOUND', 'the broadcast’s bot or channel is not known here');
   }
   let waitUntil = 0;
   let backoffMs = 1000;
@@ -150,9 +158,14 @@ export async function runBroadcast(
       log.info('broadcast finished');
       return 'ended';
     }
-    // Not done: recipients the platform did not take were queued again after the last pick. A
-    // broadcast paused, cancelled or taken on by another run is not this run's any more.
+    // Not done: recipients the platform did not take were queued again after the last pick, or
+    // an earlier run picked some after this one took over (its pick began before). A broadcast
+    // paused, cancelled or taken on by another run is not this run's any more.
     if (!(await stillRunning(deps, id, runId))) return 'ended';
+    await requeueOthersPicked(db, id, runId);
+    await sleep(Math.max(1000, waitUntil - Date.now()), undefined, { signal }).catch(
+      () => undefined,
+    );
   }
 }
 
@@ -193,16 +206,27 @@ async function sendOne(
     log: log.child({ turnId }),
   };
   let result: Parameters<typeof outcomeOf>[0];
+  let sentCalls = 0;
+  const record = deps.sending.record ?? ((row) => recordOutbound(deps.sending.db, row));
   try {
     const outcomes = await sendReply(
       {
         ...deps.sending,
         pace: 'leftover',
         attempts: 1,
-        beforeCall: () => deps.writes.markSending(recipient),
+        // A Postgres failure while marking: not called, so queued again (`Withdrawn`).
+        beforeCall: () =>
+          deps.writes.markSending(recipient).catch((error: unknown) => {
+            log.warn({ err: (error as Error).message }, 'could not mark a recipient sending');
+            return false;
+          }),
         // A picked recipient has no call recorded: one recorded by a run that died is `sending`,
         // settled, never picked again.
         recorded: () => Promise.resolve(new Set<string>()),
+        record: (row) => {
+          if (row.outcome.status === 'sent') sentCalls += 1;
+          return record(row);
+        },
       },
       channel,
       {
@@ -219,7 +243,7 @@ async function sendOne(
     // Paused, cancelled or taken by another run while waiting for its pace: not sent.
     if (error instanceof Withdrawn)
       return { ...(await settle({ state: 'queued' })), withdrawn: true };
-    result = { error };
+    result = { error, sentCalls };
   }
   return settle(outcomeOf(result));
 }

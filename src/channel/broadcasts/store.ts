@@ -115,11 +115,17 @@ const MARK_SENDING = `update broadcast_recipients r set state = 'sending', updat
                 where b.id = x.id and b.status = 'running' and b.run_id = x.run_id)
   returning r.broadcast_id as id, r.seq`;
 
-const RECORD_OUTCOME = `update broadcast_recipients r set state = x.state, reason = x.reason,
+// A recipient queued again for a broadcast cancelled meanwhile is skipped as the cancel skipped
+// the others.
+const RECORD_OUTCOME = `update broadcast_recipients r set
+    state = case when x.state = 'queued' and b.status = 'cancelled' then 'skipped' else x.state end,
+    reason = case when x.state = 'queued' and b.status = 'cancelled' then 'cancelled'
+                  else x.reason end,
     platform_message_id = x.platform_message_id,
     run_id = case when x.state = 'queued' then null else r.run_id end, updated_at = now()
   from jsonb_to_recordset(?::jsonb) as x (id uuid, seq int, run_id uuid, state text, reason text,
     platform_message_id text)
+  join broadcasts b on b.id = x.id
   where r.broadcast_id = x.id and r.seq = x.seq and r.run_id = x.run_id
     and r.state in ('picked', 'sending')`;
 
@@ -206,6 +212,17 @@ export async function settleLeftSending(
     .count<{ count: string }[]>('* as count');
   const [left] = byStateRaw as { count: string }[];
   return Number(left?.count ?? 0);
+}
+
+/**
+ * Queues again the recipients other runs picked and never marked: a run that began its pick just
+ * before this one took over may leave them so, and die.
+ */
+export async function requeueOthersPicked(db: Knex, id: string, runId: string): Promise<void> {
+  await db('broadcast_recipients')
+    .where({ broadcast_id: id, state: 'picked' })
+    .whereNot('run_id', runId)
+    .update({ state: 'queued', run_id: null });
 }
 
 /** Ends the broadcast of run `runId` as finished when no recipient is left to send. */

@@ -22,7 +22,10 @@ function textsOf(message: InternalMessage): string[] {
     case 'button':
       return [message.text, ...message.buttons.map((b) => b.title)];
     default:
-      return 'text' in message && typeof message.text === 'string' ? [message.text] : [];
+      return [
+        ...('text' in message && typeof message.text === 'string' ? [message.text] : []),
+        ...('caption' in message && typeof message.caption === 'string' ? [message.caption] : []),
+      ];
   }
 }
 
@@ -73,9 +76,13 @@ export function personalize(
           buttons: message.buttons.map((b) => ({ ...b, title: fill(b.title) })),
         },
       };
-    default:
-      return 'text' in message && typeof message.text === 'string'
-        ? { message: { ...message, text: fill(message.text) } as InternalMessage }
-        : { message };
+    default: {
+      const filled = { ...message } as Record<string, unknown>;
+      for (const field of ['text', 'caption']) {
+        const value = filled[field];
+        if (typeof value === 'string') filled[field] = fill(value);
+      }
+      return { message: filled as unknown as InternalMessage };
+    }
   }
 }
