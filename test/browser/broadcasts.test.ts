@@ -50,7 +50,7 @@ describe('broadcasts on the bot page in a browser', function () {
     const section = page.getByRole('region', { name: 'Broadcasts' });
     await section.getByText('No broadcast yet.').waitFor();
     const form = section.getByRole('form', { name: 'New broadcast' });
-    await form.getByLabel('Name').fill('Spring news');
+    await form.getByLabel('Broadcast name').fill('Spring news');
     await form.getByLabel('Message').fill('Spring bikes are in.');
     await form.getByRole('button', { name: 'Preview' }).click();
     await form

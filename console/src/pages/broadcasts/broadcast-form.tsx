@@ -61,7 +61,7 @@ export function BroadcastForm({ bot }: { bot: Bot }) {
   if (channels.length === 0) return <p>The bot needs a Telegram, WhatsApp or web channel.</p>;
   return (
     <form aria-label="New broadcast" onSubmit={submit}>
-      <Field id="broadcast-name" label="Name" value={name} onChange={setName} required />
+      <Field id="broadcast-name" label="Broadcast name" value={name} onChange={setName} required />
       <div className="field">
         <label htmlFor="broadcast-channel">Channel</label>
         <select
