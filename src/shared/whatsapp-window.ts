@@ -8,12 +8,15 @@
 export const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The time of the newest inbound message of the conversation aliased `c`, as a select column
- * `last_inbound_at`: an index probe from the conversation's newest message back.
+ * SQL for the time of the newest inbound message of the conversation whose id is the SQL
+ * expression `conversationId` (null if the user never wrote): an index probe from the
+ * conversation's newest message back.
  */
-export const LAST_INBOUND_AT_SQL = `(select m.created_at from messages m
-  where m.conversation_id = c.id and m.direction = 'in'
-  order by m.id desc limit 1) as last_inbound_at`;
+export function lastInboundAtSql(conversationId: string): string {
+  return `(select m.created_at from messages m
+  where m.conversation_id = ${conversationId} and m.direction = 'in'
+  order by m.id desc limit 1)`;
+}
 
 /**
  * A WhatsApp conversation's 24-hour window: open or not, and when it closes (or closed); null

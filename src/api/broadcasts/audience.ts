@@ -10,6 +10,7 @@
 import { read, utils } from 'xlsx/xlsx.mjs';
 import type { Knex } from '../../shared/db.ts';
 import { BotwireError } from '../../shared/errors.ts';
+import { lastInboundAtSql } from '../../shared/whatsapp-window.ts';
 
 export type Audience =
   | { kind: 'all' }
@@ -99,9 +100,7 @@ export async function writeRecipients(
     `with audience as (${source}),
      valued as (
        select a.*, c.opted_out_at, v.vals, v.found,
-         (select m.created_at from messages m
-          where m.conversation_id = a.conversation_id and m.direction = 'in'
-          order by m.id desc limit 1) as last_inbound_at
+         ${lastInboundAtSql('a.conversation_id')} as last_inbound_at
        from audience a
        left join conversations c on c.id = a.conversation_id
        left join conversation_state s on s.conversation_id = a.conversation_id

@@ -62,6 +62,16 @@ export async function listBroadcasts(
   return raw as BroadcastRecord[];
 }
 
+/**
+ * The join of a recipient `r` to its message's transcript row `m` (an index probe on the
+ * platform's message id), whose status WhatsApp's delivery statuses move on.
+ */
+function sentMessageOf(this: Knex.JoinClause): void {
+  this.on('m.conversation_id', 'r.conversation_id')
+    .andOnVal('m.direction', '=', 'out')
+    .andOn('m.platform_message_id', 'r.platform_message_id');
+}
+
 export interface BroadcastCounts {
   total: number;
   queued: number;
@@ -90,11 +100,7 @@ export async function countsOf(db: Knex, id: string): Promise<BroadcastCounts> {
   }[];
   // Delivery statuses only move forward: a read message was delivered.
   const statusesRaw: unknown = await db('broadcast_recipients as r')
-    .join('messages as m', function joinSent() {
-      this.on('m.conversation_id', 'r.conversation_id')
-        .andOnVal('m.direction', '=', 'out')
-        .andOn('m.platform_message_id', 'r.platform_message_id');
-    })
+    .join('messages as m', sentMessageOf)
     .where({ 'r.broadcast_id': id, 'r.state': 'sent' })
     .whereIn('m.status', ['delivered', 'read'])
     .groupBy('m.status')
@@ -206,11 +212,7 @@ export async function* recipientRows(
 ): AsyncGenerator<Record<(typeof RECIPIENT_COLUMNS)[number], unknown>> {
   for (let after = 0; ;) {
     const raw: unknown = await db('broadcast_recipients as r')
-      .leftJoin('messages as m', function joinSent() {
-        this.on('m.conversation_id', 'r.conversation_id')
-          .andOnVal('m.direction', '=', 'out')
-          .andOn('m.platform_message_id', 'r.platform_message_id');
-      })
+      .leftJoin('messages as m', sentMessageOf)
       .where('r.broadcast_id', id)
       .andWhere('r.seq', '>', after)
       .orderBy('r.seq')

@@ -7,7 +7,7 @@ import type { Knex } from '../../shared/db.ts';
 import type { ConversationRefRow } from '../../shared/conversation-ref.ts';
 import { conversationRefQuery } from '../../shared/conversation-ref.ts';
 import type { InternalMessage } from '../../shared/messages.ts';
-import { LAST_INBOUND_AT_SQL } from '../../shared/whatsapp-window.ts';
+import { lastInboundAtSql } from '../../shared/whatsapp-window.ts';
 
 /** Who a message goes to: a conversation of the bot. */
 export type Recipient = { conversation_id: string } | { channel_id: string; chat_id: string };
@@ -26,7 +26,7 @@ export async function recipientOf(
   const query = conversationRefQuery(db)
     .select(
       // The newest inbound row: an index probe from the conversation's newest message back.
-      db.raw(LAST_INBOUND_AT_SQL),
+      db.raw(`${lastInboundAtSql('c.id')} as last_inbound_at`),
     )
     .where('c.app_id', appId)
     .first();

@@ -7,7 +7,7 @@
 import type { Knex } from '../../shared/db.ts';
 import type { ConversationRefRow } from '../../shared/conversation-ref.ts';
 import type { InternalMessage } from '../../shared/messages.ts';
-import { LAST_INBOUND_AT_SQL } from '../../shared/whatsapp-window.ts';
+import { lastInboundAtSql } from '../../shared/whatsapp-window.ts';
 import { Batcher } from '../../shared/batcher.ts';
 
 export interface BroadcastRow {
@@ -81,7 +81,7 @@ export async function pickNext(
      select p.seq, p.values, c.app_id, c.channel_id, ch.type as channel_type,
        c.id as conversation_id, c.chat_id, c.user_pid, c.language as user_language,
        b.language as bot_language, c.opted_out_at,
-       case when :windowed then ${LAST_INBOUND_AT_SQL.replace(' as last_inbound_at', '')} end
+       case when :windowed then ${lastInboundAtSql('c.id')} end
          as last_inbound_at
      from picked p
      left join conversations c on c.id = p.conversation_id
