@@ -60,7 +60,11 @@ export function BroadcastForm({ bot }: { bot: Bot }) {
   };
   if (channels.length === 0) return <p>The bot needs a Telegram, WhatsApp or web channel.</p>;
   return (
-    <form aria-label="New broadcast" onSubmit={submit}>
+    <form
+      aria-label="New broadcast"
+      onSubmit={submit}
+      data-route="POST /v2/bots/:app_id/broadcasts"
+    >
       <Field id="broadcast-name" label="Broadcast name" value={name} onChange={setName} required />
       <div className="field">
         <label htmlFor="broadcast-channel">Channel</label>

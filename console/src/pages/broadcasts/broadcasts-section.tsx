@@ -99,6 +99,7 @@ export function BroadcastsSection({ bot }: { bot: Bot }) {
                       <button
                         key={to}
                         type="button"
+                        data-route={`POST /v2/broadcasts/:id/${to}`}
                         disabled={move.isPending}
                         onClick={() => move.mutate({ id: b.id, to })}
                       >
