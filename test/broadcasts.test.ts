@@ -20,6 +20,7 @@ import {
 } from './support/api.ts';
 import { waitFor } from './support/services.ts';
 import { seedAudience } from './support/broadcast-audience.ts';
+import { MessagingLimit } from '../src/shared/whatsapp-messaging-limit.ts';
 
 const FLOW = {
   version: 1,
@@ -351,6 +352,96 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
       .first('m.body', 'm.sent_by');
     expect(row.body.text).to.equal('Hi Bo, Jr, your order 1002 has shipped.');
     expect(row.sent_by).to.equal('admin-key');
+  });
+
+  it('when a WhatsApp template broadcast starts more conversations than the number’s messaging limit has room for, then the preview says it takes two days, it sends what fits and waits, a one-off template is refused, and with room again it goes on', async () => {
+    const limit = new MessagingLimit(t.redis, t.config.stream.prefix);
+    // The number (limit 250, the default) started conversations with 247 users today.
+    const { used } = await limit.usage(NUMBER, 250);
+    const fillers = Array.from({ length: 247 - used }, (_, i) => `filler-${i}`);
+    for (const user of fillers) expect(await limit.take(NUMBER, user, 250)).to.equal(0);
+    const users = await seedAudience(t.schema.db, {
+      ...wa,
+      channelType: 'whatsapp',
+      first: 447_600_000,
+      count: 6,
+      lastInboundAgoMs: 3 * 24 * 3600 * 1000,
+    });
+    const synced = await t.call('POST', `/v2/bots/${wa.appId}/templates/sync`);
+    expect(synced.status, synced.text).to.equal(200);
+    const body = {
+      name: 'Reminders',
+      channel_id: wa.channelId,
+      audience: {
+        kind: 'csv',
+        csv: ['chat_id,name,order', ...users.slice(0, 5).map((u, i) => `${u},U${i},${i}`)].join(
+          '\n',
+        ),
+      },
+      message: {
+        message_type: 'template',
+        name: 'order_update',
+        language: 'en_US',
+        parameters: { body: ['{{name}}', '{{order}}'] },
+      },
+      start_at: new Date(Date.now() + 1000).toISOString(),
+    };
+    const preview = await broadcast(wa.appId, { ...body, dry_run: true });
+    expect(preview.status, preview.text).to.equal(200);
+    const plan = preview.json.messaging_limit;
+    expect([plan.limit, plan.used, plan.starting]).to.deep.equal([250, 247, 5]);
+    expect(plan.days.map((d: { users: number }) => d.users)).to.deep.equal([3, 2]);
+    expect(Date.parse(plan.days[1].from) - Date.parse(plan.days[0].from)).to.equal(
+      24 * 3600 * 1000,
+    );
+
+    whatsapp.length = 0;
+    const made = await broadcast(wa.appId, body);
+    expect(made.status, made.text).to.equal(201);
+    expect(made.json.messaging_limit.days).to.have.length(2);
+    const waiting = await waitFor(
+      async () => {
+        const got = (await t.call('GET', `/v2/broadcasts/${made.json.id}`)).json;
+        return got.waiting_until ? got : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the broadcast waits for the messaging limit' },
+    );
+    expect(waiting.status).to.equal('running');
+    expect(waiting.counts).to.deep.include({ sent: 3, queued: 2 });
+    // Until the oldest of the 250 leaves the 24 hours.
+    expect(Date.parse(waiting.waiting_until) - Date.now()).to.be.above(23 * 3600 * 1000);
+    expect(whatsapp).to.have.length(3);
+
+    // A one-off template to a sixth user whose window closed: no room either.
+    const conversation = await t.schema
+      .db('conversations')
+      .where({ channel_id: wa.channelId, chat_id: users[5] })
+      .first('id');
+    const oneOff = {
+      idempotency_key: 'limit-one-off',
+      to: { conversation_id: conversation.id },
+      message: { ...body.message, parameters: { body: ['Fay', '9'] } },
+    };
+    const refused = await t.call('POST', `/v2/bots/${wa.appId}/messages`, { body: oneOff });
+    expect([refused.status, refused.json.error.code]).to.deep.equal([
+      429,
+      'BW_ERR_MESSAGING_LIMIT',
+    ]);
+    expect(refused.json.error.details.limit).to.equal(250);
+
+    // Room again (users left the 24 hours): resumed, the broadcast sends the other two.
+    await t.redis.zrem(
+      `${t.config.stream.prefix}:wa-started:{wa:${NUMBER}}`,
+      ...fillers.slice(0, 3),
+    );
+    expect((await t.call('POST', `/v2/broadcasts/${made.json.id}/pause`)).status).to.equal(200);
+    expect((await t.call('POST', `/v2/broadcasts/${made.json.id}/resume`)).status).to.equal(200);
+    const done = await finished(made.json.id);
+    expect(done.counts).to.deep.include({ sent: 5, queued: 0 });
+    expect(done.waiting_until).to.equal(null);
+    expect(whatsapp.map((b) => b.to).sort()).to.deep.equal(users.slice(0, 5));
+    const accepted = await t.call('POST', `/v2/bots/${wa.appId}/messages`, { body: oneOff });
+    expect(accepted.status, accepted.text).to.equal(202);
   });
 
   it('when a broadcast is scheduled later, then it waits; paused it stays so, cancelled its recipients are skipped and nothing is sent', async () => {

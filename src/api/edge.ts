@@ -1,5 +1,6 @@
 /** What the callback and admin routes are given: the process's shared dependencies. */
 import type { BroadcastQueue } from '../shared/broadcasts/queue.ts';
+import type { MessagingLimit } from '../shared/whatsapp-messaging-limit.ts';
 import type { BotDirectory } from '../shared/bots/directory.ts';
 import type { BotStore } from '../shared/bots/store.ts';
 import type { Producer, ReplicaWait } from '../shared/bus/producer.ts';
@@ -89,6 +90,8 @@ export interface Edge {
   tests: { queue: ConversationTestQueue; timeoutMs: number };
   /** Where broadcasts are started, for a channel process to run. */
   broadcasts: BroadcastQueue;
+  /** WhatsApp numbers' messaging limits: a template that starts a conversation takes room. */
+  messagingLimit: MessagingLimit;
   /** The web channel: visitor token lifetime (WEB_TOKEN_TTL_S, s) and the event streams. */
   web: { tokenTtlS: number; hub: VisitorHub };
 }

@@ -14,6 +14,27 @@ const id = {
 const count = { type: 'integer', minimum: 0 };
 const byReason = { type: 'object', additionalProperties: count };
 
+/** A WhatsApp template broadcast against its number's messaging limit (made, or a dry run). */
+const messagingLimit = {
+  type: 'object',
+  description:
+    "a WhatsApp template broadcast: the number's messaging limit (users a day it may start conversations with), those it started in the 24 hours before the start, the recipients this one starts conversations with (their window closed), and the days it takes: what the limit has no room for today goes on over the following days",
+  required: ['limit', 'used', 'starting', 'days'],
+  properties: {
+    limit: { oneOf: [count, { const: 'unlimited' }] },
+    used: count,
+    starting: count,
+    days: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['from', 'users'],
+        properties: { from: { type: 'string', format: 'date-time' }, users: count },
+      },
+    },
+  },
+};
+
 export const broadcastSchemas = {
   broadcast: {
     type: 'object',
@@ -31,6 +52,16 @@ export const broadcastSchemas = {
       start_at: { type: 'string', format: 'date-time' },
       started_at: { type: ['string', 'null'], format: 'date-time' },
       ended_at: { type: ['string', 'null'], format: 'date-time' },
+      waiting_until: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description:
+          "running, but waiting until then for its WhatsApp number's messaging limit to have room",
+      },
+      messaging_limit: {
+        ...messagingLimit,
+        description: `when made: ${messagingLimit.description}`,
+      },
       counts: {
         type: 'object',
         required: [
@@ -100,6 +131,7 @@ export const broadcastPaths = {
             total: count,
             will_send: count,
             skipped: byReason,
+            messaging_limit: messagingLimit,
           },
         }),
         201: returns('Made, and started for its start time', 'broadcast'),

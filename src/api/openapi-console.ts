@@ -33,6 +33,11 @@ export const consoleSchemas = {
         type: ['string', 'null'],
         description: 'whatsapp: the Business Account its message templates are synced from',
       },
+      messaging_limit: {
+        enum: [250, 1000, 10000, 100000, 'unlimited'],
+        description:
+          'whatsapp: unique users a day the number may start conversations with by template (its tier; 250 unless set)',
+      },
       allowed_origins: {
         type: 'array',
         items: { type: 'string' },

@@ -30,6 +30,7 @@ import { handoffMetrics, readHandoffFigures } from './handoff-metrics.ts';
 import { llmMetrics } from './llm-metrics.ts';
 import { EventHub } from './events/hub.ts';
 import { createRedis, isCluster, whenReady } from '../shared/redis.ts';
+import { MessagingLimit } from '../shared/whatsapp-messaging-limit.ts';
 import type Koa from 'koa';
 import { endStreamsOfChangedBots } from './web/bot-changes.ts';
 import { VisitorHub } from './web/visitor-hub.ts';
@@ -191,6 +192,7 @@ export async function startApi(
     web: { tokenTtlS: config.web.tokenTtlS, hub },
     tests: { queue: testQueue, timeoutMs: config.api.testsRunTimeoutMs },
     broadcasts: broadcastQueue,
+    messagingLimit: new MessagingLimit(redis, config.stream.prefix),
     onAgentFirstReply: handoffs.firstReply,
   };
   endStreamsOfChangedBots(edge);

@@ -13,6 +13,7 @@ import { handleOutbound, type ChannelOut } from './handle-outbound.ts';
 import { createJsonPost } from './json-post.ts';
 import { Pacer, PACING_SCRIPTS, whatsappNumberPace } from './pacing.ts';
 import { startBroadcastWorker } from './broadcasts/worker.ts';
+import { MessagingLimit } from '../shared/whatsapp-messaging-limit.ts';
 import { recipientWrites } from './broadcasts/store.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
 import { VisitorStreams, WEB_SCRIPTS } from '../shared/web/visitor-stream.ts';
@@ -108,6 +109,7 @@ export async function startChannel(
       inFlight: config.channel.broadcastInFlight,
       // A call other runs left under way has ended by then (one try, bounded by the timeout).
       staleMs: config.channel.sendTimeoutMs + 10_000,
+      messagingLimit: new MessagingLimit(kit.redis, config.stream.prefix),
     },
   );
   const service = await consume<ChannelIn | ChannelOut | ChatAction>(

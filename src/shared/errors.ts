@@ -321,6 +321,11 @@ export const ERRORS = {
     retryable: false,
     doc: "WhatsApp lets a business write free text only within 24 hours of the user's last message; this user's window is closed (details: last_inbound_at, closed_at). Nothing was sent.",
   },
+  BW_ERR_MESSAGING_LIMIT: {
+    status: 429,
+    retryable: true,
+    doc: "The WhatsApp number started conversations (a template to a user whose 24-hour window is closed) with as many users in the last 24 hours as its messaging limit allows (the channel's messaging_limit, Meta's tier); details: limit, retry_at, when the oldest leaves the 24 hours. Nothing was sent.",
+  },
   BW_ERR_BROADCAST_STATE: {
     status: 409,
     retryable: false,

@@ -1859,6 +1859,17 @@ export interface paths {
               skipped: {
                 [key: string]: number;
               };
+              /** @description a WhatsApp template broadcast: the number's messaging limit (users a day it may start conversations with), those it started in the 24 hours before the start, the recipients this one starts conversations with (their window closed), and the days it takes: what the limit has no room for today goes on over the following days */
+              messaging_limit?: {
+                limit: number | 'unlimited';
+                used: number;
+                starting: number;
+                days: {
+                  /** Format: date-time */
+                  from: string;
+                  users: number;
+                }[];
+              };
             };
           };
         };
@@ -4991,6 +5002,22 @@ export interface components {
       started_at?: string | null;
       /** Format: date-time */
       ended_at?: string | null;
+      /**
+       * Format: date-time
+       * @description running, but waiting until then for its WhatsApp number's messaging limit to have room
+       */
+      waiting_until?: string | null;
+      /** @description when made: a WhatsApp template broadcast: the number's messaging limit (users a day it may start conversations with), those it started in the 24 hours before the start, the recipients this one starts conversations with (their window closed), and the days it takes: what the limit has no room for today goes on over the following days */
+      messaging_limit?: {
+        limit: number | 'unlimited';
+        used: number;
+        starting: number;
+        days: {
+          /** Format: date-time */
+          from: string;
+          users: number;
+        }[];
+      };
       /** @description recipients by outcome: queued (not sent yet), sending (a call under way), sent (the platform took it; delivered and read of those, WhatsApp only), failed (refused), unknown (a process stopped during the call: not sent again), skipped (by reason: opted_out, window_closed, missing_value, invalid_value, no_conversation, duplicate, cancelled) */
       counts: {
         total: number;
@@ -5301,6 +5328,11 @@ export interface components {
       has_verify_token?: boolean;
       /** @description whatsapp: the Business Account its message templates are synced from */
       business_account_id?: string | null;
+      /**
+       * @description whatsapp: unique users a day the number may start conversations with by template (its tier; 250 unless set)
+       * @enum {unknown}
+       */
+      messaging_limit?: 250 | 1000 | 10000 | 100000 | 'unlimited';
       /** @description web: the page origins the widget may run on */
       allowed_origins?: string[];
       sessions_url?: string;
@@ -5856,6 +5888,7 @@ export interface components {
               | 'BW_ERR_VISITOR_STREAMS'
               | 'BW_ERR_HANDOFF_CLAIMED'
               | 'BW_ERR_WINDOW_CLOSED'
+              | 'BW_ERR_MESSAGING_LIMIT'
               | 'BW_ERR_BROADCAST_STATE'
               | 'BW_ERR_TEMPLATE'
               | 'BW_ERR_IDEMPOTENCY_MISMATCH'

@@ -37,7 +37,14 @@ import {
 import type {} from './audit-note.ts';
 import { getConversation } from './conversations.ts';
 import { filtersOf } from './handoff-input.ts';
-import { channelOutTo, internalOf, type OutboundMessage } from '../outbound/message.ts';
+import {
+  channelOutTo,
+  internalOf,
+  takeConversationStart,
+  type OutboundMessage,
+} from '../outbound/message.ts';
+import type { BotDirectory } from '../../shared/bots/directory.ts';
+import type { MessagingLimit } from '../../shared/whatsapp-messaging-limit.ts';
 import { whatsappWindow } from '../../shared/whatsapp-window.ts';
 import { recipientOf } from '../outbound/store.ts';
 import { afterOf, limitOf } from './paging.ts';
@@ -48,6 +55,9 @@ import type { ReadBody } from '../body.ts';
 /** What the handoff routes use of the edge. */
 export interface HandoffDeps {
   db: Knex;
+  directory: BotDirectory;
+  /** WhatsApp numbers' messaging limits: a template after the window takes room. */
+  messagingLimit: MessagingLimit;
   producer: Producer;
   events: EventPublisher;
   schemas: SchemaRegistry;
@@ -196,6 +206,7 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
     if (!to) throw new BotwireError('BW_ERR_NOT_FOUND', 'the conversation of this handoff is gone');
     // WhatsApp's window and templates hold for agents too (docs/outbound.md).
     const message = await internalOf(db, to, input.message);
+    await takeConversationStart(deps, to, message);
     const turnId = `agent:${row.id}:${input.client_message_id}`;
     const [id] = await producer.publishOnce(
       'channel',

@@ -1,4 +1,5 @@
 /** How bots and channels are shown by the admin API: never a credential, only whether one is set. */
+import { DEFAULT_MESSAGING_LIMIT } from '../../shared/whatsapp-messaging-limit.ts';
 import { statesOf } from '../../shared/flows/flow-changes.ts';
 import type { BotRecord, ChannelRecord, WebDetails } from '../../shared/bots/types.ts';
 
@@ -28,6 +29,7 @@ export function presentChannel(
           has_app_secret: Boolean(secrets.details.app_secret),
           has_verify_token: Boolean(secrets.details.verify_token),
           business_account_id: secrets.details.business_account_id ?? null,
+          messaging_limit: secrets.details.messaging_limit ?? DEFAULT_MESSAGING_LIMIT,
         }
       : {}),
     ...(secrets.type === 'web' ? presentWeb(publicBaseUrl, channel.appId, secrets.details) : {}),

@@ -70,14 +70,19 @@ export interface AudienceInput {
   windowed: boolean;
 }
 
+export interface RecipientCounts {
+  total: number;
+  queued: number;
+  /** Queued recipients whose WhatsApp window is closed: a template starts a conversation. */
+  closed: number;
+  skipped: Record<string, number>;
+}
+
 /**
  * Writes the broadcast's recipients (one statement) and resolves to how many there are by state
  * and reason.
  */
-export async function writeRecipients(
-  db: Knex,
-  input: AudienceInput,
-): Promise<{ total: number; queued: number; skipped: Record<string, number> }> {
+export async function writeRecipients(db: Knex, input: AudienceInput): Promise<RecipientCounts> {
   const { audience } = input;
   const rows = audience.kind === 'csv' ? csvRows(audience.csv) : [];
   const filter = audience.kind === 'filter' ? audience : undefined;
@@ -126,9 +131,13 @@ export async function writeRecipients(
          end as reason
          from valued
        ) r
-       returning state, reason
+       returning seq, state, reason
      )
-     select state, reason, count(*)::int as n from written group by state, reason`,
+     select w.state, w.reason,
+       (v.last_inbound_at is null or v.last_inbound_at < now() - interval '24 hours') as closed,
+       count(*)::int as n
+     from written w join valued v on v.seq = w.seq
+     group by 1, 2, 3`,
     {
       id: input.broadcastId,
       channel: input.channelId,
@@ -141,16 +150,21 @@ export async function writeRecipients(
       vars: filter?.variables ? JSON.stringify(filter.variables) : null,
     },
   );
-  const counts = (result as { rows: { state: string; reason: string | null; n: number }[] }).rows;
+  const counts = (
+    result as { rows: { state: string; reason: string | null; closed: boolean; n: number }[] }
+  ).rows;
   const skipped: Record<string, number> = {};
   let queued = 0;
+  let closed = 0;
   let total = 0;
   for (const row of counts) {
     total += row.n;
-    if (row.state === 'queued') queued += row.n;
-    else skipped[row.reason ?? 'unknown'] = (skipped[row.reason ?? 'unknown'] ?? 0) + row.n;
+    if (row.state === 'queued') {
+      queued += row.n;
+      if (row.closed) closed += row.n;
+    } else skipped[row.reason ?? 'unknown'] = (skipped[row.reason ?? 'unknown'] ?? 0) + row.n;
   }
   if (total > MAX_RECIPIENTS)
     throw new BotwireError('BW_ERR_SCHEMA', `the audience has more than ${MAX_RECIPIENTS} users`);
-  return { total, queued, skipped };
+  return { total, queued, closed, skipped };
 }

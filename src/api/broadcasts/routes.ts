@@ -19,7 +19,10 @@ import { principalOf, requireBotAccess } from '../admin/principal.ts';
 import { limitOf } from '../admin/paging.ts';
 import { UUID } from '../ids.ts';
 import { checkedMessage, type OutboundMessage } from '../outbound/message.ts';
-import { writeRecipients, type Audience } from './audience.ts';
+import { writeRecipients, type Audience, type RecipientCounts } from './audience.ts';
+import type { ChannelRecord } from '../../shared/bots/types.ts';
+import type { InternalMessage } from '../../shared/messages.ts';
+import { messagingLimitOf, planDays } from '../../shared/whatsapp-messaging-limit.ts';
 import {
   countsOf,
   getBroadcast,
@@ -43,6 +46,35 @@ interface CreateBroadcast {
   dry_run?: boolean;
 }
 
+/**
+ * How a WhatsApp template broadcast fits its number's messaging limit (docs/outbound.md, "The
+ * daily messaging limit"): the recipients whose window is closed start a conversation each; what
+ * the number has no room for today goes on over the following days. Nothing for other messages.
+ */
+async function limitPlan(
+  edge: Edge,
+  channel: ChannelRecord,
+  internal: InternalMessage,
+  counts: RecipientCounts,
+  startAt: Date,
+): Promise<{ messaging_limit?: Record<string, unknown> }> {
+  if (channel.secrets.type !== 'whatsapp' || internal.message_type !== 'template') return {};
+  const details = channel.secrets.details;
+  const usage = await edge.messagingLimit.usage(
+    details.phone_number_id,
+    messagingLimitOf(details),
+    startAt,
+  );
+  return {
+    messaging_limit: {
+      limit: usage.limit ?? 'unlimited',
+      used: usage.used,
+      starting: counts.closed,
+      days: planDays(usage, counts.closed, startAt),
+    },
+  };
+}
+
 /** Thrown inside the dry run's transaction to roll it back with its counts. */
 class DryRun extends Error {
   constructor(readonly counts: Awaited<ReturnType<typeof writeRecipients>>) {
@@ -64,6 +96,7 @@ async function present(edge: Edge, row: BroadcastRecord) {
     start_at: row.start_at,
     started_at: row.started_at,
     ended_at: row.ended_at,
+    waiting_until: row.waiting_until,
     counts: await countsOf(edge.db, row.id),
   };
 }
@@ -105,7 +138,7 @@ export function broadcastRoutes(
     const id = randomUUID();
     // Kept as asked, but a CSV as its count of rows, not its text.
     const audience = input.audience.kind === 'csv' ? { kind: 'csv' } : input.audience;
-    let made: BroadcastRecord;
+    let made: { row: BroadcastRecord; counts: RecipientCounts };
     try {
       made = await edge.db.transaction(async (tx) => {
         // The row first: the recipients refer to it.
@@ -138,12 +171,13 @@ export function broadcastRoutes(
               ? { audience: JSON.stringify({ kind: 'csv', rows: counts.total }) }
               : {}),
           });
-        return getBroadcast(tx, id);
+        return { row: await getBroadcast(tx, id), counts };
       });
     } catch (error) {
       if (!(error instanceof DryRun)) throw error;
       const { total, queued, skipped } = error.counts;
-      ctx.body = { dry_run: true, total, will_send: queued, skipped };
+      const plan = await limitPlan(edge, channel, internal, error.counts, startAt);
+      ctx.body = { dry_run: true, total, will_send: queued, skipped, ...plan };
       return;
     }
     // Made: started for a channel process from its start time. Should this fail, the broadcast
@@ -156,8 +190,11 @@ export function broadcastRoutes(
       );
     });
     ctx.status = 201;
-    ctx.body = await present(edge, made);
-    ctx.state.audit = { after: { id, name: input.name, total: made.total } };
+    ctx.body = {
+      ...(await present(edge, made.row)),
+      ...(await limitPlan(edge, channel, internal, made.counts, startAt)),
+    };
+    ctx.state.audit = { after: { id, name: input.name, total: made.row.total } };
   });
 
   router.get('/v2/bots/:app_id/broadcasts', async (ctx) => {

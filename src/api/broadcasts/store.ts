@@ -21,6 +21,8 @@ export interface BroadcastRecord {
   start_at: Date;
   started_at: Date | null;
   ended_at: Date | null;
+  /** Waiting for its WhatsApp number's messaging limit until then. */
+  waiting_until: Date | null;
 }
 
 const COLUMNS = [
@@ -37,6 +39,7 @@ const COLUMNS = [
   'start_at',
   'started_at',
   'ended_at',
+  'waiting_until',
 ] as const;
 
 export async function getBroadcast(db: Knex, id: string): Promise<BroadcastRecord> {
@@ -166,6 +169,7 @@ export async function moveBroadcast(db: Knex, id: string, move: Move): Promise<B
         ...(to === 'cancelled' ? { ended_at: tx.fn.now() } : {}),
         // A run still going picks no more: the next start takes it on.
         run_id: null,
+        waiting_until: null,
       })
       .returning([...COLUMNS]);
     const [row] = raw as BroadcastRecord[];

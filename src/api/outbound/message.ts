@@ -16,6 +16,8 @@ import { mediaMessage, type OutgoingMedia } from '../../shared/media-message.ts'
 import type { InternalMessage, TemplateParameters } from '../../shared/messages.ts';
 import { checkedTemplate } from './templates.ts';
 import { whatsappWindow } from '../../shared/whatsapp-window.ts';
+import type { BotDirectory } from '../../shared/bots/directory.ts';
+import { messagingLimitOf, type MessagingLimit } from '../../shared/whatsapp-messaging-limit.ts';
 
 /** The message as a request gives it (schemas/http/outbound-message.json). */
 export type OutboundMessage =
@@ -96,6 +98,34 @@ export async function internalOf(
 ): Promise<InternalMessage> {
   if (message.message_type !== 'template') refuseOutsideWindow(to);
   return checkedMessage(db, to, message);
+}
+
+/**
+ * Takes room in the WhatsApp number's messaging limit when `message` starts a conversation with
+ * `to`: a template to a user whose 24-hour window is closed (docs/outbound.md, "The daily
+ * messaging limit"). Other messages, and other platforms, take none.
+ * @throws BW_ERR_MESSAGING_LIMIT when the number has no room; nothing is sent
+ */
+export async function takeConversationStart(
+  deps: { directory: BotDirectory; messagingLimit: MessagingLimit },
+  to: Destination & { app_id: string; chat_id: string },
+  message: InternalMessage,
+): Promise<void> {
+  if (message.message_type !== 'template') return;
+  const window = whatsappWindow(to);
+  if (!window || window.open) return;
+  const bot = await deps.directory.byAppId(to.app_id);
+  const channel = bot?.channels.find((c) => c.id === to.channel_id);
+  if (channel?.secrets.type !== 'whatsapp') return;
+  const details = channel.secrets.details;
+  const limit = messagingLimitOf(details);
+  const waitMs = await deps.messagingLimit.take(details.phone_number_id, to.chat_id, limit);
+  if (waitMs === 0) return;
+  throw new BotwireError(
+    'BW_ERR_MESSAGING_LIMIT',
+    `this WhatsApp number started conversations with ${limit} users in the last 24 hours, its messaging limit: a template to a user whose window is closed can go once the oldest leaves the 24 hours`,
+    { details: { limit, retry_at: new Date(Date.now() + waitMs).toISOString() } },
+  );
 }
 
 /**

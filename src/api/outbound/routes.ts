@@ -11,7 +11,12 @@ import type { Router } from '@koa/router';
 import { BotwireError } from '../../shared/errors.ts';
 import type { ReadBody } from '../body.ts';
 import type { Edge } from '../edge.ts';
-import { channelOutTo, internalOf, type OutboundMessage } from './message.ts';
+import {
+  channelOutTo,
+  internalOf,
+  takeConversationStart,
+  type OutboundMessage,
+} from './message.ts';
 import { principalOf, requireBotAccess } from '../admin/principal.ts';
 import { claimKey, recipientOf, storedClaim, type Claim, type Recipient } from './store.ts';
 
@@ -66,6 +71,7 @@ export function outboundRoutes(
       // Checked (the window, a template's parameters) before the key is claimed: a refused
       // request uses no key. A repeat publishes the message checked then, not checked again.
       const message = await internalOf(edge.db, recipient, input.message);
+      await takeConversationStart(edge, recipient, message);
       // The turn id channel sends under: one per bot and key, so its calls are recorded once.
       const turnId = `out:${createHash('sha256').update(`${appId}\0${input.idempotency_key}`).digest('hex').slice(0, 32)}`;
       found = await claimKey(edge.db, {

@@ -10,6 +10,10 @@
  * means the message was not taken: the recipient is queued again and the whole run waits (the
  * platform's `retry_after`, else a backoff that doubles up to a minute). A call that got no answer
  * (a timeout, a connection cut) may have reached the user: `unknown`, not sent again.
+ *
+ * A WhatsApp template to a user whose 24-hour window is closed starts a conversation, which the
+ * number's messaging limit counts (`shared/whatsapp-messaging-limit.ts`): without room, the run
+ * stops and the broadcast waits, its job delayed until the oldest counted user leaves the 24 hours.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
@@ -20,6 +24,7 @@ import { BotwireError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { personalize } from '../../shared/broadcasts/placeholders.ts';
 import { whatsappWindow } from '../../shared/whatsapp-window.ts';
+import { messagingLimitOf, type MessagingLimit } from '../../shared/whatsapp-messaging-limit.ts';
 import { PlatformError } from '../platform-api.ts';
 import { sendReply, Withdrawn, type OutboundDeps } from '../send-reply.ts';
 import { recordOutbound } from '../store.ts';
@@ -29,6 +34,7 @@ import {
   pickNext,
   requeueOthersPicked,
   settleLeftSending,
+  deferBroadcast,
   takeBroadcast,
   type BroadcastRow,
   type Picked,
@@ -46,7 +52,18 @@ export interface RunnerDeps {
   inFlight: number;
   /** How long a call other runs left `sending` may still be under way (ms). */
   staleMs: number;
+  /** WhatsApp numbers' messaging limits. */
+  messagingLimit: MessagingLimit;
 }
+
+/** A broadcast waiting for its number's messaging limit is looked at again no sooner than this. */
+const MIN_LIMIT_WAIT_MS = 60_000;
+
+/** How a run ended: done with what it could send, stopped by the process, or waiting for room. */
+export type RunEnd = 'ended' | 'interrupted' | { waitUntil: Date };
+
+/** A recipient's outcome as the run acts on it. */
+type SendEnd = RecipientOutcome & { retryAfterMs?: number; withdrawn?: boolean; limitMs?: number };
 
 const MAX_BACKOFF_MS = 60_000;
 
@@ -89,13 +106,14 @@ function outcomeOf(
 
 /**
  * Runs broadcast `id` until every recipient is settled, or it is paused or cancelled; resolves to
- * `interrupted` when `signal` stopped it first (the process is stopping): the rest is left queued.
+ * `interrupted` when `signal` stopped it first (the process is stopping): the rest is left queued;
+ * to `waitUntil` when the number's messaging limit has no room before then.
  */
 export async function runBroadcast(
   deps: RunnerDeps,
   id: string,
   signal: AbortSignal,
-): Promise<'ended' | 'interrupted'> {
+): Promise<RunEnd> {
   const runId = randomUUID();
   const { db } = deps.sending;
   const broadcast = await takeBroadcast(db, id, runId);
@@ -111,7 +129,8 @@ export async function runBroadcast(
   let backoffMs = 1000;
   // Recipients are picked a few at a time for every slot: one statement per PICK_BATCH. Those
   // picked and not yet marked `sending` when the run stops are queued again by the next run.
-  const windowed = channel.type === 'whatsapp' && broadcast.internal.message_type !== 'template';
+  const windowed = channel.type === 'whatsapp';
+  let limitedUntil = 0;
   const picks: Picked[] = [];
   let refill: Promise<void> | undefined;
   let exhausted = false;
@@ -130,11 +149,13 @@ export async function runBroadcast(
     for (;;) {
       const ahead = waitUntil - Date.now();
       if (ahead > 0) await sleep(ahead, undefined, { signal }).catch(() => undefined);
-      if (signal.aborted) return;
+      if (signal.aborted || limitedUntil > 0) return;
       const picked = await next();
       if (!picked) return;
       const outcome = await sendOne(deps, broadcast, channel, picked, runId, log);
-      if (outcome.state === 'queued' && !outcome.withdrawn) {
+      if (outcome.limitMs !== undefined) {
+        limitedUntil = Math.max(limitedUntil, Date.now() + outcome.limitMs);
+      } else if (outcome.state === 'queued' && !outcome.withdrawn) {
         const wait = outcome.retryAfterMs ?? backoffMs;
         backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
         waitUntil = Math.max(waitUntil, Date.now() + wait);
@@ -148,6 +169,12 @@ export async function runBroadcast(
     exhausted = false;
     await Promise.all(Array.from({ length: deps.inFlight }, slot));
     if (signal.aborted) return 'interrupted';
+    if (limitedUntil > 0) {
+      const until = new Date(Math.max(limitedUntil, Date.now() + MIN_LIMIT_WAIT_MS));
+      await deferBroadcast(db, id, runId, until);
+      log.info({ until }, 'the number’s messaging limit is reached: the broadcast waits');
+      return { waitUntil: until };
+    }
     // Calls another run left under way are settled once they cannot be under way any more.
     while ((await settleLeftSending(db, id, runId, deps.staleMs)) > 0) {
       if (signal.aborted) return 'interrupted';
@@ -185,7 +212,7 @@ async function sendOne(
   picked: Picked,
   runId: string,
   log: Logger,
-): Promise<RecipientOutcome & { retryAfterMs?: number; withdrawn?: boolean }> {
+): Promise<SendEnd> {
   const recipient = { id: broadcast.id, seq: picked.seq, runId };
   const settle = async (outcome: RecipientOutcome & { retryAfterMs?: number }) => {
     await deps.writes.recordOutcome(recipient, outcome);
@@ -198,6 +225,16 @@ async function sendOne(
     return settle({ state: 'skipped', reason: 'window_closed' });
   const personal = personalize(broadcast.internal, picked.values);
   if ('skip' in personal) return settle({ state: 'skipped', reason: personal.skip });
+  if (window && !window.open && channel.secrets.type === 'whatsapp') {
+    // A template that starts a conversation: counted against the number's limit, or not sent yet.
+    const details = channel.secrets.details;
+    const limitMs = await deps.messagingLimit.take(
+      details.phone_number_id,
+      picked.chat_id,
+      messagingLimitOf(details),
+    );
+    if (limitMs > 0) return { ...(await settle({ state: 'queued' })), limitMs };
+  }
   const turnId = broadcastTurnId(broadcast.id, picked.seq);
   const context: MessageContext = {
     id: turnId,

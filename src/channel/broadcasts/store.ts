@@ -36,6 +36,7 @@ export async function takeBroadcast(
         status: 'running',
         run_id: runId,
         started_at: tx.raw('coalesce(started_at, now())'),
+        waiting_until: null,
       })
       .returning(['id', 'app_id', 'channel_id', 'status', 'internal', 'created_by']);
     const [row] = raw as BroadcastRow[];
@@ -44,6 +45,24 @@ export async function takeBroadcast(
       .where({ broadcast_id: id, state: 'picked' })
       .update({ state: 'queued', run_id: null });
     return row;
+  });
+}
+
+/**
+ * Run `runId` stops until `until`: the number's messaging limit has no room. What it picked and
+ * did not call is queued again; the broadcast says until when it waits.
+ */
+export async function deferBroadcast(
+  db: Knex,
+  id: string,
+  runId: string,
+  until: Date,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx('broadcasts').where({ id, run_id: runId }).update({ waiting_until: until });
+    await tx('broadcast_recipients')
+      .where({ broadcast_id: id, state: 'picked', run_id: runId })
+      .update({ state: 'queued', run_id: null });
   });
 }
 
@@ -59,7 +78,8 @@ export interface Picked extends ConversationRefRow {
  * The broadcast's next queued recipients, at most `limit`, in order, picked by run `runId`; none
  * when every one is picked, or the broadcast is no longer running under this run (paused,
  * cancelled, taken by another run). `windowed`: their last inbound message's time is read (a
- * WhatsApp free-form message); otherwise it is null.
+ * WhatsApp broadcast: free-form needs the window open, a template to a closed one starts a
+ * conversation); otherwise it is null.
  */
 export async function pickNext(
   db: Knex,

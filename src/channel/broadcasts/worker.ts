@@ -34,9 +34,13 @@ export function startBroadcastWorker(
     BROADCAST_QUEUE,
     async (job, token) => {
       const ended = await runBroadcast(deps, job.data.broadcast_id, stopping.signal);
-      if (ended !== 'interrupted') return;
+      if (ended === 'ended') return;
       // This process is stopping: the run goes back to the queue for another to take on at once.
-      await job.moveToDelayed(Date.now(), token);
+      // Waiting for the messaging limit: back until there is room.
+      await job.moveToDelayed(
+        ended === 'interrupted' ? Date.now() : ended.waitUntil.getTime(),
+        token,
+      );
       throw new DelayedError();
     },
     {

@@ -30,6 +30,11 @@ export interface WhatsAppDetails {
   verify_token?: string;
   /** The WhatsApp Business Account: its message templates are synced from it. */
   business_account_id?: string;
+  /**
+   * The number's messaging limit: unique users a day it may start conversations with (Meta's
+   * tier; `shared/whatsapp-messaging-limit.ts`). Absent: 250, where every number starts.
+   */
+  messaging_limit?: 250 | 1000 | 10000 | 100000 | 'unlimited';
 }
 
 /** A web channel: the page origins its widget may run on (exact match, at most 20). */

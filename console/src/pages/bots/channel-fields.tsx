@@ -15,6 +15,14 @@ export const CHANNEL_LABELS: Record<ChannelType, string> = {
   web: 'Web chat',
 };
 
+/** Meta's tiers above the first, as the messaging limit's picker offers them. */
+const MESSAGING_LIMIT_OPTIONS = [
+  ['1000', '1,000 users a day'],
+  ['10000', '10,000 users a day'],
+  ['100000', '100,000 users a day'],
+  ['unlimited', 'Unlimited'],
+] as const;
+
 /** What each field must be, in words, shown when the API refuses it. */
 const FIELD_WORDS: Record<string, string> = {
   bot_token:
@@ -48,10 +56,12 @@ export function detailsOf(
         .filter((n) => given(n) !== '')
         .map((n) => [n, given(n)]),
     );
+    const limit = given('messaging_limit');
     return {
       phone_number_id: given('phone_number_id'),
       access_token: given('access_token'),
       ...optional,
+      ...(limit === '' ? {} : { messaging_limit: limit === 'unlimited' ? limit : Number(limit) }),
     };
   }
   const origins = given('allowed_origins')
@@ -174,6 +184,26 @@ export function ChannelFields(props: {
           {field('business_account_id', 'Business Account id (optional)', {
             hint: 'Its message templates are synced from it, to write after the 24-hour window.',
           })}
+          <div className="field">
+            <label htmlFor={`${prefix}-messaging_limit`}>Messaging limit</label>
+            <select
+              id={`${prefix}-messaging_limit`}
+              aria-describedby={`${prefix}-messaging_limit-hint`}
+              value={fields.messaging_limit ?? ''}
+              onChange={(e) => props.onFields({ ...fields, messaging_limit: e.target.value })}
+            >
+              <option value="">250 users a day (where every number starts)</option>
+              {MESSAGING_LIMIT_OPTIONS.map(([value, words]) => (
+                <option key={value} value={value}>
+                  {words}
+                </option>
+              ))}
+            </select>
+            <small id={`${prefix}-messaging_limit-hint`} className="hint">
+              The number’s tier in WhatsApp Manager: how many users a day it may write to first,
+              with a template. Broadcasts past it go on over the next days.
+            </small>
+          </div>
         </>
       )}
       {type === 'web' &&

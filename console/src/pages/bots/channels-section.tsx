@@ -185,6 +185,10 @@ export function ChannelsSection({ bot }: { bot: Bot }) {
                 ) : (
                   'no Business Account id (its templates cannot be synced)'
                 )}
+                ; messaging limit{' '}
+                {channel.messaging_limit === 'unlimited'
+                  ? 'unlimited'
+                  : `${(channel.messaging_limit ?? 250).toLocaleString('en')} users a day`}
               </p>
             )}
             {channel.type === 'web' && <WebSnippet channel={channel} />}
