@@ -2,16 +2,20 @@
  * Broadcasts on a bot's page in a real browser against the real service (docs/outbound.md): a
  * builder previews a broadcast to every Telegram user (one opted out with "stop" is skipped and
  * the preview says so), sends it, follows it to finished, and each user who did not opt out gets
- * it once.
+ * it once; on WhatsApp, a template broadcast reaches users whose window closed, its preview
+ * saying how it fits the number's daily messaging limit.
  */
 import { expect } from 'chai';
 import { ECHO_FLOW } from '../support/flows.ts';
 import { waitFor } from '../support/services.ts';
+import { whatsappPayload } from '../support/api.ts';
 import {
+  apiCall,
   checkA11y,
   consoleService,
   expectNoCspViolations,
   screenshot,
+  serviceDb,
   signIn,
   telegramBot,
   telegramDelivered,
@@ -69,6 +73,97 @@ describe('broadcasts on the bot page in a browser', function () {
     expect(telegramDelivered(service, users[2]!, 'Spring bikes are in.')).to.have.length(0);
     const csv = await row.getByRole('link', { name: /Outcomes \(CSV\)/ }).getAttribute('href');
     expect(csv).to.match(/^\/v2\/broadcasts\/[0-9a-f-]+\/recipients$/);
+    expectNoCspViolations(page);
+  });
+
+  it('when a builder sends a WhatsApp template broadcast, then users whose window closed get it filled, and the preview says the number’s daily limit has room for all of them', async () => {
+    const number = '4420001';
+    const account = '7780001';
+    const created = await apiCall(service, 'POST', '/v2/bots', {
+      name: 'Bike shop on WhatsApp',
+      flow: ECHO_FLOW,
+      channel: {
+        type: 'whatsapp',
+        details: {
+          phone_number_id: number,
+          access_token: 'wa-token',
+          business_account_id: account,
+        },
+      },
+    });
+    const appId = created.app_id as string;
+    service.telegram.templates.set(account, [
+      {
+        name: 'service_due',
+        language: 'en',
+        status: 'APPROVED',
+        category: 'UTILITY',
+        components: [{ type: 'BODY', text: 'Hi, your bike is due for a {{1}} service.' }],
+      },
+    ]);
+    await apiCall(service, 'POST', `/v2/bots/${appId}/templates/sync`);
+    const users = ['15550008001', '15550008002'];
+    for (const [i, from] of users.entries()) {
+      const callback = await fetch(`${service.url}/callback`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(whatsappPayload(number, [{ id: `wamid.bc${i}`, body: 'hi', from }])),
+      });
+      expect(callback.status).to.equal(200);
+    }
+    await waitFor(
+      () =>
+        users.every((to) =>
+          service.telegram.calls.some(
+            (c) => c.platform === 'whatsapp' && c.body.to === to && c.delivered,
+          ),
+        ),
+      { timeoutMs: 60_000, what: 'the echoes on WhatsApp' },
+    );
+    // A day passes: their windows close.
+    const db = await serviceDb(appId);
+    try {
+      await db('messages')
+        .whereIn('conversation_id', db('conversations').where({ app_id: appId }).select('id'))
+        .andWhere({ direction: 'in' })
+        .update({ created_at: db.raw(`now() - interval '25 hours'`) });
+    } finally {
+      await db.destroy();
+    }
+
+    const page = await service.newPage();
+    await signIn(page, service.adminKey);
+    await page.goto(`/console/bots/${appId}`);
+    const section = page.getByRole('region', { name: 'Broadcasts' });
+    const form = section.getByRole('form', { name: 'New broadcast' });
+    await form.getByLabel('Broadcast name').fill('Service reminders');
+    await form.getByLabel(/A WhatsApp template/).check();
+    await form.getByLabel('Template').selectOption({ label: 'service_due (en)' });
+    await form.getByLabel('Body {{1}}').fill('spring');
+    expect(await form.getByLabel('They will read:').textContent()).to.equal(
+      'Hi, your bike is due for a spring service.',
+    );
+    await form.getByRole('button', { name: 'Preview' }).click();
+    await form
+      .getByRole('status')
+      .filter({
+        hasText:
+          '2 of 2 would get it; skipped: none. It writes first to 2 users whose 24-hour window is closed; this number may do that for 250 users a day, and did for 0 in the last 24 hours: all of them at once.',
+      })
+      .waitFor();
+    await checkA11y(page, 'template broadcast preview');
+    await screenshot(page, 'bot-broadcast-template');
+    await form.getByRole('button', { name: 'Send' }).click();
+    const row = section.getByRole('row').filter({ hasText: 'Service reminders' });
+    await row.getByRole('cell', { name: 'finished' }).waitFor({ timeout: 60_000 });
+    const sent = service.telegram.calls.filter(
+      (c) => c.platform === 'whatsapp' && c.body.type === 'template' && c.delivered,
+    );
+    expect(sent.map((c) => c.body.to).sort()).to.deep.equal(users);
+    const template = sent[0]!.body.template as { components: { parameters: unknown }[] };
+    expect(template.components[0]?.parameters).to.deep.equal([
+      { type: 'text', text: 'spring' },
+    ]);
     expectNoCspViolations(page);
   });
 });

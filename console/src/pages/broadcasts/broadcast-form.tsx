@@ -1,21 +1,23 @@
 /**
  * The broadcast composer (docs/outbound.md): a name, the channel, who gets it (every user, those
- * active since a date or in a language, or the ids of a CSV file) and the text, with `{{name}}`
- * placeholders filled from each user's values. "Preview" answers how many would get it and how
- * many would be skipped and why (a dry run of the same request); "Send" makes it.
+ * active since a date or in a language, or the ids of a CSV file) and the text, or on WhatsApp
+ * an approved template, with `{{name}}` placeholders filled from each user's values. "Preview"
+ * answers how many would get it, how many would be skipped and why (a dry run of the same
+ * request), and for a template how the number's daily messaging limit spreads it; "Send" makes it.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { Bot } from '../../api/types.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { Field } from '../bots/channel-fields.tsx';
+import { TemplateFields, useTemplateChoice } from '../../components/template-fields.tsx';
 import {
   broadcastKeys,
   createBroadcast,
   previewBroadcast,
-  skippedInWords,
   type NewBroadcast,
 } from './broadcasts-api.ts';
+import { limitPlanInWords, skippedInWords } from './broadcast-words.ts';
 
 type Kind = 'all' | 'filter' | 'csv';
 
@@ -29,6 +31,15 @@ export function BroadcastForm({ bot }: { bot: Bot }) {
   const [since, setSince] = useState('');
   const [csv, setCsv] = useState('');
   const [text, setText] = useState('');
+  const [asTemplate, setAsTemplate] = useState(false);
+  const whatsapp = channels.find((c) => c.id === channelId)?.type === 'whatsapp';
+  const choice = useTemplateChoice(bot.app_id, channelId);
+  const template = whatsapp && asTemplate;
+  const message = template
+    ? choice.message
+    : text
+      ? { message_type: 'text' as const, text }
+      : undefined;
   const request = (): NewBroadcast => ({
     name,
     channel_id: channelId,
@@ -42,7 +53,7 @@ export function BroadcastForm({ bot }: { bot: Bot }) {
               ...(since ? { active_since: new Date(since).toISOString() } : {}),
             }
           : { kind },
-    message: { message_type: 'text', text },
+    message: message ?? { message_type: 'text', text },
   });
   const preview = useMutation({ mutationFn: () => previewBroadcast(bot.app_id, request()) });
   const create = useMutation({
@@ -51,6 +62,7 @@ export function BroadcastForm({ bot }: { bot: Bot }) {
       preview.reset();
       setName('');
       setText('');
+      choice.choose('');
       void queryClient.invalidateQueries({ queryKey: broadcastKeys.list(bot.app_id) });
     },
   });
@@ -134,31 +146,63 @@ export function BroadcastForm({ bot }: { bot: Bot }) {
           </div>
         )}
       </fieldset>
-      <div className="field">
-        <label htmlFor="broadcast-text">Message</label>
-        <textarea
-          id="broadcast-text"
-          required
-          maxLength={4096}
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          aria-describedby="broadcast-text-hint"
+      {whatsapp && (
+        <fieldset>
+          <legend>Send as</legend>
+          <label>
+            <input
+              type="radio"
+              name="broadcast-as"
+              checked={!asTemplate}
+              onChange={() => setAsTemplate(false)}
+            />{' '}
+            Text (reaches users who wrote in the last 24 hours)
+          </label>
+          <label>
+            <input
+              type="radio"
+              name="broadcast-as"
+              checked={asTemplate}
+              onChange={() => setAsTemplate(true)}
+            />{' '}
+            A WhatsApp template (reaches everyone; counts against the number’s daily limit)
+          </label>
+        </fieldset>
+      )}
+      {template ? (
+        <TemplateFields
+          choice={choice}
+          id="broadcast-template-preview"
+          placeholderHint="A field may hold {{name}}, filled from each user’s value of that name (a CSV column, or a variable the flow stored)."
         />
-        <small id="broadcast-text-hint" className="hint">
-          {'{{name}}'} is filled from each user’s value of that name (a CSV column, or a variable
-          the flow stored); a user without it is skipped. On WhatsApp, free text reaches only users
-          who wrote in the last 24 hours: send a template through the API for the others.
-        </small>
-      </div>
+      ) : (
+        <div className="field">
+          <label htmlFor="broadcast-text">Message</label>
+          <textarea
+            id="broadcast-text"
+            required
+            maxLength={4096}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            aria-describedby="broadcast-text-hint"
+          />
+          <small id="broadcast-text-hint" className="hint">
+            {'{{name}}'} is filled from each user’s value of that name (a CSV column, or a variable
+            the flow stored); a user without it is skipped.
+            {whatsapp &&
+              ' On WhatsApp, free text reaches only users who wrote in the last 24 hours: send a template to reach the others.'}
+          </small>
+        </div>
+      )}
       <p>
         <button
           type="button"
-          disabled={preview.isPending || !name || !text}
+          disabled={preview.isPending || !name || !message}
           onClick={() => preview.mutate()}
         >
           Preview
         </button>{' '}
-        <button type="submit" disabled={create.isPending}>
+        <button type="submit" disabled={create.isPending || !message}>
           {create.isPending ? 'Sending…' : 'Send'}
         </button>
       </p>
@@ -166,10 +210,15 @@ export function BroadcastForm({ bot }: { bot: Bot }) {
         {preview.isSuccess && (
           <p role="status">
             {preview.data.will_send} of {preview.data.total} would get it; skipped:{' '}
-            {skippedInWords(preview.data.skipped)}.
+            {skippedInWords(preview.data.skipped)}. {limitPlanInWords(preview.data.messaging_limit)}
           </p>
         )}
-        {create.isSuccess && <p role="status">Broadcast made: {create.data.status}.</p>}
+        {create.isSuccess && (
+          <p role="status">
+            Broadcast made ({create.data.status}): its progress is in the list above.{' '}
+            {limitPlanInWords(create.data.messaging_limit)}
+          </p>
+        )}
       </div>
       {preview.isError && <ErrorAlert error={preview.error} what="Could not preview it." />}
       {create.isError && <ErrorAlert error={create.error} what="Could not make the broadcast." />}

@@ -1,6 +1,7 @@
 /** The broadcast routes the console calls (docs/outbound.md, "Broadcasts"). */
 import { api, unwrap } from '../../api/client.ts';
 import type { Answer, Body } from '../../api/types.ts';
+import type { LimitPlan } from './broadcast-words.ts';
 
 export type Broadcast = Answer<'/v2/broadcasts/{id}', 'get'>;
 export type NewBroadcast = Body<'/v2/bots/{app_id}/broadcasts', 'post'>;
@@ -25,7 +26,12 @@ export async function previewBroadcast(appId: string, body: NewBroadcast) {
       body: { ...body, dry_run: true },
     }),
   );
-  return answer as { total: number; will_send: number; skipped: Record<string, number> };
+  return answer as {
+    total: number;
+    will_send: number;
+    skipped: Record<string, number>;
+    messaging_limit?: LimitPlan;
+  };
 }
 
 export async function createBroadcast(appId: string, body: NewBroadcast): Promise<Broadcast> {
@@ -49,19 +55,3 @@ export async function moveBroadcast(id: string, move: Move): Promise<Broadcast> 
 
 /** Every recipient's outcome, as CSV. */
 export const recipientsCsvUrl = (id: string): string => `/v2/broadcasts/${id}/recipients`;
-
-/** What a skip reason means, in words. */
-export const SKIP_REASONS: Record<string, string> = {
-  opted_out: 'opted out',
-  window_closed: 'WhatsApp window closed',
-  missing_value: 'a value missing',
-  invalid_value: 'a value WhatsApp refuses',
-  no_conversation: 'never wrote to the bot',
-  duplicate: 'listed twice',
-  cancelled: 'cancelled',
-};
-
-export const skippedInWords = (skipped: Record<string, number>): string =>
-  Object.entries(skipped)
-    .map(([reason, n]) => `${n} ${SKIP_REASONS[reason] ?? reason}`)
-    .join(', ') || 'none';

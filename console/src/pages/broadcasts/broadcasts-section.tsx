@@ -14,10 +14,10 @@ import {
   listBroadcasts,
   moveBroadcast,
   recipientsCsvUrl,
-  skippedInWords,
   type Broadcast,
   type Move,
 } from './broadcasts-api.ts';
+import { skippedInWords } from './broadcast-words.ts';
 
 const ACTIVE = new Set(['scheduled', 'running']);
 
@@ -88,7 +88,15 @@ export function BroadcastsSection({ bot }: { bot: Bot }) {
             {items.map((b) => (
               <tr key={b.id}>
                 <th scope="row">{b.name}</th>
-                <td>{b.status}</td>
+                <td>
+                  {b.status}
+                  {b.status === 'running' && b.waiting_until && (
+                    <>
+                      : waiting for the number’s daily limit until{' '}
+                      {new Date(b.waiting_until).toLocaleString()}
+                    </>
+                  )}
+                </td>
                 <td>
                   <Progress b={b} />
                 </td>
