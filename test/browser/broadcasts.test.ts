@@ -161,9 +161,30 @@ describe('broadcasts on the bot page in a browser', function () {
     );
     expect(sent.map((c) => c.body.to).sort()).to.deep.equal(users);
     const template = sent[0]!.body.template as { components: { parameters: unknown }[] };
-    expect(template.components[0]?.parameters).to.deep.equal([
-      { type: 'text', text: 'spring' },
-    ]);
+    expect(template.components[0]?.parameters).to.deep.equal([{ type: 'text', text: 'spring' }]);
+
+    // One of them, one by one: "Write to this user" sends a template too, its window closed.
+    const { items } = await apiCall(service, 'GET', `/v2/bots/${appId}/conversations`);
+    const first = (items as { id: string; chat_id: string }[]).find((c) => c.chat_id === users[0]);
+    await page.goto(`/console/conversations/${first!.id}`);
+    const write = page.getByRole('form', { name: 'Write to this user' });
+    await write.getByLabel(/Send an approved template/).check();
+    await write.getByLabel('Template').selectOption({ label: 'service_due (en)' });
+    await write.getByLabel('Body {{1}}').fill('summer');
+    await write.getByRole('button', { name: 'Send' }).click();
+    await write.getByRole('status').filter({ hasText: 'Accepted' }).waitFor();
+    await waitFor(
+      () =>
+        service.telegram.calls.some(
+          (c) =>
+            c.platform === 'whatsapp' &&
+            c.body.to === users[0] &&
+            JSON.stringify(c.body.template).includes('summer') &&
+            c.delivered,
+        ),
+      { timeoutMs: 60_000, what: 'the template written first' },
+    );
+    await checkA11y(page, 'conversation, a template written first');
     expectNoCspViolations(page);
   });
 });

@@ -144,6 +144,7 @@ export function ConversationPage() {
         <WriteFirstForm
           appId={conversation.app_id}
           conversationId={conversation.id}
+          channelId={conversation.channel_id ?? ''}
           channelType={conversation.channel_type}
         />
       ) : null}

@@ -2,12 +2,14 @@
  * "Write to this user" on a conversation's page (owners and builders; docs/outbound.md): the bot
  * sends one message to the user now, text, text with buttons, or an image or a document by URL.
  * A draft keeps its idempotency key until it is sent, so a retried send is not sent twice. On
- * WhatsApp the api refuses free text outside the 24-hour window, and the refusal says so.
+ * WhatsApp the api refuses free text outside the 24-hour window, and the refusal says so; an
+ * approved template goes at any time (the channel's, chosen and filled as in the inbox).
  */
 import { useRef, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { AgentMessage } from '../../api/types.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
+import { TemplateFields, useTemplateChoice } from '../../components/template-fields.tsx';
 // Not crypto.randomUUID: it exists only in secure contexts (see there).
 import { newClientMessageId } from '../test-chat/chat-session.ts';
 import { MessageDraftFields } from '../../components/message-draft-fields.tsx';
@@ -17,13 +19,18 @@ import { conversationKeys, sendFirst } from './conversations-api.ts';
 export function WriteFirstForm({
   appId,
   conversationId,
+  channelId,
   channelType,
 }: {
   appId: string;
   conversationId: string;
+  channelId: string;
   channelType: string;
 }) {
   const [draft, setDraft] = useState<Draft>(EMPTY);
+  const [asTemplate, setAsTemplate] = useState(false);
+  const choice = useTemplateChoice(appId, channelId);
+  const template = channelType === 'whatsapp' && asTemplate;
   const [sent, setSent] = useState(false);
   const key = useRef(newClientMessageId());
   const queryClient = useQueryClient();
@@ -32,6 +39,7 @@ export function WriteFirstForm({
     onSuccess: () => {
       key.current = newClientMessageId();
       setDraft((d) => ({ ...EMPTY, kind: d.kind }));
+      choice.choose('');
       setSent(true);
       void queryClient.invalidateQueries({ queryKey: conversationKeys.messages(conversationId) });
     },
@@ -40,7 +48,7 @@ export function WriteFirstForm({
     setSent(false);
     setDraft((d) => ({ ...d, [field]: value }));
   };
-  const message = messageOf(draft);
+  const message = template ? choice.message : messageOf(draft);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (message) send.mutate(message);
@@ -59,7 +67,24 @@ export function WriteFirstForm({
           : ''}
       </p>
       <form aria-label="Write to this user" onSubmit={submit}>
-        <MessageDraftFields draft={draft} set={set} textLabel="Message" />
+        {channelType === 'whatsapp' && (
+          <label>
+            <input
+              type="checkbox"
+              checked={asTemplate}
+              onChange={(e) => {
+                setSent(false);
+                setAsTemplate(e.target.checked);
+              }}
+            />{' '}
+            Send an approved template (after the 24-hour window)
+          </label>
+        )}
+        {template ? (
+          <TemplateFields choice={choice} id="write-first-template-preview" />
+        ) : (
+          <MessageDraftFields draft={draft} set={set} textLabel="Message" />
+        )}
         <button type="submit" disabled={!message || send.isPending}>
           {send.isPending ? 'Sending…' : 'Send'}
         </button>
