@@ -3,7 +3,8 @@
  * (edge, channel, language and flow against real Redis and Postgres; Telegram and WhatsApp on
  * nock): the audience's preview counts what the broadcast then does, each recipient gets one
  * message filled from their own values, opted-out users (a stop word, a Telegram block) and users
- * whose WhatsApp window closed are skipped, a template goes with its parameters from a CSV, and
+ * whose WhatsApp window closed are skipped, a template goes with its parameters from a CSV (to
+ * numbers that never wrote too), a number's daily messaging limit spreads a broadcast, and
  * the operator's moves are refused where the status does not allow them.
  */
 import { expect } from 'chai';
@@ -318,7 +319,10 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
       `${closed[1]},"Bo, Jr",1002`,
       `${closed[2]},Cy,`,
       `${closed[0]},Ana again,1003`,
+      // Numbers that never wrote: a template opens their conversations, written as people do.
       '447799999999,Nobody,1004',
+      '+44 7799 888888,Dee,1005',
+      'not-a-number,Eve,1006',
     ].join('\n');
     whatsapp.length = 0;
     const orders = await broadcast(wa.appId, {
@@ -328,11 +332,11 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
       message: template,
     });
     expect(orders.status, orders.text).to.equal(201);
-    expect(orders.json.audience).to.deep.equal({ kind: 'csv', rows: 5 });
+    expect(orders.json.audience).to.deep.equal({ kind: 'csv', rows: 7 });
     const done = await finished(orders.json.id);
     expect(done.counts).to.deep.include({
-      total: 5,
-      sent: 2,
+      total: 7,
+      sent: 4,
       skipped: 3,
       skipped_by_reason: { missing_value: 1, duplicate: 1, no_conversation: 1 },
     });
@@ -343,6 +347,8 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
     expect(bodies).to.have.deep.members([
       [closed[0], ['Ana', '1001']],
       [closed[1], ['Bo, Jr', '1002']],
+      ['447799999999', ['Nobody', '1004']],
+      ['447799888888', ['Dee', '1005']],
     ]);
     // The transcript keeps the body as the user read it.
     const row = await t.schema
@@ -470,6 +476,12 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
     expect(cancelled.json.counts.queued).to.equal(0);
     const listed = await t.call('GET', `/v2/bots/${wa.appId}/broadcasts`);
     expect(listed.json.items[0].id).to.equal(later.json.id);
+    // The list counts every broadcast in one go, each as its own read does.
+    expect(listed.json.items.length).to.be.above(2);
+    for (const item of listed.json.items as { id: string; counts: unknown }[]) {
+      const one = await t.call('GET', `/v2/broadcasts/${item.id}`);
+      expect(item.counts).to.deep.equal(one.json.counts);
+    }
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(whatsapp).to.have.length(0);
   });

@@ -424,6 +424,72 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
     });
   });
 
+  it('when a WhatsApp number never wrote to the bot, then a template opens its conversation and goes, free text is still not found, and a number WhatsApp could not have is refused', async () => {
+    const channelId = (await t.call('GET', `/v2/bots/${wa}`)).json.channels[0].id as string;
+    const template = {
+      message_type: 'template',
+      name: 'order_update',
+      language: 'en_US',
+      parameters: { header: ['77'], body: ['Gil', '77'] },
+    };
+    const text = await send(wa, {
+      idempotency_key: 'new-number-text',
+      to: { channel_id: channelId, chat_id: '15550009999' },
+      message: { message_type: 'text', text: 'Hello' },
+    });
+    expect([text.status, text.json.error.code]).to.deep.equal([404, 'BW_ERR_NOT_FOUND']);
+    const badNumber = await send(wa, {
+      idempotency_key: 'bad-number',
+      to: { channel_id: channelId, chat_id: '+1 555 000' },
+      message: template,
+    });
+    expect([badNumber.status, badNumber.json.error.code]).to.deep.equal([400, 'BW_ERR_SCHEMA']);
+    // A wrong template opens nothing.
+    const wrong = await send(wa, {
+      idempotency_key: 'new-number-wrong',
+      to: { channel_id: channelId, chat_id: '15550009999' },
+      message: { ...template, parameters: { body: ['Gil'] } },
+    });
+    expect([wrong.status, wrong.json.error.code]).to.deep.equal([422, 'BW_ERR_TEMPLATE']);
+    expect(
+      await t.schema.db('conversations').where({ channel_id: channelId, chat_id: '15550009999' }),
+    ).to.have.length(0);
+
+    const before = whatsapp.length;
+    const request = {
+      idempotency_key: 'new-number',
+      to: { channel_id: channelId, chat_id: '15550009999' },
+      message: template,
+    };
+    const sent = await send(wa, request);
+    expect(sent.status, sent.text).to.equal(202);
+    await waitFor(() => whatsapp.length === before + 1, { what: 'the template to a new number' });
+    expect(whatsapp[before]).to.deep.include({ to: '15550009999', type: 'template' });
+    // The same request again: the same conversation, nothing more sent.
+    const again = await send(wa, request);
+    expect([again.json.duplicate, again.json.conversation_id]).to.deep.equal([
+      true,
+      sent.json.conversation_id,
+    ]);
+    // The user's answer lands in the conversation the template opened.
+    const answered = await t.call('POST', '/callback', {
+      auth: false,
+      body: whatsappPayload(NUMBER, [{ id: 'wamid.new1', body: 'thanks', from: '15550009999' }]),
+    });
+    expect(answered.status).to.equal(200);
+    await waitFor(
+      async () =>
+        (
+          await t.call('GET', `/v2/conversations/${sent.json.conversation_id}/messages`)
+        ).json.items.some((m: { direction: string }) => m.direction === 'in'),
+      { what: 'the answer in the opened conversation' },
+    );
+    await settle();
+    expect(whatsapp.filter((b) => b.type === 'template' && b.to === '15550009999')).to.have.length(
+      1,
+    );
+  });
+
   it('when an agent holds a WhatsApp conversation whose window is closed, then free text is refused with the window’s code and a template goes', async () => {
     const channelId = (await t.call('GET', `/v2/bots/${wa}`)).json.channels[0].id as string;
     const { handoffId } = await seedHandoff(t, { appId: wa, channelId }, { chatId: '15550004444' });

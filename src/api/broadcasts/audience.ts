@@ -3,7 +3,8 @@
  * outbound.md): every user of the channel, those a filter picks (language, last activity, stored
  * variables), or the platform ids of an uploaded CSV. Each row gets the values its message's
  * placeholders take (the CSV's column of that name, else the user's stored variable at that
- * path) and is queued, or skipped with the reason: no conversation with that id, opted out,
+ * path) and is queued, or skipped with the reason: no conversation with that id (a WhatsApp
+ * template opens one for a CSV's number that never wrote), opted out,
  * WhatsApp's window closed for a free-form message, a value missing, or a CSV row repeating an id.
  * The runner judges opt-out, window and values again when it sends.
  */
@@ -11,6 +12,7 @@ import { read, utils } from 'xlsx/xlsx.mjs';
 import type { Knex } from '../../shared/db.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { lastInboundAtSql } from '../../shared/whatsapp-window.ts';
+import { openWhatsAppConversations } from '../../shared/whatsapp-new-conversations.ts';
 
 export type Audience =
   | { kind: 'all' }
@@ -33,8 +35,11 @@ interface CsvRow {
   duplicate: boolean;
 }
 
-/** The CSV's rows by their chat_id, in order; a repeated id is kept, marked. */
-export function csvRows(csv: string): CsvRow[] {
+/**
+ * The CSV's rows by their chat_id, in order; a repeated id is kept, marked. `numbers`: the ids
+ * are WhatsApp numbers, kept as WhatsApp gives them (digits only: no +, spaces, dashes, brackets).
+ */
+export function csvRows(csv: string, numbers = false): CsvRow[] {
   const book = read(csv, { type: 'string', raw: true, dense: true });
   const sheet = book.Sheets[book.SheetNames[0] ?? ''];
   const rows = sheet
@@ -51,7 +56,8 @@ export function csvRows(csv: string): CsvRow[] {
   const seen = new Set<string>();
   return rows.map((row, i) => {
     const { chat_id: raw, ...cols } = row;
-    const chatId = String(raw ?? '').trim();
+    const given = String(raw ?? '').trim();
+    const chatId = numbers ? given.replace(/^\+|[\s().-]/g, '') : given;
     const duplicate = seen.has(chatId);
     seen.add(chatId);
     // Empty cells are values missing, not empty texts.
@@ -62,12 +68,17 @@ export function csvRows(csv: string): CsvRow[] {
 
 export interface AudienceInput {
   broadcastId: string;
+  appId: string;
   channelId: string;
   audience: Audience;
   /** The message's placeholder paths. */
   paths: string[];
   /** A free-form message on WhatsApp: users whose window closed are skipped. */
   windowed: boolean;
+  /** A WhatsApp template: a CSV's numbers that never wrote get a conversation opened. */
+  opens: boolean;
+  /** WhatsApp: a CSV's ids are phone numbers, written as people write them (+44 7700-900001). */
+  numbers: boolean;
 }
 
 export interface RecipientCounts {
@@ -84,7 +95,15 @@ export interface RecipientCounts {
  */
 export async function writeRecipients(db: Knex, input: AudienceInput): Promise<RecipientCounts> {
   const { audience } = input;
-  const rows = audience.kind === 'csv' ? csvRows(audience.csv) : [];
+  const rows = audience.kind === 'csv' ? csvRows(audience.csv, input.numbers) : [];
+  if (input.opens) {
+    await openWhatsAppConversations(
+      db,
+      input.appId,
+      input.channelId,
+      rows.map((row) => row.chat_id),
+    );
+  }
   const filter = audience.kind === 'filter' ? audience : undefined;
   // The audience as rows of (seq, conversation, chat id, CSV columns, duplicate).
   const source =

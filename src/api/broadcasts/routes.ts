@@ -25,11 +25,13 @@ import type { InternalMessage } from '../../shared/messages.ts';
 import { messagingLimitOf, planDays } from '../../shared/whatsapp-messaging-limit.ts';
 import {
   countsOf,
+  countsOfMany,
   getBroadcast,
   recipientRows,
   RECIPIENT_COLUMNS,
   listBroadcasts,
   moveBroadcast,
+  type BroadcastCounts,
   type BroadcastRecord,
   type Move,
 } from './store.ts';
@@ -82,7 +84,12 @@ class DryRun extends Error {
   }
 }
 
+/** The broadcast as the API shows it, with its recipients' counts. */
 async function present(edge: Edge, row: BroadcastRecord) {
+  return presentWith(row, await countsOf(edge.db, row.id));
+}
+
+function presentWith(row: BroadcastRecord, counts: BroadcastCounts) {
   return {
     id: row.id,
     app_id: row.app_id,
@@ -97,7 +104,7 @@ async function present(edge: Edge, row: BroadcastRecord) {
     started_at: row.started_at,
     ended_at: row.ended_at,
     waiting_until: row.waiting_until,
-    counts: await countsOf(edge.db, row.id),
+    counts,
   };
 }
 
@@ -157,10 +164,13 @@ export function broadcastRoutes(
         });
         const counts = await writeRecipients(tx, {
           broadcastId: id,
+          appId,
           channelId: channel.id,
           audience: input.audience,
           paths,
           windowed: channel.type === 'whatsapp' && internal.message_type !== 'template',
+          opens: channel.type === 'whatsapp' && internal.message_type === 'template',
+          numbers: channel.type === 'whatsapp',
         });
         if (input.dry_run) throw new DryRun(counts);
         await tx('broadcasts')
@@ -201,7 +211,11 @@ export function broadcastRoutes(
     const appId = helpers.appIdOf(ctx);
     requireBotAccess(ctx, appId);
     const rows = await listBroadcasts(edge.db, appId, limitOf(ctx));
-    ctx.body = { items: await Promise.all(rows.map((row) => present(edge, row))) };
+    const counts = await countsOfMany(
+      edge.db,
+      rows.map((row) => row.id),
+    );
+    ctx.body = { items: rows.map((row) => presentWith(row, counts.get(row.id)!)) };
   });
 
   router.get('/v2/broadcasts/:id', async (ctx) => {

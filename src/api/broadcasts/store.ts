@@ -90,13 +90,25 @@ export interface BroadcastCounts {
   failed_by_reason: Record<string, number>;
 }
 
-/** The recipients' counts: one index scan of the broadcast's rows, one of its sent ones. */
+/** The recipients' counts of broadcast `id`. */
 export async function countsOf(db: Knex, id: string): Promise<BroadcastCounts> {
+  return (await countsOfMany(db, [id])).get(id)!;
+}
+
+/**
+ * The recipients' counts of each of `ids`, by two statements whatever their number (a bot's list,
+ * read again every 2 s while one runs): one index scan of their rows, one of their sent ones.
+ */
+export async function countsOfMany(
+  db: Knex,
+  ids: readonly string[],
+): Promise<Map<string, BroadcastCounts>> {
   const byStateRaw: unknown = await db('broadcast_recipients')
-    .where('broadcast_id', id)
-    .groupBy('state', 'reason')
-    .select('state', 'reason', db.raw('count(*)::int as n'));
+    .whereIn('broadcast_id', ids)
+    .groupBy('broadcast_id', 'state', 'reason')
+    .select('broadcast_id', 'state', 'reason', db.raw('count(*)::int as n'));
   const byState = byStateRaw as {
+    broadcast_id: string;
     state: string;
     reason: string | null;
     n: number;
@@ -104,25 +116,32 @@ export async function countsOf(db: Knex, id: string): Promise<BroadcastCounts> {
   // Delivery statuses only move forward: a read message was delivered.
   const statusesRaw: unknown = await db('broadcast_recipients as r')
     .join('messages as m', sentMessageOf)
-    .where({ 'r.broadcast_id': id, 'r.state': 'sent' })
+    .whereIn('r.broadcast_id', ids)
+    .where('r.state', 'sent')
     .whereIn('m.status', ['delivered', 'read'])
-    .groupBy('m.status')
-    .select('m.status', db.raw('count(*)::int as n'));
-  const statuses = statusesRaw as { status: string; n: number }[];
-  const counts: BroadcastCounts = {
-    total: 0,
-    queued: 0,
-    sending: 0,
-    sent: 0,
-    delivered: 0,
-    read: 0,
-    failed: 0,
-    unknown: 0,
-    skipped: 0,
-    skipped_by_reason: {},
-    failed_by_reason: {},
-  };
-  for (const { state, reason, n } of byState) {
+    .groupBy('r.broadcast_id', 'm.status')
+    .select('r.broadcast_id', 'm.status', db.raw('count(*)::int as n'));
+  const statuses = statusesRaw as { broadcast_id: string; status: string; n: number }[];
+  const all = new Map<string, BroadcastCounts>(
+    ids.map((id) => [
+      id,
+      {
+        total: 0,
+        queued: 0,
+        sending: 0,
+        sent: 0,
+        delivered: 0,
+        read: 0,
+        failed: 0,
+        unknown: 0,
+        skipped: 0,
+        skipped_by_reason: {},
+        failed_by_reason: {},
+      },
+    ]),
+  );
+  for (const { broadcast_id: id, state, reason, n } of byState) {
+    const counts = all.get(id)!;
     counts.total += n;
     if (state === 'queued' || state === 'picked') counts.queued += n;
     else if (state === 'sending') counts.sending += n;
@@ -136,10 +155,12 @@ export async function countsOf(db: Knex, id: string): Promise<BroadcastCounts> {
       counts.skipped_by_reason[reason ?? ''] = (counts.skipped_by_reason[reason ?? ''] ?? 0) + n;
     }
   }
-  const read = statuses.find((s) => s.status === 'read')?.n ?? 0;
-  counts.read = read;
-  counts.delivered = read + (statuses.find((s) => s.status === 'delivered')?.n ?? 0);
-  return counts;
+  for (const { broadcast_id: id, status, n } of statuses) {
+    const counts = all.get(id)!;
+    if (status === 'read') counts.read += n;
+    counts.delivered += n;
+  }
+  return all;
 }
 
 /** The moves an operator makes, from the statuses each may start from, to the status it sets. */

@@ -9,10 +9,15 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Router } from '@koa/router';
 import { BotwireError } from '../../shared/errors.ts';
+import {
+  openWhatsAppConversations,
+  WHATSAPP_NUMBER,
+} from '../../shared/whatsapp-new-conversations.ts';
 import type { ReadBody } from '../body.ts';
 import type { Edge } from '../edge.ts';
 import {
   channelOutTo,
+  checkedMessage,
   internalOf,
   takeConversationStart,
   type OutboundMessage,
@@ -45,13 +50,36 @@ export function outboundRoutes(
     const appId = helpers.appIdOf(ctx);
     requireBotAccess(ctx, appId);
     const input = await helpers.readBody<SendMessage>(ctx, 'http/send-message');
-    if (!(await edge.directory.byAppId(appId)))
-      throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
-    const recipient = await recipientOf(edge.db, appId, input.to);
+    const bot = await edge.directory.byAppId(appId);
+    if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+    let recipient = await recipientOf(edge.db, appId, input.to);
+    const { to } = input;
+    // A template may go to a WhatsApp number that never wrote: its conversation is opened.
+    const opens =
+      !recipient &&
+      'chat_id' in to &&
+      input.message.message_type === 'template' &&
+      bot.channels.some((c) => c.id === to.channel_id && c.type === 'whatsapp');
+    if (opens) {
+      if (!WHATSAPP_NUMBER.test(to.chat_id)) {
+        throw new BotwireError(
+          'BW_ERR_SCHEMA',
+          'a WhatsApp number is 7 to 15 digits with its country code, without + (447700900001)',
+        );
+      }
+      // The template first: a refused one opens nothing.
+      await checkedMessage(
+        edge.db,
+        { channel_id: to.channel_id, channel_type: 'whatsapp' },
+        input.message,
+      );
+      await openWhatsAppConversations(edge.db, appId, to.channel_id, [to.chat_id]);
+      recipient = await recipientOf(edge.db, appId, to);
+    }
     if (!recipient) {
       throw new BotwireError(
         'BW_ERR_NOT_FOUND',
-        'no conversation of this bot has this recipient: a user must have written to the bot first',
+        'no conversation of this bot has this recipient: a user must have written to the bot first (on WhatsApp a template may go to any number)',
       );
     }
     const actor = principalOf(ctx).actor;
