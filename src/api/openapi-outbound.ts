@@ -29,7 +29,7 @@ export const outboundPaths = {
     post: {
       ...admin,
       summary:
-        "The bot writes first: one message to a user who has a conversation with it. The same idempotency_key sends once and answers the first result (duplicate: true); another request under it is 409 BW_ERR_IDEMPOTENCY_MISMATCH. On WhatsApp, a free-form message more than 24 hours after the user's last message is 422 BW_ERR_WINDOW_CLOSED; an approved template goes at any time, its parameters checked first (422 BW_ERR_TEMPLATE). Accepted for sending (202): the transcript row says sent or failed",
+        "The bot writes first: one message to a user who has a conversation with it, or on WhatsApp a template to any number (by channel_id and chat_id; its conversation is opened). The same idempotency_key sends once and answers the first result (duplicate: true); another request under it is 409 BW_ERR_IDEMPOTENCY_MISMATCH. On WhatsApp, a free-form message more than 24 hours after the user's last message is 422 BW_ERR_WINDOW_CLOSED; an approved template goes at any time, its parameters checked first (422 BW_ERR_TEMPLATE), unless it starts a conversation the number's daily messaging limit has no room for (429 BW_ERR_MESSAGING_LIMIT). Accepted for sending (202): the transcript row says sent or failed",
       parameters: [appId],
       requestBody: {
         required: true,

@@ -1645,7 +1645,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The bot writes first: one message to a user who has a conversation with it. The same idempotency_key sends once and answers the first result (duplicate: true); another request under it is 409 BW_ERR_IDEMPOTENCY_MISMATCH. On WhatsApp, a free-form message more than 24 hours after the user's last message is 422 BW_ERR_WINDOW_CLOSED; an approved template goes at any time, its parameters checked first (422 BW_ERR_TEMPLATE). Accepted for sending (202): the transcript row says sent or failed */
+    /** The bot writes first: one message to a user who has a conversation with it, or on WhatsApp a template to any number (by channel_id and chat_id; its conversation is opened). The same idempotency_key sends once and answers the first result (duplicate: true); another request under it is 409 BW_ERR_IDEMPOTENCY_MISMATCH. On WhatsApp, a free-form message more than 24 hours after the user's last message is 422 BW_ERR_WINDOW_CLOSED; an approved template goes at any time, its parameters checked first (422 BW_ERR_TEMPLATE), unless it starts a conversation the number's daily messaging limit has no room for (429 BW_ERR_MESSAGING_LIMIT). Accepted for sending (202): the transcript row says sent or failed */
     post: {
       parameters: {
         query?: never;
@@ -4910,7 +4910,7 @@ export interface components {
     };
     /**
      * a message the bot writes first (POST /v2/bots/<app_id>/messages)
-     * @description One message to a user who has a conversation with the bot, with a key the caller chose: the same key sends once and answers the first result (docs/outbound.md).
+     * @description One message to a user who has a conversation with the bot (or on WhatsApp a template to any number, by channel and number), with a key the caller chose: the same key sends once and answers the first result (docs/outbound.md).
      */
     'send-message': {
       /** @description the same key with the same request sends once; with another request it is refused */
