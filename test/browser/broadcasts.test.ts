@@ -138,7 +138,9 @@ describe('broadcasts on the bot page in a browser', function () {
     const form = section.getByRole('form', { name: 'New broadcast' });
     await form.getByLabel('Broadcast name').fill('Service reminders');
     await form.getByLabel(/A WhatsApp template/).check();
-    await form.getByLabel('Template').selectOption({ label: 'service_due (en)' });
+    await form
+      .getByRole('combobox', { name: /^Template/ })
+      .selectOption({ label: 'service_due (en)' });
     await form.getByLabel('Body {{1}}').fill('spring');
     expect(await form.getByLabel('They will read:').textContent()).to.equal(
       'Hi, your bike is due for a spring service.',
@@ -169,7 +171,9 @@ describe('broadcasts on the bot page in a browser', function () {
     await page.goto(`/console/conversations/${first!.id}`);
     const write = page.getByRole('form', { name: 'Write to this user' });
     await write.getByLabel(/Send an approved template/).check();
-    await write.getByLabel('Template').selectOption({ label: 'service_due (en)' });
+    await write
+      .getByRole('combobox', { name: /^Template/ })
+      .selectOption({ label: 'service_due (en)' });
     await write.getByLabel('Body {{1}}').fill('summer');
     await write.getByRole('button', { name: 'Send' }).click();
     await write.getByRole('status').filter({ hasText: 'Accepted' }).waitFor();
@@ -179,6 +183,7 @@ describe('broadcasts on the bot page in a browser', function () {
           (c) =>
             c.platform === 'whatsapp' &&
             c.body.to === users[0] &&
+            c.body.type === 'template' &&
             JSON.stringify(c.body.template).includes('summer') &&
             c.delivered,
         ),
