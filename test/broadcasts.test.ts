@@ -22,6 +22,9 @@ import {
 import { waitFor } from './support/services.ts';
 import { seedAudience } from './support/broadcast-audience.ts';
 import { MessagingLimit } from '../src/shared/whatsapp-messaging-limit.ts';
+import { BROADCAST_QUEUE, broadcastJobsPrefix } from '../src/shared/broadcasts/queue.ts';
+import { jobsConnection } from '../src/shared/jobs-connection.ts';
+import { Queue } from 'bullmq';
 
 const FLOW = {
   version: 1,
@@ -365,7 +368,7 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
     // The number (limit 250, the default) started conversations with 247 users today.
     const { used } = await limit.usage(NUMBER, 250);
     const fillers = Array.from({ length: 247 - used }, (_, i) => `filler-${i}`);
-    for (const user of fillers) expect(await limit.take(NUMBER, user, 250)).to.equal(0);
+    for (const user of fillers) expect((await limit.take(NUMBER, user, 250)).waitMs).to.equal(0);
     const users = await seedAudience(t.schema.db, {
       ...wa,
       channelType: 'whatsapp',
@@ -434,6 +437,42 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
       'BW_ERR_MESSAGING_LIMIT',
     ]);
     expect(refused.json.error.details.limit).to.equal(250);
+
+    // Paused and resumed while it waits: the new start's run finds no room either and waits.
+    // The first start's job, delayed until the same time, then fires (promoted here): it finds
+    // the broadcast is another start's, and takes nothing.
+    const move = (to: string) => t.call('POST', `/v2/broadcasts/${made.json.id}/${to}`);
+    expect((await move('pause')).status).to.equal(200);
+    expect((await move('resume')).status).to.equal(200);
+    const rewaiting = await waitFor(
+      async () => {
+        const got = (await t.call('GET', `/v2/broadcasts/${made.json.id}`)).json;
+        return got.waiting_until ? got : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the resumed broadcast waits again' },
+    );
+    const runOf = async () =>
+      (await t.schema.db('broadcasts').where('id', made.json.id).first('run_id')).run_id as string;
+    const resumedRun = await runOf();
+    const connection = jobsConnection(t.config.redisUrl, undefined, 'test-broadcast-jobs');
+    const jobs = new Queue(BROADCAST_QUEUE, {
+      connection: connection.connection,
+      prefix: broadcastJobsPrefix(t.config.stream.prefix),
+    });
+    try {
+      const first = await jobs.getJob(`${made.json.id}-first`);
+      expect(await first!.getState()).to.equal('delayed');
+      await first!.promote();
+      await waitFor(async () => (await jobs.getJob(`${made.json.id}-first`)) === undefined, {
+        what: 'the first start’s job ended',
+      });
+    } finally {
+      await jobs.close();
+      await connection.close();
+    }
+    expect(await runOf()).to.equal(resumedRun);
+    const after = (await t.call('GET', `/v2/broadcasts/${made.json.id}`)).json;
+    expect([after.waiting_until, after.counts.sent]).to.deep.equal([rewaiting.waiting_until, 3]);
 
     // Room again (users left the 24 hours): resumed, the broadcast sends the other two.
     await t.redis.zrem(

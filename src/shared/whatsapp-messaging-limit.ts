@@ -26,21 +26,25 @@ export function messagingLimitOf(details: WhatsAppDetails): number | null {
 }
 
 // KEYS[1]: a sorted set of the users the number started conversations with, scored by when (ms).
-// ARGV: the user, the limit, the window (ms). Returns 0 when the user may be written to (counted
-// now, or counted already in the window), else how long (ms) until the oldest leaves the window.
+// ARGV: the user, the limit, the window (ms). Returns -1 when the user is counted now, 0 when
+// counted already in the window (both: may be written to), else how long (ms) until there is room:
+// until the user whose leaving brings the count under the limit leaves the window (the oldest,
+// unless the set holds more than the limit, as after a lower limit was set).
 const TAKE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local window = tonumber(ARGV[3])
+local limit = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
-  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return math.max(1, tonumber(oldest[2]) + window - now)
+local count = redis.call('ZCARD', KEYS[1])
+if count >= limit then
+  local leaving = redis.call('ZRANGE', KEYS[1], count - limit, count - limit, 'WITHSCORES')
+  return math.max(1, tonumber(leaving[2]) + window - now)
 end
 redis.call('ZADD', KEYS[1], now, ARGV[1])
 redis.call('PEXPIRE', KEYS[1], window)
-return 0`;
+return -1`;
 
 interface TakeCommand {
   bwMessagingLimitTake(
@@ -74,15 +78,26 @@ export class MessagingLimit {
   }
 
   /**
-   * Takes room for starting a conversation with `user` on `number`: resolves to 0 when it may be
-   * sent (room taken, or the user counted already), else how long (ms) until there is room.
+   * Takes room for starting a conversation with `user` on `number`: `waitMs` 0 when it may be
+   * sent (`taken`: room taken now, which `release` gives back if nothing is sent after all; else
+   * the user was counted already), otherwise how long (ms) until there is room.
    */
-  async take(number: string, user: string, limit: number | null): Promise<number> {
-    if (limit === null) return 0;
+  async take(
+    number: string,
+    user: string,
+    limit: number | null,
+  ): Promise<{ waitMs: number; taken: boolean }> {
+    if (limit === null) return { waitMs: 0, taken: false };
     const redis = this.#redis as unknown as TakeCommand;
-    return Number(
+    const answer = Number(
       await redis.bwMessagingLimitTake(1, this.#key(number), user, limit, WHATSAPP_WINDOW_MS),
     );
+    return { waitMs: Math.max(0, answer), taken: answer < 0 };
+  }
+
+  /** Gives back the room `take` took for `user`: nothing was sent to them after all. */
+  async release(number: string, user: string): Promise<void> {
+    await this.#redis.zrem(this.#key(number), user);
   }
 
   /** The users `number` started conversations with in the 24 hours before `at` (now when absent). */

@@ -340,8 +340,13 @@ describe('the agent inbox in a browser', function () {
     await form.getByRole('button', { name: 'Send template' }).click();
     const sent = await waitFor(
       () =>
+        // This user's: the service is shared with other files' tests, which send templates too.
         service.telegram.calls.find(
-          (c) => c.platform === 'whatsapp' && c.body.type === 'template' && c.delivered,
+          (c) =>
+            c.platform === 'whatsapp' &&
+            c.body.to === '15550007777' &&
+            c.body.type === 'template' &&
+            c.delivered,
         ),
       { timeoutMs: 60_000, what: 'the template sent to WhatsApp' },
     );

@@ -206,13 +206,18 @@ export function handoffRoutes(router: Router, deps: HandoffDeps, readBody: ReadB
     if (!to) throw new BotwireError('BW_ERR_NOT_FOUND', 'the conversation of this handoff is gone');
     // WhatsApp's window and templates hold for agents too (docs/outbound.md).
     const message = await internalOf(db, to, input.message);
-    await takeConversationStart(deps, to, message);
+    const giveBack = await takeConversationStart(deps, to, message);
     const turnId = `agent:${row.id}:${input.client_message_id}`;
-    const [id] = await producer.publishOnce(
-      'channel',
-      [{ id: turnId, message: channelOutTo(to, turnId, caller.actor, [message]) }],
-      deps.dedupeTtlS,
-    );
+    const [id] = await producer
+      .publishOnce(
+        'channel',
+        [{ id: turnId, message: channelOutTo(to, turnId, caller.actor, [message]) }],
+        deps.dedupeTtlS,
+      )
+      .catch(async (error: unknown) => {
+        await giveBack();
+        throw error;
+      });
     const seconds = await markFirstReply(db, row.id);
     if (seconds !== undefined) deps.onAgentFirstReply?.(seconds);
     ctx.status = 202;

@@ -36,8 +36,21 @@ interface CsvRow {
 }
 
 /**
+ * A WhatsApp number as people write it, as WhatsApp gives it: `+44 (0)7700-900 001` and
+ * `0044 7700 900001` are `447700900001`. Only a number written in full (with `+` or `00`, or
+ * digits alone) is read; anything else (`(415) 555-0100`, no country code) is kept as written,
+ * and so matches no number.
+ */
+export function whatsappNumberOf(given: string): string {
+  const compact = given.replace(/\(0\)/g, '').replace(/[\s.-]/g, '');
+  if (/^\+[0-9]+$/.test(compact)) return compact.slice(1);
+  if (/^00[0-9]+$/.test(compact)) return compact.slice(2);
+  return /^[0-9]+$/.test(compact) ? compact : given;
+}
+
+/**
  * The CSV's rows by their chat_id, in order; a repeated id is kept, marked. `numbers`: the ids
- * are WhatsApp numbers, kept as WhatsApp gives them (digits only: no +, spaces, dashes, brackets).
+ * are WhatsApp numbers (`whatsappNumberOf`).
  */
 export function csvRows(csv: string, numbers = false): CsvRow[] {
   const book = read(csv, { type: 'string', raw: true, dense: true });
@@ -57,7 +70,7 @@ export function csvRows(csv: string, numbers = false): CsvRow[] {
   return rows.map((row, i) => {
     const { chat_id: raw, ...cols } = row;
     const given = String(raw ?? '').trim();
-    const chatId = numbers ? given.replace(/^\+|[\s().-]/g, '') : given;
+    const chatId = numbers ? whatsappNumberOf(given) : given;
     const duplicate = seen.has(chatId);
     seen.add(chatId);
     // Empty cells are values missing, not empty texts.

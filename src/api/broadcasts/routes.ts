@@ -161,6 +161,7 @@ export function broadcastRoutes(
           total: 0,
           created_by: principalOf(ctx).actor,
           start_at: startAt,
+          start_name: 'first',
         });
         const counts = await writeRecipients(tx, {
           broadcastId: id,
@@ -225,9 +226,11 @@ export function broadcastRoutes(
   for (const move of ['pause', 'resume', 'cancel'] as const satisfies readonly Move[]) {
     router.post(`/v2/broadcasts/:id/${move}`, async (ctx) => {
       const before = await broadcastOf(ctx);
-      const after = await moveBroadcast(edge.db, before.id, move);
-      // Each resume is its own start: the run it names takes the broadcast on.
-      if (move === 'resume') await edge.broadcasts.start(after.id, randomUUID(), after.start_at);
+      // Each resume is its own start: only the job it adds runs the broadcast from now on (a job
+      // of an earlier start, delayed by a wait for the messaging limit, ends when it fires).
+      const start = move === 'resume' ? randomUUID() : undefined;
+      const after = await moveBroadcast(edge.db, before.id, move, start);
+      if (start) await edge.broadcasts.start(after.id, start, after.start_at);
       ctx.body = await present(edge, after);
       ctx.state.audit = {
         before: { status: before.status },

@@ -179,7 +179,13 @@ export type Move = keyof typeof MOVES;
  * sent (reason `cancelled`): a run waiting for its pace withdraws their calls.
  * @throws BW_ERR_BROADCAST_STATE when the broadcast's status does not allow the move
  */
-export async function moveBroadcast(db: Knex, id: string, move: Move): Promise<BroadcastRecord> {
+export async function moveBroadcast(
+  db: Knex,
+  id: string,
+  move: Move,
+  /** A resume's start: only its job runs the broadcast from now on. */
+  start?: string,
+): Promise<BroadcastRecord> {
   return db.transaction(async (tx) => {
     const { from, to, done } = MOVES[move];
     const raw: unknown = await tx('broadcasts')
@@ -191,6 +197,7 @@ export async function moveBroadcast(db: Knex, id: string, move: Move): Promise<B
         // A run still going picks no more: the next start takes it on.
         run_id: null,
         waiting_until: null,
+        ...(start !== undefined ? { start_name: start } : {}),
       })
       .returning([...COLUMNS]);
     const [row] = raw as BroadcastRecord[];

@@ -17,6 +17,7 @@ import type { InternalMessage, TemplateParameters } from '../../shared/messages.
 import { checkedTemplate } from './templates.ts';
 import { whatsappWindow } from '../../shared/whatsapp-window.ts';
 import type { BotDirectory } from '../../shared/bots/directory.ts';
+import type { ChannelRecord } from '../../shared/bots/types.ts';
 import { messagingLimitOf, type MessagingLimit } from '../../shared/whatsapp-messaging-limit.ts';
 
 /** The message as a request gives it (schemas/http/outbound-message.json). */
@@ -100,32 +101,53 @@ export async function internalOf(
   return checkedMessage(db, to, message);
 }
 
+/** Gives back room taken in a number's messaging limit: nothing was sent after all. */
+export type GiveBack = () => Promise<void>;
+
+/**
+ * Takes room in WhatsApp channel `channel`'s messaging limit for starting a conversation with
+ * `chatId` (docs/outbound.md, "The daily messaging limit"); resolves to what gives it back.
+ * @throws BW_ERR_MESSAGING_LIMIT when the number has no room; nothing is sent
+ */
+export async function takeRoom(
+  messagingLimit: MessagingLimit,
+  channel: ChannelRecord,
+  chatId: string,
+): Promise<GiveBack> {
+  if (channel.secrets.type !== 'whatsapp') return async () => {};
+  const details = channel.secrets.details;
+  const limit = messagingLimitOf(details);
+  const { waitMs, taken } = await messagingLimit.take(details.phone_number_id, chatId, limit);
+  if (waitMs > 0) {
+    throw new BotwireError(
+      'BW_ERR_MESSAGING_LIMIT',
+      `this WhatsApp number started conversations with ${limit} users in the last 24 hours, its messaging limit: a template to a user whose window is closed can go once there is room`,
+      { details: { limit, retry_at: new Date(Date.now() + waitMs).toISOString() } },
+    );
+  }
+  return taken
+    ? () => messagingLimit.release(details.phone_number_id, chatId).catch(() => {})
+    : async () => {};
+}
+
 /**
  * Takes room in the WhatsApp number's messaging limit when `message` starts a conversation with
- * `to`: a template to a user whose 24-hour window is closed (docs/outbound.md, "The daily
- * messaging limit"). Other messages, and other platforms, take none.
+ * `to`: a template to a user whose 24-hour window is closed. Other messages, and other
+ * platforms, take none.
  * @throws BW_ERR_MESSAGING_LIMIT when the number has no room; nothing is sent
  */
 export async function takeConversationStart(
   deps: { directory: BotDirectory; messagingLimit: MessagingLimit },
   to: Destination & { app_id: string; chat_id: string },
   message: InternalMessage,
-): Promise<void> {
-  if (message.message_type !== 'template') return;
+): Promise<GiveBack> {
+  const none = async () => {};
+  if (message.message_type !== 'template') return none;
   const window = whatsappWindow(to);
-  if (!window || window.open) return;
+  if (!window || window.open) return none;
   const bot = await deps.directory.byAppId(to.app_id);
   const channel = bot?.channels.find((c) => c.id === to.channel_id);
-  if (channel?.secrets.type !== 'whatsapp') return;
-  const details = channel.secrets.details;
-  const limit = messagingLimitOf(details);
-  const waitMs = await deps.messagingLimit.take(details.phone_number_id, to.chat_id, limit);
-  if (waitMs === 0) return;
-  throw new BotwireError(
-    'BW_ERR_MESSAGING_LIMIT',
-    `this WhatsApp number started conversations with ${limit} users in the last 24 hours, its messaging limit: a template to a user whose window is closed can go once the oldest leaves the 24 hours`,
-    { details: { limit, retry_at: new Date(Date.now() + waitMs).toISOString() } },
-  );
+  return channel ? takeRoom(deps.messagingLimit, channel, to.chat_id) : none;
 }
 
 /**

@@ -20,6 +20,8 @@ import {
   checkedMessage,
   internalOf,
   takeConversationStart,
+  takeRoom,
+  type GiveBack,
   type OutboundMessage,
 } from './message.ts';
 import { principalOf, requireBotAccess } from '../admin/principal.ts';
@@ -60,6 +62,8 @@ export function outboundRoutes(
       'chat_id' in to &&
       input.message.message_type === 'template' &&
       bot.channels.some((c) => c.id === to.channel_id && c.type === 'whatsapp');
+    // Room taken in the number's messaging limit, given back when the request is refused after.
+    let giveBack: GiveBack = async () => {};
     if (opens) {
       if (!WHATSAPP_NUMBER.test(to.chat_id)) {
         throw new BotwireError(
@@ -67,14 +71,21 @@ export function outboundRoutes(
           'a WhatsApp number is 7 to 15 digits with its country code, without + (447700900001)',
         );
       }
-      // The template first: a refused one opens nothing.
+      // The template and the room first: a refused request opens nothing.
       await checkedMessage(
         edge.db,
         { channel_id: to.channel_id, channel_type: 'whatsapp' },
         input.message,
       );
-      await openWhatsAppConversations(edge.db, appId, to.channel_id, [to.chat_id]);
-      recipient = await recipientOf(edge.db, appId, to);
+      const channel = bot.channels.find((c) => c.id === to.channel_id)!;
+      giveBack = await takeRoom(edge.messagingLimit, channel, to.chat_id);
+      try {
+        await openWhatsAppConversations(edge.db, appId, to.channel_id, [to.chat_id]);
+        recipient = await recipientOf(edge.db, appId, to);
+      } catch (error) {
+        await giveBack();
+        throw error;
+      }
     }
     if (!recipient) {
       throw new BotwireError(
@@ -94,12 +105,20 @@ export function outboundRoutes(
         'BW_ERR_IDEMPOTENCY_MISMATCH',
         'this idempotency key was used for another recipient or message',
       );
-    if (found && found.claim.request_hash !== hash) throw mismatch();
+    if (found && found.claim.request_hash !== hash) {
+      await giveBack();
+      throw mismatch();
+    }
     if (!found) {
       // Checked (the window, a template's parameters) before the key is claimed: a refused
       // request uses no key. A repeat publishes the message checked then, not checked again.
       const message = await internalOf(edge.db, recipient, input.message);
-      await takeConversationStart(edge, recipient, message);
+      const opened = giveBack;
+      const started = await takeConversationStart(edge, recipient, message);
+      giveBack = async () => {
+        await opened();
+        await started();
+      };
       // The turn id channel sends under: one per bot and key, so its calls are recorded once.
       const turnId = `out:${createHash('sha256').update(`${appId}\0${input.idempotency_key}`).digest('hex').slice(0, 32)}`;
       found = await claimKey(edge.db, {
@@ -110,9 +129,15 @@ export function outboundRoutes(
         turn_id: turnId,
         sent_by: actor,
         message,
+      }).catch(async (error: unknown) => {
+        await giveBack();
+        throw error;
       });
       // Claimed meanwhile by another request under the same key.
-      if (found.claim.request_hash !== hash) throw mismatch();
+      if (found.claim.request_hash !== hash) {
+        await giveBack();
+        throw mismatch();
+      }
     }
     const { fresh, claim } = found;
     // Published again for a repeated key too: if the first request stopped between its claim and

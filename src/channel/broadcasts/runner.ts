@@ -111,12 +111,13 @@ function outcomeOf(
  */
 export async function runBroadcast(
   deps: RunnerDeps,
-  id: string,
+  job: { id: string; start?: string },
   signal: AbortSignal,
 ): Promise<RunEnd> {
+  const { id } = job;
   const runId = randomUUID();
   const { db } = deps.sending;
-  const broadcast = await takeBroadcast(db, id, runId);
+  const broadcast = await takeBroadcast(db, id, runId, job.start);
   if (!broadcast) return 'ended';
   const log = deps.log.child({ broadcastId: id, runId });
   const bot = await deps.directory.byAppId(broadcast.app_id);
@@ -171,7 +172,8 @@ export async function runBroadcast(
     if (signal.aborted) return 'interrupted';
     if (limitedUntil > 0) {
       const until = new Date(Math.max(limitedUntil, Date.now() + MIN_LIMIT_WAIT_MS));
-      await deferBroadcast(db, id, runId, until);
+      // Paused, cancelled or taken on meanwhile: not this run's to wait for.
+      if (!(await deferBroadcast(db, id, runId, until))) return 'ended';
       log.info({ until }, 'the number’s messaging limit is reached: the broadcast waits');
       return { waitUntil: until };
     }
@@ -225,15 +227,20 @@ async function sendOne(
     return settle({ state: 'skipped', reason: 'window_closed' });
   const personal = personalize(broadcast.internal, picked.values);
   if ('skip' in personal) return settle({ state: 'skipped', reason: personal.skip });
+  // Room taken in the number's messaging limit, given back if no call is made after all.
+  let giveBack = async () => {};
   if (window && !window.open && channel.secrets.type === 'whatsapp') {
     // A template that starts a conversation: counted against the number's limit, or not sent yet.
     const details = channel.secrets.details;
-    const limitMs = await deps.messagingLimit.take(
+    const { waitMs, taken } = await deps.messagingLimit.take(
       details.phone_number_id,
       picked.chat_id,
       messagingLimitOf(details),
     );
-    if (limitMs > 0) return { ...(await settle({ state: 'queued' })), limitMs };
+    if (waitMs > 0) return { ...(await settle({ state: 'queued' })), limitMs: waitMs };
+    if (taken)
+      giveBack = () =>
+        deps.messagingLimit.release(details.phone_number_id, picked.chat_id).catch(() => {});
   }
   const turnId = broadcastTurnId(broadcast.id, picked.seq);
   const context: MessageContext = {
@@ -278,9 +285,14 @@ async function sendOne(
     result = { outcomes };
   } catch (error) {
     // Paused, cancelled or taken by another run while waiting for its pace: not sent.
-    if (error instanceof Withdrawn)
+    if (error instanceof Withdrawn) {
+      await giveBack();
       return { ...(await settle({ state: 'queued' })), withdrawn: true };
+    }
     result = { error, sentCalls };
   }
-  return settle(outcomeOf(result));
+  const outcome = outcomeOf(result);
+  // Not taken by the platform (429, 503, no connection): sent later, counted then.
+  if (outcome.state === 'queued') await giveBack();
+  return settle(outcome);
 }

@@ -20,18 +20,22 @@ export interface BroadcastRow {
 }
 
 /**
- * Takes the broadcast for run `runId` if it is to run (scheduled or running): a scheduled one is
- * running from now on. Recipients an earlier run picked and never called are queued again.
+ * Takes the broadcast for run `runId` if it is to run (scheduled or running) under `start` (the
+ * job's; a job of an earlier start takes nothing): a scheduled one is running from now on.
+ * Recipients an earlier run picked and never called are queued again.
  */
 export async function takeBroadcast(
   db: Knex,
   id: string,
   runId: string,
+  start: string | undefined,
 ): Promise<BroadcastRow | undefined> {
   return db.transaction(async (tx) => {
-    const raw: unknown = await tx('broadcasts')
-      .where('id', id)
-      .whereIn('status', ['scheduled', 'running'])
+    const query = tx('broadcasts').where('id', id).whereIn('status', ['scheduled', 'running']);
+    // A job added before starts were named runs whichever start is current.
+    if (start !== undefined)
+      void query.where((q) => void q.whereNull('start_name').orWhere('start_name', start));
+    const raw: unknown = await query
       .update({
         status: 'running',
         run_id: runId,
@@ -50,19 +54,23 @@ export async function takeBroadcast(
 
 /**
  * Run `runId` stops until `until`: the number's messaging limit has no room. What it picked and
- * did not call is queued again; the broadcast says until when it waits.
+ * did not call is queued again; the broadcast says until when it waits. Resolves to false when
+ * the broadcast is no longer this run's (paused, cancelled, taken on by another): nothing to wait for.
  */
 export async function deferBroadcast(
   db: Knex,
   id: string,
   runId: string,
   until: Date,
-): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx('broadcasts').where({ id, run_id: runId }).update({ waiting_until: until });
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
     await tx('broadcast_recipients')
       .where({ broadcast_id: id, state: 'picked', run_id: runId })
       .update({ state: 'queued', run_id: null });
+    const held = await tx('broadcasts')
+      .where({ id, run_id: runId, status: 'running' })
+      .update({ waiting_until: until });
+    return held === 1;
   });
 }
 

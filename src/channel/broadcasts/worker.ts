@@ -33,7 +33,8 @@ export function startBroadcastWorker(
   const worker = new Worker<BroadcastJob>(
     BROADCAST_QUEUE,
     async (job, token) => {
-      const ended = await runBroadcast(deps, job.data.broadcast_id, stopping.signal);
+      const { broadcast_id: id, start } = job.data;
+      const ended = await runBroadcast(deps, { id, start }, stopping.signal);
       if (ended === 'ended') return;
       // This process is stopping: the run goes back to the queue for another to take on at once.
       // Waiting for the messaging limit: back until there is room.

@@ -17,6 +17,8 @@ export function broadcastJobsPrefix(streamPrefix: string): string {
 
 export interface BroadcastJob {
   broadcast_id: string;
+  /** The start that added the job: a broadcast started again since runs under the newer one only. */
+  start?: string;
 }
 
 export interface BroadcastQueueSettings {
@@ -64,7 +66,7 @@ export class BroadcastQueue {
     const { queue } = this.#opened();
     await queue.add(
       'run',
-      { broadcast_id: broadcastId },
+      { broadcast_id: broadcastId, start: run },
       { jobId: `${broadcastId}-${run}`, delay: Math.max(0, at.getTime() - Date.now()) },
     );
   }
