@@ -19,6 +19,14 @@ export function lastInboundAtSql(conversationId: string): string {
 }
 
 /**
+ * SQL for whether the window is closed for a user whose newest inbound message is at the SQL
+ * expression `lastInboundAt` (null when they never wrote).
+ */
+export function windowClosedSql(lastInboundAt: string): string {
+  return `(${lastInboundAt} is null or ${lastInboundAt} < now() - interval '${WHATSAPP_WINDOW_MS} milliseconds')`;
+}
+
+/**
  * A WhatsApp conversation's 24-hour window: open or not, and when it closes (or closed); null
  * on platforms without one. `closes_at` is null when the user never wrote.
  */

@@ -11,7 +11,7 @@
 import { read, utils } from 'xlsx/xlsx.mjs';
 import type { Knex } from '../../shared/db.ts';
 import { BotwireError } from '../../shared/errors.ts';
-import { lastInboundAtSql } from '../../shared/whatsapp-window.ts';
+import { lastInboundAtSql, windowClosedSql } from '../../shared/whatsapp-window.ts';
 import { openWhatsAppConversations } from '../../shared/whatsapp-new-conversations.ts';
 
 export type Audience =
@@ -158,7 +158,7 @@ export async function writeRecipients(db: Knex, input: AudienceInput): Promise<R
            when conversation_id is null then 'no_conversation'
            when opted_out_at is not null then 'opted_out'
            when found < jsonb_array_length(cast(:paths as jsonb)) then 'missing_value'
-           when :windowed and (last_inbound_at is null or last_inbound_at < now() - interval '24 hours')
+           when :windowed and ${windowClosedSql('last_inbound_at')}
              then 'window_closed'
          end as reason
          from valued
@@ -166,7 +166,7 @@ export async function writeRecipients(db: Knex, input: AudienceInput): Promise<R
        returning seq, state, reason
      )
      select w.state, w.reason,
-       (v.last_inbound_at is null or v.last_inbound_at < now() - interval '24 hours') as closed,
+       ${windowClosedSql('v.last_inbound_at')} as closed,
        count(*)::int as n
      from written w join valued v on v.seq = w.seq
      group by 1, 2, 3`,
