@@ -15,11 +15,12 @@ import {
   consoleService,
   expectNoCspViolations,
   screenshot,
-  serviceDb,
+  closeWhatsAppWindows,
   signIn,
   telegramBot,
   telegramDelivered,
   telegramText,
+  whatsappBot,
   type ConsoleService,
 } from './support.ts';
 
@@ -78,29 +79,21 @@ describe('broadcasts on the bot page in a browser', function () {
 
   it('when a builder sends a WhatsApp template broadcast, then users whose window closed get it filled, and the preview says the number’s daily limit has room for all of them', async () => {
     const number = '4420001';
-    const account = '7780001';
-    const created = await apiCall(service, 'POST', '/v2/bots', {
+    const appId = await whatsappBot(service, {
       name: 'Bike shop on WhatsApp',
       flow: ECHO_FLOW,
-      channel: {
-        type: 'whatsapp',
-        details: {
-          phone_number_id: number,
-          access_token: 'wa-token',
-          business_account_id: account,
+      number,
+      account: '7780001',
+      templates: [
+        {
+          name: 'service_due',
+          language: 'en',
+          status: 'APPROVED',
+          category: 'UTILITY',
+          components: [{ type: 'BODY', text: 'Hi, your bike is due for a {{1}} service.' }],
         },
-      },
+      ],
     });
-    const appId = created.app_id as string;
-    service.telegram.templates.set(account, [
-      {
-        name: 'service_due',
-        language: 'en',
-        status: 'APPROVED',
-        category: 'UTILITY',
-        components: [{ type: 'BODY', text: 'Hi, your bike is due for a {{1}} service.' }],
-      },
-    ]);
     await apiCall(service, 'POST', `/v2/bots/${appId}/templates/sync`);
     const users = ['15550008001', '15550008002'];
     for (const [i, from] of users.entries()) {
@@ -121,15 +114,7 @@ describe('broadcasts on the bot page in a browser', function () {
       { timeoutMs: 60_000, what: 'the echoes on WhatsApp' },
     );
     // A day passes: their windows close.
-    const db = await serviceDb(appId);
-    try {
-      await db('messages')
-        .whereIn('conversation_id', db('conversations').where({ app_id: appId }).select('id'))
-        .andWhere({ direction: 'in' })
-        .update({ created_at: db.raw(`now() - interval '25 hours'`) });
-    } finally {
-      await db.destroy();
-    }
+    await closeWhatsAppWindows(appId);
 
     const page = await service.newPage();
     await signIn(page, service.adminKey);

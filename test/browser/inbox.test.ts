@@ -16,17 +16,18 @@ import { whatsappPayload } from '../support/api.ts';
 import {
   apiCall,
   checkA11y,
+  closeWhatsAppWindows,
   consoleService,
   expectNoCspViolations,
   makeAccount,
   screenshot,
-  serviceDb,
   sessionOf,
   signIn,
   signInWithPassword,
   telegramBot,
   telegramDelivered,
   telegramText,
+  whatsappBot,
   type ConsoleService,
   type TelegramBot,
 } from './support.ts';
@@ -244,38 +245,31 @@ describe('the agent inbox in a browser', function () {
     expectNoCspViolations(page);
     expectNoCspViolations(viewer);
   });
+
   it('when a WhatsApp user’s 24-hour window has closed, then the holder is told so and sends an approved template, filled and previewed, instead of free text', async () => {
     const number = '4410001';
-    const account = '7770001';
-    const created = await apiCall(service, 'POST', '/v2/bots', {
+    const appId = await whatsappBot(service, {
       name: 'Parcel desk on WhatsApp',
       flow: DESK_FLOW,
-      channel: {
-        type: 'whatsapp',
-        details: {
-          phone_number_id: number,
-          access_token: 'wa-token',
-          business_account_id: account,
+      number,
+      account: '7770001',
+      templates: [
+        {
+          name: 'parcel_update',
+          language: 'en',
+          status: 'APPROVED',
+          category: 'UTILITY',
+          components: [{ type: 'BODY', text: 'Hi {{1}}, parcel {{2}} is on its way.' }],
         },
-      },
+        {
+          name: 'draft_promo',
+          language: 'en',
+          status: 'REJECTED',
+          category: 'MARKETING',
+          components: [{ type: 'BODY', text: 'Sale!' }],
+        },
+      ],
     });
-    const appId = created.app_id as string;
-    service.telegram.templates.set(account, [
-      {
-        name: 'parcel_update',
-        language: 'en',
-        status: 'APPROVED',
-        category: 'UTILITY',
-        components: [{ type: 'BODY', text: 'Hi {{1}}, parcel {{2}} is on its way.' }],
-      },
-      {
-        name: 'draft_promo',
-        language: 'en',
-        status: 'REJECTED',
-        category: 'MARKETING',
-        components: [{ type: 'BODY', text: 'Sale!' }],
-      },
-    ]);
     const page = await service.newPage();
     await signIn(page, service.adminKey);
     // A builder's step first: the bot's page syncs its templates from the Business Account.
@@ -309,15 +303,7 @@ describe('the agent inbox in a browser', function () {
           { id: string } | undefined,
       { timeoutMs: 60_000, what: 'the WhatsApp handoff' },
     );
-    const db = await serviceDb(appId);
-    try {
-      await db('messages')
-        .whereIn('conversation_id', db('conversations').where({ app_id: appId }).select('id'))
-        .andWhere({ direction: 'in' })
-        .update({ created_at: db.raw(`now() - interval '25 hours'`) });
-    } finally {
-      await db.destroy();
-    }
+    await closeWhatsAppWindows(appId);
 
     await page.goto(`/console/inbox/${handoff.id}`);
     await page.getByRole('button', { name: 'Claim' }).click();

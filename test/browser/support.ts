@@ -232,3 +232,46 @@ export async function serviceDb(appId: string): Promise<Knex> {
     await probe.destroy();
   }
 }
+
+/**
+ * A bot on a WhatsApp number of the stand-in platform, whose Business Account `account` lists
+ * `templates` (synced by the caller, from the API or the bot's page).
+ */
+export async function whatsappBot(
+  service: ConsoleService,
+  bot: {
+    name: string;
+    flow: Record<string, unknown>;
+    number: string;
+    account: string;
+    templates: Record<string, unknown>[];
+  },
+): Promise<string> {
+  const created = await apiCall(service, 'POST', '/v2/bots', {
+    name: bot.name,
+    flow: bot.flow,
+    channel: {
+      type: 'whatsapp',
+      details: {
+        phone_number_id: bot.number,
+        access_token: 'wa-token',
+        business_account_id: bot.account,
+      },
+    },
+  });
+  service.telegram.templates.set(bot.account, bot.templates);
+  return created.app_id as string;
+}
+
+/** A day passes for bot `appId`'s users: their last messages are 25 hours old, their windows closed. */
+export async function closeWhatsAppWindows(appId: string): Promise<void> {
+  const db = await serviceDb(appId);
+  try {
+    await db('messages')
+      .whereIn('conversation_id', db('conversations').where({ app_id: appId }).select('id'))
+      .andWhere({ direction: 'in' })
+      .update({ created_at: db.raw(`now() - interval '25 hours'`) });
+  } finally {
+    await db.destroy();
+  }
+}
