@@ -334,12 +334,12 @@ export const SETTINGS = {
   OPT_OUT_WORDS: {
     kind: 'string',
     default: 'stop,unsubscribe',
-    doc: 'Comma separated: a user message that is exactly one of these (any case, spaces around ignored) marks the user opted out of broadcasts (docs/outbound.md). Empty is the default; to turn it off, set a word no one sends.',
+    doc: 'Comma separated: a user message that is exactly one of these (any case, spaces around ignored) marks the user opted out of broadcasts (docs/outbound.md). Left empty it is the default; to turn it off, set a word no one sends.',
   },
   OPT_IN_WORDS: {
     kind: 'string',
     default: 'start,/start',
-    doc: "Comma separated: a user message that is exactly one of these clears the user's opt-out of broadcasts (Telegram sends /start when a user starts the bot again). Empty is the default.",
+    doc: "Comma separated: a user message that is exactly one of these clears the user's opt-out of broadcasts (Telegram sends /start when a user starts the bot again). Left empty it is the default.",
   },
   EDGE_HEADERS_TIMEOUT_MS: {
     kind: 'integer',
