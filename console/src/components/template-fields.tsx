@@ -8,7 +8,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { QueryState } from './query-state.tsx';
-import { listTemplates } from '../pages/inbox/inbox-api.ts';
+import { listTemplates, templatesKey } from '../pages/inbox/inbox-api.ts';
 import {
   approvedFor,
   previewOf,
@@ -16,11 +16,15 @@ import {
   templateMessage,
 } from '../pages/inbox/template-draft.ts';
 
-/** The template chosen among channel `channelId`'s approved ones, and its placeholders' texts. */
-export function useTemplateChoice(appId: string, channelId: string) {
+/**
+ * The template chosen among channel `channelId`'s approved ones, and its placeholders' texts.
+ * The templates are read only while `enabled` (a WhatsApp channel: other platforms have none).
+ */
+export function useTemplateChoice(appId: string, channelId: string, enabled = true) {
   const templates = useQuery({
-    queryKey: ['templates', appId],
+    queryKey: templatesKey(appId),
     queryFn: () => listTemplates(appId),
+    enabled,
   });
   const [chosen, setChosen] = useState('');
   const [header, setHeader] = useState<string[]>([]);

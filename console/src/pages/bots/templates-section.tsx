@@ -9,7 +9,7 @@ import { useMay } from '../../api/permissions.ts';
 import type { Bot } from '../../api/types.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { QueryState } from '../../components/query-state.tsx';
-import { listTemplates } from '../inbox/inbox-api.ts';
+import { listTemplates, templatesKey } from '../inbox/inbox-api.ts';
 
 async function syncTemplates(appId: string) {
   return unwrap(
@@ -20,7 +20,7 @@ async function syncTemplates(appId: string) {
 export function TemplatesSection({ bot }: { bot: Bot }) {
   const may = useMay();
   const queryClient = useQueryClient();
-  const key = ['templates', bot.app_id];
+  const key = templatesKey(bot.app_id);
   const templates = useQuery({ queryKey: key, queryFn: () => listTemplates(bot.app_id) });
   const sync = useMutation({
     mutationFn: () => syncTemplates(bot.app_id),

@@ -33,7 +33,7 @@ export function BroadcastForm({ bot }: { bot: Bot }) {
   const [text, setText] = useState('');
   const [asTemplate, setAsTemplate] = useState(false);
   const whatsapp = channels.find((c) => c.id === channelId)?.type === 'whatsapp';
-  const choice = useTemplateChoice(bot.app_id, channelId);
+  const choice = useTemplateChoice(bot.app_id, channelId, whatsapp);
   const template = whatsapp && asTemplate;
   const message = template
     ? choice.message

@@ -29,7 +29,7 @@ export function WriteFirstForm({
 }) {
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [asTemplate, setAsTemplate] = useState(false);
-  const choice = useTemplateChoice(appId, channelId);
+  const choice = useTemplateChoice(appId, channelId, channelType === 'whatsapp');
   const template = channelType === 'whatsapp' && asTemplate;
   const [sent, setSent] = useState(false);
   const key = useRef(newClientMessageId());

@@ -79,6 +79,9 @@ export const inboxKeys = {
   detail: (id: string) => ['handoffs', 'detail', id] as const,
 };
 
+/** The query key of a bot's templates: the bot page's list and every template picker share it. */
+export const templatesKey = (appId: string) => ['templates', appId] as const;
+
 /** The bot's WhatsApp templates as last synced (what an agent may send once a window closed). */
 export async function listTemplates(appId: string): Promise<WhatsAppTemplate[]> {
   return unwrap(
