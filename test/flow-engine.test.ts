@@ -657,3 +657,57 @@ describe('flow engine: the turn trace', () => {
     expect(trace.some((s) => 'end' in s)).to.equal(false);
   });
 });
+
+describe('flow engine: the answer to a message the bot wrote first (move)', () => {
+  const flow = flowOf({
+    menu: { actions: [text('Menu')], wait: { store: 'pick' }, next: 'menu' },
+    confirm: {
+      actions: [text('never said: the reminder asked')],
+      wait: { store: 'answer' },
+      next: 'done',
+    },
+    done: { actions: [text('{{answer}}, {{pick}}')], end: true },
+  });
+  const move = (state: string): FlowEvent => ({ type: 'move', state });
+
+  it('when a conversation in the middle of the flow is moved, then it waits at the state without its actions and its answer goes on from there with the variables kept', () => {
+    const chat = talk(flow);
+    chat.texts(say('hi'));
+    chat.texts(say('bikes'));
+    const moved = chat.send(move('confirm'));
+    expect(moved.outputs).to.deep.equal([]);
+    expect(moved.trace).to.deep.equal([{ enter: 'confirm' }, { wait: 'confirm' }]);
+    expect(chat.state()).to.deep.include({
+      state: 'confirm',
+      awaiting: { kind: 'input', state: 'confirm', retries: 0 },
+    });
+    expect(chat.texts(say('yes'))).to.deep.equal(['yes, bikes']);
+  });
+
+  it('when a conversation that never started or ended is moved, then it starts anew at the state (counted as a start) and the first message is its answer', () => {
+    const fresh = talk(flow);
+    expect(fresh.send(move('confirm')).trace[0]).to.deep.equal({ start: 'menu' });
+    expect(fresh.texts(say('yes'))).to.deep.equal(['yes, ']);
+    expect(fresh.state().ended).to.equal(true);
+    fresh.send(move('confirm'));
+    expect(fresh.state()).to.deep.equal({
+      state: 'confirm',
+      vars: {},
+      awaiting: { kind: 'input', state: 'confirm', retries: 0 },
+    });
+  });
+
+  it('when the state is gone or waits for nothing, or a person has the conversation, then nothing changes', () => {
+    const chat = talk(flow);
+    chat.texts(say('hi'));
+    const before = chat.state();
+    for (const state of ['gone', 'done']) {
+      const result = chat.send(move(state));
+      expect(result.errors.map((e) => e.code)).to.deep.equal(['BW_ERR_UNKNOWN_STATE']);
+      expect(chat.state()).to.deep.equal(before);
+    }
+    const held: ConversationState = { ...before, handoff: { id: 'h1', since: 'now' } };
+    const result = runTurn(flow, held, move('confirm'), { newRequestId: () => 'r' });
+    expect(result.state).to.deep.equal(held);
+  });
+});

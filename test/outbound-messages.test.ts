@@ -32,6 +32,18 @@ const FLOW = {
       wait: { store: 'anything' },
       next: 'hello',
     },
+    // Where a reminder's answer goes (flow_state): nothing leads here but the reminder.
+    confirm: {
+      wait: { store: 'answer', expect: 'text' },
+      transitions: [
+        { when: { '==': [{ var: 'answer' }, 'yes'] }, to: 'confirmed' },
+        { to: 'hello' },
+      ],
+    },
+    confirmed: {
+      actions: [{ send: { text: 'Confirmed; you said {{anything}} before.' } }],
+      end: true,
+    },
   },
 };
 const NUMBER = '1098765432';
@@ -256,6 +268,61 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
       message: { message_type: 'text', text: 'x' },
     });
     expect(elsewhere.status).to.equal(404);
+  });
+
+  it('when a reminder names the state its answer goes to, then the user’s answer is taken there with the variables kept; a state that is not in the flow or waits for nothing is refused before any send', async () => {
+    const conversation = await telegramUser(503);
+    // Answered, the greeting's wait stores the text and greets again.
+    await postTelegramUpdate(t, tg.appId, tg.secret, telegramText(503, (update += 1), 'Ann'));
+    await waitFor(() => (telegram.get(503) ?? []).length === 2, { what: 'the second greeting' });
+    const reminder = {
+      idempotency_key: 'reminder-503',
+      to: { conversation_id: conversation },
+      message: { message_type: 'text', text: 'Your appointment is tomorrow at 10. Reply yes.' },
+      flow_state: 'confirm',
+    };
+    const sent = await send(tg.appId, reminder);
+    expect(sent.status, sent.text).to.equal(202);
+    await waitFor(() => (telegram.get(503) ?? []).length === 3, { what: 'the reminder' });
+    await postTelegramUpdate(t, tg.appId, tg.secret, telegramText(503, (update += 1), 'yes'));
+    await waitFor(() => (telegram.get(503) ?? []).length === 4, { what: 'the answer’s reply' });
+    expect(telegram.get(503)).to.deep.equal([
+      'Hello!',
+      'Hello!',
+      'Your appointment is tomorrow at 10. Reply yes.',
+      'Confirmed; you said Ann before.',
+    ]);
+    // The same key again publishes nothing new, the move included: the conversation stays ended.
+    const again = await send(tg.appId, reminder);
+    expect(again.json.duplicate).to.equal(true);
+    // The same key with another state is another request.
+    const moved = await send(tg.appId, { ...reminder, flow_state: 'hello' });
+    expect(moved.json.error.code).to.equal('BW_ERR_IDEMPOTENCY_MISMATCH');
+
+    for (const [state, why] of [
+      ['nowhere', 'is not in the bot’s published flow'],
+      ['confirmed', 'has no wait: no answer can go there'],
+    ]) {
+      const refused = await send(tg.appId, {
+        ...reminder,
+        idempotency_key: `reminder-503-${state}`,
+        flow_state: state,
+      });
+      expect([refused.status, refused.json.error.code]).to.deep.equal([
+        400,
+        'BW_ERR_UNKNOWN_STATE',
+      ]);
+      expect(refused.json.error.details.problems).to.deep.equal([
+        { path: '/flow_state', message: why },
+      ]);
+    }
+    await settle();
+    expect(telegram.get(503)).to.have.length(4);
+    const row = await t.schema
+      .db('conversation_state')
+      .where({ conversation_id: conversation })
+      .first('state');
+    expect(row.state).to.deep.include({ state: 'confirmed', ended: true });
   });
 
   it('when a WhatsApp user last wrote over 24 hours ago, then free text is refused with the window’s code and when it closed; within the window it is sent', async () => {

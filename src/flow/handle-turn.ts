@@ -42,7 +42,7 @@ export interface FlowInput {
   source: string;
   turn_id: string;
   ordering_key?: string;
-  intent: 'user_input' | 'callback' | 'dialog' | 'handoff';
+  intent: 'user_input' | 'callback' | 'dialog' | 'handoff' | 'move';
   conversation: ConversationRef;
   message?: InternalMessage;
   detected_language?: string;
@@ -55,6 +55,8 @@ export interface FlowInput {
   found?: boolean;
   /** Intent `handoff`: which handoff ends and how (docs/handoff.md). */
   handoff?: HandoffMessage;
+  /** Intent `move`: the state whose wait the user's answer goes to (docs/outbound.md). */
+  move?: { state: string };
 }
 
 export interface TurnDeps {
@@ -123,6 +125,7 @@ function toEvent(input: FlowInput): FlowEvent | undefined {
       ...(typeof input.found === 'boolean' ? { found: input.found } : {}),
     };
   }
+  if (input.intent === 'move') return input.move && { type: 'move', state: input.move.state };
   const message = input.message;
   if (!message) return undefined;
   if (message.message_type === 'dialog') return { type: 'reset' };

@@ -53,6 +53,8 @@ function began(event: FlowEvent): Record<string, unknown> {
       return { reset: true };
     case 'handoff_end':
       return { handoff_end: event.action };
+    case 'move':
+      return { move: event.state };
   }
 }
 

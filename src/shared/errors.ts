@@ -354,7 +354,7 @@ export const ERRORS = {
   BW_ERR_UNKNOWN_STATE: {
     status: 400,
     retryable: false,
-    doc: "A handoff was to be returned at a state the bot's published flow does not have.",
+    doc: "A handoff was to be returned, or a message's answer sent (flow_state), to a state the bot's published flow does not have, or (flow_state) that waits for nothing.",
   },
 } as const;
 

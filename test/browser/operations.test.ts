@@ -194,7 +194,16 @@ describe('operations and conversations pages in a browser', function () {
   });
 
   it('when a Telegram bot with a web channel has conversations, then the Conversations page narrows them by channel and by words, and the bot writes first to one from her page', async () => {
-    const bot = await telegramBot(service, 'Conversation desk', ECHO_FLOW);
+    // The echo, and a state only a message written first leads to (its answer goes there).
+    const flow = {
+      ...ECHO_FLOW,
+      states: {
+        ...ECHO_FLOW.states,
+        pickup: { wait: { store: 'when' }, next: 'booked' },
+        booked: { actions: [{ send: { text: 'Pick-up booked: {{when}}' } }], next: 'listen' },
+      },
+    };
+    const bot = await telegramBot(service, 'Conversation desk', flow);
     const web = await admin('POST', `/v2/bots/${bot.appId}/channels`, {
       type: 'web',
       details: { allowed_origins: [] },
@@ -268,6 +277,7 @@ describe('operations and conversations pages in a browser', function () {
     await page.goto(`/console/conversations/${ana.id}`);
     const write = page.getByRole('form', { name: 'Write to this user' });
     await write.getByLabel('Message').fill('Your bike is ready for pick-up.');
+    await write.getByLabel('The answer goes to').selectOption('pickup');
     await write.getByRole('button', { name: 'Send' }).click();
     await write.getByRole('status').filter({ hasText: 'Accepted' }).waitFor();
     await waitFor(() => repliesTo(650_001, 'Your bike is ready for pick-up.').length > 0, {
@@ -280,6 +290,13 @@ describe('operations and conversations pages in a browser', function () {
     await checkA11y(page, 'conversation, write to this user');
     await screenshot(page, 'conversation-write-first');
     expect(repliesTo(650_001, 'Your bike is ready for pick-up.')).to.have.length(1);
+    // Her answer goes to the state chosen, not to the echo she was in.
+    await say(bot, 650_001, 'Ana', 'at five');
+    await waitFor(() => repliesTo(650_001, 'Pick-up booked: at five').length > 0, {
+      timeoutMs: 60_000,
+      what: 'the answer taken at the state chosen',
+    });
+    expect(repliesTo(650_001, 'echo: at five')).to.have.length(0);
     expectNoCspViolations(page);
   });
 });

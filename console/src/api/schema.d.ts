@@ -4927,6 +4927,8 @@ export interface components {
             chat_id: string;
           };
       message: components['schemas']['outbound-message'];
+      /** @description a state of the bot's published flow that has a wait: the user's answer goes there, as if the state had just asked (its actions are not run); the conversation keeps its variables */
+      flow_state?: string;
     };
     /**
      * a broadcast (POST /v2/bots/<app_id>/broadcasts)

@@ -24,6 +24,7 @@ import {
   type GiveBack,
   type OutboundMessage,
 } from './message.ts';
+import { checkAnswerState, moveTo } from './answer-state.ts';
 import { principalOf, requireBotAccess } from '../admin/principal.ts';
 import { claimKey, recipientOf, storedClaim, type Claim, type Recipient } from './store.ts';
 
@@ -34,13 +35,14 @@ interface SendMessage {
   idempotency_key: string;
   to: Recipient;
   message: OutboundMessage;
+  flow_state?: string;
 }
 
-/** The request as its key stands for it: the recipient and the message. */
+/** The request as its key stands for it: the recipient, the message and where its answer goes. */
 function requestHash(input: SendMessage): string {
-  return createHash('sha256')
-    .update(JSON.stringify([input.to, input.message]))
-    .digest('hex');
+  const parts: unknown[] = [input.to, input.message];
+  if (input.flow_state !== undefined) parts.push(input.flow_state);
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
 export function outboundRoutes(
@@ -54,6 +56,7 @@ export function outboundRoutes(
     const input = await helpers.readBody<SendMessage>(ctx, 'http/send-message');
     const bot = await edge.directory.byAppId(appId);
     if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+    if (input.flow_state !== undefined) checkAnswerState(bot.flow, input.flow_state);
     let recipient = await recipientOf(edge.db, appId, input.to);
     const { to } = input;
     // A template may go to a WhatsApp number that never wrote: its conversation is opened.
@@ -142,7 +145,15 @@ export function outboundRoutes(
     const { fresh, claim } = found;
     // Published again for a repeated key too: if the first request stopped between its claim and
     // its publish, this one publishes; otherwise the dedupe marker or channel's record of the
-    // turn's calls make it nothing.
+    // turn's calls make it nothing. The move goes first: the answer cannot overtake it.
+    if (input.flow_state !== undefined) {
+      const moveId = `${claim.turn_id}:move`;
+      await edge.producer.publishOnce(
+        'flow',
+        [{ id: moveId, message: moveTo(recipient, moveId, input.flow_state) }],
+        edge.dedupeTtlS,
+      );
+    }
     await edge.producer.publishOnce(
       'channel',
       [

@@ -46,6 +46,7 @@ import type {
   HandoffEndEvent,
   HandoffStart,
   InputEvent,
+  MoveEvent,
   TraceStep,
   TurnOptions,
   TurnResult,
@@ -367,6 +368,27 @@ function onHandoffEnd(turn: Turn, event: HandoffEndEvent): void {
   enter(turn, event.state);
 }
 
+/**
+ * The conversation waits at `event.state`'s wait without running its actions: the message the
+ * bot wrote first asked the question. A conversation that never started, or ended, starts anew
+ * there; one in the middle of the flow keeps its variables. A state the flow no longer has, or
+ * that waits for nothing (a publish since the request was checked), changes nothing.
+ */
+function onMove(turn: Turn, event: MoveEvent): void {
+  if (!stateOf(turn, event.state)?.wait) {
+    turn.errors.push({
+      code: 'BW_ERR_UNKNOWN_STATE',
+      message: `state "${event.state}" is gone or waits for nothing; the conversation stays where it was`,
+      state: event.state,
+    });
+    return;
+  }
+  if (turn.state.state === null || turn.state.ended) beginAnew(turn, event.state);
+  turn.state.state = event.state;
+  turn.state.awaiting = { kind: 'input', state: event.state, retries: 0 };
+  turn.trace.push({ enter: event.state }, { wait: event.state });
+}
+
 function matching(turn: Turn): MatchSettings {
   const base = turn.options.matching ?? DEFAULT_MATCHING;
   const own = turn.flow.matching;
@@ -567,6 +589,7 @@ export function runTurn(
     if (event.type === 'reset') restart(turn);
     else if (event.type === 'effect_result') onEffectResult(turn, event);
     else if (event.type === 'handoff_end') onHandoffEnd(turn, event);
+    else if (event.type === 'move') onMove(turn, event);
     else onInput(turn, event);
   } catch (error) {
     if (!(error instanceof RenderBudgetError)) throw error;

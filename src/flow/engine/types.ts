@@ -102,7 +102,16 @@ export interface HandoffEndEvent {
   state?: string;
 }
 
-export type FlowEvent = InputEvent | EffectResultEvent | ResetEvent | HandoffEndEvent;
+/**
+ * The bot wrote first and the user's answer goes to `state` (docs/outbound.md, "The answer goes
+ * to a state"): the conversation waits at that state's `wait` as if the state had just asked.
+ */
+export interface MoveEvent {
+  type: 'move';
+  state: string;
+}
+
+export type FlowEvent = InputEvent | EffectResultEvent | ResetEvent | HandoffEndEvent | MoveEvent;
 /** Alias of `FlowEvent`, the name used in the design notes. */
 export type Event = FlowEvent;
 
@@ -147,7 +156,10 @@ export type Effect =
 
 /** Something that went wrong in the flow itself (not in the engine); for logs and metrics. */
 export interface FlowRuntimeError {
-  code: Extract<ErrorCode, 'BW_ERR_FLOW_LOOP' | 'BW_ERR_FLOW_STUCK' | 'BW_ERR_FLOW_BUDGET'>;
+  code: Extract<
+    ErrorCode,
+    'BW_ERR_FLOW_LOOP' | 'BW_ERR_FLOW_STUCK' | 'BW_ERR_FLOW_BUDGET' | 'BW_ERR_UNKNOWN_STATE'
+  >;
   message: string;
   /** The state the engine was in. */
   state: string;

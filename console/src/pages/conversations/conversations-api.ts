@@ -67,11 +67,17 @@ export async function sendFirst(
   conversationId: string,
   key: string,
   message: AgentMessage,
+  flowState?: string,
 ): Promise<void> {
   unwrap(
     await api.POST('/v2/bots/{app_id}/messages', {
       params: { path: { app_id: appId } },
-      body: { idempotency_key: key, to: { conversation_id: conversationId }, message },
+      body: {
+        idempotency_key: key,
+        to: { conversation_id: conversationId },
+        message,
+        ...(flowState ? { flow_state: flowState } : {}),
+      },
     }),
   );
 }

@@ -3,7 +3,8 @@
  * sends one message to the user now, text, text with buttons, or an image or a document by URL.
  * A draft keeps its idempotency key until it is sent, so a retried send is not sent twice. On
  * WhatsApp the api refuses free text outside the 24-hour window, and the refusal says so; an
- * approved template goes at any time (the channel's, chosen and filled as in the inbox).
+ * approved template goes at any time (the channel's, chosen and filled as in the inbox). The
+ * user's answer may be sent to a state of the flow that waits for one (`flow_state`).
  */
 import { useRef, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -15,6 +16,8 @@ import { newClientMessageId } from '../test-chat/chat-session.ts';
 import { MessageDraftFields } from '../../components/message-draft-fields.tsx';
 import { EMPTY, messageOf, type Draft } from '../inbox/reply-draft.ts';
 import { conversationKeys, sendFirst } from './conversations-api.ts';
+import { useBot } from '../../api/bots.ts';
+import { answerStates } from './answer-states.ts';
 
 export function WriteFirstForm({
   appId,
@@ -32,13 +35,17 @@ export function WriteFirstForm({
   const choice = useTemplateChoice(appId, channelId, channelType === 'whatsapp');
   const template = channelType === 'whatsapp' && asTemplate;
   const [sent, setSent] = useState(false);
+  const [flowState, setFlowState] = useState('');
+  const states = answerStates(useBot(appId).data?.flow);
   const key = useRef(newClientMessageId());
   const queryClient = useQueryClient();
   const send = useMutation({
-    mutationFn: (message: AgentMessage) => sendFirst(appId, conversationId, key.current, message),
+    mutationFn: (message: AgentMessage) =>
+      sendFirst(appId, conversationId, key.current, message, flowState),
     onSuccess: () => {
       key.current = newClientMessageId();
       setDraft((d) => ({ ...EMPTY, kind: d.kind }));
+      setFlowState('');
       choice.choose('');
       setSent(true);
       void queryClient.invalidateQueries({ queryKey: conversationKeys.messages(conversationId) });
@@ -85,6 +92,25 @@ export function WriteFirstForm({
         ) : (
           <MessageDraftFields draft={draft} set={set} textLabel="Message" />
         )}
+        {states.length > 0 ? (
+          <label>
+            The answer goes to{' '}
+            <select
+              value={flowState}
+              onChange={(e) => {
+                setSent(false);
+                setFlowState(e.target.value);
+              }}
+            >
+              <option value="">where the conversation is</option>
+              {states.map((name) => (
+                <option key={name} value={name}>
+                  state {name}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
         <button type="submit" disabled={!message || send.isPending}>
           {send.isPending ? 'Sending…' : 'Send'}
         </button>

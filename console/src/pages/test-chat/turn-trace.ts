@@ -90,6 +90,8 @@ function beganText(began: Record<string, unknown>): string {
   }
   if (began.reset === true) return 'a reset';
   if (typeof began.handoff_end === 'string') return `the handoff ended (${began.handoff_end})`;
+  if (typeof began.move === 'string')
+    return `a message the bot wrote first, answered in ${began.move}`;
   return 'a turn';
 }
 
