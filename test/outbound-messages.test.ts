@@ -79,6 +79,13 @@ const TEMPLATES = [
       components: [
         { type: 'HEADER', format: 'IMAGE' },
         { type: 'BODY', text: 'New bikes are in.' },
+        {
+          type: 'BUTTONS',
+          buttons: [
+            { type: 'QUICK_REPLY', text: 'Not now' },
+            { type: 'URL', text: 'See it', url: 'https://shop.example.com/bikes/{{1}}' },
+          ],
+        },
       ],
     },
     {
@@ -96,6 +103,16 @@ const TEMPLATES = [
       status: 'APPROVED',
       category: 'UTILITY',
       components: [{ type: 'BODY', text: 'Hello again! Reply to pick up where we left off.' }],
+    },
+    {
+      name: 'coupon',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'MARKETING',
+      components: [
+        { type: 'BODY', text: 'Here is your code.' },
+        { type: 'BUTTONS', buttons: [{ type: 'COPY_CODE', example: 'SAVE10' }] },
+      ],
     },
   ],
 ];
@@ -381,21 +398,22 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
     const synced = await t.call('POST', `/v2/bots/${wa}/templates/sync`);
     expect(synced.status, synced.text).to.equal(200);
     expect(synced.json.channels).to.have.length(1);
-    expect(synced.json.channels[0]).to.deep.include({ synced: true, templates: 4 });
+    expect(synced.json.channels[0]).to.deep.include({ synced: true, templates: 5 });
     const listed = await t.call('GET', `/v2/bots/${wa}/templates`);
     expect(listed.json.items.map((i: any) => [i.name, i.status, i.parameters])).to.deep.equal([
-      ['hello_again', 'APPROVED', { header: 0, body: 0 }],
-      ['new_arrivals', 'APPROVED', { header: 0, body: 0 }],
-      ['order_update', 'APPROVED', { header: 1, body: 2 }],
-      ['spring_sale', 'PENDING', { header: 0, body: 0 }],
+      ['coupon', 'APPROVED', { header: 0, body: 0, header_media: null, buttons: 0 }],
+      ['hello_again', 'APPROVED', { header: 0, body: 0, header_media: null, buttons: 0 }],
+      ['new_arrivals', 'APPROVED', { header: 0, body: 0, header_media: 'image', buttons: 1 }],
+      ['order_update', 'APPROVED', { header: 1, body: 2, header_media: null, buttons: 0 }],
+      ['spring_sale', 'PENDING', { header: 0, body: 0, header_media: null, buttons: 0 }],
     ]);
-    // Synced twice at once (a double click): the same four, not eight, and no failure.
+    // Synced twice at once (a double click): the same five, not ten, and no failure.
     const twice = await Promise.all([
       t.call('POST', `/v2/bots/${wa}/templates/sync`),
       t.call('POST', `/v2/bots/${wa}/templates/sync`),
     ]);
     expect(twice.map((r) => r.status)).to.deep.equal([200, 200]);
-    expect((await t.call('GET', `/v2/bots/${wa}/templates`)).json.items).to.have.length(4);
+    expect((await t.call('GET', `/v2/bots/${wa}/templates`)).json.items).to.have.length(5);
     const none = await t.call('POST', `/v2/bots/${tg.appId}/templates/sync`);
     expect(none.json).to.deep.equal({ channels: [] });
   });
@@ -411,7 +429,7 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
       .update({ created_at: t.schema.db.raw(`now() - interval '3 days'`) });
     const before = whatsapp.length;
     let tried = 0;
-    const template = (name: string, parameters: Record<string, string[]>) => ({
+    const template = (name: string, parameters: Record<string, unknown>) => ({
       message_type: 'template',
       name,
       language: 'en_US',
@@ -427,7 +445,20 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
         { component: 'header', expected: 1, given: 0 },
       ],
       [template('spring_sale', {}), { status: 'PENDING' }],
-      [template('new_arrivals', {}), {}],
+      [template('new_arrivals', { buttons: [{ text: 'e-42' }] }), { component: 'header_media' }],
+      [
+        template('new_arrivals', { header_media: { link: 'https://cdn.example.com/e42.jpg' } }),
+        { component: 'buttons', expected: 1, given: 0 },
+      ],
+      [
+        template('order_update', {
+          header: ['1001'],
+          body: ['Ana', '1001'],
+          header_media: { link: 'https://cdn.example.com/x.jpg' },
+        }),
+        { component: 'header_media' },
+      ],
+      [template('coupon', {}), {}],
       [template('no_such', {}), {}],
     ] as const) {
       const refused = await send(wa, {
@@ -489,6 +520,25 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
       message_type: 'template',
       text: 'Hi Ana, your order 1001 has shipped.',
     });
+
+    // An image header's link and a URL button's address end go as WhatsApp takes them.
+    const withMedia = await send(wa, {
+      idempotency_key: 'new-arrivals-e42',
+      to: { conversation_id: conversation },
+      message: template('new_arrivals', {
+        header_media: { link: 'https://cdn.example.com/e42.jpg', filename: 'ignored.jpg' },
+        buttons: [{ text: 'e-42' }],
+      }),
+    });
+    expect(withMedia.status, withMedia.text).to.equal(202);
+    await waitFor(() => whatsapp.length === before + 2, { what: 'the image template' });
+    expect(whatsapp[before + 1]!.template.components).to.deep.equal([
+      {
+        type: 'header',
+        parameters: [{ type: 'image', image: { link: 'https://cdn.example.com/e42.jpg' } }],
+      },
+      { type: 'button', sub_type: 'url', index: '1', parameters: [{ type: 'text', text: 'e-42' }] },
+    ]);
   });
 
   it('when a WhatsApp number never wrote to the bot, then a template opens its conversation and goes, free text is still not found, and a number WhatsApp could not have is refused', async () => {

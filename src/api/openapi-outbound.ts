@@ -16,9 +16,19 @@ const template = {
     components: { type: 'array', items: { type: 'object' }, description: "Meta's, as synced" },
     parameters: {
       type: 'object',
-      required: ['header', 'body'],
-      description: 'how many texts its header and body take',
-      properties: { header: { type: 'integer' }, body: { type: 'integer' } },
+      required: ['header', 'body', 'header_media', 'buttons'],
+      description:
+        'what a send gives it: texts for its header and body, a link for its media header, an address end for each URL button ending in a placeholder',
+      properties: {
+        header: { type: 'integer' },
+        body: { type: 'integer' },
+        header_media: {
+          type: ['string', 'null'],
+          enum: ['image', 'video', 'document', null],
+          description: 'the media its header shows (parameters.header_media.link); null for none',
+        },
+        buttons: { type: 'integer', description: 'texts of parameters.buttons' },
+      },
     },
     synced_at: { type: 'string', format: 'date-time' },
   },

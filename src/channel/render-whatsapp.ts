@@ -142,17 +142,39 @@ function renderBodies(to: string, message: InternalMessage): WhatsAppBody[] {
   }
 }
 
-/** An approved template, its parameters as text parameters of the components that hold them. */
+/**
+ * An approved template: its texts as text parameters of the components that hold them, a media
+ * header's link as the header's parameter, and each URL button's address end as that button's.
+ */
 function template(
   to: string,
   message: Extract<InternalMessage, { message_type: 'template' }>,
 ): WhatsAppBody {
-  const { header = [], body = [] } = message.parameters;
-  const component = (type: string, values: string[]) =>
-    values.length === 0
-      ? []
-      : [{ type, parameters: values.map((text) => ({ type: 'text', text })) }];
-  const components = [...component('header', header), ...component('body', body)];
+  const { header = [], body = [], header_media: media, buttons = [] } = message.parameters;
+  const texts = (values: string[]) => values.map((text) => ({ type: 'text', text }));
+  const headerParameters = media?.type
+    ? [
+        {
+          type: media.type,
+          [media.type]: {
+            link: media.link,
+            ...(media.filename === undefined ? {} : { filename: media.filename }),
+          },
+        },
+      ]
+    : texts(header);
+  const component = (type: string, parameters: unknown[]) =>
+    parameters.length === 0 ? [] : [{ type, parameters }];
+  const components = [
+    ...component('header', headerParameters),
+    ...component('body', texts(body)),
+    ...buttons.map((b) => ({
+      type: 'button',
+      sub_type: 'url',
+      index: String(b.index ?? 0),
+      parameters: texts([b.text]),
+    })),
+  ];
   return {
     ...base(to),
     type: 'template',

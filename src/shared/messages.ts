@@ -78,7 +78,21 @@ export type InternalMessage =
 export interface TemplateParameters {
   header?: string[];
   body?: string[];
+  /**
+   * The media of an image, video or document header: where WhatsApp fetches it, and a
+   * document's file name. `type` is the header's, set when the template is checked.
+   */
+  header_media?: { type?: TemplateMediaType; link: string; filename?: string };
+  /**
+   * The ends of the addresses of the URL buttons that have a placeholder, in the buttons' order
+   * (the request's); `index` is the button's place among all the template's buttons, set when
+   * the template is checked.
+   */
+  buttons?: { index?: number; text: string }[];
 }
+
+/** The formats of a template header botwire sends media for. */
+export type TemplateMediaType = 'image' | 'video' | 'document';
 
 export type MessageType = InternalMessage['message_type'];
 

@@ -259,7 +259,16 @@ describe('the agent inbox in a browser', function () {
           language: 'en',
           status: 'APPROVED',
           category: 'UTILITY',
-          components: [{ type: 'BODY', text: 'Hi {{1}}, parcel {{2}} is on its way.' }],
+          components: [
+            { type: 'HEADER', format: 'DOCUMENT' },
+            { type: 'BODY', text: 'Hi {{1}}, parcel {{2}} is on its way.' },
+            {
+              type: 'BUTTONS',
+              buttons: [
+                { type: 'URL', text: 'Track', url: 'https://parcels.example.com/track/{{1}}' },
+              ],
+            },
+          ],
         },
         {
           name: 'draft_promo',
@@ -281,9 +290,9 @@ describe('the agent inbox in a browser', function () {
     const rows = section.getByRole('table', { name: 'Templates' }).getByRole('row');
     await rows.nth(2).waitFor();
     expect(await rows.allTextContents()).to.deep.equal([
-      'NameLanguageCategoryStatusTexts it takes',
+      'NameLanguageCategoryStatusWhat it takes',
       'draft_promoenMARKETINGREJECTEDnone',
-      'parcel_updateenUTILITYAPPROVEDbody 2',
+      'parcel_updateenUTILITYAPPROVEDbody 2, a document link, 1 button address',
     ]);
     await checkA11y(page, 'bot page with WhatsApp templates');
     await screenshot(page, 'bot-templates');
@@ -318,12 +327,20 @@ describe('the agent inbox in a browser', function () {
     await template.selectOption({ label: 'parcel_update (en)' });
     await form.getByLabel('Body {{1}}').fill('Tomás');
     await form.getByLabel('Body {{2}}').fill('PX-42');
+    const send = form.getByRole('button', { name: 'Send template' });
+    // Not before the document's link and the button's address end are given.
+    expect(await send.isDisabled()).to.equal(true);
+    await form
+      .getByLabel('Header document (https link)')
+      .fill('https://parcels.example.com/px-42.pdf');
+    await form.getByLabel('Document file name (optional)').fill('PX-42.pdf');
+    await form.getByLabel('Button “Track”: https://parcels.example.com/track/{{1}}').fill('PX-42');
     expect(await form.getByLabel('They will read:').textContent()).to.equal(
       'Hi Tomás, parcel PX-42 is on its way.',
     );
     await checkA11y(page, 'inbox, template once a window closed');
     await screenshot(page, 'inbox-template');
-    await form.getByRole('button', { name: 'Send template' }).click();
+    await send.click();
     const sent = await waitFor(
       () =>
         // This user's: the service is shared with other files' tests, which send templates too.
@@ -341,11 +358,26 @@ describe('the agent inbox in a browser', function () {
       language: { code: 'en' },
       components: [
         {
+          type: 'header',
+          parameters: [
+            {
+              type: 'document',
+              document: { link: 'https://parcels.example.com/px-42.pdf', filename: 'PX-42.pdf' },
+            },
+          ],
+        },
+        {
           type: 'body',
           parameters: [
             { type: 'text', text: 'Tomás' },
             { type: 'text', text: 'PX-42' },
           ],
+        },
+        {
+          type: 'button',
+          sub_type: 'url',
+          index: '0',
+          parameters: [{ type: 'text', text: 'PX-42' }],
         },
       ],
     });

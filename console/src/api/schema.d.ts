@@ -1771,10 +1771,17 @@ export interface paths {
                 status: string;
                 /** @description Meta's, as synced */
                 components: Record<string, unknown>[];
-                /** @description how many texts its header and body take */
+                /** @description what a send gives it: texts for its header and body, a link for its media header, an address end for each URL button ending in a placeholder */
                 parameters: {
                   header: number;
                   body: number;
+                  /**
+                   * @description the media its header shows (parameters.header_media.link); null for none
+                   * @enum {string|null}
+                   */
+                  header_media: 'image' | 'video' | 'document' | null;
+                  /** @description texts of parameters.buttons */
+                  buttons: number;
                 };
                 /** Format: date-time */
                 synced_at?: string;
@@ -4894,10 +4901,19 @@ export interface components {
           message_type: 'template';
           name: string;
           language: string;
-          /** @description a text per placeholder, in order; WhatsApp refuses a parameter with a new line, a tab or more than four spaces in a row */
+          /** @description a text per placeholder of the header and body, in order (WhatsApp refuses one with a new line, a tab or more than four spaces in a row); a media header's link; a URL button's address end */
           parameters?: {
             header?: string[];
             body?: string[];
+            /** @description an image, video or document header's media: where WhatsApp fetches it (https), and a document's file name */
+            header_media?: {
+              link: string;
+              filename?: string;
+            };
+            /** @description a text per URL button whose address ends in a placeholder, in the buttons' order: the end of its address */
+            buttons?: {
+              text: string;
+            }[];
           };
         };
     /**

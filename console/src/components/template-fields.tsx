@@ -1,7 +1,8 @@
 /**
  * Choosing a WhatsApp template and filling its placeholders (docs/outbound.md, "WhatsApp
  * templates"): the channel's approved templates, a field for each placeholder of the header and
- * body, and the body as the user will read it. Used where a template is sent: an agent's reply
+ * body, the link of a media header, the address end of each URL button to fill, and the body as
+ * the user will read it. Used where a template is sent: an agent's reply
  * once the window closed, and a broadcast. The choice and the message it makes:
  * `pages/inbox/template-draft.ts`.
  */
@@ -11,9 +12,12 @@ import { QueryState } from './query-state.tsx';
 import { listTemplates, templatesKey } from '../pages/inbox/inbox-api.ts';
 import {
   approvedFor,
+  NO_FILLS,
   previewOf,
   templateKey,
   templateMessage,
+  urlButtonsOf,
+  type TemplateFills,
 } from '../pages/inbox/template-draft.ts';
 
 /**
@@ -27,31 +31,36 @@ export function useTemplateChoice(appId: string, channelId: string, enabled = tr
     enabled,
   });
   const [chosen, setChosen] = useState('');
-  const [header, setHeader] = useState<string[]>([]);
-  const [body, setBody] = useState<string[]>([]);
+  const [fills, setFills] = useState<TemplateFills>(NO_FILLS);
   const approved = approvedFor(templates.data ?? [], channelId);
   const template = approved.find((t) => templateKey(t) === chosen);
   const choose = (key: string) => {
     setChosen(key);
-    setHeader([]);
-    setBody([]);
+    setFills(NO_FILLS);
   };
+  /** Sets one of the fills: `fill('media')(link)`. */
+  const fill =
+    <K extends keyof TemplateFills>(field: K) =>
+    (value: TemplateFills[K]) =>
+      setFills((f) => ({ ...f, [field]: value }));
   return {
     templates,
     approved,
     chosen,
     template,
-    header,
-    body,
-    setHeader,
-    setBody,
+    fills,
+    fill,
     choose,
-    /** The message, once every placeholder has its text. */
-    message: template ? templateMessage(template, header, body) : undefined,
+    /** The message, once everything the template takes is given. */
+    message: template ? templateMessage(template, fills) : undefined,
   };
 }
 
 export type TemplateChoice = ReturnType<typeof useTemplateChoice>;
+
+/** `Body {{1}}`, `Body {{2}}`, …: one label per placeholder. */
+const numbered = (part: string, count: number): string[] =>
+  Array.from({ length: count }, (_, i) => `${part} {{${i + 1}}}`);
 
 /** The picker, the placeholders' fields and the preview; `id` names the preview. */
 export function TemplateFields({
@@ -64,11 +73,11 @@ export function TemplateFields({
   /** What a placeholder's field may hold, in words, shown under the fields. */
   placeholderHint?: string;
 }) {
-  const { templates, approved, template } = choice;
-  const inputs = (label: string, count: number, values: string[], set: (v: string[]) => void) =>
-    Array.from({ length: count }, (_, i) => (
-      <label key={`${label}-${i}`}>
-        {label} {`{{${i + 1}}}`}
+  const { templates, approved, template, fills, fill } = choice;
+  const inputs = (labels: string[], values: string[], set: (v: string[]) => void) =>
+    labels.map((label, i) => (
+      <label key={label}>
+        {label}
         <input
           value={values[i] ?? ''}
           onChange={(e) => set(Object.assign([...values], { [i]: e.target.value }))}
@@ -99,14 +108,35 @@ export function TemplateFields({
       )}
       {template && (
         <>
-          {inputs('Header', template.parameters.header, choice.header, choice.setHeader)}
-          {inputs('Body', template.parameters.body, choice.body, choice.setBody)}
+          {template.parameters.header_media && (
+            <label>
+              Header {template.parameters.header_media} (https link)
+              <input
+                type="url"
+                value={fills.media}
+                onChange={(e) => fill('media')(e.target.value)}
+              />
+            </label>
+          )}
+          {template.parameters.header_media === 'document' && (
+            <label>
+              Document file name (optional)
+              <input value={fills.filename} onChange={(e) => fill('filename')(e.target.value)} />
+            </label>
+          )}
+          {inputs(numbered('Header', template.parameters.header), fills.header, fill('header'))}
+          {inputs(numbered('Body', template.parameters.body), fills.body, fill('body'))}
+          {inputs(
+            urlButtonsOf(template).map((b) => `Button “${b.text}”: ${b.url}`),
+            fills.buttons,
+            fill('buttons'),
+          )}
           {placeholderHint && <small className="hint">{placeholderHint}</small>}
           <p className="hint" id={id}>
             They will read:
           </p>
           <p className="handoff__preview" aria-labelledby={id}>
-            {previewOf(template, choice.body)}
+            {previewOf(template, fills.body)}
           </p>
         </>
       )}

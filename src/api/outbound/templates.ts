@@ -3,13 +3,14 @@
  * the Business Management API (`GET /<business_account_id>/message_templates`, paged, at
  * WHATSAPP_API_URL), kept in `whatsapp_templates`, listed, and checked before one is sent: it
  * must exist for the channel and language, be approved, and get one text per placeholder
- * (`{{1}}`, `{{2}}`, …) of its header and body.
+ * (`{{1}}`, `{{2}}`, …) of its header and body, the media of an image, video or document header,
+ * and the address end of each URL button with a placeholder.
  */
 import type { ChannelRecord } from '../../shared/bots/types.ts';
 import type { Knex } from '../../shared/db.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { failureCause } from '../../shared/failure-cause.ts';
-import type { TemplateParameters } from '../../shared/messages.ts';
+import type { TemplateMediaType, TemplateParameters } from '../../shared/messages.ts';
 
 /** A template's component as Meta describes it (HEADER, BODY, FOOTER, BUTTONS). */
 interface Component {
@@ -43,30 +44,70 @@ function placeholders(text: string | undefined): number {
   return most;
 }
 
-/** The placeholders of a template's text header and body. */
-export function placeholdersOf(components: Component[]): { header: number; body: number } {
+/** What a template takes when it is sent (the template list's `parameters`). */
+export interface TemplateNeeds {
+  /** Texts of its text header's placeholders. */
+  header: number;
+  /** Texts of its body's placeholders. */
+  body: number;
+  /** The media its header shows, fetched from a link; null for a text header or none. */
+  header_media: TemplateMediaType | null;
+  /** Address ends of its URL buttons that end in a placeholder. */
+  buttons: number;
+}
+
+const MEDIA_HEADERS: readonly string[] = ['IMAGE', 'VIDEO', 'DOCUMENT'];
+
+/** A template's buttons, as Meta lists them in its BUTTONS component. */
+function buttonsOf(components: Component[]): { type?: unknown; url?: unknown }[] {
+  const buttons = components.find((c) => typeOf(c) === 'BUTTONS')?.buttons;
+  return Array.isArray(buttons) ? (buttons as { type?: unknown; url?: unknown }[]) : [];
+}
+
+/** The indexes of the URL buttons whose address ends in a placeholder (`…/{{1}}`). */
+function dynamicUrlButtons(components: Component[]): number[] {
+  return buttonsOf(components).flatMap((b, index) =>
+    String(b.type).toUpperCase() === 'URL' &&
+    typeof b.url === 'string' &&
+    /\{\{\s*1\s*\}\}/.test(b.url)
+      ? [index]
+      : [],
+  );
+}
+
+/** What a template takes: its placeholders' texts, its header's media, its buttons' address ends. */
+export function placeholdersOf(components: Component[]): TemplateNeeds {
   const of = (type: string) => components.find((c) => typeOf(c) === type);
   const header = of('HEADER');
+  const format = String(header?.format ?? 'TEXT').toUpperCase();
   return {
-    header:
-      header && (header.format ?? 'TEXT').toUpperCase() === 'TEXT' ? placeholders(header.text) : 0,
+    header: header && format === 'TEXT' ? placeholders(header.text) : 0,
     body: placeholders(of('BODY')?.text),
+    header_media: MEDIA_HEADERS.includes(format)
+      ? (format.toLowerCase() as TemplateMediaType)
+      : null,
+    buttons: dynamicUrlButtons(components).length,
   };
 }
 
 /**
- * What a template needs beyond text for numbered placeholders, which Meta would refuse the send
- * without: a media or location header, a button with a URL to fill, named placeholders.
+ * What a template needs that botwire does not send, which Meta would refuse the send without: a
+ * location header, named placeholders, a button to fill other than a URL's end (a code to copy,
+ * a one-time password).
  */
 function needsWhatBotwireDoesNotSend(components: Component[]): string | undefined {
   for (const c of components) {
     const type = typeOf(c);
     const format = String(c.format ?? 'TEXT').toUpperCase();
-    if (type === 'HEADER' && format !== 'TEXT') return `a ${format.toLowerCase()} header`;
+    if (type === 'HEADER' && format !== 'TEXT' && !MEDIA_HEADERS.includes(format))
+      return `a ${format.toLowerCase()} header`;
     if ((type === 'HEADER' || type === 'BODY') && /\{\{\s*[^\d\s}][^}]*\}\}/.test(c.text ?? ''))
       return 'named parameters';
-    if (type === 'BUTTONS' && /\{\{/.test(JSON.stringify(c.buttons ?? [])))
-      return 'button parameters';
+  }
+  for (const button of buttonsOf(components)) {
+    const kind = String(button.type).toUpperCase();
+    if (kind === 'COPY_CODE' || kind === 'OTP') return `a ${kind.toLowerCase()} button`;
+    if (kind !== 'URL' && /\{\{/.test(JSON.stringify(button))) return 'button parameters';
   }
   return undefined;
 }
@@ -246,16 +287,46 @@ export async function checkedTemplate(
   const unsent = needsWhatBotwireDoesNotSend(row.components);
   if (unsent) return refuse(`the template needs ${unsent}, which botwire does not send yet`);
   const want = placeholdersOf(row.components);
-  const parameters = wanted.parameters ?? {};
-  for (const part of ['header', 'body'] as const) {
-    const given = parameters[part]?.length ?? 0;
-    if (given !== want[part]) {
-      refuse(`the template's ${part} takes ${want[part]} parameters; ${given} were given`, {
+  const given = wanted.parameters ?? {};
+  for (const part of ['header', 'body', 'buttons'] as const) {
+    const count = given[part]?.length ?? 0;
+    if (count !== want[part]) {
+      const what = part === 'buttons' ? 'URL buttons take' : `${part} takes`;
+      refuse(`the template's ${what} ${want[part]} parameters; ${count} were given`, {
         component: part,
         expected: want[part],
-        given,
+        given: count,
       });
     }
   }
+  const media = given.header_media;
+  if (want.header_media && !media)
+    refuse(`the template's header shows ${want.header_media}: give its header_media link`, {
+      component: 'header_media',
+    });
+  if (!want.header_media && media)
+    refuse('the template has no media header: header_media is not taken', {
+      component: 'header_media',
+    });
+  const indexes = dynamicUrlButtons(row.components);
+  const parameters: TemplateParameters = {
+    ...(given.header ? { header: given.header } : {}),
+    ...(given.body ? { body: given.body } : {}),
+    ...(media && want.header_media
+      ? {
+          header_media: {
+            type: want.header_media,
+            link: media.link,
+            // Only a document has a file name.
+            ...(want.header_media === 'document' && media.filename
+              ? { filename: media.filename }
+              : {}),
+          },
+        }
+      : {}),
+    ...(given.buttons && given.buttons.length > 0
+      ? { buttons: given.buttons.map((b, i) => ({ index: indexes[i] ?? i, text: b.text })) }
+      : {}),
+  };
   return { parameters, text: bodyText(row.components, parameters) };
 }

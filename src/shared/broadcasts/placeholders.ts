@@ -4,11 +4,13 @@
  * variables, or the columns of an uploaded CSV (docs/outbound.md). The values are fixed when the
  * broadcast is made; each recipient's message is filled when it is sent.
  */
-import type { InternalMessage } from '../messages.ts';
+import type { InternalMessage, TemplateParameters } from '../messages.ts';
 import { PLACEHOLDER } from '../flows/template.ts';
 
 /** What WhatsApp refuses in a template parameter: a new line, a tab, more than four spaces. */
 const UNSENDABLE_PARAMETER = /[\n\t]| {5}/;
+/** A media header's link, filled: https and no white space. */
+const MEDIA_LINK = /^https:\/\/\S+$/;
 
 /** The texts of a message its placeholders may stand in. */
 function textsOf(message: InternalMessage): string[] {
@@ -18,6 +20,10 @@ function textsOf(message: InternalMessage): string[] {
         message.text,
         ...(message.parameters.header ?? []),
         ...(message.parameters.body ?? []),
+        ...(message.parameters.header_media
+          ? [message.parameters.header_media.link, message.parameters.header_media.filename ?? '']
+          : []),
+        ...(message.parameters.buttons ?? []).map((b) => b.text),
       ];
     case 'button':
       return [message.text, ...message.buttons.map((b) => b.title)];
@@ -55,9 +61,23 @@ export function personalize(
     text.replace(PLACEHOLDER, (_m, path: string) => values[path] ?? '');
   switch (message.message_type) {
     case 'template': {
-      const parameters = {
-        ...(message.parameters.header ? { header: message.parameters.header.map(fill) } : {}),
-        ...(message.parameters.body ? { body: message.parameters.body.map(fill) } : {}),
+      const given = message.parameters;
+      const media = given.header_media;
+      const parameters: TemplateParameters = {
+        ...(given.header ? { header: given.header.map(fill) } : {}),
+        ...(given.body ? { body: given.body.map(fill) } : {}),
+        ...(media
+          ? {
+              header_media: {
+                ...media,
+                link: fill(media.link),
+                ...(media.filename === undefined ? {} : { filename: fill(media.filename) }),
+              },
+            }
+          : {}),
+        ...(given.buttons
+          ? { buttons: given.buttons.map((b) => ({ ...b, text: fill(b.text) })) }
+          : {}),
       };
       for (const [i, value] of [
         ...(parameters.header ?? []),
@@ -65,6 +85,12 @@ export function personalize(
       ].entries()) {
         if (UNSENDABLE_PARAMETER.test(value) || value === '')
           return { skip: 'invalid_value', path: String(i) };
+      }
+      // A link and an address end are one word: a value with a space would break them.
+      if (parameters.header_media && !MEDIA_LINK.test(parameters.header_media.link))
+        return { skip: 'invalid_value', path: 'header_media' };
+      for (const [i, button] of (parameters.buttons ?? []).entries()) {
+        if (!/^\S+$/.test(button.text)) return { skip: 'invalid_value', path: `buttons/${i}` };
       }
       return { message: { ...message, parameters, text: fill(message.text) } };
     }

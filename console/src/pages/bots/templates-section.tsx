@@ -10,6 +10,7 @@ import type { Bot } from '../../api/types.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { QueryState } from '../../components/query-state.tsx';
 import { listTemplates, templatesKey } from '../inbox/inbox-api.ts';
+import { takesInWords } from '../inbox/template-draft.ts';
 
 async function syncTemplates(appId: string) {
   return unwrap(
@@ -73,7 +74,7 @@ export function TemplatesSection({ bot }: { bot: Bot }) {
               <th scope="col">Language</th>
               <th scope="col">Category</th>
               <th scope="col">Status</th>
-              <th scope="col">Texts it takes</th>
+              <th scope="col">What it takes</th>
             </tr>
           </thead>
           <tbody>
@@ -83,16 +84,7 @@ export function TemplatesSection({ bot }: { bot: Bot }) {
                 <td>{t.language}</td>
                 <td>{t.category}</td>
                 <td>{t.status}</td>
-                <td>
-                  {t.parameters.header + t.parameters.body === 0
-                    ? 'none'
-                    : [
-                        t.parameters.header > 0 ? `header ${t.parameters.header}` : '',
-                        t.parameters.body > 0 ? `body ${t.parameters.body}` : '',
-                      ]
-                        .filter(Boolean)
-                        .join(', ')}
-                </td>
+                <td>{takesInWords(t.parameters)}</td>
               </tr>
             ))}
           </tbody>
