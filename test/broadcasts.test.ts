@@ -35,6 +35,12 @@ const FLOW = {
       wait: { store: 'anything' },
       next: 'hello',
     },
+    // Where a survey broadcast's answers go (flow_state).
+    rate: { wait: { store: 'rating', expect: 'number' }, next: 'thanks' },
+    thanks: {
+      actions: [{ send: { text: 'Thanks {{name}}, you gave us {{rating}}.' } }],
+      end: true,
+    },
   },
 };
 const NUMBER = '1098765433';
@@ -247,6 +253,48 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
     expect(done.counts).to.deep.include({ total: 2, sent: 2, failed: 0, unknown: 0 });
     expect(limited).to.equal(true);
     for (const chat of chats) expect(telegram.get(chat)).to.deep.equal(['Second wave.']);
+  });
+
+  it('when a broadcast names the state its answers go to, then each recipient’s answer is taken there with their variables; a state that waits for nothing is refused', async () => {
+    const chats = await seedAudience(t.schema.db, {
+      appId: tg.appId,
+      channelId: tg.channelId,
+      channelType: 'telegram',
+      first: 900_400,
+      count: 2,
+      vars: (i) => ({ name: ['Ana', 'Ben'][i] }),
+    });
+    const body = {
+      name: 'Ride survey',
+      channel_id: tg.channelId,
+      audience: { kind: 'csv', csv: ['chat_id', ...chats].join('\n') },
+      message: { message_type: 'text', text: 'How was your ride, {{name}}? Send 1 to 5.' },
+      flow_state: 'rate',
+    };
+    const refused = await broadcast(tg.appId, { ...body, flow_state: 'thanks' });
+    expect([refused.status, refused.json.error.code]).to.deep.equal([400, 'BW_ERR_UNKNOWN_STATE']);
+    const made = await broadcast(tg.appId, body);
+    expect(made.status, made.text).to.equal(201);
+    expect(made.json.flow_state).to.equal('rate');
+    const done = await finished(made.json.id);
+    expect(done.counts).to.deep.include({ total: 2, sent: 2 });
+    const [ana, ben] = chats as [string, string];
+    await postTelegramUpdate(t, tg.appId, tg.secret, telegramText(Number(ana), (update += 1), '5'));
+    await waitFor(() => telegram.get(ana)?.length === 2, { what: 'Ana’s thanks' });
+    expect(telegram.get(ana)).to.deep.equal([
+      'How was your ride, Ana? Send 1 to 5.',
+      'Thanks Ana, you gave us 5.',
+    ]);
+    // An answer the state's wait does not take is asked again, there.
+    await postTelegramUpdate(
+      t,
+      tg.appId,
+      tg.secret,
+      telegramText(Number(ben), (update += 1), 'meh'),
+    );
+    await waitFor(() => telegram.get(ben)?.length === 2, { what: 'Ben asked again' });
+    expect(telegram.get(ben)![1]).to.not.equal('Hello!');
+    expect(telegram.get(ben)![1]).to.match(/number/i);
   });
 
   it('when a user’s filled text is longer than one Telegram message, then it goes as two messages, once', async () => {

@@ -47,6 +47,10 @@ export const broadcastSchemas = {
       status: { enum: ['scheduled', 'running', 'paused', 'cancelled', 'finished'] },
       audience: { type: 'object', description: 'as asked; a CSV as {kind, rows}' },
       message: { type: 'object', description: 'as asked, with its placeholders' },
+      flow_state: {
+        type: ['string', 'null'],
+        description: "the flow state recipients' answers go to; null: where each conversation is",
+      },
       created_by: { type: 'string' },
       created_at: { type: 'string', format: 'date-time' },
       start_at: { type: 'string', format: 'date-time' },

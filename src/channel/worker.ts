@@ -110,6 +110,9 @@ export async function startChannel(
       // A call other runs left under way has ended by then (one try, bounded by the timeout).
       staleMs: config.channel.sendTimeoutMs + 10_000,
       messagingLimit: new MessagingLimit(kit.redis, config.stream.prefix),
+      publishToFlow: async (id, message) => {
+        await kit.producer.publishOnce('flow', [{ id, message }], config.api.dedupeTtlS);
+      },
     },
   );
   const service = await consume<ChannelIn | ChannelOut | ChatAction>(

@@ -34,7 +34,16 @@ describe('broadcasts on the bot page in a browser', function () {
   });
 
   it('when a builder previews and sends a broadcast, then the preview counts the opted-out user as skipped, the list follows it to finished, and each other user gets it once', async () => {
-    const bot = await telegramBot(service, 'Broadcast shop', ECHO_FLOW);
+    // The echo, and where the broadcast's answers go.
+    const flow = {
+      ...ECHO_FLOW,
+      states: {
+        ...ECHO_FLOW.states,
+        interest: { wait: { store: 'bike' }, next: 'noted' },
+        noted: { actions: [{ send: { text: 'Noted: {{bike}}' } }], next: 'listen' },
+      },
+    };
+    const bot = await telegramBot(service, 'Broadcast shop', flow);
     const users = [660_001, 660_002, 660_003];
     for (const [i, chat] of users.entries()) {
       await telegramText(service, bot, { chat, from: `User ${i}`, text: 'hello' });
@@ -57,6 +66,10 @@ describe('broadcasts on the bot page in a browser', function () {
     const form = section.getByRole('form', { name: 'New broadcast' });
     await form.getByLabel('Broadcast name').fill('Spring news');
     await form.getByLabel('Message').fill('Spring bikes are in.');
+    expect(
+      await form.getByLabel('The answers go to').locator('option').allTextContents(),
+    ).to.deep.equal(['where the conversation is', 'state interest', 'state listen']);
+    await form.getByLabel('The answers go to').selectOption('interest');
     await form.getByRole('button', { name: 'Preview' }).click();
     await form
       .getByRole('status')
@@ -72,6 +85,13 @@ describe('broadcasts on the bot page in a browser', function () {
     for (const chat of users.slice(0, 2))
       expect(telegramDelivered(service, chat, 'Spring bikes are in.')).to.have.length(1);
     expect(telegramDelivered(service, users[2]!, 'Spring bikes are in.')).to.have.length(0);
+    // An answer goes to the state chosen, not to the echo.
+    await telegramText(service, bot, { chat: users[0]!, from: 'User 0', text: 'e-bike' });
+    await waitFor(() => telegramDelivered(service, users[0]!, 'Noted: e-bike').length > 0, {
+      timeoutMs: 60_000,
+      what: 'the answer taken at the state chosen',
+    });
+    expect(telegramDelivered(service, users[0]!, 'echo: e-bike')).to.have.length(0);
     const csv = await row.getByRole('link', { name: /Outcomes \(CSV\)/ }).getAttribute('href');
     expect(csv).to.match(/^\/v2\/broadcasts\/[0-9a-f-]+\/recipients$/);
     expectNoCspViolations(page);

@@ -1,6 +1,6 @@
-/** The states "Write to this user" offers for the answer (console/src/pages/conversations/answer-states.ts). */
+/** The states "Write to this user" offers for the answer (console/src/components/answer-states.ts). */
 import { expect } from 'chai';
-import { answerStates } from '../../console/src/pages/conversations/answer-states.ts';
+import { answerStates } from '../../console/src/components/answer-states.ts';
 
 describe('console: the states an answer may go to', () => {
   it('when a flow has states with and without a wait, then only those that wait are offered, by name', () => {

@@ -40,8 +40,9 @@ export async function seedAudience(db: Knex, seed: AudienceSeed): Promise<string
          '{"message_type":"text","text":"hi"}', 'received', now() - make_interval(secs => ?)
        from c
      )
-     insert into conversation_state (conversation_id, app_id, state)
-     select c.id, ?, jsonb_build_object('state', 'hello', 'vars', i.vars)
+     -- Version 1: written once, as flow writes a conversation's first turn (its next one updates).
+     insert into conversation_state (conversation_id, app_id, state, version)
+     select c.id, ?, jsonb_build_object('state', 'hello', 'vars', i.vars), 1
      from c join input i on i.chat = c.chat_id`,
     [
       JSON.stringify(chats.map((chat, i) => ({ chat, vars: vars[i] }))),

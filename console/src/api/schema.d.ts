@@ -4990,6 +4990,8 @@ export interface components {
             csv: string;
           };
       message: components['schemas']['outbound-message'];
+      /** @description a state of the bot's published flow that has a wait: each recipient's answer goes there, as if the state had just asked (docs/outbound.md) */
+      flow_state?: string;
       /**
        * Format: date-time
        * @description when it starts; now when absent or past
@@ -5011,6 +5013,8 @@ export interface components {
       audience?: Record<string, unknown>;
       /** @description as asked, with its placeholders */
       message?: Record<string, unknown>;
+      /** @description the flow state recipients' answers go to; null: where each conversation is */
+      flow_state?: string | null;
       created_by?: string;
       /** Format: date-time */
       created_at?: string;

@@ -11,6 +11,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { Context } from 'koa';
 import type { Router } from '@koa/router';
+import { checkAnswerState } from '../../shared/answer-state.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { placeholderPaths } from '../../shared/broadcasts/placeholders.ts';
 import type { ReadBody } from '../body.ts';
@@ -44,6 +45,7 @@ interface CreateBroadcast {
   channel_id: string;
   audience: Audience;
   message: OutboundMessage;
+  flow_state?: string;
   start_at?: string;
   dry_run?: boolean;
 }
@@ -98,6 +100,7 @@ function presentWith(row: BroadcastRecord, counts: BroadcastCounts) {
     status: row.status,
     audience: row.audience,
     message: row.message,
+    flow_state: row.flow_state,
     created_by: row.created_by,
     created_at: row.created_at,
     start_at: row.start_at,
@@ -135,6 +138,7 @@ export function broadcastRoutes(
         'the bot has no Telegram, WhatsApp or web channel with this id',
       );
     }
+    if (input.flow_state !== undefined) checkAnswerState(bot.flow, input.flow_state);
     const internal = await checkedMessage(
       edge.db,
       { channel_id: channel.id, channel_type: channel.type },
@@ -158,6 +162,7 @@ export function broadcastRoutes(
           audience: JSON.stringify(audience),
           message: JSON.stringify(input.message),
           internal: JSON.stringify(internal),
+          flow_state: input.flow_state ?? null,
           total: 0,
           created_by: principalOf(ctx).actor,
           start_at: startAt,

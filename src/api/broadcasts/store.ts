@@ -15,6 +15,8 @@ export interface BroadcastRecord {
   status: 'scheduled' | 'running' | 'paused' | 'cancelled' | 'finished';
   audience: Record<string, unknown>;
   message: Record<string, unknown>;
+  /** The flow state recipients' answers go to; null: where each conversation is. */
+  flow_state: string | null;
   total: number;
   created_by: string;
   created_at: Date;
@@ -33,6 +35,7 @@ const COLUMNS = [
   'status',
   'audience',
   'message',
+  'flow_state',
   'total',
   'created_by',
   'created_at',

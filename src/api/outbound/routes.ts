@@ -24,7 +24,7 @@ import {
   type GiveBack,
   type OutboundMessage,
 } from './message.ts';
-import { checkAnswerState, moveTo } from './answer-state.ts';
+import { checkAnswerState, moveTo } from '../../shared/answer-state.ts';
 import { principalOf, requireBotAccess } from '../admin/principal.ts';
 import { claimKey, recipientOf, storedClaim, type Claim, type Recipient } from './store.ts';
 

@@ -14,6 +14,9 @@
  * A WhatsApp template to a user whose 24-hour window is closed starts a conversation, which the
  * number's messaging limit counts (`shared/whatsapp-messaging-limit.ts`): without room, the run
  * stops and the broadcast waits, its job delayed until the oldest counted user leaves the 24 hours.
+ *
+ * A broadcast with a `flow_state` moves each recipient's conversation to that state's wait just
+ * before their call (`shared/answer-state.ts`), so their answer goes there.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
@@ -28,6 +31,7 @@ import { messagingLimitOf, type MessagingLimit } from '../../shared/whatsapp-mes
 import { PlatformError } from '../platform-api.ts';
 import { sendReply, Withdrawn, type OutboundDeps } from '../send-reply.ts';
 import { recordOutbound } from '../store.ts';
+import { moveTo } from '../../shared/answer-state.ts';
 import {
   broadcastTurnId,
   finishIfDone,
@@ -54,6 +58,8 @@ export interface RunnerDeps {
   staleMs: number;
   /** WhatsApp numbers' messaging limits. */
   messagingLimit: MessagingLimit;
+  /** Publishes a message to `flow` once under `id` (a recipient's move to the answer's state). */
+  publishToFlow: (id: string, message: Record<string, unknown>) => Promise<void>;
 }
 
 /** A broadcast waiting for its number's messaging limit is looked at again no sooner than this. */
@@ -206,6 +212,23 @@ async function stillRunning(deps: RunnerDeps, id: string, runId: string): Promis
   return row !== undefined;
 }
 
+/** Moves the recipient's conversation to the broadcast's flow state; false when it could not. */
+async function moved(
+  deps: RunnerDeps,
+  broadcast: BroadcastRow,
+  picked: Picked,
+  log: Logger,
+): Promise<boolean> {
+  const id = `${broadcastTurnId(broadcast.id, picked.seq)}:move`;
+  try {
+    await deps.publishToFlow(id, moveTo(picked, id, broadcast.flow_state ?? ''));
+    return true;
+  } catch (error) {
+    log.warn({ err: (error as Error).message }, 'could not move a recipient’s conversation');
+    return false;
+  }
+}
+
 /** Decides, sends and records one recipient; resolves to how it ended. */
 async function sendOne(
   deps: RunnerDeps,
@@ -258,12 +281,17 @@ async function sendOne(
         ...deps.sending,
         pace: 'leftover',
         attempts: 1,
-        // A Postgres failure while marking: not called, so queued again (`Withdrawn`).
-        beforeCall: () =>
-          deps.writes.markSending(recipient).catch((error: unknown) => {
+        // A failure to move or to mark: not called, so queued again (`Withdrawn`). A move
+        // published for a call then withdrawn is published again, to the same effect, by the
+        // next try (the user cannot have answered a message they did not get).
+        beforeCall: async () => {
+          if (broadcast.flow_state !== null && !(await moved(deps, broadcast, picked, log)))
+            return false;
+          return deps.writes.markSending(recipient).catch((error: unknown) => {
             log.warn({ err: (error as Error).message }, 'could not mark a recipient sending');
             return false;
-          }),
+          });
+        },
         // A picked recipient has no call recorded: one recorded by a run that died is `sending`,
         // settled, never picked again.
         recorded: () => Promise.resolve(new Set<string>()),

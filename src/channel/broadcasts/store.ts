@@ -17,6 +17,8 @@ export interface BroadcastRow {
   status: string;
   internal: InternalMessage;
   created_by: string;
+  /** The flow state each recipient's answer goes to; null: where their conversation is. */
+  flow_state: string | null;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function takeBroadcast(
         started_at: tx.raw('coalesce(started_at, now())'),
         waiting_until: null,
       })
-      .returning(['id', 'app_id', 'channel_id', 'status', 'internal', 'created_by']);
+      .returning(['id', 'app_id', 'channel_id', 'status', 'internal', 'created_by', 'flow_state']);
     const [row] = raw as BroadcastRow[];
     if (!row) return undefined;
     await tx('broadcast_recipients')

@@ -4,6 +4,7 @@
  * an approved template, with `{{name}}` placeholders filled from each user's values. "Preview"
  * answers how many would get it, how many would be skipped and why (a dry run of the same
  * request), and for a template how the number's daily messaging limit spreads it; "Send" makes it.
+ * The users' answers may go to a state of the flow that waits for one (`flow_state`).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
@@ -18,6 +19,7 @@ import {
   type NewBroadcast,
 } from './broadcasts-api.ts';
 import { limitPlanInWords, skippedInWords } from './broadcast-words.ts';
+import { AnswerStateField } from '../../components/answer-state-field.tsx';
 
 type Kind = 'all' | 'filter' | 'csv';
 
@@ -32,6 +34,7 @@ export function BroadcastForm({ bot }: { bot: Bot }) {
   const [csv, setCsv] = useState('');
   const [text, setText] = useState('');
   const [asTemplate, setAsTemplate] = useState(false);
+  const [flowState, setFlowState] = useState('');
   const whatsapp = channels.find((c) => c.id === channelId)?.type === 'whatsapp';
   const choice = useTemplateChoice(bot.app_id, channelId, whatsapp);
   const template = whatsapp && asTemplate;
@@ -54,6 +57,7 @@ export function BroadcastForm({ bot }: { bot: Bot }) {
             }
           : { kind },
     message: message ?? { message_type: 'text', text },
+    ...(flowState ? { flow_state: flowState } : {}),
   });
   const preview = useMutation({ mutationFn: () => previewBroadcast(bot.app_id, request()) });
   const create = useMutation({
@@ -62,6 +66,7 @@ export function BroadcastForm({ bot }: { bot: Bot }) {
       preview.reset();
       setName('');
       setText('');
+      setFlowState('');
       choice.choose('');
       void queryClient.invalidateQueries({ queryKey: broadcastKeys.list(bot.app_id) });
     },
@@ -194,6 +199,12 @@ export function BroadcastForm({ bot }: { bot: Bot }) {
           </small>
         </div>
       )}
+      <AnswerStateField
+        flow={bot.flow}
+        value={flowState}
+        onChange={setFlowState}
+        label="The answers go to"
+      />
       <p>
         <button
           type="button"

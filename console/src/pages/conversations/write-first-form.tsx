@@ -17,7 +17,7 @@ import { MessageDraftFields } from '../../components/message-draft-fields.tsx';
 import { EMPTY, messageOf, type Draft } from '../inbox/reply-draft.ts';
 import { conversationKeys, sendFirst } from './conversations-api.ts';
 import { useBot } from '../../api/bots.ts';
-import { answerStates } from './answer-states.ts';
+import { AnswerStateField } from '../../components/answer-state-field.tsx';
 
 export function WriteFirstForm({
   appId,
@@ -36,7 +36,7 @@ export function WriteFirstForm({
   const template = channelType === 'whatsapp' && asTemplate;
   const [sent, setSent] = useState(false);
   const [flowState, setFlowState] = useState('');
-  const states = answerStates(useBot(appId).data?.flow);
+  const flow = useBot(appId).data?.flow;
   const key = useRef(newClientMessageId());
   const queryClient = useQueryClient();
   const send = useMutation({
@@ -92,25 +92,14 @@ export function WriteFirstForm({
         ) : (
           <MessageDraftFields draft={draft} set={set} textLabel="Message" />
         )}
-        {states.length > 0 ? (
-          <label>
-            The answer goes to{' '}
-            <select
-              value={flowState}
-              onChange={(e) => {
-                setSent(false);
-                setFlowState(e.target.value);
-              }}
-            >
-              <option value="">where the conversation is</option>
-              {states.map((name) => (
-                <option key={name} value={name}>
-                  state {name}
-                </option>
-              ))}
-            </select>
-          </label>
-        ) : null}
+        <AnswerStateField
+          flow={flow}
+          value={flowState}
+          onChange={(state) => {
+            setSent(false);
+            setFlowState(state);
+          }}
+        />
         <button type="submit" disabled={!message || send.isPending}>
           {send.isPending ? 'Sending…' : 'Send'}
         </button>

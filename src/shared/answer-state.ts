@@ -8,9 +8,9 @@ import {
   chatOrderingKey,
   conversationRefOfRow,
   type ConversationRefRow,
-} from '../../shared/conversation-ref.ts';
-import { BotwireError } from '../../shared/errors.ts';
-import { statesOf } from '../../shared/flows/flow-changes.ts';
+} from './conversation-ref.ts';
+import { BotwireError } from './errors.ts';
+import { statesOf } from './flows/flow-changes.ts';
 
 /**
  * Checks that the bot's published `flow` has `state` and that it waits for an answer.
