@@ -111,6 +111,7 @@ export function openApiDocument(): Record<string, unknown> {
         'patch-bot': schema('http/patch-bot'),
         channel: schema('http/channel'),
         'patch-channel': schema('http/patch-channel'),
+        'messaging-limit': schema('http/messaging-limit'),
         'index-collection': schema('http/index-collection'),
         'patch-collection': schema('http/patch-collection'),
         ...eventSchemas,
@@ -279,6 +280,16 @@ export function openApiDocument(): Record<string, unknown> {
             'Remove a channel, and with it its conversations and their transcripts; the bot and its other channels stay',
           parameters: [appId, channelId],
           responses: { 204: { description: 'Removed' }, '4XX': error },
+        },
+      },
+      '/v2/bots/{app_id}/channels/{channel_id}/messaging-limit': {
+        put: {
+          ...admin,
+          summary:
+            "Set a WhatsApp channel's messaging limit (Meta's tier), its other details and access token kept; 404 BW_ERR_UNKNOWN_CHANNEL for a channel of another platform",
+          parameters: [appId, channelId],
+          requestBody: json('messaging-limit'),
+          responses: { 200: returns('The channel', 'channel-view'), '4XX': error },
         },
       },
       '/v2/bots/{app_id}/channels/{channel_id}/webhook': {

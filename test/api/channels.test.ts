@@ -92,6 +92,60 @@ describe('admin API: changing and removing channels', () => {
     expect(after.secret_token).to.equal(before.secret_token);
   });
 
+  it('when a WhatsApp number’s messaging limit is set on its own, then the channel shows it, its access token still opens, the change is audited, and other platforms or values are refused', async () => {
+    const created = await t.call('POST', '/v2/bots', {
+      body: {
+        name: 'Tiered',
+        channel: {
+          type: 'whatsapp',
+          details: {
+            phone_number_id: '7000111',
+            access_token: 'wa-secret',
+            business_account_id: '42',
+          },
+        },
+      },
+    });
+    const appId: string = created.json.app_id;
+    const channelId: string = created.json.channels[0].id;
+    expect(created.json.channels[0].messaging_limit).to.equal(250);
+    const path = `/v2/bots/${appId}/channels/${channelId}/messaging-limit`;
+    const set = await t.call('PUT', path, { body: { messaging_limit: 10000 } });
+    expect(set.status, set.text).to.equal(200);
+    expect(set.json).to.deep.include({ messaging_limit: 10000, business_account_id: '42' });
+    const store = new BotStore({ db: t.api.db, credentialsKey: t.config.credentialsKey! });
+    const channel = (await store.getBot(appId))!.channels[0]!;
+    expect(channel.secrets).to.deep.include({
+      type: 'whatsapp',
+      details: {
+        phone_number_id: '7000111',
+        access_token: 'wa-secret',
+        business_account_id: '42',
+        messaging_limit: 10000,
+      },
+    });
+    const audit = await t.call('GET', `/v2/audit?action=channel.messaging_limit`);
+    expect(audit.json.items[0].summary).to.deep.equal({
+      before: { messaging_limit: 250 },
+      after: { messaging_limit: 10000 },
+    });
+
+    for (const body of [{ messaging_limit: 500 }, { messaging_limit: '1000' }, {}]) {
+      const bad = await t.call('PUT', path, { body });
+      expect([bad.status, bad.json.error.code], JSON.stringify(body)).to.deep.equal([
+        400,
+        'BW_ERR_SCHEMA',
+      ]);
+    }
+    const web = await createWebBot(t);
+    const other = await t.call(
+      'PUT',
+      `/v2/bots/${web.appId}/channels/${web.channelId}/messaging-limit`,
+      { body: { messaging_limit: 1000 } },
+    );
+    expect([other.status, other.json.error.code]).to.deep.equal([404, 'BW_ERR_UNKNOWN_CHANNEL']);
+  });
+
   it('when a channel is removed, then its conversations go with it, the bot and its other channels stay, and the console channel or an unknown id is 404', async () => {
     const { appId, channelId } = await createWebBot(t);
     const telegram = await t.call('POST', `/v2/bots/${appId}/channels`, {

@@ -97,7 +97,7 @@ describe('broadcasts on the bot page in a browser', function () {
     expectNoCspViolations(page);
   });
 
-  it('when a builder sends a WhatsApp template broadcast, then users whose window closed get it filled, and the preview says the number’s daily limit has room for all of them', async () => {
+  it('when a builder sends a WhatsApp template broadcast, then its number’s limit is raised on the channel, users whose window closed get it filled, and the preview says the number’s daily limit has room for all of them', async () => {
     const number = '4420001';
     const appId = await whatsappBot(service, {
       name: 'Bike shop on WhatsApp',
@@ -139,6 +139,12 @@ describe('broadcasts on the bot page in a browser', function () {
     const page = await service.newPage();
     await signIn(page, service.adminKey);
     await page.goto(`/console/bots/${appId}`);
+    // The number moved up a tier in WhatsApp Manager: its limit is raised on the channel.
+    const limit = page.getByRole('form', { name: 'Messaging limit' });
+    await limit.getByLabel('Messaging limit').selectOption('1000');
+    await limit.getByRole('button', { name: 'Save limit' }).click();
+    await limit.getByText('Saved.').waitFor();
+    await page.getByText('messaging limit 1,000 users a day').waitFor();
     const section = page.getByRole('region', { name: 'Broadcasts' });
     const form = section.getByRole('form', { name: 'New broadcast' });
     await form.getByLabel('Broadcast name').fill('Service reminders');
@@ -155,7 +161,7 @@ describe('broadcasts on the bot page in a browser', function () {
       .getByRole('status')
       .filter({
         hasText:
-          '2 of 2 would get it; skipped: none. It writes first to 2 users whose 24-hour window is closed; this number may do that for 250 users a day, and did for 0 in the last 24 hours: all of them at once.',
+          '2 of 2 would get it; skipped: none. It writes first to 2 users whose 24-hour window is closed; this number may do that for 1,000 users a day, and did for 0 in the last 24 hours: all of them at once.',
       })
       .waitFor();
     await checkA11y(page, 'template broadcast preview');

@@ -98,6 +98,21 @@ export function useUpdateChannel(appId: string, channelId: string) {
   });
 }
 
+/** Sets a WhatsApp channel's messaging limit alone (its access token is not asked again). */
+export function useSetMessagingLimit(appId: string, channelId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (limit: 250 | 1000 | 10000 | 100000 | 'unlimited') =>
+      unwrap(
+        await api.PUT('/v2/bots/{app_id}/channels/{channel_id}/messaging-limit', {
+          params: { path: { app_id: appId, channel_id: channelId } },
+          body: { messaging_limit: limit },
+        }),
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: botKey(appId) }),
+  });
+}
+
 export function useRemoveChannel(appId: string, channelId: string) {
   const client = useQueryClient();
   return useMutation({

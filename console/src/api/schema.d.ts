@@ -3436,6 +3436,50 @@ export interface paths {
     };
     trace?: never;
   };
+  '/v2/bots/{app_id}/channels/{channel_id}/messaging-limit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Set a WhatsApp channel's messaging limit (Meta's tier), its other details and access token kept; 404 BW_ERR_UNKNOWN_CHANNEL for a channel of another platform */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          app_id: string;
+          channel_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': components['schemas']['messaging-limit'];
+        };
+      };
+      responses: {
+        /** @description The channel */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['channel-view'];
+          };
+        };
+        '4XX': components['responses']['error'];
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/bots/{app_id}/channels/{channel_id}/webhook': {
     parameters: {
       query?: never;
@@ -4694,6 +4738,17 @@ export interface components {
      */
     'patch-channel': {
       details: Record<string, unknown>;
+    };
+    /**
+     * a WhatsApp channel's messaging limit (PUT /v2/bots/<app_id>/channels/<channel_id>/messaging-limit)
+     * @description The number's messaging limit as WhatsApp Manager shows it (Meta's tier), set on its own: the channel's other details, its access token among them, stay (docs/outbound.md, "The daily messaging limit").
+     */
+    'messaging-limit': {
+      /**
+       * @description unique users a day the number may start conversations with by template
+       * @enum {unknown}
+       */
+      messaging_limit: 250 | 1000 | 10000 | 100000 | 'unlimited';
     };
     /**
      * POST /v2/collections/<name>/index body

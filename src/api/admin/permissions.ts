@@ -28,6 +28,7 @@ export const PERMISSIONS: Readonly<Record<string, readonly Role[]>> = {
   'POST /v2/bots/:app_id/channels': BUILD,
   'PATCH /v2/bots/:app_id/channels/:channel_id': BUILD,
   'DELETE /v2/bots/:app_id/channels/:channel_id': BUILD,
+  'PUT /v2/bots/:app_id/channels/:channel_id/messaging-limit': BUILD,
   'POST /v2/bots/:app_id/channels/:channel_id/webhook': BUILD,
   // Conversations and transcripts: agents for their bots' only.
   'GET /v2/bots/:app_id/conversations': ALL,

@@ -9,7 +9,7 @@
  */
 import type { Context } from 'koa';
 import { Router } from '@koa/router';
-import type { NewBot, NewChannel, BotPatch } from '../../shared/bots/types.ts';
+import type { NewBot, NewChannel, BotPatch, WhatsAppDetails } from '../../shared/bots/types.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { readJson, refuseUnstorable } from '../body.ts';
 import type { Edge } from '../edge.ts';
@@ -214,6 +214,37 @@ export function adminRouter(edge: Edge): Router {
     // Which fields changed, never their values (credentials).
     ctx.state.audit = {
       after: { type: channel.type, id: channel.id, details: Object.keys(input.details) },
+    };
+    ctx.body = presentChannel(edge.publicBaseUrl, channel);
+  });
+
+  // The tier goes up as a number's quality holds: set on its own, without the access token again.
+  router.put('/v2/bots/:app_id/channels/:channel_id/messaging-limit', async (ctx) => {
+    const appId = appIdOf(ctx);
+    const channelId = channelIdOf(ctx);
+    const input = await body<{ messaging_limit: WhatsAppDetails['messaging_limit'] }>(
+      ctx,
+      edge,
+      'http/messaging-limit',
+    );
+    const known = (await edge.store.getBot(appId))?.channels.find((c) => c.id === channelId);
+    // Reading `secrets` of credentials that do not open is BW_ERR_CREDENTIALS_KEY.
+    if (!known || known.type !== 'whatsapp' || known.secrets.type !== 'whatsapp')
+      throw new BotwireError(
+        'BW_ERR_UNKNOWN_CHANNEL',
+        'the bot has no WhatsApp channel with this id',
+      );
+    const details = known.secrets.details;
+    const channel = await edge.store.updateChannel(appId, channelId, {
+      ...details,
+      messaging_limit: input.messaging_limit,
+    });
+    if (!channel)
+      throw new BotwireError('BW_ERR_UNKNOWN_CHANNEL', 'the bot has no channel with this id');
+    await botChanged(edge, appId, 'updated');
+    ctx.state.audit = {
+      before: { messaging_limit: details.messaging_limit ?? 250 },
+      after: { messaging_limit: input.messaging_limit },
     };
     ctx.body = presentChannel(edge.publicBaseUrl, channel);
   });

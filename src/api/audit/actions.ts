@@ -92,6 +92,14 @@ export const AUDIT_ACTIONS: Record<string, AuditAction | null> = {
       appId: bot(ctx).appId,
     }),
   },
+  'PUT /v2/bots/:app_id/channels/:channel_id/messaging-limit': {
+    action: 'channel.messaging_limit',
+    target: (ctx) => ({
+      type: 'channel',
+      id: paramsOf(ctx).channel_id ?? null,
+      appId: bot(ctx).appId,
+    }),
+  },
   'DELETE /v2/bots/:app_id/channels/:channel_id': {
     action: 'channel.delete',
     target: (ctx) => ({

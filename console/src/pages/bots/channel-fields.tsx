@@ -16,7 +16,7 @@ export const CHANNEL_LABELS: Record<ChannelType, string> = {
 };
 
 /** Meta's tiers above the first, as the messaging limit's picker offers them. */
-const MESSAGING_LIMIT_OPTIONS = [
+export const MESSAGING_LIMIT_OPTIONS = [
   ['1000', '1,000 users a day'],
   ['10000', '10,000 users a day'],
   ['100000', '100,000 users a day'],

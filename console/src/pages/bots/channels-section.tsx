@@ -5,13 +5,19 @@
  * for a role that may use it.
  */
 import { useState, type FormEvent } from 'react';
-import { useAddChannel, useRemoveChannel, useUpdateChannel } from '../../api/bots.ts';
+import {
+  useAddChannel,
+  useRemoveChannel,
+  useSetMessagingLimit,
+  useUpdateChannel,
+} from '../../api/bots.ts';
 import { useMay } from '../../api/permissions.ts';
 import type { Bot, ChannelView } from '../../api/types.ts';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import {
   CHANNEL_LABELS,
+  MESSAGING_LIMIT_OPTIONS,
   ChannelFields,
   channelOf,
   Field,
@@ -70,6 +76,52 @@ function OriginsForm({ appId, channel }: { appId: string; channel: ChannelView }
       {update.error && !fieldProblem(update.error, 'allowed_origins') && (
         <ErrorAlert error={update.error} what="Could not save the origins." />
       )}
+    </form>
+  );
+}
+
+/** A WhatsApp number's messaging limit, changed as its tier in WhatsApp Manager moves. */
+function LimitForm({ appId, channel }: { appId: string; channel: ChannelView }) {
+  const [limit, setLimit] = useState(String(channel.messaging_limit ?? 250));
+  const save = useSetMessagingLimit(appId, channel.id);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate(limit === 'unlimited' ? limit : (Number(limit) as 250 | 1000 | 10000 | 100000));
+  };
+  const id = `limit-${channel.id}`;
+  return (
+    <form
+      onSubmit={submit}
+      data-route="PUT /v2/bots/:app_id/channels/:channel_id/messaging-limit"
+      aria-label="Messaging limit"
+    >
+      <div className="field">
+        <label htmlFor={id}>Messaging limit</label>
+        <select
+          id={id}
+          value={limit}
+          aria-describedby={`${id}-hint`}
+          onChange={(e) => {
+            save.reset();
+            setLimit(e.target.value);
+          }}
+        >
+          <option value="250">250 users a day</option>
+          {MESSAGING_LIMIT_OPTIONS.map(([value, words]) => (
+            <option key={value} value={value}>
+              {words}
+            </option>
+          ))}
+        </select>
+        <small id={`${id}-hint`} className="hint">
+          Raise it when WhatsApp Manager shows the number moved up a tier.
+        </small>
+      </div>
+      <button type="submit" disabled={save.isPending}>
+        Save limit
+      </button>
+      <span aria-live="polite">{save.isSuccess ? ' Saved.' : ''}</span>
+      {save.error && <ErrorAlert error={save.error} what="Could not save the limit." />}
     </form>
   );
 }
@@ -191,6 +243,10 @@ export function ChannelsSection({ bot }: { bot: Bot }) {
                   : `${(channel.messaging_limit ?? 250).toLocaleString('en')} users a day`}
               </p>
             )}
+            {channel.type === 'whatsapp' &&
+              may('PUT /v2/bots/:app_id/channels/:channel_id/messaging-limit') && (
+                <LimitForm appId={bot.app_id} channel={channel} />
+              )}
             {channel.type === 'web' && <WebSnippet channel={channel} />}
             {channel.type === 'web' && may('PATCH /v2/bots/:app_id/channels/:channel_id') && (
               <OriginsForm appId={bot.app_id} channel={channel} />
