@@ -428,6 +428,13 @@ export const SETTINGS = {
     max: 36500,
     doc: 'How long analytics rollups are kept (docs/analytics.md): days older than this are deleted by the api about once an hour (days; 0 keeps them forever).',
   },
+  BROADCAST_RETENTION_DAYS: {
+    kind: 'integer',
+    default: 180,
+    min: 0,
+    max: 36500,
+    doc: 'How long a broadcast that ended is kept with its recipients (docs/outbound.md); older ones are deleted by the api about once an hour, their messages staying in the transcripts (days; 0 keeps them forever).',
+  },
   TESTS_RUN_TIMEOUT_MS: {
     kind: 'integer',
     default: 60000,
@@ -899,6 +906,8 @@ export interface Config {
     auditRetentionDays: number;
     /** Analytics days older than this are deleted (ANALYTICS_RETENTION_DAYS; 0 = never). */
     analyticsRetentionDays: number;
+    /** Broadcasts ended longer ago are deleted (BROADCAST_RETENTION_DAYS; 0 = never). */
+    broadcastRetentionDays: number;
     /** How long a run of conversation tests may take (TESTS_RUN_TIMEOUT_MS, ms). */
     testsRunTimeoutMs: number;
     /** Lifetime of an invite link (INVITE_TTL_S, seconds). */
@@ -1160,6 +1169,7 @@ export function loadConfig(
       consoleSessionTtlS: v.CONSOLE_SESSION_TTL_S,
       auditRetentionDays: v.AUDIT_RETENTION_DAYS,
       analyticsRetentionDays: v.ANALYTICS_RETENTION_DAYS,
+      broadcastRetentionDays: v.BROADCAST_RETENTION_DAYS,
       testsRunTimeoutMs: v.TESTS_RUN_TIMEOUT_MS,
       inviteTtlS: v.INVITE_TTL_S,
       unknownIdTtlMs: v.EDGE_UNKNOWN_ID_TTL_MS,

@@ -21,6 +21,7 @@ import {
 } from './support/api.ts';
 import { waitFor } from './support/services.ts';
 import { seedAudience } from './support/broadcast-audience.ts';
+import { pruneBroadcasts } from '../src/api/broadcasts/store.ts';
 import { MessagingLimit } from '../src/shared/whatsapp-messaging-limit.ts';
 import { BROADCAST_QUEUE, broadcastJobsPrefix } from '../src/shared/broadcasts/queue.ts';
 import { jobsConnection } from '../src/shared/jobs-connection.ts';
@@ -574,6 +575,43 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
     expect(whatsapp.map((b) => b.to).sort()).to.deep.equal(users.slice(0, 5));
     const accepted = await t.call('POST', `/v2/bots/${wa.appId}/messages`, { body: oneOff });
     expect(accepted.status, accepted.text).to.equal(202);
+  });
+
+  it('when a broadcast ended longer ago than its retention, then it is deleted with its recipients, the transcripts keep its messages, and newer ones stay', async () => {
+    const chats = await seedAudience(t.schema.db, {
+      appId: tg.appId,
+      channelId: tg.channelId,
+      channelType: 'telegram',
+      first: 900_500,
+      count: 3,
+    });
+    const made = [];
+    for (const name of ['Old news', 'New news']) {
+      const one = await broadcast(tg.appId, {
+        name,
+        channel_id: tg.channelId,
+        audience: { kind: 'csv', csv: ['chat_id', ...chats].join('\n') },
+        message: { message_type: 'text', text: name },
+      });
+      expect(one.status, one.text).to.equal(201);
+      await finished(one.json.id);
+      made.push(one.json.id as string);
+    }
+    const [old, recent] = made as [string, string];
+    const db = t.schema.db;
+    await db('broadcasts')
+      .where({ id: old })
+      .update({ ended_at: db.raw(`now() - interval '181 days'`) });
+    // Batches of one: every row of the old one goes, however many batches it takes.
+    expect(await pruneBroadcasts(db, 180, 1)).to.equal(4);
+    expect(await pruneBroadcasts(db, 180)).to.equal(0);
+    expect((await t.call('GET', `/v2/broadcasts/${old}`)).status).to.equal(404);
+    expect((await t.call('GET', `/v2/broadcasts/${recent}`)).json.counts).to.deep.include({
+      total: 3,
+      sent: 3,
+    });
+    const kept = await db('messages').where({ turn_id: db.raw(`'bc:' || ?::text || ':1'`, [old]) });
+    expect(kept).to.have.length(1);
   });
 
   it('when a broadcast is scheduled later, then it waits; paused it stays so, cancelled its recipients are skipped and nothing is sent', async () => {

@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp, readiness } from './app.ts';
 import { pruneAudit } from './audit/store.ts';
 import { pruneAnalytics } from './analytics/store.ts';
+import { pruneBroadcasts } from './broadcasts/store.ts';
 import { RetentionPruner } from './retention-pruner.ts';
 import { BacklogGauge, topicDepths } from './backlog.ts';
 import { Heartbeat, membersKey } from '../shared/bus/members.ts';
@@ -212,6 +213,14 @@ export async function startApi(
     logger: logger.child({ part: 'analytics-retention' }),
   });
   analyticsPruner.start();
+  const broadcastPruner = new RetentionPruner({
+    db,
+    what: 'broadcast rows',
+    prune: pruneBroadcasts,
+    retentionDays: config.api.broadcastRetentionDays,
+    logger: logger.child({ part: 'broadcast-retention' }),
+  });
+  broadcastPruner.start();
   const app = createApp(edge, logger, metrics);
   const handle = app.callback();
   const { timeouts } = config.api;
@@ -301,6 +310,7 @@ export async function startApi(
       backlog.stop();
       await step('audit retention', () => auditPruner.stop());
       await step('analytics retention', () => analyticsPruner.stop());
+      await step('broadcast retention', () => broadcastPruner.stop());
       await step('heartbeat', () => heartbeat.stop());
       await step('test queue', () => testQueue.close());
       await step('broadcast queue', () => broadcastQueue.close());

@@ -6,6 +6,7 @@
  */
 import type { Knex } from '../../shared/db.ts';
 import { BotwireError } from '../../shared/errors.ts';
+import { deleteInBatches } from '../retention-pruner.ts';
 
 export interface BroadcastRecord {
   id: string;
@@ -269,4 +270,33 @@ export async function* recipientRows(
     if (rows.length < EXPORT_PAGE) return;
     after = rows[rows.length - 1]!.seq;
   }
+}
+
+/**
+ * Deletes the broadcasts that ended (finished or cancelled) more than `retentionDays` ago, their
+ * recipients first, in batches, so no statement holds thousands of rows; answers how many rows
+ * went. The messages they sent stay in their conversations' transcripts.
+ */
+export async function pruneBroadcasts(
+  db: Knex,
+  retentionDays: number,
+  batch = 5000,
+): Promise<number> {
+  const ended = `select id from broadcasts where status in ('finished', 'cancelled')
+    and ended_at < now() - make_interval(days => ?::integer)`;
+  const recipients = await deleteInBatches(
+    db,
+    `delete from broadcast_recipients where ctid in (
+       select ctid from broadcast_recipients where broadcast_id in (${ended})
+       limit ? for update skip locked)`,
+    [retentionDays],
+    batch,
+  );
+  const broadcasts = await deleteInBatches(
+    db,
+    `delete from broadcasts where id in (${ended} limit ? for update skip locked)`,
+    [retentionDays],
+    batch,
+  );
+  return recipients + broadcasts;
 }
