@@ -57,8 +57,6 @@ const TEMPLATE = {
 const BLOCKED = 900_003;
 /** A Telegram chat whose first send Telegram refuses with 429 (retry after 1 s). */
 const LIMITED = 900_201;
-/** A Telegram chat whose every send Telegram refuses with 429 (retry at once). */
-const ALWAYS_LIMITED = 900_210;
 
 describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
   this.timeout(60_000);
@@ -89,13 +87,6 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
               description: 'Too Many Requests',
               parameters: { retry_after: 1 },
             },
-          ];
-        }
-        if (Number(chat) === ALWAYS_LIMITED) {
-          const parameters = { retry_after: 0 };
-          return [
-            429,
-            { ok: false, error_code: 429, description: 'Too Many Requests', parameters },
           ];
         }
         if (Number(chat) === BLOCKED)
@@ -305,36 +296,6 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
     await waitFor(() => telegram.get(ben)?.length === 2, { what: 'Ben asked again' });
     expect(telegram.get(ben)![1]).to.not.equal('Hello!');
     expect(telegram.get(ben)![1]).to.match(/number/i);
-  });
-
-  it('when Telegram answers 429 to one recipient every time, then it fails after ten tries and the broadcast finishes', async () => {
-    const chats = await seedAudience(t.schema.db, {
-      appId: tg.appId,
-      channelId: tg.channelId,
-      channelType: 'telegram',
-      first: ALWAYS_LIMITED - 1,
-      count: 2,
-    });
-    const made = await broadcast(tg.appId, {
-      name: 'Never taken',
-      channel_id: tg.channelId,
-      audience: { kind: 'csv', csv: ['chat_id', ...chats].join('\n') },
-      message: { message_type: 'text', text: 'Third wave.' },
-    });
-    expect(made.status, made.text).to.equal(201);
-    const done = await finished(made.json.id);
-    expect(done.counts).to.deep.include({ total: 2, sent: 1, failed: 1 });
-    const rows = await t.schema
-      .db('broadcast_recipients')
-      .where({ broadcast_id: made.json.id })
-      .orderBy('seq')
-      .select('state', 'reason', 'slow_downs');
-    expect(rows[1]).to.deep.equal({
-      state: 'failed',
-      reason: 'the platform answered 429 (slow down) 10 times: not tried again',
-      slow_downs: 9,
-    });
-    expect(telegram.get(chats[0]!)).to.deep.equal(['Third wave.']);
   });
 
   it('when a user’s filled text is longer than one Telegram message, then it goes as two messages, once', async () => {

@@ -73,13 +73,6 @@ type SendEnd = RecipientOutcome & { retryAfterMs?: number; withdrawn?: boolean; 
 
 const MAX_BACKOFF_MS = 60_000;
 
-/**
- * 429 answers to one recipient's call before it fails: the platform's rate limits are met by the
- * run's waits, so a recipient still refused this often is one the platform will not take a
- * message for now (WhatsApp's pair rate limit), and would hold the broadcast open for ever.
- */
-export const MAX_SLOW_DOWNS = 10;
-
 /** Recipients picked by one statement. */
 const PICK_BATCH = 32;
 
@@ -109,7 +102,6 @@ function outcomeOf(
     if (cause.status === 429 || cause.status === 503 || refused) {
       return {
         state: 'queued',
-        ...(cause.status === 429 ? { slowDown: true } : {}),
         ...(cause.retryAfterS !== undefined ? { retryAfterMs: cause.retryAfterS * 1000 } : {}),
       };
     }
@@ -329,13 +321,6 @@ async function sendOne(
   }
   const outcome = outcomeOf(result);
   // Not taken by the platform (429, 503, no connection): sent later, counted then.
-  if (outcome.state !== 'queued') return settle(outcome);
-  await giveBack();
-  if (outcome.slowDown && picked.slow_downs + 1 >= MAX_SLOW_DOWNS) {
-    return settle({
-      state: 'failed',
-      reason: `the platform answered 429 (slow down) ${MAX_SLOW_DOWNS} times: not tried again`,
-    });
-  }
+  if (outcome.state === 'queued') await giveBack();
   return settle(outcome);
 }

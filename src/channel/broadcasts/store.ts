@@ -79,8 +79,6 @@ export async function deferBroadcast(
 /** A recipient picked for sending, with what the rules need to decide. */
 export interface Picked extends ConversationRefRow {
   seq: number;
-  /** The platform's 429 answers to this recipient's call so far. */
-  slow_downs: number;
   values: Record<string, string>;
   opted_out_at: Date | null;
   last_inbound_at: Date | null;
@@ -108,9 +106,9 @@ export async function pickNext(
      ), picked as (
        update broadcast_recipients r set state = 'picked', run_id = :runId, updated_at = now()
        from next where r.broadcast_id = :id and r.seq = next.seq
-       returning r.seq, r.conversation_id, r.values, r.slow_downs
+       returning r.seq, r.conversation_id, r.values
      )
-     select p.seq, p.values, p.slow_downs, c.app_id, c.channel_id, ch.type as channel_type,
+     select p.seq, p.values, c.app_id, c.channel_id, ch.type as channel_type,
        c.id as conversation_id, c.chat_id, c.user_pid, c.language as user_language,
        b.language as bot_language, c.opted_out_at,
        case when :windowed then ${lastInboundAtSql('c.id')} end
@@ -135,11 +133,8 @@ export interface RecipientOfRun {
 export type RecipientOutcome =
   | { state: 'sent'; platform_message_id: string }
   | { state: 'failed' | 'skipped' | 'unknown'; reason: string }
-  /**
-   * The call was not made (the platform asked to wait, or failed at once): picked again later.
-   * `slowDown`: the platform answered 429, counted against the recipient.
-   */
-  | { state: 'queued'; slowDown?: boolean };
+  /** The call was not made (the platform asked to wait, or failed at once): picked again later. */
+  | { state: 'queued' };
 
 // Both statements take a batch as one JSON array (group commit, `shared/batcher.ts`): the calls
 // a process's broadcasts make meanwhile are marked, or recorded, by one statement.
@@ -157,10 +152,9 @@ const RECORD_OUTCOME = `update broadcast_recipients r set
     reason = case when x.state = 'queued' and b.status = 'cancelled' then 'cancelled'
                   else x.reason end,
     platform_message_id = x.platform_message_id,
-    run_id = case when x.state = 'queued' then null else r.run_id end,
-    slow_downs = r.slow_downs + case when x.slow_down then 1 else 0 end, updated_at = now()
+    run_id = case when x.state = 'queued' then null else r.run_id end, updated_at = now()
   from jsonb_to_recordset(?::jsonb) as x (id uuid, seq int, run_id uuid, state text, reason text,
-    platform_message_id text, slow_down boolean)
+    platform_message_id text)
   join broadcasts b on b.id = x.id
   where r.broadcast_id = x.id and r.seq = x.seq and r.run_id = x.run_id
     and r.state in ('picked', 'sending')`;
@@ -199,7 +193,6 @@ export function recipientWrites(db: Knex): RecipientWrites {
             reason: 'reason' in outcome ? outcome.reason : null,
             platform_message_id:
               'platform_message_id' in outcome ? outcome.platform_message_id : null,
-            slow_down: 'slowDown' in outcome && outcome.slowDown === true,
           })),
         ),
       ]);
