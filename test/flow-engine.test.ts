@@ -676,7 +676,12 @@ describe('flow engine: the answer to a message the bot wrote first (move)', () =
     chat.texts(say('bikes'));
     const moved = chat.send(move('confirm'));
     expect(moved.outputs).to.deep.equal([]);
-    expect(moved.trace).to.deep.equal([{ enter: 'confirm' }, { wait: 'confirm' }]);
+    // It leaves the menu forward: the analytics do not count the menu as given up.
+    expect(moved.trace).to.deep.equal([
+      { next: { from: 'menu', to: 'confirm' } },
+      { enter: 'confirm' },
+      { wait: 'confirm' },
+    ]);
     expect(chat.state()).to.deep.include({
       state: 'confirm',
       awaiting: { kind: 'input', state: 'confirm', retries: 0 },
@@ -697,7 +702,7 @@ describe('flow engine: the answer to a message the bot wrote first (move)', () =
     });
   });
 
-  it('when the state is gone or waits for nothing, or a person has the conversation, then nothing changes', () => {
+  it('when the state is gone or waits for nothing, a person has the conversation, or a step’s answer is awaited, then nothing changes', () => {
     const chat = talk(flow);
     chat.texts(say('hi'));
     const before = chat.state();
@@ -709,5 +714,12 @@ describe('flow engine: the answer to a message the bot wrote first (move)', () =
     const held: ConversationState = { ...before, handoff: { id: 'h1', since: 'now' } };
     const result = runTurn(flow, held, move('confirm'), { newRequestId: () => 'r' });
     expect(result.state).to.deep.equal(held);
+    const waiting: ConversationState = {
+      ...before,
+      awaiting: { kind: 'effect', request_id: 'r1', state: 'menu', action_index: 0 },
+    };
+    expect(
+      runTurn(flow, waiting, move('confirm'), { newRequestId: () => 'r' }).state,
+    ).to.deep.equal(waiting);
   });
 });

@@ -26,7 +26,14 @@ import {
 } from './message.ts';
 import { checkAnswerState, moveTo } from '../../shared/answer-state.ts';
 import { principalOf, requireBotAccess } from '../admin/principal.ts';
-import { claimKey, recipientOf, storedClaim, type Claim, type Recipient } from './store.ts';
+import {
+  claimKey,
+  hasSentRow,
+  recipientOf,
+  storedClaim,
+  type Claim,
+  type Recipient,
+} from './store.ts';
 
 type RouteContext = Context & { params: Record<string, string> };
 
@@ -56,7 +63,12 @@ export function outboundRoutes(
     const input = await helpers.readBody<SendMessage>(ctx, 'http/send-message');
     const bot = await edge.directory.byAppId(appId);
     if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
-    if (input.flow_state !== undefined) checkAnswerState(bot.flow, input.flow_state);
+    // Checked for a new request only: a repeat answers its first result, whatever the flow is now.
+    if (
+      input.flow_state !== undefined &&
+      !(await storedClaim(edge.db, appId, input.idempotency_key))
+    )
+      checkAnswerState(bot.flow, input.flow_state);
     let recipient = await recipientOf(edge.db, appId, input.to);
     const { to } = input;
     // A template may go to a WhatsApp number that never wrote: its conversation is opened.
@@ -146,7 +158,12 @@ export function outboundRoutes(
     // Published again for a repeated key too: if the first request stopped between its claim and
     // its publish, this one publishes; otherwise the dedupe marker or channel's record of the
     // turn's calls make it nothing. The move goes first: the answer cannot overtake it.
-    if (input.flow_state !== undefined) {
+    // A repeat moves only while the message is not in the transcript yet (the move goes first):
+    // one repeated a day later must not take the conversation back to a question long answered.
+    if (
+      input.flow_state !== undefined &&
+      (fresh || !(await hasSentRow(edge.db, claim.conversation_id, claim.turn_id)))
+    ) {
       const moveId = `${claim.turn_id}:move`;
       await edge.producer.publishOnce(
         'flow',

@@ -76,3 +76,15 @@ export async function claimKey(
   // Made meanwhile by a request alike; deleted since (its conversation removed): claim it anew.
   return (await storedClaim(db, row.app_id, row.idempotency_key)) ?? claimKey(db, row);
 }
+
+/** Whether channel wrote the message of turn `turnId` to the conversation's transcript. */
+export async function hasSentRow(
+  db: Knex,
+  conversationId: string,
+  turnId: string,
+): Promise<boolean> {
+  const row: unknown = await db('messages')
+    .where({ conversation_id: conversationId, direction: 'out', turn_id: turnId })
+    .first('id');
+  return row !== undefined;
+}

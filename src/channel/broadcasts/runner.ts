@@ -212,14 +212,18 @@ async function stillRunning(deps: RunnerDeps, id: string, runId: string): Promis
   return row !== undefined;
 }
 
-/** Moves the recipient's conversation to the broadcast's flow state; false when it could not. */
+/**
+ * Moves the recipient's conversation to the broadcast's flow state; false when it could not.
+ * Each try moves under an id of its own: if the user wrote between a withdrawn try and the next,
+ * the next moves the conversation again (they had not seen the message).
+ */
 async function moved(
   deps: RunnerDeps,
   broadcast: BroadcastRow,
   picked: Picked,
   log: Logger,
 ): Promise<boolean> {
-  const id = `${broadcastTurnId(broadcast.id, picked.seq)}:move`;
+  const id = `${broadcastTurnId(broadcast.id, picked.seq)}:move:${randomUUID().slice(0, 8)}`;
   try {
     await deps.publishToFlow(id, moveTo(picked, id, broadcast.flow_state ?? ''));
     return true;
@@ -281,16 +285,15 @@ async function sendOne(
         ...deps.sending,
         pace: 'leftover',
         attempts: 1,
-        // A failure to move or to mark: not called, so queued again (`Withdrawn`). A move
-        // published for a call then withdrawn is published again, to the same effect, by the
-        // next try (the user cannot have answered a message they did not get).
+        // A failure to mark or to move: not called, so queued again (`Withdrawn`). Marked
+        // first: a call withdrawn there (a pause, a cancel) has moved nobody.
         beforeCall: async () => {
-          if (broadcast.flow_state !== null && !(await moved(deps, broadcast, picked, log)))
-            return false;
-          return deps.writes.markSending(recipient).catch((error: unknown) => {
+          const marked = await deps.writes.markSending(recipient).catch((error: unknown) => {
             log.warn({ err: (error as Error).message }, 'could not mark a recipient sending');
             return false;
           });
+          if (!marked || broadcast.flow_state === null) return marked;
+          return moved(deps, broadcast, picked, log);
         },
         // A picked recipient has no call recorded: one recorded by a run that died is `sending`,
         // settled, never picked again.

@@ -371,10 +371,13 @@ function onHandoffEnd(turn: Turn, event: HandoffEndEvent): void {
 /**
  * The conversation waits at `event.state`'s wait without running its actions: the message the
  * bot wrote first asked the question. A conversation that never started, or ended, starts anew
- * there; one in the middle of the flow keeps its variables. A state the flow no longer has, or
- * that waits for nothing (a publish since the request was checked), changes nothing.
+ * there; one in the middle of the flow keeps its variables, and leaves its state forward (the
+ * analytics do not count it as given up there). A state the flow no longer has, or that waits
+ * for nothing (a publish since the request was checked), changes nothing; nor does a move while
+ * the turn waits for a step's answer (HTTP, knowledge, LLM), which the user would never get.
  */
 function onMove(turn: Turn, event: MoveEvent): void {
+  if (turn.state.awaiting?.kind === 'effect') return;
   if (!stateOf(turn, event.state)?.wait) {
     turn.errors.push({
       code: 'BW_ERR_UNKNOWN_STATE',
@@ -383,7 +386,9 @@ function onMove(turn: Turn, event: MoveEvent): void {
     });
     return;
   }
-  if (turn.state.state === null || turn.state.ended) beginAnew(turn, event.state);
+  const from = turn.state.state;
+  if (from === null || turn.state.ended) beginAnew(turn, event.state);
+  else if (from !== event.state) turn.trace.push({ next: { from, to: event.state } });
   turn.state.state = event.state;
   turn.state.awaiting = { kind: 'input', state: event.state, retries: 0 };
   turn.trace.push({ enter: event.state }, { wait: event.state });
