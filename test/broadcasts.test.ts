@@ -20,7 +20,7 @@ import {
   type TestApi,
 } from './support/api.ts';
 import { waitFor } from './support/services.ts';
-import { seedAudience } from './support/broadcast-audience.ts';
+import { seedAudience, type AudienceSeed } from './support/broadcast-audience.ts';
 import { pruneBroadcasts } from '../src/api/broadcasts/store.ts';
 import { MessagingLimit } from '../src/shared/whatsapp-messaging-limit.ts';
 import { BROADCAST_QUEUE, broadcastJobsPrefix } from '../src/shared/broadcasts/queue.ts';
@@ -125,6 +125,16 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
     return startConversationComponents(t);
   });
 
+  /** Users of the Telegram bot, made in Postgres: chats `first` to `first + count - 1`. */
+  const telegramUsers = (first: number, count: number, vars?: AudienceSeed['vars']) =>
+    seedAudience(t.schema.db, {
+      appId: tg.appId,
+      channelId: tg.channelId,
+      channelType: 'telegram',
+      first,
+      count,
+      ...(vars ? { vars } : {}),
+    });
   const broadcast = (appId: string, body: Record<string, unknown>) =>
     t.call('POST', `/v2/bots/${appId}/broadcasts`, { body });
   const finished = async (id: string) => {
@@ -140,14 +150,7 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
 
   it('when a Telegram broadcast goes to every user, then the preview counts what it does: each user gets one message with their own values, and the opted out, the blocked and those without the value do not', async () => {
     // Users who wrote: four with a name, one without, one who blocked the bot.
-    const chats = await seedAudience(t.schema.db, {
-      appId: tg.appId,
-      channelId: tg.channelId,
-      channelType: 'telegram',
-      first: 900_000,
-      count: 5,
-      vars: (i) => (i === 4 ? {} : { name: `Ana ${i}` }),
-    });
+    const chats = await telegramUsers(900_000, 5, (i) => (i === 4 ? {} : { name: `Ana ${i}` }));
     // One more says a stop word through the pipeline: opted out.
     await postTelegramUpdate(t, tg.appId, tg.secret, telegramText(900_100, (update += 1), 'hi'));
     await waitFor(() => telegram.get('900100')?.includes('Hello!'), { what: 'the greeting' });
@@ -236,13 +239,7 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
   });
 
   it('when Telegram answers 429 to a recipient, then the broadcast waits, sends it again, and finishes with each user’s message once', async () => {
-    const chats = await seedAudience(t.schema.db, {
-      appId: tg.appId,
-      channelId: tg.channelId,
-      channelType: 'telegram',
-      first: LIMITED - 1,
-      count: 2,
-    });
+    const chats = await telegramUsers(LIMITED - 1, 2);
     const made = await broadcast(tg.appId, {
       name: 'Rate limited',
       channel_id: tg.channelId,
@@ -257,14 +254,7 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
   });
 
   it('when a broadcast names the state its answers go to, then each recipient’s answer is taken there with their variables; a state that waits for nothing is refused', async () => {
-    const chats = await seedAudience(t.schema.db, {
-      appId: tg.appId,
-      channelId: tg.channelId,
-      channelType: 'telegram',
-      first: 900_400,
-      count: 2,
-      vars: (i) => ({ name: ['Ana', 'Ben'][i] }),
-    });
+    const chats = await telegramUsers(900_400, 2, (i) => ({ name: ['Ana', 'Ben'][i] }));
     const body = {
       name: 'Ride survey',
       channel_id: tg.channelId,
@@ -299,14 +289,7 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
   });
 
   it('when a user’s filled text is longer than one Telegram message, then it goes as two messages, once', async () => {
-    const [chat] = await seedAudience(t.schema.db, {
-      appId: tg.appId,
-      channelId: tg.channelId,
-      channelType: 'telegram',
-      first: 900_300,
-      count: 1,
-      vars: () => ({ note: 'x'.repeat(4000) }),
-    });
+    const [chat] = await telegramUsers(900_300, 1, () => ({ note: 'x'.repeat(4000) }));
     const made = await broadcast(tg.appId, {
       name: 'Long',
       channel_id: tg.channelId,
@@ -539,13 +522,7 @@ describe('broadcasts (POST /v2/bots/<app_id>/broadcasts)', function () {
   });
 
   it('when a broadcast ended longer ago than its retention, then it is deleted with its recipients, the transcripts keep its messages, and newer ones stay', async () => {
-    const chats = await seedAudience(t.schema.db, {
-      appId: tg.appId,
-      channelId: tg.channelId,
-      channelType: 'telegram',
-      first: 900_500,
-      count: 3,
-    });
+    const chats = await telegramUsers(900_500, 3);
     const made = [];
     for (const name of ['Old news', 'New news']) {
       const one = await broadcast(tg.appId, {

@@ -31,6 +31,11 @@ export class RetentionPruner {
     this.#o = options;
   }
 
+  /** What it prunes (`audit rows`). */
+  get what(): string {
+    return this.#o.what;
+  }
+
   start(): void {
     if (this.#o.retentionDays === 0 || this.#timer) return;
     const interval = this.#o.intervalMs ?? 3_600_000;

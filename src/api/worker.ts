@@ -197,30 +197,24 @@ export async function startApi(
     onAgentFirstReply: handoffs.firstReply,
   };
   endStreamsOfChangedBots(edge);
-  const auditPruner = new RetentionPruner({
-    db,
-    what: 'audit rows',
-    prune: pruneAudit,
-    retentionDays: config.api.auditRetentionDays,
-    logger: logger.child({ part: 'audit-retention' }),
-  });
-  auditPruner.start();
-  const analyticsPruner = new RetentionPruner({
-    db,
-    what: 'analytics rows',
-    prune: pruneAnalytics,
-    retentionDays: config.api.analyticsRetentionDays,
-    logger: logger.child({ part: 'analytics-retention' }),
-  });
-  analyticsPruner.start();
-  const broadcastPruner = new RetentionPruner({
-    db,
-    what: 'broadcast rows',
-    prune: pruneBroadcasts,
-    retentionDays: config.api.broadcastRetentionDays,
-    logger: logger.child({ part: 'broadcast-retention' }),
-  });
-  broadcastPruner.start();
+  // Rows that grow with use, each kept for its retention (0 keeps them forever).
+  const pruners = (
+    [
+      ['audit', pruneAudit, config.api.auditRetentionDays],
+      ['analytics', pruneAnalytics, config.api.analyticsRetentionDays],
+      ['broadcast', pruneBroadcasts, config.api.broadcastRetentionDays],
+    ] as const
+  ).map(
+    ([what, prune, retentionDays]) =>
+      new RetentionPruner({
+        db,
+        what: `${what} rows`,
+        prune,
+        retentionDays,
+        logger: logger.child({ part: `${what}-retention` }),
+      }),
+  );
+  for (const pruner of pruners) pruner.start();
   const app = createApp(edge, logger, metrics);
   const handle = app.callback();
   const { timeouts } = config.api;
@@ -308,9 +302,7 @@ export async function startApi(
           }),
       );
       backlog.stop();
-      await step('audit retention', () => auditPruner.stop());
-      await step('analytics retention', () => analyticsPruner.stop());
-      await step('broadcast retention', () => broadcastPruner.stop());
+      for (const pruner of pruners) await step(`${pruner.what} retention`, () => pruner.stop());
       await step('heartbeat', () => heartbeat.stop());
       await step('test queue', () => testQueue.close());
       await step('broadcast queue', () => broadcastQueue.close());

@@ -152,7 +152,7 @@ function template(
 ): WhatsAppBody {
   const { header = [], body = [], header_media: media, buttons = [] } = message.parameters;
   const texts = (values: string[]) => values.map((text) => ({ type: 'text', text }));
-  const headerParameters = media?.type
+  const headerParameters = media
     ? [
         {
           type: media.type,
@@ -171,7 +171,7 @@ function template(
     ...buttons.map((b) => ({
       type: 'button',
       sub_type: 'url',
-      index: String(b.index ?? 0),
+      index: String(b.index),
       parameters: texts([b.text]),
     })),
   ];

@@ -74,21 +74,20 @@ export type InternalMessage =
       text: string;
     };
 
-/** A template's parameters, in order, by the component that holds their placeholders. */
+/**
+ * A checked template's parameters, in order, by the component that holds their placeholders
+ * (the request's shape, before the check: `TemplateParametersInput` in api/outbound/templates.ts).
+ */
 export interface TemplateParameters {
   header?: string[];
   body?: string[];
+  /** The media of an image, video or document header: its kind, where WhatsApp fetches it, and a document's file name. */
+  header_media?: { type: TemplateMediaType; link: string; filename?: string };
   /**
-   * The media of an image, video or document header: where WhatsApp fetches it, and a
-   * document's file name. `type` is the header's, set when the template is checked.
+   * The ends of the addresses of the URL buttons that have a placeholder: `index` is the
+   * button's place among all the template's buttons.
    */
-  header_media?: { type?: TemplateMediaType; link: string; filename?: string };
-  /**
-   * The ends of the addresses of the URL buttons that have a placeholder, in the buttons' order
-   * (the request's); `index` is the button's place among all the template's buttons, set when
-   * the template is checked.
-   */
-  buttons?: { index?: number; text: string }[];
+  buttons?: { index: number; text: string }[];
 }
 
 /** The formats of a template header botwire sends media for. */

@@ -11,6 +11,7 @@ import type { Context } from 'koa';
 import { Router } from '@koa/router';
 import type { NewBot, NewChannel, BotPatch, WhatsAppDetails } from '../../shared/bots/types.ts';
 import { BotwireError } from '../../shared/errors.ts';
+import { DEFAULT_MESSAGING_LIMIT } from '../../shared/whatsapp-messaging-limit.ts';
 import { readJson, refuseUnstorable } from '../body.ts';
 import type { Edge } from '../edge.ts';
 import { DEFAULT_FLOW } from '../../shared/flows/default-flow.ts';
@@ -227,23 +228,20 @@ export function adminRouter(edge: Edge): Router {
       edge,
       'http/messaging-limit',
     );
-    const known = (await edge.store.getBot(appId))?.channels.find((c) => c.id === channelId);
-    // Reading `secrets` of credentials that do not open is BW_ERR_CREDENTIALS_KEY.
-    if (!known || known.type !== 'whatsapp' || known.secrets.type !== 'whatsapp')
-      throw new BotwireError(
-        'BW_ERR_UNKNOWN_CHANNEL',
-        'the bot has no WhatsApp channel with this id',
-      );
-    const details = known.secrets.details;
-    const channel = await edge.store.updateChannel(appId, channelId, {
-      ...details,
-      messaging_limit: input.messaging_limit,
+    const unknown = () =>
+      new BotwireError('BW_ERR_UNKNOWN_CHANNEL', 'the bot has no WhatsApp channel with this id');
+    let before: WhatsAppDetails['messaging_limit'];
+    // The other details as they are when the row is locked: a token changed meanwhile stays.
+    const channel = await edge.store.updateChannel(appId, channelId, (old) => {
+      // Reading `secrets` of credentials that do not open is BW_ERR_CREDENTIALS_KEY.
+      if (old.type !== 'whatsapp' || old.secrets.type !== 'whatsapp') throw unknown();
+      before = old.secrets.details.messaging_limit;
+      return { ...old.secrets.details, messaging_limit: input.messaging_limit };
     });
-    if (!channel)
-      throw new BotwireError('BW_ERR_UNKNOWN_CHANNEL', 'the bot has no channel with this id');
+    if (!channel) throw unknown();
     await botChanged(edge, appId, 'updated');
     ctx.state.audit = {
-      before: { messaging_limit: details.messaging_limit ?? 250 },
+      before: { messaging_limit: before ?? DEFAULT_MESSAGING_LIMIT },
       after: { messaging_limit: input.messaging_limit },
     };
     ctx.body = presentChannel(edge.publicBaseUrl, channel);

@@ -69,6 +69,13 @@ const broadcast = (ctx: Context): AuditTarget => ({
   appId: paramsOf(ctx).app_id ?? answered(ctx, 'app_id'),
 });
 
+/** The channel of the path, of the path's bot. */
+const channel = (ctx: Context): AuditTarget => ({
+  type: 'channel',
+  id: paramsOf(ctx).channel_id ?? null,
+  appId: bot(ctx).appId,
+});
+
 /** Every mutating route of the admin and session routers; a test keeps it complete. */
 export const AUDIT_ACTIONS: Record<string, AuditAction | null> = {
   'POST /v2/bots': {
@@ -86,35 +93,19 @@ export const AUDIT_ACTIONS: Record<string, AuditAction | null> = {
   },
   'PATCH /v2/bots/:app_id/channels/:channel_id': {
     action: 'channel.update',
-    target: (ctx) => ({
-      type: 'channel',
-      id: paramsOf(ctx).channel_id ?? null,
-      appId: bot(ctx).appId,
-    }),
+    target: channel,
   },
   'PUT /v2/bots/:app_id/channels/:channel_id/messaging-limit': {
     action: 'channel.messaging_limit',
-    target: (ctx) => ({
-      type: 'channel',
-      id: paramsOf(ctx).channel_id ?? null,
-      appId: bot(ctx).appId,
-    }),
+    target: channel,
   },
   'DELETE /v2/bots/:app_id/channels/:channel_id': {
     action: 'channel.delete',
-    target: (ctx) => ({
-      type: 'channel',
-      id: paramsOf(ctx).channel_id ?? null,
-      appId: bot(ctx).appId,
-    }),
+    target: channel,
   },
   'POST /v2/bots/:app_id/channels/:channel_id/webhook': {
     action: 'webhook.register',
-    target: (ctx) => ({
-      type: 'channel',
-      id: paramsOf(ctx).channel_id ?? null,
-      appId: bot(ctx).appId,
-    }),
+    target: channel,
   },
   'PUT /v2/bots/:app_id/flow/draft': { action: 'flow.draft.save', target: flow },
   'DELETE /v2/bots/:app_id/flow/draft': { action: 'flow.draft.delete', target: flow },

@@ -13,8 +13,8 @@ import {
 } from '../../shared/conversation-ref.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { mediaMessage, type OutgoingMedia } from '../../shared/media-message.ts';
-import type { InternalMessage, TemplateParameters } from '../../shared/messages.ts';
-import { checkedTemplate } from './templates.ts';
+import type { InternalMessage } from '../../shared/messages.ts';
+import { checkedTemplate, type TemplateParametersInput } from './templates.ts';
 import { whatsappWindow } from '../../shared/whatsapp-window.ts';
 import type { BotDirectory } from '../../shared/bots/directory.ts';
 import type { ChannelRecord } from '../../shared/bots/types.ts';
@@ -25,7 +25,12 @@ export type OutboundMessage =
   | { message_type: 'text'; text: string }
   | { message_type: 'button'; text: string; buttons: { id: string; title: string }[] }
   | OutgoingMedia
-  | { message_type: 'template'; name: string; language: string; parameters?: TemplateParameters };
+  | {
+      message_type: 'template';
+      name: string;
+      language: string;
+      parameters?: TemplateParametersInput;
+    };
 
 /** The conversation a message goes to, as far as the rules need it. */
 export interface Destination {

@@ -63,12 +63,21 @@ export function outboundRoutes(
     const input = await helpers.readBody<SendMessage>(ctx, 'http/send-message');
     const bot = await edge.directory.byAppId(appId);
     if (!bot) throw new BotwireError('BW_ERR_UNKNOWN_BOT', 'no bot has this app id');
+    const hash = requestHash(input);
+    let found: { fresh: boolean; claim: Claim } | undefined = await storedClaim(
+      edge.db,
+      appId,
+      input.idempotency_key,
+    );
+    const mismatch = () =>
+      new BotwireError(
+        'BW_ERR_IDEMPOTENCY_MISMATCH',
+        'this idempotency key was used for another recipient or message',
+      );
+    // Before anything is opened or taken: another request under a used key changes nothing.
+    if (found && found.claim.request_hash !== hash) throw mismatch();
     // Checked for a new request only: a repeat answers its first result, whatever the flow is now.
-    if (
-      input.flow_state !== undefined &&
-      !(await storedClaim(edge.db, appId, input.idempotency_key))
-    )
-      checkAnswerState(bot.flow, input.flow_state);
+    if (input.flow_state !== undefined && !found) checkAnswerState(bot.flow, input.flow_state);
     let recipient = await recipientOf(edge.db, appId, input.to);
     const { to } = input;
     // A template may go to a WhatsApp number that never wrote: its conversation is opened.
@@ -109,21 +118,6 @@ export function outboundRoutes(
       );
     }
     const actor = principalOf(ctx).actor;
-    const hash = requestHash(input);
-    let found: { fresh: boolean; claim: Claim } | undefined = await storedClaim(
-      edge.db,
-      appId,
-      input.idempotency_key,
-    );
-    const mismatch = () =>
-      new BotwireError(
-        'BW_ERR_IDEMPOTENCY_MISMATCH',
-        'this idempotency key was used for another recipient or message',
-      );
-    if (found && found.claim.request_hash !== hash) {
-      await giveBack();
-      throw mismatch();
-    }
     if (!found) {
       // Checked (the window, a template's parameters) before the key is claimed: a refused
       // request uses no key. A repeat publishes the message checked then, not checked again.
@@ -157,9 +151,9 @@ export function outboundRoutes(
     const { fresh, claim } = found;
     // Published again for a repeated key too: if the first request stopped between its claim and
     // its publish, this one publishes; otherwise the dedupe marker or channel's record of the
-    // turn's calls make it nothing. The move goes first: the answer cannot overtake it.
-    // A repeat moves only while the message is not in the transcript yet (the move goes first):
-    // one repeated a day later must not take the conversation back to a question long answered.
+    // turn's calls make it nothing. The move goes first: the answer cannot overtake it. A repeat
+    // moves only while the message is not in the transcript yet: one repeated a day later must
+    // not take the conversation back to a question long answered.
     if (
       input.flow_state !== undefined &&
       (fresh || !(await hasSentRow(edge.db, claim.conversation_id, claim.turn_id)))

@@ -36,12 +36,27 @@ const MAX_PAGES = 100;
 /** A component's type, upper case ('' when Meta gave none). */
 const typeOf = (component: Component): string => String(component.type ?? '').toUpperCase();
 
+/** A header's format, upper case (TEXT when Meta gave none). */
+const formatOf = (component: Component | undefined): string =>
+  String(component?.format ?? 'TEXT').toUpperCase();
+
 /** How many placeholders a component's text holds: its highest `{{n}}`. */
 function placeholders(text: string | undefined): number {
   let most = 0;
   for (const match of (text ?? '').matchAll(/\{\{\s*(\d+)\s*\}\}/g))
     most = Math.max(most, Number(match[1]));
   return most;
+}
+
+/**
+ * A template's parameters as a request gives them (schemas/http/outbound-message.json): the
+ * media header's kind and the buttons' places are the template's, added by `checkedTemplate`.
+ */
+export interface TemplateParametersInput {
+  header?: string[];
+  body?: string[];
+  header_media?: { link: string; filename?: string };
+  buttons?: { text: string }[];
 }
 
 /** What a template takes when it is sent (the template list's `parameters`). */
@@ -79,7 +94,7 @@ function dynamicUrlButtons(components: Component[]): number[] {
 export function placeholdersOf(components: Component[]): TemplateNeeds {
   const of = (type: string) => components.find((c) => typeOf(c) === type);
   const header = of('HEADER');
-  const format = String(header?.format ?? 'TEXT').toUpperCase();
+  const format = formatOf(header);
   return {
     header: header && format === 'TEXT' ? placeholders(header.text) : 0,
     body: placeholders(of('BODY')?.text),
@@ -98,7 +113,7 @@ export function placeholdersOf(components: Component[]): TemplateNeeds {
 function needsWhatBotwireDoesNotSend(components: Component[]): string | undefined {
   for (const c of components) {
     const type = typeOf(c);
-    const format = String(c.format ?? 'TEXT').toUpperCase();
+    const format = formatOf(c);
     if (type === 'HEADER' && format !== 'TEXT' && !MEDIA_HEADERS.includes(format))
       return `a ${format.toLowerCase()} header`;
     if ((type === 'HEADER' || type === 'BODY') && /\{\{\s*[^\d\s}][^}]*\}\}/.test(c.text ?? ''))
@@ -113,7 +128,10 @@ function needsWhatBotwireDoesNotSend(components: Component[]): string | undefine
 }
 
 /** The body as the user reads it, its placeholders filled. */
-export function bodyText(components: Component[], parameters: TemplateParameters): string {
+export function bodyText(
+  components: Component[],
+  parameters: Pick<TemplateParameters, 'body'>,
+): string {
   const body = components.find((c) => typeOf(c) === 'BODY')?.text ?? '';
   return body.replace(
     /\{\{\s*(\d+)\s*\}\}/g,
@@ -269,7 +287,7 @@ export async function listTemplates(db: Knex, appId: string): Promise<TemplateRo
 export async function checkedTemplate(
   db: Knex,
   channelId: string,
-  wanted: { name: string; language: string; parameters?: TemplateParameters },
+  wanted: { name: string; language: string; parameters?: TemplateParametersInput },
 ): Promise<{ parameters: TemplateParameters; text: string }> {
   const found: unknown = await db('whatsapp_templates')
     .where({ channel_id: channelId, name: wanted.name, language: wanted.language })

@@ -213,19 +213,20 @@ async function stillRunning(deps: RunnerDeps, id: string, runId: string): Promis
 }
 
 /**
- * Moves the recipient's conversation to the broadcast's flow state; false when it could not.
- * Each try moves under an id of its own: if the user wrote between a withdrawn try and the next,
- * the next moves the conversation again (they had not seen the message).
+ * Moves the recipient's conversation to `state`; false when it could not. Each try moves under
+ * an id of its own: if the user wrote between a withdrawn try and the next, the next moves the
+ * conversation again (they had not seen the message).
  */
 async function moved(
   deps: RunnerDeps,
-  broadcast: BroadcastRow,
+  turnId: string,
   picked: Picked,
+  state: string,
   log: Logger,
 ): Promise<boolean> {
-  const id = `${broadcastTurnId(broadcast.id, picked.seq)}:move:${randomUUID().slice(0, 8)}`;
+  const id = `${turnId}:move:${randomUUID().slice(0, 8)}`;
   try {
-    await deps.publishToFlow(id, moveTo(picked, id, broadcast.flow_state ?? ''));
+    await deps.publishToFlow(id, moveTo(picked, id, state));
     return true;
   } catch (error) {
     log.warn({ err: (error as Error).message }, 'could not move a recipient’s conversation');
@@ -292,8 +293,9 @@ async function sendOne(
             log.warn({ err: (error as Error).message }, 'could not mark a recipient sending');
             return false;
           });
-          if (!marked || broadcast.flow_state === null) return marked;
-          return moved(deps, broadcast, picked, log);
+          const state = broadcast.flow_state;
+          if (!marked || state === null) return marked;
+          return moved(deps, turnId, picked, state, log);
         },
         // A picked recipient has no call recorded: one recorded by a run that died is `sending`,
         // settled, never picked again.

@@ -297,20 +297,33 @@ export class BotStore {
    * Replaces the details of channel `channelId` of bot `appId` (a web channel's origins, a new
    * Telegram token, WhatsApp credentials), keeping the secrets botwire made for it (the webhook
    * secret, the visitor tokens' key). A new Telegram token needs its webhook registered again.
+   * `details` may be made from the channel as it is (one detail changed, the others kept): the
+   * row is locked from that read to the write, so a change made meanwhile is not written over.
    * @returns the channel, or undefined when the bot has no such operator channel.
    * @throws BotwireError `BW_ERR_CONFLICT` for a WhatsApp number another channel has.
    */
   async updateChannel(
     appId: string,
     channelId: string,
-    details: NewChannel['details'],
+    details: NewChannel['details'] | ((old: ChannelRecord) => NewChannel['details']),
   ): Promise<ChannelRecord | undefined> {
-    const row = await this.#db<ChannelRow>('channels')
+    return this.#db.transaction((trx) => this.#updateChannel(trx, appId, channelId, details));
+  }
+
+  async #updateChannel(
+    trx: Knex.Transaction,
+    appId: string,
+    channelId: string,
+    change: NewChannel['details'] | ((old: ChannelRecord) => NewChannel['details']),
+  ): Promise<ChannelRecord | undefined> {
+    const row = await trx<ChannelRow>('channels')
       .where({ id: channelId, app_id: appId })
       .whereNot({ type: 'console' })
+      .forUpdate()
       .first();
     if (!row) return undefined;
     const old = this.#toChannel(row);
+    const details = typeof change === 'function' ? change(old) : change;
     const made = this.#channelRow(appId, { type: row.type as NewChannel['type'], details });
     const secrets = JSON.parse(
       this.#keys.open(made.credentials, made.id).plaintext,
@@ -334,7 +347,7 @@ export class BotStore {
       ...(tokenChanged ? { webhook_registered_at: null } : {}),
     };
     try {
-      await this.#db('channels').where({ id: row.id }).update(changes);
+      await trx('channels').where({ id: row.id }).update(changes);
     } catch (error) {
       if (isUniqueViolation(error))
         throw new BotwireError(

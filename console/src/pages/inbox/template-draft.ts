@@ -17,12 +17,20 @@ export function approvedFor(templates: WhatsAppTemplate[], channelId: string): W
     .sort((a, b) => templateKey(a).localeCompare(templateKey(b)));
 }
 
+/** The template's component of a type (HEADER, BODY, BUTTONS), as Meta describes it. */
+function componentOf(
+  template: WhatsAppTemplate,
+  type: string,
+): { text?: unknown; buttons?: unknown } | undefined {
+  return template.components.find(
+    (c) => String((c as { type?: unknown }).type).toUpperCase() === type,
+  );
+}
+
 /** The text of a component (HEADER, BODY) of the template, if it has one. */
 function textOf(template: WhatsAppTemplate, type: string): string | undefined {
-  const component = template.components.find(
-    (c) => String((c as { type?: unknown }).type).toUpperCase() === type,
-  ) as { text?: unknown } | undefined;
-  return typeof component?.text === 'string' ? component.text : undefined;
+  const text = componentOf(template, type)?.text;
+  return typeof text === 'string' ? text : undefined;
 }
 
 /** The body as the user reads it: each `{{n}}` its text, or left as it is while empty. */
@@ -68,10 +76,8 @@ export const NO_FILLS: TemplateFills = {
 
 /** The URL buttons whose address ends in a placeholder: their title and address, in order. */
 export function urlButtonsOf(template: WhatsAppTemplate): { text: string; url: string }[] {
-  const component = template.components.find(
-    (c) => String((c as { type?: unknown }).type).toUpperCase() === 'BUTTONS',
-  ) as { buttons?: unknown } | undefined;
-  const buttons = Array.isArray(component?.buttons) ? component.buttons : [];
+  const listed = componentOf(template, 'BUTTONS')?.buttons;
+  const buttons = Array.isArray(listed) ? listed : [];
   const str = (value: unknown): string => (typeof value === 'string' ? value : '');
   return buttons.flatMap((b: { type?: unknown; text?: unknown; url?: unknown }) =>
     str(b.type).toUpperCase() === 'URL' && /\{\{\s*1\s*\}\}/.test(str(b.url))
