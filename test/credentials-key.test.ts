@@ -317,6 +317,17 @@ describe('CREDENTIALS_KEY: a wrong key, a previous key, rotation', function () {
       ),
     );
     expect(await whatsappSigned()).to.equal(200);
+    // Its messaging limit is refused the same way: the details it would rewrite do not open, and
+    // the row is left as it was.
+    const laterChannel = later.channels[0]!.id;
+    const sealed: unknown = await t.schema.db('channels').where({ id: laterChannel }).first();
+    const limit = await call(
+      'PUT',
+      `/v2/bots/${later.appId}/channels/${laterChannel}/messaging-limit`,
+      { body: { messaging_limit: 1000 } },
+    );
+    expect([limit.status, limit.json.error.code]).to.deep.equal([500, 'BW_ERR_CREDENTIALS_KEY']);
+    expect(await t.schema.db('channels').where({ id: laterChannel }).first()).to.deep.equal(sealed);
 
     // A reply for that bot: retried, then dead-lettered naming the channel; channel keeps serving.
     const turnId = randomUUID();

@@ -20,6 +20,7 @@ import {
   type TelegramTestBot,
   type TestApi,
 } from './support/api.ts';
+import { topicKeys } from '../src/shared/bus/topics.ts';
 import { waitFor } from './support/services.ts';
 import { seedHandoff } from './support/handoffs.ts';
 
@@ -312,6 +313,21 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
     // The same key again publishes nothing new, the move included: the conversation stays ended.
     const again = await send(tg.appId, reminder);
     expect(again.json.duplicate).to.equal(true);
+    // So it does a day later, when the publish markers have expired: the conversation is not
+    // moved back to a question long answered, nor the message sent again. (Here flow still
+    // remembers the move among its last 50 turns; past those, the route's check that the message
+    // is in the transcript is what holds it, and this test does not reach that far.)
+    const { partitions } = t.config.stream;
+    for (const topic of ['flow', 'channel'] as const) {
+      const keys = topicKeys(t.prefix, topic, partitions);
+      for (let p = 0; p < partitions; p += 1) {
+        for (const id of [sent.json.turn_id, `${sent.json.turn_id}:move`]) {
+          await t.redis.del(keys.seen(p, id));
+        }
+      }
+    }
+    const dayLater = await send(tg.appId, reminder);
+    expect([dayLater.status, dayLater.json.duplicate]).to.deep.equal([202, true]);
     // The same key with another state is another request.
     const moved = await send(tg.appId, { ...reminder, flow_state: 'hello' });
     expect(moved.json.error.code).to.equal('BW_ERR_IDEMPOTENCY_MISMATCH');
@@ -340,6 +356,36 @@ describe('the bot writes first (POST /v2/bots/<app_id>/messages)', function () {
       .where({ conversation_id: conversation })
       .first('state');
     expect(row.state).to.deep.include({ state: 'confirmed', ended: true });
+
+    // A repeat answers its first result whatever the flow is now. Published without the state, a
+    // new request naming it is refused (to a chat that has no conversation, so that a flow not
+    // yet reloaded answers 404 and sends nothing); the repeat still answers 202.
+    const { hello } = FLOW.states;
+    const publish = async (path: string, status: number) => {
+      const answer = await t.call('POST', `/v2/bots/${tg.appId}/flow/${path}`, { body: {} });
+      expect(answer.status, answer.text).to.equal(status);
+    };
+    const draft = await t.call('PUT', `/v2/bots/${tg.appId}/flow/draft`, {
+      body: { flow: { ...FLOW, states: { hello } } },
+    });
+    expect(draft.status, draft.text).to.equal(200);
+    await publish('publish', 201);
+    const stranger = {
+      ...reminder,
+      idempotency_key: 'reminder-nobody',
+      to: { channel_id: tg.channelId, chat_id: '999503' },
+    };
+    await waitFor(async () => (await send(tg.appId, stranger)).status === 400, {
+      what: 'the flow without the state to be read',
+    });
+    const repeat = await send(tg.appId, reminder);
+    expect([repeat.status, repeat.json.duplicate]).to.deep.equal([202, true]);
+    await publish('versions/1/publish', 200);
+    await waitFor(async () => (await send(tg.appId, stranger)).status === 404, {
+      what: 'the first flow to be read again',
+    });
+    await settle();
+    expect(telegram.get(503)).to.have.length(4);
   });
 
   it('when a WhatsApp user last wrote over 24 hours ago, then free text is refused with the window’s code and when it closed; within the window it is sent', async () => {
