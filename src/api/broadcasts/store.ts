@@ -28,23 +28,25 @@ export interface BroadcastRecord {
   waiting_until: Date | null;
 }
 
-const COLUMNS = [
-  'id',
-  'app_id',
-  'channel_id',
-  'name',
-  'status',
-  'audience',
-  'message',
-  'flow_state',
-  'total',
-  'created_by',
-  'created_at',
-  'start_at',
-  'started_at',
-  'ended_at',
-  'waiting_until',
-] as const;
+/** The row's columns a `BroadcastRecord` reads: each of its fields, no other (checked by the compiler). */
+const FIELDS: Record<keyof BroadcastRecord, true> = {
+  id: true,
+  app_id: true,
+  channel_id: true,
+  name: true,
+  status: true,
+  audience: true,
+  message: true,
+  flow_state: true,
+  total: true,
+  created_by: true,
+  created_at: true,
+  start_at: true,
+  started_at: true,
+  ended_at: true,
+  waiting_until: true,
+};
+const COLUMNS = Object.keys(FIELDS);
 
 export async function getBroadcast(db: Knex, id: string): Promise<BroadcastRecord> {
   const raw: unknown = await db('broadcasts')
@@ -203,7 +205,7 @@ export async function moveBroadcast(
         waiting_until: null,
         ...(start !== undefined ? { start_name: start } : {}),
       })
-      .returning([...COLUMNS]);
+      .returning(COLUMNS);
     const [row] = raw as BroadcastRecord[];
     if (!row) {
       const current = await getBroadcast(tx, id);
