@@ -81,14 +81,22 @@ function OriginsForm({ appId, channel }: { appId: string; channel: ChannelView }
 }
 
 /** A WhatsApp number's messaging limit, changed as its tier in WhatsApp Manager moves. */
-function LimitForm({ appId, channel }: { appId: string; channel: ChannelView }) {
-  const [limit, setLimit] = useState(String(channel.messaging_limit ?? 250));
-  const save = useSetMessagingLimit(appId, channel.id);
+function LimitForm({
+  appId,
+  channelId,
+  limit: saved,
+}: {
+  appId: string;
+  channelId: string;
+  limit: NonNullable<ChannelView['messaging_limit']>;
+}) {
+  const [limit, setLimit] = useState(String(saved));
+  const save = useSetMessagingLimit(appId, channelId);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     save.mutate(limit === 'unlimited' ? limit : (Number(limit) as 250 | 1000 | 10000 | 100000));
   };
-  const id = `limit-${channel.id}`;
+  const id = `limit-${channelId}`;
   return (
     <form
       onSubmit={submit}
@@ -223,11 +231,19 @@ export function ChannelsSection({ bot }: { bot: Bot }) {
                 </span>
               )}
             </p>
+            {channel.credentials === 'unreadable' && (
+              <p role="alert">
+                Its credentials do not open with the service&apos;s credentials key: it neither
+                takes nor sends messages until the key they were sealed with is set again as{' '}
+                <code>CREDENTIALS_KEY_PREVIOUS</code>, or the channel is removed and added again.
+              </p>
+            )}
             {channel.type === 'telegram' &&
+              channel.credentials !== 'unreadable' &&
               may('POST /v2/bots/:app_id/channels/:channel_id/webhook') && (
                 <WebhookButton appId={bot.app_id} channel={channel} />
               )}
-            {channel.type === 'whatsapp' && (
+            {channel.type === 'whatsapp' && channel.messaging_limit !== undefined && (
               <p>
                 Phone number id <code>{channel.phone_number_id}</code>;{' '}
                 {channel.business_account_id ? (
@@ -240,17 +256,26 @@ export function ChannelsSection({ bot }: { bot: Bot }) {
                 ; messaging limit{' '}
                 {channel.messaging_limit === 'unlimited'
                   ? 'unlimited'
-                  : `${(channel.messaging_limit ?? 250).toLocaleString('en')} users a day`}
+                  : `${channel.messaging_limit.toLocaleString('en')} users a day`}
               </p>
             )}
             {channel.type === 'whatsapp' &&
+              channel.messaging_limit !== undefined &&
               may('PUT /v2/bots/:app_id/channels/:channel_id/messaging-limit') && (
-                <LimitForm appId={bot.app_id} channel={channel} />
+                <LimitForm
+                  appId={bot.app_id}
+                  limit={channel.messaging_limit}
+                  channelId={channel.id}
+                />
               )}
-            {channel.type === 'web' && <WebSnippet channel={channel} />}
-            {channel.type === 'web' && may('PATCH /v2/bots/:app_id/channels/:channel_id') && (
-              <OriginsForm appId={bot.app_id} channel={channel} />
+            {channel.type === 'web' && channel.credentials !== 'unreadable' && (
+              <WebSnippet channel={channel} />
             )}
+            {channel.type === 'web' &&
+              channel.credentials !== 'unreadable' &&
+              may('PATCH /v2/bots/:app_id/channels/:channel_id') && (
+                <OriginsForm appId={bot.app_id} channel={channel} />
+              )}
             {may('DELETE /v2/bots/:app_id/channels/:channel_id') && (
               <RemoveChannel appId={bot.app_id} channel={channel} />
             )}
