@@ -24,7 +24,12 @@ import {
 import { SchemaRegistry } from '../src/shared/schemas.ts';
 import { keyInPartition } from './support/bus.ts';
 import { forEachRedisMode } from './support/redis-modes.ts';
-import { startPrivateCluster, type PrivateCluster } from './support/private-cluster.ts';
+import {
+  liveMasters,
+  moveSlot,
+  startPrivateCluster,
+  type PrivateCluster,
+} from './support/private-cluster.ts';
 import { dropPrefix, uniquePrefix, waitFor } from './support/services.ts';
 
 const logger = createLogger({ component: 'test', level: 'silent' });
@@ -355,6 +360,47 @@ describe('Redis Cluster (private loopback cluster)', function () {
       expect(isUnavailable(error)).to.equal(true);
     } finally {
       node.disconnect();
+    }
+  });
+
+  // Last in this suite: it moves a slot, which the tests above do not expect.
+  it('when a slot moves, then commands of an auto-pipeline to its former master follow it, each run once, and later batches go to its new master', async () => {
+    const pipelined = createRedis(cluster.url, {
+      name: 'botwire-test',
+      enableAutoPipelining: true,
+    });
+    try {
+      // Two keys in different slots of one master: an auto-pipeline sends them in one batch.
+      const moving = `${prefix}:{moving}`;
+      const owner = await ownerOf(moving);
+      let staying = '';
+      for (let i = 0; !staying; i += 1) {
+        const key = `${prefix}:{staying-${i}}`;
+        if ((await ownerOf(key)) === owner) staying = key;
+      }
+      await Promise.all([pipelined.set(moving, 0), pipelined.set(staying, 0)]);
+      const slot = Number(await redis.call('CLUSTER', 'KEYSLOT', moving));
+      const masters = await liveMasters(cluster);
+      const from = masters.find((m) => m.slots.includes(slot))!;
+      const to = masters.find((m) => m.id !== from.id)!;
+      await moveSlot(cluster, slot, from, to);
+      for (let batch = 1; batch <= 3; batch += 1) {
+        // A write of each slot, a read of each: in one batch, to the moved slot's former master.
+        const answers = await Promise.allSettled([
+          pipelined.incr(moving),
+          pipelined.incr(staying),
+          pipelined.get(moving),
+          pipelined.get(staying),
+        ]);
+        expect(
+          answers.map((a) => (a.status === 'fulfilled' ? String(a.value) : a.reason)),
+        ).to.deep.equal([batch, batch, batch, batch].map(String));
+      }
+      expect((pipelined as Cluster).slots[slot]?.[0]).to.equal(
+        `127.0.0.1:${cluster.nodes[to.index]!.port}`,
+      );
+    } finally {
+      pipelined.disconnect();
     }
   });
 });

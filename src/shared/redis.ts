@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { followRedirects } from './redis-redirects.ts';
 import { Cluster, Redis as RedisNode, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { BotwireError } from './errors.ts';
 
@@ -196,7 +197,7 @@ export function createRedis(url: string, options: CreateRedisOptions = {}): Redi
     ...(target.password ? { password: target.password } : {}),
     ...(target.tls ? { tls: { ...(base.tls ?? {}) } } : {}),
   });
-  return new Cluster(target.nodes, cluster);
+  return followRedirects(new Cluster(target.nodes, cluster));
 }
 
 /**
@@ -213,7 +214,7 @@ export function duplicateRedis(redis: Redis, overrides: RedisOptions = {}): Redi
     ...overrides,
   });
   if (mapped.enableAutoPipelining !== true) mapped.autoPipeliningIgnoredCommands = [];
-  return redis.duplicate(undefined, mapped);
+  return followRedirects(redis.duplicate(undefined, mapped));
 }
 
 function pick(object: object, keys: readonly string[]): Record<string, unknown> {
