@@ -225,6 +225,18 @@ export const SETTINGS = {
     min: 1,
     doc: 'How long the edge waits for EDGE_WAIT_REPLICAS replicas to acknowledge a callback before it answers 503 (milliseconds).',
   },
+  EDGE_PUBLISH_WAIT_MS: {
+    kind: 'integer',
+    default: 2000,
+    min: 1,
+    doc: "Longest the edge waits for Redis to take a callback's publish, beside any EDGE_WAIT_TIMEOUT_MS: past it the callback is answered 503 BW_ERR_UNAVAILABLE and the platform sends it again, as while a Redis Cluster slot has no master (a publish that still lands is found seen on the retry and counts once) (milliseconds).",
+  },
+  EDGE_BOT_BACKLOG_WAIT_MS: {
+    kind: 'integer',
+    default: 200,
+    min: 1,
+    doc: "Longest the edge waits to read a bot's backlog for EDGE_MAX_BOT_BACKLOG: past it, or when the read fails, the callback is taken uncounted, so a bot's intake never waits on the one Redis Cluster master holding its count while the partition its conversation goes to is served (milliseconds).",
+  },
   EDGE_MAX_BOT_BACKLOG: {
     kind: 'integer',
     default: 500,
@@ -888,6 +900,10 @@ export interface Config {
     maxBotBacklog: number;
     /** Replicas an accepted callback must reach before the edge answers (EDGE_WAIT_*). */
     replicaWait: { replicas: number; timeoutMs: number };
+    /** Longest a callback's publish may take, beside the replica wait (ms). */
+    publishWaitMs: number;
+    /** Longest the per-bot backlog read may take before the callback is taken uncounted (ms). */
+    botBacklogWaitMs: number;
     /** How long an unfinished turn counts in its bot's backlog (s). */
     botTurnHorizonS: number;
     /** Header, JSON body, whole-request and keep-alive timeouts (milliseconds). */
@@ -1155,6 +1171,8 @@ export function loadConfig(
       maxBotBacklog: v.EDGE_MAX_BOT_BACKLOG,
       replicaWait: { replicas: v.EDGE_WAIT_REPLICAS, timeoutMs: v.EDGE_WAIT_TIMEOUT_MS },
       botTurnHorizonS: v.EDGE_BOT_TURN_HORIZON_S,
+      publishWaitMs: v.EDGE_PUBLISH_WAIT_MS,
+      botBacklogWaitMs: v.EDGE_BOT_BACKLOG_WAIT_MS,
       timeouts: {
         headersMs: v.EDGE_HEADERS_TIMEOUT_MS,
         bodyMs: v.EDGE_BODY_TIMEOUT_MS,

@@ -69,7 +69,7 @@ forEachRedisMode('publishing once and waiting for a replica', function (mode) {
           (e: unknown) => e,
         );
         expect(error).to.be.instanceOf(BotwireError);
-        expect((error as BotwireError).code).to.equal('BW_ERR_UNAVAILABLE');
+        expect((error as BotwireError).code).to.equal('BW_ERR_NO_REPLICA');
         expect((error as BotwireError).details).to.include({ acknowledged: 0, replicas: 1 });
       }
     } else {
@@ -84,7 +84,7 @@ forEachRedisMode('publishing once and waiting for a replica', function (mode) {
 describe('the edge with EDGE_WAIT_REPLICAS', function () {
   this.timeout(30_000);
 
-  it('when the edge must wait for a replica its Redis does not have, then a callback is answered 503 BW_ERR_UNAVAILABLE and answered again 503 on its retry', async () => {
+  it('when the edge must wait for a replica its Redis does not have, then a callback is answered 503 BW_ERR_NO_REPLICA and answered again 503 on its retry', async () => {
     const t = await startTestApi({ EDGE_WAIT_REPLICAS: '1', EDGE_WAIT_TIMEOUT_MS: '50' });
     try {
       const number = '5550077';
@@ -101,7 +101,7 @@ describe('the edge with EDGE_WAIT_REPLICAS', function () {
           body: whatsappPayload(number, [{ id: 'wamid.wait', body: 'hi' }]),
         });
         expect(answer.status).to.equal(503);
-        expect(answer.json.error.code).to.equal('BW_ERR_UNAVAILABLE');
+        expect(answer.json.error.code).to.equal('BW_ERR_NO_REPLICA');
       }
     } finally {
       await t.stop();

@@ -103,7 +103,7 @@ export function createApp(edge: Edge, logger: Logger, metrics: EdgeMetrics): Koa
     },
     configurable: true,
   });
-  app.use(errorMiddleware);
+  app.use(errorMiddleware(edge.warnings));
   app.use(open.routes());
   app.use(
     open.allowedMethods({

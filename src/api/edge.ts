@@ -11,6 +11,7 @@ import type { Knex } from '../shared/db.ts';
 import type { Redis } from '../shared/redis.ts';
 import type { SchemaRegistry } from '../shared/schemas.ts';
 import type { VisitorHub } from './web/visitor-hub.ts';
+import type { BurstLog } from './burst-log.ts';
 import type { Passwords } from './admin/passwords.ts';
 
 import type { KnowledgeSearch } from '../shared/knowledge/knowledge-search.ts';
@@ -80,10 +81,15 @@ export interface Edge {
   draining: () => boolean;
   /**
    * Per-bot backpressure: turns waiting for one bot over which its callbacks are refused
-   * (EDGE_MAX_BOT_BACKLOG, 0 for never), and how long an unfinished turn counts
-   * (EDGE_BOT_TURN_HORIZON_S, in ms).
+   * (EDGE_MAX_BOT_BACKLOG, 0 for never), how long an unfinished turn counts
+   * (EDGE_BOT_TURN_HORIZON_S, in ms), and how long its count may take to read before the callback
+   * is taken uncounted (EDGE_BOT_BACKLOG_WAIT_MS).
    */
-  botBacklog: { max: number; horizonMs: number };
+  botBacklog: { max: number; horizonMs: number; waitMs: number };
+  /** Longest a callback's publish may take beside the replica wait (EDGE_PUBLISH_WAIT_MS). */
+  publishWaitMs: number;
+  /** Warnings that come a request at a time while Redis is away, logged a line per burst. */
+  warnings: BurstLog;
   /** Told the seconds from a handoff's start to its first agent reply (a metric). */
   onAgentFirstReply?: (seconds: number) => void;
   /** Runs of conversation tests, by a flow process, and how long one may take (ms). */

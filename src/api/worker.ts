@@ -30,7 +30,8 @@ import { createMetrics } from './metrics.ts';
 import { handoffMetrics, readHandoffFigures } from './handoff-metrics.ts';
 import { llmMetrics } from './llm-metrics.ts';
 import { EventHub } from './events/hub.ts';
-import { createRedis, isCluster, whenReady } from '../shared/redis.ts';
+import { BurstLog } from './burst-log.ts';
+import { createRedis, duplicateRedis, isCluster, whenReady } from '../shared/redis.ts';
 import { MessagingLimit } from '../shared/whatsapp-messaging-limit.ts';
 import type Koa from 'koa';
 import { endStreamsOfChangedBots } from './web/bot-changes.ts';
@@ -84,6 +85,17 @@ export async function startApi(
       logger.warn({ err: error }, 'could not check the stream key layout: Redis is unavailable');
     },
   );
+  // A write the edge must see on replicas goes with its WAIT on a connection of its own: a WAIT
+  // holds its connection until the replicas answer, and on the shared one every other command for
+  // that node would wait behind it while a master has no replica.
+  const waitRedis =
+    config.api.replicaWait.replicas > 0
+      ? duplicateRedis(redis, {
+          connectionName: 'botwire-api-replica-wait',
+          enableAutoPipelining: false,
+        })
+      : undefined;
+  if (waitRedis) await whenReady(waitRedis, STARTUP_REDIS_WAIT_MS);
   // Callback ids come from anyone: unknown ones are answered from the directory, not Postgres.
   const { db, store, directory } = await openDirectory(kit, config.credentialsKey, {
     trustCurrentView: true,
@@ -178,7 +190,7 @@ export async function startApi(
     consoleDir: overrides.consoleDir ?? CONSOLE_DIST,
     uploadQuota: config.api.uploadQuota,
     dedupeTtlS: config.api.dedupeTtlS,
-    replicaWait: config.api.replicaWait,
+    replicaWait: { ...config.api.replicaWait, ...(waitRedis ? { redis: waitRedis } : {}) },
     adminApiKey: config.api.adminApiKey,
     publicBaseUrl: config.api.publicBaseUrl,
     telegramApiUrl: config.providers.telegramApiUrl,
@@ -189,7 +201,13 @@ export async function startApi(
     fetch: overrides.fetch ?? fetch,
     overloaded: () => backlog.overloaded,
     draining: () => draining,
-    botBacklog: { max: config.api.maxBotBacklog, horizonMs: config.api.botTurnHorizonS * 1000 },
+    botBacklog: {
+      max: config.api.maxBotBacklog,
+      horizonMs: config.api.botTurnHorizonS * 1000,
+      waitMs: config.api.botBacklogWaitMs,
+    },
+    publishWaitMs: config.api.publishWaitMs,
+    warnings: new BurstLog(logger),
     web: { tokenTtlS: config.web.tokenTtlS, hub },
     tests: { queue: testQueue, timeoutMs: config.api.testsRunTimeoutMs },
     broadcasts: broadcastQueue,
@@ -308,6 +326,7 @@ export async function startApi(
       await step('broadcast queue', () => broadcastQueue.close());
       await step('bot directory', () => directory.close());
       await step('redis', () => redis.quit());
+      if (waitRedis) await step('replica wait connection', () => waitRedis.quit());
       await step('embedding model', () => knowledge.close());
       await step('postgres', () => db.destroy());
       await step('health file', async () => health?.stop());

@@ -13,6 +13,11 @@ export const ERRORS = {
     retryable: true,
     doc: 'Redis or Postgres cannot be reached; try again.',
   },
+  BW_ERR_NO_REPLICA: {
+    status: 503,
+    retryable: true,
+    doc: 'The edge waits for replicas (EDGE_WAIT_REPLICAS) and fewer than asked acknowledged the callback within EDGE_WAIT_TIMEOUT_MS, as while a master has no replica: it is written on the master but refused, so the platform delivers it again (once, as its id was seen). Redis itself answers; see docs/operations.md, "Replication is asynchronous".',
+  },
   BW_ERR_OVERLOADED: {
     status: 503,
     retryable: true,

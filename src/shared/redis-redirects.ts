@@ -15,7 +15,8 @@
  * outright after a redirection ("All keys in the pipeline should belong to the same slots
  * allocation group") ran none of its writes (ioredis retries only batches whose commands that ran
  * were reads), so each of its commands is sent again the same way. Transactions are left as
- * ioredis gives them: their commands cannot be sent apart.
+ * ioredis gives them: their commands cannot be sent apart; so is a pipeline with a `WAIT`, which
+ * must go to the node that took its writes (the producer follows its own, src/shared/bus/producer.ts).
  */
 import { Command, type Cluster } from 'ioredis';
 
@@ -81,7 +82,10 @@ async function followed(
     if (!UNGROUPABLE.test(String((error as Error).message))) throw error;
     results = commands.map(() => [error as Error, null]);
   }
-  if (commands.some((command) => command.inTransaction)) return results;
+  // A WAIT speaks of the writes its connection sent before it: sending one of them elsewhere
+  // would make its answer about the wrong node. The caller follows such a pipeline itself.
+  if (commands.some((command) => command.inTransaction || command.name.toLowerCase() === 'wait'))
+    return results;
   const regroup = results.every(([error]) => error && UNGROUPABLE.test(error.message));
   const out: Result[] = [];
   for (const [i, result] of results.entries()) {
@@ -97,7 +101,7 @@ async function followed(
  */
 export function followRedirects(cluster: Cluster): Cluster {
   const makePipeline = cluster.pipeline.bind(cluster);
-  cluster.pipeline = ((...args: Parameters<Cluster['pipeline']>) => {
+  cluster.pipeline = (...args: Parameters<Cluster['pipeline']>) => {
     const pipeline = makePipeline(...args) as unknown as PipelineParts;
     const exec = pipeline.exec.bind(pipeline);
     let first = true;
@@ -114,6 +118,6 @@ export function followRedirects(cluster: Cluster): Cluster {
       return answers;
     };
     return pipeline as unknown as ReturnType<Cluster['pipeline']>;
-  });
+  };
   return cluster;
 }

@@ -309,7 +309,9 @@ export async function liveMasters(
       const masters = [];
       for (const line of lines) {
         const [id, , flags, , , , , , ...ranges] = line.split(' ');
-        if (!flags?.includes('master') || flags.includes('fail')) continue;
+        // Flags as a list: `nofailover` is no failure.
+        const flagList = flags?.split(',') ?? [];
+        if (!flagList.includes('master') || flagList.includes('fail')) continue;
         const slots: number[] = [];
         for (const range of ranges) {
           if (range.startsWith('[')) continue;
@@ -338,7 +340,8 @@ export async function replicaOf(cluster: PrivateCluster, masterId: string): Prom
       .split('\n');
     for (const line of lines) {
       const [id, , flags, master] = line.split(' ');
-      if (flags?.includes('slave') && master === masterId && !flags.includes('fail')) {
+      const flagList = flags?.split(',') ?? [];
+      if (flagList.includes('slave') && master === masterId && !flagList.includes('fail')) {
         const index = cluster.nodes.findIndex((n) => n.id === id);
         if (index >= 0) return index;
       }

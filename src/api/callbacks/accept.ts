@@ -3,6 +3,7 @@
  * quarantine stream, publish once per platform id, answer.
  */
 import { admitTurns, botBacklog, type AdmittedTurn } from '../../shared/bot-turns.ts';
+import { withDeadline } from '../../shared/deadline.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { describeProblems } from '../../shared/schemas.ts';
 import type { OnceMessage } from '../../shared/bus/producer.ts';
@@ -71,10 +72,14 @@ function turnOf(message: unknown): AdmittedTurn & { channelId: string } {
 /**
  * Per-bot backpressure: refuses the callback with `BW_ERR_BOT_OVERLOADED` when a bot it carries
  * has more turns waiting than `EDGE_MAX_BOT_BACKLOG` (`src/shared/bot-turns.ts`). Other bots'
- * callbacks are not affected.
+ * callbacks are not affected. A count that cannot be read within `EDGE_BOT_BACKLOG_WAIT_MS` (the
+ * Redis Cluster master holding it failing over, frozen, or Redis away) takes the callback
+ * uncounted: the count guards fairness, and the bot's intake must not hang on that one master
+ * while the partition its conversation goes to is served (when that one is away too, the
+ * publish answers 503).
  */
 async function admitBots(edge: Edge, messages: readonly OnceMessage[]): Promise<void> {
-  const { max, horizonMs } = edge.botBacklog;
+  const { max, horizonMs, waitMs } = edge.botBacklog;
   if (max === 0 || messages.length === 0) return;
   const channels = new Map<string, Set<string>>();
   for (const { message } of messages) {
@@ -83,15 +88,21 @@ async function admitBots(edge: Edge, messages: readonly OnceMessage[]): Promise<
   }
   let counts: number[];
   try {
-    counts = await Promise.all(
+    const reads = Promise.all(
       [...channels].map(([appId, ids]) =>
         botBacklog(edge.redis, edge.prefix, appId, [...ids], horizonMs),
       ),
     );
+    // A late answer is dropped, and a late failure with it.
+    reads.catch(() => undefined);
+    counts = await withDeadline(reads, waitMs, 'reading the bot backlog');
   } catch (error) {
-    throw new BotwireError('BW_ERR_UNAVAILABLE', 'could not read the bot backlog', {
-      cause: error,
-    });
+    edge.warnings.warn(
+      'bot-backlog',
+      { reason: error instanceof Error ? error.message : String(error) },
+      'bot backlog unread: callbacks taken uncounted',
+    );
+    return;
   }
   if (counts.some((count) => count > max)) {
     throw new BotwireError(
@@ -107,21 +118,35 @@ async function admitBots(edge: Edge, messages: readonly OnceMessage[]): Promise<
  */
 export async function publishOnce(edge: Edge, messages: readonly OnceMessage[]): Promise<number> {
   await admitBots(edge, messages);
-  const ids = await edge.producer.publishOnce(
-    'channel',
-    messages,
-    edge.dedupeTtlS,
-    edge.replicaWait,
+  const { replicaWait } = edge;
+  const publishing = edge.producer.publishOnce('channel', messages, edge.dedupeTtlS, replicaWait);
+  // Past the bound the platform is told 503 and sends it again; a publish that still lands has
+  // its markers, so the retry finds it seen and it counts once.
+  publishing.catch(() => undefined);
+  const bound = edge.publishWaitMs + (replicaWait.replicas > 0 ? replicaWait.timeoutMs : 0);
+  const ids = await withDeadline(publishing, bound, 'publishing the callback').catch(
+    (error: unknown) => {
+      if (error instanceof BotwireError && error.code === 'BW_ERR_UPSTREAM') {
+        throw new BotwireError('BW_ERR_UNAVAILABLE', `could not publish: ${error.message}`, {
+          cause: error,
+        });
+      }
+      throw error;
+    },
   );
   const admitted = messages.filter((_, i) => ids[i] !== null && ids[i] !== undefined);
   if (edge.botBacklog.max > 0 && admitted.length > 0) {
-    // Published already: a ledger write that fails only leaves the turn uncounted.
-    await admitTurns(
+    // Published already: a ledger write that fails, or waits on a master that is away, only
+    // leaves the turn uncounted; the answer does not wait for it past the backlog's bound.
+    const entered = admitTurns(
       edge.redis,
       edge.prefix,
       admitted.map(({ message }) => turnOf(message)),
       edge.botBacklog.horizonMs,
-    ).catch(() => undefined);
+    );
+    await withDeadline(entered, edge.botBacklog.waitMs, 'entering the turns').catch(
+      () => undefined,
+    );
   }
   return admitted.length;
 }

@@ -1,5 +1,5 @@
 import { BotwireError } from '../errors.ts';
-import { defineScript, type Redis } from '../redis.ts';
+import { defineScript, isCluster, type Redis } from '../redis.ts';
 import { describeProblems, type SchemaRegistry } from '../schemas.ts';
 import { orderingKeyOf, partitionOf, schemaOf, topicKeys, type Topic } from './topics.ts';
 
@@ -52,6 +52,13 @@ export const PRODUCER_SCRIPTS = { bwPublishOnce: { lua: PUBLISH_ONCE } };
 export interface ReplicaWait {
   replicas: number;
   timeoutMs: number;
+  /**
+   * The connection the write and its `WAIT` go on: one of their own. `WAIT` blocks the
+   * connection it is sent on until the replicas answer or the timeout passes, so on the shared
+   * connection every other command for that node (other bots' keys, other partitions) would
+   * queue behind it while a master has no replica. Without it, the producer's own connection.
+   */
+  redis?: Redis;
 }
 
 /** The script as an ioredis command (defined once per connection). */
@@ -184,7 +191,7 @@ export class Producer {
     for (const id of ids) if (id) onPublished?.(topic);
     if (wait && acknowledged < wait.replicas) {
       throw new BotwireError(
-        'BW_ERR_UNAVAILABLE',
+        'BW_ERR_NO_REPLICA',
         `could not publish: ${acknowledged} of ${wait.replicas} replicas acknowledged the write within ${wait.timeoutMs} ms`,
         { details: { topic, acknowledged, replicas: wait.replicas } },
       );
@@ -212,14 +219,25 @@ export class Producer {
       )[];
       return { ids, acknowledged: Infinity };
     }
-    const pipeline = redis.pipeline();
-    // Queued on the pipeline (its answer comes from exec): nothing to await here.
-    void (pipeline as unknown as PublishOnceCommand).bwPublishOnce(...args);
-    pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
-    const [script, waited] = (await pipeline.exec()) ?? [];
-    if (!script || !waited) throw new Error('no answer to the pipeline');
-    if (script[0]) throw script[0];
-    if (waited[0]) throw waited[0];
-    return { ids: script[1] as (string | null)[], acknowledged: Number(waited[1]) };
+    const connection = wait.redis ?? redis;
+    // The WAIT must reach the node that took the write, so a redirected script is not sent on
+    // alone (src/shared/redis-redirects.ts leaves pipelines with a WAIT to their caller): after a
+    // MOVED the slot map is read again and the pair is sent again (its markers make a write that
+    // ran count once); an ASK (the slot mid-migration) is an outage to wait out.
+    for (let attempt = 1; ; attempt += 1) {
+      const pipeline = connection.pipeline();
+      // Queued on the pipeline (its answer comes from exec): nothing to await here.
+      void (pipeline as unknown as PublishOnceCommand).bwPublishOnce(...args);
+      pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
+      const [script, waited] = (await pipeline.exec()) ?? [];
+      if (!script || !waited) throw new Error('no answer to the pipeline');
+      if (script[0] && /^MOVED /.test(script[0].message) && attempt < 3 && isCluster(connection)) {
+        await new Promise<void>((resolve) => connection.refreshSlotsCache(() => resolve()));
+        continue;
+      }
+      if (script[0]) throw script[0];
+      if (waited[0]) throw waited[0];
+      return { ids: script[1] as (string | null)[], acknowledged: Number(waited[1]) };
+    }
   }
 }
