@@ -553,6 +553,83 @@ forEachRedisMode('topic bus', (mode) => {
       }
     });
 
+    it('when a fourth consumer joins three under traffic, then only its share of the partitions (2 of 8) changes hands, each once, and every message is handled once, in order per key', async () => {
+      const seen = new Map<string, number[]>();
+      const handler = async (m: IndexerMessage) => {
+        await sleep(Math.random() * 4);
+        const [key, n] = m.collection_name.split('.') as [string, string];
+        seen.set(key, [...(seen.get(key) ?? []), Number(n)]);
+      };
+      // Eight partitions: with four, even assigning p to the (p mod n)-th member moves one only.
+      const wide = busFixture<IndexerMessage>({
+        topic: 'indexer',
+        partitions: 8,
+        redisUrl: mode.url(),
+      });
+      try {
+        const group = ['a', 'b', 'c'].map((name) =>
+          wide.consumer({ name, concurrency: 4, handler }),
+        );
+        for (const c of group) await c.start();
+        const owners = () => {
+          const by: (string | undefined)[] = new Array<string | undefined>(8).fill(undefined);
+          group.forEach((c, i) => c.partitions.forEach((p) => (by[p] = 'abcd'[i])));
+          return by;
+        };
+        await waitFor(
+          () =>
+            owners().every(Boolean) &&
+            group
+              .map((c) => c.partitions.length)
+              .sort()
+              .join() === '2,3,3',
+          { what: 'the three settled on 3, 3 and 2' },
+        );
+        const before = owners();
+        // Each partition's readers as they change, sampled while the fourth joins.
+        const changes = before.map(() => 0);
+        let last = before;
+        const sampler = setInterval(() => {
+          const now = owners();
+          now.forEach((o, p) => {
+            if (o && o !== last[p]) changes[p]! += 1;
+          });
+          last = now.map((o, p) => o ?? last[p]);
+        }, 5);
+        const keysUsed = Array.from({ length: 12 }, (_, i) => `chat${i}`);
+        const publishing = (async () => {
+          for (let n = 0; n < 15; n += 1) {
+            await wide.producer.publishMany(
+              keysUsed.map((key) => ({
+                topic: 'indexer' as const,
+                message: msg(`${key}.${n}`, key),
+              })),
+            );
+            await sleep(20);
+          }
+        })();
+        await sleep(60);
+        group.push(wide.consumer({ name: 'd', concurrency: 4, handler }));
+        await group[3]!.start();
+        await publishing;
+        await waitFor(() => group.every((c) => c.partitions.length === 2), {
+          what: 'two partitions each',
+        });
+        await waitFor(() => [...seen.values()].reduce((sum, list) => sum + list.length, 0) === 180);
+        clearInterval(sampler);
+        for (const key of keysUsed) expect(seen.get(key), key).to.deep.equal([...Array(15).keys()]);
+        const after = owners();
+        const moved = after.filter((o, p) => o !== before[p]);
+        expect(moved).to.deep.equal(['d', 'd']);
+        expect(
+          changes.reduce((sum, n) => sum + n, 0),
+          'reader changes',
+        ).to.equal(2);
+      } finally {
+        await wide.close();
+      }
+    });
+
     it('when Redis loses the topic keys under a running consumer, then it recreates them and goes on', async () => {
       const seen: string[] = [];
       await consumer({ handler: async (m) => void seen.push(m.collection_name) }).start();

@@ -1,7 +1,8 @@
 /**
  * Which partitions of a topic this process reads. Every consumer of a group heartbeats into the
- * topic's member set; partition p belongs to the (p mod n)-th live member in name order, so every
- * process computes the same assignment. A lease key per partition (owner name, expiring after
+ * topic's member set; each live member gets an even share of the partitions, keeping those it
+ * holds, so a scale step moves only the shares that change (`partition-assignment.ts`), and every
+ * process computes the same assignment from the members and the lease holders. A lease key per partition (owner name, expiring after
  * `leaseMs`) makes ownership exclusive while views of the member set briefly differ: a partition
  * is taken only once its previous owner released it or its lease ran out.
  *
@@ -22,6 +23,7 @@
 import type { Logger } from '../logger.ts';
 import type { Redis } from '../redis.ts';
 import { HEARTBEAT_SCRIPT } from './members.ts';
+import { assignPartitions } from './partition-assignment.ts';
 import type { TopicKeys } from './topics.ts';
 
 // Each lease key lies in its partition's slot (`topics.ts`), so a script may take only one: the
@@ -200,11 +202,19 @@ export class PartitionLeases {
         this.#leaseMs,
       )) as string[]
     ).sort();
-    const index = members.indexOf(this.#name);
+    // Who holds each lease now: this process knows its own; another's is read (one GET per
+    // partition, each to its slot's master). One that cannot be read counts as free: taking it
+    // then fails on its lease, and no partition of this process is given up for it.
+    const read = await Promise.allSettled(
+      partitions.map((_, p) =>
+        this.#owned.has(p) ? Promise.resolve(this.#name) : this.#redis.get(this.#keys.lease(p)),
+      ),
+    );
+    const holders = read.map((r) => (r.status === 'fulfilled' ? r.value : null));
     const desired = new Set(
-      partitions
-        .map((_, p) => p)
-        .filter((p) => members[p % members.length] === this.#name && index >= 0),
+      members.includes(this.#name)
+        ? assignPartitions(partitions.length, members, holders).get(this.#name)
+        : [],
     );
 
     this.#surplus.clear();
