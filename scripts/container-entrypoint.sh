@@ -2,7 +2,8 @@
 # The container image's entry point (Dockerfile): the first argument names what runs.
 #   api | channel | language | flow | retriver | indexer   that component, as the container's
 #                       main process (SIGTERM drains it; a second signal forces)
-#   migrate             knex migrate:latest on DATABASE_URL (run it before starting a new version)
+#   migrate             knex migrate:latest on DATABASE_URL (run it before starting a new version;
+#                       safe to run from several pods at once)
 #   stream-layout status|drain [--timeout S]|switch
 #                       the stream key layout migration (scripts/lib/stream-layout.ts;
 #                       docs/operations.md, "Stream key layout"); exit codes as its header says
@@ -20,7 +21,12 @@ case "$command" in
     exec node --import tsx "src/$command/main.ts" "$@"
     ;;
   migrate)
-    exec node --import tsx node_modules/knex/bin/cli.js --knexfile knexfile.ts migrate:latest "$@"
+    # Every pod's init container migrates (deploy/k8s): knex runs them one at a time on its lock
+    # row, but first runs on an empty database race to create knex's own tables and the losers
+    # fail ("already exists"); run once more, and the tables are there. A migration that fails
+    # fails the same way twice (each run is one transaction).
+    node --import tsx node_modules/knex/bin/cli.js --knexfile knexfile.ts migrate:latest "$@" ||
+      exec node --import tsx node_modules/knex/bin/cli.js --knexfile knexfile.ts migrate:latest "$@"
     ;;
   stream-layout)
     exec node --import tsx scripts/lib/stream-layout.ts "$@"

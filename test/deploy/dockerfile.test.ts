@@ -220,4 +220,25 @@ describe('container entry point', function () {
       await db.destroy();
     }
   });
+
+  it('when three pods migrate one empty schema at once (their init containers), then each exits 0 and every migration runs once', async () => {
+    const schema = uniqueName('m');
+    const db = createDb(DATABASE_URL, { poolMax: 1 });
+    try {
+      await db.raw('create schema ??', [schema]);
+      const results = await Promise.all(
+        [1, 2, 3].map(() => entry(['migrate'], { DATABASE_URL, DATABASE_SCHEMA: schema })),
+      );
+      for (const result of results) expect(result.code, result.stderr).to.equal(0);
+      const migrations = readdirSync(join(ROOT, 'migrations')).filter((f) => f.endsWith('.ts'));
+      const done = await db
+        .withSchema(schema)
+        .table('knex_migrations')
+        .select<{ name: string }[]>('name');
+      expect(done.map((row) => row.name).sort()).to.deep.equal(migrations.sort());
+    } finally {
+      await db.raw('drop schema if exists ?? cascade', [schema]);
+      await db.destroy();
+    }
+  });
 });

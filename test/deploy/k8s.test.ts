@@ -36,7 +36,7 @@ const SECRET_TEMPLATE = join(BASE, 'secret.template.yaml');
 const find = (objects: K8sObject[], kind: string, name: string): Any =>
   objects.find((o) => o.kind === kind && o.metadata.name === name);
 
-/** The pod template's first container and the pod spec of a Deployment or Job. */
+/** The pod template's first container and the pod spec of a Deployment. */
 const podOf = (object: Any): { pod: Any; container: Any } => ({
   pod: object.spec.template.spec,
   container: object.spec.template.spec.containers[0],
@@ -180,8 +180,14 @@ describe('Kubernetes manifests (deploy/k8s)', function () {
       secretKeys.filter((k) => !known.has(k)),
       'Secret',
     ).to.deep.equal([]);
-    for (const object of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
-      const { container } = podOf(object);
+    const containers = objects
+      .filter((o) => o.kind === 'Deployment')
+      .flatMap((o: Any) => [
+        ...o.spec.template.spec.containers,
+        ...(o.spec.template.spec.initContainers ?? []),
+      ]);
+    for (const container of containers) {
+      const object = { kind: 'container', metadata: { name: container.args[0] } } as K8sObject;
       const names = (container.env ?? []).map((e: Any) => e.name as string);
       expect(
         names.filter((n: string) => !known.has(n)),
@@ -216,9 +222,22 @@ describe('Kubernetes manifests (deploy/k8s)', function () {
     }
   });
 
-  it('when releases are applied, then a migration Job, the api Service and a disruption budget per component come with them', () => {
-    const { container } = podOf(find(objects, 'Job', 'botwire-migrate'));
-    expect(container.args).to.deep.equal(['migrate']);
+  it('when releases are applied, then every pod migrates before its component starts (no Job to delete and order by hand), and the api Service and a disruption budget per component come with them', () => {
+    // A Job cannot be changed once made: applied again with a new image it was refused.
+    expect(objects.filter((o) => o.kind === 'Job')).to.deep.equal([]);
+    for (const c of COMPONENTS) {
+      const { pod, container } = podOf(find(objects, 'Deployment', `botwire-${c}`));
+      expect(
+        pod.initContainers.map((i: Any) => [i.name, i.image, i.args]),
+        c,
+      ).to.deep.equal([['migrate', container.image, ['migrate']]]);
+      const [init] = pod.initContainers;
+      expect(init.securityContext, c).to.deep.equal(container.securityContext);
+      expect(
+        init.volumeMounts.map((m: Any) => m.mountPath),
+        c,
+      ).to.deep.equal(['/tmp']);
+    }
     const service = find(objects, 'Service', 'botwire-api');
     expect(service.spec.selector['app.kubernetes.io/component']).to.equal('api');
     for (const c of COMPONENTS) {
@@ -227,8 +246,8 @@ describe('Kubernetes manifests (deploy/k8s)', function () {
     }
   });
 
-  it('when Redis has a password, then every Deployment and the migrate Job read REDIS_URL from the Secret where it holds one, before the ConfigMap', () => {
-    for (const object of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
+  it('when Redis has a password, then every Deployment reads REDIS_URL from the Secret where it holds one, before the ConfigMap', () => {
+    for (const object of objects.filter((o) => o.kind === 'Deployment')) {
       const { container } = podOf(object);
       // `env` wins over `envFrom`; an optional key the Secret lacks sets nothing.
       const redis = (container.env ?? []).find((e: Any) => e.name === 'REDIS_URL');
@@ -315,9 +334,13 @@ describe('Kubernetes manifests (deploy/k8s)', function () {
     const rendered = await kubectlKustomize(OVERLAY);
     for (const object of rendered) await validateObject(object);
     const images = rendered
-      .filter((o) => o.kind === 'Deployment' || o.kind === 'Job')
-      .map((o) => podOf(o).container.image as string);
-    expect(images).to.have.length(COMPONENTS.length + 1);
+      .filter((o) => o.kind === 'Deployment')
+      .flatMap((o: Any) =>
+        [...o.spec.template.spec.containers, ...o.spec.template.spec.initContainers].map(
+          (c: Any) => c.image as string,
+        ),
+      );
+    expect(images).to.have.length(COMPONENTS.length * 2);
     for (const image of images) expect(image).to.equal('registry.example.com/botwire:0.1.0');
     expect(find(rendered, 'Deployment', 'botwire-api').spec.replicas).to.equal(3);
     expect(find(rendered, 'ConfigMap', 'botwire-settings').data.STREAM_PREFIX).to.equal('botwire');
