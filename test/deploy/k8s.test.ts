@@ -6,6 +6,8 @@
  */
 import { expect } from 'chai';
 import { Queue } from 'bullmq';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, SETTINGS } from '../../src/config.ts';
 import { groupOf, topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
@@ -35,6 +37,15 @@ const SECRET_TEMPLATE = join(BASE, 'secret.template.yaml');
 
 const find = (objects: K8sObject[], kind: string, name: string): Any =>
   objects.find((o) => o.kind === kind && o.metadata.name === name);
+
+/** The settings' ConfigMap: `botwire-settings-<hash of its content>`. */
+const settingsOf = (objects: K8sObject[]): Any => {
+  const maps = objects.filter(
+    (o) => o.kind === 'ConfigMap' && /^botwire-settings-[a-z0-9]{10}$/.test(o.metadata.name),
+  );
+  expect(maps, 'one botwire-settings-<hash>').to.have.length(1);
+  return maps[0];
+};
 
 /** The pod template's first container and the pod spec of a Deployment. */
 const podOf = (object: Any): { pod: Any; container: Any } => ({
@@ -87,7 +98,8 @@ function expectScalersOnTheCodesKeys(
 describe('Kubernetes manifests (deploy/k8s)', function () {
   this.timeout(120_000);
   const objects = renderBase(BASE);
-  const settings = find(objects, 'ConfigMap', 'botwire-settings').data as Record<string, string>;
+  const settingsMap = settingsOf(objects);
+  const settings = settingsMap.data as Record<string, string>;
   const [secret] = readObjects(SECRET_TEMPLATE) as Any[];
   const secretKeys = Object.keys(secret.stringData);
   /** The settings a component's pods get: the ConfigMap, and the Secret's keys as stand-ins. */
@@ -117,6 +129,29 @@ describe('Kubernetes manifests (deploy/k8s)', function () {
     const rendered = await kubectlKustomize(BASE);
     const byId = (list: K8sObject[]) => Object.fromEntries(list.map((o) => [idOf(o), o] as const));
     expect(byId(rendered)).to.deep.equal(byId(objects));
+  });
+
+  it('when a setting changes, then the settings ConfigMap gets a new name and every pod template names it, so every component rolls out with it', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'botwire-k8s-'));
+    try {
+      cpSync(BASE, copy, { recursive: true });
+      const env = join(copy, 'settings.env');
+      writeFileSync(env, readFileSync(env, 'utf8').replace('LOG_LEVEL=info', 'LOG_LEVEL=debug'));
+      const changed = renderBase(copy);
+      const renamed = settingsOf(changed);
+      expect(renamed.metadata.name).not.to.equal(settingsMap.metadata.name);
+      expect(renamed.data.LOG_LEVEL).to.equal('debug');
+      for (const c of COMPONENTS) {
+        const { pod } = podOf(find(changed, 'Deployment', `botwire-${c}`));
+        for (const container of [...pod.containers, ...pod.initContainers]) {
+          expect(container.envFrom, c).to.deep.equal([
+            { configMapRef: { name: renamed.metadata.name } },
+          ]);
+        }
+      }
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('when each component is looked for, then it has a Deployment running it with probes, resources and a non-root, read-only container', () => {
@@ -199,7 +234,9 @@ describe('Kubernetes manifests (deploy/k8s)', function () {
         if (ref && !ref.optional)
           expect(secretKeys, `${idOf(object)} ${e.name}`).to.include(ref.key);
       }
-      expect(container.envFrom).to.deep.equal([{ configMapRef: { name: 'botwire-settings' } }]);
+      expect(container.envFrom).to.deep.equal([
+        { configMapRef: { name: settingsMap.metadata.name } },
+      ]);
       const component = container.args[0] as string;
       if (component !== 'migrate') {
         expect(() => loadConfig(envOf(names), component), idOf(object)).not.to.throw();
@@ -343,7 +380,7 @@ describe('Kubernetes manifests (deploy/k8s)', function () {
     expect(images).to.have.length(COMPONENTS.length * 2);
     for (const image of images) expect(image).to.equal('registry.example.com/botwire:0.1.0');
     expect(find(rendered, 'Deployment', 'botwire-api').spec.replicas).to.equal(3);
-    expect(find(rendered, 'ConfigMap', 'botwire-settings').data.STREAM_PREFIX).to.equal('botwire');
+    expect(settingsOf(rendered).data.STREAM_PREFIX).to.equal('botwire');
   });
   it('when the redis-cluster overlay is rendered with kubectl, then it is valid, REDIS_URL names the cluster, and KEDA’s cluster scalers read the code’s keys on its seed nodes', async function () {
     if (!(await hasKubectl())) {
@@ -352,7 +389,7 @@ describe('Kubernetes manifests (deploy/k8s)', function () {
     }
     const rendered = await kubectlKustomize(CLUSTER_OVERLAY);
     for (const object of rendered) await validateObject(object);
-    const data = find(rendered, 'ConfigMap', 'botwire-settings').data as Record<string, string>;
+    const data = settingsOf(rendered).data as Record<string, string>;
     const target = parseRedisUrl(data.REDIS_URL!);
     expect(target.cluster, data.REDIS_URL).to.equal(true);
     const config = loadConfig({ ...envOf(secretKeys), ...data }, 'api');
@@ -364,8 +401,11 @@ describe('Kubernetes manifests (deploy/k8s)', function () {
       address: (t) => t.metadata.addresses,
       expected: target.nodes.map((n) => `${n.host}:${n.port}`).join(','),
     });
+    // Its settings are the overlay's, under a name of their own: applying it rolls them out.
+    expect(settingsOf(rendered).metadata.name).not.to.equal(settingsMap.metadata.name);
     // Everything else is the base's, unchanged.
-    const byId = (list: K8sObject[]) => new Set(list.map(idOf));
+    const byId = (list: K8sObject[]) =>
+      new Set(list.map((o) => idOf(o).replace(/botwire-settings-[a-z0-9]{10}$/, 'settings')));
     expect(byId(rendered)).to.deep.equal(byId(objects));
   });
 });
