@@ -11,6 +11,7 @@ import { BotwireError } from '../shared/errors.ts';
 import type { EmbeddingProvider } from '../shared/embeddings/provider.ts';
 import { vectorBytes } from '../shared/embeddings/vectors.ts';
 import { storable } from '../shared/pg-text.ts';
+import { lockCollectionJobs } from '../shared/knowledge/jobs.ts';
 
 /** Hashes looked up per statement. */
 const LOOKUP_BATCH = 1000;
@@ -119,7 +120,9 @@ export async function embedKeptChunks(
  * or of text gone in a re-index), `batch` rows per statement; returns how many went. Nothing is
  * deleted while another job of the collection is queued or running: it may have made vectors it
  * has not stored chunks for yet, or found old ones it is about to use. The last job to finish
- * cleans up.
+ * cleans up. Each batch looks for such jobs again, in one transaction with its deletion under the
+ * lock new jobs are recorded under (`lockCollectionJobs`), so a job created while the clean-up
+ * runs stops it before it can lose a vector.
  */
 export async function deleteUnusedVectors(
   db: Knex,
@@ -127,26 +130,33 @@ export async function deleteUnusedVectors(
   jobId: string,
   batch = 10_000,
 ): Promise<number> {
-  const other: { id: string } | undefined = await db('index_jobs')
-    .join('collections', 'collections.name', 'index_jobs.collection_name')
-    .where('collections.id', collectionId)
-    .whereNot('index_jobs.id', jobId)
-    .whereIn('index_jobs.status', ['queued', 'running'])
-    .first<{ id: string } | undefined>('index_jobs.id');
-  if (other) return 0;
+  const collection: { name: string } | undefined = await db('collections')
+    .where({ id: collectionId })
+    .first('name');
+  if (!collection) return 0;
   let deleted = 0;
   for (;;) {
-    const { rowCount } = await db.raw<{ rowCount: number }>(
-      `with c as (select vectors_model, active_generation from collections where id = :collection)
-       delete from chunk_vectors where collection_id = :collection and (model, text_sha) in (
-         select v.model, v.text_sha from chunk_vectors v, c
-         where v.collection_id = :collection and (
-           v.model is distinct from c.vectors_model
-           or not exists (select 1 from chunks ch where ch.collection_id = :collection
-                            and ch.generation = c.active_generation and ch.text_sha = v.text_sha))
-         limit :batch)`,
-      { collection: collectionId, batch },
-    );
+    const rowCount = await db.transaction(async (trx) => {
+      await lockCollectionJobs(trx, collection.name);
+      const other: { id: string } | undefined = await trx('index_jobs')
+        .where('collection_name', collection.name)
+        .whereNot('id', jobId)
+        .whereIn('status', ['queued', 'running'])
+        .first<{ id: string } | undefined>('id');
+      if (other) return 0;
+      const { rowCount: count } = await trx.raw<{ rowCount: number }>(
+        `with c as (select vectors_model, active_generation from collections where id = :collection)
+         delete from chunk_vectors where collection_id = :collection and (model, text_sha) in (
+           select v.model, v.text_sha from chunk_vectors v, c
+           where v.collection_id = :collection and (
+             v.model is distinct from c.vectors_model
+             or not exists (select 1 from chunks ch where ch.collection_id = :collection
+                              and ch.generation = c.active_generation and ch.text_sha = v.text_sha))
+           limit :batch)`,
+        { collection: collectionId, batch },
+      );
+      return count;
+    });
     deleted += rowCount;
     if (rowCount < batch) return deleted;
   }

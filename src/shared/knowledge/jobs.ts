@@ -66,6 +66,15 @@ export interface JobRow {
   finished_at: Date | null;
 }
 
+/**
+ * Takes, until `trx` ends, the lock that orders a collection's new jobs against the clean-up of
+ * vectors no job uses: a job is either recorded before a clean-up step looks for jobs, or after
+ * that step's deletions are committed (a Postgres advisory lock on the collection's name).
+ */
+export async function lockCollectionJobs(trx: Knex.Transaction, collection: string): Promise<void> {
+  await trx.raw(`select pg_advisory_xact_lock(hashtext('botwire:index-jobs:' || ?))`, [collection]);
+}
+
 /** A fresh public job id. */
 export function newJobId(): string {
   return `job_${randomBytes(12).toString('base64url')}`;
@@ -79,16 +88,20 @@ export async function createJob(
   db: Knex,
   job: { jobId: string; collection: string; files: readonly string[]; options: JobOptions },
 ): Promise<JobRow> {
-  await db('index_jobs')
-    .insert({
-      job_id: job.jobId,
-      collection_name: job.collection,
-      files: JSON.stringify(job.files),
-      options: JSON.stringify(job.options),
-      files_total: job.files.length,
-    })
-    .onConflict('job_id')
-    .ignore();
+  await db.transaction(async (trx) => {
+    // Not while a finished job's clean-up is deciding what no job uses (deleteUnusedVectors).
+    await lockCollectionJobs(trx, job.collection);
+    await trx('index_jobs')
+      .insert({
+        job_id: job.jobId,
+        collection_name: job.collection,
+        files: JSON.stringify(job.files),
+        options: JSON.stringify(job.options),
+        files_total: job.files.length,
+      })
+      .onConflict('job_id')
+      .ignore();
+  });
   const row = await findJob(db, job.jobId);
   if (!row) throw new Error(`index job ${job.jobId} vanished after insert`);
   return row;
