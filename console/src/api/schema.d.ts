@@ -5901,6 +5901,7 @@ export interface components {
               | 'BW_ERR_CONFIG'
               | 'BW_ERR_INTERNAL'
               | 'BW_ERR_UNAVAILABLE'
+              | 'BW_ERR_NO_REPLICA'
               | 'BW_ERR_OVERLOADED'
               | 'BW_ERR_BOT_OVERLOADED'
               | 'BW_ERR_EVENTS_BUSY'
