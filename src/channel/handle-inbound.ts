@@ -161,7 +161,7 @@ export async function handleInbound(
   const base = { ...turn, conversation };
   const message = inbound.message;
   if (deps.skipLanguage && message.message_type === 'text') {
-    const userLanguage = userLanguageOf(message.text, conversation);
+    const userLanguage = await userLanguageOf(message.text, conversation);
     return [
       {
         topic: 'flow',

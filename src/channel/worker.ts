@@ -17,6 +17,7 @@ import { MessagingLimit } from '../shared/whatsapp-messaging-limit.ts';
 import { recipientWrites } from './broadcasts/store.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
 import { VisitorStreams, WEB_SCRIPTS } from '../shared/web/visitor-stream.ts';
+import { loadLanguageDetection } from '../shared/languages/detect.ts';
 import { batchedRecordedOutbound, batchedRecordInbound, batchedRecordOutbound } from './store.ts';
 import { transcriptEvents } from './transcript-events.ts';
 
@@ -62,7 +63,12 @@ export async function startChannel(
     skipLanguage: config.skipLanguage,
     optWords: config.channel.optWords,
   };
-  if (config.skipLanguage) logger.info('LANGUAGE_HOP=when_needed: text goes straight to flow');
+  if (config.skipLanguage) {
+    logger.info('LANGUAGE_HOP=when_needed: text goes straight to flow');
+    // channel detects every text then: the model is loaded now, not in the first user's turn
+    // (with language doing it, channel never loads it: about 190 MB less).
+    await loadLanguageDetection();
+  }
   const breaker = new Breaker({
     redis: kit.redis,
     prefix: config.stream.prefix,

@@ -44,7 +44,7 @@ export const SAMPLE_CHARS = 20_000;
  * stemming, no stop words), which works for every language.
  */
 export async function chooseLanguage(db: Knex, sample: string): Promise<string> {
-  const { language, reliable } = detectLanguage(sample.slice(0, SAMPLE_CHARS));
+  const { language, reliable } = await detectLanguage(sample.slice(0, SAMPLE_CHARS));
   const config = reliable && language ? CONFIG_OF[language] : undefined;
   if (!config) return 'simple';
   const found = await db<{ cfgname: string }>('pg_catalog.pg_ts_config')

@@ -107,7 +107,7 @@ async function handleIn(
       },
     ];
   }
-  const userLanguage = userLanguageOf(text, conversation);
+  const userLanguage = await userLanguageOf(text, conversation);
   const translated = await translate(deps, text, userLanguage, conversation.bot_language, context);
   return [
     {

@@ -6,6 +6,7 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
+import { loadLanguageDetection } from '../shared/languages/detect.ts';
 import { consume, createKit, openDirectory, type Kit } from '../shared/worker-kit.ts';
 import { handleLanguage, type LanguageMessage } from './handle.ts';
 import { PlatformMedia } from './media.ts';
@@ -53,6 +54,8 @@ export async function startLanguage(
     throw new Error('CREDENTIALS_KEY is required by language when SPEECH_API_URL is set');
   }
   const http = overrides.fetch ?? fetch;
+  // Every text is detected here: the model is loaded now, not in the first user's turn.
+  await loadLanguageDetection();
   const kit = createKit(config, logger, { name: 'botwire-language' });
   const translator = translateApiUrl
     ? new LibreTranslate(translateApiUrl, {
