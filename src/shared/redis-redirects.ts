@@ -75,6 +75,11 @@ async function followed(
 ): Promise<Result[]> {
   // ioredis leaves the ASKING it adds out of the answers.
   const commands = pipeline._queue.filter((command) => !command.ignore);
+  // A WAIT speaks of the writes its connection sent before it: sending one of them elsewhere
+  // would make its answer about the wrong node. The caller follows such a pipeline itself, and a
+  // transaction's commands cannot be sent apart: both are answered as ioredis answers them.
+  if (commands.some((command) => command.inTransaction || command.name.toLowerCase() === 'wait'))
+    return (await outcome) as Result[];
   let results: Result[];
   try {
     results = (await outcome) as Result[];
@@ -82,10 +87,6 @@ async function followed(
     if (!UNGROUPABLE.test(String((error as Error).message))) throw error;
     results = commands.map(() => [error as Error, null]);
   }
-  // A WAIT speaks of the writes its connection sent before it: sending one of them elsewhere
-  // would make its answer about the wrong node. The caller follows such a pipeline itself.
-  if (commands.some((command) => command.inTransaction || command.name.toLowerCase() === 'wait'))
-    return results;
   const regroup = results.every(([error]) => error && UNGROUPABLE.test(error.message));
   const out: Result[] = [];
   for (const [i, result] of results.entries()) {
