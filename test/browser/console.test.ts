@@ -14,6 +14,7 @@ import {
   consoleService,
   expectNoCspViolations,
   screenshot,
+  serviceDb,
   signIn,
   type ConsoleService,
 } from './support.ts';
@@ -214,6 +215,32 @@ describe('console in a browser', function () {
       what: 'the bot deleted',
     });
     expectNoCspViolations(page);
+  });
+
+  it("when a channel's credentials do not open with the service's key, then the bot page says so and offers only the channel's removal", async () => {
+    const created = await api('POST', '/v2/bots', {
+      name: 'Sealed shop',
+      channel: { type: 'whatsapp', details: { phone_number_id: '5550199', access_token: 'x' } },
+    });
+    expect(created.status).to.equal(201);
+    const appId = ((await created.json()) as { app_id: string }).app_id;
+    // As if sealed with a key the service no longer has (docs/security.md).
+    const db = await serviceDb(appId);
+    try {
+      await db('channels').where({ app_id: appId }).update({ credentials: 'v1.sealed-elsewhere' });
+    } finally {
+      await db.destroy();
+    }
+    const page = await service.newPage();
+    await signIn(page, service.adminKey);
+    await page.goto(`/console/bots/${appId}`);
+    await page.getByRole('heading', { name: 'Sealed shop', level: 1 }).waitFor();
+    const channels = page.getByRole('region', { name: 'Channels' });
+    await channels.getByRole('alert').getByText('do not open').waitFor();
+    expect(await channels.getByText('messaging limit').count()).to.equal(0);
+    expect(await channels.getByRole('form', { name: 'Messaging limit' }).count()).to.equal(0);
+    await channels.getByRole('button', { name: /Remove/ }).waitFor();
+    await screenshot(page, 'bot-channel-unreadable');
   });
 
   it('when the bots list, a bot and the Knowledge and Operations sections are shown, then they pass axe', async () => {
