@@ -4,7 +4,7 @@
  */
 import { admitTurns, botBacklog, type AdmittedTurn } from '../../shared/bot-turns.ts';
 import { withDeadline } from '../../shared/deadline.ts';
-import { BotwireError } from '../../shared/errors.ts';
+import { BotwireError, errorMessage } from '../../shared/errors.ts';
 import { describeProblems } from '../../shared/schemas.ts';
 import type { OnceMessage } from '../../shared/bus/producer.ts';
 import type { Edge } from '../edge.ts';
@@ -93,13 +93,11 @@ async function admitBots(edge: Edge, messages: readonly OnceMessage[]): Promise<
         botBacklog(edge.redis, edge.prefix, appId, [...ids], horizonMs),
       ),
     );
-    // A late answer is dropped, and a late failure with it.
-    reads.catch(() => undefined);
     counts = await withDeadline(reads, waitMs, 'reading the bot backlog');
   } catch (error) {
     edge.warnings.warn(
       'bot-backlog',
-      { reason: error instanceof Error ? error.message : String(error) },
+      { reason: errorMessage(error) },
       'bot backlog unread: callbacks taken uncounted',
     );
     return;
@@ -119,20 +117,14 @@ async function admitBots(edge: Edge, messages: readonly OnceMessage[]): Promise<
 export async function publishOnce(edge: Edge, messages: readonly OnceMessage[]): Promise<number> {
   await admitBots(edge, messages);
   const { replicaWait } = edge;
-  const publishing = edge.producer.publishOnce('channel', messages, edge.dedupeTtlS, replicaWait);
   // Past the bound the platform is told 503 and sends it again; a publish that still lands has
   // its markers, so the retry finds it seen and it counts once.
-  publishing.catch(() => undefined);
   const bound = edge.publishWaitMs + (replicaWait.replicas > 0 ? replicaWait.timeoutMs : 0);
-  const ids = await withDeadline(publishing, bound, 'publishing the callback').catch(
-    (error: unknown) => {
-      if (error instanceof BotwireError && error.code === 'BW_ERR_UPSTREAM') {
-        throw new BotwireError('BW_ERR_UNAVAILABLE', `could not publish: ${error.message}`, {
-          cause: error,
-        });
-      }
-      throw error;
-    },
+  const ids = await withDeadline(
+    edge.producer.publishOnce('channel', messages, edge.dedupeTtlS, replicaWait),
+    bound,
+    'publishing the callback',
+    'BW_ERR_UNAVAILABLE',
   );
   const admitted = messages.filter((_, i) => ids[i] !== null && ids[i] !== undefined);
   if (edge.botBacklog.max > 0 && admitted.length > 0) {
