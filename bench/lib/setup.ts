@@ -155,10 +155,11 @@ export interface Scratch {
 /**
  * Connects to Redis and the admin database, creates and migrates a scratch database, and pushes
  * the cleanups that drop it, delete the run's keys and close both connections. `note` is added to
- * the line that names the scratch database and key prefix.
+ * the line that names the scratch database and key prefix. With `migrate: false` the database is
+ * left empty (for a baseline that is not botwire).
  */
 export async function openScratch(
-  options: { redisUrl: string; adminDatabaseUrl: string },
+  options: { redisUrl: string; adminDatabaseUrl: string; migrate?: boolean },
   connectionName: string,
   note = '',
 ): Promise<Scratch> {
@@ -184,6 +185,7 @@ export async function openScratch(
     what: `delete keys ${prefix}*`,
     run: async () => console.error(`bench: deleted ${await deleteKeys(redis, `${prefix}*`)} keys`),
   });
+  if (options.migrate === false) return { prefix, dbName, databaseUrl, redis, adminDb };
   await runCommand(
     ROOT,
     'bash',

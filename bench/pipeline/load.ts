@@ -101,6 +101,13 @@ export interface LoadOptions {
   maxBacklog: number;
   /** How a turn is posted. @defaultValue telegramRequest */
   request?: TurnRequest;
+  /**
+   * Which of several loads on the same users this is (a capacity sweep's rates): from round 1 on,
+   * texts are `u<user>-<round>.<seq>` and update ids start 10 million further, so that no turn
+   * repeats an earlier load's text or update id (the edge would drop it as a duplicate).
+   * @defaultValue 0
+   */
+  round?: number;
 }
 
 /** What a run came to; times are `performance.now()` values, durations in ms. */
@@ -148,7 +155,7 @@ export class Load {
   readonly #replyTimes: number[] = [];
   /** Turn number k of the next turn: user k mod U, that user's message number floor(k / U). */
   #next = 0;
-  #updateId = 1_000_000;
+  #updateId: number;
   #backlog = 0;
   #unanswered = 0;
   #window = { start: Infinity, end: Infinity };
@@ -165,6 +172,7 @@ export class Load {
 
   constructor(options: LoadOptions) {
     this.#o = options;
+    this.#updateId = 1_000_000 + (options.round ?? 0) * 10_000_000;
     this.#agent = new Agent({ keepAlive: true, maxSockets: options.connections });
     this.#lines = options.users.map(() => ({ busy: false, queue: [] }));
   }
@@ -316,7 +324,7 @@ export class Load {
       return;
     }
     const { chatId } = this.#o.users[user]!;
-    const text = `u${user}-${seq}`;
+    const text = this.#o.round ? `u${user}-${this.#o.round}.${seq}` : `u${user}-${seq}`;
     const turn: Turn = {
       user,
       seq,

@@ -10,7 +10,10 @@ import type { Topic } from '../../src/shared/bus/topics.ts';
 import type { Knex } from '../../src/shared/db.ts';
 import type { Redis } from '../../src/shared/redis.ts';
 import { BENCH_PARTITIONS } from '../lib/setup.ts';
-import type { Load } from './load.ts';
+import { PACES } from '../../src/channel/pacing.ts';
+import type { BotAddress } from './bots.ts';
+import { Load, type User } from './load.ts';
+import type { PlatformStandIn } from './platform.ts';
 import { backlogOf, counterDelta, machineTicks, readCounters, type CpuGroup } from './probes.ts';
 import { printReport, type CpuRow, type MachineCpu, type Setup, type Summary } from './report.ts';
 
@@ -29,6 +32,99 @@ export interface Phase {
   adminDb: Knex;
   /** A file for each measured turn's send time and latency (BENCH_LATENCY_DUMP). */
   latencyDump: string | undefined;
+  /** Send every user's first message before the warm-up. @defaultValue true */
+  introduce?: boolean;
+}
+
+/**
+ * What answers the simulated Telegram users, started: botwire's pipeline (./botwire.ts) or the
+ * grammY baseline (./grammy.ts), with what the bench reads of it while it runs.
+ */
+export interface System {
+  /** The report's description of it. */
+  setup: Pick<Setup, 'system' | 'processes' | 'languageHop' | 'redis'>;
+  /** Where the users POST their updates. */
+  origin: URL;
+  /** The stand-in Telegram API its replies go to. */
+  platform: PlatformStandIn;
+  /** Its bots' callback paths and secrets; users are spread over them round-robin. */
+  bots: readonly BotAddress[];
+  /** Whether it paces Telegram sends (channel's pacing; the grammY bot has none). */
+  paced: boolean;
+  cpuGroups: CpuGroup[];
+  /** The bus topics whose backlog is reported (none for the baseline). */
+  topics: readonly Topic[];
+  prefix: string;
+  dbName: string;
+  redis: Redis;
+  adminDb: Knex;
+}
+
+/** The Telegram users of a run: a private chat each, spread round-robin over the bots. */
+export function telegramUsers(bots: readonly BotAddress[], count: number): User[] {
+  return Array.from({ length: count }, (_, u) => ({
+    chatId: 500_000_000 + u,
+    ...bots[u % bots.length]!,
+  }));
+}
+
+/**
+ * One measured phase of Telegram users against `system` at `rate`. `round` numbers the phases on
+ * the same users (Load's `round`); only the first introduces them.
+ */
+export async function measureTelegram(
+  system: System,
+  o: {
+    users: number;
+    rate: number;
+    round: number;
+    seconds: number;
+    warmupSeconds: number;
+    graceSeconds: number;
+    connections: number;
+    latencyDump: string | undefined;
+  },
+): Promise<Summary> {
+  const load = new Load({
+    origin: system.origin,
+    users: telegramUsers(system.bots, o.users),
+    rate: o.rate,
+    connections: o.connections,
+    maxBacklog: Math.max(1000, o.rate * 10),
+    round: o.round,
+  });
+  system.platform.onSend = (sent) => load.onReply(sent);
+  try {
+    return await runPhase({
+      load,
+      setup: {
+        ...system.setup,
+        channel: 'telegram',
+        users: o.users,
+        bots: system.bots.length,
+        rate: o.rate,
+        seconds: o.seconds,
+        warmupSeconds: o.warmupSeconds,
+        paceCeiling: system.paced
+          ? Math.min(
+              (system.bots.length * 1000) / PACES.telegramBot.intervalMs,
+              (o.users * 1000) / PACES.telegramPrivateChat.intervalMs,
+            )
+          : Infinity,
+      },
+      graceSeconds: o.graceSeconds,
+      cpuGroups: system.cpuGroups,
+      topics: system.topics,
+      prefix: system.prefix,
+      dbName: system.dbName,
+      redis: system.redis,
+      adminDb: system.adminDb,
+      latencyDump: o.latencyDump,
+      introduce: o.round === 0,
+    });
+  } finally {
+    load.close();
+  }
 }
 
 export async function runPhase(phase: Phase): Promise<Summary> {
@@ -42,13 +138,16 @@ export async function runPhase(phase: Phase): Promise<Summary> {
   let loadAfter = Number.NaN;
   let countersBefore: ReturnType<typeof readCounters> | undefined;
   let countersAfter: ReturnType<typeof readCounters> | undefined;
+  if (phase.introduce !== false) {
+    console.error(
+      `bench: ${setup.system}, ${setup.channel}: introducing ${setup.users} users (first message each, ${Math.min(setup.rate, INTRODUCTION_RATE)}/s)`,
+    );
+    await load.introduce(Math.min(setup.rate, INTRODUCTION_RATE), 60_000);
+    if (load.owed > 0)
+      console.error(`bench: ${load.owed} first messages still unanswered; going on`);
+  }
   console.error(
-    `bench: ${setup.channel}: introducing ${setup.users} users (first message each, ${Math.min(setup.rate, INTRODUCTION_RATE)}/s)`,
-  );
-  await load.introduce(Math.min(setup.rate, INTRODUCTION_RATE), 60_000);
-  if (load.owed > 0) console.error(`bench: ${load.owed} first messages still unanswered; going on`);
-  console.error(
-    `bench: ${setup.channel}: ${setup.users} users, ${setup.rate} turns/s: ${setup.warmupSeconds} s warm-up, then ${setup.seconds} s measured`,
+    `bench: ${setup.system}, ${setup.channel}: ${setup.users} users, ${setup.rate} turns/s: ${setup.warmupSeconds} s warm-up, then ${setup.seconds} s measured`,
   );
   await load.drive(setup.warmupSeconds * 1000, setup.seconds * 1000, (mark) => {
     const readings = cpuGroups.map((g) => g.read());

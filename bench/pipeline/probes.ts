@@ -3,6 +3,7 @@
  * the machine (from /proc), the backlog of each topic, and Postgres and Redis work counters.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { assignPartitions } from '../../src/shared/bus/partition-assignment.ts';
 import { topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
 import type { Knex } from '../../src/shared/db.ts';
 import { isCluster, mastersOf, RedisNode, type Redis } from '../../src/shared/redis.ts';
@@ -96,8 +97,8 @@ export function machineTicks(): [number, number, number] | undefined {
 
 /**
  * Waits until every process in `children` has joined the group of `topic` and the partitions are
- * spread over them as the lease rule wants (partition p to the (p mod n)-th member by name), so
- * the measured run does not include a rebalance. Each child's name is its CONSUMER_NAME.
+ * held where the assignment wants them to stay (`assignPartitions`, as every consumer computes it),
+ * so the measured run does not include a rebalance. Each child's name is its CONSUMER_NAME.
  */
 export async function waitConsuming(
   redis: Redis,
@@ -117,7 +118,9 @@ export async function waitConsuming(
     if (members.join() === names.join()) {
       // One GET per lease: each partition's keys lie in a slot of their own on a cluster.
       const owners = await Promise.all(keys.partitions.map((_, p) => redis.get(keys.lease(p))));
-      if (owners.every((owner, p) => owner === members[p % members.length])) return;
+      // Settled: every partition held, and held where the assignment wants it to stay.
+      const wanted = assignPartitions(partitions, members, owners);
+      if (owners.every((owner, p) => owner !== null && wanted.get(owner)?.includes(p))) return;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -8,6 +8,8 @@ export const TARGET_TURNS_PER_S = 500;
 export const TARGET_P99_MS = 100;
 
 export interface Setup {
+  /** What answers: botwire's pipeline, or the hand-written grammY bot (./grammy-bot.ts). */
+  system: 'botwire' | 'grammY';
   /** Whose users the phase simulates. */
   channel: 'telegram' | 'web';
   processes: number;
@@ -26,7 +28,11 @@ export interface Setup {
 
 /** A phase's headline figures, for the comparison of channels in one run. */
 export interface Summary {
+  system: Setup['system'];
   channel: Setup['channel'];
+  /** The rate offered (BENCH_RATE, or the sweep's). */
+  rate: number;
+  /** Turns/s issued in the measured window. */
   offered: number;
   /** First replies per second inside the measured window. */
   sustained: number;
@@ -34,6 +40,13 @@ export interface Summary {
   p99: number;
   lost: number;
   meets: boolean;
+  /**
+   * The rate was carried: replies at 95 % of the offered rate or more, p99 under
+   * TARGET_P99_MS, and nothing lost, duplicated, out of order, refused or not offered.
+   */
+  carried: boolean;
+  /** CPU µs per turn replied of each row of the CPU table (undefined where /proc was unread). */
+  cpuRows: { name: string; usPerTurn: number | undefined }[];
   /**
    * CPU µs per turn replied in the window: all rows (`total`), the botwire processes (`pipeline`:
    * api, channel, language, flow) and the Redis server(s); undefined without /proc.
@@ -92,8 +105,12 @@ export function printReport(report: {
   const p50 = percentile(r.latencies, 0.5);
   const p99 = percentile(r.latencies, 0.99);
 
+  const what =
+    setup.system === 'grammY'
+      ? 'grammY baseline: one process, sessions in Postgres'
+      : `${setup.redis ? `${setup.redis}, ` : ''}${setup.channel}: ${setup.processes} process(es) each of channel, language, flow (+ 1 api), LANGUAGE_HOP=${setup.languageHop}`;
   console.log(
-    `\n${setup.redis ? `${setup.redis}, ` : ''}${setup.channel}: ${setup.processes} process(es) each of channel, language, flow (+ 1 api), LANGUAGE_HOP=${setup.languageHop}; ${setup.users} users over ${setup.bots} bot(s); ` +
+    `\n${what}; ${setup.users} users over ${setup.bots} bot(s); ` +
       `offered ${setup.rate} turns/s open-loop; ${windowS.toFixed(1)} s measured after ${setup.warmupSeconds} s warm-up\n`,
   );
   console.log(
@@ -231,14 +248,22 @@ export function printReport(report: {
     r.repliesInWindow === 0 || rows.length === 0 || rows.some((row) => row.seconds === undefined)
       ? undefined
       : (rows.reduce((sum, row) => sum + row.seconds!, 0) * 1e6) / r.repliesInWindow;
+  const offered = r.measuredTurns / windowS;
   return {
+    system: setup.system,
     channel: setup.channel,
-    offered: r.measuredTurns / windowS,
+    rate: setup.rate,
+    offered,
     sustained,
     p50,
     p99,
     lost: r.lost,
     meets,
+    carried:
+      sustained >= 0.95 * offered &&
+      p99 < TARGET_P99_MS &&
+      r.lost + r.duplicated + r.outOfOrder + r.refused + r.skipped + r.unknown === 0,
+    cpuRows: report.cpu.map((row) => ({ name: row.name, usPerTurn: perTurnOf([row]) })),
     cpuPerTurnUs: {
       total: perTurnOf(report.cpu),
       pipeline: perTurnOf(report.cpu.filter((row) => row.role === 'pipeline')),
@@ -287,9 +312,6 @@ export function printRedisComparison(runs: readonly RedisRun[]): void {
   // The single node is the baseline wherever it ran in the order (BENCH_REDIS=cluster,single).
   const base = runs.find((run) => run.redis === 'single node') ?? runs[0];
   if (base === undefined || runs.length < 2) return;
-  const us = (value: number | undefined): string => (value === undefined ? '-' : value.toFixed(0));
-  const ratio = (a: number | undefined, b: number | undefined): string =>
-    a === undefined || b === undefined || b === 0 ? '-' : (a / b).toFixed(2);
   console.log(
     `\nRedis set-ups in this run, against ${base.redis} (the baseline), same offered rate\n`,
   );
@@ -324,21 +346,136 @@ export function printRedisComparison(runs: readonly RedisRun[]): void {
         ms(s.p50),
         ms(s.p99),
         String(s.lost),
-        us(s.cpuPerTurnUs.total),
-        us(s.cpuPerTurnUs.pipeline),
-        us(s.cpuPerTurnUs.redis),
+        usText(s.cpuPerTurnUs.total),
+        usText(s.cpuPerTurnUs.pipeline),
+        usText(s.cpuPerTurnUs.redis),
         m ? `${m.load[0].toFixed(1)}→${m.load[1].toFixed(1)}` : '-',
-        m && s.cpuPerTurnUs.total !== undefined
-          ? // What the rows did not account for, as in the report's machine line.
-            (
-              Math.max(0, m.busy - (s.cpuPerTurnUs.total * s.sustained) / 1e6 / m.cores) * 100
-            ).toFixed(0)
-          : '-',
-        ratio(s.sustained, b?.sustained),
-        ratio(s.p99, b?.p99),
-        ratio(s.cpuPerTurnUs.total, b?.cpuPerTurnUs.total),
+        othersPercent(s),
+        ratioText(s.sustained, b?.sustained),
+        ratioText(s.p99, b?.p99),
+        ratioText(s.cpuPerTurnUs.total, b?.cpuPerTurnUs.total),
       ]);
     }
   }
   console.log(table(rows));
+}
+
+/** Share of both cores other processes took in a summary's window, as in the report's machine line. */
+function othersPercent(s: Summary): string {
+  const m = s.machine;
+  if (!m || s.cpuPerTurnUs.total === undefined) return '-';
+  return (Math.max(0, m.busy - (s.cpuPerTurnUs.total * s.sustained) / 1e6 / m.cores) * 100).toFixed(
+    0,
+  );
+}
+
+const usText = (value: number | undefined): string =>
+  value === undefined ? '-' : value.toFixed(0);
+const ratioText = (a: number | undefined, b: number | undefined): string =>
+  a === undefined || b === undefined || b === 0 ? '-' : (a / b).toFixed(2);
+
+/**
+ * botwire's phases beside the grammY baseline measured in the same run at the same offered rate,
+ * with the ratios, and where each one's CPU per turn goes.
+ */
+export function printBaselineComparison(
+  baseline: Summary,
+  runs: readonly { label: string; summary: Summary }[],
+): void {
+  console.log(
+    `\nbotwire beside the grammY baseline (the same load generator, stand-in and accounting), ratios against grammY\n`,
+  );
+  const rows: string[][] = [
+    [
+      'system',
+      'offered/s',
+      'turns/s',
+      'p50 ms',
+      'p99 ms',
+      'lost',
+      'CPU µs/turn',
+      'load avg',
+      'others %',
+      'CPU ratio',
+      'turns/s ratio',
+      'p99 ratio',
+    ],
+  ];
+  for (const { label, summary: s } of [{ label: 'grammY', summary: baseline }, ...runs]) {
+    const m = s.machine;
+    rows.push([
+      label,
+      s.offered.toFixed(0),
+      s.sustained.toFixed(0),
+      ms(s.p50),
+      ms(s.p99),
+      String(s.lost),
+      usText(s.cpuPerTurnUs.total),
+      m ? `${m.load[0].toFixed(1)}→${m.load[1].toFixed(1)}` : '-',
+      othersPercent(s),
+      ratioText(s.cpuPerTurnUs.total, baseline.cpuPerTurnUs.total),
+      ratioText(s.sustained, baseline.sustained),
+      ratioText(s.p99, baseline.p99),
+    ]);
+  }
+  console.log(table(rows));
+  console.log('\nwhere a turn’s CPU goes (µs per turn replied)');
+  for (const { label, summary: s } of [{ label: 'grammY', summary: baseline }, ...runs]) {
+    console.log(
+      `  ${label}: ${s.cpuRows.map((row) => `${row.name} ${usText(row.usPerTurn)}`).join(', ')}`,
+    );
+  }
+}
+
+/**
+ * A capacity sweep (BENCH_SWEEP): per offered rate, each system's figures, and the highest rate
+ * each carried (`Summary.carried`). A system's sweep stops at the first rate it does not carry.
+ */
+export function printSweep(rates: readonly number[], results: readonly Summary[]): void {
+  const systems = [...new Set(results.map((s) => s.system))];
+  const at = (system: Summary['system'], rate: number): Summary | undefined =>
+    results.find((s) => s.system === system && s.rate === rate);
+  console.log(
+    `\ncapacity sweep: each system at each offered rate until the first it does not carry ` +
+      `(carried: replies at 95 % of the offered rate or more, p99 < ${TARGET_P99_MS} ms, nothing lost, duplicated, out of order or refused)\n`,
+  );
+  const header = ['offered/s'];
+  for (const system of systems) {
+    header.push(`${system} turns/s`, 'p99 ms', 'lost', 'µs/turn', 'carried');
+  }
+  if (systems.length > 1) header.push(`µs/turn ratio ${systems[1]}/${systems[0]}`);
+  const rows: string[][] = [header];
+  for (const rate of rates) {
+    const row = [String(rate)];
+    for (const system of systems) {
+      const s = at(system, rate);
+      row.push(
+        s ? s.sustained.toFixed(0) : '-',
+        s ? ms(s.p99) : '-',
+        s ? String(s.lost) : '-',
+        s ? usText(s.cpuPerTurnUs.total) : '-',
+        s ? (s.carried ? 'yes' : 'no') : 'not run',
+      );
+    }
+    if (systems.length > 1) {
+      row.push(
+        ratioText(
+          at(systems[1]!, rate)?.cpuPerTurnUs.total,
+          at(systems[0]!, rate)?.cpuPerTurnUs.total,
+        ),
+      );
+    }
+    rows.push(row);
+  }
+  console.log(table(rows));
+  const capacity = systems.map((system) => {
+    const carried = results.filter((s) => s.system === system && s.carried).map((s) => s.rate);
+    return { system, rate: carried.length > 0 ? Math.max(...carried) : 0 };
+  });
+  console.log(
+    `\nhighest rate carried: ${capacity.map((c) => `${c.system} ${c.rate || 'none'}`).join(', ')}` +
+      (capacity.length > 1 && capacity[0]!.rate > 0
+        ? ` (${capacity[1]!.system}/${capacity[0]!.system} ${(capacity[1]!.rate / capacity[0]!.rate).toFixed(2)})`
+        : ''),
+  );
 }
