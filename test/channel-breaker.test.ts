@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Breaker, BREAKER_SCRIPTS } from '../src/channel/breaker.ts';
-import { botBacklog, parkedKey } from '../src/shared/bot-turns.ts';
+import { parkedKey, parkedReplies } from '../src/shared/bot-turns.ts';
 import { createRedis, type Redis } from '../src/shared/redis.ts';
 import { dropPrefix, REDIS_URL, uniquePrefix } from './support/services.ts';
 
@@ -120,6 +120,6 @@ describe('channel circuit breaker and parking (Redis)', () => {
     await b.admit(a, 't1', '{}', true);
     await b.admit(a, 't2', '{}', true);
     expect(await redis.xlen(parkedKey(prefix, a))).to.equal(2);
-    expect(await botBacklog(redis, prefix, 'bot-x', [a], 60_000)).to.equal(2);
+    expect(await parkedReplies(redis, prefix, [a])).to.equal(2);
   });
 });

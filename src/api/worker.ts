@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import type { Knex } from '../shared/db.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
+import { BOT_TURN_SCRIPTS } from '../shared/bot-turns.ts';
 import { createKit, openDirectory } from '../shared/worker-kit.ts';
 import { HealthFile } from '../shared/health-file.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -66,6 +67,7 @@ export async function startApi(
     name: 'botwire-api',
     failFast: true,
     enableAutoPipelining: true,
+    scripts: BOT_TURN_SCRIPTS,
     onPublished: (topic) => metrics.published.inc({ topic }),
     onEventLost: (type) => metrics.eventsLost.inc({ type }),
   });

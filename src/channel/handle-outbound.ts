@@ -21,7 +21,7 @@
  */
 import { streamsReplies } from '../shared/bots/types.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
-import { finishTurn } from '../shared/bot-turns.ts';
+import { finishTurns } from '../shared/bot-turns.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { PlatformError } from './platform-api.ts';
 import { sendReply, type ChannelOut, type OutboundDeps } from './send-reply.ts';
@@ -40,12 +40,9 @@ export function isPlatformFailure(error: unknown, counting429 = false): boolean 
 /** Takes a finished (or parked) turn out of its bot's ledger; a miss heals with the horizon. */
 async function finished(deps: OutboundDeps, input: ChannelOut, context: MessageContext) {
   if (!deps.ledger) return;
-  await finishTurn(
-    deps.ledger,
-    deps.prefix,
-    input.bot_output.conversation.app_id,
+  await finishTurns(deps.ledger, deps.prefix, input.bot_output.conversation.app_id, [
     input.turn_id,
-  ).catch((error: unknown) =>
+  ]).catch((error: unknown) =>
     context.log.debug({ err: error }, 'could not take the turn out of the bot ledger'),
   );
 }

@@ -1,6 +1,6 @@
 /** Wires `channel`: Postgres, the bot directory, the platform APIs, and the `channel` topic. */
 import type { Config } from '../config.ts';
-import { finishTurn } from '../shared/bot-turns.ts';
+import { finishTurns } from '../shared/bot-turns.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
@@ -130,12 +130,9 @@ export async function startChannel(
       const out = await handleInbound(inbound, message, context);
       // Nothing goes on (a status, a redelivery, a switched-off bot): the turn is finished.
       if (out.length === 0) {
-        await finishTurn(
-          kit.redis,
-          config.stream.prefix,
-          message.bot_input.app_id,
+        await finishTurns(kit.redis, config.stream.prefix, message.bot_input.app_id, [
           message.turn_id,
-        ).catch(() => undefined);
+        ]).catch(() => undefined);
       }
       return out;
     },

@@ -11,7 +11,7 @@ import type { HandoffEvent } from '../shared/events/types.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDirectory, type Kit } from '../shared/worker-kit.ts';
 import { addressPolicy } from './address-policy.ts';
-import { finishTurn } from '../shared/bot-turns.ts';
+import { finishTurns } from '../shared/bot-turns.ts';
 import type { MessageContext } from '../shared/bus/consumer.ts';
 import { handleTurn, type FlowInput } from './handle-turn.ts';
 import { PatternMatcher } from './pattern-matcher.ts';
@@ -148,7 +148,7 @@ export async function startFlow(config: Config, logger: Logger): Promise<Service
     // bot's backlog until the horizon.
     if (out.length === 0) {
       const appId = message.conversation.app_id;
-      await finishTurn(kit.redis, config.stream.prefix, appId, message.turn_id).catch(
+      await finishTurns(kit.redis, config.stream.prefix, appId, [message.turn_id]).catch(
         () => undefined,
       );
     }

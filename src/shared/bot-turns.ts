@@ -2,7 +2,7 @@
  * What waits for one bot, for per-bot backpressure at the edge (docs/pipeline.md, "Fairness
  * between bots").
  *
- * - The turn ledger: a sorted set per bot of the turns the edge published (member turn id, score
+ * - The turn ledger: a sorted set per bot of the turns the edge took (member turn id, score
  *   the time it was admitted, ms). `channel` removes a turn when it is finished: its reply sent,
  *   its inbound message ending with nothing for the flow, its reply dropped, or the turn parked
  *   (it then counts in the parking stream); `flow` removes a turn that publishes nothing. Entries
@@ -48,30 +48,71 @@ export function breakerKeys(
   };
 }
 
-/** A turn the edge published, for the ledger. */
-export interface AdmittedTurn {
-  appId: string;
-  turnId: string;
+/**
+ * Trims a bot's ledger of turns admitted before `now - horizon` (ms), counts the rest, and, when
+ * that count is at most the bot's limit, enters the new turns (score `now`) and renews the key's
+ * expiry. Answers the count before the entry. One script: the edge's whole per-bot accounting is
+ * one command per bot and callback, where it was four.
+ */
+const ADMIT_TURNS = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local horizon = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - horizon)
+local count = redis.call('ZCARD', key)
+if count <= tonumber(ARGV[3]) then
+  for i = 4, #ARGV do redis.call('ZADD', key, now, ARGV[i]) end
+  redis.call('PEXPIRE', key, horizon)
+end
+return count
+`;
+
+/** The ledger's script, defined with the edge's connection (`createKit`'s `scripts`). */
+export const BOT_TURN_SCRIPTS = { bwAdmitTurns: { lua: ADMIT_TURNS } };
+
+interface AdmitCommand {
+  bwAdmitTurns(numKeys: 1, key: string, ...args: (string | number)[]): Promise<unknown>;
 }
 
 /**
- * What waits for a bot now: its ledger's turns younger than `horizonMs` (older ones are trimmed
- * here) plus the replies parked on its channels. Plain commands: on an auto-pipelined connection
- * they go in one write with the request's other commands.
+ * Enters a callback's new turns in their bot's ledger unless the ledger already holds more than
+ * `max` (turns older than `horizonMs` are trimmed first); answers how many it held before. The
+ * edge enters turns before it publishes them, so that `channel` cannot finish a turn before it is
+ * entered (it would then count until the horizon); what is then not published (refused,
+ * duplicate, failed) is taken out again with `finishTurns`. Needs a connection made with
+ * `BOT_TURN_SCRIPTS`.
  */
-export async function botBacklog(
+export async function admitTurns(
   redis: Redis,
   prefix: string,
   appId: string,
-  channelIds: readonly string[],
+  turnIds: readonly string[],
+  max: number,
   horizonMs: number,
   now = Date.now(),
 ): Promise<number> {
-  const [count, ...parked] = await Promise.all([
-    turnsInFlight(redis, prefix, appId, horizonMs, now),
-    ...channelIds.map((id) => redis.xlen(parkedKey(prefix, id))),
-  ]);
-  return count + parked.reduce<number>((sum, n) => sum + Number(n), 0);
+  if (!('bwAdmitTurns' in redis)) {
+    throw new Error('the Redis connection was made without BOT_TURN_SCRIPTS');
+  }
+  const count = await (redis as unknown as AdmitCommand).bwAdmitTurns(
+    1,
+    botTurnsKey(prefix, appId),
+    now,
+    horizonMs,
+    max,
+    ...turnIds,
+  );
+  return Number(count);
+}
+
+/** Replies parked on the channels (their circuit breakers' streams). */
+export async function parkedReplies(
+  redis: Redis,
+  prefix: string,
+  channelIds: readonly string[],
+): Promise<number> {
+  const lengths = await Promise.all(channelIds.map((id) => redis.xlen(parkedKey(prefix, id))));
+  return lengths.reduce((sum, n) => sum + n, 0);
 }
 
 /** The bot's turns published and not yet finished, those older than `horizonMs` dropped first. */
@@ -90,33 +131,12 @@ export async function turnsInFlight(
   return Number(count);
 }
 
-/**
- * Adds published turns to their bots' ledgers; each ledger expires `horizonMs` after its last
- * admission, so an idle bot leaves no key behind.
- */
-export async function admitTurns(
-  redis: Redis,
-  prefix: string,
-  turns: readonly AdmittedTurn[],
-  horizonMs: number,
-  now = Date.now(),
-): Promise<void> {
-  const byBot = new Map<string, string[]>();
-  for (const { appId, turnId } of turns) byBot.set(appId, [...(byBot.get(appId) ?? []), turnId]);
-  await Promise.all(
-    [...byBot].flatMap(([appId, ids]) => {
-      const key = botTurnsKey(prefix, appId);
-      return [redis.zadd(key, ...ids.flatMap((id) => [now, id])), redis.pexpire(key, horizonMs)];
-    }),
-  );
-}
-
-/** Removes a finished turn from its bot's ledger (nothing happens if it is not there). */
-export async function finishTurn(
+/** Takes turns out of their bot's ledger (those not there are passed over). */
+export async function finishTurns(
   redis: Redis,
   prefix: string,
   appId: string,
-  turnId: string,
+  turnIds: readonly string[],
 ): Promise<void> {
-  await redis.zrem(botTurnsKey(prefix, appId), turnId);
+  if (turnIds.length > 0) await redis.zrem(botTurnsKey(prefix, appId), ...turnIds);
 }

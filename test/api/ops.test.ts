@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Breaker, BREAKER_SCRIPTS } from '../../src/channel/breaker.ts';
-import { admitTurns } from '../../src/shared/bot-turns.ts';
+import { admitTurns, BOT_TURN_SCRIPTS } from '../../src/shared/bot-turns.ts';
 import { createRedis } from '../../src/shared/redis.ts';
 import { REDIS_URL } from '../support/services.ts';
 import { StreamConsumer } from '../../src/shared/bus/consumer.ts';
@@ -330,21 +330,16 @@ describe('operations routes', function () {
     const channel = failing.channels[0]!.id;
     // What channel does when the platform fails: five failed calls open the breaker, and the
     // replies that come meanwhile are parked behind it.
-    const redis = createRedis(REDIS_URL, { name: 'botwire-test', scripts: BREAKER_SCRIPTS });
+    const redis = createRedis(REDIS_URL, {
+      name: 'botwire-test',
+      scripts: { ...BREAKER_SCRIPTS, ...BOT_TURN_SCRIPTS },
+    });
     connections.push(redis);
     const breaker = new Breaker({ redis, prefix: t.prefix, openMs: 60_000, openMaxMs: 60_000 });
     for (let i = 0; i < 5; i += 1) await breaker.fail(channel);
     for (const turn of ['t1', 't2', 't3']) await breaker.admit(channel, turn, '{}');
     // Two turns of the bot still in flight, as the edge admitted them.
-    await admitTurns(
-      t.redis,
-      t.prefix,
-      [
-        { appId: failing.app_id, turnId: 'in-1' },
-        { appId: failing.app_id, turnId: 'in-2' },
-      ],
-      60_000,
-    );
+    await admitTurns(redis, t.prefix, failing.app_id, ['in-1', 'in-2'], 1000, 60_000);
 
     // Replies Telegram refused, as channel counts them: today's show, yesterday's do not.
     const refusals = (day: string, code: string, count: number) => ({

@@ -2,7 +2,7 @@
  * The common tail of every platform callback: validate, keep what is authentic but invalid in the
  * quarantine stream, publish once per platform id, answer.
  */
-import { admitTurns, botBacklog, type AdmittedTurn } from '../../shared/bot-turns.ts';
+import { admitTurns, finishTurns, parkedReplies } from '../../shared/bot-turns.ts';
 import { withDeadline } from '../../shared/deadline.ts';
 import { BotwireError, errorMessage } from '../../shared/errors.ts';
 import { describeProblems } from '../../shared/schemas.ts';
@@ -61,7 +61,7 @@ export async function validateCallback<T>(
 }
 
 /** The bot, channel and turn of a channel_in message. */
-function turnOf(message: unknown): AdmittedTurn & { channelId: string } {
+function turnOf(message: unknown): { appId: string; channelId: string; turnId: string } {
   const { turn_id: turnId, bot_input: input } = message as {
     turn_id: string;
     bot_input: { app_id: string; channel_id: string };
@@ -71,74 +71,106 @@ function turnOf(message: unknown): AdmittedTurn & { channelId: string } {
 
 /**
  * Per-bot backpressure: refuses the callback with `BW_ERR_BOT_OVERLOADED` when a bot it carries
- * has more turns waiting than `EDGE_MAX_BOT_BACKLOG` (`src/shared/bot-turns.ts`). Other bots'
- * callbacks are not affected. A count that cannot be read within `EDGE_BOT_BACKLOG_WAIT_MS` (the
- * Redis Cluster master holding it failing over, frozen, or Redis away) takes the callback
- * uncounted: the count guards fairness, and the bot's intake must not hang on that one master
- * while the partition its conversation goes to is served (when that one is away too, the
- * publish answers 503).
+ * has more turns waiting than `EDGE_MAX_BOT_BACKLOG` (`src/shared/bot-turns.ts`), and otherwise
+ * enters its turns in their bots' ledgers (one script per bot, beside a read of its channels'
+ * parked replies); answers the turns entered, by bot. Other bots' callbacks are not affected. A
+ * count that cannot be read within `EDGE_BOT_BACKLOG_WAIT_MS` (the Redis Cluster master holding
+ * it failing over, frozen, or Redis away) takes the callback uncounted: the count guards
+ * fairness, and the bot's intake must not hang on that one master while the partition its
+ * conversation goes to is served (when that one is away too, the publish answers 503).
  */
-async function admitBots(edge: Edge, messages: readonly OnceMessage[]): Promise<void> {
+async function admitBots(
+  edge: Edge,
+  messages: readonly OnceMessage[],
+): Promise<Map<string, string[]>> {
   const { max, horizonMs, waitMs } = edge.botBacklog;
-  if (max === 0 || messages.length === 0) return;
-  const channels = new Map<string, Set<string>>();
+  const entered = new Map<string, string[]>();
+  if (max === 0 || messages.length === 0) return entered;
+  const bots = new Map<string, { channels: Set<string>; turns: string[] }>();
   for (const { message } of messages) {
-    const { appId, channelId } = turnOf(message);
-    channels.set(appId, (channels.get(appId) ?? new Set()).add(channelId));
+    const { appId, channelId, turnId } = turnOf(message);
+    const bot = bots.get(appId) ?? { channels: new Set(), turns: [] };
+    bot.channels.add(channelId);
+    bot.turns.push(turnId);
+    bots.set(appId, bot);
   }
-  let counts: number[];
+  let counts: { appId: string; turns: string[]; ledger: number; parked: number }[];
   try {
     const reads = Promise.all(
-      [...channels].map(([appId, ids]) =>
-        botBacklog(edge.redis, edge.prefix, appId, [...ids], horizonMs),
-      ),
+      [...bots].map(async ([appId, { channels, turns }]) => {
+        const [ledger, parked] = await Promise.all([
+          admitTurns(edge.redis, edge.prefix, appId, turns, max, horizonMs),
+          parkedReplies(edge.redis, edge.prefix, [...channels]),
+        ]);
+        return { appId, turns, ledger, parked };
+      }),
     );
     counts = await withDeadline(reads, waitMs, 'reading the bot backlog');
   } catch (error) {
+    // A script answered past the bound may still enter its turns: they then count as taken.
     edge.warnings.warn(
       'bot-backlog',
       { reason: errorMessage(error) },
       'bot backlog unread: callbacks taken uncounted',
     );
-    return;
+    return entered;
   }
-  if (counts.some((count) => count > max)) {
+  // The script entered the turns of each bot whose ledger held `max` or fewer.
+  for (const { appId, turns, ledger } of counts) if (ledger <= max) entered.set(appId, turns);
+  if (counts.some(({ ledger, parked }) => ledger + parked > max)) {
+    await withdraw(edge, entered);
     throw new BotwireError(
       'BW_ERR_BOT_OVERLOADED',
       "too many of this bot's messages are waiting to be handled; try again shortly",
     );
   }
+  return entered;
 }
 
 /**
- * Publishes channel_in messages once each, after the per-bot backpressure check, and enters the
- * new turns in their bots' ledgers; returns how many were new.
+ * Takes turns entered by `admitBots` out of their ledgers again (the callback was refused, or
+ * they were not published). Best effort within the backlog's bound: a turn left behind counts
+ * until the horizon.
+ */
+async function withdraw(edge: Edge, turns: ReadonlyMap<string, readonly string[]>): Promise<void> {
+  if (turns.size === 0) return;
+  const removed = Promise.all(
+    [...turns].map(([appId, ids]) => finishTurns(edge.redis, edge.prefix, appId, ids)),
+  );
+  await withDeadline(removed, edge.botBacklog.waitMs, 'withdrawing the turns').catch(
+    () => undefined,
+  );
+}
+
+/**
+ * Publishes channel_in messages once each, after the per-bot backpressure check has entered the
+ * new turns in their bots' ledgers; a turn not published after all (a duplicate, or the publish
+ * failed) is taken out again. Answers how many were new.
  */
 export async function publishOnce(edge: Edge, messages: readonly OnceMessage[]): Promise<number> {
-  await admitBots(edge, messages);
+  const entered = await admitBots(edge, messages);
   const { replicaWait } = edge;
   // Past the bound the platform is told 503 and sends it again; a publish that still lands has
-  // its markers, so the retry finds it seen and it counts once.
+  // its markers, so the retry finds it seen and it counts once (and its turn goes uncounted).
   const bound = edge.publishWaitMs + (replicaWait.replicas > 0 ? replicaWait.timeoutMs : 0);
-  const ids = await withDeadline(
-    edge.producer.publishOnce('channel', messages, edge.dedupeTtlS, replicaWait),
-    bound,
-    'publishing the callback',
-    'BW_ERR_UNAVAILABLE',
-  );
-  const admitted = messages.filter((_, i) => ids[i] !== null && ids[i] !== undefined);
-  if (edge.botBacklog.max > 0 && admitted.length > 0) {
-    // Published already: a ledger write that fails, or waits on a master that is away, only
-    // leaves the turn uncounted; the answer does not wait for it past the backlog's bound.
-    const entered = admitTurns(
-      edge.redis,
-      edge.prefix,
-      admitted.map(({ message }) => turnOf(message)),
-      edge.botBacklog.horizonMs,
+  let ids: (string | null)[];
+  try {
+    ids = await withDeadline(
+      edge.producer.publishOnce('channel', messages, edge.dedupeTtlS, replicaWait),
+      bound,
+      'publishing the callback',
+      'BW_ERR_UNAVAILABLE',
     );
-    await withDeadline(entered, edge.botBacklog.waitMs, 'entering the turns').catch(
-      () => undefined,
-    );
+  } catch (error) {
+    await withdraw(edge, entered);
+    throw error;
   }
-  return admitted.length;
+  const unpublished = new Map<string, string[]>();
+  messages.forEach(({ message }, i) => {
+    if (ids[i]) return;
+    const { appId, turnId } = turnOf(message);
+    if (entered.has(appId)) unpublished.set(appId, [...(unpublished.get(appId) ?? []), turnId]);
+  });
+  await withdraw(edge, unpublished);
+  return ids.filter(Boolean).length;
 }
