@@ -241,7 +241,7 @@ export const SETTINGS = {
     kind: 'integer',
     default: 500,
     min: 0,
-    doc: "Per-bot backpressure: while more than this many of one bot's turns wait (published by the edge and not finished, plus its replies parked for a failing platform), the edge answers that bot's callbacks 503 with Retry-After (BW_ERR_BOT_OVERLOADED); other bots are not affected. Costs the edge a few Redis commands per callback (count; 0 turns it off).",
+    doc: "Per-bot backpressure: while more than this many of one bot's turns wait (published by the edge and not finished, plus its replies parked for a failing platform), the edge answers that bot's callbacks 503 with Retry-After (BW_ERR_BOT_OVERLOADED); other bots are not affected. Costs the edge one script per bot and one XLEN per channel per callback (0 turns it off).",
   },
   EDGE_BOT_TURN_HORIZON_S: {
     kind: 'integer',

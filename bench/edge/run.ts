@@ -113,6 +113,11 @@ async function main(): Promise<void> {
       API_HOST: '127.0.0.1',
       API_PORT: String(edgePort),
       TOPIC_PARTITIONS: String(partitions),
+      // Nothing reads the topic here, so the pipeline's backlog limit would refuse every callback
+      // after the first 1000 (503), and the bench would measure refusals. Off; the per-bot
+      // accounting still runs on every callback, with a limit no bot reaches.
+      EDGE_MAX_BACKLOG: '0',
+      EDGE_MAX_BOT_BACKLOG: '100000000',
     }),
     nodeArgs,
   );

@@ -30,6 +30,7 @@ import {
   pidGroup,
   postgresGroup,
   redisServerPids,
+  sleepsOf,
   waitConsuming,
   type CpuGroup,
 } from './probes.ts';
@@ -44,6 +45,7 @@ export const benchGroup: CpuGroup = {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1e6;
   },
+  sleeps: () => sleepsOf(process.pid),
   processes: () => 1,
 };
 

@@ -131,6 +131,8 @@ export async function runPhase(phase: Phase): Promise<Summary> {
   const { load, setup, cpuGroups, redis, adminDb, dbName, prefix } = phase;
   let before: (number | undefined)[] = [];
   let after: (number | undefined)[] = [];
+  let sleepsBefore: (number | undefined)[] = [];
+  let sleepsAfter: (number | undefined)[] = [];
   let ticksBefore: ReturnType<typeof machineTicks>;
   let ticksAfter: ReturnType<typeof machineTicks>;
   // The 1-minute load average at the window's edges (what `uptime` shows first).
@@ -150,17 +152,21 @@ export async function runPhase(phase: Phase): Promise<Summary> {
     `bench: ${setup.system}, ${setup.channel}: ${setup.users} users, ${setup.rate} turns/s: ${setup.warmupSeconds} s warm-up, then ${setup.seconds} s measured`,
   );
   await load.drive(setup.warmupSeconds * 1000, setup.seconds * 1000, (mark) => {
+    // CPU first: reading a group's sleeps after it would count the postgres backends' new set.
     const readings = cpuGroups.map((g) => g.read());
+    const sleeps = cpuGroups.map((g) => g.sleeps());
     // Read without waiting: the generator must keep its pace.
     const counters = readCounters(adminDb, dbName, redis);
     counters.catch(() => undefined);
     if (mark === 'start') {
       before = readings;
+      sleepsBefore = sleeps;
       ticksBefore = machineTicks();
       loadBefore = loadavg()[0]!;
       countersBefore = counters;
     } else {
       after = readings;
+      sleepsAfter = sleeps;
       ticksAfter = machineTicks();
       loadAfter = loadavg()[0]!;
       countersAfter = counters;
@@ -194,6 +200,10 @@ export async function runPhase(phase: Phase): Promise<Summary> {
     ...(g.role ? { role: g.role } : {}),
     processes: g.processes(),
     seconds: before[i] === undefined || after[i] === undefined ? undefined : after[i] - before[i],
+    sleeps:
+      sleepsBefore[i] === undefined || sleepsAfter[i] === undefined
+        ? undefined
+        : sleepsAfter[i] - sleepsBefore[i],
   }));
   return printReport({
     setup,

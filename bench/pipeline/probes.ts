@@ -16,6 +16,11 @@ export interface CpuGroup {
   role?: 'pipeline' | 'redis';
   /** CPU seconds (user + system) the group has used so far; undefined without /proc. */
   read: () => number | undefined;
+  /**
+   * How often the group's main threads have gone to sleep so far (voluntary context switches: each
+   * is a wait for a socket, a timer or a lock, and a wake-up after it); undefined without /proc.
+   */
+  sleeps: () => number | undefined;
   processes: () => number;
 }
 
@@ -24,22 +29,39 @@ function sumOf(values: (number | undefined)[]): number | undefined {
   return values.reduce<number>((sum, v) => sum + v!, 0);
 }
 
-export function childGroup(name: string, children: Child[]): CpuGroup {
-  return {
-    name,
-    role: 'pipeline',
-    read: () => sumOf(children.map((c) => cpuSeconds(c.process.pid))),
-    processes: () => children.length,
-  };
+/** Voluntary context switches of a process's main thread so far, from /proc. */
+export function sleepsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^voluntary_ctxt_switches:\s+(\d+)/m.exec(status);
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
-export function pidGroup(name: string, pids: number[], role?: CpuGroup['role']): CpuGroup {
+/** A group of the processes `pids` gives at each reading. */
+function groupOf(
+  name: string,
+  pids: () => (number | undefined)[],
+  role?: CpuGroup['role'],
+): CpuGroup {
   return {
     name,
     ...(role ? { role } : {}),
-    read: () => sumOf(pids.map((pid) => cpuSeconds(pid))),
-    processes: () => pids.length,
+    read: () => sumOf(pids().map((pid) => cpuSeconds(pid))),
+    sleeps: () => sumOf(pids().map((pid) => sleepsOf(pid))),
+    processes: () => pids().length,
   };
+}
+
+export function childGroup(name: string, children: Child[]): CpuGroup {
+  return groupOf(name, () => children.map((c) => c.process.pid), 'pipeline');
+}
+
+export function pidGroup(name: string, pids: number[], role?: CpuGroup['role']): CpuGroup {
+  return groupOf(name, () => pids, role);
 }
 
 /** Pids of the processes named `comm` whose command line contains `text`. */
@@ -68,15 +90,17 @@ function pidsOf(comm: string, text: string): number[] {
  * The set is taken at each reading, since pools open connections as they need them.
  */
 export function postgresGroup(name: string, database: string): CpuGroup {
-  let count = 0;
+  let pids: number[] = [];
+  const group = groupOf(name, () => pids);
   return {
-    name,
+    ...group,
+    // A backend not yet there counts nothing: undefined only when there is none at all.
     read: () => {
-      const pids = pidsOf('postgres', ` ${database} `);
-      count = pids.length;
+      pids = pidsOf('postgres', ` ${database} `);
       return pids.length === 0 ? undefined : pids.reduce((s, pid) => s + (cpuSeconds(pid) ?? 0), 0);
     },
-    processes: () => count,
+    sleeps: () =>
+      pids.length === 0 ? undefined : pids.reduce((s, pid) => s + (sleepsOf(pid) ?? 0), 0),
   };
 }
 

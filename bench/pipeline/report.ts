@@ -50,8 +50,11 @@ export interface Summary {
    * duplicated, out of order, refused or not offered (a p99 over the target alone is not this).
    */
   saturated: boolean;
-  /** CPU µs per turn replied of each row of the CPU table (undefined where /proc was unread). */
-  cpuRows: { name: string; usPerTurn: number | undefined }[];
+  /**
+   * CPU µs and sleeps (voluntary context switches) per turn replied of each row of the CPU table
+   * (undefined where /proc was unread).
+   */
+  cpuRows: { name: string; usPerTurn: number | undefined; sleepsPerTurn: number | undefined }[];
   /**
    * CPU µs per turn replied in the window: all rows (`total`), the botwire processes (`pipeline`:
    * api, channel, language, flow) and the Redis server(s); undefined without /proc.
@@ -67,6 +70,8 @@ export interface CpuRow {
   processes: number;
   /** Seconds of user + system CPU; undefined where /proc could not be read. */
   seconds: number | undefined;
+  /** Times the main threads went to sleep (voluntary context switches); undefined without /proc. */
+  sleeps?: number | undefined;
 }
 
 /** Share of the machine's CPU time in the window, from /proc/stat. */
@@ -171,11 +176,17 @@ export function printReport(report: {
   }
 
   const totalCpu = report.cpu.reduce((sum, row) => sum + (row.seconds ?? 0), 0);
-  const cpuRows = [...report.cpu, { name: 'total', processes: 0, seconds: totalCpu }];
+  const totalSleeps = report.cpu.some((row) => row.sleeps === undefined)
+    ? undefined
+    : report.cpu.reduce((sum, row) => sum + row.sleeps!, 0);
+  const cpuRows = [
+    ...report.cpu,
+    { name: 'total', processes: 0, seconds: totalCpu, sleeps: totalSleeps },
+  ];
   console.log(`\nCPU in the measured window (user + system, from /proc)\n`);
   console.log(
     table([
-      ['component', 'processes', 'CPU s', '% of a core', 'CPU µs/turn'],
+      ['component', 'processes', 'CPU s', '% of a core', 'CPU µs/turn', 'sleeps/turn'],
       ...cpuRows.map((row) => [
         row.name,
         row.processes > 0 ? String(row.processes) : '',
@@ -184,6 +195,9 @@ export function printReport(report: {
         row.seconds === undefined || r.repliesInWindow === 0
           ? '-'
           : ((row.seconds * 1e6) / r.repliesInWindow).toFixed(0),
+        row.sleeps === undefined || r.repliesInWindow === 0
+          ? '-'
+          : (row.sleeps / r.repliesInWindow).toFixed(1),
       ]),
     ]),
   );
@@ -269,7 +283,14 @@ export function printReport(report: {
     meets,
     carried: !saturated && p99 < TARGET_P99_MS,
     saturated,
-    cpuRows: report.cpu.map((row) => ({ name: row.name, usPerTurn: perTurnOf([row]) })),
+    cpuRows: report.cpu.map((row) => ({
+      name: row.name,
+      usPerTurn: perTurnOf([row]),
+      sleepsPerTurn:
+        row.sleeps === undefined || r.repliesInWindow === 0
+          ? undefined
+          : row.sleeps / r.repliesInWindow,
+    })),
     cpuPerTurnUs: {
       total: perTurnOf(report.cpu),
       pipeline: perTurnOf(report.cpu.filter((row) => row.role === 'pipeline')),
@@ -425,10 +446,11 @@ export function printBaselineComparison(
     ]);
   }
   console.log(table(rows));
-  console.log('\nwhere a turn’s CPU goes (µs per turn replied)');
+  console.log('\nwhere a turn’s CPU goes: µs per turn replied (sleeps per turn)');
   for (const { label, summary: s } of [{ label: 'grammY', summary: baseline }, ...runs]) {
+    const sleeps = (n: number | undefined): string => (n === undefined ? '-' : n.toFixed(1));
     console.log(
-      `  ${label}: ${s.cpuRows.map((row) => `${row.name} ${usText(row.usPerTurn)}`).join(', ')}`,
+      `  ${label}: ${s.cpuRows.map((row) => `${row.name} ${usText(row.usPerTurn)} (${sleeps(row.sleepsPerTurn)})`).join(', ')}`,
     );
   }
 }
