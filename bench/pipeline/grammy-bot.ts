@@ -34,6 +34,9 @@ const bots = JSON.parse(required('BASELINE_BOTS')) as { token: string; secret: s
 const pool = new pg.Pool({
   connectionString: required('DATABASE_URL'),
   max: Number(process.env.DATABASE_POOL_MAX || 10),
+  // Idle connections are kept for the run (pg closes them after 10 s by default): fewer
+  // connections made and closed in the measured window, as with botwire's pool.
+  idleTimeoutMillis: 0,
 });
 // The adapter only calls `client.query`, which a pool has too; one client would hold every bot to
 // one connection.

@@ -152,7 +152,7 @@ export async function runPhase(phase: Phase): Promise<Summary> {
     `bench: ${setup.system}, ${setup.channel}: ${setup.users} users, ${setup.rate} turns/s: ${setup.warmupSeconds} s warm-up, then ${setup.seconds} s measured`,
   );
   await load.drive(setup.warmupSeconds * 1000, setup.seconds * 1000, (mark) => {
-    // CPU first: reading a group's sleeps after it would count the postgres backends' new set.
+    // CPU first: the postgres group reads its backends' sleeps with their CPU.
     const readings = cpuGroups.map((g) => g.read());
     const sleeps = cpuGroups.map((g) => g.sleeps());
     // Read without waiting: the generator must keep its pace.

@@ -87,20 +87,32 @@ function pidsOf(comm: string, text: string): number[] {
 /**
  * The Postgres backends connected to `database` (their process title names it). The server's own
  * processes (WAL writer, checkpointer) are left out: they also work for every other database.
- * The set is taken at each reading, since pools open connections as they need them.
+ * The set is taken at each reading, since pools open and close connections as they need them.
  */
 export function postgresGroup(name: string, database: string): CpuGroup {
-  let pids: number[] = [];
-  const group = groupOf(name, () => pids);
+  // The last reading of every backend seen: one that exits between two readings keeps what it
+  // had used, so the difference counts it until its last reading (and never goes negative).
+  const cpu = new Map<number, number>();
+  const sleeps = new Map<number, number>();
+  let count = 0;
+  const total = (readings: Map<number, number>): number | undefined =>
+    readings.size === 0 ? undefined : [...readings.values()].reduce((s, v) => s + v, 0);
   return {
-    ...group,
-    // A backend not yet there counts nothing: undefined only when there is none at all.
+    name,
     read: () => {
-      pids = pidsOf('postgres', ` ${database} `);
-      return pids.length === 0 ? undefined : pids.reduce((s, pid) => s + (cpuSeconds(pid) ?? 0), 0);
+      const pids = pidsOf('postgres', ` ${database} `);
+      count = pids.length;
+      for (const pid of pids) {
+        const used = cpuSeconds(pid);
+        if (used !== undefined) cpu.set(pid, used);
+        const slept = sleepsOf(pid);
+        if (slept !== undefined) sleeps.set(pid, slept);
+      }
+      return total(cpu);
     },
-    sleeps: () =>
-      pids.length === 0 ? undefined : pids.reduce((s, pid) => s + (sleepsOf(pid) ?? 0), 0),
+    // Read with the CPU, just before: the backends' set is the one the CPU reading found.
+    sleeps: () => total(sleeps),
+    processes: () => count,
   };
 }
 
