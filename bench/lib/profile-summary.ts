@@ -5,8 +5,8 @@
  *
  *   node --import tsx bench/lib/profile-summary.ts /tmp/prof/*.cpuprofile [--top 25]
  *
- * Files whose names start with the same process name (`CPU.<date>.<pid>.0.001.cpuprofile` carries
- * no name, so each file is its own row) are reported one by one.
+ * Each file is reported on its own; its name (`CPU.<date>.<time>.<pid>.<thread>.<seq>`) gives the
+ * process by pid only.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';

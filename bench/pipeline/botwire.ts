@@ -26,28 +26,17 @@ import type { Options } from './options.ts';
 import type { System } from './phase.ts';
 import { startPlatform } from './platform.ts';
 import {
+  benchGroup,
   childGroup,
   pidGroup,
   postgresGroup,
   redisServerPids,
-  sleepsOf,
   waitConsuming,
   type CpuGroup,
 } from './probes.ts';
 import { createWebBots } from './web.ts';
 
 export const COMPONENTS = ['channel', 'language', 'flow'] as const satisfies readonly Topic[];
-
-/** The bench's CPU row of its own process: the load generator and the stand-in(s). */
-export const benchGroup: CpuGroup = {
-  name: 'bench (load + stand-in)',
-  read: () => {
-    const { user, system } = process.cpuUsage();
-    return (user + system) / 1e6;
-  },
-  sleeps: () => sleepsOf(process.pid),
-  processes: () => 1,
-};
 
 /**
  * Starts the pipeline on the Redis at `redisUrl` (`redisName` names a private set-up of

@@ -8,11 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { childEnv, freePort, startNode, stopChild, waitReady } from '../edge/processes.ts';
 import { cleanups, openScratch, ROOT } from '../lib/setup.ts';
 import type { BotAddress } from './bots.ts';
-import { benchGroup } from './botwire.ts';
 import type { Options } from './options.ts';
 import type { System } from './phase.ts';
 import { startPlatform } from './platform.ts';
-import { childGroup, postgresGroup } from './probes.ts';
+import { benchGroup, childGroup, postgresGroup } from './probes.ts';
 
 export async function startGrammy(options: Options): Promise<System> {
   // Redis is opened only for the bench's own counters: the bot uses none.

@@ -24,23 +24,30 @@ export interface Phase {
   load: Load;
   setup: Setup;
   graceSeconds: number;
-  cpuGroups: CpuGroup[];
-  topics: readonly Topic[];
-  prefix: string;
-  dbName: string;
-  redis: Redis;
-  adminDb: Knex;
+  /** What is read of the system while the phase runs. */
+  probes: Probes;
   /** A file for each measured turn's send time and latency (BENCH_LATENCY_DUMP). */
   latencyDump: string | undefined;
   /** Send every user's first message before the warm-up. @defaultValue true */
   introduce?: boolean;
 }
 
+/** What the bench reads of a system while a phase runs: CPU and sleeps, backlog, counters. */
+export interface Probes {
+  cpuGroups: CpuGroup[];
+  /** The bus topics whose backlog is reported (none for the baseline). */
+  topics: readonly Topic[];
+  prefix: string;
+  dbName: string;
+  redis: Redis;
+  adminDb: Knex;
+}
+
 /**
  * What answers the simulated Telegram users, started: botwire's pipeline (./botwire.ts) or the
  * grammY baseline (./grammy.ts), with what the bench reads of it while it runs.
  */
-export interface System {
+export interface System extends Probes {
   /** The report's description of it. */
   setup: Pick<Setup, 'system' | 'processes' | 'languageHop' | 'redis'>;
   /** Where the users POST their updates. */
@@ -51,13 +58,6 @@ export interface System {
   bots: readonly BotAddress[];
   /** Whether it paces Telegram sends (channel's pacing; the grammY bot has none). */
   paced: boolean;
-  cpuGroups: CpuGroup[];
-  /** The bus topics whose backlog is reported (none for the baseline). */
-  topics: readonly Topic[];
-  prefix: string;
-  dbName: string;
-  redis: Redis;
-  adminDb: Knex;
 }
 
 /** The Telegram users of a run: a private chat each, spread round-robin over the bots. */
@@ -113,12 +113,7 @@ export async function measureTelegram(
           : Infinity,
       },
       graceSeconds: o.graceSeconds,
-      cpuGroups: system.cpuGroups,
-      topics: system.topics,
-      prefix: system.prefix,
-      dbName: system.dbName,
-      redis: system.redis,
-      adminDb: system.adminDb,
+      probes: system,
       latencyDump: o.latencyDump,
       introduce: o.round === 0,
     });
@@ -128,7 +123,8 @@ export async function measureTelegram(
 }
 
 export async function runPhase(phase: Phase): Promise<Summary> {
-  const { load, setup, cpuGroups, redis, adminDb, dbName, prefix } = phase;
+  const { load, setup } = phase;
+  const { cpuGroups, redis, adminDb, dbName, prefix, topics } = phase.probes;
   let before: (number | undefined)[] = [];
   let after: (number | undefined)[] = [];
   let sleepsBefore: (number | undefined)[] = [];
@@ -173,7 +169,7 @@ export async function runPhase(phase: Phase): Promise<Summary> {
     }
   });
   const backlog = await Promise.all(
-    phase.topics.map((topic) => backlogOf(redis, prefix, topic, BENCH_PARTITIONS)),
+    topics.map((topic) => backlogOf(redis, prefix, topic, BENCH_PARTITIONS)),
   );
   console.error(`bench: waiting up to ${phase.graceSeconds} s for ${load.owed} replies still owed`);
   await load.drain(phase.graceSeconds * 1000, 1000);

@@ -64,6 +64,17 @@ export function pidGroup(name: string, pids: number[], role?: CpuGroup['role']):
   return groupOf(name, () => pids, role);
 }
 
+/** The bench's CPU row of its own process: the load generator and the stand-in(s). */
+export const benchGroup: CpuGroup = {
+  name: 'bench (load + stand-in)',
+  read: () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1e6;
+  },
+  sleeps: () => sleepsOf(process.pid),
+  processes: () => 1,
+};
+
 /** Pids of the processes named `comm` whose command line contains `text`. */
 function pidsOf(comm: string, text: string): number[] {
   const pids: number[] = [];

@@ -300,6 +300,34 @@ export function printReport(report: {
   };
 }
 
+/** Share of both cores other processes took in a summary's window, as in the report's machine line. */
+function othersPercent(s: Summary): string {
+  const m = s.machine;
+  if (!m || s.cpuPerTurnUs.total === undefined) return '-';
+  return (Math.max(0, m.busy - (s.cpuPerTurnUs.total * s.sustained) / 1e6 / m.cores) * 100).toFixed(
+    0,
+  );
+}
+
+const usText = (value: number | undefined): string =>
+  value === undefined ? '-' : value.toFixed(0);
+
+const ratioText = (a: number | undefined, b: number | undefined): string =>
+  a === undefined || b === undefined || b === 0 ? '-' : (a / b).toFixed(2);
+
+/** The headline columns every comparison table starts a summary's row with. */
+const HEADLINE = ['offered/s', 'turns/s', 'p50 ms', 'p99 ms', 'lost'];
+const headline = (s: Summary): string[] => [
+  s.offered.toFixed(0),
+  s.sustained.toFixed(0),
+  ms(s.p50),
+  ms(s.p99),
+  String(s.lost),
+];
+/** The 1-minute load average at the window's start and end. */
+const loadText = (s: Summary): string =>
+  s.machine ? `${s.machine.load[0].toFixed(1)}→${s.machine.load[1].toFixed(1)}` : '-';
+
 /** The channels of one run side by side, each against the first (the baseline). */
 export function printComparison(summaries: readonly Summary[]): void {
   const base = summaries[0];
@@ -309,14 +337,10 @@ channels in this run, against ${base.channel} (the baseline)
 `);
   console.log(
     table([
-      ['channel', 'offered/s', 'turns/s', 'p50 ms', 'p99 ms', 'lost', 'turns/s ratio', 'p99 ratio'],
+      ['channel', ...HEADLINE, 'turns/s ratio', 'p99 ratio'],
       ...summaries.map((s) => [
         s.channel,
-        s.offered.toFixed(0),
-        s.sustained.toFixed(0),
-        ms(s.p50),
-        ms(s.p99),
-        String(s.lost),
+        ...headline(s),
         (s.sustained / base.sustained).toFixed(2),
         (s.p99 / base.p99).toFixed(2),
       ]),
@@ -346,11 +370,7 @@ export function printRedisComparison(runs: readonly RedisRun[]): void {
     [
       'redis',
       'channel',
-      'offered/s',
-      'turns/s',
-      'p50 ms',
-      'p99 ms',
-      'lost',
+      ...HEADLINE,
       'CPU µs/turn',
       'botwire µs/turn',
       'redis µs/turn',
@@ -364,19 +384,14 @@ export function printRedisComparison(runs: readonly RedisRun[]): void {
   for (const run of runs) {
     for (const s of run.summaries) {
       const b = base.summaries.find((x) => x.channel === s.channel);
-      const m = s.machine;
       rows.push([
         run.redis,
         s.channel,
-        s.offered.toFixed(0),
-        s.sustained.toFixed(0),
-        ms(s.p50),
-        ms(s.p99),
-        String(s.lost),
+        ...headline(s),
         usText(s.cpuPerTurnUs.total),
         usText(s.cpuPerTurnUs.pipeline),
         usText(s.cpuPerTurnUs.redis),
-        m ? `${m.load[0].toFixed(1)}→${m.load[1].toFixed(1)}` : '-',
+        loadText(s),
         othersPercent(s),
         ratioText(s.sustained, b?.sustained),
         ratioText(s.p99, b?.p99),
@@ -386,20 +401,6 @@ export function printRedisComparison(runs: readonly RedisRun[]): void {
   }
   console.log(table(rows));
 }
-
-/** Share of both cores other processes took in a summary's window, as in the report's machine line. */
-function othersPercent(s: Summary): string {
-  const m = s.machine;
-  if (!m || s.cpuPerTurnUs.total === undefined) return '-';
-  return (Math.max(0, m.busy - (s.cpuPerTurnUs.total * s.sustained) / 1e6 / m.cores) * 100).toFixed(
-    0,
-  );
-}
-
-const usText = (value: number | undefined): string =>
-  value === undefined ? '-' : value.toFixed(0);
-const ratioText = (a: number | undefined, b: number | undefined): string =>
-  a === undefined || b === undefined || b === 0 ? '-' : (a / b).toFixed(2);
 
 /**
  * botwire's phases beside the grammY baseline measured in the same run at the same offered rate,
@@ -415,11 +416,7 @@ export function printBaselineComparison(
   const rows: string[][] = [
     [
       'system',
-      'offered/s',
-      'turns/s',
-      'p50 ms',
-      'p99 ms',
-      'lost',
+      ...HEADLINE,
       'CPU µs/turn',
       'load avg',
       'others %',
@@ -429,16 +426,11 @@ export function printBaselineComparison(
     ],
   ];
   for (const { label, summary: s } of [{ label: 'grammY', summary: baseline }, ...runs]) {
-    const m = s.machine;
     rows.push([
       label,
-      s.offered.toFixed(0),
-      s.sustained.toFixed(0),
-      ms(s.p50),
-      ms(s.p99),
-      String(s.lost),
+      ...headline(s),
       usText(s.cpuPerTurnUs.total),
-      m ? `${m.load[0].toFixed(1)}→${m.load[1].toFixed(1)}` : '-',
+      loadText(s),
       othersPercent(s),
       ratioText(s.cpuPerTurnUs.total, baseline.cpuPerTurnUs.total),
       ratioText(s.sustained, baseline.sustained),

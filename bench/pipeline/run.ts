@@ -130,12 +130,7 @@ async function runPipeline(redisUrl: string, redisName?: string): Promise<Summar
             paceCeiling: Infinity,
           },
           graceSeconds: options.graceSeconds,
-          cpuGroups: system.cpuGroups,
-          topics: system.topics,
-          prefix: system.prefix,
-          dbName: system.dbName,
-          redis: system.redis,
-          adminDb: system.adminDb,
+          probes: system,
           latencyDump,
         }),
       );

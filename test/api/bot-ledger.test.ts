@@ -13,7 +13,9 @@ import { createRedis, type Redis } from '../../src/shared/redis.ts';
 import { REDIS_URL } from '../support/services.ts';
 import {
   createTelegramBot,
+  postTelegramUpdate,
   startTestApi,
+  telegramText,
   topicMessages,
   type TelegramTestBot,
   type TestApi,
@@ -55,20 +57,7 @@ describe('edge turn ledger (EDGE_MAX_BOT_BACKLOG)', () => {
   });
 
   const say = (updateId: number) =>
-    t.call('POST', `/v2/callback/telegram/${bot.appId}`, {
-      auth: false,
-      headers: { 'x-telegram-bot-api-secret-token': bot.secret },
-      body: {
-        update_id: updateId,
-        message: {
-          message_id: updateId,
-          date: 1,
-          chat: { id: 42, type: 'private' },
-          from: { id: 42 },
-          text: `m${updateId}`,
-        },
-      },
-    });
+    postTelegramUpdate(t, bot.appId, bot.secret, telegramText(42, updateId, `m${updateId}`));
   const ledger = () => redis.zrange(botTurnsKey(t.prefix, bot.appId), '0', '-1');
   const publishedTurns = async () =>
     (await topicMessages(t.redis, t.prefix, 'channel'))
