@@ -2,9 +2,10 @@
 #   docker run <image> api | channel | language | flow | retriver | indexer
 #   docker run <image> migrate          (knex migrate:latest on DATABASE_URL, then exits)
 #   docker run <image> healthcheck      (what HEALTHCHECK runs; --live for liveness only)
-# Built from the lock file (npm ci), in two stages: the build stage has the dev dependencies and
-# builds the console; the runtime stage has only the production dependencies (tsx among them:
-# the components run from their TypeScript sources) and runs as an unprivileged user.
+# Built from the lock file (npm ci), in two stages: the build stage has the dev dependencies,
+# compiles the components to JavaScript (npm run build: dist/) and builds the console; the runtime
+# stage has only the production dependencies and those builds (no TypeScript loader: it runs
+# compiled) and runs as an unprivileged user.
 # See docs/deployment.md.
 
 # Pinned by major version and Debian release; pin a digest in your own registry for repeatable
@@ -15,8 +16,10 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY console ./console
 COPY src ./src
-COPY tsconfig.json ./
-RUN npm run console:build
+COPY migrations ./migrations
+COPY knexfile.ts tsconfig.json tsconfig.build.json ./
+COPY scripts/lib/build.sh scripts/lib/stream-layout.ts ./scripts/lib/
+RUN npm run build && npm run console:build
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
@@ -26,13 +29,10 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-COPY knexfile.ts tsconfig.json ./
-COPY src ./src
 COPY schemas ./schemas
-COPY migrations ./migrations
 COPY widget ./widget
 COPY scripts/healthcheck.mjs scripts/healthcheck.sh scripts/container-entrypoint.sh ./scripts/
-COPY scripts/lib/migration-stub.ts scripts/lib/stream-layout.ts ./scripts/lib/
+COPY --from=build /app/dist ./dist
 COPY --from=build /app/console/dist ./console/dist
 # Uploaded documents (STORAGE_DIR): a volume shared by api and indexer.
 RUN mkdir -p /var/lib/botwire/storage && chown 1000:1000 /var/lib/botwire/storage

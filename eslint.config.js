@@ -11,6 +11,8 @@ export default tseslint.config(
       'coverage/**',
       '**/*.cjs',
       'console/dist/**',
+      'dist/**',
+      '.dist-*/**',
       'console/src/api/schema.d.ts',
     ],
   },

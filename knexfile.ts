@@ -1,9 +1,12 @@
 /**
- * Knex CLI configuration (`./scripts/upgrade-db.sh`, `./scripts/create-migration.sh`). The
- * database comes from `DATABASE_URL`, as for the components; `DATABASE_SCHEMA` optionally picks a
- * schema (tests migrate into their own).
+ * Knex CLI configuration (`./scripts/upgrade-db.sh`, `./scripts/create-migration.sh`, and compiled
+ * as `dist/knexfile.js`, the image's `migrate`). The database comes from `DATABASE_URL`, as for the
+ * components; `DATABASE_SCHEMA` optionally picks a schema (tests migrate into their own). The
+ * migrations come from `src/shared/migrations.ts`, named the same from sources and compiled;
+ * `migrate:make` writes into `./migrations` (knex's default, from the folder of this file).
  */
 import type { Knex } from 'knex';
+import { migrationSource } from './src/shared/migrations.ts';
 
 const schema = process.env.DATABASE_SCHEMA || undefined;
 
@@ -13,9 +16,8 @@ const config: Knex.Config = {
   pool: { min: 0, max: 2 },
   ...(schema ? { searchPath: [schema] } : {}),
   migrations: {
-    directory: './migrations',
+    migrationSource,
     extension: 'ts',
-    loadExtensions: ['.ts'],
     tableName: 'knex_migrations',
     ...(schema ? { schemaName: schema } : {}),
     stub: './scripts/lib/migration-stub.ts',

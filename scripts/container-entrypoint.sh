@@ -5,10 +5,11 @@
 #   migrate             knex migrate:latest on DATABASE_URL (run it before starting a new version;
 #                       safe to run from several pods at once)
 #   stream-layout status|drain [--timeout S]|switch
-#                       the stream key layout migration (scripts/lib/stream-layout.ts;
+#                       the stream key layout migration (dist/scripts/lib/stream-layout.js;
 #                       docs/operations.md, "Stream key layout"); exit codes as its header says
 #   healthcheck [--live]  sh scripts/healthcheck.sh (HEALTHCHECK, Kubernetes probes; the api's file
 #                       names its URL, which it hands to scripts/healthcheck.mjs)
+# Everything runs compiled (dist/, npm run build; a checkout builds it first with npm run build).
 # Settings come from the environment (docs/deployment.md); there is no env file in the image.
 # Exit codes: the command's own; 2 an unknown command.
 set -eu
@@ -18,18 +19,18 @@ command=${1:-}
 case "$command" in
   api | channel | language | flow | retriver | indexer)
     # exec: node is the process the runtime signals, with no shell in between.
-    exec node --import tsx "src/$command/main.ts" "$@"
+    exec node "dist/src/$command/main.js" "$@"
     ;;
   migrate)
     # Every pod's init container migrates (deploy/k8s): knex runs them one at a time on its lock
     # row, but first runs on an empty database race to create knex's own tables and the losers
     # fail ("already exists"); run once more, and the tables are there. A migration that fails
     # fails the same way twice (each run is one transaction).
-    node --import tsx node_modules/knex/bin/cli.js --knexfile knexfile.ts migrate:latest "$@" ||
-      exec node --import tsx node_modules/knex/bin/cli.js --knexfile knexfile.ts migrate:latest "$@"
+    node node_modules/knex/bin/cli.js --knexfile dist/knexfile.js migrate:latest "$@" ||
+      exec node node_modules/knex/bin/cli.js --knexfile dist/knexfile.js migrate:latest "$@"
     ;;
   stream-layout)
-    exec node --import tsx scripts/lib/stream-layout.ts "$@"
+    exec node dist/scripts/lib/stream-layout.js "$@"
     ;;
   healthcheck)
     exec sh scripts/healthcheck.sh "$@"

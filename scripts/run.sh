@@ -4,7 +4,8 @@
 # the env file (default .env-dev, created from .env-dev.template when missing, its empty secrets
 # filled). Installs the dependencies, makes Redis and Postgres reachable and migrates the database
 # first (scripts/lib/common.sh bw_setup, then upgrade-db.sh), and builds the console when api is
-# started and console/dist is missing or stale (bw_ensure_console).
+# started and console/dist is missing or stale (bw_ensure_console), and runs the components compiled
+# (dist/, built when missing or stale: bw_ensure_build), with no TypeScript loader.
 # Logs are prefixed by component. SIGINT/SIGTERM are forwarded and the components drain; a second
 # signal kills them. If one component exits by itself, the others are stopped too, and one line
 # names it, how it ended and its last log line.
@@ -72,6 +73,7 @@ bw_setup redis postgres
 bash scripts/upgrade-db.sh >&2
 # api serves the console at /console/ from its build.
 if [[ " ${components[*]} " == *' api '* ]]; then bw_ensure_console; fi
+bw_ensure_build
 
 # Each component gets its own session (setsid) so a terminal's Ctrl-C reaches only run.sh, which
 # forwards one SIGTERM; the log prefixer ignores the signals and ends when its component does,
@@ -140,7 +142,7 @@ if command -v gawk >/dev/null 2>&1; then AWK=(gawk); elif command -v mawk >/dev/
 declare -A names=()
 for c in "${components[@]}"; do
   [ "$stopping" = 0 ] || break
-  "${SETSID[@]}" node --env-file="$env_file" --import tsx "src/$c/main.ts" \
+  "${SETSID[@]}" node --env-file="$env_file" "dist/src/$c/main.js" \
     > >(trap '' INT TERM HUP; exec "${AWK[@]}" -v prefix="[$c] " -v last="$state/$c.last" \
       '{ print prefix $0; fflush(); line = $0 } END { print line > last }') 2>&1 &
   pids+=("$!")

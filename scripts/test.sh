@@ -16,6 +16,7 @@ bw_ensure_deps
 REDIS_URL="$TEST_REDIS_URL" DATABASE_URL="$TEST_DATABASE_URL" bash scripts/lib/ensure-services.sh --tests
 # The browser tests (test/browser) drive the built console.
 bw_ensure_console
+bw_ensure_build
 
 # mocha adds the spec of .mocharc.json to the files named on the command line; when a file is
 # named, run with a copy of the configuration that has no spec. An argument counts as a file when

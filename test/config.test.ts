@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { renderEnvTemplate } from '../scripts/lib/env-template.ts';
 import { ConfigError, loadConfig, SETTINGS } from '../src/config.ts';
 import { EXIT_CONFIG } from '../src/shared/process.ts';
+import { componentArgs } from './support/components.ts';
 import { run } from './support/run.ts';
 import { ROOT } from './support/services.ts';
 
@@ -201,7 +202,7 @@ describe('configuration', () => {
     });
 
     it('when the api component is started with API_PORT=notaport, then it exits 78 naming API_PORT', async () => {
-      const result = await run('node', ['--import', 'tsx', 'src/api/main.ts'], {
+      const result = await run('node', componentArgs('api'), {
         env: settingsEnv({ API_PORT: 'notaport', ADMIN_API_KEY, CREDENTIALS_KEY }),
         timeoutMs: 20_000,
       });

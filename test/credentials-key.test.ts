@@ -31,7 +31,7 @@ import {
   type CallResult,
   type TestApi,
 } from './support/api.ts';
-import { envOf } from './support/components.ts';
+import { componentArgs, envOf } from './support/components.ts';
 import { capturingLogger } from './support/logs.ts';
 import { run } from './support/run.ts';
 import { waitFor } from './support/services.ts';
@@ -174,7 +174,7 @@ describe('CREDENTIALS_KEY: a wrong key, a previous key, rotation', function () {
     const env = envOf({ ...settings({ CREDENTIALS_KEY: NEW }), LOG_LEVEL: 'info' });
     const results = await Promise.all(
       (['api', 'channel'] as const).map((component) =>
-        run('node', ['--import', 'tsx', `src/${component}/main.ts`], { env, timeoutMs: 60_000 }),
+        run('node', componentArgs(component), { env, timeoutMs: 60_000 }),
       ),
     );
     for (const result of results) {

@@ -16,7 +16,8 @@ import {
   RANKED_CANDIDATES,
   searchCollection,
 } from '../src/shared/knowledge/search.ts';
-import { createTestSchema, MIGRATIONS_DIR, type TestSchema } from './support/services.ts';
+import { migrationSource } from '../src/shared/migrations.ts';
+import { createTestSchema, type TestSchema } from './support/services.ts';
 
 /** Ten chunks that all hold "bicycle"; the last one holds it most often, so it ranks best. */
 const TEXTS = [
@@ -159,8 +160,7 @@ describe('knowledge: search ranking', function () {
   it('when the semantic knowledge migration runs on collections indexed before it, then their word counts and text hashes are filled in', async () => {
     const { db } = schema;
     const options = {
-      directory: MIGRATIONS_DIR,
-      loadExtensions: ['.ts'],
+      migrationSource,
       schemaName: schema.schema,
       name: '20261128190000_semantic_knowledge.ts',
     };

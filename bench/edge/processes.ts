@@ -47,7 +47,8 @@ export function startNode(
   env: NodeJS.ProcessEnv,
   nodeArgs: string[] = [],
 ): Child {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, entry], {
     cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

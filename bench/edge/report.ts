@@ -1,5 +1,6 @@
 /** The edge bench's results table, target verdict and published-count check, on stdout. */
 import type autocannon from 'autocannon';
+import { table } from '../lib/table.ts';
 
 /** The edge must keep at least this share of the baseline's throughput. */
 export const TARGET_RATIO = 0.8;
@@ -24,14 +25,6 @@ export interface StreamCount {
   key: string;
   length: number;
   edge: boolean;
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((r) => r[column]!.length)));
-  // The scenario name is left-aligned, the numbers right-aligned.
-  const cell = (text: string, column: number): string =>
-    column === 0 ? text.padEnd(widths[column]!) : text.padStart(widths[column]!);
-  return rows.map((row) => row.map(cell).join('  ')).join('\n');
 }
 
 /** req/s of a run: autocannon's mean of its per-second samples. */

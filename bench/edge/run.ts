@@ -29,7 +29,16 @@ import {
   stopChild,
   waitReady,
 } from './processes.ts';
-import { cleanups, commonOptions, intEnv, openScratch, ROOT, runBench } from '../lib/setup.ts';
+import {
+  cleanups,
+  commonOptions,
+  compiledScript,
+  componentEntry,
+  intEnv,
+  openScratch,
+  ROOT,
+  runBench,
+} from '../lib/setup.ts';
 import { printReport, type Outcome } from './report.ts';
 
 const options = {
@@ -102,7 +111,7 @@ async function main(): Promise<void> {
   const edge = startNode(
     'edge',
     ROOT,
-    'src/api/main.ts',
+    componentEntry('api'),
     childEnv({
       STREAM_PREFIX: prefix,
       DATABASE_URL: databaseUrl.toString(),
@@ -125,7 +134,7 @@ async function main(): Promise<void> {
   const baseline = startNode(
     'baseline',
     ROOT,
-    'bench/edge/baseline.ts',
+    compiledScript('bench/edge/baseline.ts'),
     childEnv({
       BASELINE_PORT: String(baselinePort),
       BASELINE_STREAM: baselineStream,

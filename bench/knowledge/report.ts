@@ -2,6 +2,7 @@
 import type { Corpus } from './corpus.ts';
 import type { MemorySample } from './memory.ts';
 import { QUERY_KINDS, type BuiltCollection, type Timed } from './queries.ts';
+import { table } from '../lib/table.ts';
 
 /** Indexing must keep at least this share of the raw libraries' speed. */
 export const TARGET_RATIO = 0.7;
@@ -40,13 +41,6 @@ export interface Round {
 /** Ours units/s over raw units/s. */
 export const ratioOf = ({ raw, ours }: Round): number =>
   ours.units / ours.seconds / (raw.units / raw.seconds);
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((r) => r[column]!.length)));
-  const cell = (text: string, column: number): string =>
-    column === 0 ? text.padEnd(widths[column]!) : text.padStart(widths[column]!);
-  return rows.map((row) => row.map(cell).join('  ')).join('\n');
-}
 
 const MiB = (bytes: number | undefined): string =>
   bytes === undefined ? '-' : (bytes / 1024 / 1024).toFixed(0);

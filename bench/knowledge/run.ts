@@ -29,7 +29,15 @@ import {
   stopChild,
   waitReady,
 } from '../edge/processes.ts';
-import { cleanups, commonOptions, intEnv, openScratch, ROOT, runBench } from '../lib/setup.ts';
+import {
+  cleanups,
+  commonOptions,
+  componentEntry,
+  intEnv,
+  openScratch,
+  ROOT,
+  runBench,
+} from '../lib/setup.ts';
 import { postgresGroup, waitConsuming } from '../pipeline/probes.ts';
 import { writePdfs, writeSheets, type Corpus } from './corpus.ts';
 import { rssOf, sampleMemory, type MemorySample } from './memory.ts';
@@ -226,7 +234,7 @@ async function main(): Promise<void> {
   const child = startNode(
     'indexer-1',
     ROOT,
-    'src/indexer/main.ts',
+    componentEntry('indexer'),
     childEnv({ ...common, CONSUMER_NAME: 'indexer-1' }),
     nodeArgs,
   );
@@ -325,7 +333,7 @@ async function main(): Promise<void> {
     const api = startNode(
       'api',
       ROOT,
-      'src/api/main.ts',
+      componentEntry('api'),
       childEnv({
         ...common,
         ADMIN_API_KEY: adminKey,

@@ -3,8 +3,11 @@
  * scratch database (created, migrated, dropped) and Redis key prefix (deleted), and the frame that
  * runs `main` and cleans up on success, failure or Ctrl-C.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
 import { createDb, type Knex } from '../../src/shared/db.ts';
 import { createRedis, isCluster, mastersOf, type Redis } from '../../src/shared/redis.ts';
 import { childEnv, runCommand } from '../edge/processes.ts';
@@ -45,6 +48,49 @@ export function commonOptions(): {
       ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
     ],
   };
+}
+
+let built = false;
+
+/**
+ * The entry that starts `component` as `scripts/run.sh` and the image do: compiled
+ * (`dist/src/<component>/main.js`), built first when missing or stale (once per bench).
+ */
+export function componentEntry(component: string): string {
+  if (!built) {
+    execFileSync('bash', ['-c', '. scripts/lib/common.sh && bw_ensure_build'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    built = true;
+  }
+  return `dist/src/${component}/main.js`;
+}
+
+/**
+ * A baseline program of a bench (`bench/pipeline/grammy-bot.ts`, `bench/edge/baseline.ts`)
+ * compiled to JavaScript as a team would deploy it (esbuild, its packages left in node_modules),
+ * so that it runs without a loader like the components it is compared with. Returns the path to
+ * start, relative to the root.
+ */
+export function compiledScript(entry: string): string {
+  const out = join(
+    'node_modules',
+    '.cache',
+    'botwire-bench',
+    basename(entry).replace(/\.ts$/, '.mjs'),
+  );
+  buildSync({
+    entryPoints: [join(ROOT, entry)],
+    outfile: join(ROOT, out),
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'error',
+  });
+  return out;
 }
 
 /** Topic partitions in every bench: the default, so that up to 8 processes of a component share the load. */

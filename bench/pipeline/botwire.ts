@@ -18,6 +18,7 @@ import {
   BENCH_CONSUMER_SETTINGS,
   BENCH_PARTITIONS,
   cleanups,
+  componentEntry,
   openScratch,
   ROOT,
 } from '../lib/setup.ts';
@@ -83,7 +84,7 @@ export async function startBotwire(
   const api = startNode(
     'api',
     ROOT,
-    'src/api/main.ts',
+    componentEntry('api'),
     childEnv({
       ...common,
       ADMIN_API_KEY: adminKey,
@@ -121,7 +122,7 @@ export async function startBotwire(
         startNode(
           name,
           ROOT,
-          `src/${component}/main.ts`,
+          componentEntry(component),
           childEnv({ ...common, CONSUMER_NAME: name }),
           nodeArgs,
         ),

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { childEnv, freePort, startNode, stopChild, waitReady } from '../edge/processes.ts';
-import { cleanups, openScratch, ROOT } from '../lib/setup.ts';
+import { cleanups, compiledScript, openScratch, ROOT } from '../lib/setup.ts';
 import type { BotAddress } from './bots.ts';
 import type { Options } from './options.ts';
 import type { System } from './phase.ts';
@@ -32,7 +32,7 @@ export async function startGrammy(options: Options): Promise<System> {
   const bot = startNode(
     'grammy',
     ROOT,
-    'bench/pipeline/grammy-bot.ts',
+    compiledScript('bench/pipeline/grammy-bot.ts'),
     childEnv({
       BASELINE_BOTS: JSON.stringify(bots),
       BASELINE_PORT: String(port),

@@ -129,6 +129,7 @@ export async function runPhase(phase: Phase): Promise<Summary> {
   let after: (number | undefined)[] = [];
   let sleepsBefore: (number | undefined)[] = [];
   let sleepsAfter: (number | undefined)[] = [];
+  let rssAtEnd: (number | undefined)[] = [];
   let ticksBefore: ReturnType<typeof machineTicks>;
   let ticksAfter: ReturnType<typeof machineTicks>;
   // The 1-minute load average at the window's edges (what `uptime` shows first).
@@ -163,6 +164,7 @@ export async function runPhase(phase: Phase): Promise<Summary> {
     } else {
       after = readings;
       sleepsAfter = sleeps;
+      rssAtEnd = cpuGroups.map((g) => g.rss());
       ticksAfter = machineTicks();
       loadAfter = loadavg()[0]!;
       countersAfter = counters;
@@ -200,6 +202,7 @@ export async function runPhase(phase: Phase): Promise<Summary> {
       sleepsBefore[i] === undefined || sleepsAfter[i] === undefined
         ? undefined
         : sleepsAfter[i] - sleepsBefore[i],
+    rss: rssAtEnd[i],
   }));
   return printReport({
     setup,

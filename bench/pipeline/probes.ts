@@ -8,6 +8,7 @@ import { topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
 import type { Knex } from '../../src/shared/db.ts';
 import { isCluster, mastersOf, RedisNode, type Redis } from '../../src/shared/redis.ts';
 import { cpuSeconds, type Child } from '../edge/processes.ts';
+import { rssOf } from '../knowledge/memory.ts';
 
 /** A group of processes whose CPU time is reported as one row. */
 export interface CpuGroup {
@@ -21,6 +22,11 @@ export interface CpuGroup {
    * is a wait for a socket, a timer or a lock, and a wake-up after it); undefined without /proc.
    */
   sleeps: () => number | undefined;
+  /**
+   * Resident memory of the group's processes now (bytes, VmRSS); undefined without /proc, and for
+   * Postgres backends, whose resident set counts the shared buffers they touched.
+   */
+  rss: () => number | undefined;
   processes: () => number;
 }
 
@@ -52,6 +58,7 @@ function groupOf(
     ...(role ? { role } : {}),
     read: () => sumOf(pids().map((pid) => cpuSeconds(pid))),
     sleeps: () => sumOf(pids().map((pid) => sleepsOf(pid))),
+    rss: () => sumOf(pids().map((pid) => (pid === undefined ? undefined : rssOf(pid)))),
     processes: () => pids().length,
   };
 }
@@ -72,6 +79,7 @@ export const benchGroup: CpuGroup = {
     return (user + system) / 1e6;
   },
   sleeps: () => sleepsOf(process.pid),
+  rss: () => process.memoryUsage.rss(),
   processes: () => 1,
 };
 
@@ -123,6 +131,7 @@ export function postgresGroup(name: string, database: string): CpuGroup {
     },
     // Read with the CPU, just before: the backends' set is the one the CPU reading found.
     sleeps: () => total(sleeps),
+    rss: () => undefined,
     processes: () => count,
   };
 }

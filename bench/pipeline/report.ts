@@ -1,6 +1,9 @@
 /** The pipeline bench's results: turns table, CPU by component and the target verdict, on stdout. */
 import type { LoadResult } from './load.ts';
 import type { Backlog, Counters } from './probes.ts';
+import { table } from '../lib/table.ts';
+
+const MiB = 1024 * 1024;
 
 /** Sustained turns per second the pipeline must carry on the 2-core machine. */
 export const TARGET_TURNS_PER_S = 500;
@@ -72,6 +75,8 @@ export interface CpuRow {
   seconds: number | undefined;
   /** Times the main threads went to sleep (voluntary context switches); undefined without /proc. */
   sleeps?: number | undefined;
+  /** Resident memory at the window's end (bytes); undefined where not read (Postgres backends). */
+  rss?: number | undefined;
 }
 
 /** Share of the machine's CPU time in the window, from /proc/stat. */
@@ -82,13 +87,6 @@ export interface MachineCpu {
   iowait: number;
   /** The 1-minute load average at the start and the end of the window. */
   load: [number, number];
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((r) => r[column]!.length)));
-  const cell = (text: string, column: number): string =>
-    column === 0 ? text.padEnd(widths[column]!) : text.padStart(widths[column]!);
-  return rows.map((row) => row.map(cell).join('  ')).join('\n');
 }
 
 /** Nearest-rank percentile of sorted values; NaN when there are none. */
@@ -181,12 +179,12 @@ export function printReport(report: {
     : report.cpu.reduce((sum, row) => sum + row.sleeps!, 0);
   const cpuRows = [
     ...report.cpu,
-    { name: 'total', processes: 0, seconds: totalCpu, sleeps: totalSleeps },
+    { name: 'total', processes: 0, seconds: totalCpu, sleeps: totalSleeps, rss: undefined },
   ];
   console.log(`\nCPU in the measured window (user + system, from /proc)\n`);
   console.log(
     table([
-      ['component', 'processes', 'CPU s', '% of a core', 'CPU µs/turn', 'sleeps/turn'],
+      ['component', 'processes', 'CPU s', '% of a core', 'CPU µs/turn', 'sleeps/turn', 'RSS MiB'],
       ...cpuRows.map((row) => [
         row.name,
         row.processes > 0 ? String(row.processes) : '',
@@ -198,6 +196,7 @@ export function printReport(report: {
         row.sleeps === undefined || r.repliesInWindow === 0
           ? '-'
           : (row.sleeps / r.repliesInWindow).toFixed(1),
+        row.rss === undefined ? '-' : (row.rss / MiB).toFixed(0),
       ]),
     ]),
   );

@@ -46,6 +46,30 @@ bw_setup() {
   export BW_SETUP_DONE=1
 }
 
+# Compiles the components to dist/ (scripts/lib/build.sh) when it is missing or older than what it
+# is built from (src, migrations, knexfile.ts, the stream-layout script, the TypeScript
+# configuration, package-lock.json), saying so in one line: production processes run compiled
+# JavaScript. A failed build is one line naming the compiler's first error and exit 3. Two builds
+# at once run one after the other (the build's lock).
+bw_ensure_build() {
+  local stamp=dist/.built newer log first
+  if [ -f "$stamp" ]; then
+    newer=$(find src migrations knexfile.ts scripts/lib/stream-layout.ts tsconfig.json \
+      tsconfig.build.json package-lock.json -newer "$stamp" -print -quit 2>/dev/null || true)
+    [ -n "$newer" ] || return 0
+    bw_say "building the components (npm run build): $newer is newer than dist"
+  else
+    bw_say "building the components (npm run build): dist is missing"
+  fi
+  log=$(mktemp "${TMPDIR:-/tmp}/botwire-build-XXXXXX")
+  if ! bash scripts/lib/build.sh >"$log" 2>&1; then
+    first=$(grep -m1 -E 'error TS[0-9]+|[Ee]rror' "$log" | cut -c1-300)
+    rm -f "$log"
+    BW_EXIT=3 bw_die "the build failed (${first:-no output}); npm run build shows all of it"
+  fi
+  rm -f "$log"
+}
+
 # Builds the console (console/dist) when it is missing or older than its sources (console/src,
 # console/index.html, its vite and TypeScript configuration, package-lock.json), saying so in one
 # line. A failed build is one line naming the build's first error and exit 3 (the set-up failed).

@@ -6,10 +6,10 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from './runtime-layout.ts';
 
 /** The `schemas/` folder of this checkout. */
-export const SCHEMAS_DIR = fileURLToPath(new URL('../../schemas', import.meta.url));
+export const SCHEMAS_DIR = projectPath('schemas');
 
 /** One validation failure, with the JSON Pointer of the offending value. */
 export interface SchemaProblem {

@@ -108,15 +108,20 @@ describe('Dockerfile', () => {
         );
       expect(lockCopied, 'package-lock.json and .npmrc copied before npm ci').to.equal(true);
     }
+    expect(runs(build).join('\n')).to.match(/npm run build\b/);
     expect(runs(build).join('\n')).to.match(/npm run console:build/);
   });
 
-  it('when the runtime stage installs, then it leaves the dev dependencies out and takes only the console build from the build stage', () => {
+  it('when the runtime stage installs, then it leaves the dev dependencies out and takes only the builds (components, console) from the build stage', () => {
     expect(runs(runtime).join('\n')).to.match(/npm ci --omit=dev/);
     const fromBuild = runtime.filter((i) => i.keyword === 'COPY' && i.args.includes('--from='));
     expect(fromBuild.map((i) => i.args)).to.deep.equal([
+      '--from=build /app/dist ./dist',
       '--from=build /app/console/dist ./console/dist',
     ]);
+    const sources = runtime.filter((i) => i.keyword === 'COPY' && !i.args.includes('--from='));
+    for (const copy of sources)
+      expect(copy.args, 'no TypeScript in the runtime').not.to.match(/\.ts\b|\bsrc\b/);
   });
 
   it('when the runtime stage ends, then it runs as an unprivileged user with a health check and an exec-form entry point', () => {
@@ -175,8 +180,12 @@ describe('Dockerfile', () => {
     expect(
       runtimePackages("import nock from 'nock';\nimport type { A } from 'chai';"),
     ).to.deep.equal(['nock']);
-    // The entry point runs these itself.
-    expect(pkg.dependencies).to.include.keys('tsx', 'knex');
+    // The entry point runs knex itself, and the components compiled: no TypeScript loader.
+    expect(pkg.dependencies).to.include.keys('knex');
+    expect(pkg.dependencies).not.to.include.keys('tsx');
+    expect(readFileSync(join(ROOT, 'scripts/container-entrypoint.sh'), 'utf8')).not.to.match(
+      /tsx|\.ts\b/,
+    );
   });
 });
 

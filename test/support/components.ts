@@ -4,6 +4,14 @@ import { start, type Running } from './run.ts';
 /** A component with a `src/<name>/main.ts`, as `scripts/run.sh` starts it. */
 export type ComponentName = 'api' | 'channel' | 'language' | 'flow' | 'retriver' | 'indexer';
 
+/**
+ * The arguments to `node` that start `component` as `scripts/run.sh` and the image do: compiled,
+ * from `dist/` (which `scripts/test.sh` builds when it is missing or stale), with no loader.
+ */
+export function componentArgs(component: ComponentName): string[] {
+  return [`dist/src/${component}/main.js`];
+}
+
 export interface ComponentProcess {
   name: string;
   component: ComponentName;
@@ -18,7 +26,7 @@ export function envOf(settings: Record<string, string>): Record<string, string> 
 /**
  * Starts one process of `component` and waits until it consumes (or listens).
  * @param options.timeoutMs how long it may take to start (ms); on a loaded 2-core machine, several
- *   processes compiling at once take a while. @defaultValue 20000
+ *   processes starting at once take a while. @defaultValue 20000
  */
 export async function startComponent(
   component: ComponentName,
@@ -26,7 +34,7 @@ export async function startComponent(
   settings: Record<string, string>,
   options: { timeoutMs?: number } = {},
 ): Promise<ComponentProcess> {
-  const proc = start('node', ['--import', 'tsx', `src/${component}/main.ts`], {
+  const proc = start('node', componentArgs(component), {
     env: envOf({ ...settings, CONSUMER_NAME: name, LOG_LEVEL: 'info' }),
   });
   const deadline = Date.now() + (options.timeoutMs ?? 20_000);

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createDb, type Knex } from '../../src/shared/db.ts';
+import { migrationSource } from '../../src/shared/migrations.ts';
 import { topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
 import { createRedis, scanEveryMaster, type Redis } from '../../src/shared/redis.ts';
 
@@ -12,7 +13,7 @@ export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const DATABASE_URL =
   process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@localhost:5432/botwire_test';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
+export { MIGRATIONS_DIR } from '../../src/shared/migrations.ts';
 
 /** A short random name part: lower-case letters and digits. */
 export function uniqueName(label: string): string {
@@ -52,8 +53,7 @@ export async function createTestSchema(databaseUrl = DATABASE_URL): Promise<Test
   await admin.destroy();
   const db = createDb(databaseUrl, { poolMax: 4, searchPath: schema });
   await db.migrate.latest({
-    directory: MIGRATIONS_DIR,
-    loadExtensions: ['.ts'],
+    migrationSource,
     schemaName: schema,
   });
   return {

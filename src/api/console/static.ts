@@ -7,14 +7,14 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Context, Middleware } from 'koa';
 import send from 'koa-send';
 import { BotwireError } from '../../shared/errors.ts';
+import { projectPath } from '../../shared/runtime-layout.ts';
 import { HSTS_MAX_AGE_S } from '../admin/guard.ts';
 
 /** Where `npm run console:build` writes the console. */
-export const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist', import.meta.url));
+export const CONSOLE_DIST = projectPath('console', 'dist');
 
 /** Hashed assets never change under their name: cached for a year (milliseconds). */
 const ASSET_MAX_AGE_MS = 365 * 24 * 3600 * 1000;

@@ -6,8 +6,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Context } from 'koa';
+import { projectPath } from '../../shared/runtime-layout.ts';
 
-const WIDGET_PATH = new URL('../../../widget/widget.js', import.meta.url);
+const WIDGET_PATH = projectPath('widget', 'widget.js');
 
 export interface WidgetFile {
   body: Buffer;

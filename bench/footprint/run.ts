@@ -1,0 +1,176 @@
+/**
+ * Footprint of each component at rest: the time from `node` starting to the component being ready
+ * (its "started" log line: connected, migrated schema read, consuming or listening), and its
+ * resident memory after `BENCH_IDLE_S` seconds of rest with all six running. Each component as
+ * production runs it, compiled (`dist/`, what `scripts/run.sh` and the image start), and, as the
+ * baseline measured in the same run, from its TypeScript sources under `tsx`. Rounds alternate
+ * the two forms; medians are printed, with the ratio compiled / tsx.
+ *
+ *   npm run bench:footprint                     # 3 rounds, 10 s of rest
+ *   BENCH_ROUNDS=5 BENCH_IDLE_S=20 npm run bench:footprint
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { childEnv, freePort } from '../edge/processes.ts';
+import { rssOf } from '../knowledge/memory.ts';
+import {
+  cleanups,
+  commonOptions,
+  componentEntry,
+  intEnv,
+  openScratch,
+  ROOT,
+  runBench,
+} from '../lib/setup.ts';
+import { table } from '../lib/table.ts';
+
+const COMPONENTS = ['api', 'channel', 'language', 'flow', 'retriver', 'indexer'] as const;
+type Component = (typeof COMPONENTS)[number];
+type Form = 'compiled' | 'tsx';
+const MiB = 1024 * 1024;
+
+interface Sample {
+  readyMs: number;
+  rss: number | undefined;
+}
+
+/** Starts `component` in `form` and resolves when it logs "started", with the time that took. */
+async function startOne(
+  component: Component,
+  form: Form,
+  env: NodeJS.ProcessEnv,
+): Promise<{ child: ChildProcess; readyMs: number }> {
+  const args =
+    form === 'compiled'
+      ? [componentEntry(component)]
+      : ['--import', 'tsx', `src/${component}/main.ts`];
+  const began = performance.now();
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...env, CONSUMER_NAME: `${component}-1` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${component} (${form}) was not ready within 60 s: ${out.slice(-2000)}`));
+    }, 60_000);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (/"msg":"started"/.test(out)) {
+        clearTimeout(timer);
+        child.stdout.removeAllListeners('data');
+        child.stdout.resume();
+        resolve({ child, readyMs: performance.now() - began });
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${component} (${form}) exited (${code ?? signal}): ${out.slice(-2000)}`));
+    });
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/** One round of one form: the six started one after another, then rest, then their memory. */
+async function round(
+  form: Form,
+  env: NodeJS.ProcessEnv,
+  idleS: number,
+): Promise<Record<Component, Sample>> {
+  const running: { component: Component; child: ChildProcess; readyMs: number }[] = [];
+  const stopAll = (): Promise<unknown> => Promise.all(running.map((r) => stop(r.child)));
+  cleanups.push({ what: `stop the ${form} components`, run: stopAll });
+  try {
+    for (const component of COMPONENTS) {
+      running.push({ component, ...(await startOne(component, form, env)) });
+    }
+    await new Promise((resolve) => setTimeout(resolve, idleS * 1000));
+    return Object.fromEntries(
+      running.map((r) => [r.component, { readyMs: r.readyMs, rss: rssOf(r.child.pid!) }]),
+    ) as Record<Component, Sample>;
+  } finally {
+    await stopAll();
+    cleanups.pop();
+  }
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+await runBench(async () => {
+  const options = commonOptions();
+  const rounds = intEnv('BENCH_ROUNDS', 3, 1);
+  const idleS = intEnv('BENCH_IDLE_S', 10, 1);
+  const { prefix, databaseUrl } = await openScratch(options, 'bench-footprint');
+  const env = childEnv({
+    STREAM_PREFIX: prefix,
+    DATABASE_URL: databaseUrl.toString(),
+    REDIS_URL: options.redisUrl,
+    CREDENTIALS_KEY: randomBytes(32).toString('base64'),
+    ADMIN_API_KEY: randomBytes(32).toString('base64url'),
+    API_HOST: '127.0.0.1',
+    API_PORT: String(await freePort()),
+    LOG_LEVEL: 'info',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+  });
+  componentEntry('api'); // builds dist/ now, outside the timings
+  const loadBefore = loadavg()[0]!;
+  const samples: Record<Form, Record<Component, Sample>[]> = { compiled: [], tsx: [] };
+  for (let i = 0; i < rounds; i += 1) {
+    // A B B A: neither form always runs first on a warmer machine.
+    const order: Form[] = i % 2 === 0 ? ['compiled', 'tsx'] : ['tsx', 'compiled'];
+    for (const form of order) {
+      console.error(`bench: round ${i + 1}/${rounds}, ${form}`);
+      samples[form].push(await round(form, env, idleS));
+    }
+  }
+  const loadAfter = loadavg()[0]!;
+
+  const stat = (form: Form, component: Component, what: 'readyMs' | 'rss'): number =>
+    median(samples[form].map((s) => s[component][what] ?? Number.NaN));
+  const ratio = (a: number, b: number): string => (b > 0 ? (a / b).toFixed(2) : '-');
+  const mib = (bytes: number): string => (bytes / MiB).toFixed(0);
+  const rows = COMPONENTS.map((c) => {
+    const [rc, rt] = [stat('compiled', c, 'readyMs'), stat('tsx', c, 'readyMs')];
+    const [mc, mt] = [stat('compiled', c, 'rss'), stat('tsx', c, 'rss')];
+    return [c, rc.toFixed(0), rt.toFixed(0), ratio(rc, rt), mib(mc), mib(mt), ratio(mc, mt)];
+  });
+  const total = (form: Form): number =>
+    median(samples[form].map((s) => COMPONENTS.reduce((sum, c) => sum + (s[c].rss ?? 0), 0)));
+  const [tc, tt] = [total('compiled'), total('tsx')];
+  rows.push(['all six', '', '', '', mib(tc), mib(tt), ratio(tc, tt)]);
+  console.log(
+    `\nfootprint: medians of ${rounds} round(s); memory after ${idleS} s at rest with all six running; ` +
+      `load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)} on ${String(
+        (await import('node:os')).availableParallelism(),
+      )} cores\n`,
+  );
+  console.log(
+    table([
+      [
+        'component',
+        'ready ms compiled',
+        'ready ms tsx',
+        'ratio',
+        'RSS MiB compiled',
+        'RSS MiB tsx',
+        'ratio',
+      ],
+      ...rows,
+    ]),
+  );
+});
