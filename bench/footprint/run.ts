@@ -8,10 +8,12 @@
  *
  *   npm run bench:footprint                     # 3 rounds, 10 s of rest
  *   BENCH_ROUNDS=5 BENCH_IDLE_S=20 npm run bench:footprint
+ *   BENCH_NODE_ARGS=--max-semi-space-size=1 npm run bench:footprint   # V8 flags for both forms
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { loadavg } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { childEnv, freePort } from '../edge/processes.ts';
 import { rssOf } from '../knowledge/memory.ts';
 import {
@@ -33,6 +35,18 @@ const MiB = 1024 * 1024;
 interface Sample {
   readyMs: number;
   rss: number | undefined;
+  /** Proportional set size: pages shared with other processes (Node's own code) split among them. */
+  pss: number | undefined;
+}
+
+/** Pss of a process in bytes, from /proc/<pid>/smaps_rollup; undefined without it. */
+function pssOf(pid: number): number | undefined {
+  try {
+    const kb = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Starts `component` in `form` and resolves when it logs "started", with the time that took. */
@@ -40,11 +54,14 @@ async function startOne(
   component: Component,
   form: Form,
   env: NodeJS.ProcessEnv,
+  nodeArgs: string[],
 ): Promise<{ child: ChildProcess; readyMs: number }> {
-  const args =
-    form === 'compiled'
+  const args = [
+    ...nodeArgs,
+    ...(form === 'compiled'
       ? [componentEntry(component)]
-      : ['--import', 'tsx', `src/${component}/main.ts`];
+      : ['--import', 'tsx', `src/${component}/main.ts`]),
+  ];
   const began = performance.now();
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -86,6 +103,7 @@ async function stop(child: ChildProcess): Promise<void> {
 async function round(
   form: Form,
   env: NodeJS.ProcessEnv,
+  nodeArgs: string[],
   idleS: number,
 ): Promise<Record<Component, Sample>> {
   const running: { component: Component; child: ChildProcess; readyMs: number }[] = [];
@@ -93,11 +111,14 @@ async function round(
   cleanups.push({ what: `stop the ${form} components`, run: stopAll });
   try {
     for (const component of COMPONENTS) {
-      running.push({ component, ...(await startOne(component, form, env)) });
+      running.push({ component, ...(await startOne(component, form, env, nodeArgs)) });
     }
     await new Promise((resolve) => setTimeout(resolve, idleS * 1000));
     return Object.fromEntries(
-      running.map((r) => [r.component, { readyMs: r.readyMs, rss: rssOf(r.child.pid!) }]),
+      running.map((r) => [
+        r.component,
+        { readyMs: r.readyMs, rss: rssOf(r.child.pid!), pss: pssOf(r.child.pid!) },
+      ]),
     ) as Record<Component, Sample>;
   } finally {
     await stopAll();
@@ -135,12 +156,12 @@ await runBench(async () => {
     const order: Form[] = i % 2 === 0 ? ['compiled', 'tsx'] : ['tsx', 'compiled'];
     for (const form of order) {
       console.error(`bench: round ${i + 1}/${rounds}, ${form}`);
-      samples[form].push(await round(form, env, idleS));
+      samples[form].push(await round(form, env, options.nodeArgs, idleS));
     }
   }
   const loadAfter = loadavg()[0]!;
 
-  const stat = (form: Form, component: Component, what: 'readyMs' | 'rss'): number =>
+  const stat = (form: Form, component: Component, what: 'readyMs' | 'rss' | 'pss'): number =>
     median(samples[form].map((s) => s[component][what] ?? Number.NaN));
   const ratio = (a: number, b: number): string => (b > 0 ? (a / b).toFixed(2) : '-');
   const mib = (bytes: number): string => (bytes / MiB).toFixed(0);
@@ -149,15 +170,18 @@ await runBench(async () => {
     const [mc, mt] = [stat('compiled', c, 'rss'), stat('tsx', c, 'rss')];
     return [c, rc.toFixed(0), rt.toFixed(0), ratio(rc, rt), mib(mc), mib(mt), ratio(mc, mt)];
   });
-  const total = (form: Form): number =>
-    median(samples[form].map((s) => COMPONENTS.reduce((sum, c) => sum + (s[c].rss ?? 0), 0)));
-  const [tc, tt] = [total('compiled'), total('tsx')];
+  const total = (form: Form, what: 'rss' | 'pss'): number =>
+    median(
+      samples[form].map((s) => COMPONENTS.reduce((sum, c) => sum + (s[c][what] ?? Number.NaN), 0)),
+    );
+  const [tc, tt] = [total('compiled', 'rss'), total('tsx', 'rss')];
   rows.push(['all six', '', '', '', mib(tc), mib(tt), ratio(tc, tt)]);
+  const [pc, pt] = [total('compiled', 'pss'), total('tsx', 'pss')];
+  rows.push(['all six, shared pages once (PSS)', '', '', '', mib(pc), mib(pt), ratio(pc, pt)]);
   console.log(
     `\nfootprint: medians of ${rounds} round(s); memory after ${idleS} s at rest with all six running; ` +
-      `load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)} on ${String(
-        (await import('node:os')).availableParallelism(),
-      )} cores\n`,
+      `node arguments [${options.nodeArgs.join(' ')}]; ` +
+      `load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)} on ${availableParallelism()} cores\n`,
   );
   console.log(
     table([
