@@ -8,9 +8,15 @@
 # compiled) and runs as an unprivileged user.
 # See docs/deployment.md.
 
-# Pinned by major version and Debian release; pin a digest in your own registry for repeatable
-# rebuilds.
-FROM node:20-bookworm-slim AS build
+# The base: Node 20 on Debian 12, pinned by major version and release; pin a digest in your own
+# registry for repeatable rebuilds. ./scripts/image.sh passes a local one (debootstrap) where the
+# registry cannot be reached.
+ARG BASE_IMAGE=node:20-bookworm-slim
+
+FROM ${BASE_IMAGE} AS build
+# A CA bundle npm trusts besides Node's (a registry behind a TLS-inspecting proxy): a path the
+# builder mounts (./scripts/image.sh passes this machine's); nothing of it stays in the image.
+ARG NODE_EXTRA_CA_CERTS
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
@@ -21,7 +27,8 @@ COPY knexfile.ts tsconfig.json tsconfig.build.json ./
 COPY scripts/lib/build.sh scripts/lib/stream-layout.ts ./scripts/lib/
 RUN npm run build && npm run console:build
 
-FROM node:20-bookworm-slim AS runtime
+FROM ${BASE_IMAGE} AS runtime
+ARG NODE_EXTRA_CA_CERTS
 ENV NODE_ENV=production \
     HEALTH_FILE=/tmp/botwire.health \
     STORAGE_DIR=/var/lib/botwire/storage \

@@ -12,6 +12,22 @@ export function componentArgs(component: ComponentName): string[] {
   return [`dist/src/${component}/main.js`];
 }
 
+/**
+ * How a component's process is started: the command and its arguments, given the environment it
+ * must run with. The default is `node` on the compiled build; the image test runs containers.
+ */
+export type ComponentLauncher = (
+  component: ComponentName,
+  name: string,
+  env: Record<string, string>,
+) => { command: string; args: string[]; env?: Record<string, string> };
+
+export const nodeLauncher: ComponentLauncher = (component, _name, env) => ({
+  command: 'node',
+  args: componentArgs(component),
+  env,
+});
+
 export interface ComponentProcess {
   name: string;
   component: ComponentName;
@@ -27,16 +43,20 @@ export function envOf(settings: Record<string, string>): Record<string, string> 
  * Starts one process of `component` and waits until it consumes (or listens).
  * @param options.timeoutMs how long it may take to start (ms); on a loaded 2-core machine, several
  *   processes starting at once take a while. @defaultValue 20000
+ * @param options.launcher how to start it. @defaultValue {@link nodeLauncher}
  */
 export async function startComponent(
   component: ComponentName,
   name: string,
   settings: Record<string, string>,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; launcher?: ComponentLauncher } = {},
 ): Promise<ComponentProcess> {
-  const proc = start('node', componentArgs(component), {
-    env: envOf({ ...settings, CONSUMER_NAME: name, LOG_LEVEL: 'info' }),
-  });
+  const launch = (options.launcher ?? nodeLauncher)(
+    component,
+    name,
+    envOf({ ...settings, CONSUMER_NAME: name, LOG_LEVEL: 'info' }),
+  );
+  const proc = start(launch.command, launch.args, launch.env ? { env: launch.env } : {});
   const deadline = Date.now() + (options.timeoutMs ?? 20_000);
   while (!/"msg":"started"/.test(proc.stdout())) {
     const exited = proc.child.exitCode !== null || proc.child.signalCode !== null;

@@ -18,6 +18,7 @@ import { ECHO_FLOW } from './flows.ts';
 import {
   startComponent,
   stopComponent,
+  type ComponentLauncher,
   type ComponentName,
   type ComponentProcess,
 } from './components.ts';
@@ -88,6 +89,8 @@ export interface FaultSystemOptions {
   databaseUrl?: string;
   /** Settings over the defaults below. */
   settings?: Record<string, string>;
+  /** How each component is started. @defaultValue `node` on the compiled build */
+  launcher?: ComponentLauncher;
 }
 
 export async function startFaultSystem(options: FaultSystemOptions = {}): Promise<FaultSystem> {
@@ -131,7 +134,10 @@ export async function startFaultSystem(options: FaultSystemOptions = {}): Promis
     generation += 1;
     processes.set(
       component,
-      await startComponent(component, `${component}-${generation}`, env, { timeoutMs: 90_000 }),
+      await startComponent(component, `${component}-${generation}`, env, {
+        timeoutMs: 90_000,
+        ...(options.launcher ? { launcher: options.launcher } : {}),
+      }),
     );
   };
   const apiUrl = `http://127.0.0.1:${port}`;
