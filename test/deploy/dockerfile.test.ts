@@ -86,12 +86,12 @@ describe('Dockerfile', () => {
     devDependencies: Record<string, string>;
   };
 
-  it('when read, then it has a build and a runtime stage, both from node:20-bookworm-slim', () => {
+  it('when read, then it has a build and a runtime stage, both from the base argument, node:20-bookworm-slim by default', () => {
     const froms = all.filter((i) => i.keyword === 'FROM').map((i) => i.args);
-    expect(froms).to.deep.equal([
-      'node:20-bookworm-slim AS build',
-      'node:20-bookworm-slim AS runtime',
-    ]);
+    expect(froms).to.deep.equal(['${BASE_IMAGE} AS build', '${BASE_IMAGE} AS runtime']);
+    const firstFrom = all.findIndex((i) => i.keyword === 'FROM');
+    const args = all.slice(0, firstFrom).filter((i) => i.keyword === 'ARG');
+    expect(args.map((i) => i.args)).to.deep.equal(['BASE_IMAGE=node:20-bookworm-slim']);
   });
 
   it('when dependencies are installed, then always with npm ci from the lock file and the project .npmrc', () => {
