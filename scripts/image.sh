@@ -29,28 +29,46 @@ BASE_IMAGE=${BASE_IMAGE:-node:20-bookworm-slim}
 LOCAL_BASE=localhost/botwire-base:node20-bookworm
 BASE_ROOT=${TMPDIR:-/tmp}/botwire-image-base
 
-# podman, and runc where crun cannot run containers (cgroup v1 or hybrid: crun needs v2 alone).
-needs_runc() { [ ! -f /sys/fs/cgroup/cgroup.controllers ]; }
+# podman, with runc: crun refuses hybrid cgroups (v1 controllers beside v2) and, where no cgroup
+# file system was mounted, a memlock limit it cannot set without CAP_SYS_RESOURCE; runc runs on all
+# of these.
 ensure_engine() {
   local missing=()
   command -v podman >/dev/null 2>&1 || missing+=(podman)
-  if needs_runc && ! command -v runc >/dev/null 2>&1; then missing+=(runc); fi
-  [ "${#missing[@]}" -eq 0 ] && return 0
-  [ "$(id -u)" = 0 ] || BW_EXIT=3 bw_die "${missing[*]} missing; fix: sudo apt-get install ${missing[*]}"
-  bw_say "image.sh: installing ${missing[*]} (apt-get)"
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } \
-    >/dev/null 2>&1 || BW_EXIT=3 bw_die "apt-get install ${missing[*]} failed"
-}
-
-# What every podman call that starts a container takes: the runtime, and limits no higher than
-# this machine grants (podman asks for more by default, which a container without
-# CAP_SYS_RESOURCE may not set).
-engine_args() {
+  command -v runc >/dev/null 2>&1 || missing+=(runc)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    [ "$(id -u)" = 0 ] || BW_EXIT=3 bw_die "${missing[*]} missing; fix: sudo apt-get install ${missing[*]}"
+    bw_say "image.sh: installing ${missing[*]} (apt-get)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } \
+      >/dev/null 2>&1 || BW_EXIT=3 bw_die "apt-get install ${missing[*]} failed"
+  fi
+  # A machine without an init (a chroot, a bare container) may have no cgroup file system, and
+  # no runtime starts a container without one: mount the unified hierarchy, as systemd would.
+  case "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" in
+    cgroup2fs | tmpfs) ;;
+    *)
+      [ "$(id -u)" = 0 ] || BW_EXIT=3 bw_die "no cgroup file system at /sys/fs/cgroup; fix: sudo mount -t cgroup2 none /sys/fs/cgroup"
+      bw_say "image.sh: mounting the cgroup file system at /sys/fs/cgroup (none was)"
+      mount -t cgroup2 none /sys/fs/cgroup || BW_EXIT=3 bw_die "mount -t cgroup2 failed"
+      ;;
+  esac
+  # Every podman call here, the build's RUN steps included: runc, no pids limit (a cgroup without
+  # the pids controller cannot take one), and open-file and process limits no higher than this
+  # machine grants (podman asks for more by default, which a host without CAP_SYS_RESOURCE refuses).
   local nofile
   nofile=$(ulimit -Hn)
-  [ "$nofile" = unlimited ] || [ "$nofile" -gt 65536 ] && nofile=65536
-  ENGINE_ARGS=(--ulimit "nofile=$nofile:$nofile" --ulimit nproc=4096:4096)
-  if needs_runc; then ENGINE_ARGS+=(--runtime runc); fi
+  { [ "$nofile" = unlimited ] || [ "$nofile" -gt 65536 ]; } && nofile=65536
+  CONTAINERS_CONF=${TMPDIR:-/tmp}/botwire-containers.conf
+  cat >"$CONTAINERS_CONF" <<CONF
+[containers]
+pids_limit = 0
+default_ulimits = ["nofile=$nofile:$nofile", "nproc=4096:4096"]
+[engine]
+runtime = "runc"
+CONF
+  export CONTAINERS_CONF
+  BUILD_ARGS=(--runtime runc --ulimit "nofile=$nofile:$nofile" --ulimit nproc=4096:4096)
+  ENGINE_ARGS=("${BUILD_ARGS[@]}" --pids-limit=-1)
 }
 
 # The local base: Debian 12 (debootstrap, minimal) + this machine's Node 20 and npm + user node.
@@ -81,7 +99,6 @@ make_local_base() {
 
 build() {
   ensure_engine
-  engine_args
   local base=$BASE_IMAGE
   if ! podman image exists "$base" && ! timeout 60 podman pull -q "$base" >/dev/null 2>&1; then
     base=$LOCAL_BASE
@@ -94,7 +111,7 @@ build() {
   fi
   bw_say "image.sh: building $IMAGE from $base"
   # docker format: the OCI format has no HEALTHCHECK.
-  podman build --format docker --network host "${ENGINE_ARGS[@]}" "${ca[@]}" --build-arg "BASE_IMAGE=$base" \
+  podman build --format docker --network host "${BUILD_ARGS[@]}" "${ca[@]}" --build-arg "BASE_IMAGE=$base" \
     -t "$IMAGE" . >&2 || { BW_EXIT=1 bw_die "the image build failed (its output above)"; }
   printf '%s\n' "$IMAGE"
 }
@@ -104,7 +121,6 @@ case "$command" in
   test) IMAGE=$IMAGE exec bash scripts/test.sh test/deploy/image.test.ts ;;
   run-args)
     ensure_engine
-    engine_args
     printf '%s\n' "${ENGINE_ARGS[@]}"
     ;;
 esac
