@@ -104,10 +104,12 @@ build() {
     base=$LOCAL_BASE
     podman image exists "$base" || make_local_base
   fi
-  local ca=()
-  # npm in the build trusts what this machine's Node trusts (a TLS-inspecting proxy's CA).
-  if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
-    ca=(-v "$NODE_EXTRA_CA_CERTS:/run/botwire-build-ca.crt:ro" --build-arg NODE_EXTRA_CA_CERTS=/run/botwire-build-ca.crt)
+  local ca=() ca_file
+  # npm in the build trusts what this machine's npm trusts (a TLS-inspecting proxy's CA): Node's
+  # NODE_EXTRA_CA_CERTS, else npm's own cafile setting.
+  ca_file=${NODE_EXTRA_CA_CERTS:-$(npm config get cafile 2>/dev/null || true)}
+  if [ -n "$ca_file" ] && [ -f "$ca_file" ]; then
+    ca=(-v "$ca_file:/run/botwire-build-ca.crt:ro" --build-arg NODE_EXTRA_CA_CERTS=/run/botwire-build-ca.crt)
   fi
   bw_say "image.sh: building $IMAGE from $base"
   # docker format: the OCI format has no HEALTHCHECK.
