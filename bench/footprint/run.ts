@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { childEnv, freePort } from '../edge/processes.ts';
+import { childEnv, freePort, stopChild } from '../edge/processes.ts';
 import { rssOf } from '../knowledge/memory.ts';
 import {
   cleanups,
@@ -91,12 +91,14 @@ async function startOne(
   });
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+/** Stops a component as the other benches stop theirs (SIGTERM, SIGKILL after 10 s). */
+function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null
+      ? resolve({ code: child.exitCode, signal: child.signalCode })
+      : child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return stopChild({ name: 'component', process: child, exited });
 }
 
 /** One round of one form: the six started one after another, then rest, then their memory. */
