@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bash scripts/lib/build.sh (npm run build): compiles the components, their migrations, the
 # knexfile and the stream-layout script to JavaScript in dist/ (tsconfig.build.json), what
-# ./scripts/run.sh and the image run: no TypeScript loader at run time. Builds into a folder of its
+# ./scripts/run.sh and the image run: no TypeScript loader at run time. It also writes the language
+# detection model's table as JSON (scripts/lib/language-model.mjs). Builds into a folder of its
 # own and then puts it in place, so nothing of an earlier build (a removed migration) is left and
 # dist/ is never half written; one build at a time (a lock beside dist/).
 # Exit codes: 0 built; 1 the compiler failed (its output on stderr).
@@ -12,6 +13,7 @@ flock 9
 next=$(mktemp -d "$PWD/.dist-XXXXXX")
 trap 'rm -rf "$next"' EXIT
 node_modules/.bin/tsc -p tsconfig.build.json --outDir "$next" >&2
+node scripts/lib/language-model.mjs "$next/language-model"
 chmod 755 "$next"
 touch "$next/.built"
 rm -rf dist

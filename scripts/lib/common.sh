@@ -47,15 +47,16 @@ bw_setup() {
 }
 
 # Compiles the components to dist/ (scripts/lib/build.sh) when it is missing or older than what it
-# is built from (src, migrations, knexfile.ts, the stream-layout script, the TypeScript
-# configuration, package-lock.json), saying so in one line: production processes run compiled
-# JavaScript. A failed build is one line naming the compiler's first error and exit 3. Two builds
+# is built from (src, migrations, knexfile.ts, the stream-layout and language-model scripts, the
+# TypeScript configuration, package-lock.json), saying so in one line: production processes run
+# compiled JavaScript. A failed build is one line naming the compiler's first error and exit 3. Two builds
 # at once run one after the other (the build's lock).
 bw_ensure_build() {
   local stamp=dist/.built newer log first
   if [ -f "$stamp" ]; then
-    newer=$(find src migrations knexfile.ts scripts/lib/stream-layout.ts tsconfig.json \
-      tsconfig.build.json package-lock.json -newer "$stamp" -print -quit 2>/dev/null || true)
+    newer=$(find src migrations knexfile.ts scripts/lib/stream-layout.ts \
+      scripts/lib/language-model.mjs tsconfig.json tsconfig.build.json package-lock.json \
+      -newer "$stamp" -print -quit 2>/dev/null || true)
     [ -n "$newer" ] || return 0
     bw_say "building the components (npm run build): $newer is newer than dist"
   else

@@ -114,7 +114,8 @@ describe('the compiled build (dist/)', function () {
 
   it('when built, then every file in dist/ comes from a source of today (no removed migration lingers to run)', () => {
     const orphans = filesUnder(dist).filter((file) => {
-      if (file === '.built') return false;
+      // Written by the build itself: its stamp, and the language model's table (language-model.mjs).
+      if (file === '.built' || file === 'language-model/eld-medium.json') return false;
       const source = file.endsWith('.js') ? file.replace(/\.js$/, '.ts') : file;
       try {
         return !statSync(join(ROOT, source)).isFile();

@@ -2,23 +2,60 @@
  * Offline language detection with eld (n-gram model shipped in the package, no network). Short
  * or mixed texts come back unreliable; callers then keep the language they knew.
  *
- * The model is loaded at the first detection, not with the module: it costs a process about
- * 190 MB of resident memory (measured: `eld/medium` imported alone, RSS after a collection), which
- * `channel` never needs with `LANGUAGE_HOP=always` (the default: `language` detects) and the
- * indexer only once a job chooses a collection's language.
+ * The model is loaded at the first detection, not with the module, which `channel` never needs
+ * with `LANGUAGE_HOP=always` (the default: `language` detects) and the indexer only once a job
+ * chooses a collection's language. It is eld's `medium` table, read as JSON that `npm run build`
+ * writes (`scripts/lib/language-model.mjs`): eld ships it as one object literal, whose compilation
+ * leaves a process about 90 MB of parser memory that glibc does not give back (a process holding
+ * the model: about 230 MB resident imported, about 100 MB from JSON, measured alone after a
+ * collection). From sources without a build, the package's own entry is imported.
  */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { ConversationRef } from '../messages.ts';
+import { projectPath } from '../runtime-layout.ts';
 
 type Eld = (typeof import('eld/medium'))['eld'];
 
+/** eld's own constructor (`src/languageDetector.js`): a detector with an empty table, and its loader. */
+type CreateEld = () => { instance: Eld; loadData: (table: unknown) => void };
+
+/** The table `npm run build` writes. */
+export const MODEL_TABLE = projectPath('dist', 'language-model', 'eld-medium.json');
+
 let detector: Promise<Eld> | undefined;
+
+/** eld's folder, found as Node finds a package (its exports name only its entry points). */
+function eldFolder(): string {
+  const require = createRequire(import.meta.url);
+  for (const dir of require.resolve.paths('eld') ?? []) {
+    if (existsSync(join(dir, 'eld', 'package.json'))) return join(dir, 'eld');
+  }
+  throw new Error('the eld package is not installed');
+}
+
+async function fromTable(path: string): Promise<Eld> {
+  const constructorUrl = pathToFileURL(join(eldFolder(), 'src', 'languageDetector.js'));
+  const { createEld } = (await import(constructorUrl.href)) as { createEld: CreateEld };
+  const { instance, loadData } = createEld();
+  loadData(JSON.parse(await readFile(path, 'utf8')));
+  return instance;
+}
+
+/** A detector from `path`'s table, or from eld's own entry when there is no table there. */
+export function createDetector(path: string = MODEL_TABLE): Promise<Eld> {
+  return existsSync(path) ? fromTable(path) : import('eld/medium').then((module) => module.eld);
+}
 
 /**
  * The model, loaded once: at the first detection, or at a component's start where it detects
  * every text (so the first user's turn does not wait for it).
  */
 export function loadLanguageDetection(): Promise<Eld> {
-  detector ??= import('eld/medium').then((module) => module.eld);
+  detector ??= createDetector();
   return detector;
 }
 
