@@ -51,7 +51,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   }
   console.log(`${run.passed} passed, ${run.failed} failed on ${on}`);
   if (parsed.values.junit) {
-    await writeFile(parsed.values.junit, junitXml(`${appId} (${on})`, run));
+    await writeFile(parsed.values.junit, await junitXml(`${appId} (${on})`, run));
     console.log(`JUnit XML written to ${parsed.values.junit}`);
   }
   return run.failed === 0 ? 0 : 1;

@@ -8,7 +8,6 @@
  * WhatsApp's window closed for a free-form message, a value missing, or a CSV row repeating an id.
  * The runner judges opt-out, window and values again when it sends.
  */
-import { read, utils } from 'xlsx/xlsx.mjs';
 import type { Knex } from '../../shared/db.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import { lastInboundAtSql, windowClosedSql } from '../../shared/whatsapp-window.ts';
@@ -50,9 +49,11 @@ export function whatsappNumberOf(given: string): string {
 
 /**
  * The CSV's rows by their chat_id, in order; a repeated id is kept, marked. `numbers`: the ids
- * are WhatsApp numbers (`whatsappNumberOf`).
+ * are WhatsApp numbers (`whatsappNumberOf`). SheetJS is loaded at the first CSV (about 30 MiB
+ * resident), not with the api.
  */
-export function csvRows(csv: string, numbers = false): CsvRow[] {
+export async function csvRows(csv: string, numbers = false): Promise<CsvRow[]> {
+  const { read, utils } = await import('xlsx/xlsx.mjs');
   const book = read(csv, { type: 'string', raw: true, dense: true });
   const sheet = book.Sheets[book.SheetNames[0] ?? ''];
   const rows = sheet
@@ -108,7 +109,7 @@ export interface RecipientCounts {
  */
 export async function writeRecipients(db: Knex, input: AudienceInput): Promise<RecipientCounts> {
   const { audience } = input;
-  const rows = audience.kind === 'csv' ? csvRows(audience.csv, input.numbers) : [];
+  const rows = audience.kind === 'csv' ? await csvRows(audience.csv, input.numbers) : [];
   if (input.opens) {
     await openWhatsAppConversations(
       db,

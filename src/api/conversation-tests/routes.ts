@@ -143,7 +143,7 @@ export function conversationTestRoutes(
     if (format === 'junit') {
       const on = 'draft' in source ? `draft ${source.draft}` : `version ${source.version}`;
       ctx.type = 'application/xml; charset=utf-8';
-      ctx.body = junitXml(`${bot.name} (${on})`, run);
+      ctx.body = await junitXml(`${bot.name} (${on})`, run);
       return;
     }
     ctx.body = { app_id: appId, flow: source, ...run };
