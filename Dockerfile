@@ -24,7 +24,7 @@ COPY console ./console
 COPY src ./src
 COPY migrations ./migrations
 COPY knexfile.ts tsconfig.json tsconfig.build.json ./
-COPY scripts/lib/build.sh scripts/lib/stream-layout.ts ./scripts/lib/
+COPY scripts/lib/build.sh scripts/lib/stream-layout.ts scripts/lib/language-model.mjs ./scripts/lib/
 RUN npm run build && npm run console:build
 
 FROM ${BASE_IMAGE} AS runtime
@@ -38,7 +38,7 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY schemas ./schemas
 COPY widget ./widget
-COPY scripts/healthcheck.mjs scripts/healthcheck.sh scripts/container-entrypoint.sh ./scripts/
+COPY scripts/healthcheck.mjs scripts/healthcheck.sh scripts/container-entrypoint.sh scripts/node-options.sh ./scripts/
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/console/dist ./console/dist
 # Uploaded documents (STORAGE_DIR): a volume shared by api and indexer.

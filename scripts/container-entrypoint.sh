@@ -9,16 +9,20 @@
 #                       docs/operations.md, "Stream key layout"); exit codes as its header says
 #   healthcheck [--live]  sh scripts/healthcheck.sh (HEALTHCHECK, Kubernetes probes; the api's file
 #                       names its URL, which it hands to scripts/healthcheck.mjs)
-# Everything runs compiled (dist/, npm run build; a checkout builds it first with npm run build).
+# Everything runs compiled (dist/, npm run build; a checkout builds it first with npm run build);
+# the components with the V8 flags of scripts/node-options.sh in front of NODE_OPTIONS.
 # Settings come from the environment (docs/deployment.md); there is no env file in the image.
 # Exit codes: the command's own; 2 an unknown command.
 set -eu
 cd "$(dirname "$0")/.."
+. scripts/node-options.sh
 command=${1:-}
 [ "$#" -eq 0 ] || shift
 case "$command" in
   api | channel | language | flow | retriver | indexer)
     # exec: node is the process the runtime signals, with no shell in between.
+    NODE_OPTIONS=$(bw_component_node_options)
+    export NODE_OPTIONS
     exec node "dist/src/$command/main.js" "$@"
     ;;
   migrate)

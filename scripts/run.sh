@@ -5,7 +5,8 @@
 # filled). Installs the dependencies, makes Redis and Postgres reachable and migrates the database
 # first (scripts/lib/common.sh bw_setup, then upgrade-db.sh), and builds the console when api is
 # started and console/dist is missing or stale (bw_ensure_console), and runs the components compiled
-# (dist/, built when missing or stale: bw_ensure_build), with no TypeScript loader.
+# (dist/, built when missing or stale: bw_ensure_build), with no TypeScript loader and the V8 flags
+# of scripts/node-options.sh.
 # Logs are prefixed by component. SIGINT/SIGTERM are forwarded and the components drain; a second
 # signal kills them. If one component exits by itself, the others are stopped too, and one line
 # names it, how it ended and its last log line.
@@ -16,6 +17,7 @@
 # 130 a second signal killed the components.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
+source scripts/node-options.sh
 # `wait -n -p` (bash 5.1) tells which component exited.
 if [ "${BASH_VERSINFO[0]}" -lt 5 ] || { [ "${BASH_VERSINFO[0]}" -eq 5 ] && [ "${BASH_VERSINFO[1]}" -lt 1 ]; }; then
   bw_die "run.sh needs bash 5.1 or newer (this is $BASH_VERSION)"
@@ -142,7 +144,7 @@ if command -v gawk >/dev/null 2>&1; then AWK=(gawk); elif command -v mawk >/dev/
 declare -A names=()
 for c in "${components[@]}"; do
   [ "$stopping" = 0 ] || break
-  "${SETSID[@]}" node --env-file="$env_file" "dist/src/$c/main.js" \
+  NODE_OPTIONS=$(bw_component_node_options) "${SETSID[@]}" node --env-file="$env_file" "dist/src/$c/main.js" \
     > >(trap '' INT TERM HUP; exec "${AWK[@]}" -v prefix="[$c] " -v last="$state/$c.last" \
       '{ print prefix $0; fflush(); line = $0 } END { print line > last }') 2>&1 &
   pids+=("$!")

@@ -4,13 +4,14 @@
  */
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SETTINGS } from '../src/config.ts';
 import { createDb } from '../src/shared/db.ts';
 import type { Redis } from '../src/shared/redis.ts';
+import { productionNodeOptions } from './support/components.ts';
 import { run, start, type Running } from './support/run.ts';
 import {
   connectRedis,
@@ -155,6 +156,12 @@ describe('./scripts/run.sh', () => {
     );
     componentPids = nodeChildren(proc.child.pid!);
     expect(componentPids, 'one component process').to.have.length(1);
+    // With production's V8 flags (scripts/node-options.sh) in front of NODE_OPTIONS.
+    const environ = readFileSync(`/proc/${componentPids[0]}/environ`, 'utf8').split('\0');
+    const nodeOptions = environ.find((entry) => entry.startsWith('NODE_OPTIONS='));
+    expect(nodeOptions, "the component's NODE_OPTIONS").to.match(
+      new RegExp(`^NODE_OPTIONS=${productionNodeOptions().join(' ')}( |$)`),
+    );
 
     const lines = proc.stdout().split('\n').filter(Boolean);
     expect(lines.length, 'log lines on stdout').to.be.greaterThan(0);

@@ -107,7 +107,6 @@ async function main(): Promise<void> {
   const adminKey = randomBytes(32).toString('base64url');
   const credentialsKey = randomBytes(32).toString('base64');
   const [edgePort, baselinePort] = [await freePort(), await freePort()];
-  const nodeArgs = options.nodeArgs;
   const edge = startNode(
     'edge',
     ROOT,
@@ -128,7 +127,7 @@ async function main(): Promise<void> {
       EDGE_MAX_BACKLOG: '0',
       EDGE_MAX_BOT_BACKLOG: '100000000',
     }),
-    nodeArgs,
+    options.componentNodeArgs,
   );
   cleanups.push({ what: 'stop the edge', run: () => stopChild(edge) });
   const baseline = startNode(
@@ -140,7 +139,7 @@ async function main(): Promise<void> {
       BASELINE_STREAM: baselineStream,
       REDIS_URL: options.redisUrl,
     }),
-    nodeArgs,
+    options.nodeArgs,
   );
   cleanups.push({ what: 'stop the baseline', run: () => stopChild(baseline) });
   const edgeOrigin = `http://127.0.0.1:${edgePort}`;

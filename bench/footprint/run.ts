@@ -8,7 +8,9 @@
  *
  *   npm run bench:footprint                     # 3 rounds, 10 s of rest
  *   BENCH_ROUNDS=5 BENCH_IDLE_S=20 npm run bench:footprint
- *   BENCH_NODE_ARGS=--max-semi-space-size=1 npm run bench:footprint   # V8 flags for both forms
+ *   BENCH_NODE_ARGS=--max-semi-space-size=16 npm run bench:footprint  # V8's default young generation
+ *
+ * Both forms run with production's V8 flags (scripts/node-options.sh), then BENCH_NODE_ARGS.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -158,7 +160,7 @@ await runBench(async () => {
     const order: Form[] = i % 2 === 0 ? ['compiled', 'tsx'] : ['tsx', 'compiled'];
     for (const form of order) {
       console.error(`bench: round ${i + 1}/${rounds}, ${form}`);
-      samples[form].push(await round(form, env, options.nodeArgs, idleS));
+      samples[form].push(await round(form, env, options.componentNodeArgs, idleS));
     }
   }
   const loadAfter = loadavg()[0]!;
@@ -182,7 +184,7 @@ await runBench(async () => {
   rows.push(['all six, shared pages once (PSS)', '', '', '', mib(pc), mib(pt), ratio(pc, pt)]);
   console.log(
     `\nfootprint: medians of ${rounds} round(s); memory after ${idleS} s at rest with all six running; ` +
-      `node arguments [${options.nodeArgs.join(' ')}]; ` +
+      `node arguments [${options.componentNodeArgs.join(' ')}]; ` +
       `load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)} on ${availableParallelism()} cores\n`,
   );
   console.log(

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { createDb, type Knex } from '../../src/shared/db.ts';
 import { createRedis, isCluster, mastersOf, type Redis } from '../../src/shared/redis.ts';
+import { productionNodeOptions } from '../../test/support/components.ts';
 import { childEnv, runCommand } from '../edge/processes.ts';
 
 /** The repository root: the children run there. */
@@ -29,24 +30,30 @@ export function intEnv(name: string, fallback: number, min: number): number {
 /**
  * BENCH_REDIS_URL, BENCH_DATABASE_URL, BENCH_PROF and BENCH_NODE_ARGS, which every bench reads
  * alike: the Node arguments of a child are those that make it write a CPU profile into BENCH_PROF
- * (none without it), then BENCH_NODE_ARGS split at spaces (`--trace-gc`, say).
+ * (none without it), then BENCH_NODE_ARGS split at spaces (`--trace-gc`, say). A botwire
+ * component's (`componentNodeArgs`) start with the flags production gives it, which
+ * BENCH_NODE_ARGS can override (`--max-semi-space-size=16`: V8's default); a baseline (the grammY
+ * bot, bare Koa) runs with Node's defaults, as its authors would run it.
  */
 export function commonOptions(): {
   redisUrl: string;
   adminDatabaseUrl: string;
   profileDir: string | undefined;
   nodeArgs: string[];
+  componentNodeArgs: string[];
 } {
   const profileDir = process.env.BENCH_PROF || undefined;
+  const nodeArgs = [
+    ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ];
   return {
     redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
     adminDatabaseUrl:
       process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
     profileDir,
-    nodeArgs: [
-      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-      ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
-    ],
+    nodeArgs,
+    componentNodeArgs: [...productionNodeOptions(), ...nodeArgs],
   };
 }
 

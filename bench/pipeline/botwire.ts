@@ -62,7 +62,7 @@ export async function startBotwire(
   const adminKey = randomBytes(32).toString('base64url');
   const apiPort = await freePort();
   const apiOrigin = `http://127.0.0.1:${apiPort}`;
-  const nodeArgs = options.nodeArgs;
+  const nodeArgs = options.componentNodeArgs;
   const common = {
     STREAM_PREFIX: prefix,
     DATABASE_URL: databaseUrl.toString(),

@@ -7,11 +7,11 @@
  * file alone.
  */
 import { expect } from 'chai';
-import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createDb } from '../../src/shared/db.ts';
 import { postTelegramUpdate, telegramText } from '../support/api.ts';
-import type { ComponentLauncher } from '../support/components.ts';
+import { productionNodeOptions, type ComponentLauncher } from '../support/components.ts';
 import { startFaultSystem, type FaultSystem } from '../support/fault-system.ts';
 import { run, type RunResult } from '../support/run.ts';
 import { DATABASE_URL, uniqueName, waitFor } from '../support/services.ts';
@@ -22,6 +22,21 @@ const onPath = (name: string): boolean =>
 /** podman is here, or image.sh can install it (as root). */
 const canHaveEngine = (): boolean => process.getuid?.() === 0 || onPath('podman');
 
+/**
+ * Whether this process runs in a chroot (its `/` is not pid 1's), as on the fresh machine
+ * (../shared/tools/fresh-machine.sh). runc cannot exec into a container from a chroot
+ * (opencontainers/runc#1499: the process lands in the namespace's root, "chdir to cwd (\"/app\")
+ * ... no such file or directory"), so `podman exec` and `podman healthcheck run` fail there.
+ */
+function inChroot(): boolean {
+  try {
+    const [here, init] = [statSync('/'), statSync('/proc/1/root/')];
+    return here.dev !== init.dev || here.ino !== init.ino;
+  } catch {
+    return false; // /proc/1/root unreadable (not root): not a machine we made
+  }
+}
+
 describe('the container image, built and run (podman)', function () {
   this.timeout(180_000);
   let image = '';
@@ -31,6 +46,37 @@ describe('the container image, built and run (podman)', function () {
   const containers: string[] = [];
   const podman = (args: string[], timeoutMs = 60_000): Promise<RunResult> =>
     run('podman', args, { timeoutMs });
+
+  /**
+   * The image's HEALTHCHECK, run in `container`: `podman healthcheck run`; from a chroot (above),
+   * the same command from the image's configuration, run by nsenter in the container's
+   * namespaces, root, working folder, user and environment, which is what runc's exec does.
+   */
+  async function healthcheck(container: string): Promise<RunResult> {
+    if (!inChroot()) return podman(['healthcheck', 'run', container]);
+    const inspected = await podman([
+      'inspect',
+      '--format',
+      '{"test":{{json .Config.Healthcheck.Test}},"env":{{json .Config.Env}},"user":{{json .Config.User}},"pid":{{.State.Pid}}}',
+      container,
+    ]);
+    const { test, env, user, pid } = JSON.parse(inspected.stdout) as {
+      test: string[];
+      env: string[];
+      user: string;
+      pid: number;
+    };
+    expect(test[0], 'HEALTHCHECK form').to.equal('CMD');
+    const [uid = '0', gid = uid] = user.split(':');
+    const namespaces = ['-m', '-u', '-i', '-n', '-p', '-r', '-w', '-S', uid, '-G', gid];
+    return run(
+      'nsenter',
+      ['-t', String(pid), ...namespaces, '--', 'env', '-i', ...env, ...test.slice(1)],
+      {
+        timeoutMs: 10_000,
+      },
+    );
+  }
 
   before(async function () {
     // Building needs podman, which image.sh installs with apt-get when it runs as root (CI and
@@ -139,12 +185,17 @@ describe('the container image, built and run (podman)', function () {
       const pid = await podman(['inspect', '--format', '{{.State.Pid}}', container]);
       const status = readFileSync(`/proc/${pid.stdout.trim()}/status`, 'utf8');
       expect(/^Uid:\s+(\d+)/m.exec(status)?.[1], `${component} runs as`).to.equal('1000');
+      // With production's V8 flags (scripts/node-options.sh), put there by the entry point.
+      const environ = readFileSync(`/proc/${pid.stdout.trim()}/environ`, 'utf8').split('\0');
+      expect(environ, `${component}'s environment`).to.include(
+        `NODE_OPTIONS=${productionNodeOptions().join(' ')}`,
+      );
       // Its root is mounted read-only, as its own mount table says.
       const root = readFileSync(`/proc/${pid.stdout.trim()}/mountinfo`, 'utf8')
         .split('\n')
         .find((line) => line.split(' ')[4] === '/');
       expect(root?.split(' ')[5]?.split(','), `${component}'s root mount`).to.include('ro');
-      await waitFor(async () => (await podman(['healthcheck', 'run', container])).code === 0, {
+      await waitFor(async () => (await healthcheck(container)).code === 0, {
         timeoutMs: 30_000,
         intervalMs: 1000,
         what: `${component}'s HEALTHCHECK`,

@@ -1,15 +1,30 @@
 /** Components of botwire as separate processes, for tests that kill and restart them. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { start, type Running } from './run.ts';
+import { ROOT } from './services.ts';
 
 /** A component with a `src/<name>/main.ts`, as `scripts/run.sh` starts it. */
 export type ComponentName = 'api' | 'channel' | 'language' | 'flow' | 'retriver' | 'indexer';
 
 /**
+ * The V8 flags `scripts/run.sh` and the image start every component with (scripts/node-options.sh,
+ * its `BW_NODE_OPTIONS='...'` line).
+ */
+export function productionNodeOptions(): string[] {
+  const script = readFileSync(join(ROOT, 'scripts', 'node-options.sh'), 'utf8');
+  const line = /^BW_NODE_OPTIONS='([^']*)'$/m.exec(script);
+  if (!line) throw new Error("scripts/node-options.sh has no BW_NODE_OPTIONS='...' line");
+  return line[1]!.split(' ').filter(Boolean);
+}
+
+/**
  * The arguments to `node` that start `component` as `scripts/run.sh` and the image do: compiled,
- * from `dist/` (which `scripts/test.sh` builds when it is missing or stale), with no loader.
+ * from `dist/` (which `scripts/test.sh` builds when it is missing or stale), with no loader, and
+ * production's V8 flags.
  */
 export function componentArgs(component: ComponentName): string[] {
-  return [`dist/src/${component}/main.js`];
+  return [...productionNodeOptions(), `dist/src/${component}/main.js`];
 }
 
 /**
