@@ -27,6 +27,7 @@ import {
   ROOT,
   runBench,
 } from '../lib/setup.ts';
+import { median } from '../lib/stats.ts';
 import { table } from '../lib/table.ts';
 
 const COMPONENTS = ['api', 'channel', 'language', 'flow', 'retriver', 'indexer'] as const;
@@ -129,12 +130,6 @@ async function round(
     cleanups.pop();
   }
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 await runBench(async () => {
   const options = commonOptions();

@@ -17,6 +17,7 @@ import {
   ROOT,
   runBench,
 } from '../lib/setup.ts';
+import { median } from '../lib/stats.ts';
 import { childEnv } from '../edge/processes.ts';
 import { channelIn, type HopReport } from './messages.ts';
 
@@ -126,10 +127,6 @@ await runBench(async () => {
     }
   }
 
-  const median = (values: number[]): number => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)]!;
-  };
   console.log(
     `\none consumer hop: read from channel, publish one message to flow, acknowledge; ${seconds} s per rate, ` +
       `median of ${rounds} round(s)\n`,

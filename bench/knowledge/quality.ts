@@ -26,6 +26,7 @@ import { createJob, type JobRow } from '../../src/shared/knowledge/jobs.ts';
 import { collectionDir } from '../../src/shared/knowledge/names.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { cleanups, commonOptions, openScratch, runBench } from '../lib/setup.ts';
+import { median } from '../lib/stats.ts';
 import { handbookPdfs } from './handbook.ts';
 import { QUESTIONS, QUESTION_KINDS } from './questions.ts';
 import { answers, goalLines, hitsJson, missLines, qualityTable, type Judged } from './relevance.ts';
@@ -190,8 +191,6 @@ async function main(): Promise<void> {
       });
     }
   }
-  const median = (values: number[]): number =>
-    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const perKind = QUESTION_KINDS.map(
     (kind) => `${QUESTIONS.filter((q) => q.kind === kind).length} ${kind}`,
   ).join(', ');

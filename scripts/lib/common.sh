@@ -46,22 +46,30 @@ bw_setup() {
   export BW_SETUP_DONE=1
 }
 
+# bw_stale STAMP WHAT DEST SOURCE...: whether DEST must be built: its STAMP file is missing or
+# older than a SOURCE (file or folder); says which in one line ("building WHAT: ...").
+bw_stale() {
+  local stamp=$1 what=$2 dest=$3 newer
+  shift 3
+  if [ -f "$stamp" ]; then
+    newer=$(find "$@" -newer "$stamp" -print -quit 2>/dev/null || true)
+    [ -n "$newer" ] || return 1
+    bw_say "building $what: $newer is newer than $dest"
+  else
+    bw_say "building $what: $dest is missing"
+  fi
+}
+
 # Compiles the components to dist/ (scripts/lib/build.sh) when it is missing or older than what it
 # is built from (src, migrations, knexfile.ts, the stream-layout and language-model scripts, the
 # TypeScript configuration, package-lock.json), saying so in one line: production processes run
-# compiled JavaScript. A failed build is one line naming the compiler's first error and exit 3. Two builds
-# at once run one after the other (the build's lock).
+# compiled JavaScript. A failed build is one line naming the compiler's first error and exit 3.
+# Two builds at once run one after the other (the build's lock).
 bw_ensure_build() {
-  local stamp=dist/.built newer log first
-  if [ -f "$stamp" ]; then
-    newer=$(find src migrations knexfile.ts scripts/lib/stream-layout.ts \
-      scripts/lib/language-model.mjs tsconfig.json tsconfig.build.json package-lock.json \
-      -newer "$stamp" -print -quit 2>/dev/null || true)
-    [ -n "$newer" ] || return 0
-    bw_say "building the components (npm run build): $newer is newer than dist"
-  else
-    bw_say "building the components (npm run build): dist is missing"
-  fi
+  local log first
+  bw_stale dist/.built "the components (npm run build)" dist src migrations knexfile.ts \
+    scripts/lib/stream-layout.ts scripts/lib/language-model.mjs tsconfig.json \
+    tsconfig.build.json package-lock.json || return 0
   log=$(mktemp "${TMPDIR:-/tmp}/botwire-build-XXXXXX")
   if ! bash scripts/lib/build.sh >"$log" 2>&1; then
     first=$(grep -m1 -E 'error TS[0-9]+|[Ee]rror' "$log" | cut -c1-300)
@@ -76,16 +84,9 @@ bw_ensure_build() {
 # line. A failed build is one line naming the build's first error and exit 3 (the set-up failed).
 # BW_CONSOLE_DIST names another build folder (tests build into a temporary one).
 bw_ensure_console() {
-  local dist=${BW_CONSOLE_DIST:-console/dist} newer log first
-  local stamp=$dist/index.html
-  if [ -f "$stamp" ]; then
-    newer=$(find console/src console/index.html console/vite.config.ts console/tsconfig.json \
-      package-lock.json -newer "$stamp" -print -quit 2>/dev/null || true)
-    [ -n "$newer" ] || return 0
-    bw_say "building the console (npm run console:build): $newer is newer than $dist"
-  else
-    bw_say "building the console (npm run console:build): $dist is missing"
-  fi
+  local dist=${BW_CONSOLE_DIST:-console/dist} log first
+  bw_stale "$dist/index.html" "the console (npm run console:build)" "$dist" console/src \
+    console/index.html console/vite.config.ts console/tsconfig.json package-lock.json || return 0
   log=$(mktemp "${TMPDIR:-/tmp}/botwire-console-build-XXXXXX")
   if ! node_modules/.bin/vite build --config console/vite.config.ts --outDir "$(realpath -m "$dist")" \
     --emptyOutDir --logLevel error >"$log" 2>&1; then

@@ -6,7 +6,16 @@
  * and the image's `migrate` in `dockerfile.test.ts`. `scripts/test.sh` builds dist/ first.
  */
 import { expect } from 'chai';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import XLSX from 'xlsx';
@@ -124,5 +133,42 @@ describe('the compiled build (dist/)', function () {
       }
     });
     expect(orphans).to.deep.equal([]);
+  });
+
+  it('when dist/ is fresh, then run.sh and test.sh leave it and say nothing; the staleness rule (bw_stale) names the missing build, or the newer source', async () => {
+    const fresh = await run('bash', ['-c', 'source scripts/lib/common.sh && bw_ensure_build']);
+    expect([fresh.code, fresh.stderr]).to.deep.equal([0, '']);
+
+    const dir = mkdtempSync(join(tmpdir(), 'botwire-stale-'));
+    try {
+      mkdirSync(join(dir, 'src'));
+      writeFileSync(join(dir, 'src', 'a.ts'), '');
+      const stale = (): Promise<{ code: number | null; stderr: string }> =>
+        run('bash', [
+          '-c',
+          `source scripts/lib/common.sh && cd "${dir}" && bw_stale out/.built things out src`,
+        ]);
+      const missing = await stale();
+      expect([missing.code, missing.stderr]).to.deep.equal([
+        0,
+        'building things: out is missing\n',
+      ]);
+      mkdirSync(join(dir, 'out'));
+      writeFileSync(join(dir, 'out', '.built'), '');
+      const past = new Date('2000-01-01T00:00:00Z');
+      utimesSync(join(dir, 'src', 'a.ts'), past, past);
+      utimesSync(join(dir, 'src'), past, past);
+      const current = await stale();
+      expect([current.code, current.stderr]).to.deep.equal([1, '']);
+      const older1999 = new Date('1999-01-01T00:00:00Z');
+      utimesSync(join(dir, 'out', '.built'), older1999, older1999);
+      const older = await stale();
+      expect([older.code, older.stderr]).to.deep.equal([
+        0,
+        'building things: src is newer than out\n',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
