@@ -57,7 +57,8 @@ export function envOf(settings: Record<string, string>): Record<string, string> 
 /**
  * Starts one process of `component` and waits until it consumes (or listens).
  * @param options.timeoutMs how long it may take to start (ms); on a loaded 2-core machine, several
- *   processes starting at once take a while. @defaultValue 20000
+ *   processes starting at once take a while (a component needs about 1.2 s of CPU to start; with
+ *   another suite beside this one, a core is shared ten ways and more). @defaultValue 60000
  * @param options.launcher how to start it. @defaultValue {@link nodeLauncher}
  */
 export async function startComponent(
@@ -72,12 +73,15 @@ export async function startComponent(
     envOf({ ...settings, CONSUMER_NAME: name, LOG_LEVEL: 'info' }),
   );
   const proc = start(launch.command, launch.args, launch.env ? { env: launch.env } : {});
-  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   while (!/"msg":"started"/.test(proc.stdout())) {
     const exited = proc.child.exitCode !== null || proc.child.signalCode !== null;
     if (exited || Date.now() > deadline) {
       if (!exited) proc.child.kill('SIGKILL');
-      throw new Error(`${name} did not start: ${proc.stderr()}\n${proc.stdout().slice(-2000)}`);
+      const how = exited ? `exited (${proc.child.exitCode ?? proc.child.signalCode})` : 'timed out';
+      throw new Error(
+        `${name} did not start (${how}): ${proc.stderr()}\n${proc.stdout().slice(-2000)}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
