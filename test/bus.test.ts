@@ -231,7 +231,7 @@ forEachRedisMode('topic bus', (mode) => {
 
     it('when the handler fails because Postgres or Redis cannot be reached, more often than maxDeliveries, then the entry is not dead-lettered and is handled once they are back', async function () {
       // Six outages back off 0.2, 0.4, 0.8, 1.6, 3.2 and 5 s: 11 s at least, more on a busy machine.
-      this.timeout(60_000);
+      this.timeout(150_000);
       const seen: number[] = [];
       const outage = [
         Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
@@ -255,8 +255,8 @@ forEachRedisMode('topic bus', (mode) => {
       }).start();
       await producer.publish('indexer', msg('faq'));
       await waitFor(async () => seen.length === outage.length + 1 && (await pending()) === 0, {
-        timeoutMs: 50_000,
-        what: `the entry handled after the outage (handled ${seen.length} times so far)`,
+        timeoutMs: 140_000,
+        what: () => `the entry handled after the outage (handled ${seen.length} times so far)`,
       });
       expect(seen, 'an outage uses up no delivery').to.deep.equal(outage.map(() => 1).concat(1));
       expect(await listDeadLetters(redis, prefix, 'indexer', PARTITIONS)).to.have.length(0);
@@ -330,7 +330,8 @@ forEachRedisMode('topic bus', (mode) => {
     });
 
     it('when a handler stalls the event loop for twice the lease while messages arrive, then every message is answered and none stays pending with the live consumer', async function () {
-      this.timeout(30_000);
+      // Bounds for a busy machine (a second suite beside this one): the publisher starts under tsx.
+      this.timeout(150_000);
       const leaseMs = 500;
       // Publishes while this process is blocked, so the read out across the stall is handed them.
       const publisher = await fixture('publish-on-signal.ts', { COUNT: '8' });
@@ -351,7 +352,10 @@ forEachRedisMode('topic bus', (mode) => {
         await producer.publishMany(
           ['before-0', 'before-1', 'stall'].map((n) => ({ topic: 'indexer', message: msg(n, n) })),
         );
-        await waitFor(() => publisher.stdout().includes('published'), { what: 'the publisher' });
+        await waitFor(() => publisher.stdout().includes('published'), {
+          timeoutMs: 60_000,
+          what: 'the publisher',
+        });
         const expected = [
           'before-0',
           'before-1',
@@ -359,8 +363,9 @@ forEachRedisMode('topic bus', (mode) => {
           ...[0, 1, 2, 3, 4, 5, 6, 7].map((n) => `during-${n}`),
         ];
         await waitFor(async () => handled.size === expected.length && (await pending()) === 0, {
-          timeoutMs: 15_000,
-          what: `every message handled, nothing pending (handled: ${[...handled].join(', ')})`,
+          timeoutMs: 60_000,
+          what: () =>
+            `every message handled, nothing pending (handled: ${[...handled].join(', ')})`,
         });
         expect([...handled].sort()).to.deep.equal(expected.sort());
       } finally {
@@ -481,7 +486,8 @@ forEachRedisMode('topic bus', (mode) => {
       expect(log).to.deep.equal(['first', 'second', 'third']);
     });
 
-    it('when two consumers share a topic, then they split the partitions and each key keeps its order', async () => {
+    it('when two consumers share a topic, then they split the partitions and each key keeps its order', async function () {
+      this.timeout(150_000); // bounds for a busy machine (a second suite beside this one)
       const seen = new Map<string, number[]>();
       const handler = async (m: IndexerMessage) => {
         await sleep(Math.random() * 4);
@@ -493,7 +499,9 @@ forEachRedisMode('topic bus', (mode) => {
       await a.start();
       await b.start();
       await waitFor(() => a.partitions.length === 2 && b.partitions.length === 2, {
-        what: 'an even split',
+        timeoutMs: 60_000,
+        what: () =>
+          `an even split (a holds ${a.partitions.join(',')}, b ${b.partitions.join(',')})`,
       });
       const keysUsed = Array.from({ length: 12 }, (_, i) => `chat${i}`);
       const messages = [];
@@ -502,7 +510,12 @@ forEachRedisMode('topic bus', (mode) => {
           messages.push({ topic: 'indexer' as const, message: msg(`${key}.${n}`, key) });
       }
       await producer.publishMany(messages);
-      await waitFor(() => [...seen.values()].reduce((sum, list) => sum + list.length, 0) === 180);
+      const handledCount = (): number =>
+        [...seen.values()].reduce((sum, list) => sum + list.length, 0);
+      await waitFor(() => handledCount() === 180, {
+        timeoutMs: 60_000,
+        what: () => `180 messages handled (${handledCount()} so far)`,
+      });
       for (const key of keysUsed) expect(seen.get(key), key).to.deep.equal([...Array(15).keys()]);
       expect([...a.partitions, ...b.partitions].sort()).to.deep.equal([0, 1, 2, 3]);
     });
@@ -617,7 +630,12 @@ forEachRedisMode('topic bus', (mode) => {
         await waitFor(() => group.every((c) => c.partitions.length === 2), {
           what: 'two partitions each',
         });
-        await waitFor(() => [...seen.values()].reduce((sum, list) => sum + list.length, 0) === 180);
+        const handledCount = (): number =>
+          [...seen.values()].reduce((sum, list) => sum + list.length, 0);
+        await waitFor(() => handledCount() === 180, {
+          timeoutMs: 60_000,
+          what: () => `180 messages handled (${handledCount()} so far)`,
+        });
         clearInterval(sampler);
         for (const key of keysUsed) expect(seen.get(key), key).to.deep.equal([...Array(15).keys()]);
         const after = owners();

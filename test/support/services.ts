@@ -81,17 +81,26 @@ export async function withStatements<T>(
   }
 }
 
-/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
+/**
+ * Polls `check` until it returns a truthy value or `timeoutMs` passes. `what` names the condition
+ * in the error; a function is asked when the wait fails, so it can say what was seen by then.
+ */
 export async function waitFor<T>(
   check: () => Promise<T> | T,
-  { timeoutMs = 10_000, intervalMs = 25, what = 'condition' } = {},
+  {
+    timeoutMs = 10_000,
+    intervalMs = 25,
+    what = 'condition',
+  }: { timeoutMs?: number; intervalMs?: number; what?: string | (() => string) } = {},
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const named = typeof what === 'function' ? what() : what;
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${named}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
