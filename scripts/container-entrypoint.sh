@@ -27,11 +27,23 @@ case "$command" in
     ;;
   migrate)
     # Every pod's init container migrates (deploy/k8s): knex runs them one at a time on its lock
-    # row, but first runs on an empty database race to create knex's own tables and the losers
-    # fail ("already exists"); run once more, and the tables are there. A migration that fails
-    # fails the same way twice (each run is one transaction).
-    node node_modules/knex/bin/cli.js --knexfile dist/knexfile.js migrate:latest "$@" ||
-      exec node node_modules/knex/bin/cli.js --knexfile dist/knexfile.js migrate:latest "$@"
+    # row. The others fail, either on an empty database racing to create knex's own tables
+    # ("already exists") or on the lock held by the one that runs (MigrationLocked). So a failure
+    # that says either is run again, up to 10 times, 2 s apart. Any other failure ends it at once:
+    # a failed migration fails the same way again (each run is one transaction).
+    tries=1
+    while :; do
+      out=$(node node_modules/knex/bin/cli.js --knexfile dist/knexfile.js migrate:latest "$@" 2>&1) &&
+        { printf '%s\n' "$out"; exit 0; }
+      printf '%s\n' "$out" >&2
+      case "$out" in
+        *MigrationLocked* | *"already exists"*) [ "$tries" -lt 10 ] || exit 1 ;;
+        *) exit 1 ;;
+      esac
+      tries=$((tries + 1))
+      echo "migrate: another pod is migrating; running again in 2 s ($tries of 10)" >&2
+      sleep 2
+    done
     ;;
   stream-layout)
     exec node dist/scripts/lib/stream-layout.js "$@"
