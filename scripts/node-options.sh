@@ -6,7 +6,8 @@
 #                            grows them while a component starts and never gives them back, about
 #                            30 MiB of every process's resident memory at rest and under traffic,
 #                            for 0-8 % more CPU a turn (docs/deployment.md, "Sizing").
-# The benches read the line below too (bench/lib/setup.ts): keep it one quoted line.
+# The tests and benches read the line below too (productionNodeOptions in test/support/
+# components.ts): keep it one quoted line.
 BW_NODE_OPTIONS='--max-semi-space-size=2'
 
 # NODE_OPTIONS for a component: ours, then the operator's.

@@ -4,7 +4,7 @@
 // object literal; V8 needs about 90 MB of parser memory to compile it, which glibc then keeps, so
 // a process that imported it held about 220 MB. `JSON.parse` of the same table needs no parser
 // memory and leaves about 100 MB (src/shared/languages/detect.ts loads it; docs/deployment.md,
-// "Footprint").
+// "Compiled").
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
