@@ -27,17 +27,21 @@ case "$command" in
     ;;
   migrate)
     # Every pod's init container migrates (deploy/k8s): knex runs them one at a time on its lock
-    # row. The others fail, either on an empty database racing to create knex's own tables
-    # ("already exists") or on the lock held by the one that runs (MigrationLocked). So a failure
-    # that says either is run again, up to 10 times, 2 s apart. Any other failure ends it at once:
-    # a failed migration fails the same way again (each run is one transaction).
+    # row. The others fail, either on an empty database racing to create knex's own tables (a
+    # second CREATE TABLE of one name fails "already exists" or, when both are in flight at once,
+    # on Postgres's own catalog index: "violates unique constraint "pg_type_typname_nsp_index"")
+    # or on the lock held by the one that runs (MigrationLocked). So a failure that says one of
+    # these is run again, up to 10 times, 2 s apart. Any other failure ends it at once: a failed
+    # migration fails the same way again (each run is one transaction).
     tries=1
     while :; do
       out=$(node node_modules/knex/bin/cli.js --knexfile dist/knexfile.js migrate:latest "$@" 2>&1) &&
         { printf '%s\n' "$out"; exit 0; }
       printf '%s\n' "$out" >&2
       case "$out" in
-        *MigrationLocked* | *"already exists"*) [ "$tries" -lt 10 ] || exit 1 ;;
+        *MigrationLocked* | *"already exists"* | *'violates unique constraint "pg_'*)
+          [ "$tries" -lt 10 ] || exit 1
+          ;;
         *) exit 1 ;;
       esac
       tries=$((tries + 1))

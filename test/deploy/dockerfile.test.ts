@@ -6,7 +6,17 @@
  * told (a component, `migrate`, `healthcheck`) and refuses anything else.
  */
 import { expect } from 'chai';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { createDb } from '../../src/shared/db.ts';
@@ -228,6 +238,54 @@ describe('container entry point', function () {
       await db.raw('drop schema if exists ?? cascade', [schema]);
       await db.destroy();
     }
+  });
+
+  /**
+   * The entry point's migrate with `node` standing in for knex's command line: each run prints the
+   * next of `failures` and exits 1, then one prints "migrated" and exits 0.
+   */
+  async function migrateThrough(failures: string[]) {
+    const dir = mkdtempSync(join(tmpdir(), 'botwire-knex-'));
+    try {
+      writeFileSync(join(dir, 'failures'), failures.map((f) => `${f}\n`).join(''));
+      const node = join(dir, 'node');
+      writeFileSync(
+        node,
+        [
+          '#!/bin/sh',
+          `runs=$(cat ${dir}/runs 2>/dev/null || echo 0); runs=$((runs + 1)); echo $runs > ${dir}/runs`,
+          `line=$(sed -n "\${runs}p" ${dir}/failures)`,
+          '[ -z "$line" ] || { echo "$line" >&2; exit 1; }',
+          'echo migrated',
+        ].join('\n'),
+      );
+      chmodSync(node, 0o755);
+      const result = await entry(['migrate'], { PATH: `${dir}:${process.env.PATH ?? ''}` });
+      const runs = Number(readFileSync(join(dir, 'runs'), 'utf8'));
+      return { ...result, runs };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('when migrate fails on a race with another pod (the lock, or creating one table twice), then it runs again; on anything else, it ends at once', async () => {
+    const races = [
+      'MigrationLocked: Migration table is already locked',
+      'error: create table "s"."knex_migrations" (…) - relation "knex_migrations" already exists',
+      'error: create table "s"."knex_migrations_lock" (…) - duplicate key value violates unique constraint "pg_type_typname_nsp_index"',
+    ];
+    const raced = await migrateThrough(races);
+    expect(raced.code, raced.stderr).to.equal(0);
+    expect(raced.runs).to.equal(4);
+    expect(raced.stdout).to.include('migrated');
+    expect(raced.stderr.match(/another pod is migrating; running again in 2 s/g)).to.have.length(3);
+
+    const broken = await migrateThrough([
+      'error: alter table "s"."bots" - duplicate key value violates unique constraint "bots_pkey"',
+    ]);
+    expect(broken.code).to.equal(1);
+    expect(broken.runs).to.equal(1);
+    expect(broken.stderr).to.include('bots_pkey');
   });
 
   it('when three pods migrate one empty schema at once (their init containers), then each exits 0 and every migration runs once', async () => {
