@@ -263,8 +263,10 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
    * is lost then); 1 s later the master is killed and the lagging replica promoted. Freezing the
    * replica alone is not enough on loopback: the stream waits in its socket and is read on resume.
    * Returns the row, the callbacks the edge accepted in that second, and the messages lost.
+   * `settleMs` bounds the wait for replies after it: short where messages are lost on purpose
+   * (they never come), long where none may be (on a busy machine the last replies come late).
    */
-  const killWithLaggingReplica = async (label: string, index: number) => {
+  const killWithLaggingReplica = async (label: string, index: number, settleMs: number) => {
     const c = cluster!;
     let killed = -1;
     const acceptedBefore = new Map<string, number>();
@@ -316,7 +318,7 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
         await c.nodes[killed]!.start();
         return { 'ms to promotion': promotion };
       },
-      20_000,
+      settleMs,
     );
     const lost = traffic.anomalies().lost;
     const window = conversations.flatMap((conv) =>
@@ -334,6 +336,7 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
     const { window, lost } = await killWithLaggingReplica(
       'cluster SIGKILL channel master, replica 1 s behind',
       4,
+      20_000,
     );
     // The window is real: callbacks answered 200 and never replicated are gone, and the
     // platform, answered, does not send them again.
@@ -361,6 +364,7 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
     const { row, lost } = await killWithLaggingReplica(
       'cluster SIGKILL channel master, replica 1 s behind, EDGE_WAIT_REPLICAS=1',
       5,
+      90_000,
     );
     expect(row.retriedPosts, 'callbacks refused and sent again').to.be.greaterThan(0);
     expect(lost, 'lost').to.deep.equal([]);
