@@ -11,6 +11,7 @@ import {
   apiCall,
   checkA11y,
   consoleService,
+  releaseConsoleService,
   expectNoCspViolations,
   screenshot,
   type ConsoleService,
@@ -27,6 +28,8 @@ describe('accounts in a browser', function () {
     this.timeout(300_000);
     service = await consoleService();
   });
+
+  after(releaseConsoleService);
 
   it('when an owner invites an agent for one bot, then the link opened elsewhere makes the account, which signs in and sees only its bot and its sections', async () => {
     const suffix = randomBytes(3).toString('hex');

@@ -10,6 +10,7 @@ import {
   apiCall,
   checkA11y,
   consoleService,
+  releaseConsoleService,
   expectNoCspViolations,
   screenshot,
   signIn,
@@ -90,6 +91,8 @@ describe('analytics page in a browser', function () {
       { timeoutMs: 20_000, what: 'every turn counted' },
     );
   });
+
+  after(releaseConsoleService);
 
   it('when an operator opens a bot’s Analytics, then the figures, where users give up and the CSV are there, and the flow graph shows each state’s drop-off', async () => {
     const page = await service.newPage();

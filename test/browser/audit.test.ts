@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import {
   checkA11y,
   consoleService,
+  releaseConsoleService,
   expectNoCspViolations,
   screenshot,
   signIn,
@@ -21,6 +22,8 @@ describe('audit page in a browser', function () {
     this.timeout(300_000);
     service = await consoleService();
   });
+
+  after(releaseConsoleService);
 
   it('when an operator renames a bot and opens Audit, then the newest row is the rename by "admin-key" (the key the console signed in with) with old and new name, and the action filter keeps it', async () => {
     const created = await fetch(`${service.url}/v2/bots`, {

@@ -13,6 +13,7 @@ import {
   apiCall,
   checkA11y,
   consoleService,
+  releaseConsoleService,
   expectNoCspViolations,
   screenshot,
   closeWhatsAppWindows,
@@ -32,6 +33,8 @@ describe('broadcasts on the bot page in a browser', function () {
     this.timeout(300_000);
     service = await consoleService();
   });
+
+  after(releaseConsoleService);
 
   it('when a builder previews and sends a broadcast, then the preview counts the opted-out user as skipped, the list follows it to finished, and each other user gets it once', async () => {
     // The echo, and where the broadcast's answers go.

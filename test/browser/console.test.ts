@@ -12,6 +12,7 @@ import { waitFor } from '../support/services.ts';
 import {
   checkA11y,
   consoleService,
+  releaseConsoleService,
   expectNoCspViolations,
   screenshot,
   serviceDb,
@@ -61,6 +62,8 @@ describe('console in a browser', function () {
     this.timeout(300_000);
     service = await consoleService();
   });
+
+  after(releaseConsoleService);
 
   it('when a wrong key is given, then the sign-in page says so; with the right key, then the Bots page opens; signing out returns to sign-in', async () => {
     const page = await service.newPage();

@@ -10,6 +10,7 @@ import {
   apiCall,
   checkA11y,
   consoleService,
+  releaseConsoleService,
   screenshot,
   signIn,
   type ConsoleService,
@@ -23,6 +24,8 @@ describe('conversation tests in the console', function () {
     this.timeout(300_000);
     service = await consoleService();
   });
+
+  after(releaseConsoleService);
 
   it('when an operator saves a test chat as a test, then the Tests panel runs it, and a draft that changes the reply is refused at publish with the failure shown until the owner publishes anyway', async () => {
     const created = await apiCall(service, 'POST', '/v2/bots', {

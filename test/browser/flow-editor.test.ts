@@ -18,6 +18,7 @@ import {
   apiCall,
   checkA11y,
   consoleService,
+  releaseConsoleService,
   expectNoCspViolations,
   screenshot,
   signIn,
@@ -74,6 +75,8 @@ describe('flow editor in a browser', function () {
     this.timeout(300_000);
     service = await consoleService();
   });
+
+  after(releaseConsoleService);
 
   it('when an operator builds a three-state flow with buttons by clicking, then the test chat runs the saved draft while the live version stays, runs the new version once published, and the test conversations show live on the Conversations page with both sides', async () => {
     const page = await service.newPage();

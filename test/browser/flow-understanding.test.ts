@@ -16,7 +16,14 @@ import {
   say,
   TURN_MS,
 } from './flow-editor-helpers.ts';
-import { checkA11y, consoleService, screenshot, signIn, type ConsoleService } from './support.ts';
+import {
+  checkA11y,
+  consoleService,
+  releaseConsoleService,
+  screenshot,
+  signIn,
+  type ConsoleService,
+} from './support.ts';
 
 const MENU_FLOW = {
   version: 1,
@@ -58,6 +65,8 @@ describe('flow editor: free text understood by meaning', function () {
     this.timeout(300_000);
     service = await consoleService();
   });
+
+  after(releaseConsoleService);
 
   it('when an operator adds example phrases, a global intent and an llm step by clicking and publishes, then the test chat shows the option matched from free text with its score, the intent that handed off, and the llm step that could not run', async () => {
     const created = await fetch(`${service.url}/v2/bots`, {

@@ -18,6 +18,7 @@ import {
   checkA11y,
   closeWhatsAppWindows,
   consoleService,
+  releaseConsoleService,
   expectNoCspViolations,
   makeAccount,
   screenshot,
@@ -53,6 +54,8 @@ describe('the agent inbox in a browser', function () {
     this.timeout(300_000);
     service = await consoleService();
   });
+
+  after(releaseConsoleService);
 
   it('when a user asks for a person, then an agent sees it arrive live, claims it, types, answers, sees the reply, notes, and hands back at a state the user then gets', async () => {
     const bot = await telegramBot(service, 'Parcel desk', DESK_FLOW);

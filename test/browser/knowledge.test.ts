@@ -9,6 +9,7 @@ import { pdf } from '../support/knowledge-fixtures.ts';
 import {
   checkA11y,
   consoleService,
+  releaseConsoleService,
   expectNoCspViolations,
   screenshot,
   signIn,
@@ -29,6 +30,8 @@ describe('knowledge pages in a browser', function () {
     this.timeout(300_000);
     service = await consoleService();
   });
+
+  after(releaseConsoleService);
 
   it('when a PDF is uploaded by the file input and indexed, then the job shows its progress to the end and a search finds its page, with file, page and the words highlighted', async () => {
     const page = await service.newPage();

@@ -11,6 +11,7 @@ import {
   apiCall,
   checkA11y,
   consoleService,
+  releaseConsoleService,
   expectNoCspViolations,
   screenshot,
   serviceDb,
@@ -38,6 +39,8 @@ describe('operations and conversations pages in a browser', function () {
     this.timeout(300_000);
     service = await consoleService();
   });
+
+  after(releaseConsoleService);
 
   it("when storing one conversation's state fails, then the Operations page lists the flow dead letter, shows it, and once fixed replays it from the page and the reply is delivered once", async () => {
     const bot = await telegramBot(service, 'Ops echo', ECHO_FLOW);

@@ -11,7 +11,13 @@ import type { Page } from 'playwright-core';
 import { allowed } from '../../src/api/admin/permissions.ts';
 import type { Role } from '../../src/api/admin/principal.ts';
 import { TELEGRAM_TOKEN } from '../support/api.ts';
-import { apiCall, consoleService, signInWithPassword, type ConsoleService } from './support.ts';
+import {
+  apiCall,
+  consoleService,
+  releaseConsoleService,
+  signInWithPassword,
+  type ConsoleService,
+} from './support.ts';
 
 describe('the console for each role', function () {
   this.timeout(300_000);
@@ -28,6 +34,8 @@ describe('the console for each role', function () {
     });
     appId = created.app_id;
   });
+
+  after(releaseConsoleService);
 
   /** Every page of the console, as a signed-in person reaches it. */
   const pages = () => [

@@ -19,22 +19,46 @@ export { CHROMIUM, signIn, signInWithPassword, type ConsoleService } from './ser
 
 let shared: Promise<RunningConsole> | undefined;
 
+/** Set in mocha's workers when files run in parallel (TEST_JOBS above 1, scripts/test.sh). */
+const IN_PARALLEL_WORKER = process.env.MOCHA_WORKER_ID !== undefined;
+
 /**
- * The service for the browser tests, started on first use and shared by every browser test file.
- * Call it from a `before` hook with a generous timeout (six processes start one after another).
+ * The service for the browser tests, started on first use and shared by the browser test files
+ * that run in this process. Call it from a `before` hook with a generous timeout (six processes
+ * start one after another), and `releaseConsoleService` from the file's `after` hook.
  */
 export async function consoleService(): Promise<ConsoleService> {
   shared ??= startConsoleService({ onPage: watchCsp });
   return (await shared).service;
 }
 
-// A root hook: runs once after every test file, whichever of them started the service.
-after(async function () {
-  this.timeout(60_000);
+async function stopShared(): Promise<void> {
   if (shared === undefined) return;
   const running = await shared.catch(() => undefined);
+  shared = undefined;
   await running?.stop();
-});
+}
+
+// Files one after another in one process: a root hook, run once after every test file, stops
+// the service whichever file started it.
+if (!IN_PARALLEL_WORKER) {
+  after(async function () {
+    this.timeout(60_000);
+    await stopShared();
+  });
+}
+
+/**
+ * A browser test file's `after` hook. In a parallel worker the root hook above cannot stop the
+ * service (a worker runs many files but evaluates this module once, so the hook would belong to
+ * its first file alone): each file stops it, and the worker's next browser file starts its own.
+ * Files one after another share one service, and this does nothing.
+ */
+export async function releaseConsoleService(this: Mocha.Context): Promise<void> {
+  if (!IN_PARALLEL_WORKER) return;
+  this.timeout(60_000);
+  await stopShared();
+}
 
 const cspViolations = new WeakMap<Page, string[]>();
 

@@ -9,7 +9,14 @@ import type { Page } from 'playwright-core';
 import { waitFor } from '../support/services.ts';
 import { TELEGRAM_TOKEN } from '../support/api.ts';
 import { shopFlow } from '../support/flows.ts';
-import { checkA11y, consoleService, screenshot, signIn, type ConsoleService } from './support.ts';
+import {
+  checkA11y,
+  consoleService,
+  releaseConsoleService,
+  screenshot,
+  signIn,
+  type ConsoleService,
+} from './support.ts';
 
 const SHOP_FLOW = shopFlow();
 
@@ -60,6 +67,8 @@ describe('web widget in a browser', function () {
     expect(created.status).to.equal(201);
     snippet = ((await created.json()) as any).channels[0].widget_snippet;
   });
+
+  after(releaseConsoleService);
 
   after(async () => {
     await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
