@@ -1,12 +1,18 @@
 /**
  * Language detection reads eld's `medium` table from the JSON `npm run build` writes
- * (scripts/lib/language-model.mjs) instead of compiling the package's object literal: the two
- * detectors must say the same thing, scores included, for every text.
+ * (scripts/lib/language-model.mjs) instead of compiling the package's object literal: the table
+ * read back is eld's own, and the two detectors say the same thing, scores included.
  */
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDetector, MODEL_TABLE } from '../src/shared/languages/detect.ts';
+import { pathToFileURL } from 'node:url';
+import {
+  createDetector,
+  eldFolder,
+  MODEL_TABLE,
+  readTable,
+} from '../src/shared/languages/detect.ts';
 
 const TEXTS = [
   'Hello, I would like to change the delivery address of my order',
@@ -39,6 +45,17 @@ describe('language detection from the built table', () => {
     }
     expect(fromTable.detect(TEXTS[1]!).language).to.equal('fr');
     expect(fromTable.detect(TEXTS[6]!).language).to.equal('ru');
+  });
+
+  it('the table read back from the build is eld/medium’s, n-gram for n-gram, with one object per distinct score set', async () => {
+    const packaged = pathToFileURL(join(eldFolder(), 'src', 'ngrams', 'medium.js'));
+    const { ngramsData } = (await import(packaged.href)) as { ngramsData: unknown };
+    const table = await readTable(MODEL_TABLE);
+    expect(table).to.deep.equal(ngramsData);
+    const sets = new Set(Object.values(table.ngrams));
+    const distinct = new Set(Object.values(table.ngrams).map((set) => JSON.stringify(set)));
+    expect(sets.size).to.equal(distinct.size);
+    expect(sets.size).to.be.lessThan(Object.keys(table.ngrams).length / 4);
   });
 
   it('without a table (sources, no build) it is eld/medium itself', async () => {
