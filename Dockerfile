@@ -24,7 +24,7 @@ COPY console ./console
 COPY src ./src
 COPY migrations ./migrations
 COPY knexfile.ts tsconfig.json tsconfig.build.json ./
-COPY scripts/lib/build.sh scripts/lib/stream-layout.ts scripts/lib/language-model.mjs ./scripts/lib/
+COPY scripts/lib/build.sh scripts/lib/stream-layout.ts scripts/lib/migrate.ts scripts/lib/language-model.mjs ./scripts/lib/
 RUN npm run build && npm run console:build
 
 FROM ${BASE_IMAGE} AS runtime

@@ -2,8 +2,8 @@
 # The container image's entry point (Dockerfile): the first argument names what runs.
 #   api | channel | language | flow | retriver | indexer   that component, as the container's
 #                       main process (SIGTERM drains it; a second signal forces)
-#   migrate             knex migrate:latest on DATABASE_URL (run it before starting a new version;
-#                       safe to run from several pods at once)
+#   migrate             the migrations on DATABASE_URL (run it before starting a new version;
+#                       several pods at once run them one after another: dist/scripts/lib/migrate.js)
 #   stream-layout status|drain [--timeout S]|switch
 #                       the stream key layout migration (dist/scripts/lib/stream-layout.js;
 #                       docs/operations.md, "Stream key layout"); exit codes as its header says
@@ -26,28 +26,8 @@ case "$command" in
     exec node "dist/src/$command/main.js" "$@"
     ;;
   migrate)
-    # Every pod's init container migrates (deploy/k8s): knex runs them one at a time on its lock
-    # row. The others fail, either on an empty database racing to create knex's own tables (a
-    # second CREATE TABLE of one name fails "already exists" or, when both are in flight at once,
-    # on Postgres's own catalog index: "violates unique constraint "pg_type_typname_nsp_index"")
-    # or on the lock held by the one that runs (MigrationLocked). So a failure that says one of
-    # these is run again, up to 10 times, 2 s apart. Any other failure ends it at once: a failed
-    # migration fails the same way again (each run is one transaction).
-    tries=1
-    while :; do
-      out=$(node node_modules/knex/bin/cli.js --knexfile dist/knexfile.js migrate:latest "$@" 2>&1) &&
-        { printf '%s\n' "$out"; exit 0; }
-      printf '%s\n' "$out" >&2
-      case "$out" in
-        *MigrationLocked* | *"already exists"* | *'violates unique constraint "pg_'*)
-          [ "$tries" -lt 10 ] || exit 1
-          ;;
-        *) exit 1 ;;
-      esac
-      tries=$((tries + 1))
-      echo "migrate: another pod is migrating; running again in 2 s ($tries of 10)" >&2
-      sleep 2
-    done
+    # Every pod's init container migrates (deploy/k8s), one at a time (its header says how).
+    exec node dist/scripts/lib/migrate.js
     ;;
   stream-layout)
     exec node dist/scripts/lib/stream-layout.js "$@"

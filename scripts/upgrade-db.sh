@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# ./scripts/upgrade-db.sh: `knex migrate:latest` on the database of DATABASE_URL (environment,
-# then the env file $ENV_FILE or .env-dev). Extra arguments go to knex.
+# ./scripts/upgrade-db.sh: the migrations (knex migrate:latest) on the database of DATABASE_URL
+# (environment, then the env file $ENV_FILE or .env-dev), one process at a time, as the image's
+# `migrate` runs them (scripts/lib/migrate.ts).
 # First the set-up run.sh does (scripts/lib/common.sh bw_setup): dependencies, the env file
 # completed, Redis and Postgres reachable (started or installed when local), the database created.
 # Exit codes: 0 migrated (or already up to date); 1 a migration failed (one line with knex's
@@ -16,8 +17,8 @@ trap 'rm -f "$log"' EXIT
 rc=0
 ENV_FILE="$(bw_env_file)" bash -c '
   source scripts/lib/common.sh
-  bw_node node_modules/knex/bin/cli.js --knexfile knexfile.ts migrate:latest "$@"
-' upgrade-db "$@" 2>"$log" || rc=$?
+  bw_node scripts/lib/migrate.ts
+' upgrade-db 2>"$log" || rc=$?
 if [ "$rc" -eq 0 ]; then
   cat "$log" >&2
   exit 0

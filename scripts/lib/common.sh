@@ -61,14 +61,14 @@ bw_stale() {
 }
 
 # Compiles the components to dist/ (scripts/lib/build.sh) when it is missing or older than what it
-# is built from (src, migrations, knexfile.ts, the stream-layout and language-model scripts, the
+# is built from (src, migrations, knexfile.ts, the stream-layout, migrate and language-model scripts, the
 # TypeScript configuration, package-lock.json), saying so in one line: production processes run
 # compiled JavaScript. A failed build is one line naming the compiler's first error and exit 3.
 # Two builds at once run one after the other (the build's lock).
 bw_ensure_build() {
   local log first
   bw_stale dist/.built "the components (npm run build)" dist src migrations knexfile.ts \
-    scripts/lib/stream-layout.ts scripts/lib/language-model.mjs tsconfig.json \
+    scripts/lib/stream-layout.ts scripts/lib/migrate.ts scripts/lib/language-model.mjs tsconfig.json \
     tsconfig.build.json package-lock.json || return 0
   log=$(mktemp "${TMPDIR:-/tmp}/botwire-build-XXXXXX")
   if ! bash scripts/lib/build.sh >"$log" 2>&1; then
