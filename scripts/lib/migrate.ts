@@ -28,7 +28,8 @@ export function migrationLockName(schema: string | undefined): string {
  */
 export async function migrate(): Promise<string> {
   const schema = config.migrations?.schemaName;
-  const lock = new pg.Client({ connectionString: String(config.connection) });
+  if (typeof config.connection !== 'string') throw new Error('knexfile.ts must name a URL');
+  const lock = new pg.Client({ connectionString: config.connection });
   await lock.connect();
   const db = knex(config);
   try {
