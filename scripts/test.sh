@@ -5,16 +5,16 @@
 # Sets itself up: dependencies (npm ci), Redis and Postgres (started or installed when missing),
 # the test database, the programs the tests start themselves (redis-server, initdb, pg_ctl, ps,
 # chromium) and the console's build (when missing or stale). Tests isolate themselves (own stream prefix, own schema or database).
-# TEST_REDIS_URL and TEST_DATABASE_URL pick other servers. TEST_JOBS (default 1) runs that many
-# test files at a time (mocha --parallel: each in a worker process of its own, output shown file
-# by file as each ends); 1 runs them one after another in one process.
+# TEST_REDIS_URL and TEST_DATABASE_URL pick other servers. TEST_JOBS (default 2) runs that many
+# test files at a time (mocha --parallel: worker processes, each running one file after another,
+# its output shown as each file ends); 1 runs them one after another in one process.
 # Exit codes: mocha's (0 all passed, else the number of failures); 2 a bad setting; 3 the set-up
 # failed.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 export TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}"
 export TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres:postgres@localhost:5432/botwire_test}"
-jobs=${TEST_JOBS:-1}
+jobs=${TEST_JOBS:-2}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || bw_die "TEST_JOBS must be a whole number from 1, not '$jobs'"
 parallel=()
 [[ $jobs -eq 1 ]] || parallel=(--parallel --jobs "$jobs")

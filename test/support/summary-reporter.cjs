@@ -21,9 +21,9 @@ class SummaryReporter extends Spec {
     let runBegan = Date.now();
     runner.once(EVENT_RUN_BEGIN, () => (runBegan = Date.now()));
     const count = (runnable) => {
-      if (!runnable.file || !runnable.duration) return;
+      if (!runnable.file) return;
       const file = relative(process.cwd(), runnable.file);
-      byFile.set(file, (byFile.get(file) ?? 0) + runnable.duration);
+      byFile.set(file, (byFile.get(file) ?? 0) + (runnable.duration ?? 0));
     };
     runner.on(EVENT_TEST_END, count);
     runner.on(EVENT_HOOK_END, count);
