@@ -11,6 +11,7 @@ import {
 import { newConversation } from '../src/flow/engine/types.ts';
 import { batchedSaveState, loadState, SAVE_BATCH } from '../src/flow/state-store.ts';
 import { Batcher } from '../src/shared/batcher.ts';
+import { startPrivatePostgres, type PrivatePostgres } from './support/private-services.ts';
 import { createTestSchema, waitFor, withStatements, type TestSchema } from './support/services.ts';
 
 /** A node of `explain (format json)`. */
@@ -21,12 +22,18 @@ interface PlanNode {
 }
 
 describe('group commit (Batcher): outbound records and their look-up, flow state writes', () => {
+  let server: PrivatePostgres;
   let t: TestSchema;
   let conversationId = '';
   let channelId = '';
 
-  before(async () => {
-    t = await createTestSchema();
+  before(async function () {
+    this.timeout(60_000);
+    // A Postgres of its own: the HOT update test below needs old row versions pruned, and any
+    // transaction left open on the same server (a file running beside, in any database) holds
+    // back what may be pruned, through the snapshots this test's own statements take.
+    server = await startPrivatePostgres();
+    t = await createTestSchema(server.url);
     await t.db('bots').insert({ app_id: 'b1', name: 'b', flow: {} });
     const [channel] = await t
       .db('channels')
@@ -41,7 +48,10 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
     channelId = channel.id;
   });
 
-  after(async () => t?.drop());
+  after(async () => {
+    await t?.drop();
+    await server?.close();
+  });
 
   /** `count` conversations of b1, chats `<prefix>1`, `<prefix>2`..., each with a stored state. */
   const seedStates = async (
@@ -227,8 +237,8 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
       outbox,
     });
     // A HOT update keeps the row on its page; any other moves it and adds index entries. Old
-    // versions are pruned only when no snapshot in this database still sees them: a transaction
-    // left open beside the suite would make every row move.
+    // versions are pruned only when no snapshot still sees them: a transaction left open on the
+    // server would make every row move (the server is this file's alone).
     const pages = async () =>
       new Map<string, number>(
         (
