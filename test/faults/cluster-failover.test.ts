@@ -15,7 +15,7 @@
 import { expect } from 'chai';
 import { loadavg } from 'node:os';
 import { countDeadLetters } from '../../src/shared/bus/dead-letters.ts';
-import { partitionBase, topicKeys } from '../../src/shared/bus/topics.ts';
+import { partitionBase, topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
 import { startFaultSystem, WORKERS, type FaultSystem } from '../support/fault-system.ts';
 import {
   expectDelivered,
@@ -281,6 +281,20 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
         killed = master.index;
         conversations = running.conversations;
         for (const conv of conversations) acceptedBefore.set(conv.chat, conv.sent.length);
+        // Channel frozen first, then the turns it had passed on carried through language and
+        // flow into the channel topic: the workers' own writes are not covered by the edge's
+        // WAIT (docs/operations.md), so only the edge may write turns while the replica lags.
+        const channel = sys.processes.get('channel')!.proc.child;
+        channel.kill('SIGSTOP');
+        let left: string[] = [];
+        await waitFor(
+          async () => (left = await unfinished(sys, ['language', 'flow'])).length === 0,
+          {
+            timeoutMs: 60_000,
+            intervalMs: 50,
+            what: () => `language and flow to finish their turns (left: ${left.join(', ')})`,
+          },
+        );
         // Every callback accepted so far on the replica before it is frozen: only those of the
         // window below can be lost (on a busy machine the replica may lag before it, too).
         const written = await replicationOffset(c, master.index, 'master_repl_offset');
@@ -288,8 +302,6 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
           async () => (await replicationOffset(c, replica, 'slave_repl_offset')) >= written,
           { timeoutMs: 30_000, intervalMs: 20, what: 'the replica to hold what was accepted' },
         );
-        const channel = sys.processes.get('channel')!.proc.child;
-        channel.kill('SIGSTOP');
         c.nodes[replica]!.pause();
         const admin = c.connectNode(master.index);
         try {
@@ -371,6 +383,35 @@ describe('faults: Redis Cluster failover and reshard under the whole pipeline', 
     expect([row.duplicated, row.reordered]).to.deep.equal([0, 0]);
   });
 });
+
+/**
+ * The partition streams of `topics` whose group has entries to handle: unread (its last delivered
+ * id short of the stream's last id) or read and not yet acknowledged.
+ */
+async function unfinished(sys: FaultSystem, topics: readonly Topic[]): Promise<string[]> {
+  const partitions = Number(sys.env.TOPIC_PARTITIONS);
+  const busy: string[] = [];
+  for (const topic of topics) {
+    const component = WORKERS.find((w) => w.topic === topic)!.component;
+    for (const stream of topicKeys(sys.prefix, topic, partitions).partitions) {
+      if ((await sys.redis.exists(stream)) === 0) continue;
+      const info = fields((await sys.redis.call('XINFO', 'STREAM', stream)) as unknown[]);
+      const groups = ((await sys.redis.call('XINFO', 'GROUPS', stream)) as unknown[][]).map(fields);
+      const group = groups.find((g) => g.name === component);
+      const unread = !group || group['last-delivered-id'] !== info['last-generated-id'];
+      if (unread || Number(group.pending) > 0)
+        busy.push(`${stream} ${unread ? 'unread' : 'pending'}`);
+    }
+  }
+  return busy;
+}
+
+/** An XINFO reply's flat [name, value, ...] list as an object. */
+function fields(list: unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i + 1 < list.length; i += 2) out[String(list[i])] = list[i + 1];
+  return out;
+}
 
 /** A replication offset (`master_repl_offset`, `slave_repl_offset`) from node `i`'s INFO. */
 async function replicationOffset(
