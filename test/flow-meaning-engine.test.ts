@@ -234,6 +234,59 @@ describe('flow engine: free text matched by meaning', () => {
     expect(result.state.awaiting).to.include({ state: 'menu', retries: 1 });
   });
 
+  it("when the LLM chose an option the scores left unclear, then it is taken and reported as the LLM's pick with its score", () => {
+    const result = runTurn(
+      FLOW,
+      waitingIn('menu'),
+      said('a repair question', {
+        options: options(0.7, 0.6),
+        intents: intents(),
+        chosen: { kind: 'option', name: 'book' },
+      }),
+      OPTIONS,
+    );
+    expect(result.state.vars.topic).to.equal('book');
+    expect(result.understood).to.deep.equal([
+      { kind: 'option', name: 'book', score: 0.7, state: 'menu', by: 'llm' },
+    ]);
+  });
+
+  it('when the LLM chose a global intent over a close option, then the intent acts from the wait', () => {
+    const result = runTurn(
+      FLOW,
+      waitingIn('menu'),
+      said('a person to fix my bike', {
+        options: options(0.75, 0.3),
+        intents: intents(0.8),
+        chosen: { kind: 'intent', name: 'human' },
+      }),
+      OPTIONS,
+    );
+    expect(result.handoff).to.include({ reason: 'intent', fallback: 'menu' });
+    expect(result.understood).to.deep.equal([
+      { kind: 'intent', name: 'human', score: 0.8, state: 'menu', by: 'llm' },
+    ]);
+  });
+
+  it('when the LLM said the text means none, then nothing matches, not even what the scores would pick; an option the wait does not offer matches nothing either', () => {
+    const none = runTurn(
+      FLOW,
+      waitingIn('menu'),
+      said('hmm', { options: options(0.9, 0.1), intents: intents(), chosen: 'none' }),
+      OPTIONS,
+    );
+    expect(none.state.awaiting).to.include({ state: 'menu', retries: 1 });
+    expect(none.understood).to.equal(undefined);
+    // An option it named that this wait does not offer is no match here either.
+    const elsewhere = runTurn(
+      FLOW,
+      waitingIn('menu'),
+      said('something', { options: options(0.9, 0.1), chosen: { kind: 'option', name: 'gone' } }),
+      OPTIONS,
+    );
+    expect(elsewhere.state.awaiting).to.include({ state: 'menu', retries: 1 });
+  });
+
   it('when a button is pressed, then a global intent does not act', () => {
     const result = runTurn(
       FLOW,

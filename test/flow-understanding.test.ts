@@ -23,6 +23,7 @@ import {
   type TestApi,
 } from './support/api.ts';
 import { answer, standIn } from './support/embeddings-stub.ts';
+import { startLlmStub, type LlmStub } from './support/llm-stub.ts';
 import { waitFor } from './support/services.ts';
 
 /** The issue's menu, with a few example phrases, and a global intent that calls a person. */
@@ -219,6 +220,16 @@ describe('flow: free text understood by meaning (embedded model)', function () {
       expect(result.state.vars).to.deep.equal({ topic: 'book', bikes: 2 });
     });
 
+    it('when a new user\'s first message is small talk ("hi there", "can you help me"), then the greeting answers it, not the one intent it is closest to', async () => {
+      for (const text of ['hi there', 'can you help me', 'thanks']) {
+        const { result, meaning } = await turn({ state: null, vars: {} }, text);
+        // The intent alone would pass the least score: small talk is the rival that stops it.
+        expect(result.handoff, `${text}: ${JSON.stringify(meaning)}`).to.equal(undefined);
+        expect(result.outputs[0], text).to.include({ text: 'Hi! Spoke & Chain here.' });
+        expect(meaning?.small_talk, text).to.be.a('number');
+      }
+    });
+
     it('when a valid answer to a deep state means no intent, then it is an ordinary answer', async () => {
       const { result } = await turn(waitingIn('email', { bikes: 2 }), 'ana@example.com');
       expect(result.handoff).to.equal(undefined);
@@ -289,6 +300,52 @@ describe('flow: free text understood by meaning (embedded model)', function () {
       await post(502, 'hello?');
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(sent.slice(before)).to.deep.equal([]);
+    });
+  });
+
+  describe('with the LLM asked when the scores are unclear (matching.llm)', () => {
+    let t: TestApi;
+    let bot: TelegramTestBot;
+    let llm: LlmStub;
+    const sent: string[] = [];
+    const env: Record<string, string> = { LLM_MODEL: 'stand-in-model' };
+
+    before(async () => {
+      llm = await startLlmStub();
+      env.LLM_API_URL = llm.url;
+    });
+    conversationSuite(env, async (edge) => {
+      t = edge;
+      const flow = { ...MENU_FLOW, matching: { llm: true } };
+      bot = await createTelegramBot(t, { name: 'meaning-llm', flow });
+      captureTelegramTexts(sent);
+      return startConversationComponents(t);
+    });
+    after(async () => llm?.close());
+
+    const { tell } = telegramUser(() => ({ t, bot }), sent);
+
+    it('when an answer is about as close to two options, then the LLM picks one, the bot goes on with it, and the transcript notes the pick and the call', async () => {
+      await tell(701, 'hello', 'How can I help?');
+      expect(llm.requests).to.have.length(0);
+      llm.reply({ content: '{"pick": "option:book"}', tokens: 48 });
+      await tell(701, 'is it a repair or a question', 'How many bikes will you bring?');
+      expect(llm.requests).to.have.length(1);
+      expect(llm.requests[0]!.body.messages[1]!.content).to.contain(
+        '<user_data name="message">\nis it a repair or a question\n</user_data>',
+      );
+      const conversation = await t.schema.db('conversations').where({ chat_id: '701' }).first();
+      const notes = await t.schema
+        .db('messages')
+        .where({ conversation_id: conversation.id, message_type: 'note' })
+        .orderBy('id');
+      const understood = notes.find((n) => n.body.understood)?.body.understood;
+      expect(understood).to.include({ kind: 'option', name: 'book', state: 'menu', by: 'llm' });
+      const call = notes.find((n) => n.body.llm_call)?.body.llm_call;
+      expect(call).to.include({ model: 'stand-in-model', tokens: 48, outcome: 'ok' });
+      // A clear answer is matched by the scores alone: no call.
+      await tell(701, '2', 'Which email should get the confirmation?');
+      expect(llm.requests).to.have.length(1);
     });
   });
 

@@ -22,6 +22,8 @@ import type { ConversationState } from '../../src/flow/engine/types.ts';
 import { createUnderstanding } from '../../src/flow/understanding.ts';
 import { LocalEmbeddingProvider } from '../../src/shared/embeddings/local-provider.ts';
 import type { Flow } from '../../src/shared/flows/types.ts';
+import { unclearCandidates } from '../../src/flow/understanding-llm.ts';
+import { FIRST_MESSAGES, INTENTS } from './intents.ts';
 import { MENUS, type Answer, type Kind, type Menu } from './menus.ts';
 
 /** Turns scored at once in the busy measurement. */
@@ -178,6 +180,18 @@ async function main(): Promise<void> {
     `| ${'embeddings + LLM'.padEnd(36)} | not measured: no LLM is available on this machine |\n`,
   );
 
+  // What an LLM could add: the answers it would be asked about (the scores unclear), of which
+  // those meaning an option are the most a perfect one could get right on top.
+  const unclearOnes = answers.filter(
+    ({ menu, answer }, i) =>
+      llmShare(flowOf(menu, true), WAITING, [answer.text], [scored.examples[i]]) === 1,
+  );
+  const couldGain = unclearOnes.filter(({ answer }) => answer.means !== null).length;
+  const rightNow = tally(results('examples')).right;
+  process.stdout.write(
+    `With matching.llm the LLM would be asked about ${unclearOnes.length} of ${answers.length} answers (${pct(unclearOnes.length, answers.length)}); ${couldGain} of them mean an option, so a perfect LLM would bring right to at most ${pct(rightNow + couldGain, counts.meaningful)}\n`,
+  );
+
   const best = results('examples');
   process.stdout.write('\nBy kind of answer (embeddings, titles + examples):\n');
   const kinds = [...new Set(answers.map((x) => x.answer.kind))] as Kind[];
@@ -255,7 +269,104 @@ async function main(): Promise<void> {
   process.stdout.write(
     `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load average before ${load0.map((l) => l.toFixed(2)).join(' ')}, after ${load1.map((l) => l.toFixed(2)).join(' ')}\n`,
   );
+  await firstMessages(understanding);
   await understanding.close();
+}
+
+/** Whether the LLM would be asked about the text (a flow with `matching.llm`), and how often. */
+function llmShare(
+  flow: Flow,
+  state: ConversationState,
+  texts: string[],
+  scores: (MeaningScores | undefined)[],
+) {
+  const asking = { ...flow, matching: { ...flow.matching, llm: true } };
+  return texts.filter((text, i) => {
+    const meaning = scores[i];
+    const event = {
+      type: 'input' as const,
+      message_type: 'text',
+      text,
+      ...(meaning ? { meaning } : {}),
+    };
+    return unclearCandidates(asking, state, event, settings) !== undefined;
+  }).length;
+}
+
+/**
+ * First messages to a bot with two global intents (`intents.ts`): the share taken for the right
+ * intent, wrongly, and left to the flow (the greeting), with and without the small-talk rival
+ * (`SMALL_TALK`), and how often a flow with `matching.llm` would ask the LLM.
+ */
+async function firstMessages(understanding: ReturnType<typeof createUnderstanding>) {
+  const flow = {
+    version: 1,
+    start: 'welcome',
+    intents: INTENTS.map((i) => ({
+      ...i,
+      global: i.name === 'human' ? { handoff: {} } : { to: i.name },
+    })),
+    states: {
+      welcome: {
+        actions: [{ send: { text: 'Hi! How can I help?' } }],
+        wait: { store: 'q' },
+        next: 'welcome',
+      },
+      cancel: { actions: [{ send: { text: 'Which order?' } }], end: true },
+    },
+  } as unknown as Flow;
+  const fresh: ConversationState = { state: null, vars: {} };
+  const scores: MeaningScores[] = [];
+  for (const message of FIRST_MESSAGES) {
+    const event = { type: 'input' as const, message_type: 'text', text: message.text };
+    scores.push((await understanding.scores(flow, fresh, event)) ?? {});
+  }
+  const taken = (text: string, meaning: MeaningScores): string | undefined => {
+    const result = runTurn(
+      flow,
+      fresh,
+      { type: 'input', message_type: 'text', text, meaning },
+      {
+        newRequestId: () => 'r',
+        matching: settings,
+      },
+    );
+    if (result.handoff) return 'human';
+    return result.state.state === 'cancel' ? 'cancel' : undefined;
+  };
+  const rows = (withSmallTalk: boolean) =>
+    FIRST_MESSAGES.map((answer, i) => {
+      const meaning = withSmallTalk ? scores[i]! : { ...scores[i]!, small_talk: undefined };
+      return { answer, outcome: outcome(answer, taken(answer.text, meaning)) };
+    });
+  const meaningful = FIRST_MESSAGES.filter((m) => m.means).length;
+  process.stdout.write(
+    `\nFirst messages to a bot with two global intents (a person, cancel): ${FIRST_MESSAGES.length}, ${meaningful} mean one\n` +
+      `| ${'method'.padEnd(36)} | right (of meaning an intent) | wrong (of all) | left to the flow (of meaning one) | left to the flow (of none) |\n|---|---|---|---|---|\n` +
+      `${row('embeddings, no small-talk rival', tally(rows(false)))}\n` +
+      `${row('embeddings, small-talk rival', tally(rows(true)))}\n`,
+  );
+  const before = rows(false);
+  for (const [i, r] of rows(true).entries()) {
+    if (r.outcome !== before[i]!.outcome) {
+      process.stdout.write(
+        `  with the rival: "${r.answer.text}" ${before[i]!.outcome} → ${r.outcome} (small talk ${scores[i]!.small_talk?.toFixed(3)}, ${scores[i]!.intents?.map((x) => `${x.name} ${x.score.toFixed(3)}`).join(', ')})\n`,
+      );
+    }
+  }
+  for (const r of rows(true).filter((x) => x.outcome === 'wrong')) {
+    const i = FIRST_MESSAGES.indexOf(FIRST_MESSAGES.find((m) => m.text === r.answer.text)!);
+    process.stdout.write(`  wrong: "${r.answer.text}" ${JSON.stringify(scores[i])}\n`);
+  }
+  const asked = llmShare(
+    flow,
+    fresh,
+    FIRST_MESSAGES.map((m) => m.text),
+    scores,
+  );
+  process.stdout.write(
+    `With matching.llm, the LLM would be asked about ${asked} of ${FIRST_MESSAGES.length} first messages (${pct(asked, FIRST_MESSAGES.length)})\n`,
+  );
 }
 
 main().catch((error: unknown) => {

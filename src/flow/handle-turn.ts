@@ -33,6 +33,7 @@ import { END_STATUS, handoffIdOf, saveWithHandoff } from './handoff-store.ts';
 import { handoffEvent, handoffGate, type HandoffMessage } from './handoff-turn.ts';
 import type { MatchSettings } from './engine/meaning.ts';
 import { withMeaning, type Understanding } from './understanding.ts';
+import { pickByLlm } from './understanding-llm.ts';
 import { recordTurnNotes } from './turn-notes.ts';
 import { runLlmStep, type LlmDeps } from './llm-call.ts';
 import type { PatternMatcher } from './pattern-matcher.ts';
@@ -232,8 +233,15 @@ async function runOneTurn(
   }
 
   event = await withMeaning(deps.understanding, flow, state, event);
+  const picked = await pickByLlm(deps.llm, flow, state, event, {
+    appId: conversation.app_id,
+    id: turnId,
+    ...(deps.matching ? { matching: deps.matching } : {}),
+  });
+  event = picked.event;
   // Nobody else pays for a trace.
   const trace = testChat ? new TurnTrace(event, state.vars) : undefined;
+  if (picked.calls.length > 0) trace?.llm(picked.calls);
   let counter = 0;
   const options = {
     ...(deps.matching ? { matching: deps.matching } : {}),
@@ -251,6 +259,7 @@ async function runOneTurn(
       llm: {
         turnTokens: deps.llm?.settings.turnTokens ?? 0,
         model: deps.llm?.settings.model ?? '',
+        spent: picked.tokens,
       },
       ...(deps.patterns ? { patterns: deps.patterns } : {}),
       log: context.log,
@@ -267,7 +276,8 @@ async function runOneTurn(
   );
   state = settled.state;
   let { outputs, pending, opened, steps } = settled;
-  const { understood, llmCalls } = settled;
+  const { understood } = settled;
+  const llmCalls = [...picked.calls, ...settled.llmCalls];
 
   const userLanguage = state.language ?? conversation.user_language ?? input.detected_language;
   const ref: ConversationRef = {

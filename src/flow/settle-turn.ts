@@ -44,8 +44,11 @@ export interface SettleOptions {
   appId: string;
   /** HTTP steps a turn may make, and the time its outside calls may take (ms). */
   budget: { httpSteps: number; httpMs: number };
-  /** Tokens the turn's LLM steps may use when the flow sets none, and the default model. */
-  llm: { turnTokens: number; model: string };
+  /**
+   * Tokens the turn's LLM steps may use when the flow sets none, the default model, and the
+   * tokens the turn spent before its steps (asking what its text means). @defaultValue spent 0
+   */
+  llm: { turnTokens: number; model: string; spent?: number };
   patterns?: PatternMatcher;
   log: Logger;
   /** The test chat's trace, told of every run and effect. */
@@ -100,7 +103,7 @@ export async function settleTurn(
   let pending: RetrieveEffect | undefined;
   let opened: HandoffStart | undefined;
   let httpSteps = 0;
-  let llmTokens = 0;
+  let llmTokens = settings.llm.spent ?? 0;
   let overBudget = 0;
   let deadline: number | undefined;
   const llmCalls: LlmCallRecord[] = [];

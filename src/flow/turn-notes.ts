@@ -27,7 +27,7 @@ function rows(notes: TurnNotes): { seq: string; body: Record<string, unknown> }[
     ...notes.understood.map((u, i) => ({
       seq: `understood.${i}`,
       body: {
-        text: `Understood as ${u.kind} "${u.name}" (score ${roundScore(u.score)}) in state "${u.state}".`,
+        text: `Understood as ${u.kind} "${u.name}" (score ${roundScore(u.score)}${u.by === 'llm' ? ', chosen by the LLM' : ''}) in state "${u.state}".`,
         understood: { ...u, score: roundScore(u.score) },
         said: notes.said,
       },

@@ -33,6 +33,35 @@ export const SCORE_TIMEOUT_MS = 3000;
 /** What the words of a text found in a candidate's phrases add to its score, at most. */
 export const LEXICAL_WEIGHT = 0.4;
 
+/**
+ * Everyday messages that mean no intent of a flow: an intent must be closer to the text than the
+ * nearest of these by the margin (`MeaningScores.small_talk`), as a fallback class would. A
+ * phrase that one of the flow's own intents claims (an example at least this similar) is left
+ * out, so a flow may still have a greeting intent.
+ */
+export const SMALL_TALK = [
+  'hi',
+  'hello',
+  'hey there',
+  'good morning',
+  'good evening',
+  'how are you',
+  'thanks',
+  'thank you very much',
+  'ok',
+  'yes',
+  'no',
+  'sure',
+  'bye',
+  'help',
+  'I need help',
+  'can you help me',
+  'what can you do',
+  'who are you',
+];
+/** How similar an intent's example must be to a small-talk phrase to claim it. */
+const CLAIMED = 0.8;
+
 export interface Understanding {
   /**
    * Scores of an input event's text, or undefined when there is nothing to compare it with (no
@@ -47,7 +76,7 @@ export interface Understanding {
   close(): Promise<void>;
 }
 
-interface Phrases {
+export interface Phrases {
   options: { id: string; texts: string[] }[];
   intents: { name: string; texts: string[] }[];
 }
@@ -64,8 +93,15 @@ export async function withMeaning(
   return meaning ? { ...event, meaning } : event;
 }
 
-/** What the text could mean in this state: the awaited choice's options, the flow's intents. */
-function phrasesFor(flow: Flow, state: ConversationState, event: FlowEvent): Phrases | undefined {
+/**
+ * What the text could mean in this state: the awaited choice's options (their titles rendered,
+ * then their examples), the flow's intents.
+ */
+export function phrasesFor(
+  flow: Flow,
+  state: ConversationState,
+  event: FlowEvent,
+): Phrases | undefined {
   if (event.type !== 'input' || event.choice_id !== undefined || !hasWords(event.text)) {
     return undefined;
   }
@@ -96,6 +132,18 @@ function phrasesFor(flow: Flow, state: ConversationState, event: FlowEvent): Phr
 interface User {
   vector: Float32Array;
   words: Set<string>;
+}
+
+/** The text's similarity to the nearest small-talk phrase no intent claims (-1: none left). */
+function smallTalk(user: User, intents: string[], vectors: Map<string, Float32Array>): number {
+  const examples = intents.map((t) => vectors.get(t)).filter((v) => v !== undefined);
+  let best = -1;
+  for (const phrase of SMALL_TALK) {
+    const vector = vectors.get(phrase);
+    if (!vector || examples.some((e) => dot(e, vector) >= CLAIMED)) continue;
+    best = Math.max(best, dot(user.vector, vector));
+  }
+  return best;
 }
 
 /** The score of one candidate: meaning (its phrases' mean vector) plus words in common. */
@@ -150,7 +198,12 @@ export function createUnderstanding(
       if (!provider || event.type !== 'input') return undefined;
       const phrases = phrasesFor(flow, state, event);
       if (!phrases) return undefined;
-      const texts = [...phrases.options, ...phrases.intents].flatMap((p) => p.texts);
+      const intentTexts = phrases.intents.flatMap((p) => p.texts);
+      const texts = [
+        ...phrases.options.flatMap((p) => p.texts),
+        ...intentTexts,
+        ...(intentTexts.length > 0 ? SMALL_TALK : []),
+      ];
       try {
         const [user, vectors] = await withDeadline(
           vectorsOf(texts, event.text!.trim()),
@@ -163,6 +216,7 @@ export function createUnderstanding(
             name: i.name,
             score: score(user, i.texts, vectors),
           })),
+          ...(intentTexts.length > 0 ? { small_talk: smallTalk(user, intentTexts, vectors) } : {}),
         };
       } catch (error) {
         onError(error);

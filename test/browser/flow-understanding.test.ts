@@ -115,6 +115,11 @@ describe('flow editor: free text understood by meaning', function () {
     await settings
       .getByLabel('Mask phone numbers, emails and card numbers sent to the LLM')
       .check();
+    await settings.getByLabel('Ask the LLM when the meaning is unclear').check();
+    await settings
+      .getByRole('heading', { name: 'Understanding free text' })
+      .scrollIntoViewIfNeeded();
+    await screenshot(page, 'flow-settings-understanding');
 
     // An llm step after the opening hours.
     await clickNode(page, 'hours');
@@ -144,6 +149,8 @@ describe('flow editor: free text understood by meaning', function () {
       'my bike needs a repair',
     ]);
     expect(flow.llm).to.deep.equal({ mask_pii: true });
+    // No LLM is configured here: the flow asks none, and matches by the scores alone.
+    expect(flow.matching).to.deep.equal({ llm: true });
     expect(flow.states.hours.actions[1].llm).to.deep.include({ store: 'goodbye', output: 'text' });
 
     await page.getByRole('button', { name: 'Test chat' }).click();

@@ -33,11 +33,17 @@ describe('test chat: understood and asked', () => {
         llm_call: { model: 'm', tokens: 0, ms: 0, outcome: 'BW_ERR_FLOW_LLM_DAILY_BUDGET' },
       }),
       row('5', { text: 'The conversation was waiting in state …', removed_state: 'x' }),
+      row('6', {
+        text: 'Understood …',
+        understood: { kind: 'intent', name: 'human', score: 0.41, state: 'menu', by: 'llm' },
+        said: 'get me out of here',
+      }),
     ];
     expect(turnTrace(rows).map(traceLine)).to.deep.equal([
       '“fix my bike” → option book (score 0.871) in menu',
       'LLM call: m, 57 tokens, 120 ms, ok',
       'LLM step not made (m): BW_ERR_FLOW_LLM_DAILY_BUDGET',
+      '“get me out of here” → intent human (score 0.410, chosen by the LLM) in menu',
     ]);
   });
 

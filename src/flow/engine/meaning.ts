@@ -12,6 +12,18 @@ export interface MeaningScores {
   options?: { id: string; score: number }[];
   /** Per intent name: the best similarity to one of its example phrases. */
   intents?: { name: string; score: number }[];
+  /**
+   * What the LLM said the text means, asked because the scores left it unclear
+   * (`src/flow/understanding-llm.ts`): an option or an intent, or `none`. When present it decides
+   * in place of the scores' rule, wherever the engine matches by meaning.
+   */
+  chosen?: { kind: 'option' | 'intent'; name: string } | 'none';
+  /**
+   * The text's similarity to everyday small talk (greetings, thanks, yes, help) that none of the
+   * flow's intents claims: an intent wins only ahead of it by the margin, so "hi there" is not
+   * taken for an intent that happens to be the closest of few.
+   */
+  small_talk?: number;
 }
 
 /** The thresholds of the rule. */
@@ -37,12 +49,16 @@ export interface Understood {
   score: number;
   /** The state whose wait the input answered. */
   state: string;
+  /** Present when the LLM decided what the scores left unclear. */
+  by?: 'llm';
 }
 
 export interface Candidate {
   kind: 'option' | 'intent';
   name: string;
   score: number;
+  /** Present when the LLM chose it. */
+  by?: 'llm';
 }
 
 const LETTERS = /\p{L}/gu;
@@ -55,15 +71,42 @@ export function hasWords(text: string | undefined): boolean {
   return (text?.match(LETTERS)?.length ?? 0) >= 2;
 }
 
-/** The best candidate when it reaches `minScore` and leads the next by `margin`; else none. */
+/**
+ * The LLM's choice among `candidates` when it made one: that candidate, or none when it chose
+ * something else or nothing (`chosen` decides wherever it was asked); else {@link pickBest}.
+ */
+export function decide(
+  candidates: readonly Candidate[],
+  settings: MatchSettings,
+  meaning: MeaningScores | undefined,
+): Candidate | undefined {
+  const chosen = meaning?.chosen;
+  if (chosen === undefined) return pickBest(candidates, settings, meaning?.small_talk);
+  if (chosen === 'none') return undefined;
+  const hit = candidates.find((c) => c.kind === chosen.kind && c.name === chosen.name);
+  return hit && { ...hit, by: 'llm' };
+}
+
+/**
+ * The best candidate when it reaches `minScore` and leads the next by `margin`, and, when it is
+ * an intent, leads `smallTalk` by `margin` too; else none.
+ */
 export function pickBest(
   candidates: readonly Candidate[],
   settings: MatchSettings,
+  smallTalk?: number,
 ): Candidate | undefined {
   const sorted = [...candidates].sort((a, b) => b.score - a.score);
   const [first, second] = sorted;
   if (!first || first.score < settings.minScore) return undefined;
   if (second && first.score - second.score < settings.margin) return undefined;
+  if (
+    first.kind === 'intent' &&
+    smallTalk !== undefined &&
+    first.score - smallTalk < settings.margin
+  ) {
+    return undefined;
+  }
   return first;
 }
 

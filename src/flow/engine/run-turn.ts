@@ -33,7 +33,7 @@ import {
   DEFAULT_MATCHING,
   hasWords,
   candidatesOf,
-  pickBest,
+  decide,
   type Candidate,
   type MatchSettings,
   type Understood,
@@ -307,7 +307,13 @@ function answerWait(turn: Turn, awaiting: Awaiting & { kind: 'input' }, event: I
       ...globalCandidates(turn, event),
     ]);
     if (hit?.kind === 'option') {
-      turn.understood.push({ kind: 'option', name: hit.name, score: hit.score, state: name });
+      turn.understood.push({
+        kind: 'option',
+        name: hit.name,
+        score: hit.score,
+        state: name,
+        ...(hit.by ? { by: hit.by } : {}),
+      });
       checked = { ok: true, value: hit.name };
     }
   }
@@ -403,7 +409,7 @@ function matching(turn: Turn): MatchSettings {
 /** The clear winner among `candidates` for a text with words; none for a press. */
 function byMeaning(turn: Turn, event: InputEvent, candidates: Candidate[]): Candidate | undefined {
   if (event.choice_id !== undefined || !hasWords(event.text)) return undefined;
-  return pickBest(candidates, matching(turn));
+  return decide(candidates, matching(turn), event.meaning);
 }
 
 /** The scores of the flow's global intents. */
@@ -460,7 +466,9 @@ function actOnIntent(
   state: string,
 ): void {
   const score = candidatesOf('intent', event.meaning, [name])[0]?.score ?? 0;
-  turn.understood.push({ kind: 'intent', name, score, state });
+  const chosen = event.meaning?.chosen;
+  const byLlm = typeof chosen === 'object' && chosen.kind === 'intent' && chosen.name === name;
+  turn.understood.push({ kind: 'intent', name, score, state, ...(byLlm ? { by: 'llm' } : {}) });
   if ('to' in global) {
     turn.input = event.text?.trim();
     turn.state.awaiting = undefined;

@@ -220,6 +220,11 @@ export interface Matching {
   min_score?: number;
   /** How far the best must be ahead of the second best. @defaultValue FLOW_MATCH_MARGIN */
   margin?: number;
+  /**
+   * Ask the LLM (`LLM_API_URL`) which option or intent a text means when the scores leave it
+   * unclear, within the `llm` budgets and guardrails. @defaultValue false
+   */
+  llm?: boolean;
 }
 
 /** The bot's limits on `llm` steps (docs/flows.md, "Guardrails"). */

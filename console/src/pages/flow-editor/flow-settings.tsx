@@ -1,12 +1,13 @@
 /**
  * The flow's own fields: the start state, reset keywords, the language its texts are in, its
- * intents and its llm steps' guardrails.
+ * intents, how free text is matched, and its llm steps' guardrails.
  */
 import { useState } from 'react';
 import { type Flow, omit } from './flow-types.ts';
 import { SelectField, TextField } from './field.tsx';
 import { IntentsEditor } from './intents-editor.tsx';
 import { LlmGuardrailsEditor } from './llm-guardrails-editor.tsx';
+import { MatchingEditor } from './matching-editor.tsx';
 
 interface FlowSettingsProps {
   appId: string;
@@ -63,6 +64,13 @@ export function FlowSettings({ appId, flow, onChange }: FlowSettingsProps) {
         onChange={(intents) => {
           const rest = omit(flow, 'intents');
           onChange(intents.length > 0 ? { ...rest, intents } : rest);
+        }}
+      />
+      <MatchingEditor
+        matching={flow.matching}
+        onChange={(matching) => {
+          const rest = omit(flow, 'matching');
+          onChange(matching ? { ...rest, matching } : rest);
         }}
       />
       <LlmGuardrailsEditor

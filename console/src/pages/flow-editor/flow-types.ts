@@ -23,6 +23,7 @@ export type {
   LlmGuardrails,
   LlmOutput,
   ListSection,
+  Matching,
   Media,
   OptionList,
   Send,

@@ -17,6 +17,8 @@ export type TraceItem =
       score: number;
       state: string;
       said: string;
+      /** The LLM chose it, the scores having left the text unclear. */
+      byLlm: boolean;
     }
   | { key: string; kind: 'llm'; model: string; tokens: number; ms: number; outcome: string };
 
@@ -38,6 +40,7 @@ export function turnTrace(rows: readonly TranscriptRow[]): TraceItem[] {
         score: Number(u.score),
         state: String(u.state),
         said: typeof said === 'string' ? said : '',
+        byLlm: u.by === 'llm',
       });
     } else if (isObject(call)) {
       items.push({
@@ -56,7 +59,10 @@ export function turnTrace(rows: readonly TranscriptRow[]): TraceItem[] {
 /** One line of the trace as the test chat shows it. */
 export function traceLine(item: TraceItem): string {
   if (item.kind === 'understood') {
-    return `“${item.said}” → ${item.what} ${item.name} (score ${item.score.toFixed(3)}) in ${item.state}`;
+    const how = item.byLlm
+      ? `score ${item.score.toFixed(3)}, chosen by the LLM`
+      : `score ${item.score.toFixed(3)}`;
+    return `“${item.said}” → ${item.what} ${item.name} (${how}) in ${item.state}`;
   }
   if (item.tokens === 0 && item.outcome !== 'ok') {
     return `LLM step not made (${item.model}): ${item.outcome}`;
