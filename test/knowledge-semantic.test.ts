@@ -8,7 +8,7 @@ import { LOCAL_MODEL } from '../src/shared/embeddings/local-provider.ts';
 import type { Embedders } from '../src/shared/embeddings/provider.ts';
 import { VectorIndexCache } from '../src/shared/embeddings/vector-cache.ts';
 import { searchKnowledge, type SearchMode } from '../src/shared/knowledge/hybrid.ts';
-import { CollectionCache } from '../src/shared/knowledge/search.ts';
+import { CollectionCache, searchCollection } from '../src/shared/knowledge/search.ts';
 import { LOCAL_ONLY, SHOP_PAGES } from './support/knowledge-fixtures.ts';
 import { indexTexts } from './support/knowledge.ts';
 import { createTestSchema, type TestSchema } from './support/services.ts';
@@ -99,5 +99,51 @@ describe('knowledge: search by meaning (embedded model)', function () {
     const back = await searchKnowledge(deps, 'remodel', 'opening hours', 3);
     expect(back).to.include({ mode: 'hybrid', vectors_model: LOCAL_MODEL });
     expect(back.hits[0]?.vector_score).to.be.a('number');
+  });
+  it("when the collection is re-indexed after the words' statement and before the neighbours' rows are read, then the search reads it again and answers from the new content alone", async () => {
+    await index('turn', ['Old page about brake pads.', 'Old page about saddles.']);
+    const oldIds = (
+      await schema
+        .db('chunks')
+        .whereIn('collection_id', schema.db('collections').where({ name: 'turn' }).select('id'))
+        .select('id')
+    ).map((r: { id: string }) => Number(r.id));
+    expect(oldIds).to.have.length(2);
+    // The words' statement answers first, then the collection is re-indexed (the old generation
+    // and its chunks deleted) while the question's neighbours are still being found.
+    let answered!: () => void;
+    const wordsAnswered = new Promise<void>((resolve) => (answered = resolve));
+    const onResponse = (_r: unknown, q: { sql: string }) => {
+      if (q.sql.includes('phrase_q')) answered();
+    };
+    schema.db.on('query-response', onResponse);
+    const generations: (string | null)[] = [];
+    try {
+      const found = await searchCollection(schema.db, 'turn', 'brake pads', 3, {
+        snippets: false,
+        nearest: async (searched) => {
+          generations.push(searched.generation);
+          if (generations.length > 1) {
+            const index = await vectors.get({
+              collectionId: searched.collection_id,
+              generation: searched.generation!,
+              model: LOCAL_MODEL,
+            });
+            const [query] = await embedders.forChoice('local')!.embed(['brake pads']);
+            return index?.search(query!, 3);
+          }
+          await wordsAnswered;
+          await index('turn', ['New page about brake pads and discs.', 'New page about tyres.']);
+          return oldIds.map((id) => ({ id, score: 0.9 }));
+        },
+      });
+      expect(generations).to.have.length(2);
+      expect(generations[1]).not.to.equal(generations[0]);
+      const texts = [...found.hits, ...found.vectorHits].map((h) => h.text);
+      expect(texts).to.include('New page about brake pads and discs.');
+      expect(texts.filter((t) => t.startsWith('Old'))).to.deep.equal([]);
+    } finally {
+      schema.db.off('query-response', onResponse);
+    }
   });
 });

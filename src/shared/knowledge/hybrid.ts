@@ -1,7 +1,8 @@
 /**
  * Knowledge search by words, by meaning or both (docs/knowledge.md, "Meaning"): the entry point of
  * the retriver and of `GET /v2/collections/<name>/search`. Hybrid runs both searches on the same
- * generation in one statement (`searchCollection` with `nearest`) and fuses their rankings by
+ * generation at once (`searchCollection` with `nearest`: Postgres weighs the words while the
+ * question is embedded and its neighbours found) and fuses their rankings by
  * reciprocal rank fusion: a chunk scores the sum of 1 / (60 + its rank) over the lists that hold
  * it, so a chunk both lists rank well beats one either list ranks first alone, and neither list's
  * scores need to be comparable.

@@ -9,7 +9,8 @@
  * `ts_rank_cd` orders, and a chunk holding the query as a phrase gets a bonus. Each group ranks at
  * most {@link RANKED_CANDIDATES} of its matching chunks: ranking reads every candidate's row, so a
  * common word matching half of a 100,000-chunk collection would otherwise cost half a second. One
- * SQL statement reads the collection's generation and its chunks, so a search sees the content
+ * SQL statement reads the collection's generation and its chunks, and the chunks found by meaning
+ * are read from that same generation (whose chunks never change), so a search sees the content
  * before a re-index or after it, never a mix (see docs/knowledge.md).
  *
  * The statement holds the query's tsqueries, the collection's id and its searched generation as
@@ -181,8 +182,6 @@ with c as (
   limit :k
 ), picked as (
   select id from top
-  union
-  select unnest(:vector_ids::bigint[]) as id
 )
 select c.id as collection_id, c.gen as generation, c.language, c.current, c.vectors_model,
        c.min_similarity,
@@ -320,7 +319,9 @@ const round = (value: number): number => Math.round(value * 10000) / 10000;
 
 /**
  * The `k` best chunks of `collection` for `query` by words and, with `options.nearest`, the
- * chunks it finds by meaning, read in one statement from the same generation.
+ * chunks it finds by meaning, from the same generation: the words' statement runs while the
+ * neighbours are found, then the neighbours' rows the words did not find are read from the
+ * generation the statement checked (gone since: the search reads the collection again).
  * @param options.candidates - Most matching chunks ranked per group. @defaultValue {@link RANKED_CANDIDATES}
  * @param options.cache - What this process last saw of the collections searched; without one, each
  *   search reads the collection row first.
@@ -371,6 +372,14 @@ export async function searchCollection(
     headline: HEADLINE,
   };
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+    // The neighbours are found (the question embedded, the vectors scanned) while Postgres
+    // searches by words: neither waits for the other. Both read generation `searched.generation`,
+    // whose chunks never change, so their union is one generation's.
+    const finding: Promise<Neighbour[] | undefined> =
+      nearest && searched.generation !== null ? nearest(searched) : Promise.resolve([]);
+    // Awaited below; this keeps a failure from being reported unhandled when the words' statement
+    // finds the collection changed and the attempt ends first.
+    finding.catch(() => undefined);
     const planned: PlannedTerm[] = words ? await planTerms(db, searched, terms) : [];
     const bindings: Record<string, unknown> = {
       ...fixed,
@@ -378,20 +387,9 @@ export async function searchCollection(
       words: planned.length > 0,
       snippets: options.snippets !== false,
     };
-    const neighbours: Neighbour[] | undefined =
-      nearest && searched.generation !== null ? await nearest(searched) : [];
-    if (neighbours === undefined) {
-      // The generation searched is gone: read the collection as it is now.
-      cache?.set(collection, undefined);
-      searched = await collectionOf(db, collection, undefined);
-      if (searched === undefined) throw notFound(collection);
-      cache?.set(collection, searched);
-      continue;
-    }
     const { rows }: { rows: Row[] } = await db.raw(SEARCH_SQL, {
       ...bindings,
       ...searched,
-      vector_ids: neighbours.map((n) => n.id),
     });
     const first: Row | undefined = rows[0];
     if (!first) {
@@ -410,8 +408,18 @@ export async function searchCollection(
       cache?.set(collection, searched);
       continue;
     }
+    const neighbours = await finding;
     const byId = new Map<string, Row>();
     for (const row of rows) if (row.id !== null && row.file !== null) byId.set(String(row.id), row);
+    const found = neighbours && (await neighbourRows(db, searched, neighbours, byId, first));
+    if (!found) {
+      // The generation searched is gone (a newer swap deleted it): read the collection as it is now.
+      cache?.set(collection, undefined);
+      searched = await collectionOf(db, collection, undefined);
+      if (searched === undefined) throw notFound(collection);
+      cache?.set(collection, searched);
+      continue;
+    }
     const hitOf = (row: Row): SearchHit => ({
       chunk_id: String(row.id),
       score: row.score === null ? 0 : round(Number(row.score)),
@@ -447,6 +455,28 @@ export async function searchCollection(
     `collection "${collection}" was re-indexed during each of ${MAX_ATTEMPTS} searches; try again`,
     { details: { collection } },
   );
+}
+
+/**
+ * Adds to `byId` the rows of the neighbours the words did not find, from the generation searched
+ * (`first` gives the collection's columns); false when one is missing: the generation is gone.
+ */
+async function neighbourRows(
+  db: Knex,
+  searched: Searched,
+  neighbours: readonly Neighbour[],
+  byId: Map<string, Row>,
+  first: Row,
+): Promise<boolean> {
+  const ids = neighbours.map((n) => String(n.id)).filter((id) => !byId.has(id));
+  if (ids.length === 0) return true;
+  const rows: Row[] = await db('chunks')
+    .where({ collection_id: searched.collection_id, generation: searched.generation })
+    .whereIn('id', ids)
+    .select('id', 'file', 'page', 'sheet', 'row_first', 'row_last', 'text');
+  for (const row of rows)
+    byId.set(String(row.id), { ...first, ...row, score: null, grp: null, snippet: '' });
+  return rows.length === ids.length;
 }
 
 /**
