@@ -287,6 +287,33 @@ describe('flow engine: free text matched by meaning', () => {
     expect(elsewhere.state.awaiting).to.include({ state: 'menu', retries: 1 });
   });
 
+  it('when the text is closer to small talk than a global intent by less than the margin, then the intent does not act; an ordinary intent still routes', () => {
+    const ended: ConversationState = { state: null, vars: {} };
+    const greeting = runTurn(
+      FLOW,
+      ended,
+      said('hi there', { intents: intents(0.6), small_talk: 0.9 }),
+      OPTIONS,
+    );
+    expect(greeting.handoff).to.equal(undefined);
+    expect(texts(greeting)).to.deep.equal(['How can I help?']);
+    const clear = runTurn(
+      FLOW,
+      ended,
+      said('a person please', { intents: intents(0.9), small_talk: 0.5 }),
+      OPTIONS,
+    );
+    expect(clear.handoff).to.include({ reason: 'intent' });
+    // "refund" is not global: small talk is not its rival.
+    const refund = runTurn(
+      FLOW,
+      waitingIn('note'),
+      said('yes', { intents: intents(0.2, 0.2, 0.7), small_talk: 1 }),
+      OPTIONS,
+    );
+    expect(refund.state.state).to.equal('refund');
+  });
+
   it('when a button is pressed, then a global intent does not act', () => {
     const result = runTurn(
       FLOW,

@@ -146,6 +146,94 @@ describe('flow: the LLM asked what unclear free text means', function () {
     ]);
   });
 
+  it('when a choice is awaited, then only its options and the global intents are candidates (what decides the wait); a text wait offers every intent', async () => {
+    const flow = {
+      ...ASKING,
+      intents: [...ASKING.intents!, { name: 'refund', examples: ['money back'] }],
+    } as Flow;
+    const scores: MeaningScores = {
+      ...UNCLEAR,
+      intents: [
+        { name: 'human', score: 0.2 },
+        { name: 'refund', score: 0.53 },
+      ],
+    };
+    await pickByLlm(deps, flow, MENU, said('is it a repair or a question', scores), turn());
+    expect(JSON.stringify(stub.requests[0]!.body.response_format)).to.contain(
+      '"enum":["option:book","option:ask","intent:human","none"]',
+    );
+    // Without the ordinary intent "refund" among them, book leads ask and human: no need to ask.
+    const clear: MeaningScores = {
+      ...scores,
+      options: [
+        { id: 'book', score: 0.72 },
+        { id: 'ask', score: 0.4 },
+      ],
+    };
+    const out = await pickByLlm(deps, flow, MENU, said('book it', clear), turn());
+    expect(out.calls).to.deep.equal([]);
+    const texting: ConversationState = {
+      state: 'note',
+      vars: {},
+      awaiting: { kind: 'input', state: 'note', retries: 0 },
+    };
+    const withNote = {
+      ...flow,
+      states: { ...flow.states, note: { wait: { store: 'note' }, next: 'menu' } },
+    } as unknown as Flow;
+    const intents: MeaningScores = {
+      intents: [
+        { name: 'human', score: 0.45 },
+        { name: 'refund', score: 0.42 },
+      ],
+      small_talk: 0.3,
+    };
+    await pickByLlm(deps, withNote, texting, said('get my money or a person', intents), turn());
+    expect(JSON.stringify(stub.requests.at(-1)!.body.response_format)).to.contain(
+      '"enum":["intent:human","intent:refund","none"]',
+    );
+  });
+
+  it('when the text is a reset or handoff keyword, then the LLM is not asked (the engine acts on it first)', async () => {
+    const out = await pickByLlm(deps, ASKING, MENU, said('Agent'), {
+      ...turn(),
+      keywords: ['/start', 'agent'],
+    });
+    expect(out.calls).to.deep.equal([]);
+    expect(stub.requests).to.have.length(0);
+  });
+
+  it('when the flow declares many intents with many examples, then the list sent is whole JSON of the best-scored candidates, and only those can be picked', async () => {
+    const many = Array.from({ length: 50 }, (_, i) => ({
+      name: `topic_${i}`,
+      examples: Array.from({ length: 50 }, (_, j) => `example ${j} of topic ${i} `.repeat(5)),
+      global: { to: 'menu' },
+    }));
+    const flow = { ...ASKING, intents: many } as unknown as Flow;
+    const scores: MeaningScores = {
+      options: UNCLEAR.options!,
+      intents: many.map((m, i) => ({ name: m.name, score: 0.3 - i / 1000 })),
+    };
+    await pickByLlm(deps, flow, MENU, said('is it a repair or a question', scores), turn());
+    const user = stub.requests[0]!.body.messages[1]!.content;
+    const block = /<user_data name="candidates">\n([\s\S]*?)\n<\/user_data>/.exec(user)![1]!;
+    const listedKeys = (JSON.parse(block) as { key: string; examples?: string[] }[]).map(
+      (c) => c.key,
+    );
+    expect(block.length).to.be.below(8000);
+    expect(listedKeys.slice(0, 3)).to.deep.equal(['option:book', 'option:ask', 'intent:topic_0']);
+    expect(listedKeys.length).to.be.below(52);
+    const schema = JSON.stringify(stub.requests[0]!.body.response_format);
+    const enumKeys = (JSON.parse(schema.match(/"enum":(\[[^\]]*\])/)![1]!) as string[]).slice(
+      0,
+      -1,
+    );
+    expect(enumKeys).to.deep.equal(listedKeys);
+    for (const c of JSON.parse(block) as { examples?: string[] }[]) {
+      expect(c.examples?.length ?? 0).to.be.at.most(5);
+    }
+  });
+
   it('when the LLM answers none, then the event says so (nothing matches; the bot asks again)', async () => {
     const out = await pickByLlm(deps, ASKING, MENU, said('hmm, both maybe'), turn());
     expect((out.event as { meaning: MeaningScores }).meaning.chosen).to.equal('none');

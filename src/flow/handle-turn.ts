@@ -233,10 +233,13 @@ async function runOneTurn(
   }
 
   event = await withMeaning(deps.understanding, flow, state, event);
+  const resetKeywords = conversation.channel_type === 'telegram' ? ['/start'] : [];
+  const handoffKeywords = bot.handoff?.keywords ?? [];
   const picked = await pickByLlm(deps.llm, flow, state, event, {
     appId: conversation.app_id,
     id: turnId,
     ...(deps.matching ? { matching: deps.matching } : {}),
+    keywords: [...(flow.reset_keywords ?? []), ...resetKeywords, ...handoffKeywords],
   });
   event = picked.event;
   // Nobody else pays for a trace.
@@ -246,8 +249,8 @@ async function runOneTurn(
   const options = {
     ...(deps.matching ? { matching: deps.matching } : {}),
     newRequestId: () => `${turnId}:${(counter += 1)}`,
-    resetKeywords: conversation.channel_type === 'telegram' ? ['/start'] : [],
-    handoffKeywords: bot.handoff?.keywords ?? [],
+    resetKeywords,
+    handoffKeywords,
     newHandoffId: () => handoffIdOf(conversation.conversation_id, turnId),
     now: new Date().toISOString(),
   };

@@ -34,10 +34,10 @@ export const SCORE_TIMEOUT_MS = 3000;
 export const LEXICAL_WEIGHT = 0.4;
 
 /**
- * Everyday messages that mean no intent of a flow: an intent must be closer to the text than the
- * nearest of these by the margin (`MeaningScores.small_talk`), as a fallback class would. A
- * phrase that one of the flow's own intents claims (an example at least this similar) is left
- * out, so a flow may still have a greeting intent.
+ * Everyday messages that mean no global intent: a global intent (which acts from any wait) must
+ * be closer to the text than the nearest of these by the margin (`MeaningScores.small_talk`), as
+ * a fallback class would. A phrase that one of the flow's own intents claims (an example at least
+ * this similar) is left out, so a flow may still have a global greeting intent.
  */
 export const SMALL_TALK = [
   'hi',
@@ -199,10 +199,12 @@ export function createUnderstanding(
       const phrases = phrasesFor(flow, state, event);
       if (!phrases) return undefined;
       const intentTexts = phrases.intents.flatMap((p) => p.texts);
+      // Small talk is the rival of global intents only (`pickBest`): without one, nothing to do.
+      const rivalled = (flow.intents ?? []).some((i) => i.global);
       const texts = [
         ...phrases.options.flatMap((p) => p.texts),
         ...intentTexts,
-        ...(intentTexts.length > 0 ? SMALL_TALK : []),
+        ...(rivalled ? SMALL_TALK : []),
       ];
       try {
         const [user, vectors] = await withDeadline(
@@ -216,7 +218,7 @@ export function createUnderstanding(
             name: i.name,
             score: score(user, i.texts, vectors),
           })),
-          ...(intentTexts.length > 0 ? { small_talk: smallTalk(user, intentTexts, vectors) } : {}),
+          ...(rivalled ? { small_talk: smallTalk(user, intentTexts, vectors) } : {}),
         };
       } catch (error) {
         onError(error);

@@ -20,8 +20,8 @@ export interface MeaningScores {
   chosen?: { kind: 'option' | 'intent'; name: string } | 'none';
   /**
    * The text's similarity to everyday small talk (greetings, thanks, yes, help) that none of the
-   * flow's intents claims: an intent wins only ahead of it by the margin, so "hi there" is not
-   * taken for an intent that happens to be the closest of few.
+   * flow's intents claims: a global intent wins only ahead of it by the margin, so "hi there" is
+   * not taken for the handoff intent that happens to be the closest of few.
    */
   small_talk?: number;
 }
@@ -59,6 +59,8 @@ export interface Candidate {
   score: number;
   /** Present when the LLM chose it. */
   by?: 'llm';
+  /** A global intent, which acts from any wait: small talk is its rival. */
+  global?: true;
 }
 
 const LETTERS = /\p{L}/gu;
@@ -89,7 +91,7 @@ export function decide(
 
 /**
  * The best candidate when it reaches `minScore` and leads the next by `margin`, and, when it is
- * an intent, leads `smallTalk` by `margin` too; else none.
+ * a global intent, leads `smallTalk` by `margin` too; else none.
  */
 export function pickBest(
   candidates: readonly Candidate[],
@@ -101,7 +103,7 @@ export function pickBest(
   if (!first || first.score < settings.minScore) return undefined;
   if (second && first.score - second.score < settings.margin) return undefined;
   if (
-    first.kind === 'intent' &&
+    first.global === true &&
     smallTalk !== undefined &&
     first.score - smallTalk < settings.margin
   ) {
@@ -118,6 +120,7 @@ export function candidatesOf(
   kind: 'option' | 'intent',
   scores: MeaningScores | undefined,
   names: readonly string[],
+  globals: ReadonlySet<string> = new Set(),
 ): Candidate[] {
   const wanted = new Set(names);
   const scored =
@@ -126,5 +129,10 @@ export function candidatesOf(
       : (scores?.intents ?? []);
   return scored
     .filter((c) => wanted.has(c.name))
-    .map((c) => ({ kind, name: c.name, score: c.score }));
+    .map((c) => ({
+      kind,
+      name: c.name,
+      score: c.score,
+      ...(kind === 'intent' && globals.has(c.name) ? { global: true as const } : {}),
+    }));
 }

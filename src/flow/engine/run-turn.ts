@@ -412,10 +412,15 @@ function byMeaning(turn: Turn, event: InputEvent, candidates: Candidate[]): Cand
   return decide(candidates, matching(turn), event.meaning);
 }
 
+/** The names of the flow's global intents. */
+function globalNames(turn: Turn): Set<string> {
+  return new Set((turn.flow.intents ?? []).filter((i) => i.global).map((i) => i.name));
+}
+
 /** The scores of the flow's global intents. */
 function globalCandidates(turn: Turn, event: InputEvent): Candidate[] {
-  const names = (turn.flow.intents ?? []).filter((i) => i.global).map((i) => i.name);
-  return candidatesOf('intent', event.meaning, names);
+  const names = globalNames(turn);
+  return candidatesOf('intent', event.meaning, [...names], names);
 }
 
 /**
@@ -436,7 +441,7 @@ function globalIntent(turn: Turn, awaiting: Awaiting & { kind: 'input' }, event:
       choices.map((c) => c.id),
     );
   }
-  const own = candidatesOf('intent', event.meaning, [intent.name]);
+  const own = candidatesOf('intent', event.meaning, [intent.name], globalNames(turn));
   if (byMeaning(turn, event, [...own, ...rivals])?.kind !== 'intent') return false;
   actOnIntent(turn, intent.name, intent.global, event, awaiting.state);
   return true;
@@ -490,7 +495,11 @@ function onInput(turn: Turn, event: InputEvent): void {
   if (isResetKeyword(event.text, keywords)) return restart(turn);
   if (isHandoffKeyword(event.text, turn.options.handoffKeywords ?? [])) return keywordHandoff(turn);
   const intents = (turn.flow.intents ?? []).map((i) => i.name);
-  turn.intent = byMeaning(turn, event, candidatesOf('intent', event.meaning, intents))?.name;
+  turn.intent = byMeaning(
+    turn,
+    event,
+    candidatesOf('intent', event.meaning, intents, globalNames(turn)),
+  )?.name;
   const awaiting = turn.state.awaiting;
   if (
     turn.state.state === null ||
