@@ -36,6 +36,12 @@ export const RRF_K = 60;
 export const WHOLE_WORDS_WEIGHT = 2;
 /** Hits each list contributes to the fusion, at least. */
 export const FUSION_DEPTH = 20;
+/**
+ * Matching chunks the words side ranks per group in a hybrid search (a words search ranks
+ * `RANKED_CANDIDATES`, 1,000): ranking is the cost of broad words, and in a hybrid search such
+ * a query's meaning is the vectors' to find (docs/knowledge.md, "Hybrid search and the fusion").
+ */
+export const HYBRID_CANDIDATES = 300;
 
 export interface KnowledgeSearchDeps {
   db: Knex;
@@ -242,6 +248,7 @@ async function searchOnce(
   const found = await searchCollection(db, collection, query, depth, {
     cache,
     nearest,
+    candidates: HYBRID_CANDIDATES,
     words: ran === 'hybrid',
     // Snippets for the k hits kept only, not for every row of both lists.
     snippets: false,
