@@ -4,8 +4,11 @@
  * objects): in the pipeline bench it was about a sixth of `channel`'s CPU. Multipart uploads,
  * rare, still go through fetch.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+// The modules, not their functions: `request` is read at each call, so whatever wraps it after
+// this module loads (an HTTP stand-in in tests, an APM agent) sees the calls. A named import of a
+// builtin is a copy taken when it is first imported as ESM.
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
 
 export interface JsonResponse {
   status: number;
@@ -27,14 +30,14 @@ export type JsonPost = (
  */
 export function createJsonPost(maxSockets = 64): JsonPost & { close(): void } {
   const agents = {
-    http: new HttpAgent({ keepAlive: true, maxSockets }),
-    https: new HttpsAgent({ keepAlive: true, maxSockets }),
+    http: new http.Agent({ keepAlive: true, maxSockets }),
+    https: new https.Agent({ keepAlive: true, maxSockets }),
   };
   const post: JsonPost = (url, body, headers, timeoutMs) =>
     new Promise<JsonResponse>((resolve, reject) => {
       const target = new URL(url);
       const secure = target.protocol === 'https:';
-      const req = (secure ? httpsRequest : httpRequest)(
+      const req = (secure ? https.request : http.request)(
         target,
         {
           method: 'POST',

@@ -8,8 +8,9 @@
  * refused without reading the rest.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+// The modules, not their functions: `request` is read at each call (see `channel/json-post.ts`).
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { BotwireError } from '../shared/errors.ts';
 import { bareHost, type AddressPolicy } from './address-policy.ts';
@@ -87,7 +88,7 @@ async function send(
     throw refused(`${url.protocol} URLs are not called`);
   }
   checkLiteral(url, input.policy);
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const request = url.protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
     const req = request(url, {
       method,
