@@ -32,7 +32,7 @@ export const LLM_PICK_TIMEOUT_MS = 4000;
 /** Examples shown per candidate, and the longest example or title shown (characters). */
 const MAX_EXAMPLES = 5;
 const MAX_EXAMPLE_CHARS = 120;
-/** The longest candidate list sent, under the data blocks' own cap (`MAX_VALUE_CHARS`). */
+/** The longest candidate list sent, under the data blocks' own cap (`MAX_VALUE_CHARS`, `src/shared/llm-data.ts`). */
 const MAX_LISTED_CHARS = 6000;
 /** The answer is one short JSON object. */
 const MAX_TOKENS = 40;

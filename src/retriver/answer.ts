@@ -1,12 +1,14 @@
 /**
  * The text a knowledge question is answered with. Without an LLM: the best passages, each cited
  * by its source. With an OpenAI-compatible chat completions endpoint configured: the model's
- * answer written from those passages only, followed by a line that says it was written by a
- * model and from which sources. When the model fails or is slow, the passages answer instead.
+ * answer written from those passages only (the question and each passage sent as delimited data,
+ * `src/shared/llm-data.ts`), followed by a line that says it was written by a model and from
+ * which sources. When the model fails or is slow, the passages answer instead.
  */
 import { chatCompletion, type ChatEndpoint } from '../shared/chat-completions.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { citeSource, MARK, type SearchHit } from '../shared/knowledge/search.ts';
+import { dataBlock, DATA_FRAME } from '../shared/llm-data.ts';
 
 /** Passages quoted in an answer without an LLM. */
 export const PASSAGES_IN_ANSWER = 3;
@@ -40,6 +42,7 @@ const SYSTEM_PROMPT = [
   'You answer questions for the users of a chat bot, using only the numbered passages given.',
   'Cite the passages you use as [1], [2]. If the passages do not contain the answer, say that you do not know.',
   'Answer briefly, in the language of the question.',
+  DATA_FRAME,
 ].join(' ');
 
 /**
@@ -51,8 +54,12 @@ export async function llmAnswer(
   question: string,
   hits: readonly SearchHit[],
 ): Promise<string> {
+  // The question and the passages (documents come from anywhere) are data, never instructions.
   const passages = hits
-    .map((hit, i) => `[${i + 1}] (${citeSource(hit.source)})\n${hit.text}`)
+    .map(
+      (hit, i) =>
+        `[${i + 1}] (${citeSource(hit.source)})\n${dataBlock(`passage_${i + 1}`, hit.text)}`,
+    )
     .join('\n\n');
   let content: string;
   try {
@@ -63,7 +70,10 @@ export async function llmAnswer(
         temperature: 0.2,
         messages: [
           { role: 'system', content: SYSTEM_PROMPT },
-          { role: 'user', content: `Question: ${question}\n\nPassages:\n${passages}` },
+          {
+            role: 'user',
+            content: `Question:\n${dataBlock('question', question)}\n\nPassages:\n${passages}`,
+          },
         ],
       },
       { signal: AbortSignal.timeout(llm.timeoutMs) },
