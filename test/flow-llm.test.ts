@@ -24,8 +24,14 @@ import {
   type TelegramTestBot,
   type TestApi,
 } from './support/api.ts';
-import { startLlmStub, type LlmStub } from './support/llm-stub.ts';
-import { connectRedis, dropPrefix, uniquePrefix, waitFor } from './support/services.ts';
+import {
+  startLlmStandIn,
+  startLlmStub,
+  stopLlmStandIn,
+  type LlmStandIn,
+  type LlmStub,
+} from './support/llm-stub.ts';
+import { waitFor } from './support/services.ts';
 
 const TRIAGE: LlmOutput = {
   type: 'object',
@@ -75,32 +81,16 @@ describe('flow: the llm step', function () {
   let deps: LlmDeps;
   const turn = { appId: 'bot-1', tokensLeft: 4000, msLeft: 30_000 };
 
+  let standIn: LlmStandIn;
   before(async () => {
-    stub = await startLlmStub();
-    redis = connectRedis();
-    prefix = uniquePrefix();
-    deps = {
-      settings: {
-        baseUrl: stub.url,
-        apiKey: 'llm-key',
-        model: 'stand-in-model',
-        dailyTokens: 10_000,
-        turnTokens: 4000,
-      },
-      redis,
-      prefix,
-      usage: new LlmUsage(redis, prefix),
-    };
+    standIn = await startLlmStandIn();
+    ({ stub, redis, prefix, deps } = standIn);
   });
   beforeEach(() => {
     stub.requests.length = 0;
     stub.otherwise = { content: 'ok', tokens: 20 };
   });
-  after(async () => {
-    await stub.close();
-    await dropPrefix(redis, prefix);
-    redis.disconnect();
-  });
+  after(() => stopLlmStandIn(standIn));
 
   const used = (appId: string) => deps.usage.used(appId);
 

@@ -11,11 +11,13 @@ import type { MeaningScores } from '../src/flow/engine/meaning.ts';
 import type { ConversationState, FlowEvent } from '../src/flow/engine/types.ts';
 import type { LlmDeps } from '../src/flow/llm-call.ts';
 import { pickByLlm } from '../src/flow/understanding-llm.ts';
-import { LlmUsage } from '../src/shared/flows/llm-usage.ts';
 import type { Flow } from '../src/shared/flows/types.ts';
-import type { Redis } from '../src/shared/redis.ts';
-import { startLlmStub, type LlmStub } from './support/llm-stub.ts';
-import { connectRedis, dropPrefix, uniquePrefix } from './support/services.ts';
+import {
+  startLlmStandIn,
+  stopLlmStandIn,
+  type LlmStandIn,
+  type LlmStub,
+} from './support/llm-stub.ts';
 
 const flowWith = (matching: Flow['matching'], llm: Flow['llm'] = {}): Flow =>
   ({
@@ -76,39 +78,21 @@ const said = (text: string, meaning: MeaningScores = UNCLEAR): FlowEvent => ({
 describe('flow: the LLM asked what unclear free text means', function () {
   this.timeout(30_000);
   let stub: LlmStub;
-  let redis: Redis;
-  let prefix: string;
   let deps: LlmDeps;
   let turns = 0;
   /** A turn of its own each call: the result is kept per turn id. */
   const turn = (appId = 'bot-1') => ({ appId, id: `turn-${(turns += 1)}` });
 
+  let standIn: LlmStandIn;
   before(async () => {
-    stub = await startLlmStub();
-    redis = connectRedis();
-    prefix = uniquePrefix();
-    deps = {
-      settings: {
-        baseUrl: stub.url,
-        apiKey: 'llm-key',
-        model: 'stand-in-model',
-        dailyTokens: 10_000,
-        turnTokens: 4000,
-      },
-      redis,
-      prefix,
-      usage: new LlmUsage(redis, prefix),
-    };
+    standIn = await startLlmStandIn();
+    ({ stub, deps } = standIn);
   });
   beforeEach(() => {
     stub.requests.length = 0;
     stub.otherwise = { content: '{"pick": "none"}', tokens: 30 };
   });
-  after(async () => {
-    await stub.close();
-    await dropPrefix(redis, prefix);
-    redis.disconnect();
-  });
+  after(() => stopLlmStandIn(standIn));
 
   it('when the scores leave the text unclear, then the LLM is asked once among the options and intents, and its pick rides on the event', async () => {
     stub.reply({ content: '{"pick": "option:book"}', tokens: 61 });

@@ -5,6 +5,10 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { LlmDeps } from '../../src/flow/llm-call.ts';
+import { LlmUsage } from '../../src/shared/flows/llm-usage.ts';
+import type { Redis } from '../../src/shared/redis.ts';
+import { connectRedis, dropPrefix, uniquePrefix } from './services.ts';
 
 export interface LlmRequest {
   headers: Record<string, string | string[] | undefined>;
@@ -78,4 +82,40 @@ export async function startLlmStub(): Promise<LlmStub> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   stub.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return stub;
+}
+
+/** A stand-in LLM and what the flow's llm calls need to reach it (real Redis for the budgets). */
+export interface LlmStandIn {
+  stub: LlmStub;
+  redis: Redis;
+  prefix: string;
+  deps: LlmDeps;
+}
+
+/** Starts the stand-in; the deps name `stand-in-model`, 10,000 tokens a day, 4,000 a turn. */
+export async function startLlmStandIn(): Promise<LlmStandIn> {
+  const stub = await startLlmStub();
+  const redis = connectRedis();
+  const prefix = uniquePrefix();
+  const deps: LlmDeps = {
+    settings: {
+      baseUrl: stub.url,
+      apiKey: 'llm-key',
+      model: 'stand-in-model',
+      dailyTokens: 10_000,
+      turnTokens: 4000,
+    },
+    redis,
+    prefix,
+    usage: new LlmUsage(redis, prefix),
+  };
+  return { stub, redis, prefix, deps };
+}
+
+/** Closes the stand-in and deletes what its calls kept in Redis. */
+export async function stopLlmStandIn(standIn: LlmStandIn | undefined): Promise<void> {
+  if (!standIn) return;
+  await standIn.stub.close();
+  await dropPrefix(standIn.redis, standIn.prefix);
+  standIn.redis.disconnect();
 }

@@ -136,6 +136,30 @@ export function NumberField({ label, pointer, value, onChange, hint }: NumberFie
   );
 }
 
+interface CheckboxFieldProps {
+  label: string;
+  pointer: string;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  hint?: string;
+}
+
+/** A checkbox for a flag of the flow. */
+export function CheckboxField({ label, pointer, checked, onChange, hint }: CheckboxFieldProps) {
+  return (
+    <Field label={label} pointer={pointer} hint={hint}>
+      {(control) => (
+        <input
+          {...control}
+          type="checkbox"
+          checked={checked}
+          onChange={(e) => onChange(e.target.checked)}
+        />
+      )}
+    </Field>
+  );
+}
+
 interface SelectFieldProps {
   label: string;
   pointer: string;

@@ -46,3 +46,17 @@ export function omit<T extends object, K extends keyof T>(value: T, ...keys: K[]
   for (const key of keys) delete copy[key];
   return copy as Omit<T, K>;
 }
+
+/**
+ * `value` with `key` set, or without it when `next` is undefined; undefined when nothing is left
+ * (so an optional object of the flow is dropped rather than kept empty).
+ */
+export function withField<T extends object, K extends keyof T>(
+  value: T,
+  key: K,
+  next: T[K] | undefined,
+): T | undefined {
+  const rest = omit(value, key);
+  const changed = (next === undefined ? rest : { ...rest, [key]: next }) as T;
+  return Object.keys(changed).length > 0 ? changed : undefined;
+}

@@ -5,8 +5,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { errorText } from '../../api/api-error.ts';
 import { getLlmUsage } from './flow-api.ts';
-import { type LlmGuardrails, omit } from './flow-types.ts';
-import { Field, NumberField, TextField } from './field.tsx';
+import { type LlmGuardrails, withField } from './flow-types.ts';
+import { CheckboxField, NumberField, TextField } from './field.tsx';
 
 interface LlmGuardrailsEditorProps {
   appId: string;
@@ -17,11 +17,8 @@ interface LlmGuardrailsEditorProps {
 export function LlmGuardrailsEditor({ appId, guardrails, onChange }: LlmGuardrailsEditorProps) {
   const now = guardrails ?? {};
   const usage = useQuery({ queryKey: ['llm-usage', appId], queryFn: () => getLlmUsage(appId) });
-  const set = <K extends keyof LlmGuardrails>(key: K, value: LlmGuardrails[K] | undefined) => {
-    const rest = omit(now, key);
-    const next = value === undefined ? rest : { ...rest, [key]: value };
-    onChange(Object.keys(next).length > 0 ? next : undefined);
-  };
+  const set = <K extends keyof LlmGuardrails>(key: K, value: LlmGuardrails[K] | undefined) =>
+    onChange(withField(now, key, value));
   return (
     <section aria-labelledby="llm-heading">
       <h3 id="llm-heading">LLM steps</h3>
@@ -34,19 +31,12 @@ export function LlmGuardrailsEditor({ appId, guardrails, onChange }: LlmGuardrai
       {usage.isError ? (
         <p role="alert">Could not read today’s token use: {errorText(usage.error)}</p>
       ) : null}
-      <Field
+      <CheckboxField
         label="Mask phone numbers, emails and card numbers sent to the LLM"
         pointer="/llm/mask_pii"
-      >
-        {(control) => (
-          <input
-            {...control}
-            type="checkbox"
-            checked={now.mask_pii === true}
-            onChange={(e) => set('mask_pii', e.target.checked ? true : undefined)}
-          />
-        )}
-      </Field>
+        checked={now.mask_pii === true}
+        onChange={(on) => set('mask_pii', on ? true : undefined)}
+      />
       <TextField
         label="Keep the LLM to this topic"
         pointer="/llm/topic"

@@ -3,8 +3,8 @@
  * free text"): the least score and the margin over the second best, empty for the service's
  * defaults, and whether the LLM is asked when the scores leave a text unclear.
  */
-import { type Matching, omit } from './flow-types.ts';
-import { Field, NumberField } from './field.tsx';
+import { type Matching, withField } from './flow-types.ts';
+import { CheckboxField, NumberField } from './field.tsx';
 
 interface MatchingEditorProps {
   matching: Matching | undefined;
@@ -13,11 +13,8 @@ interface MatchingEditorProps {
 
 export function MatchingEditor({ matching, onChange }: MatchingEditorProps) {
   const now = matching ?? {};
-  const set = <K extends keyof Matching>(key: K, value: Matching[K] | undefined) => {
-    const rest = omit(now, key);
-    const next = value === undefined ? rest : { ...rest, [key]: value };
-    onChange(Object.keys(next).length > 0 ? next : undefined);
-  };
+  const set = <K extends keyof Matching>(key: K, value: Matching[K] | undefined) =>
+    onChange(withField(now, key, value));
   return (
     <section aria-labelledby="matching-heading">
       <h3 id="matching-heading">Understanding free text</h3>
@@ -35,20 +32,13 @@ export function MatchingEditor({ matching, onChange }: MatchingEditorProps) {
         hint="Empty: the service's FLOW_MATCH_MARGIN."
         onChange={(n) => set('margin', n)}
       />
-      <Field
+      <CheckboxField
         label="Ask the LLM when the meaning is unclear"
         pointer="/matching/llm"
         hint="The user's text and the options are sent to the service's LLM, within the budgets below; its pick is shown in the test chat."
-      >
-        {(control) => (
-          <input
-            {...control}
-            type="checkbox"
-            checked={now.llm === true}
-            onChange={(e) => set('llm', e.target.checked ? true : undefined)}
-          />
-        )}
-      </Field>
+        checked={now.llm === true}
+        onChange={(on) => set('llm', on ? true : undefined)}
+      />
     </section>
   );
 }
