@@ -782,7 +782,13 @@ export const SETTINGS = {
     default: 256,
     min: 1,
     max: 65536,
-    doc: 'Memory the vector indexes of searched collections may hold in one api or retriver process (MiB; about 58 MiB per 100,000 chunks of the embedded model; least recently searched dropped first). See docs/knowledge.md.',
+    doc: 'Memory the vector indexes of searched collections may hold in one api or retriver process where they are kept in memory (VECTOR_INDEX; MiB; about 58 MiB per 100,000 chunks of the embedded model; least recently searched dropped first). See docs/knowledge.md.',
+  },
+  VECTOR_INDEX: {
+    kind: 'string',
+    default: 'auto',
+    enum: ['auto', 'memory'],
+    doc: 'Where api and retriver find the chunks nearest to a question. auto: in Postgres with the pgvector extension (HNSW) where the database has it, else in memory (VECTOR_CACHE_MB). memory: in memory even where pgvector is. See docs/knowledge.md.',
   },
   KNOWLEDGE_MIN_SIMILARITY: {
     kind: 'string',
@@ -1025,6 +1031,8 @@ export interface Config {
     minSimilarity: number;
     /** Memory budget of the vector indexes one process holds (bytes). */
     vectorCacheBytes: number;
+    /** `VECTOR_INDEX`: `auto` searches with pgvector where the database has it; `memory` never. */
+    vectorIndex: 'auto' | 'memory';
   };
   embeddings: EmbeddingSettings;
   /**
@@ -1272,6 +1280,7 @@ export function loadConfig(
       llmTimeoutMs: v.LLM_TIMEOUT_MS,
       minSimilarity: Number(v.KNOWLEDGE_MIN_SIMILARITY),
       vectorCacheBytes: v.VECTOR_CACHE_MB * 1024 * 1024,
+      vectorIndex: v.VECTOR_INDEX,
     },
     embeddings: {
       defaultChoice: v.EMBEDDINGS_PROVIDER,

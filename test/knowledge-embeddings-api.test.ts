@@ -14,7 +14,7 @@ import {
 import { BotwireError } from '../src/shared/errors.ts';
 import { createJob } from '../src/shared/knowledge/jobs.ts';
 import { createEmbedders } from '../src/shared/embeddings/embedders.ts';
-import { VectorIndexCache } from '../src/shared/embeddings/vector-cache.ts';
+import { createNearestChunks } from '../src/shared/embeddings/nearest.ts';
 import { searchKnowledge } from '../src/shared/knowledge/hybrid.ts';
 import { answer, standIn, vectorOf } from './support/embeddings-stub.ts';
 import { indexTexts } from './support/knowledge.ts';
@@ -211,7 +211,7 @@ describe('knowledge: the embeddings API provider', function () {
       deps = {
         db,
         embedders,
-        vectors: new VectorIndexCache(db, 1024 * 1024),
+        vectors: createNearestChunks(db, { index: 'auto', cacheBytes: 1024 * 1024 }),
         queryTimeoutMs: 300,
       };
     });

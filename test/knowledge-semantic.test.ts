@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { createEmbedders } from '../src/shared/embeddings/embedders.ts';
 import { LOCAL_MODEL } from '../src/shared/embeddings/local-provider.ts';
 import type { Embedders } from '../src/shared/embeddings/provider.ts';
+import { createNearestChunks, type NearestChunks } from '../src/shared/embeddings/nearest.ts';
 import { VectorIndexCache } from '../src/shared/embeddings/vector-cache.ts';
 import { searchKnowledge, type SearchMode } from '../src/shared/knowledge/hybrid.ts';
 import { CollectionCache, searchCollection } from '../src/shared/knowledge/search.ts';
@@ -18,6 +19,7 @@ describe('knowledge: search by meaning (embedded model)', function () {
   let schema: TestSchema;
   let embedders: Embedders;
   let vectors: VectorIndexCache;
+  let nearest: NearestChunks;
 
   let jobs = 0;
   async function index(
@@ -35,12 +37,13 @@ describe('knowledge: search by meaning (embedded model)', function () {
   }
 
   const search = (q: string, mode?: SearchMode, k = 3) =>
-    searchKnowledge({ db: schema.db, embedders, vectors }, 'shop', q, k, mode);
+    searchKnowledge({ db: schema.db, embedders, vectors: nearest }, 'shop', q, k, mode);
 
   before(async () => {
     schema = await createTestSchema();
     embedders = createEmbedders(LOCAL_ONLY);
     vectors = new VectorIndexCache(schema.db, 64 * 1024 * 1024);
+    nearest = createNearestChunks(schema.db, { index: 'auto', cacheBytes: 64 * 1024 * 1024 });
     await index('shop', SHOP_PAGES);
   });
 
@@ -88,7 +91,12 @@ describe('knowledge: search by meaning (embedded model)', function () {
   });
 
   it('when a collection is re-indexed with another model after a search, then the next search with the same cache chooses its mode from the new one', async () => {
-    const deps = { db: schema.db, embedders, vectors, collections: new CollectionCache() };
+    const deps = {
+      db: schema.db,
+      embedders,
+      vectors: nearest,
+      collections: new CollectionCache(),
+    };
     await index('remodel', SHOP_PAGES);
     const before = await searchKnowledge(deps, 'remodel', 'opening hours', 3);
     expect(before).to.include({ mode: 'hybrid', vectors_model: LOCAL_MODEL });

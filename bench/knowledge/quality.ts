@@ -7,6 +7,7 @@
  * See README.md.
  *
  * Env: BENCH_QUALITY_HITS (a file: every search's hits are written there as JSON lines),
+ * BENCH_VECTOR_INDEX (`memory`: the in-memory vector index even where the database has pgvector),
  * BENCH_REDIS_URL, BENCH_DATABASE_URL (as every bench; the scratch database is migrated by
  * scripts/upgrade-db.sh, which needs Redis reachable).
  */
@@ -20,7 +21,7 @@ import { createEmbedders } from '../../src/shared/embeddings/embedders.ts';
 import { LOCAL_ONLY } from '../../test/support/knowledge-fixtures.ts';
 import { LocalEmbeddingProvider } from '../../src/shared/embeddings/local-provider.ts';
 import type { Embedders, EmbeddingProvider } from '../../src/shared/embeddings/provider.ts';
-import { VectorIndexCache } from '../../src/shared/embeddings/vector-cache.ts';
+import { createNearestChunks } from '../../src/shared/embeddings/nearest.ts';
 import { searchKnowledge, SEARCH_MODES } from '../../src/shared/knowledge/hybrid.ts';
 import { createJob, type JobRow } from '../../src/shared/knowledge/jobs.ts';
 import { collectionDir } from '../../src/shared/knowledge/names.ts';
@@ -171,7 +172,9 @@ async function main(): Promise<void> {
   );
   const counts = await answering(db);
 
-  const vectors = new VectorIndexCache(db, 256 * 1024 * 1024);
+  // BENCH_VECTOR_INDEX=memory keeps the in-memory index where the database has pgvector.
+  const index = process.env.BENCH_VECTOR_INDEX === 'memory' ? 'memory' : 'auto';
+  const vectors = createNearestChunks(db, { index, cacheBytes: 256 * 1024 * 1024 });
   const deps = { db, embedders, vectors };
   const judged: Judged[] = [];
   const times: Record<string, number[]> = {};
@@ -195,7 +198,9 @@ async function main(): Promise<void> {
     (kind) => `${QUESTIONS.filter((q) => q.kind === kind).length} ${kind}`,
   ).join(', ');
 
-  console.log(`\n${QUESTIONS.length} questions (${perKind}), k = ${K} | load ${load()}\n`);
+  console.log(
+    `\n${QUESTIONS.length} questions (${perKind}), k = ${K}, vector index: ${vectors.kind} | load ${load()}\n`,
+  );
   console.log(qualityTable(judged));
   console.log('');
   for (const line of goalLines(judged)) console.log(line);

@@ -9,6 +9,8 @@ import { createHash } from 'node:crypto';
 import type { Knex } from '../shared/db.ts';
 import { BotwireError } from '../shared/errors.ts';
 import type { EmbeddingProvider } from '../shared/embeddings/provider.ts';
+import { pgvectorOf } from '../shared/embeddings/nearest.ts';
+import { ensureHnswIndex, pgvColumn } from '../shared/embeddings/pgvector.ts';
 import { vectorBytes } from '../shared/embeddings/vectors.ts';
 import { storable } from '../shared/pg-text.ts';
 import { lockCollectionJobs } from '../shared/knowledge/jobs.ts';
@@ -50,6 +52,8 @@ export async function embedChunks(db: Knex, args: EmbedArgs): Promise<number> {
     .where({ collection_id: collectionId, model })
     .first<{ dims: number } | undefined>('dims');
   let dims = known?.dims;
+  // With pgvector each vector is also stored as its type, for the HNSW index (pgvector.ts).
+  const pgv = await pgvectorOf(db);
   const todo = [...missing.entries()];
   let made = 0;
   // One provider call's worth at a time (EMBEDDINGS_BATCH for an API), each committed at once.
@@ -68,12 +72,14 @@ export async function embedChunks(db: Knex, args: EmbedArgs): Promise<number> {
         );
       }
     }
+    if (pgv && dims !== undefined) await ensureHnswIndex(db, pgv, dims);
     const rows = batch.map(([sha], i) => ({
       collection_id: collectionId,
       model,
       text_sha: Buffer.from(sha, 'hex'),
       dims,
       embedding: vectorBytes(vectors[i]!),
+      ...pgvColumn(db, pgv, vectors[i]!),
     }));
     await db.transaction(async (trx) => {
       const inserted = await trx('chunk_vectors')

@@ -12,7 +12,7 @@ import { BotwireError } from '../errors.ts';
 import { failureCause } from '../failure-cause.ts';
 import type { Knex } from '../db.ts';
 import type { Embedders } from '../embeddings/provider.ts';
-import type { VectorIndexCache } from '../embeddings/vector-cache.ts';
+import type { NearestChunks } from '../embeddings/nearest.ts';
 import {
   addSnippets,
   collectionOf,
@@ -47,7 +47,7 @@ export interface KnowledgeSearchDeps {
   db: Knex;
   /** Without them (or without the collection's model) a collection is searched by words. */
   embedders?: Embedders;
-  vectors?: VectorIndexCache;
+  vectors?: NearestChunks;
   collections?: CollectionCache;
   /**
    * Longest the question's embedding may take (milliseconds). Past it, or when the provider fails,
@@ -238,12 +238,11 @@ async function searchOnce(
       fallback = (error as Error).message;
       return [];
     }
-    const index = await vectors!.get({
-      collectionId: searched.collection_id,
-      generation: searched.generation,
-      model,
-    });
-    return index?.search(queryVector, depth);
+    return vectors!.nearest(
+      { collectionId: searched.collection_id, generation: searched.generation, model },
+      queryVector,
+      depth,
+    );
   };
   const found = await searchCollection(db, collection, query, depth, {
     cache,

@@ -1,19 +1,19 @@
 /**
  * What a process that searches knowledge holds (api and retriver): the embedding providers its
- * questions are embedded by, the vector indexes it loaded, what it last saw of each collection,
+ * questions are embedded by, where it finds the nearest chunks (pgvector or its own indexes), what it last saw of each collection,
  * and the deployment's relevance threshold. Made once per process from its settings.
  */
 import type { Config } from '../../config.ts';
 import type { Knex } from '../db.ts';
 import { createEmbedders } from '../embeddings/embedders.ts';
 import type { Embedders } from '../embeddings/provider.ts';
-import { VectorIndexCache } from '../embeddings/vector-cache.ts';
+import { createNearestChunks, type NearestChunks } from '../embeddings/nearest.ts';
 import type { KnowledgeSearchDeps } from './hybrid.ts';
 import { CollectionCache } from './search.ts';
 
 export interface KnowledgeSearch extends KnowledgeSearchDeps {
   embedders: Embedders;
-  vectors: VectorIndexCache;
+  vectors: NearestChunks;
   collections: CollectionCache;
   /** KNOWLEDGE_MIN_SIMILARITY: the threshold of collections that set none. */
   minSimilarity: number;
@@ -33,7 +33,10 @@ export function createKnowledgeSearch(
   return {
     db,
     embedders,
-    vectors: new VectorIndexCache(db, config.knowledge.vectorCacheBytes),
+    vectors: createNearestChunks(db, {
+      index: config.knowledge.vectorIndex,
+      cacheBytes: config.knowledge.vectorCacheBytes,
+    }),
     collections: new CollectionCache(),
     minSimilarity: config.knowledge.minSimilarity,
     close: () => embedders.close(),
