@@ -143,7 +143,8 @@ describe('./scripts/run.sh', () => {
     DATABASE_SCHEMA: '',
   });
 
-  it('when started with -e <file> api, then only api runs, serves /healthz, prefixes its logs, and drains on SIGTERM', async () => {
+  it('when started with -e <file> api, then only api runs, serves /healthz, prefixes its logs, and drains on SIGTERM', async function () {
+    this.timeout(120_000); // its wait for /healthz alone may take 60 s on a busy machine
     const proc = start('./scripts/run.sh', ['-e', envFile, 'api'], { env: env() });
     runner = proc;
     const what = (): string => `/healthz 200 (stderr: ${proc.stderr()}\nstdout: ${proc.stdout()})`;
