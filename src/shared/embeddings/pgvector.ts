@@ -23,7 +23,7 @@ export const HNSW_MAX_DIMS = 2000;
 /** Nearest vectors asked of the index per neighbour wanted (some may be of another generation). */
 const HNSW_OVERFETCH = 2;
 /** Candidates HNSW keeps while it walks its graph (`hnsw.ef_search`), at least. */
-export const EF_SEARCH = 100;
+export const EF_SEARCH = 200;
 
 export interface Pgvector {
   /** The schema the extension's type and operators live in, quoted for SQL. */

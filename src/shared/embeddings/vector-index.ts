@@ -14,7 +14,7 @@
 /** Vectors scored exhaustively; larger indexes are pre-filtered by sign bits. */
 export const EXACT_LIMIT = 20_000;
 /** Candidates kept by the sign-bit filter per neighbour asked for. */
-export const OVERSAMPLE = 40;
+export const OVERSAMPLE = 160;
 const MIN_CANDIDATES = 400;
 
 export interface Neighbour {
