@@ -10,10 +10,13 @@ import type { Knex } from '../shared/db.ts';
 import { BotwireError } from '../shared/errors.ts';
 import type { EmbeddingProvider } from '../shared/embeddings/provider.ts';
 import { pgvectorOf } from '../shared/embeddings/nearest.ts';
-import { ensureHnswIndex, pgvColumn } from '../shared/embeddings/pgvector.ts';
+import { ensureHnswIndex, fillMissingPgv, pgvColumn } from '../shared/embeddings/pgvector.ts';
 import { vectorBytes } from '../shared/embeddings/vectors.ts';
 import { storable } from '../shared/pg-text.ts';
 import { lockCollectionJobs } from '../shared/knowledge/jobs.ts';
+
+/** Jobs whose collection's vectors lacking `pgv` were given it (bounded: the newest thousand). */
+const filledFor = new Set<string>();
 
 /** Hashes looked up per statement. */
 const LOOKUP_BATCH = 1000;
@@ -35,6 +38,14 @@ export interface EmbedArgs {
 export async function embedChunks(db: Knex, args: EmbedArgs): Promise<number> {
   const { collectionId, provider, jobId, signal } = args;
   const model = provider.model;
+  // With pgvector each vector is also stored as its type, for the HNSW index (pgvector.ts); the
+  // collection's vectors stored without it get it, once per job.
+  const pgv = await pgvectorOf(db);
+  if (pgv && !filledFor.has(jobId)) {
+    if (filledFor.size >= 1000) filledFor.clear();
+    filledFor.add(jobId);
+    await fillMissingPgv(db, pgv, collectionId);
+  }
   const missing = new Map<string, string>(); // hex sha -> text
   for (const text of args.texts) missing.set(textSha(text).toString('hex'), text);
   const shas = [...missing.keys()];
@@ -52,8 +63,6 @@ export async function embedChunks(db: Knex, args: EmbedArgs): Promise<number> {
     .where({ collection_id: collectionId, model })
     .first<{ dims: number } | undefined>('dims');
   let dims = known?.dims;
-  // With pgvector each vector is also stored as its type, for the HNSW index (pgvector.ts).
-  const pgv = await pgvectorOf(db);
   const todo = [...missing.entries()];
   let made = 0;
   // One provider call's worth at a time (EMBEDDINGS_BATCH for an API), each committed at once.

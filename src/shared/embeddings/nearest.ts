@@ -69,7 +69,8 @@ export function createNearestChunks(
           },
         );
         const index = await inPostgres;
-        if (index) {
+        // A generation with vectors stored without their pgv is searched in memory.
+        if (index && (await index.covers(key))) {
           kind = 'pgvector';
           return index.nearest(key, query, n);
         }

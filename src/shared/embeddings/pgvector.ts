@@ -15,6 +15,7 @@
 import type { Knex } from '../db.ts';
 import type { IndexKey } from './vector-cache.ts';
 import type { Neighbour } from './vector-index.ts';
+import { vectorFromBytes } from './vectors.ts';
 
 /** Chunks of a generation compared exhaustively; larger generations are searched by HNSW. */
 export const PG_EXACT_LIMIT = 20_000;
@@ -92,25 +93,78 @@ export const hnswIndexName = (dims: number): string => `chunk_vectors_pgv_${dims
 const ensured = new WeakMap<Knex, Set<number>>();
 
 /**
- * Makes the HNSW index of `dims`-dimension vectors unless it exists; one session at a time (an
- * advisory lock), since two `create index if not exists` of one name at once may both try. It
- * locks `chunk_vectors` against writes while it builds: it is made before the first vectors of
- * that count are stored, so it indexes few rows.
+ * Makes the HNSW index of `dims`-dimension vectors unless it exists. Building it takes a SHARE
+ * lock on `chunk_vectors` (vector writes of every collection wait) and reads the whole table, once
+ * per dimension count in the database's life; one session builds it at a time (an advisory lock:
+ * two `create index if not exists` of one name at once may both try). An index that exists is
+ * seen without a lock.
  */
 export async function ensureHnswIndex(db: Knex, pgv: Pgvector, dims: number): Promise<void> {
   if (dims > HNSW_MAX_DIMS) return;
   const made = ensured.get(db) ?? new Set<number>();
   ensured.set(db, made);
   if (made.has(dims)) return;
-  await db.transaction(async (trx) => {
-    await trx.raw(`select pg_advisory_xact_lock(hashtext('botwire:chunk_vectors_pgv'))`);
-    await trx.raw(
-      `create index if not exists ${hnswIndexName(dims)} on chunk_vectors
-         using hnsw ((pgv::${pgv.schema}.vector(${dims})) ${pgv.schema}.vector_cosine_ops)
-         where dims = ${dims}`,
+  const exists = async (trx: Knex | Knex.Transaction): Promise<boolean> => {
+    const { rows } = await trx.raw<{ rows: { found: string | null }[] }>(
+      `select to_regclass(?) as found`,
+      [hnswIndexName(dims)],
     );
-  });
+    return rows[0]?.found != null;
+  };
+  if (!(await exists(db))) {
+    await db.transaction(async (trx) => {
+      await trx.raw(`select pg_advisory_xact_lock(hashtext('botwire:chunk_vectors_pgv'))`);
+      if (await exists(trx)) return;
+      await trx.raw(
+        `create index ${hnswIndexName(dims)} on chunk_vectors
+           using hnsw ((pgv::${pgv.schema}.vector(${dims})) ${pgv.schema}.vector_cosine_ops)
+           where dims = ${dims}`,
+      );
+    });
+  }
   made.add(dims);
+}
+
+/** Rows of `chunk_vectors` given their `pgv` per statement by {@link fillMissingPgv}. */
+const FILL_BATCH = 1000;
+
+/**
+ * Gives the collection's vectors that lack it their `pgv`, from their stored bytes: vectors an
+ * indexer stored while it did not know of pgvector yet (it looks once per process), or before the
+ * migration. Until then the generations holding them are searched in memory.
+ */
+export async function fillMissingPgv(
+  db: Knex,
+  pgv: Pgvector,
+  collectionId: string,
+): Promise<number> {
+  let filled = 0;
+  let after: [string, Buffer] = ['', Buffer.alloc(0)];
+  for (;;) {
+    const { rows } = await db.raw<{
+      rows: { model: string; text_sha: Buffer; embedding: Buffer }[];
+    }>(
+      `select model, text_sha, embedding from chunk_vectors
+       where collection_id = ? and pgv is null and (model, text_sha) > (?, ?)
+       order by model, text_sha limit ${FILL_BATCH}`,
+      [collectionId, ...after],
+    );
+    if (rows.length === 0) return filled;
+    await db.raw(
+      `update chunk_vectors v set pgv = u.pgv::${pgv.schema}.vector
+       from unnest(?::text[], ?::bytea[], ?::text[]) as u(model, text_sha, pgv)
+       where v.collection_id = ? and v.model = u.model and v.text_sha = u.text_sha and v.pgv is null`,
+      [
+        rows.map((r) => r.model),
+        rows.map((r) => r.text_sha),
+        rows.map((r) => vectorText(vectorFromBytes(r.embedding))),
+        collectionId,
+      ],
+    );
+    filled += rows.length;
+    const last = rows.at(-1)!;
+    after = [last.model, last.text_sha];
+  }
 }
 
 /** How a {@link PgvectorIndex} searches; the defaults are the measured ones. */
@@ -119,10 +173,16 @@ export interface PgvectorTuning {
   efSearch?: number;
 }
 
+interface GenerationSize {
+  chunks: number;
+  vectors: number;
+  indexed: number;
+}
+
 /** The nearest chunks of one generation, searched in Postgres (see the module's comment). */
 export class PgvectorIndex {
-  /** Chunks per generation: a generation's chunks never change once it is searchable. */
-  readonly #sizes = new Map<string, number>();
+  /** Per generation and model: a generation's chunks never change once it is searchable. */
+  readonly #sizes = new Map<string, GenerationSize>();
 
   readonly #exactLimit: number;
   readonly #efSearch: number;
@@ -141,39 +201,58 @@ export class PgvectorIndex {
   }
 
   /**
+   * Whether every vector of the generation has its `pgv` (see {@link fillMissingPgv}); a
+   * generation that has not is searched in memory. True for a generation that is gone.
+   */
+  async covers(key: IndexKey): Promise<boolean> {
+    const size = await this.#size(key);
+    return size.indexed === size.vectors;
+  }
+
+  /**
    * The `n` chunks of the generation nearest to the unit vector `query`, best first; undefined
    * when the generation has no chunk left (a newer swap deleted it: the caller reads the
-   * collection again).
+   * collection again). Only vectors with their `pgv` are compared ({@link covers}).
    */
   async nearest(key: IndexKey, query: Float32Array, n: number): Promise<Neighbour[] | undefined> {
     const size = await this.#size(key);
-    if (size === 0) return undefined;
+    if (size.chunks === 0) return undefined;
     if (n <= 0) return [];
-    const wanted = Math.min(n, size);
-    if (size > this.#exactLimit && query.length <= HNSW_MAX_DIMS) {
+    const wanted = Math.min(n, size.indexed);
+    if (size.indexed > this.#exactLimit && query.length <= HNSW_MAX_DIMS) {
       const found = await this.#byIndex(key, query, n);
       if (found.length >= wanted) return found;
     }
     const found = await this.#exact(key, query, n);
-    // None at all: the generation went since its size was counted.
-    return found.length === 0 ? undefined : found;
+    // None at all where some were: the generation went since it was counted.
+    return found.length === 0 && wanted > 0 ? undefined : found;
   }
 
-  async #size(key: IndexKey): Promise<number> {
-    const id = `${key.collectionId}:${key.generation}`;
+  /**
+   * The generation's chunks, those with a vector of the model and those whose vector has its
+   * `pgv`; kept once the generation is seen with chunks (they never change then; a vector's
+   * `pgv` filled in later only leaves that generation in memory).
+   */
+  async #size(key: IndexKey): Promise<GenerationSize> {
+    const id = `${key.collectionId}:${key.generation}:${key.model}`;
     const known = this.#sizes.get(id);
     if (known !== undefined) return known;
-    const { rows } = await this.db.raw<{ rows: { chunks: number }[] }>(
-      `select count(*)::int as chunks from chunks where collection_id = ? and generation = ?`,
-      [key.collectionId, key.generation],
+    const { rows } = await this.db.raw<{ rows: GenerationSize[] }>(
+      `select count(*)::int as chunks, count(v.text_sha)::int as vectors,
+              count(v.pgv)::int as indexed
+       from chunks ch
+       left join chunk_vectors v on v.collection_id = ch.collection_id and v.model = ?
+                                 and v.text_sha = ch.text_sha
+       where ch.collection_id = ? and ch.generation = ?`,
+      [key.model, key.collectionId, key.generation],
     );
-    const chunks = rows[0]?.chunks ?? 0;
-    if (chunks > 0) {
-      // Bounded: a process that searched many generations keeps the newest thousand sizes.
+    const size = rows[0] ?? { chunks: 0, vectors: 0, indexed: 0 };
+    if (size.chunks > 0) {
+      // Bounded: a process that searched many generations keeps the newest thousand.
       if (this.#sizes.size >= 1000) this.#sizes.delete(this.#sizes.keys().next().value!);
-      this.#sizes.set(id, chunks);
+      this.#sizes.set(id, size);
     }
-    return chunks;
+    return size;
   }
 
   /** Every chunk of the generation compared (the expression matches no index: a sort of them). */
@@ -184,7 +263,7 @@ export class PgvectorIndex {
        from chunks ch
        join chunk_vectors v on v.collection_id = ch.collection_id and v.model = ?
                             and v.text_sha = ch.text_sha
-       where ch.collection_id = ? and ch.generation = ?
+       where ch.collection_id = ? and ch.generation = ? and v.pgv is not null
        order by distance, ch.id
        limit ?`,
       [vectorText(query), key.model, key.collectionId, key.generation, n],
@@ -213,7 +292,7 @@ export class PgvectorIndex {
         `with near as materialized (
            select v.text_sha, v.pgv::${typed} operator(${schema}.<=>) ?::${typed} as distance
            from chunk_vectors v
-           where v.collection_id = ? and v.model = ? and v.dims = ${dims}
+           where v.collection_id = ? and v.model = ? and v.dims = ${dims} and v.pgv is not null
            order by v.pgv::${typed} operator(${schema}.<=>) ?::${typed}
            limit ?)
          select ch.id, near.distance
