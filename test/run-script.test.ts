@@ -86,7 +86,8 @@ describe('./scripts/run.sh', () => {
   const prefix = uniquePrefix();
   let port: number;
   let redis: Redis;
-  let runner: Running | undefined;
+  /** Every run.sh a test started: one that timed out is still running when the next starts. */
+  const runners: Running[] = [];
   /** Components run.sh started: they run in sessions of their own, so cleanup kills them too. */
   let componentPids: number[] = [];
 
@@ -122,7 +123,8 @@ describe('./scripts/run.sh', () => {
   });
 
   after(async () => {
-    if (runner && runner.child.exitCode === null && runner.child.signalCode === null) {
+    for (const runner of runners) {
+      if (runner.child.exitCode !== null || runner.child.signalCode !== null) continue;
       // A failed test left run.sh running: its components would outlive it in their own sessions.
       componentPids.push(...nodeChildren(runner.child.pid!));
       runner.child.kill('SIGKILL');
@@ -146,7 +148,7 @@ describe('./scripts/run.sh', () => {
   it('when started with -e <file> api, then only api runs, serves /healthz, prefixes its logs, and drains on SIGTERM', async function () {
     this.timeout(120_000); // its wait for /healthz alone may take 60 s on a busy machine
     const proc = start('./scripts/run.sh', ['-e', envFile, 'api'], { env: env() });
-    runner = proc;
+    runners.push(proc);
     const what = (): string => `/healthz 200 (stderr: ${proc.stderr()}\nstdout: ${proc.stdout()})`;
     await waitFor(
       async () => {
@@ -231,7 +233,7 @@ describe('./scripts/run.sh', () => {
   it('when SIGTERM arrives while the components are still starting, then every one stops and run.sh exits 0', async function () {
     this.timeout(150_000); // the set-up (services, migrations) takes a while on a busy machine
     const proc = start('./scripts/run.sh', ['-e', envFile, 'api', 'flow'], { env: env() });
-    runner = proc;
+    runners.push(proc);
     await waitFor(
       () => {
         if (proc.child.exitCode !== null) throw new Error(`run.sh exited early: ${proc.stderr()}`);
