@@ -13,8 +13,8 @@
  */
 import type { Flow } from '../shared/flows/types.ts';
 import {
-  DEFAULT_MATCHING,
   hasWords,
+  matchSettingsOf,
   pickBest,
   type Candidate,
   type MatchSettings,
@@ -189,11 +189,7 @@ export async function pickByLlm(
 ): Promise<LlmPick> {
   const unchanged: LlmPick = { event, calls: [], tokens: 0 };
   if (!deps?.settings.baseUrl || event.type !== 'input') return unchanged;
-  const base = turn.matching ?? DEFAULT_MATCHING;
-  const settings = {
-    minScore: flow.matching?.min_score ?? base.minScore,
-    margin: flow.matching?.margin ?? base.margin,
-  };
+  const settings = matchSettingsOf(flow.matching, turn.matching);
   const text = event.text?.trim() ?? '';
   if (isResetKeyword(text, turn.keywords ?? []) || isHandoffKeyword(text, turn.keywords ?? [])) {
     return unchanged; // the engine acts on it before any meaning

@@ -41,6 +41,14 @@ export interface MatchSettings {
  */
 export const DEFAULT_MATCHING: MatchSettings = { minScore: 0.5, margin: 0.14 };
 
+/** The settings a flow matches with: its own `matching`, else the deployment's, else the defaults. */
+export function matchSettingsOf(
+  own: { min_score?: number; margin?: number } | undefined,
+  base: MatchSettings = DEFAULT_MATCHING,
+): MatchSettings {
+  return { minScore: own?.min_score ?? base.minScore, margin: own?.margin ?? base.margin };
+}
+
 /** What a turn understood by meaning, for the transcript and the test chat. */
 export interface Understood {
   kind: 'option' | 'intent';

@@ -30,7 +30,7 @@ import {
 import { httpEffect, languagePrompt, retrieveEffect, sendOutputs, textMessage } from './outputs.ts';
 import { llmEffect } from './llm-effect.ts';
 import {
-  DEFAULT_MATCHING,
+  matchSettingsOf,
   hasWords,
   candidatesOf,
   decide,
@@ -401,9 +401,7 @@ function onMove(turn: Turn, event: MoveEvent): void {
 }
 
 function matching(turn: Turn): MatchSettings {
-  const base = turn.options.matching ?? DEFAULT_MATCHING;
-  const own = turn.flow.matching;
-  return { minScore: own?.min_score ?? base.minScore, margin: own?.margin ?? base.margin };
+  return matchSettingsOf(turn.flow.matching, turn.options.matching);
 }
 
 /** The clear winner among `candidates` for a text with words; none for a press. */
