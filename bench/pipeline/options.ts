@@ -33,6 +33,11 @@ export const options = {
   redisSetups: listEnv('BENCH_REDIS') as ('single' | 'cluster')[],
   /** BENCH_BASELINE: `grammy` (the default) measures the hand-written grammY bot first; `none` not. */
   baseline: (process.env.BENCH_BASELINE || 'grammy') as 'grammy' | 'none',
+  /**
+   * BENCH_FLOOR: `on` (the default) also measures the design's floor (./floor-bus.ts) beside the
+   * grammY bot; `off` not.
+   */
+  floor: (process.env.BENCH_FLOOR || 'on') as 'on' | 'off',
   /** BENCH_SWEEP: offered rates, ascending, for a capacity sweep of both systems; empty, no sweep. */
   sweep: listEnv('BENCH_SWEEP').map(Number),
 };
@@ -52,6 +57,9 @@ for (const setup of options.redisSetups) {
 }
 if (options.baseline !== 'grammy' && options.baseline !== 'none') {
   throw new Error(`BENCH_BASELINE must be grammy or none (got ${String(options.baseline)})`);
+}
+if (options.floor !== 'on' && options.floor !== 'off') {
+  throw new Error(`BENCH_FLOOR must be on or off (got ${String(options.floor)})`);
 }
 if (
   options.sweep.some(

@@ -11,8 +11,11 @@ export const TARGET_TURNS_PER_S = 500;
 export const TARGET_P99_MS = 100;
 
 export interface Setup {
-  /** What answers: botwire's pipeline, or the hand-written grammY bot (./grammy-bot.ts). */
-  system: 'botwire' | 'grammY';
+  /**
+   * What answers: botwire's pipeline, the hand-written grammY bot (./grammy-bot.ts), or the
+   * design's floor (./floor-bus.ts).
+   */
+  system: 'botwire' | 'grammY' | 'floor';
   /** Whose users the phase simulates. */
   channel: 'telegram' | 'web';
   processes: number;
@@ -116,7 +119,9 @@ export function printReport(report: {
   const what =
     setup.system === 'grammY'
       ? 'grammY baseline: one process, sessions in Postgres'
-      : `${setup.redis ? `${setup.redis}, ` : ''}${setup.channel}: ${setup.processes} process(es) each of channel, language, flow (+ 1 api), LANGUAGE_HOP=${setup.languageHop}`;
+      : setup.system === 'floor'
+        ? 'the floor: edge, channel and flow processes doing only their hops over Redis Streams, state in Postgres'
+        : `${setup.redis ? `${setup.redis}, ` : ''}${setup.channel}: ${setup.processes} process(es) each of channel, language, flow (+ 1 api), LANGUAGE_HOP=${setup.languageHop}`;
   console.log(
     `\n${what}; ${setup.users} users over ${setup.bots} bot(s); ` +
       `offered ${setup.rate} turns/s open-loop; ${windowS.toFixed(1)} s measured after ${setup.warmupSeconds} s warm-up\n`,
@@ -464,7 +469,7 @@ export function printSweep(rates: readonly number[], results: readonly Summary[]
   for (const system of systems) {
     header.push(`${system} turns/s`, 'p99 ms', 'lost', 'µs/turn', 'carried');
   }
-  if (systems.length > 1) header.push(`µs/turn ratio ${systems[1]}/${systems[0]}`);
+  for (const system of systems.slice(1)) header.push(`µs/turn ${system}/${systems[0]}`);
   const rows: string[][] = [header];
   for (const rate of rates) {
     const row = [String(rate)];
@@ -478,12 +483,9 @@ export function printSweep(rates: readonly number[], results: readonly Summary[]
         s ? (s.carried ? 'yes' : 'no') : 'not run',
       );
     }
-    if (systems.length > 1) {
+    for (const system of systems.slice(1)) {
       row.push(
-        ratioText(
-          at(systems[1]!, rate)?.cpuPerTurnUs.total,
-          at(systems[0]!, rate)?.cpuPerTurnUs.total,
-        ),
+        ratioText(at(system, rate)?.cpuPerTurnUs.total, at(systems[0]!, rate)?.cpuPerTurnUs.total),
       );
     }
     rows.push(row);
@@ -493,10 +495,13 @@ export function printSweep(rates: readonly number[], results: readonly Summary[]
     const carried = results.filter((s) => s.system === system && s.carried).map((s) => s.rate);
     return { system, rate: carried.length > 0 ? Math.max(...carried) : 0 };
   });
+  const [first, ...others] = capacity;
   console.log(
     `\nhighest rate carried: ${capacity.map((c) => `${c.system} ${c.rate || 'none'}`).join(', ')}` +
-      (capacity.length > 1 && capacity[0]!.rate > 0
-        ? ` (${capacity[1]!.system}/${capacity[0]!.system} ${(capacity[1]!.rate / capacity[0]!.rate).toFixed(2)})`
+      (first && first.rate > 0
+        ? others
+            .map((c) => ` (${c.system}/${first.system} ${(c.rate / first.rate).toFixed(2)})`)
+            .join('')
         : ''),
   );
 }

@@ -9,6 +9,7 @@ import { startPrivateCluster } from '../../test/support/private-cluster.ts';
 import { startPrivateRedis } from '../../test/support/private-services.ts';
 import { cleanUp, cleanups, runBench } from '../lib/setup.ts';
 import { COMPONENTS, startBotwire } from './botwire.ts';
+import { startFloor } from './floor.ts';
 import { startGrammy } from './grammy.ts';
 import { Load } from './load.ts';
 import { options } from './options.ts';
@@ -45,12 +46,19 @@ async function main(): Promise<void> {
     return;
   }
   let baseline: Summary | undefined;
+  const botwire: { label: string; summary: Summary }[] = [];
   if (options.baseline === 'grammy' && options.channels.includes('telegram')) {
     baseline = await measure(await startGrammy(options), options.rate);
     // The baseline's process and database go before botwire starts, so they cost it nothing.
     await cleanUp();
+    if (options.floor === 'on') {
+      botwire.push({
+        label: 'floor',
+        summary: await measure(await startFloor(options), options.rate),
+      });
+      await cleanUp();
+    }
   }
-  const botwire: { label: string; summary: Summary }[] = [];
   if (options.redisSetups.length === 0) {
     const summaries = await runPipeline(options.redisUrl);
     printComparison(summaries);
@@ -160,6 +168,7 @@ async function sweep(): Promise<void> {
   const results: Summary[] = [];
   const systems: [string, () => Promise<System>][] = [
     ['grammY', () => startGrammy(sized)],
+    ['floor', () => startFloor(sized)],
     [
       'botwire',
       async () => (await startBotwire(sized, options.redisUrl, undefined, ['telegram'])).system,
@@ -167,6 +176,7 @@ async function sweep(): Promise<void> {
   ];
   for (const [name, start] of systems) {
     if (name === 'grammY' && options.baseline === 'none') continue;
+    if (name === 'floor' && options.floor === 'off') continue;
     const system = await start();
     for (const [round, rate] of options.sweep.entries()) {
       if (round > 0) await waitDrained(system.redis, system.prefix, system.topics, 60_000);

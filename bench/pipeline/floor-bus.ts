@@ -1,0 +1,188 @@
+/**
+ * The pipeline bench's floor: the least any code can do and still have the shape PRODUCT.md gives
+ * botwire (an HTTP edge, then `channel` in, `flow` and `channel` out, each a process of its own
+ * joined by Redis Streams with consumer groups, and the conversation state in Postgres). It is
+ * what a turn would cost if every component of ours did nothing but its hop, so it is the lowest
+ * CPU per turn the design can reach, however its code is written.
+ *
+ * Each process runs one role (FLOOR_ROLE):
+ * - `edge`: `node:http` (no Koa, no schema, no dedupe), checks the bot's secret header and XADDs
+ *   the raw body to the channel stream, answering 200 once it is in.
+ * - `channel`: reads the channel stream; an update from the edge is published to the flow stream
+ *   as `{bot, chat, text}`; an answer from flow is POSTed to `sendMessage` with the client botwire's
+ *   channel uses (`createJsonPost`). Entries are acknowledged once their effect is done.
+ * - `flow`: reads the flow stream, writes each chat's last text in one upsert per batch read, and
+ *   publishes the echo to the channel stream.
+ *
+ * Each stream is one key read by one consumer, a batch of up to 100 entries at a time, the batch's
+ * entries handled concurrently and acknowledged in one `XACK`; commands go on an auto-pipelined
+ * connection, blocking reads on one of their own, as botwire's consumer does. It has none of
+ * botwire's guarantees: no partitions or leases (so no order with two processes), no retries,
+ * dead letters, dedupe, transcripts, pacing or per-bot accounting.
+ *
+ * Env: FLOOR_ROLE, FLOOR_PREFIX (key prefix), REDIS_URL; edge: FLOOR_PORT, FLOOR_BOTS (JSON:
+ * `[{ "token", "secret" }]`, bot i at `/bot/<i>`); channel: FLOOR_BOTS, TELEGRAM_API_URL; flow:
+ * DATABASE_URL. `GET /healthz` on the edge answers 200; channel and flow are in their stream's
+ * group as consumers once they read.
+ */
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { createJsonPost } from '../../src/channel/json-post.ts';
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+}
+
+const role = required('FLOOR_ROLE');
+const prefix = required('FLOOR_PREFIX');
+const CHANNEL = `${prefix}:floor:channel`;
+const FLOW = `${prefix}:floor:flow`;
+const GROUP = 'floor';
+const redisUrl = required('REDIS_URL');
+const commands = new Redis(redisUrl, { enableAutoPipelining: true, connectionName: 'floor' });
+let stopping = false;
+
+type Entry = [id: string, fields: string[]];
+
+/** Reads `stream` as the group's only consumer until SIGTERM, handing each batch to `handle`. */
+async function consume(stream: string, handle: (data: string[]) => Promise<void>): Promise<void> {
+  await commands.xgroup('CREATE', stream, GROUP, '0', 'MKSTREAM').catch((error: Error) => {
+    if (!error.message.includes('BUSYGROUP')) throw error;
+  });
+  // Made here rather than by the first read, so that the bench sees the process is about to read.
+  await commands.xgroup('CREATECONSUMER', stream, GROUP, role);
+  const reader = new Redis(redisUrl, { connectionName: 'floor-reader' });
+  while (!stopping) {
+    const read = (await reader.xreadgroup(
+      'GROUP',
+      GROUP,
+      role,
+      'COUNT',
+      100,
+      'BLOCK',
+      1000,
+      'STREAMS',
+      stream,
+      '>',
+    )) as [string, Entry[]][] | null;
+    const entries = read?.[0]?.[1] ?? [];
+    if (entries.length === 0) continue;
+    // Each entry holds its JSON in one field, `data`, as the bus's.
+    await handle(entries.map(([, fields]) => fields[1]!));
+    await commands.xack(stream, GROUP, ...entries.map(([id]) => id));
+  }
+  reader.disconnect();
+}
+
+interface Inbound {
+  bot: number;
+  update: { message?: { chat: { id: number }; text?: string } };
+}
+interface Turn {
+  bot: number;
+  chat: number;
+  text: string;
+}
+
+if (role === 'edge') {
+  const bots = JSON.parse(required('FLOOR_BOTS')) as { secret: string }[];
+  const server = createServer((req, res) => {
+    const bot = /^\/bot\/(\d+)$/.exec(req.url ?? '')?.[1];
+    if (req.method !== 'POST' || bot === undefined) {
+      res.writeHead(req.url === '/healthz' ? 200 : 404);
+      res.end();
+      return;
+    }
+    if (req.headers['x-telegram-bot-api-secret-token'] !== bots[Number(bot)]?.secret) {
+      res.writeHead(401);
+      res.end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const data = `{"bot":${bot},"update":${Buffer.concat(chunks).toString('utf8')}}`;
+      commands.xadd(CHANNEL, '*', 'data', data).then(
+        () => {
+          res.writeHead(200);
+          res.end();
+        },
+        (error: unknown) => {
+          console.error(`floor edge: ${String(error)}`);
+          res.writeHead(500);
+          res.end();
+        },
+      );
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(Number(required('FLOOR_PORT')), '127.0.0.1');
+  await once(server, 'listening');
+  process.once('SIGTERM', () => {
+    server.close(() => process.exit(0));
+    server.closeIdleConnections();
+  });
+} else if (role === 'channel') {
+  const bots = JSON.parse(required('FLOOR_BOTS')) as { token: string }[];
+  const api = required('TELEGRAM_API_URL');
+  const post = createJsonPost();
+  process.once('SIGTERM', () => (stopping = true));
+  await consume(CHANNEL, (batch) =>
+    Promise.all(
+      batch.map(async (data) => {
+        const message = JSON.parse(data) as Inbound | { out: Turn };
+        if ('out' in message) {
+          const { bot, chat, text } = message.out;
+          const body = JSON.stringify({ chat_id: chat, text });
+          const response = await post(
+            `${api}/bot${bots[bot]!.token}/sendMessage`,
+            body,
+            {},
+            10_000,
+          );
+          if (response.status !== 200)
+            console.error(`floor channel: sendMessage ${response.status}`);
+          return;
+        }
+        const text = message.update.message?.text;
+        if (text === undefined) return;
+        const turn: Turn = { bot: message.bot, chat: message.update.message!.chat.id, text };
+        await commands.xadd(FLOW, '*', 'data', JSON.stringify(turn));
+      }),
+    ).then(() => undefined),
+  );
+  post.close();
+  commands.disconnect();
+} else if (role === 'flow') {
+  const pool = new pg.Pool({ connectionString: required('DATABASE_URL'), max: 4 });
+  await pool.query('create table if not exists floor_state (key text primary key, said text)');
+  process.once('SIGTERM', () => (stopping = true));
+  await consume(FLOW, async (batch) => {
+    const turns = batch.map((data) => JSON.parse(data) as Turn);
+    // The batch's last text per chat, in one statement (a key twice would fail the upsert).
+    const said = new Map(turns.map((t) => [`${t.bot}:${t.chat}`, t.text]));
+    await pool.query(
+      `insert into floor_state (key, said) select * from unnest($1::text[], $2::text[])
+       on conflict (key) do update set said = excluded.said`,
+      [[...said.keys()], [...said.values()]],
+    );
+    await Promise.all(
+      turns.map((t) =>
+        commands.xadd(
+          CHANNEL,
+          '*',
+          'data',
+          JSON.stringify({ out: { ...t, text: `echo: ${t.text}` } }),
+        ),
+      ),
+    );
+  });
+  await pool.end();
+  commands.disconnect();
+} else {
+  throw new Error(`FLOOR_ROLE must be edge, channel or flow (got ${role})`);
+}
