@@ -20,9 +20,15 @@
  * botwire's guarantees: no partitions or leases (so no order with two processes), no retries,
  * dead letters, dedupe, transcripts, pacing or per-bot accounting.
  *
+ * With FLOOR_RECORDS=on it also does, at the least, what botwire's exactly-once guarantees need
+ * of Redis and Postgres: the edge publishes an update once per update id (a marker set with the
+ * XADD in one script), channel records each inbound message (one insert per batch read), and
+ * before its calls reads which of the batch's answers were already sent, then records the calls
+ * made (one select and one insert per batch read).
+ *
  * Env: FLOOR_ROLE, FLOOR_PREFIX (key prefix), REDIS_URL; edge: FLOOR_PORT, FLOOR_BOTS (JSON:
- * `[{ "token", "secret" }]`, bot i at `/bot/<i>`); channel: FLOOR_BOTS, TELEGRAM_API_URL; flow:
- * DATABASE_URL. `GET /healthz` on the edge answers 200; channel and flow are in their stream's
+ * `[{ "token", "secret" }]`, bot i at `/bot/<i>`); channel: FLOOR_BOTS, TELEGRAM_API_URL,
+ * DATABASE_URL; flow: DATABASE_URL; FLOOR_RECORDS (`on` or `off`, the default). `GET /healthz` on the edge answers 200; channel and flow are in their stream's
  * group as consumers once they read.
  */
 import { createServer } from 'node:http';
@@ -80,16 +86,37 @@ async function consume(stream: string, handle: (data: string[]) => Promise<void>
 
 interface Inbound {
   bot: number;
-  update: { message?: { chat: { id: number }; text?: string } };
+  update: { update_id: number; message?: { chat: { id: number }; text?: string } };
 }
 interface Turn {
+  /** `<bot>:<update id>`: what a turn's records are keyed by. */
+  id: string;
   bot: number;
   chat: number;
   text: string;
 }
 
+const records = process.env.FLOOR_RECORDS === 'on';
+/** Publishes ARGV[1] to KEYS[2] unless KEYS[1], the update's marker, is already set. */
+const PUBLISH_ONCE = `if redis.call('SET', KEYS[1], '1', 'NX', 'EX', 86400) then
+  return redis.call('XADD', KEYS[2], '*', 'data', ARGV[1]) end
+return false`;
+commands.defineCommand('floorPublishOnce', { numberOfKeys: 2, lua: PUBLISH_ONCE });
+type PublishOnce = (seen: string, stream: string, data: string) => Promise<string | null>;
+
+function openPool(): pg.Pool {
+  return new pg.Pool({ connectionString: required('DATABASE_URL'), max: 4 });
+}
+
 if (role === 'edge') {
   const bots = JSON.parse(required('FLOOR_BOTS')) as { secret: string }[];
+  const publishOnce = (commands as unknown as { floorPublishOnce: PublishOnce }).floorPublishOnce;
+  const publish = (bot: string, raw: string): Promise<unknown> => {
+    const data = `{"bot":${bot},"update":${raw}}`;
+    if (!records) return commands.xadd(CHANNEL, '*', 'data', data);
+    const updateId = (JSON.parse(raw) as { update_id: number }).update_id;
+    return publishOnce.call(commands, `${prefix}:floor:seen:${bot}:${updateId}`, CHANNEL, data);
+  };
   const server = createServer((req, res) => {
     const bot = /^\/bot\/(\d+)$/.exec(req.url ?? '')?.[1];
     if (req.method !== 'POST' || bot === undefined) {
@@ -105,8 +132,7 @@ if (role === 'edge') {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const data = `{"bot":${bot},"update":${Buffer.concat(chunks).toString('utf8')}}`;
-      commands.xadd(CHANNEL, '*', 'data', data).then(
+      publish(bot, Buffer.concat(chunks).toString('utf8')).then(
         () => {
           res.writeHead(200);
           res.end();
@@ -130,35 +156,64 @@ if (role === 'edge') {
   const bots = JSON.parse(required('FLOOR_BOTS')) as { token: string }[];
   const api = required('TELEGRAM_API_URL');
   const post = createJsonPost();
-  process.once('SIGTERM', () => (stopping = true));
-  await consume(CHANNEL, (batch) =>
-    Promise.all(
-      batch.map(async (data) => {
-        const message = JSON.parse(data) as Inbound | { out: Turn };
-        if ('out' in message) {
-          const { bot, chat, text } = message.out;
-          const body = JSON.stringify({ chat_id: chat, text });
-          const response = await post(
-            `${api}/bot${bots[bot]!.token}/sendMessage`,
-            body,
-            {},
-            10_000,
-          );
-          if (response.status !== 200)
-            console.error(`floor channel: sendMessage ${response.status}`);
-          return;
-        }
-        const text = message.update.message?.text;
-        if (text === undefined) return;
-        const turn: Turn = { bot: message.bot, chat: message.update.message!.chat.id, text };
-        await commands.xadd(FLOW, '*', 'data', JSON.stringify(turn));
-      }),
-    ).then(() => undefined),
+  const pool = records ? openPool() : undefined;
+  await pool?.query(
+    `create table if not exists floor_messages (turn text, direction text, chat bigint,
+       text text, primary key (turn, direction))`,
   );
+  /** Records `turns` as messages of `direction`, once each. */
+  const record = (turns: Turn[], direction: 'in' | 'out'): Promise<unknown> | undefined =>
+    turns.length === 0
+      ? undefined
+      : pool?.query(
+          `insert into floor_messages (turn, direction, chat, text)
+           select t, $2, c, x from unnest($1::text[], $3::bigint[], $4::text[]) as u (t, c, x)
+           on conflict do nothing`,
+          [turns.map((t) => t.id), direction, turns.map((t) => t.chat), turns.map((t) => t.text)],
+        );
+  const send = async ({ bot, chat, text }: Turn): Promise<void> => {
+    const body = JSON.stringify({ chat_id: chat, text });
+    const response = await post(`${api}/bot${bots[bot]!.token}/sendMessage`, body, {}, 10_000);
+    if (response.status !== 200) console.error(`floor channel: sendMessage ${response.status}`);
+  };
+  process.once('SIGTERM', () => (stopping = true));
+  await consume(CHANNEL, async (batch) => {
+    const inbound: Turn[] = [];
+    let outbound: Turn[] = [];
+    for (const data of batch) {
+      const message = JSON.parse(data) as Inbound | { out: Turn };
+      if ('out' in message) {
+        outbound.push(message.out);
+        continue;
+      }
+      const { update_id: updateId, message: m } = message.update;
+      if (m?.text === undefined) continue;
+      inbound.push({
+        id: `${message.bot}:${updateId}`,
+        bot: message.bot,
+        chat: m.chat.id,
+        text: m.text,
+      });
+    }
+    if (pool && outbound.length > 0) {
+      const { rows } = await pool.query<{ turn: string }>(
+        `select turn from floor_messages where direction = 'out' and turn = any($1::text[])`,
+        [outbound.map((t) => t.id)],
+      );
+      const sent = new Set(rows.map((row) => row.turn));
+      outbound = outbound.filter((t) => !sent.has(t.id));
+    }
+    await Promise.all([
+      record(inbound, 'in'),
+      ...inbound.map((t) => commands.xadd(FLOW, '*', 'data', JSON.stringify(t))),
+      Promise.all(outbound.map(send)).then(() => record(outbound, 'out')),
+    ]);
+  });
   post.close();
+  await pool?.end();
   commands.disconnect();
 } else if (role === 'flow') {
-  const pool = new pg.Pool({ connectionString: required('DATABASE_URL'), max: 4 });
+  const pool = openPool();
   await pool.query('create table if not exists floor_state (key text primary key, said text)');
   process.once('SIGTERM', () => (stopping = true));
   await consume(FLOW, async (batch) => {

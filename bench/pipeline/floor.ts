@@ -1,6 +1,7 @@
 /**
  * The design's floor as the bench runs it (./floor-bus.ts): an edge, a channel and a flow process
- * that do nothing but their hops, on the bench's Redis, with a scratch database of their own, the
+ * that do nothing but their hops (`hops`), or those and the records exactly-once needs
+ * (`records`), on the bench's Redis, with a scratch database of their own, the
  * stand-in Telegram API, and `options.bots` bots. The users, load generator, stand-in and CPU
  * accounting are those botwire and the grammY bot are measured with.
  */
@@ -14,7 +15,7 @@ import {
   waitReady,
 } from '../edge/processes.ts';
 import { cleanups, compiledScript, openScratch, ROOT } from '../lib/setup.ts';
-import type { Options } from './options.ts';
+import type { FloorKind, Options } from './options.ts';
 import type { System } from './phase.ts';
 import { startPlatform } from './platform.ts';
 import { benchGroup, childGroup, pidGroup, postgresGroup, redisServerPids } from './probes.ts';
@@ -34,7 +35,7 @@ async function waitReading(redis: Redis, stream: string, child: Child): Promise<
   throw new Error(`${child.name} was not reading ${stream} after 30 s`);
 }
 
-export async function startFloor(options: Options): Promise<System> {
+export async function startFloor(options: Options, kind: FloorKind): Promise<System> {
   const { prefix, dbName, databaseUrl, redis, adminDb } = await openScratch(
     { ...options, migrate: false },
     'bench-pipeline-floor',
@@ -56,6 +57,7 @@ export async function startFloor(options: Options): Promise<System> {
     REDIS_URL: options.redisUrl,
     DATABASE_URL: databaseUrl.toString(),
     TELEGRAM_API_URL: platform.url,
+    FLOOR_RECORDS: kind === 'records' ? 'on' : 'off',
   };
   const children: Child[] = [];
   cleanups.push({
@@ -82,7 +84,11 @@ export async function startFloor(options: Options): Promise<System> {
 
   const redisPids = await redisServerPids(redis);
   return {
-    setup: { system: 'floor', processes: 1, languageHop: '-' },
+    setup: {
+      system: kind === 'records' ? 'floor+records' : 'floor',
+      processes: 1,
+      languageHop: '-',
+    },
     origin: new URL(origin),
     platform,
     bots: bots.map(({ secret }, b) => ({ path: `/bot/${b}`, secret })),

@@ -2,6 +2,9 @@
 import { BENCH_CONCURRENCY_DEFAULT, commonOptions, intEnv } from '../lib/setup.ts';
 import type { Setup } from './report.ts';
 
+/** The floors ./floor-bus.ts can run: its hops alone, or with the records of exactly-once. */
+export type FloorKind = 'hops' | 'records';
+
 /** A comma-separated list in env `name`, trimmed, empties dropped. */
 function listEnv(name: string, fallback = ''): string[] {
   return (process.env[name] || fallback)
@@ -34,10 +37,10 @@ export const options = {
   /** BENCH_BASELINE: `grammy` (the default) measures the hand-written grammY bot first; `none` not. */
   baseline: (process.env.BENCH_BASELINE || 'grammy') as 'grammy' | 'none',
   /**
-   * BENCH_FLOOR: `on` (the default) also measures the design's floor (./floor-bus.ts) beside the
-   * grammY bot; `off` not.
+   * BENCH_FLOOR: the design's floors (./floor-bus.ts) measured beside the grammY bot: `hops` (its
+   * hops alone), `records` (with the records exactly-once needs); both by default, `none` neither.
    */
-  floor: (process.env.BENCH_FLOOR || 'on') as 'on' | 'off',
+  floors: listEnv('BENCH_FLOOR', 'hops,records').filter((f) => f !== 'none') as FloorKind[],
   /** BENCH_SWEEP: offered rates, ascending, for a capacity sweep of both systems; empty, no sweep. */
   sweep: listEnv('BENCH_SWEEP').map(Number),
 };
@@ -58,8 +61,10 @@ for (const setup of options.redisSetups) {
 if (options.baseline !== 'grammy' && options.baseline !== 'none') {
   throw new Error(`BENCH_BASELINE must be grammy or none (got ${String(options.baseline)})`);
 }
-if (options.floor !== 'on' && options.floor !== 'off') {
-  throw new Error(`BENCH_FLOOR must be on or off (got ${String(options.floor)})`);
+for (const floor of options.floors) {
+  if (floor !== 'hops' && floor !== 'records') {
+    throw new Error(`BENCH_FLOOR lists hops and records, or is none (got ${String(floor)})`);
+  }
 }
 if (
   options.sweep.some(

@@ -13,9 +13,9 @@ export const TARGET_P99_MS = 100;
 export interface Setup {
   /**
    * What answers: botwire's pipeline, the hand-written grammY bot (./grammy-bot.ts), or the
-   * design's floor (./floor-bus.ts).
+   * design's floor (./floor-bus.ts: its hops alone, or with the records of exactly-once).
    */
-  system: 'botwire' | 'grammY' | 'floor';
+  system: 'botwire' | 'grammY' | 'floor' | 'floor+records';
   /** Whose users the phase simulates. */
   channel: 'telegram' | 'web';
   processes: number;
@@ -119,8 +119,8 @@ export function printReport(report: {
   const what =
     setup.system === 'grammY'
       ? 'grammY baseline: one process, sessions in Postgres'
-      : setup.system === 'floor'
-        ? 'the floor: edge, channel and flow processes doing only their hops over Redis Streams, state in Postgres'
+      : setup.system === 'floor' || setup.system === 'floor+records'
+        ? `the floor: edge, channel and flow processes doing only their hops over Redis Streams, state in Postgres${setup.system === 'floor' ? '' : ', and the records of exactly-once (update marker, inbound row, sent calls read and recorded)'}`
         : `${setup.redis ? `${setup.redis}, ` : ''}${setup.channel}: ${setup.processes} process(es) each of channel, language, flow (+ 1 api), LANGUAGE_HOP=${setup.languageHop}`;
   console.log(
     `\n${what}; ${setup.users} users over ${setup.bots} bot(s); ` +

@@ -51,11 +51,9 @@ async function main(): Promise<void> {
     baseline = await measure(await startGrammy(options), options.rate);
     // The baseline's process and database go before botwire starts, so they cost it nothing.
     await cleanUp();
-    if (options.floor === 'on') {
-      botwire.push({
-        label: 'floor',
-        summary: await measure(await startFloor(options), options.rate),
-      });
+    for (const kind of options.floors) {
+      const summary = await measure(await startFloor(options, kind), options.rate);
+      botwire.push({ label: summary.system, summary });
       await cleanUp();
     }
   }
@@ -168,7 +166,10 @@ async function sweep(): Promise<void> {
   const results: Summary[] = [];
   const systems: [string, () => Promise<System>][] = [
     ['grammY', () => startGrammy(sized)],
-    ['floor', () => startFloor(sized)],
+    ...options.floors.map((kind): [string, () => Promise<System>] => [
+      kind,
+      () => startFloor(sized, kind),
+    ]),
     [
       'botwire',
       async () => (await startBotwire(sized, options.redisUrl, undefined, ['telegram'])).system,
@@ -176,7 +177,6 @@ async function sweep(): Promise<void> {
   ];
   for (const [name, start] of systems) {
     if (name === 'grammY' && options.baseline === 'none') continue;
-    if (name === 'floor' && options.floor === 'off') continue;
     const system = await start();
     for (const [round, rate] of options.sweep.entries()) {
       if (round > 0) await waitDrained(system.redis, system.prefix, system.topics, 60_000);
