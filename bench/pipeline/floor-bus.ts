@@ -1,35 +1,42 @@
 /**
- * The pipeline bench's floor: the least any code can do and still have the shape PRODUCT.md gives
- * botwire (an HTTP edge, then `channel` in, `flow` and `channel` out, each a process of its own
- * joined by Redis Streams with consumer groups, and the conversation state in Postgres). It is
- * what a turn would cost if every component of ours did nothing but its hop, so it is the lowest
- * CPU per turn the design can reach, however its code is written.
+ * The pipeline bench's floor: the least code that still has the shape PRODUCT.md gives botwire (an
+ * HTTP edge, then `channel` in, `flow` and `channel` out, each a process of its own joined by Redis
+ * Streams with consumer groups, and the conversation state in Postgres). It is a lower bound of
+ * what a turn costs in that shape, at the batching the rate gives, not a design to run: it has
+ * none of botwire's guarantees.
  *
  * Each process runs one role (FLOOR_ROLE):
  * - `edge`: `node:http` (no Koa, no schema, no dedupe), checks the bot's secret header and XADDs
  *   the raw body to the channel stream, answering 200 once it is in.
  * - `channel`: reads the channel stream; an update from the edge is published to the flow stream
- *   as `{bot, chat, text}`; an answer from flow is POSTed to `sendMessage` with the client botwire's
- *   channel uses (`createJsonPost`). Entries are acknowledged once their effect is done.
+ *   as `{id, bot, chat, text}`; an answer from flow is POSTed to `sendMessage` with the client
+ *   botwire's channel uses (`createJsonPost`).
  * - `flow`: reads the flow stream, writes each chat's last text in one upsert per batch read, and
  *   publishes the echo to the channel stream.
  *
- * Each stream is one key read by one consumer, a batch of up to 100 entries at a time, the batch's
- * entries handled concurrently and acknowledged in one `XACK`; commands go on an auto-pipelined
- * connection, blocking reads on one of their own, as botwire's consumer does. It has none of
- * botwire's guarantees: no partitions or leases (so no order with two processes), no retries,
- * dead letters, dedupe, transcripts, pacing or per-bot accounting.
+ * Each stream is one key read by one consumer, up to 100 entries at a time; a batch's entries are
+ * handled together and acknowledged in one `XACK` once all their effects are done, and the next
+ * batch is read after that. Commands go on an auto-pipelined connection, blocking reads on one of
+ * their own (as botwire's); statements are named prepared statements (as botwire's hot ones). Not
+ * there: partitions, leases and order with two processes, per-entry acknowledgement while the next
+ * entries are read, reclaiming and retries, dead letters, trimming, schemas, pacing, events,
+ * per-bot accounting. A failed handler ends the process.
  *
- * With FLOOR_RECORDS=on it also does, at the least, what botwire's exactly-once guarantees need
- * of Redis and Postgres: the edge publishes an update once per update id (a marker set with the
- * XADD in one script), channel records each inbound message (one insert per batch read), and
- * before its calls reads which of the batch's answers were already sent, then records the calls
- * made (one select and one insert per batch read).
+ * With FLOOR_RECORDS=on it also writes, at the least, the records botwire keeps of a turn in Redis
+ * and Postgres: the edge publishes an update once per update id (a marker set with the XADD in one
+ * script; its key has no hash tag, so single-node Redis only), channel inserts each inbound
+ * message's row (its transcript; not read back), and before its calls reads which of the batch's
+ * answers were already sent, then records the calls made (the outbound transcript and what makes
+ * a call once): one statement each per batch read.
+ *
+ * FLOOR_LINGER_MS (default 0): after a read that returned entries, wait this long before the next
+ * read, so that more arrive to share it (botwire's `CONSUMER_LINGER_MS`).
  *
  * Env: FLOOR_ROLE, FLOOR_PREFIX (key prefix), REDIS_URL; edge: FLOOR_PORT, FLOOR_BOTS (JSON:
  * `[{ "token", "secret" }]`, bot i at `/bot/<i>`); channel: FLOOR_BOTS, TELEGRAM_API_URL,
- * DATABASE_URL; flow: DATABASE_URL; FLOOR_RECORDS (`on` or `off`, the default). `GET /healthz` on the edge answers 200; channel and flow are in their stream's
- * group as consumers once they read.
+ * DATABASE_URL; flow: DATABASE_URL; FLOOR_RECORDS (`on` or `off`, the default), FLOOR_LINGER_MS.
+ * `GET /healthz` on the edge answers 200; channel and flow are their stream group's consumers
+ * once they read.
  */
 import { createServer } from 'node:http';
 import { once } from 'node:events';
@@ -48,6 +55,7 @@ const prefix = required('FLOOR_PREFIX');
 const CHANNEL = `${prefix}:floor:channel`;
 const FLOW = `${prefix}:floor:flow`;
 const GROUP = 'floor';
+const LINGER_MS = Number(process.env.FLOOR_LINGER_MS || 0);
 const redisUrl = required('REDIS_URL');
 const commands = new Redis(redisUrl, { enableAutoPipelining: true, connectionName: 'floor' });
 let stopping = false;
@@ -80,6 +88,7 @@ async function consume(stream: string, handle: (data: string[]) => Promise<void>
     // Each entry holds its JSON in one field, `data`, as the bus's.
     await handle(entries.map(([, fields]) => fields[1]!));
     await commands.xack(stream, GROUP, ...entries.map(([id]) => id));
+    if (LINGER_MS > 0) await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
   }
   reader.disconnect();
 }
@@ -105,7 +114,8 @@ commands.defineCommand('floorPublishOnce', { numberOfKeys: 2, lua: PUBLISH_ONCE 
 type PublishOnce = (seen: string, stream: string, data: string) => Promise<string | null>;
 
 function openPool(): pg.Pool {
-  return new pg.Pool({ connectionString: required('DATABASE_URL'), max: 4 });
+  // Idle connections are kept for the run, as the grammY bot's and botwire's pools keep theirs.
+  return new pg.Pool({ connectionString: required('DATABASE_URL'), max: 4, idleTimeoutMillis: 0 });
 }
 
 if (role === 'edge') {
@@ -165,12 +175,18 @@ if (role === 'edge') {
   const record = (turns: Turn[], direction: 'in' | 'out'): Promise<unknown> | undefined =>
     turns.length === 0
       ? undefined
-      : pool?.query(
-          `insert into floor_messages (turn, direction, chat, text)
+      : pool?.query({
+          name: 'floor_record',
+          text: `insert into floor_messages (turn, direction, chat, text)
            select t, $2, c, x from unnest($1::text[], $3::bigint[], $4::text[]) as u (t, c, x)
            on conflict do nothing`,
-          [turns.map((t) => t.id), direction, turns.map((t) => t.chat), turns.map((t) => t.text)],
-        );
+          values: [
+            turns.map((t) => t.id),
+            direction,
+            turns.map((t) => t.chat),
+            turns.map((t) => t.text),
+          ],
+        });
   const send = async ({ bot, chat, text }: Turn): Promise<void> => {
     const body = JSON.stringify({ chat_id: chat, text });
     const response = await post(`${api}/bot${bots[bot]!.token}/sendMessage`, body, {}, 10_000);
@@ -196,10 +212,11 @@ if (role === 'edge') {
       });
     }
     if (pool && outbound.length > 0) {
-      const { rows } = await pool.query<{ turn: string }>(
-        `select turn from floor_messages where direction = 'out' and turn = any($1::text[])`,
-        [outbound.map((t) => t.id)],
-      );
+      const { rows } = await pool.query<{ turn: string }>({
+        name: 'floor_recorded',
+        text: `select turn from floor_messages where direction = 'out' and turn = any($1::text[])`,
+        values: [outbound.map((t) => t.id)],
+      });
       const sent = new Set(rows.map((row) => row.turn));
       outbound = outbound.filter((t) => !sent.has(t.id));
     }
@@ -220,11 +237,12 @@ if (role === 'edge') {
     const turns = batch.map((data) => JSON.parse(data) as Turn);
     // The batch's last text per chat, in one statement (a key twice would fail the upsert).
     const said = new Map(turns.map((t) => [`${t.bot}:${t.chat}`, t.text]));
-    await pool.query(
-      `insert into floor_state (key, said) select * from unnest($1::text[], $2::text[])
+    await pool.query({
+      name: 'floor_state',
+      text: `insert into floor_state (key, said) select * from unnest($1::text[], $2::text[])
        on conflict (key) do update set said = excluded.said`,
-      [[...said.keys()], [...said.values()]],
-    );
+      values: [[...said.keys()], [...said.values()]],
+    });
     await Promise.all(
       turns.map((t) =>
         commands.xadd(

@@ -58,6 +58,7 @@ export async function startFloor(options: Options, kind: FloorKind): Promise<Sys
     DATABASE_URL: databaseUrl.toString(),
     TELEGRAM_API_URL: platform.url,
     FLOOR_RECORDS: kind === 'records' ? 'on' : 'off',
+    FLOOR_LINGER_MS: String(options.lingerMs),
   };
   const children: Child[] = [];
   cleanups.push({

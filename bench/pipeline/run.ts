@@ -150,7 +150,7 @@ async function runPipeline(redisUrl: string, redisName?: string): Promise<Summar
 }
 
 /**
- * BENCH_SWEEP: the grammY bot, then botwire, each started once and offered each rate in turn (a
+ * BENCH_SWEEP: the grammY bot, the floors, then botwire, each started once and offered each rate in turn (a
  * phase each, on the same users) until the first rate it does not keep up with (a p99 over the
  * target alone goes on to the next rate: one stall can cost a window its p99). Bots and users are
  * raised to what channel's pacing needs at the highest rate (21 turns/s per bot, 0.5 per chat,
