@@ -5,19 +5,11 @@
  * stand-in Telegram API, and `options.bots` bots. The users, load generator, stand-in and CPU
  * accounting are those botwire and the grammY bot are measured with.
  */
-import { randomBytes } from 'node:crypto';
-import {
-  type Child,
-  childEnv,
-  freePort,
-  startNode,
-  stopChild,
-  waitReady,
-} from '../edge/processes.ts';
-import { cleanups, compiledScript, openScratch, ROOT } from '../lib/setup.ts';
+import { type Child, childEnv, startNode, stopChild, waitReady } from '../edge/processes.ts';
+import { cleanups, compiledScript, ROOT } from '../lib/setup.ts';
+import { openHandWritten } from './hand-written.ts';
 import type { FloorKind, Options } from './options.ts';
 import type { System } from './phase.ts';
-import { startPlatform } from './platform.ts';
 import { benchGroup, childGroup, pidGroup, postgresGroup, redisServerPids } from './probes.ts';
 import type { Redis } from '../../src/shared/redis.ts';
 
@@ -36,20 +28,8 @@ async function waitReading(redis: Redis, stream: string, child: Child): Promise<
 }
 
 export async function startFloor(options: Options, kind: FloorKind): Promise<System> {
-  const { prefix, dbName, databaseUrl, redis, adminDb } = await openScratch(
-    { ...options, migrate: false },
-    'bench-pipeline-floor',
-    ' for the floor',
-  );
-  const platform = await startPlatform();
-  cleanups.push({ what: 'stand-in platform', run: () => platform.close() });
-
-  const bots = Array.from({ length: options.bots }, (_, b) => ({
-    token: `${800_000_000 + b}:${randomBytes(26).toString('base64url')}`,
-    secret: randomBytes(24).toString('base64url'),
-  }));
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
+  const { prefix, dbName, databaseUrl, redis, adminDb, platform, bots, port, origin } =
+    await openHandWritten(options, 'bench-pipeline-floor', ' for the floor', 800_000_000);
   const script = compiledScript('bench/pipeline/floor-bus.ts');
   const common = {
     FLOOR_PREFIX: prefix,

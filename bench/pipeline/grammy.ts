@@ -4,31 +4,23 @@
  * `options.bots` bots, each with its own token and webhook secret. The users, load generator,
  * stand-in and CPU accounting are those botwire is measured with.
  */
-import { randomBytes } from 'node:crypto';
-import { childEnv, freePort, startNode, stopChild, waitReady } from '../edge/processes.ts';
-import { cleanups, compiledScript, openScratch, ROOT } from '../lib/setup.ts';
+import { childEnv, startNode, stopChild, waitReady } from '../edge/processes.ts';
+import { cleanups, compiledScript, ROOT } from '../lib/setup.ts';
 import type { BotAddress } from './bots.ts';
+import { openHandWritten } from './hand-written.ts';
 import type { Options } from './options.ts';
 import type { System } from './phase.ts';
-import { startPlatform } from './platform.ts';
 import { benchGroup, childGroup, postgresGroup } from './probes.ts';
 
 export async function startGrammy(options: Options): Promise<System> {
   // Redis is opened only for the bench's own counters: the bot uses none.
-  const { prefix, dbName, databaseUrl, redis, adminDb } = await openScratch(
-    { ...options, migrate: false },
-    'bench-pipeline-baseline',
-    ' for the grammY baseline',
-  );
-  const platform = await startPlatform();
-  cleanups.push({ what: 'stand-in platform', run: () => platform.close() });
-
-  const bots = Array.from({ length: options.bots }, (_, b) => ({
-    token: `${700_000_000 + b}:${randomBytes(26).toString('base64url')}`,
-    secret: randomBytes(24).toString('base64url'),
-  }));
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
+  const { prefix, dbName, databaseUrl, redis, adminDb, platform, bots, port, origin } =
+    await openHandWritten(
+      options,
+      'bench-pipeline-baseline',
+      ' for the grammY baseline',
+      700_000_000,
+    );
   const bot = startNode(
     'grammy',
     ROOT,
