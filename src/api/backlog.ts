@@ -1,10 +1,9 @@
 /**
  * Backpressure at the edge. Every `intervalMs` the edge adds up what waits in the pipeline's
  * topics (channel, language, flow): entries its group has not read yet (`lag`) plus entries read
- * and not acknowledged yet (`pending`), over every partition, with XINFO GROUPS: one pipelined
- * round trip per topic, all topics at once (a topic's keys share one Redis Cluster slot, so each
- * pipeline goes to one node). While that is over the limit, platform callbacks are refused with
- * 503 and Retry-After (`BW_ERR_OVERLOADED`): the platforms deliver them again later, so an
+ * and not acknowledged yet (`pending`), over every partition, with XINFO GROUPS: every topic's
+ * commands at once, one write and round trip per Redis node on the api's auto-pipelined
+ * connection. While that is over the limit, platform callbacks are refused with 503 and Retry-After (`BW_ERR_OVERLOADED`): the platforms deliver them again later, so an
  * overloaded pipeline keeps replying at its own pace instead of queueing without bound and
  * answering every message late. A failed sample (Redis down, a cluster node failing over) keeps
  * the last good figure rather than reading as no backlog: on a cluster the other topics still
@@ -57,8 +56,7 @@ const NO_SUCH_KEY = /^ERR no such key/;
 
 /**
  * Every topic's depth: XINFO GROUPS of each partition (the group's `lag` plus `pending`) and XLEN
- * of its dead-letter stream, in one pipeline per partition (a partition's keys share a hash tag,
- * so a pipeline never spans Redis Cluster slots), all at once. A stream not created yet counts 0.
+ * of its dead-letter stream, all at once (`partitionDepth`). A stream not created yet counts 0.
  * @throws the first failure of any command: a partial answer is not a smaller backlog.
  */
 export async function topicDepths(
@@ -87,23 +85,27 @@ async function topicDepth(
   return { topic, waiting: unread + pending, unread, pending, dead: sum('dead') };
 }
 
-/** One partition's depth: one pipeline, as its keys share a hash tag (one Cluster slot). */
+/**
+ * One partition's depth: its two commands sent at once. On the auto-pipelined connections the
+ * api makes, every partition's commands of a sample leave in one write per Redis node (the
+ * client groups them by the node that holds their slot), not one write per partition.
+ */
 async function partitionDepth(
   redis: Redis,
   keys: TopicKeys,
   partition: number,
   group: string,
 ): Promise<{ unread: number; pending: number; dead: number }> {
-  const pipeline = redis.pipeline();
-  pipeline.call('XINFO', 'GROUPS', keys.partitions[partition]!);
-  pipeline.xlen(keys.dead(partition));
-  const replies = (await pipeline.exec()) ?? [];
-  if (replies.length !== 2) throw new Error(`backlog of ${keys.partitions[partition]}: no answer`);
+  const [groups, dead] = await Promise.all([
+    redis.xinfo('GROUPS', keys.partitions[partition]!).catch((error: Error) => {
+      if (NO_SUCH_KEY.test(error.message)) return [];
+      throw error;
+    }),
+    redis.xlen(keys.dead(partition)),
+  ]);
   let unread = 0;
   let pending = 0;
-  const [error, groups] = replies[0]!;
-  if (error && !NO_SUCH_KEY.test(error.message)) throw error;
-  if (!error && Array.isArray(groups)) {
+  if (Array.isArray(groups)) {
     for (const row of groups) {
       const fields = fieldsOf(row);
       if (fields.get('name') !== group) continue;
@@ -112,8 +114,6 @@ async function partitionDepth(
       pending += Number(fields.get('pending') ?? 0);
     }
   }
-  const [deadError, dead] = replies[1]!;
-  if (deadError) throw deadError;
   return { unread, pending, dead: Number(dead ?? 0) };
 }
 

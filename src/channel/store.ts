@@ -32,7 +32,9 @@ export interface WrittenRow {
 // An update writes a new row version, and `last_message_at` is indexed, so rewriting it on every
 // message would add an entry to each of the conversation's four indexes. A conversation left as it was is read
 // from the statement's snapshot (`known`). `existing_turn` is read from that snapshot too, i.e.
-// the row as it was before this statement: null when this statement inserted it.
+// the row as it was before this statement, and only for a message this statement did not insert
+// (a redelivery): a fresh message, nearly every one, costs no look-up (null, as the snapshot
+// would answer).
 //
 // A batch holds each conversation once: `existing_turn` could not see a sibling row of the same
 // statement, so `recordInboundRows` refuses a batch that repeats one, and the Batcher records
@@ -83,9 +85,9 @@ const RECORD_INBOUND = prepared(
 )
 select c.i, c.conversation_id as id, c.language,
   m.id is not null as inserted, m.id::text as message_id, m.created_at,
-  (select e.turn_id from messages e
+  case when m.id is null then (select e.turn_id from messages e
     where e.conversation_id = c.conversation_id and e.direction = 'in'
-      and e.platform_message_id = c.platform_message_id) as existing_turn
+      and e.platform_message_id = c.platform_message_id) end as existing_turn
 from c
 left join m on m.conversation_id = c.conversation_id
   and m.platform_message_id = c.platform_message_id`,
