@@ -296,7 +296,7 @@ async function runOneTurn(
     ...(input.voice ? { voice: true } : {}),
   };
   let outbox = buildOutbox(build, outputs, pending);
-  const bytes = stateBytes(state, outbox);
+  let bytes = stateBytes(state, outbox);
   if (bytes > budget.stateBytes) {
     // Storing it would let one conversation hold any amount of memory and Postgres; the turn's
     // changes are dropped instead, and the user is told.
@@ -309,6 +309,7 @@ async function runOneTurn(
     opened = undefined;
     steps = [];
     outbox = buildOutbox(build, outputs, pending);
+    bytes = stateBytes(state, outbox);
   }
   // Before the state commits: a redelivered turn finds its notes written and adds none.
   const said = input.message?.message_type === 'text' ? input.message.text : '';
@@ -359,7 +360,7 @@ async function runOneTurn(
     context.log.info({ handoff: end?.id }, 'the handoff was claimed or ended meanwhile; no change');
     return [];
   }
-  deps.cache?.set(conversation.conversation_id, saved, stateBytes(state, outbox));
+  deps.cache?.set(conversation.conversation_id, saved, bytes);
   const ids = { appId: conversation.app_id, conversationId: conversation.conversation_id };
   if (end && gate.kind === 'end') {
     deps.onHandoff?.(
