@@ -137,7 +137,7 @@ describe('broadcasts on the bot page in a browser', function () {
       { timeoutMs: 60_000, what: 'the echoes on WhatsApp' },
     );
     // A day passes: their windows close.
-    await closeWhatsAppWindows(appId);
+    await closeWhatsAppWindows(service, appId);
 
     const page = await service.newPage();
     await signIn(page, service.adminKey);

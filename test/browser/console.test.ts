@@ -228,7 +228,7 @@ describe('console in a browser', function () {
     expect(created.status).to.equal(201);
     const appId = ((await created.json()) as { app_id: string }).app_id;
     // As if sealed with a key the service no longer has (docs/security.md).
-    const db = await serviceDb(appId);
+    const db = serviceDb(service);
     try {
       await db('channels').where({ app_id: appId }).update({ credentials: 'v1.sealed-elsewhere' });
     } finally {

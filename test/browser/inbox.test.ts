@@ -315,7 +315,7 @@ describe('the agent inbox in a browser', function () {
           { id: string } | undefined,
       { timeoutMs: 60_000, what: 'the WhatsApp handoff' },
     );
-    await closeWhatsAppWindows(appId);
+    await closeWhatsAppWindows(service, appId);
 
     await page.goto(`/console/inbox/${handoff.id}`);
     await page.getByRole('button', { name: 'Claim' }).click();

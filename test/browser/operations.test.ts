@@ -47,7 +47,7 @@ describe('operations and conversations pages in a browser', function () {
     const chat = 640_001;
     const text = 'poison-640001 please';
     // A stand-in for a bug: a trigger refuses to store this conversation's state.
-    const db = await serviceDb(bot.appId);
+    const db = serviceDb(service);
     await db.raw(`
       create function poison_state() returns trigger language plpgsql as $$
       begin

@@ -34,6 +34,8 @@ export interface ConsoleService {
   /** `http://127.0.0.1:<port>`, also the service's PUBLIC_BASE_URL (the console's own origin). */
   url: string;
   adminKey: string;
+  /** The Postgres schema the service's components use (its own, dropped by `stop`). */
+  schema: string;
   telegram: PlatformStub;
   browser: Browser;
   /** A fresh browser context (its own cookies), closed by `stop`. */
@@ -127,6 +129,7 @@ export async function startConsoleService(
     const service: ConsoleService = {
       url,
       adminKey,
+      schema: schema.schema,
       telegram,
       browser,
       async newPage() {

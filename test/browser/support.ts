@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { TELEGRAM_TOKEN } from '../support/api.ts';
-import { DATABASE_URL, ROOT, urlWithSchema } from '../support/services.ts';
+import { ROOT, urlWithSchema } from '../support/services.ts';
 import { createDb, type Knex } from '../../src/shared/db.ts';
 import { startConsoleService, type ConsoleService, type RunningConsole } from './service.ts';
 
@@ -237,24 +237,11 @@ export function telegramDelivered(service: ConsoleService, chat: number, text: s
 }
 
 /**
- * The service's database, in the schema the harness made for it (found by the bot it holds; the
- * harness does not name it): for a test to stage what a person could not (a bug, the passing of
- * a day). The caller destroys it.
+ * The service's database, in the schema the harness made for it: for a test to stage what a
+ * person could not (a bug, the passing of a day). The caller destroys it.
  */
-export async function serviceDb(appId: string): Promise<Knex> {
-  const probe = createDb(DATABASE_URL, { poolMax: 1 });
-  try {
-    const schemas = await probe('information_schema.tables')
-      .where({ table_name: 'bots' })
-      .pluck('table_schema');
-    for (const schema of schemas) {
-      const found = await probe.withSchema(schema).from('bots').where({ app_id: appId }).first();
-      if (found) return createDb(urlWithSchema(schema), { poolMax: 1, searchPath: schema });
-    }
-    throw new Error(`no schema holds bot ${appId}`);
-  } finally {
-    await probe.destroy();
-  }
+export function serviceDb(service: ConsoleService): Knex {
+  return createDb(urlWithSchema(service.schema), { poolMax: 1, searchPath: service.schema });
 }
 
 /**
@@ -288,8 +275,8 @@ export async function whatsappBot(
 }
 
 /** A day passes for bot `appId`'s users: their last messages are 25 hours old, their windows closed. */
-export async function closeWhatsAppWindows(appId: string): Promise<void> {
-  const db = await serviceDb(appId);
+export async function closeWhatsAppWindows(service: ConsoleService, appId: string): Promise<void> {
+  const db = serviceDb(service);
   try {
     await db('messages')
       .whereIn('conversation_id', db('conversations').where({ app_id: appId }).select('id'))
