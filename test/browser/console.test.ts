@@ -15,7 +15,6 @@ import {
   releaseConsoleService,
   expectNoCspViolations,
   screenshot,
-  serviceDb,
   signIn,
   type ConsoleService,
 } from './support.ts';
@@ -228,12 +227,10 @@ describe('console in a browser', function () {
     expect(created.status).to.equal(201);
     const appId = ((await created.json()) as { app_id: string }).app_id;
     // As if sealed with a key the service no longer has (docs/security.md).
-    const db = serviceDb(service);
-    try {
-      await db('channels').where({ app_id: appId }).update({ credentials: 'v1.sealed-elsewhere' });
-    } finally {
-      await db.destroy();
-    }
+    await service
+      .db('channels')
+      .where({ app_id: appId })
+      .update({ credentials: 'v1.sealed-elsewhere' });
     const page = await service.newPage();
     await signIn(page, service.adminKey);
     await page.goto(`/console/bots/${appId}`);

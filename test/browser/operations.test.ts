@@ -14,7 +14,6 @@ import {
   releaseConsoleService,
   expectNoCspViolations,
   screenshot,
-  serviceDb,
   signIn,
   telegramBot,
   telegramDelivered,
@@ -47,7 +46,7 @@ describe('operations and conversations pages in a browser', function () {
     const chat = 640_001;
     const text = 'poison-640001 please';
     // A stand-in for a bug: a trigger refuses to store this conversation's state.
-    const db = serviceDb(service);
+    const { db } = service;
     await db.raw(`
       create function poison_state() returns trigger language plpgsql as $$
       begin
@@ -127,7 +126,6 @@ describe('operations and conversations pages in a browser', function () {
       expectNoCspViolations(page);
     } finally {
       await cure();
-      await db.destroy();
     }
   });
 

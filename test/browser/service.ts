@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Knex } from '../../src/shared/db.ts';
 import {
   startComponent,
   stopComponent,
@@ -34,8 +35,11 @@ export interface ConsoleService {
   /** `http://127.0.0.1:<port>`, also the service's PUBLIC_BASE_URL (the console's own origin). */
   url: string;
   adminKey: string;
-  /** The Postgres schema the service's components use (its own, dropped by `stop`). */
-  schema: string;
+  /**
+   * The service's own database schema, open for a test to stage what a person could not (a bug,
+   * the passing of a day); `stop` closes it and drops the schema.
+   */
+  db: Knex;
   telegram: PlatformStub;
   browser: Browser;
   /** A fresh browser context (its own cookies), closed by `stop`. */
@@ -129,7 +133,7 @@ export async function startConsoleService(
     const service: ConsoleService = {
       url,
       adminKey,
-      schema: schema.schema,
+      db: schema.db,
       telegram,
       browser,
       async newPage() {

@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { TELEGRAM_TOKEN } from '../support/api.ts';
-import { ROOT, urlWithSchema } from '../support/services.ts';
-import { createDb, type Knex } from '../../src/shared/db.ts';
+import { ROOT } from '../support/services.ts';
 import { startConsoleService, type ConsoleService, type RunningConsole } from './service.ts';
 
 export { CHROMIUM, signIn, signInWithPassword, type ConsoleService } from './service.ts';
@@ -237,14 +236,6 @@ export function telegramDelivered(service: ConsoleService, chat: number, text: s
 }
 
 /**
- * The service's database, in the schema the harness made for it: for a test to stage what a
- * person could not (a bug, the passing of a day). The caller destroys it.
- */
-export function serviceDb(service: ConsoleService): Knex {
-  return createDb(urlWithSchema(service.schema), { poolMax: 1, searchPath: service.schema });
-}
-
-/**
  * A bot on a WhatsApp number of the stand-in platform, whose Business Account `account` lists
  * `templates` (synced by the caller, from the API or the bot's page).
  */
@@ -276,13 +267,9 @@ export async function whatsappBot(
 
 /** A day passes for bot `appId`'s users: their last messages are 25 hours old, their windows closed. */
 export async function closeWhatsAppWindows(service: ConsoleService, appId: string): Promise<void> {
-  const db = serviceDb(service);
-  try {
-    await db('messages')
-      .whereIn('conversation_id', db('conversations').where({ app_id: appId }).select('id'))
-      .andWhere({ direction: 'in' })
-      .update({ created_at: db.raw(`now() - interval '25 hours'`) });
-  } finally {
-    await db.destroy();
-  }
+  const { db } = service;
+  await db('messages')
+    .whereIn('conversation_id', db('conversations').where({ app_id: appId }).select('id'))
+    .andWhere({ direction: 'in' })
+    .update({ created_at: db.raw(`now() - interval '25 hours'`) });
 }
