@@ -322,7 +322,8 @@ describe('the agent inbox in a browser', function () {
     await page.getByRole('note').filter({ hasText: 'window closed at' }).waitFor();
     const form = page.getByRole('form', { name: /a template$/ });
     const template = form.getByLabel('Template');
-    // The rejected one is not offered.
+    // The list shows once the templates are read; the rejected one is not offered.
+    await template.waitFor();
     expect(await template.locator('option').allTextContents()).to.deep.equal([
       'Choose a template…',
       'parcel_update (en)',

@@ -1,9 +1,11 @@
 /**
- * The refetch a page's live events ask for: `trigger` invalidates `queryKeys`, coalesced (at most
- * once per `waitMs`, see coalesce.ts) and dropped when the page goes away.
+ * The refetch a page's live events ask for: `trigger` reads `queryKeys` again (`readAgain`: a read
+ * sent after the event, not one already under way), coalesced (at most once per `waitMs`, see
+ * coalesce.ts) and dropped when the page goes away.
  */
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { useEffect, useMemo } from 'react';
+import { readAgain } from '../../api/read-again.ts';
 import { coalesce } from './coalesce.ts';
 
 export function useLiveRefresh(queryKeys: readonly QueryKey[], waitMs: number): () => void {
@@ -14,7 +16,7 @@ export function useLiveRefresh(queryKeys: readonly QueryKey[], waitMs: number): 
     () =>
       coalesce(() => {
         for (const queryKey of JSON.parse(keys) as QueryKey[]) {
-          void queryClient.invalidateQueries({ queryKey });
+          void readAgain(queryClient, queryKey);
         }
       }, waitMs),
     [queryClient, keys, waitMs],

@@ -12,6 +12,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useReducer, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { errorText } from '../../api/api-error.ts';
+import { readAgain } from '../../api/read-again.ts';
 import type { TestChatSource } from '../../api/types.ts';
 import {
   conversationKeys,
@@ -176,12 +177,8 @@ function ChatBody({ appId, wanted, chat }: { appId: string; wanted: Wanted; chat
       }
       // A reply ends (part of) a turn: the flow has stored the state it moved to.
       if (event.direction === 'out' && event.conversation_id) {
-        void queryClient.invalidateQueries({
-          queryKey: conversationKeys.detail(event.conversation_id),
-        });
-        void queryClient.invalidateQueries({
-          queryKey: conversationKeys.messages(event.conversation_id),
-        });
+        void readAgain(queryClient, conversationKeys.detail(event.conversation_id));
+        void readAgain(queryClient, conversationKeys.messages(event.conversation_id));
       }
     },
   });
