@@ -420,7 +420,7 @@ forEachRedisMode('pipeline backlog gauge', (mode) => {
     redis.disconnect();
   });
 
-  it('when messages wait in every pipeline topic, then the backlog counts each of them', async () => {
+  it('when messages wait in every pipeline topic, then the backlog counts each of them, and not the dead letters, which wait for no one', async () => {
     const topics = ['channel', 'language', 'flow'] as const;
     for (const topic of topics) {
       const keys = topicKeys(prefix, topic, partitions);
@@ -439,11 +439,12 @@ forEachRedisMode('pipeline backlog gauge', (mode) => {
         );
       }
     }
+    await redis.xadd(topicKeys(prefix, 'flow', partitions).dead(1), '*', 'data', '{}');
     const depths = await topicDepths(redis, prefix, partitions, topics);
-    expect(depths.map((d) => [d.topic, d.waiting])).to.deep.equal([
-      ['channel', 1],
-      ['language', 2],
-      ['flow', 3],
+    expect(depths.map((d) => [d.topic, d.waiting, d.dead])).to.deep.equal([
+      ['channel', 1, 0],
+      ['language', 2, 0],
+      ['flow', 3, 1],
     ]);
     const gauge = new BacklogGauge({ redis, prefix, partitions, max: 5, logger });
     await gauge.sample();

@@ -1,8 +1,9 @@
 /**
  * Backpressure at the edge. Every `intervalMs` the edge adds up what waits in the pipeline's
  * topics (channel, language, flow): entries its group has not read yet (`lag`) plus entries read
- * and not acknowledged yet (`pending`), over every partition, with XINFO GROUPS: every topic's
- * commands at once, one write and round trip per Redis node on the api's auto-pipelined
+ * and not acknowledged yet (`pending`), over every partition, with one XINFO GROUPS each (the dead
+ * letters, which wait for no one, are not read: /metrics and the ops page count them): every
+ * topic's commands at once, one write and round trip per Redis node on the api's auto-pipelined
  * connection. While that is over the limit, platform callbacks are refused with 503 and Retry-After (`BW_ERR_OVERLOADED`): the platforms deliver them again later, so an
  * overloaded pipeline keeps replying at its own pace instead of queueing without bound and
  * answering every message late. A failed sample (Redis down, a cluster node failing over) keeps
@@ -96,13 +97,23 @@ async function partitionDepth(
   partition: number,
   group: string,
 ): Promise<{ unread: number; pending: number; dead: number }> {
-  const [groups, dead] = await Promise.all([
-    redis.xinfo('GROUPS', keys.partitions[partition]!).catch((error: Error) => {
-      if (NO_SUCH_KEY.test(error.message)) return [];
-      throw error;
-    }),
+  const [waiting, dead] = await Promise.all([
+    groupWaiting(redis, keys.partitions[partition]!, group),
     redis.xlen(keys.dead(partition)),
   ]);
+  return { ...waiting, dead: Number(dead ?? 0) };
+}
+
+/** What `group` has not read yet and has not acknowledged yet in one partition: XINFO GROUPS. */
+async function groupWaiting(
+  redis: Redis,
+  stream: string,
+  group: string,
+): Promise<{ unread: number; pending: number }> {
+  const groups = await redis.xinfo('GROUPS', stream).catch((error: Error) => {
+    if (NO_SUCH_KEY.test(error.message)) return [];
+    throw error;
+  });
   let unread = 0;
   let pending = 0;
   if (Array.isArray(groups)) {
@@ -114,7 +125,27 @@ async function partitionDepth(
       pending += Number(fields.get('pending') ?? 0);
     }
   }
-  return { unread, pending, dead: Number(dead ?? 0) };
+  return { unread, pending };
+}
+
+/**
+ * Messages waiting in `topics` (unread plus unacknowledged, every partition): the backlog
+ * figure alone, one XINFO GROUPS per partition, all sent at once.
+ */
+export async function pipelineWaiting(
+  redis: Redis,
+  prefix: string,
+  partitions: number,
+  topics: readonly Topic[],
+): Promise<number> {
+  const waiting = await Promise.all(
+    topics.flatMap((topic) =>
+      topicKeys(prefix, topic, partitions).partitions.map((stream) =>
+        groupWaiting(redis, stream, groupOf(topic)),
+      ),
+    ),
+  );
+  return waiting.reduce((sum, w) => sum + w.unread + w.pending, 0);
 }
 
 export class BacklogGauge {
@@ -155,13 +186,12 @@ export class BacklogGauge {
     if (this.#sampling) return;
     this.#sampling = true;
     try {
-      const depths = await topicDepths(
+      const waiting = await pipelineWaiting(
         this.#o.redis,
         this.#o.prefix,
         this.#o.partitions,
         PIPELINE_TOPICS,
       );
-      const waiting = depths.reduce((sum, d) => sum + d.waiting, 0);
       const was = this.overloaded;
       this.#waiting = waiting;
       if (this.overloaded !== was) {
