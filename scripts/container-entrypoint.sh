@@ -21,7 +21,7 @@ command=${1:-}
 case "$command" in
   api | channel | language | flow | retriver | indexer)
     # exec: node is the process the runtime signals, with no shell in between.
-    NODE_OPTIONS=$(bw_component_node_options)
+    NODE_OPTIONS=$(bw_component_node_options "$command")
     export NODE_OPTIONS
     exec node "dist/src/$command/main.js" "$@"
     ;;

@@ -144,7 +144,7 @@ if command -v gawk >/dev/null 2>&1; then AWK=(gawk); elif command -v mawk >/dev/
 declare -A names=()
 for c in "${components[@]}"; do
   [ "$stopping" = 0 ] || break
-  NODE_OPTIONS=$(bw_component_node_options) "${SETSID[@]}" node --env-file="$env_file" "dist/src/$c/main.js" \
+  NODE_OPTIONS=$(bw_component_node_options "$c") "${SETSID[@]}" node --env-file="$env_file" "dist/src/$c/main.js" \
     > >(trap '' INT TERM HUP; exec "${AWK[@]}" -v prefix="[$c] " -v last="$state/$c.last" \
       '{ print prefix $0; fflush(); line = $0 } END { print line > last }') 2>&1 &
   pids+=("$!")

@@ -163,7 +163,7 @@ describe('./scripts/run.sh', () => {
     const environ = readFileSync(`/proc/${componentPids[0]}/environ`, 'utf8').split('\0');
     const nodeOptions = environ.find((entry) => entry.startsWith('NODE_OPTIONS='));
     expect(nodeOptions, "the component's NODE_OPTIONS").to.match(
-      new RegExp(`^NODE_OPTIONS=${productionNodeOptions().join(' ')}( |$)`),
+      new RegExp(`^NODE_OPTIONS=${productionNodeOptions('api').join(' ')}( |$)`),
     );
 
     const lines = proc.stdout().split('\n').filter(Boolean);
@@ -269,5 +269,32 @@ describe('./scripts/run.sh', () => {
     expect(result.code).to.not.equal(0);
     expect(result.stderr).to.contain('/does/not/exist');
     expect(result.stderr).to.contain('not found');
+  });
+});
+
+describe('scripts/node-options.sh (sourced by run.sh and the image entry point)', () => {
+  /** What `bw_component_node_options <component>` prints under POSIX sh, as the image runs it. */
+  async function optionsFor(component: string, nodeOptions?: string): Promise<string> {
+    const result = await run(
+      'sh',
+      ['-c', '. scripts/node-options.sh && bw_component_node_options "$1"', 'sh', component],
+      { env: { NODE_OPTIONS: nodeOptions ?? '' } },
+    );
+    expect(result.code, result.stderr).to.equal(0);
+    return result.stdout;
+  }
+
+  it("when a component is named, then the api gets the api's flags, every worker the workers', and an operator's NODE_OPTIONS comes after", async () => {
+    const api = productionNodeOptions('api').join(' ');
+    const worker = productionNodeOptions('flow').join(' ');
+    expect(api, 'the api has flags of its own').to.not.equal(worker);
+    expect(await optionsFor('api')).to.equal(api);
+    for (const component of ['channel', 'language', 'flow', 'retriver', 'indexer']) {
+      expect(await optionsFor(component), component).to.equal(worker);
+    }
+    expect(await optionsFor('api', '--max-semi-space-size=16 --trace-gc')).to.equal(
+      `${api} --max-semi-space-size=16 --trace-gc`,
+    );
+    expect(await optionsFor('flow', '--trace-gc')).to.equal(`${worker} --trace-gc`);
   });
 });

@@ -127,7 +127,7 @@ async function main(): Promise<void> {
       EDGE_MAX_BACKLOG: '0',
       EDGE_MAX_BOT_BACKLOG: '100000000',
     }),
-    options.componentNodeArgs,
+    options.componentNodeArgs('api'),
   );
   cleanups.push({ what: 'stop the edge', run: () => stopChild(edge) });
   const baseline = startNode(

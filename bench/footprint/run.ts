@@ -108,7 +108,7 @@ function stop(child: ChildProcess): Promise<void> {
 async function round(
   form: Form,
   env: NodeJS.ProcessEnv,
-  nodeArgs: string[],
+  nodeArgs: (component: Component) => string[],
   idleS: number,
 ): Promise<Record<Component, Sample>> {
   const running: { component: Component; child: ChildProcess; readyMs: number }[] = [];
@@ -116,7 +116,7 @@ async function round(
   cleanups.push({ what: `stop the ${form} components`, run: stopAll });
   try {
     for (const component of COMPONENTS) {
-      running.push({ component, ...(await startOne(component, form, env, nodeArgs)) });
+      running.push({ component, ...(await startOne(component, form, env, nodeArgs(component))) });
     }
     await new Promise((resolve) => setTimeout(resolve, idleS * 1000));
     return Object.fromEntries(
@@ -179,7 +179,7 @@ await runBench(async () => {
   rows.push(['all six, shared pages once (PSS)', '', '', '', mib(pc), mib(pt), ratio(pc, pt)]);
   console.log(
     `\nfootprint: medians of ${rounds} round(s); memory after ${idleS} s at rest with all six running; ` +
-      `node arguments [${options.componentNodeArgs.join(' ')}]; ` +
+      `node arguments [api: ${options.componentNodeArgs('api').join(' ')}; the others: ${options.componentNodeArgs('flow').join(' ')}]; ` +
       `load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)} on ${availableParallelism()} cores\n`,
   );
   console.log(

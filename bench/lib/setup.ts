@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { createDb, type Knex } from '../../src/shared/db.ts';
 import { createRedis, isCluster, mastersOf, type Redis } from '../../src/shared/redis.ts';
-import { productionNodeOptions } from '../../test/support/components.ts';
+import { productionNodeOptions, type ComponentName } from '../../test/support/components.ts';
 import { childEnv, runCommand } from '../edge/processes.ts';
 
 /** The repository root: the children run there. */
@@ -31,7 +31,7 @@ export function intEnv(name: string, fallback: number, min: number): number {
  * BENCH_REDIS_URL, BENCH_DATABASE_URL, BENCH_PROF and BENCH_NODE_ARGS, which every bench reads
  * alike: the Node arguments of a child are those that make it write a CPU profile into BENCH_PROF
  * (none without it), then BENCH_NODE_ARGS split at spaces (`--trace-gc`, say). A botwire
- * component's (`componentNodeArgs`) start with the flags production gives it, which
+ * component's (`componentNodeArgs(component)`) start with the flags production gives it, which
  * BENCH_NODE_ARGS can override (`--max-semi-space-size=16`: V8's default); a baseline (the grammY
  * bot, bare Koa) runs with Node's defaults, as its authors would run it.
  */
@@ -40,7 +40,7 @@ export function commonOptions(): {
   adminDatabaseUrl: string;
   profileDir: string | undefined;
   nodeArgs: string[];
-  componentNodeArgs: string[];
+  componentNodeArgs: (component: ComponentName) => string[];
 } {
   const profileDir = process.env.BENCH_PROF || undefined;
   const nodeArgs = [
@@ -53,7 +53,7 @@ export function commonOptions(): {
       process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
     profileDir,
     nodeArgs,
-    componentNodeArgs: [...productionNodeOptions(), ...nodeArgs],
+    componentNodeArgs: (component) => [...productionNodeOptions(component), ...nodeArgs],
   };
 }
 

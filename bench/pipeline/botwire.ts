@@ -62,7 +62,6 @@ export async function startBotwire(
   const adminKey = randomBytes(32).toString('base64url');
   const apiPort = await freePort();
   const apiOrigin = `http://127.0.0.1:${apiPort}`;
-  const nodeArgs = options.componentNodeArgs;
   const common = {
     STREAM_PREFIX: prefix,
     DATABASE_URL: databaseUrl.toString(),
@@ -96,7 +95,7 @@ export async function startBotwire(
       // per-address limit (256) would refuse most of them.
       EDGE_MAX_CONNECTIONS_PER_ADDRESS: '0',
     }),
-    nodeArgs,
+    options.componentNodeArgs('api'),
   );
   children.push(api);
   cleanups.push({
@@ -124,7 +123,7 @@ export async function startBotwire(
           ROOT,
           componentEntry(component),
           childEnv({ ...common, CONSUMER_NAME: name }),
-          nodeArgs,
+          options.componentNodeArgs(component),
         ),
       );
     }

@@ -188,7 +188,7 @@ describe('the container image, built and run (podman)', function () {
       // With production's V8 flags (scripts/node-options.sh), put there by the entry point.
       const environ = readFileSync(`/proc/${pid.stdout.trim()}/environ`, 'utf8').split('\0');
       expect(environ, `${component}'s environment`).to.include(
-        `NODE_OPTIONS=${productionNodeOptions().join(' ')}`,
+        `NODE_OPTIONS=${productionNodeOptions(component).join(' ')}`,
       );
       // Its root is mounted read-only, as its own mount table says.
       const root = readFileSync(`/proc/${pid.stdout.trim()}/mountinfo`, 'utf8')

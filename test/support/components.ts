@@ -8,13 +8,14 @@ import { ROOT } from './services.ts';
 export type ComponentName = 'api' | 'channel' | 'language' | 'flow' | 'retriver' | 'indexer';
 
 /**
- * The V8 flags `scripts/run.sh` and the image start every component with (scripts/node-options.sh,
- * its `BW_NODE_OPTIONS='...'` line).
+ * The V8 flags `scripts/run.sh` and the image start `component` with (scripts/node-options.sh: its
+ * `BW_API_NODE_OPTIONS='...'` line for the api, its `BW_NODE_OPTIONS='...'` line for the others).
  */
-export function productionNodeOptions(): string[] {
+export function productionNodeOptions(component: ComponentName): string[] {
+  const name = component === 'api' ? 'BW_API_NODE_OPTIONS' : 'BW_NODE_OPTIONS';
   const script = readFileSync(join(ROOT, 'scripts', 'node-options.sh'), 'utf8');
-  const line = /^BW_NODE_OPTIONS='([^']*)'$/m.exec(script);
-  if (!line) throw new Error("scripts/node-options.sh has no BW_NODE_OPTIONS='...' line");
+  const line = new RegExp(`^${name}='([^']*)'$`, 'm').exec(script);
+  if (!line) throw new Error(`scripts/node-options.sh has no ${name}='...' line`);
   return line[1]!.split(' ').filter(Boolean);
 }
 
@@ -24,7 +25,7 @@ export function productionNodeOptions(): string[] {
  * production's V8 flags.
  */
 export function componentArgs(component: ComponentName): string[] {
-  return [...productionNodeOptions(), `dist/src/${component}/main.js`];
+  return [...productionNodeOptions(component), `dist/src/${component}/main.js`];
 }
 
 /**
