@@ -7,10 +7,9 @@
 #                            about 30 MiB of every process's resident memory at rest and under
 #                            traffic, for CPU within the noise at the rates measured.
 #   --max-semi-space-size=8  the api's: it holds every callback in flight (tens at once under
-#                            load) across the young generation's collections, which at 2 MiB
-#                            copied and promoted them and took a third of its time; at 8 MiB its
-#                            CPU per callback at saturation is 0.57-0.63 of that, the same as at 16
-#                            (docs/deployment.md, "Sizing").
+#                            load); at 2 MiB its garbage collector took a third of its time at
+#                            saturation, and at 8 its CPU per callback there is 0.57-0.63 of that,
+#                            the same as at 16 (docs/deployment.md, "Sizing").
 # The tests and benches read the two lines below too (productionNodeOptions in test/support/
 # components.ts): keep each one quoted line.
 BW_NODE_OPTIONS='--max-semi-space-size=2'
@@ -18,7 +17,7 @@ BW_API_NODE_OPTIONS='--max-semi-space-size=8'
 
 # NODE_OPTIONS for component $1: ours, then the operator's.
 bw_component_node_options() {
-  case "$1" in
+  case "${1:?bw_component_node_options: name the component}" in
     api) set -- "$BW_API_NODE_OPTIONS" ;;
     *) set -- "$BW_NODE_OPTIONS" ;;
   esac

@@ -273,13 +273,20 @@ describe('./scripts/run.sh', () => {
 });
 
 describe('scripts/node-options.sh (sourced by run.sh and the image entry point)', () => {
-  /** What `bw_component_node_options <component>` prints under POSIX sh, as the image runs it. */
+  /**
+   * What `bw_component_node_options <component>` prints under POSIX sh with `set -eu`, as the
+   * image's entry point runs it; with NODE_OPTIONS unset when `nodeOptions` is undefined.
+   */
   async function optionsFor(component: string, nodeOptions?: string): Promise<string> {
-    const result = await run(
+    const script = 'set -eu; . scripts/node-options.sh; bw_component_node_options "$1"';
+    const result = await run('env', [
+      ...(nodeOptions === undefined ? ['-u', 'NODE_OPTIONS'] : [`NODE_OPTIONS=${nodeOptions}`]),
       'sh',
-      ['-c', '. scripts/node-options.sh && bw_component_node_options "$1"', 'sh', component],
-      { env: { NODE_OPTIONS: nodeOptions ?? '' } },
-    );
+      '-c',
+      script,
+      'sh',
+      component,
+    ]);
     expect(result.code, result.stderr).to.equal(0);
     return result.stdout;
   }
@@ -289,6 +296,7 @@ describe('scripts/node-options.sh (sourced by run.sh and the image entry point)'
     const worker = productionNodeOptions('flow').join(' ');
     expect(api, 'the api has flags of its own').to.not.equal(worker);
     expect(await optionsFor('api')).to.equal(api);
+    expect(await optionsFor('api', ''), 'NODE_OPTIONS empty').to.equal(api);
     for (const component of ['channel', 'language', 'flow', 'retriver', 'indexer']) {
       expect(await optionsFor(component), component).to.equal(worker);
     }
@@ -296,5 +304,12 @@ describe('scripts/node-options.sh (sourced by run.sh and the image entry point)'
       `${api} --max-semi-space-size=16 --trace-gc`,
     );
     expect(await optionsFor('flow', '--trace-gc')).to.equal(`${worker} --trace-gc`);
+  });
+
+  it('when no component is named, then it fails with a line saying so instead of guessing', async () => {
+    const result = await run('sh', ['-c', '. scripts/node-options.sh; bw_component_node_options']);
+    expect(result.code).to.not.equal(0);
+    expect(result.stdout).to.equal('');
+    expect(result.stderr).to.contain('name the component');
   });
 });

@@ -214,8 +214,7 @@ async function main(): Promise<void> {
   warmPdf.files.push('manual-copy.pdf');
   warmPdf.units *= 2;
 
-  // The indexer, as `./scripts/run.sh indexer` starts it.
-  const nodeArgs = options.nodeArgs;
+  // The indexer, as `./scripts/run.sh indexer` starts it: compiled, with production's V8 flags.
   const common = {
     STREAM_PREFIX: prefix,
     DATABASE_URL: databaseUrl.toString(),
@@ -236,7 +235,7 @@ async function main(): Promise<void> {
     ROOT,
     componentEntry('indexer'),
     childEnv({ ...common, CONSUMER_NAME: 'indexer-1' }),
-    nodeArgs,
+    options.componentNodeArgs('indexer'),
   );
   children.push(child);
   await waitConsuming(redis, prefix, 'indexer', PARTITIONS, [child]);
@@ -342,7 +341,7 @@ async function main(): Promise<void> {
         API_PORT: String(port),
         PUBLIC_BASE_URL: origin,
       }),
-      nodeArgs,
+      options.componentNodeArgs('api'),
     );
     children.push(api);
     await waitReady(api, `${origin}/readyz`);
