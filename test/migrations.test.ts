@@ -3,7 +3,7 @@
  * (created here, dropped afterwards), knex rollback through the same CLI, and create-migration.sh.
  */
 import { expect } from 'chai';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDb, type Knex } from '../src/shared/db.ts';
 import { run, type RunResult } from './support/run.ts';
@@ -96,6 +96,9 @@ describe('database migrations', () => {
   describe('create-migration.sh', () => {
     it('when given a description, then migrations/<timestamp>_<snake_case>.ts is made from the stub', async () => {
       const before = new Set(readdirSync(MIGRATIONS_DIR));
+      // The folder's times are put back after: a newer migrations/ makes dist/ stale, and a test
+      // running run.sh or test.sh meanwhile would rebuild it under other tests' processes.
+      const { atime, mtime } = statSync(MIGRATIONS_DIR);
       let created: string[] = [];
       try {
         const result = await run('./scripts/create-migration.sh', ['Add things'], {
@@ -111,6 +114,7 @@ describe('database migrations', () => {
         expect(text).to.contain('export async function down(knex: Knex): Promise<void>');
       } finally {
         for (const name of created) rmSync(join(MIGRATIONS_DIR, name), { force: true });
+        utimesSync(MIGRATIONS_DIR, atime, mtime);
       }
     });
 
