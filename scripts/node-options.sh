@@ -10,8 +10,8 @@
 #                            load); at 2 MiB its garbage collector took a third of its time at
 #                            saturation, and at 8 its CPU per callback there is 0.57-0.63 of that,
 #                            the same as at 16 (docs/deployment.md, "Sizing").
-# The tests and benches read the two lines below too (productionNodeOptions in test/support/
-# components.ts): keep each one quoted line.
+# The tests and benches ask bw_component_node_options too (productionNodeOptions in
+# test/support/components.ts).
 BW_NODE_OPTIONS='--max-semi-space-size=2'
 BW_API_NODE_OPTIONS='--max-semi-space-size=8'
 

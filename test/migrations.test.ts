@@ -3,7 +3,8 @@
  * (created here, dropped afterwards), knex rollback through the same CLI, and create-migration.sh.
  */
 import { expect } from 'chai';
-import { readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDb, type Knex } from '../src/shared/db.ts';
 import { run, type RunResult } from './support/run.ts';
@@ -94,27 +95,39 @@ describe('database migrations', () => {
   });
 
   describe('create-migration.sh', () => {
+    /** What the script needs of the checkout, besides migrations/. */
+    const LINKED = [
+      'scripts',
+      'src',
+      'node_modules',
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'knexfile.ts',
+    ];
+
     it('when given a description, then migrations/<timestamp>_<snake_case>.ts is made from the stub', async () => {
-      const before = new Set(readdirSync(MIGRATIONS_DIR));
-      // The folder's times are put back after: a newer migrations/ makes dist/ stale, and a test
-      // running run.sh or test.sh meanwhile would rebuild it under other tests' processes.
-      const { atime, mtime } = statSync(MIGRATIONS_DIR);
-      let created: string[] = [];
+      // In a project of its own (the scripts, sources and packages linked, an empty migrations/):
+      // a migration made in this checkout's migrations/ would be run by other tests migrating
+      // meanwhile, and would leave dist/ older than the folder, rebuilt under running processes.
+      const project = mkdtempSync(join(tmpdir(), 'botwire-create-migration-'));
+      for (const name of LINKED) symlinkSync(join(ROOT, name), join(project, name));
+      const migrations = join(project, 'migrations');
+      mkdirSync(migrations);
       try {
-        const result = await run('./scripts/create-migration.sh', ['Add things'], {
+        const result = await run(join(project, 'scripts/create-migration.sh'), ['Add things'], {
           env: { ENV_FILE: '/nonexistent/.env-test' },
         });
-        created = readdirSync(MIGRATIONS_DIR).filter((name) => !before.has(name));
+        const created = readdirSync(migrations);
         expect(result.code, result.stderr).to.equal(0);
         expect(created).to.have.length(1);
         expect(created[0]).to.match(/^\d{14}_add_things\.ts$/);
-        const text = readFileSync(join(MIGRATIONS_DIR, created[0]!), 'utf8');
+        const text = readFileSync(join(migrations, created[0]!), 'utf8');
         expect(text).to.equal(readFileSync(join(ROOT, 'scripts/lib/migration-stub.ts'), 'utf8'));
         expect(text).to.contain('export async function up(knex: Knex): Promise<void>');
         expect(text).to.contain('export async function down(knex: Knex): Promise<void>');
       } finally {
-        for (const name of created) rmSync(join(MIGRATIONS_DIR, name), { force: true });
-        utimesSync(MIGRATIONS_DIR, atime, mtime);
+        rmSync(project, { recursive: true, force: true });
       }
     });
 

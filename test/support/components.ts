@@ -1,22 +1,32 @@
 /** Components of botwire as separate processes, for tests that kill and restart them. */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { start, type Running } from './run.ts';
 import { ROOT } from './services.ts';
 
 /** A component with a `src/<name>/main.ts`, as `scripts/run.sh` starts it. */
 export type ComponentName = 'api' | 'channel' | 'language' | 'flow' | 'retriver' | 'indexer';
 
+const nodeOptionsOf = new Map<ComponentName, string[]>();
+
 /**
- * The V8 flags `scripts/run.sh` and the image start `component` with (scripts/node-options.sh: its
- * `BW_API_NODE_OPTIONS='...'` line for the api, its `BW_NODE_OPTIONS='...'` line for the others).
+ * The V8 flags `scripts/run.sh` and the image start `component` with: what
+ * scripts/node-options.sh's `bw_component_node_options` prints for it with NODE_OPTIONS unset, so
+ * which component gets which flags is said in that script alone.
  */
 export function productionNodeOptions(component: ComponentName): string[] {
-  const name = component === 'api' ? 'BW_API_NODE_OPTIONS' : 'BW_NODE_OPTIONS';
-  const script = readFileSync(join(ROOT, 'scripts', 'node-options.sh'), 'utf8');
-  const line = new RegExp(`^${name}='([^']*)'$`, 'm').exec(script);
-  if (!line) throw new Error(`scripts/node-options.sh has no ${name}='...' line`);
-  return line[1]!.split(' ').filter(Boolean);
+  let options = nodeOptionsOf.get(component);
+  if (!options) {
+    const env = { ...process.env };
+    delete env.NODE_OPTIONS;
+    const printed = execFileSync(
+      'sh',
+      ['-c', '. scripts/node-options.sh && bw_component_node_options "$1"', 'sh', component],
+      { cwd: ROOT, env, encoding: 'utf8' },
+    );
+    options = printed.split(' ').filter(Boolean);
+    nodeOptionsOf.set(component, options);
+  }
+  return options;
 }
 
 /**
