@@ -9,7 +9,8 @@ import { Pacer, PACING_SCRIPTS } from '../src/channel/pacing.ts';
 import { Producer, PRODUCER_SCRIPTS } from '../src/shared/bus/producer.ts';
 import { topicKeys, TOPICS, type Topic } from '../src/shared/bus/topics.ts';
 import { SETTINGS } from '../src/config.ts';
-import { ensureGroups, StreamConsumer } from '../src/shared/bus/consumer.ts';
+import { StreamConsumer } from '../src/shared/bus/consumer.ts';
+import { ensureGroups } from '../src/shared/bus/group-commands.ts';
 import { BotwireError, isUnavailable } from '../src/shared/errors.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import {

@@ -12,7 +12,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { ensureGroups } from '../../src/shared/bus/consumer.ts';
+import { ensureGroups } from '../../src/shared/bus/group-commands.ts';
 import { entriesByStream, parseEntries } from '../../src/shared/bus/entries.ts';
 import { compareIds } from '../../src/shared/stream-ids.ts';
 import {

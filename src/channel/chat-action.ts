@@ -7,7 +7,7 @@
  * ran the agent would have typed on or sent the message, and a late "typing..." misleads.
  */
 import type { BotDirectory } from '../shared/bots/directory.ts';
-import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { MessageContext } from '../shared/bus/delivery.ts';
 import type { ConversationRef } from '../shared/messages.ts';
 import type { VisitorStreams } from '../shared/web/visitor-stream.ts';
 import type { TelegramApi } from './platform-api.ts';

@@ -14,7 +14,7 @@
  * handlers parked in, which is each conversation's order. Pace per bot and chat is kept: replies
  * go through the same `sendReply` as the handlers'.
  */
-import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { MessageContext } from '../shared/bus/delivery.ts';
 import { lazyChild, type Logger } from '../shared/logger.ts';
 import type { Breaker, ParkedEntry } from './breaker.ts';
 import { handleOutbound, isPlatformFailure, type ChannelOut } from './handle-outbound.ts';

@@ -11,7 +11,7 @@
 import type { BotDirectory } from '../shared/bots/directory.ts';
 import { streamsReplies, type ChannelKind } from '../shared/bots/types.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
-import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { MessageContext } from '../shared/bus/delivery.ts';
 import { optChoiceOf, recordOptChoice, type OptWords } from './opt-out.ts';
 import type { Knex } from '../shared/db.ts';
 import {

@@ -20,7 +20,7 @@
  * entry is acknowledged and the handler slot freed at once.
  */
 import { streamsReplies } from '../shared/bots/types.ts';
-import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { MessageContext } from '../shared/bus/delivery.ts';
 import { finishTurns } from '../shared/bot-turns.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { PlatformError } from './platform-api.ts';

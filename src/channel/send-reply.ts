@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BotDirectory } from '../shared/bots/directory.ts';
 import type { ChannelRecord } from '../shared/bots/types.ts';
-import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { MessageContext } from '../shared/bus/delivery.ts';
 import type { Knex } from '../shared/db.ts';
 import { BotwireError, isTransient } from '../shared/errors.ts';
 import type { Redis } from '../shared/redis.ts';

@@ -1,7 +1,7 @@
 /** Wires `channel`: Postgres, the bot directory, the platform APIs, and the `channel` topic. */
 import type { Config } from '../config.ts';
 import { finishTurns } from '../shared/bot-turns.ts';
-import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { MessageContext } from '../shared/bus/delivery.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDirectory } from '../shared/worker-kit.ts';

@@ -10,7 +10,7 @@
  * downstream components send each message once.
  */
 import type { BotDirectory } from '../shared/bots/directory.ts';
-import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { MessageContext } from '../shared/bus/delivery.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
 import type { Knex } from '../shared/db.ts';
 import { DEFAULT_FLOW_BUDGET } from '../shared/flows/flow-budget.ts';

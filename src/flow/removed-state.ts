@@ -6,7 +6,7 @@
  * exist may mean nothing to it. The transcript gets a `note` row saying so, which is never sent.
  */
 import type { BotRecord } from '../shared/bots/types.ts';
-import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { MessageContext } from '../shared/bus/delivery.ts';
 import type { Knex } from '../shared/db.ts';
 import type { Flow } from '../shared/flows/types.ts';
 import type { ConversationState, FlowEvent } from './engine/types.ts';

@@ -12,7 +12,7 @@ import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDirectory, type Kit } from '../shared/worker-kit.ts';
 import { addressPolicy } from './address-policy.ts';
 import { finishTurns } from '../shared/bot-turns.ts';
-import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { MessageContext } from '../shared/bus/delivery.ts';
 import { handleTurn, type FlowInput } from './handle-turn.ts';
 import { PatternMatcher } from './pattern-matcher.ts';
 import { TestChatFlows } from '../shared/flows/test-chats.ts';

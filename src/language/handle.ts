@@ -11,7 +11,7 @@
  * `voice: true`, and the reply to it is spoken (`voice.ts`). Without one, or when the words cannot
  * be had, the user is answered at once that voice is not supported or was not understood.
  */
-import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { MessageContext } from '../shared/bus/delivery.ts';
 import type { Outgoing } from '../shared/bus/producer.ts';
 import type { ConversationRef, InternalMessage } from '../shared/messages.ts';
 import {

@@ -16,7 +16,7 @@
  * text. Audio rides inline in the stream entry to `channel`, so a turn's voice notes together are
  * kept under `INLINE_MEDIA_MAX_BYTES`; what does not fit goes as text.
  */
-import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { MessageContext } from '../shared/bus/delivery.ts';
 import { codeOf, isRetryable } from '../shared/errors.ts';
 import {
   INLINE_MEDIA_MAX_BYTES,

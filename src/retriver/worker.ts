@@ -21,7 +21,7 @@ import {
 } from '../shared/knowledge/knowledge-search.ts';
 import { recordUnanswered } from '../shared/knowledge/unanswered.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { MessageContext } from '../shared/bus/consumer.ts';
+import type { MessageContext } from '../shared/bus/delivery.ts';
 import type { Service } from '../shared/process.ts';
 import { consume, createKit, openDb } from '../shared/worker-kit.ts';
 import { llmAnswer, nothingFound, passagesAnswer, type LlmSettings } from './answer.ts';

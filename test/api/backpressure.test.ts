@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import nock from 'nock';
-import { ensureGroups } from '../../src/shared/bus/consumer.ts';
+import { ensureGroups } from '../../src/shared/bus/group-commands.ts';
 import { topicKeys } from '../../src/shared/bus/topics.ts';
 import { waitFor } from '../support/services.ts';
 import { createTelegramBot, startTestApi, topicMessages, type TestApi } from '../support/api.ts';

@@ -7,7 +7,7 @@ import {
   botTurnsKey,
   turnsInFlight,
 } from '../../src/shared/bot-turns.ts';
-import { ensureGroups } from '../../src/shared/bus/consumer.ts';
+import { ensureGroups } from '../../src/shared/bus/group-commands.ts';
 import { topicKeys } from '../../src/shared/bus/topics.ts';
 import { createRedis, type Redis } from '../../src/shared/redis.ts';
 import { REDIS_URL } from '../support/services.ts';

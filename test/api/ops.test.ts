@@ -4,7 +4,7 @@ import { admitTurns, BOT_TURN_SCRIPTS } from '../../src/shared/bot-turns.ts';
 import { createRedis } from '../../src/shared/redis.ts';
 import { REDIS_URL } from '../support/services.ts';
 import { StreamConsumer } from '../../src/shared/bus/consumer.ts';
-import { ensureGroups } from '../../src/shared/bus/consumer.ts';
+import { ensureGroups } from '../../src/shared/bus/group-commands.ts';
 import { Producer } from '../../src/shared/bus/producer.ts';
 import { groupOf, topicKeys, type Topic } from '../../src/shared/bus/topics.ts';
 import { BotwireError } from '../../src/shared/errors.ts';

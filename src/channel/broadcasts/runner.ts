@@ -21,7 +21,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { BotDirectory } from '../../shared/bots/directory.ts';
-import type { MessageContext } from '../../shared/bus/consumer.ts';
+import type { MessageContext } from '../../shared/bus/delivery.ts';
 import { conversationRefOfRow } from '../../shared/conversation-ref.ts';
 import { BotwireError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';

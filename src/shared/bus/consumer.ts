@@ -19,58 +19,39 @@
  *   its own blocking connection: a new entry in any partition is read at once, never after
  *   another partition's BLOCK ran out. On taking a partition over, the consumer first claims
  *   (XAUTOCLAIM) and handles every entry its previous reader left pending, in stream order.
- * - Each entry's `data` is decoded and validated against the topic's schema; a malformed or
- *   invalid message is dead-lettered at once, since no retry can fix it.
- * - The handler runs, what it returns is published, then the entry is XACKed. A retryable failure
- *   is retried in place with exponential backoff, holding back the later messages of the same key
- *   so order is kept; Redis counts the deliveries. When the `maxDeliveries`-th delivery fails, or
- *   an unrecoverable error is thrown, the entry moves to the dead-letter stream with its reason,
- *   in one MULTI with the XACK, and the key's next message goes ahead.
+ * - Each entry admitted is handled by `delivery.ts`: decoded and validated, the handler run, its
+ *   messages published, then the entry XACKed; retried in place, holding back the later messages
+ *   of the same key so order is kept, or dead-lettered. The group's pending-list commands
+ *   (claims, sweeps, delivery counts) are in `group-commands.ts`.
  * - `close()` stops reading, lets in-flight handlers finish (retries waiting for their backoff are
  *   left pending for the next reader), hands the leases back and closes its blocking connection.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BotwireError, codeOf, errorMessage, isRetryable, isUnavailable } from '../errors.ts';
-import { lazyChild, type Logger } from '../logger.ts';
+import type { Logger } from '../logger.ts';
 import { duplicateRedis, isCluster, type Redis } from '../redis.ts';
-import { describeProblems, type SchemaRegistry } from '../schemas.ts';
+import type { SchemaRegistry } from '../schemas.ts';
 import { BotAdmission, type DeferredRef } from './bot-admission.ts';
-import { deadLetterId } from './dead-letters.ts';
+import { Delivery, type Decoded, type Handler, type Outcome } from './delivery.ts';
 import { entriesByStream, parseEntries, type Entry } from './entries.ts';
+import {
+  claimAll,
+  ensureGroups,
+  pendingDeliveries,
+  rereadPending,
+  sweepStrays,
+  type GroupMember,
+} from './group-commands.ts';
 import { KeyedRunner } from './keyed-runner.ts';
 import { PartitionLeases } from './partition-leases.ts';
-import type { Outgoing, Producer } from './producer.ts';
+import type { Producer } from './producer.ts';
 import {
   fairnessKeyOf,
   groupOf,
   orderingKeyOf,
-  schemaOf,
   topicKeys,
   type Topic,
   type TopicKeys,
 } from './topics.ts';
-
-/** What a handler learns about the entry it is given. */
-export interface MessageContext {
-  /** Stream entry id. */
-  id: string;
-  topic: Topic;
-  /** 1 on the first delivery, higher on retries. */
-  deliveries: number;
-  /** Child logger carrying topic, entry id and turn id. */
-  log: Logger;
-}
-
-/**
- * Handles one message. Returns the messages to publish; they are published before the entry is
- * acknowledged. Throw a `BotwireError` with a non-retryable code to dead-letter at once.
- */
-export type Handler<T> = (
-  message: T,
-  context: MessageContext,
-) => Promise<readonly Outgoing[] | void>;
-
-export type Outcome = 'acked' | 'retry' | 'dead';
 
 export interface ConsumerOptions<T> {
   /** Connection for non-blocking commands; the consumer duplicates it for its blocking reads. */
@@ -127,14 +108,6 @@ export interface ConsumerOptions<T> {
   onDeadLettered?: (topic: Topic, deadId: string, code: string) => void;
 }
 
-type Decoded<T> = { ok: true; message: T } | { ok: false; error: BotwireError };
-
-/** Seconds a recorded failure reason is kept for an entry that stays pending. */
-const FAILURE_TTL_S = 7 * 24 * 3600;
-
-/** Longest wait between tries while Redis or Postgres is unreachable (ms): catch up soon after. */
-const OUTAGE_RETRY_MAX_MS = 5000;
-
 /**
  * Entries deferred (pending, ids only in memory: see `bot-admission.ts`) past which reading waits
  * for some to be handled; a few hundred kilobytes.
@@ -148,29 +121,6 @@ const MAX_DEFERRED = 10_000;
  * short against a reply's time, as another bot's message may wait this long to be read.
  */
 const STALL_MS = 250;
-
-/** How an attempt at an entry ended. */
-type Attempt = 'settled' | 'retry' | 'outage';
-
-/**
- * Creates the partition streams and the consumer group on each when missing (reading from the
- * start). One command per stream, sent together: the partitions lie in different slots (on a
- * cluster, on different masters), which one pipeline cannot span; the client still writes them
- * back to back, so on one server it costs one round trip like a pipeline.
- */
-export async function ensureGroups(
-  redis: Redis,
-  streams: readonly string[],
-  group: string,
-): Promise<void> {
-  await Promise.all(
-    streams.map((stream) =>
-      redis.xgroup('CREATE', stream, group, '0', 'MKSTREAM').catch((error: unknown) => {
-        if (!(error instanceof Error && error.message.startsWith('BUSYGROUP'))) throw error;
-      }),
-    ),
-  );
-}
 
 /**
  * `promise`, or a rejection as soon as `signal` is aborted. A stopped read loop disconnects its
@@ -233,6 +183,7 @@ export class StreamConsumer<T> {
   readonly #control: Redis;
   readonly #runner: KeyedRunner;
   readonly #leases: PartitionLeases;
+  readonly #delivery: Delivery<T>;
   /** Per owned partition: '0' while its pending entries are being read, then '>'. */
   readonly #cursors = new Map<number, string>();
   /** Entries being handled, as `<partition>/<entry id>` (ids repeat across partitions). */
@@ -303,6 +254,16 @@ export class StreamConsumer<T> {
       commandTimeout: Math.max(150, Math.floor(this.#o.leaseMs / 10)),
     });
     this.#runner = new KeyedRunner({ concurrency, perBot });
+    const { redis, producer, schemas, logger, topic, group, name, handler } = this.#o;
+    this.#delivery = new Delivery({
+      ...{ redis, producer, schemas, logger, topic, group, name, handler },
+      ...{ retryBaseMs: this.#o.retryBaseMs, maxDeliveries: this.#o.maxDeliveries },
+      deadMaxLen: this.#o.deadMaxLen,
+      keys: this.#keys,
+      pause: (ms) => this.#pause(ms),
+      onOutcome: options.onOutcome,
+      onDeadLettered: options.onDeadLettered,
+    });
     this.#leases = new PartitionLeases({
       redis: this.#control,
       keys: this.#keys,
@@ -422,7 +383,7 @@ export class StreamConsumer<T> {
       // or an entry still in flight would be skipped by the read from the start and never read.
       if ((this.#busy.get(p) ?? 0) > 0 || this.#isRead(p)) continue;
       try {
-        await this.#claimAll(this.#keys.partitions[p]!);
+        await claimAll(this.#control, this.#member(p), this.#o.logger);
         this.#unclaimed.delete(p);
         this.#cursors.set(p, '0');
       } catch (error) {
@@ -461,6 +422,11 @@ export class StreamConsumer<T> {
     }
   }
 
+  /** The group member this consumer is on a partition's stream. */
+  #member(partition: number): GroupMember {
+    return { stream: this.#keys.partitions[partition]!, group: this.#o.group, name: this.#o.name };
+  }
+
   /**
    * Takes the entries of a partition pending with other consumers for longer than a lease, and
    * finds those pending with this one as long that it is not handling (in flight, deferred, held
@@ -468,79 +434,19 @@ export class StreamConsumer<T> {
    * be read again.
    * @returns whether any were found.
    */
-  async #sweepStrays(partition: number): Promise<boolean> {
-    const { group, name, leaseMs } = this.#o;
-    const stream = this.#keys.partitions[partition]!;
-    const rows = (await this.#control.call(
-      'XPENDING',
-      stream,
-      group,
-      'IDLE',
-      leaseMs,
-      '-',
-      '+',
-      100,
-    )) as [string, string][];
-    const strays = rows.filter(([, owner]) => owner !== name).map(([id]) => id);
+  #sweepStrays(partition: number): Promise<boolean> {
+    const { leaseMs, logger } = this.#o;
     // Entries a read holds (a linger) or a fetch of deferred entries is bringing back are pending
     // and not in flight yet: looked at once neither is under way. A read sent less than a lease
     // ago holds none of these rows (each was handed over a lease ago or more), so only older
     // reads count: the read loop always has a blocking read out, and waiting for none would
     // leave such entries pending for good.
-    const settled = !this.#isRead(partition, Date.now() - leaseMs) && this.#fetches.size === 0;
-    const orphans = rows.filter(
-      ([id, owner]) =>
-        settled &&
-        owner === name &&
-        !this.#inFlight.has(`${partition}/${id}`) &&
-        !this.#admission.isDeferred(partition, id),
-    );
-    if (orphans.length > 0) {
-      this.#o.logger.warn(
-        { stream, count: orphans.length },
-        'entries pending with this consumer and not being handled; reading them again',
-      );
-    }
-    if (strays.length === 0) return orphans.length > 0;
-    try {
-      await this.#control.call('XCLAIM', stream, group, name, leaseMs, ...strays, 'JUSTID');
-    } catch (error) {
-      // It may have been carried out with its answer lost or late (timed out): the entries
-      // would then be pending with this consumer unread. Read its pending entries again.
-      this.#o.logger.warn({ err: error, stream }, 'taking over stray entries failed');
-      return true;
-    }
-    this.#o.logger.warn(
-      { stream, count: strays.length },
-      'took over entries a former reader left pending',
-    );
-    return true;
-  }
-
-  /** Moves every pending entry of a stream (left by its previous reader) to this consumer. */
-  async #claimAll(stream: string): Promise<void> {
-    let cursor = '0-0';
-    do {
-      const [next, , deleted] = (await this.#control.call(
-        'XAUTOCLAIM',
-        stream,
-        this.#o.group,
-        this.#o.name,
-        0,
-        cursor,
-        'COUNT',
-        1000,
-        'JUSTID',
-      )) as [string, unknown, string[] | undefined];
-      if (deleted && deleted.length > 0) {
-        // Trimmed by MAXLEN before anyone acknowledged them: nothing left to deliver.
-        this.#o.logger.error(
-          { stream, ids: deleted },
-          'pending entries were trimmed before being handled',
-        );
-      }
-      cursor = next;
-    } while (cursor !== '0-0');
+    const orphaned = (id: string): boolean =>
+      !this.#isRead(partition, Date.now() - leaseMs) &&
+      this.#fetches.size === 0 &&
+      !this.#inFlight.has(`${partition}/${id}`) &&
+      !this.#admission.isDeferred(partition, id);
+    return sweepStrays(this.#control, this.#member(partition), leaseMs, orphaned, logger);
   }
 
   /** Whether a read in flight covers a partition (one sent before `sentBefore`, when given). */
@@ -666,7 +572,7 @@ export class StreamConsumer<T> {
             this.#cursors.set(p, '>');
           } else {
             this.#cursors.set(p, entries[entries.length - 1]!.id);
-            const counts = await this.#deliveries(streams[i]!, entries);
+            const counts = await pendingDeliveries(this.#o.redis, this.#member(p), entries);
             // Lost (and maybe taken again) while the counts were read: as above.
             if (!this.#leases.owns(p) || (this.#tenures.get(p) ?? 0) !== tenures[i]) continue;
             this.#schedule(p, entries, counts, full);
@@ -696,23 +602,6 @@ export class StreamConsumer<T> {
     }
   }
 
-  /** Delivery counts of entries pending for this consumer; absent when no longer pending. */
-  async #deliveries(
-    stream: string,
-    entries: readonly { id: string }[],
-  ): Promise<Map<string, number>> {
-    const pipeline = this.#o.redis.pipeline();
-    for (const { id } of entries)
-      pipeline.call('XPENDING', stream, this.#o.group, id, id, 1, this.#o.name);
-    const counts = new Map<string, number>();
-    for (const [error, reply] of (await pipeline.exec()) ?? []) {
-      if (error) throw error;
-      const row = (reply as [string, string, number, number][])[0];
-      if (row) counts.set(String(row[0]), Number(row[3]));
-    }
-    return counts;
-  }
-
   /**
    * Hands the entries read to the runner, or defers them (see `bot-admission.ts`). In a `fair`
    * read (past the in-flight bound) a bot at its share is deferred, and the entries in flight are
@@ -730,7 +619,7 @@ export class StreamConsumer<T> {
       if (this.#admission.isDeferred(partition, entry.id)) continue;
       const deliveries = counts ? counts.get(entry.id) : 1;
       if (deliveries === undefined) continue; // acknowledged meanwhile
-      const decoded = this.#decode(entry);
+      const decoded = this.#delivery.decode(entry);
       const bot = this.#botOf(decoded);
       const room = !fair || this.#inFlight.size < this.#inFlightHardMax;
       if (!this.#admission.admit(bot, { partition, id: entry.id, tenure }, { fair, room })) {
@@ -755,12 +644,18 @@ export class StreamConsumer<T> {
     tenure: number,
   ): void {
     const slot = `${partition}/${entry.id}`;
+    // Closing, or this process lost the partition since the entry was read (another process may
+    // read it now, or this one again from the pending list): the entry is left pending.
+    const mine = (): boolean =>
+      !this.#closed &&
+      this.#leases.owns(partition) &&
+      (this.#tenures.get(partition) ?? 0) === tenure;
     this.#inFlight.add(slot);
     this.#busy.set(partition, (this.#busy.get(partition) ?? 0) + 1);
     void this.#runner
       .run(
         decoded.ok ? orderingKeyOf(decoded.message) : undefined,
-        () => this.#process(entry, decoded, deliveries, partition, fresh, tenure),
+        () => this.#delivery.handle({ entry, decoded, partition, deliveries, fresh, mine }),
         bot,
       )
       .catch((error: unknown) =>
@@ -821,20 +716,13 @@ export class StreamConsumer<T> {
       for (const ref of refs)
         byPartition.set(ref.partition, [...(byPartition.get(ref.partition) ?? []), ref]);
       for (const [p, group] of byPartition) {
-        const stream = this.#keys.partitions[p]!;
-        const counts = await this.#deliveries(stream, group);
-        const pipeline = this.#o.redis.pipeline();
-        for (const { id } of group) pipeline.xrange(stream, id, id);
-        for (const [i, [error, rows]] of ((await pipeline.exec()) ?? []).entries()) {
-          if (error) throw error;
-          const id = group[i]!.id;
-          // Trimmed away: handled like a history read hands it back, without data (dead-lettered).
-          const [entry] = parseEntries(rows);
-          found.set(`${p}/${id}`, {
-            entry: entry ?? { id, data: null },
-            deliveries: counts.get(id),
-          });
-        }
+        const reread = await rereadPending(
+          this.#o.redis,
+          this.#member(p),
+          group.map(({ id }) => id),
+        );
+        // Trimmed away: handled like a history read hands it back, without data (dead-lettered).
+        for (const [id, hit] of reread) found.set(`${p}/${id}`, hit);
       }
     } catch (error) {
       this.#o.logger.warn({ err: error, bot }, 'could not fetch deferred entries; retrying');
@@ -854,7 +742,7 @@ export class StreamConsumer<T> {
       this.#start(
         ref.partition,
         hit.entry,
-        this.#decode(hit.entry),
+        this.#delivery.decode(hit.entry),
         bot,
         hit.deliveries,
         false,
@@ -866,227 +754,5 @@ export class StreamConsumer<T> {
     // Entries skipped above gave their room back, and entries that ended during the fetch made
     // room that no later end may claim: fetch again now.
     this.#fetchDeferred();
-  }
-
-  #decode(entry: Entry): Decoded<T> {
-    if (entry.data === null) {
-      return {
-        ok: false,
-        error: new BotwireError('BW_ERR_MESSAGE_MALFORMED', 'entry has no field `data`'),
-      };
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(entry.data);
-    } catch (error) {
-      return {
-        ok: false,
-        error: new BotwireError(
-          'BW_ERR_MESSAGE_MALFORMED',
-          `data is not JSON: ${errorMessage(error)}`,
-        ),
-      };
-    }
-    const result = this.#o.schemas.validate<T>(schemaOf(this.#o.topic), parsed);
-    if (!result.ok) {
-      return {
-        ok: false,
-        error: new BotwireError(
-          'BW_ERR_MESSAGE_INVALID',
-          `message fails the ${this.#o.topic} schema: ${describeProblems(result.problems)}`,
-          { details: { problems: result.problems } },
-        ),
-      };
-    }
-    return { ok: true, message: result.value };
-  }
-
-  /**
-   * Handles one entry, retrying in place while the failure is retryable and deliveries remain. A
-   * failure because Redis or Postgres cannot be reached does not use up a delivery: the outage is
-   * not the message's fault, and counting it would dead-letter every message of a longer outage.
-   */
-  async #process(
-    entry: Entry,
-    decoded: Decoded<T>,
-    firstDelivery: number,
-    partition: number,
-    fresh: boolean,
-    tenure: number,
-  ): Promise<void> {
-    // Closing, or this process lost the partition since the entry was read (another process may
-    // read it now, or this one again from the pending list): leave the entry pending.
-    const mine = (): boolean =>
-      !this.#closed &&
-      this.#leases.owns(partition) &&
-      (this.#tenures.get(partition) ?? 0) === tenure;
-    const stream = this.#keys.partitions[partition]!;
-    const turnId = decoded.ok ? (decoded.message as { turn_id?: unknown }).turn_id : undefined;
-    let outages = 0;
-    for (let deliveries = firstDelivery; ; deliveries += 1) {
-      const log = lazyChild(this.#o.logger, {
-        topic: this.#o.topic,
-        msgId: entry.id,
-        ...(typeof turnId === 'string' ? { turnId } : {}),
-        deliveries,
-      });
-      if (!mine()) return;
-      // Only an entry read as new, on its first delivery, can skip clearing a recorded failure
-      // (an outage records none).
-      const unfailed = fresh && deliveries === firstDelivery;
-      let outcome = await this.#attempt(entry, decoded, deliveries, partition, log, unfailed);
-      while (outcome === 'outage') {
-        outages += 1;
-        await this.#pause(Math.min(this.#o.retryBaseMs * 2 ** (outages - 1), OUTAGE_RETRY_MAX_MS));
-        if (!mine()) return;
-        outcome = await this.#attempt(entry, decoded, deliveries, partition, log, unfailed);
-      }
-      if (outcome === 'settled') return;
-      outages = 0;
-      await this.#pause(Math.min(this.#o.retryBaseMs * 2 ** (deliveries - 1), 30_000));
-      if (!mine()) return;
-      // Record the redelivery in Redis (RETRYCOUNT sets the counter; JUSTID alone would not),
-      // so a new reader after a crash knows how often it failed. If Redis cannot be reached the
-      // attempt goes ahead anyway; the counter then lags by one.
-      await this.#o.redis
-        .call(
-          'XCLAIM',
-          stream,
-          this.#o.group,
-          this.#o.name,
-          0,
-          entry.id,
-          'RETRYCOUNT',
-          deliveries + 1,
-          'JUSTID',
-        )
-        .catch((error: unknown) => log.warn({ err: error }, 'could not record the redelivery'));
-    }
-  }
-
-  /**
-   * @returns `settled` when the entry is acknowledged or dead-lettered, `outage` when Redis or
-   *   Postgres could not be reached (try the same delivery again), `retry` for another delivery.
-   */
-  async #attempt(
-    entry: Entry,
-    decoded: Decoded<T>,
-    deliveries: number,
-    partition: number,
-    log: Logger,
-    unfailed: boolean,
-  ): Promise<Attempt> {
-    const { redis, group, handler, producer, maxDeliveries, topic } = this.#o;
-    const stream = this.#keys.partitions[partition]!;
-    try {
-      if (!decoded.ok) throw decoded.error;
-      if (deliveries > maxDeliveries) {
-        const last = await redis.hget(this.#keys.failures(partition), entry.id);
-        throw new BotwireError(
-          'BW_ERR_MAX_DELIVERIES',
-          `delivered ${deliveries - 1} times without success; last failure: ${
-            last ?? 'none recorded (the process stopped while handling it)'
-          }`,
-        );
-      }
-      const outgoing = await handler(decoded.message, { id: entry.id, topic, deliveries, log });
-      if (outgoing && outgoing.length > 0) await producer.publishMany(outgoing);
-      if (unfailed) {
-        // Read as new (`>`) and not failed yet: no failure can be recorded for it, so one XACK
-        // (not MULTI, XACK, HDEL, EXEC). It is sent only after the publish above resolved.
-        await redis.xack(stream, group, entry.id);
-      } else {
-        await redis
-          .multi()
-          .xack(stream, group, entry.id)
-          .hdel(this.#keys.failures(partition), entry.id)
-          .exec();
-      }
-      this.#o.onOutcome?.('acked', topic);
-      return 'settled';
-    } catch (error) {
-      const reason = `${codeOf(error)}: ${errorMessage(error)}`;
-      if (decoded.ok && isUnavailable(error)) {
-        log.warn({ err: error }, 'a backing service is unreachable; trying again (not counted)');
-        this.#o.onOutcome?.('retry', topic);
-        return 'outage';
-      }
-      if (!isRetryable(error) || deliveries >= maxDeliveries) {
-        const final =
-          isRetryable(error) && codeOf(error) !== 'BW_ERR_MAX_DELIVERIES'
-            ? `failed ${deliveries} deliveries; last failure: ${reason}`
-            : reason;
-        return (await this.#deadLetter(entry, error, final, deliveries, partition, log))
-          ? 'settled'
-          : 'retry';
-      }
-      log.warn({ err: error }, 'handler failed; retrying after a backoff');
-      await redis
-        .multi()
-        .hset(this.#keys.failures(partition), entry.id, reason)
-        .expire(this.#keys.failures(partition), FAILURE_TTL_S)
-        .exec()
-        .catch((recordError: unknown) =>
-          log.warn({ err: recordError }, 'could not record the failure reason'),
-        );
-      this.#o.onOutcome?.('retry', topic);
-      return 'retry';
-    }
-  }
-
-  async #deadLetter(
-    entry: Entry,
-    error: unknown,
-    reason: string,
-    deliveries: number,
-    partition: number,
-    log: Logger,
-  ): Promise<boolean> {
-    const { redis, group, name, topic, deadMaxLen } = this.#o;
-    const stream = this.#keys.partitions[partition]!;
-    try {
-      const results = await redis
-        .multi()
-        .xadd(
-          this.#keys.dead(partition),
-          'MAXLEN',
-          '~',
-          deadMaxLen,
-          '*',
-          'data',
-          entry.data ?? '',
-          'source_id',
-          entry.id,
-          'stream',
-          stream,
-          'topic',
-          topic,
-          'group',
-          group,
-          'consumer',
-          name,
-          'code',
-          codeOf(error),
-          'reason',
-          reason,
-          'deliveries',
-          deliveries,
-          'failed_at',
-          new Date().toISOString(),
-        )
-        .xack(stream, group, entry.id)
-        .hdel(this.#keys.failures(partition), entry.id)
-        .exec();
-      log.error({ code: codeOf(error), reason }, 'message moved to the dead-letter stream');
-      this.#o.onOutcome?.('dead', topic);
-      const deadId = results?.[0]?.[1];
-      if (typeof deadId === 'string') {
-        this.#o.onDeadLettered?.(topic, deadLetterId(partition, deadId), codeOf(error));
-      }
-      return true;
-    } catch (deadError) {
-      log.error({ err: deadError, reason }, 'could not dead-letter the message; retrying');
-      return false;
-    }
   }
 }
