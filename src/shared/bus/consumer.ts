@@ -3,7 +3,7 @@
  * plain functions (message in, messages to publish out).
  *
  * - Partitions: the process reads the partitions of the topic it holds leases on
- *   (`partition-leases.ts`); one partition has one reader at a time, and a message's ordering key
+ *   (`owned-partitions.ts`); one partition has one reader at a time, and a message's ordering key
  *   picks its partition, so one conversation is handled in arrival order even with several
  *   processes. Inside the process, messages with the same key run one after another
  *   (`keyed-runner.ts`); different keys run side by side up to `concurrency`.
@@ -18,11 +18,12 @@
  *   one XREADGROUP may only name keys of one slot, so each partition is read by its own loop on
  *   its own blocking connection: a new entry in any partition is read at once, never after
  *   another partition's BLOCK ran out. On taking a partition over, the consumer first claims
- *   (XAUTOCLAIM) and handles every entry its previous reader left pending, in stream order.
- * - Each entry admitted is handled by `delivery.ts`: decoded and validated, the handler run, its
- *   messages published, then the entry XACKed; retried in place, holding back the later messages
- *   of the same key so order is kept, or dead-lettered. The group's pending-list commands
- *   (claims, sweeps, delivery counts) are in `group-commands.ts`.
+ *   (XAUTOCLAIM) and handles every entry its previous reader left pending, in stream order; each
+ *   lease round also sweeps up entries left pending (`owned-partitions.ts`).
+ * - Each entry read is decoded and validated (`delivery.ts`), which tells its bot; once admitted,
+ *   `delivery.ts` handles it: the handler run, its messages published, then the entry XACKed;
+ *   retried in place, holding back the later messages of the same key so order is kept, or
+ *   dead-lettered. The group's pending-list commands are in `group-commands.ts`.
  * - `close()` stops reading, lets in-flight handlers finish (retries waiting for their backoff are
  *   left pending for the next reader), hands the leases back and closes its blocking connection.
  */
@@ -33,16 +34,9 @@ import type { SchemaRegistry } from '../schemas.ts';
 import { BotAdmission, type DeferredRef } from './bot-admission.ts';
 import { Delivery, type Decoded, type Handler, type Outcome } from './delivery.ts';
 import { entriesByStream, parseEntries, type Entry } from './entries.ts';
-import {
-  claimAll,
-  ensureGroups,
-  pendingDeliveries,
-  rereadPending,
-  sweepStrays,
-  type GroupMember,
-} from './group-commands.ts';
+import { ensureGroups, pendingDeliveries, rereadPending } from './group-commands.ts';
 import { KeyedRunner } from './keyed-runner.ts';
-import { PartitionLeases } from './partition-leases.ts';
+import { OwnedPartitions } from './owned-partitions.ts';
 import type { Producer } from './producer.ts';
 import {
   fairnessKeyOf,
@@ -182,29 +176,9 @@ export class StreamConsumer<T> {
   /** Leases, heartbeats and claims: never queued behind the handlers' auto-pipelined commands. */
   readonly #control: Redis;
   readonly #runner: KeyedRunner;
-  readonly #leases: PartitionLeases;
+  /** Which partitions this process reads, from where, under which tenure, and what is in flight. */
+  readonly #owned: OwnedPartitions;
   readonly #delivery: Delivery<T>;
-  /** Per owned partition: '0' while its pending entries are being read, then '>'. */
-  readonly #cursors = new Map<number, string>();
-  /** Entries being handled, as `<partition>/<entry id>` (ids repeat across partitions). */
-  readonly #inFlight = new Set<string>();
-  readonly #busy = new Map<number, number>(); // partition -> entries in flight
-  /**
-   * Reads in flight: the partitions each covers and when it was sent (ms, this process' clock).
-   * Several may cover one partition: on a cluster the loop of a partition lost and taken again may
-   * still be winding down its cut read while the new loop reads.
-   */
-  readonly #reading = new Set<{ partitions: readonly number[]; sentAt: number }>();
-  /** Partitions taken over whose previous reader's pending entries are not claimed yet. */
-  readonly #unclaimed = new Set<number>();
-  /**
-   * Per partition, bumped whenever this process stops owning it. A read or a handler started
-   * under an older tenure leaves its entries pending, and a partition taken again is read only
-   * once that older work is over: otherwise a read that was out across the loss (queued while
-   * Redis restarted) is taken for the new tenure's pending read, moving the cursor past entries
-   * left pending, which are then never read; or a later entry of a key overtakes an earlier one.
-   */
-  readonly #tenures = new Map<number, number>();
   readonly #stop = new AbortController();
   /**
    * When the current linger (`lingerMs`) ends. On one server the one read loop lingers by pausing;
@@ -256,26 +230,36 @@ export class StreamConsumer<T> {
     this.#runner = new KeyedRunner({ concurrency, perBot });
     const { redis, producer, schemas, logger, topic, group, name, handler } = this.#o;
     this.#delivery = new Delivery({
-      ...{ redis, producer, schemas, logger, topic, group, name, handler },
-      ...{ retryBaseMs: this.#o.retryBaseMs, maxDeliveries: this.#o.maxDeliveries },
+      redis,
+      producer,
+      schemas,
+      logger,
+      topic,
+      group,
+      name,
+      handler,
+      keys: this.#keys,
+      retryBaseMs: this.#o.retryBaseMs,
+      maxDeliveries: this.#o.maxDeliveries,
       deadMaxLen: this.#o.deadMaxLen,
-      keys: this.#keys,
       pause: (ms) => this.#pause(ms),
-      onOutcome: options.onOutcome,
-      onDeadLettered: options.onDeadLettered,
+      onOutcome: this.#o.onOutcome,
+      onDeadLettered: this.#o.onDeadLettered,
     });
-    this.#leases = new PartitionLeases({
-      redis: this.#control,
+    this.#owned = new OwnedPartitions({
+      control: this.#control,
+      redis,
       keys: this.#keys,
-      name: options.name,
+      group,
+      name,
       leaseMs: this.#o.leaseMs,
-      logger: options.logger,
+      logger,
     });
   }
 
   /** Partitions this consumer reads now. */
   get partitions(): number[] {
-    return this.#leases.readable();
+    return this.#owned.leased;
   }
 
   /** Creates the groups if missing, takes its partitions, then reads in the background. */
@@ -315,7 +299,7 @@ export class StreamConsumer<T> {
     await step('read loops', () => Promise.all(this.#stopping));
     await step('fetches', () => Promise.all(this.#fetches));
     await step('in-flight work', () => this.#runner.idle());
-    await step('leases', () => this.#leases.releaseAll());
+    await step('leases', () => this.#owned.releaseAll());
     await step('control connection', () => this.#control.quit());
   }
 
@@ -343,117 +327,24 @@ export class StreamConsumer<T> {
   async #renewLoop(): Promise<void> {
     while (!this.#closed) {
       await this.#pause(Math.max(50, Math.floor(this.#o.leaseMs / 6)));
-      if (!this.#closed) await this.#leases.renew();
+      if (!this.#closed) await this.#owned.renew();
     }
   }
 
-  async #rebalance(): Promise<void> {
-    // A partition is handed over only when nothing of it is in flight and no blocking read
-    // covering it is outstanding; otherwise Redis could deliver its next entry to this process
-    // after the new reader took over.
-    const changes = await this.#leases.tick(
-      (p) => (this.#busy.get(p) ?? 0) === 0 && !this.#isRead(p),
-    );
-    for (const p of [...changes.released, ...changes.lost]) {
-      // A lost partition's read may still be blocked: cutting it ends the loop now, and what it
-      // was handed stays pending for the next reader (the tenure below makes sure of that).
-      this.#stopReader(p);
-      this.#cursors.delete(p);
-      this.#unclaimed.delete(p);
-      this.#tenures.set(p, (this.#tenures.get(p) ?? 0) + 1);
-      this.#admission.dropPartition(p);
-    }
-    if (changes.released.length + changes.lost.length > 0) this.#wakeReader();
-    for (const p of changes.acquired) {
-      this.#unclaimed.add(p);
-      // On a cluster a partition gets its loop (and connection) when taken, not before.
-      if (this.#readers.has('all') || this.#closed) continue;
-      this.#startReader(p, (q) => q === p);
-    }
-    if (changes.lost.length > 0) {
-      this.#o.logger.warn(
-        { partitions: changes.lost },
-        'partition leases lost; their entries go to the next reader',
-      );
-    }
-    // A partition is read only once its previous reader's pending entries are ours; a failed
-    // claim (Redis restarting) is retried every round until it succeeds.
-    for (const p of [...this.#unclaimed]) {
-      // Taken again after a loss: read it only once the work of the former tenure has drained,
-      // or an entry still in flight would be skipped by the read from the start and never read.
-      if ((this.#busy.get(p) ?? 0) > 0 || this.#isRead(p)) continue;
-      try {
-        await claimAll(this.#control, this.#member(p), this.#o.logger);
-        this.#unclaimed.delete(p);
-        this.#cursors.set(p, '0');
-      } catch (error) {
-        if (error instanceof Error && error.message.startsWith('NOGROUP')) {
-          await ensureGroups(this.#o.redis, [this.#keys.partitions[p]!], this.#o.group).catch(
-            () => undefined,
-          );
-        }
-        this.#o.logger.warn(
-          { err: error, partition: p },
-          'could not claim a partition’s pending entries; retrying next round',
-        );
-      }
-    }
-    // Entries a former reader took after handing over (it stalled past its lease) would stay
-    // pending with it, and entries this consumer was handed but left (read in a tenure that ended)
-    // with this one: sweep them up and read this partition's pending entries again.
-    // All at once: a partition on a master that does not answer holds up only its own sweep.
-    const swept = this.#leases
-      .readable()
-      .filter((p) => !this.#unclaimed.has(p) && this.#cursors.get(p) === '>');
-    await Promise.all(
-      swept.map(async (p) => {
-        try {
-          if (await this.#sweepStrays(p)) this.#cursors.set(p, '0');
-        } catch (error) {
-          this.#o.logger.warn({ err: error, partition: p }, 'pending sweep failed');
-        }
-      }),
-    );
-    if (changes.acquired.length + changes.released.length > 0) {
-      this.#o.logger.debug(
-        { acquired: changes.acquired, released: changes.released },
-        'partitions rebalanced',
-      );
-    }
-  }
-
-  /** The group member this consumer is on a partition's stream. */
-  #member(partition: number): GroupMember {
-    return { stream: this.#keys.partitions[partition]!, group: this.#o.group, name: this.#o.name };
-  }
-
-  /**
-   * Takes the entries of a partition pending with other consumers for longer than a lease, and
-   * finds those pending with this one as long that it is not handling (in flight, deferred, held
-   * by a read or being fetched): left by a read whose tenure ended while it was out. Either must
-   * be read again.
-   * @returns whether any were found.
-   */
-  #sweepStrays(partition: number): Promise<boolean> {
-    const { leaseMs, logger } = this.#o;
-    // Entries a read holds (a linger) or a fetch of deferred entries is bringing back are pending
-    // and not in flight yet: looked at once neither is under way. A read sent less than a lease
-    // ago holds none of these rows (each was handed over a lease ago or more), so only older
-    // reads count: the read loop always has a blocking read out, and waiting for none would
-    // leave such entries pending for good.
-    const orphaned = (id: string): boolean =>
-      !this.#isRead(partition, Date.now() - leaseMs) &&
-      this.#fetches.size === 0 &&
-      !this.#inFlight.has(`${partition}/${id}`) &&
-      !this.#admission.isDeferred(partition, id);
-    return sweepStrays(this.#control, this.#member(partition), leaseMs, orphaned, logger);
-  }
-
-  /** Whether a read in flight covers a partition (one sent before `sentBefore`, when given). */
-  #isRead(partition: number, sentBefore = Infinity): boolean {
-    for (const read of this.#reading)
-      if (read.sentAt < sentBefore && read.partitions.includes(partition)) return true;
-    return false;
+  /** A lease round (`owned-partitions.ts`), starting and stopping read loops as it goes. */
+  #rebalance(): Promise<void> {
+    return this.#owned.round({
+      ended: (p) => {
+        this.#stopReader(p);
+        this.#admission.dropPartition(p);
+        this.#wakeReader();
+      },
+      acquired: (p) => {
+        // On a cluster a partition gets its loop (and connection) when taken, not before.
+        if (!this.#readers.has('all') && !this.#closed) this.#startReader(p, (q) => q === p);
+      },
+      held: (p, id) => this.#fetches.size > 0 || this.#admission.isDeferred(p, id),
+    });
   }
 
   /** Starts a read loop for the partitions `covers` accepts, on a new blocking connection. */
@@ -500,27 +391,24 @@ export class StreamConsumer<T> {
      */
     let held = false;
     while (!stop.aborted) {
-      const partitions = this.#leases
-        .readable()
-        .filter((p) => reader.covers(p) && this.#cursors.has(p));
+      const partitions = this.#owned.ready(reader.covers);
       if (partitions.length === 0) {
         await this.#pause(Math.min(blockMs, 200), stop);
         continue;
       }
-      const full = this.#inFlight.size >= this.#inFlightMax;
+      const full = this.#owned.inFlight >= this.#inFlightMax;
       if (!full) stalled = false;
       if (this.#admission.deferred >= MAX_DEFERRED || (full && !stalled)) {
         const woken = await this.#waitForWake(full ? STALL_MS : undefined);
         if (!woken && this.#admission.overShare()) stalled = true;
         continue;
       }
-      const cursors = partitions.map((p) => this.#cursors.get(p)!);
-      const tenures = partitions.map((p) => this.#tenures.get(p) ?? 0);
+      const cursors = partitions.map((p) => this.#owned.cursor(p));
+      const tenures = partitions.map((p) => this.#owned.tenure(p));
       const history = cursors.some((c) => c !== '>');
       const streams = partitions.map((p) => this.#keys.partitions[p]!);
-      const out = { partitions, sentAt: Date.now() };
       try {
-        this.#reading.add(out);
+        const out = this.#owned.readSent(partitions);
         /** Per partition read, its entries. */
         let found: Entry[][];
         let lingered = false;
@@ -553,7 +441,7 @@ export class StreamConsumer<T> {
             lingered = true;
           }
         } finally {
-          this.#reading.delete(out);
+          this.#owned.readEnded(out);
         }
         failures = 0;
         held = lingered;
@@ -561,7 +449,7 @@ export class StreamConsumer<T> {
         for (const [i, p] of partitions.entries()) {
           // Lost while the read was out (this process stalled past its lease): leave the entries
           // pending; the partition's new reader (maybe this process again) reads them.
-          if (!this.#leases.owns(p) || (this.#tenures.get(p) ?? 0) !== tenures[i]) continue;
+          if (!this.#owned.current(p, tenures[i]!)) continue;
           const entries = found[i]!;
           // By the cursor the read was sent with: a sweep may set it to '0' while a blocking read
           // is out, and that read's new entries neither end nor move the pending read it asked.
@@ -569,12 +457,12 @@ export class StreamConsumer<T> {
             fresh += entries.length;
             this.#schedule(p, entries, undefined, full);
           } else if (entries.length === 0) {
-            this.#cursors.set(p, '>');
+            this.#owned.moveCursor(p, '>');
           } else {
-            this.#cursors.set(p, entries[entries.length - 1]!.id);
-            const counts = await pendingDeliveries(this.#o.redis, this.#member(p), entries);
+            this.#owned.moveCursor(p, entries[entries.length - 1]!.id);
+            const counts = await pendingDeliveries(this.#o.redis, this.#owned.member(p), entries);
             // Lost (and maybe taken again) while the counts were read: as above.
-            if (!this.#leases.owns(p) || (this.#tenures.get(p) ?? 0) !== tenures[i]) continue;
+            if (!this.#owned.current(p, tenures[i]!)) continue;
             this.#schedule(p, entries, counts, full);
           }
         }
@@ -613,15 +501,15 @@ export class StreamConsumer<T> {
     counts: Map<string, number> | undefined,
     fair: boolean,
   ): void {
-    const tenure = this.#tenures.get(partition) ?? 0;
+    const tenure = this.#owned.tenure(partition);
     for (const entry of entries) {
-      if (this.#inFlight.has(`${partition}/${entry.id}`)) continue;
+      if (this.#owned.isHandling(partition, entry.id)) continue;
       if (this.#admission.isDeferred(partition, entry.id)) continue;
       const deliveries = counts ? counts.get(entry.id) : 1;
       if (deliveries === undefined) continue; // acknowledged meanwhile
       const decoded = this.#delivery.decode(entry);
       const bot = this.#botOf(decoded);
-      const room = !fair || this.#inFlight.size < this.#inFlightHardMax;
+      const room = !fair || this.#owned.inFlight < this.#inFlightHardMax;
       if (!this.#admission.admit(bot, { partition, id: entry.id, tenure }, { fair, room })) {
         continue;
       }
@@ -643,15 +531,10 @@ export class StreamConsumer<T> {
     fresh: boolean,
     tenure: number,
   ): void {
-    const slot = `${partition}/${entry.id}`;
     // Closing, or this process lost the partition since the entry was read (another process may
     // read it now, or this one again from the pending list): the entry is left pending.
-    const mine = (): boolean =>
-      !this.#closed &&
-      this.#leases.owns(partition) &&
-      (this.#tenures.get(partition) ?? 0) === tenure;
-    this.#inFlight.add(slot);
-    this.#busy.set(partition, (this.#busy.get(partition) ?? 0) + 1);
+    const mine = (): boolean => !this.#closed && this.#owned.current(partition, tenure);
+    this.#owned.begin(partition, entry.id);
     void this.#runner
       .run(
         decoded.ok ? orderingKeyOf(decoded.message) : undefined,
@@ -662,8 +545,7 @@ export class StreamConsumer<T> {
         this.#o.logger.error({ err: error, msgId: entry.id }, 'entry handling failed'),
       )
       .finally(() => {
-        this.#inFlight.delete(slot);
-        this.#busy.set(partition, (this.#busy.get(partition) ?? 1) - 1);
+        this.#owned.end(partition, entry.id);
         this.#admission.finished(bot);
         this.#fetchDeferred();
         this.#wakeReader();
@@ -718,7 +600,7 @@ export class StreamConsumer<T> {
       for (const [p, group] of byPartition) {
         const reread = await rereadPending(
           this.#o.redis,
-          this.#member(p),
+          this.#owned.member(p),
           group.map(({ id }) => id),
         );
         // Trimmed away: handled like a history read hands it back, without data (dead-lettered).
@@ -733,12 +615,10 @@ export class StreamConsumer<T> {
     }
     let started = 0;
     for (const ref of refs) {
-      const slot = `${ref.partition}/${ref.id}`;
-      const hit = found.get(slot);
-      const current =
-        this.#leases.owns(ref.partition) && (this.#tenures.get(ref.partition) ?? 0) === ref.tenure;
+      const hit = found.get(`${ref.partition}/${ref.id}`);
+      const current = this.#owned.current(ref.partition, ref.tenure);
       if (this.#closed || !current || !hit || hit.deliveries === undefined) continue;
-      if (this.#inFlight.has(slot)) continue;
+      if (this.#owned.isHandling(ref.partition, ref.id)) continue;
       this.#start(
         ref.partition,
         hit.entry,

@@ -87,7 +87,7 @@ export interface Admitted<T> {
   entry: Entry;
   decoded: Decoded<T>;
   partition: number;
-  /** The delivery this read is, as Redis counts it. */
+  /** The delivery this read is: 1 for an entry read as new, else as Redis counts it. */
   deliveries: number;
   /** Read as new (`>`), not from the pending list. */
   fresh: boolean;

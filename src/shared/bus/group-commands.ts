@@ -1,7 +1,8 @@
 /**
  * A consumer group's commands beyond the read itself: creating the groups, and the pending entries
- * list (PEL) a reader takes over, sweeps, and reads delivery counts from. The stream consumer
- * (`consumer.ts`) decides when each is due; these only speak to Redis.
+ * list (PEL) a reader takes over, sweeps, reads delivery counts from and reads deferred entries
+ * back from. The stream consumer (`consumer.ts`) and its lease rounds (`owned-partitions.ts`)
+ * decide when each is due; these only speak to Redis.
  */
 import type { Logger } from '../logger.ts';
 import type { Redis } from '../redis.ts';
