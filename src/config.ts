@@ -211,7 +211,7 @@ export const SETTINGS = {
     kind: 'integer',
     default: 1000,
     min: 0,
-    doc: 'Backpressure: while more than this many messages wait in the channel, language and flow topics (unread plus unacknowledged, sampled every 250 ms), the edge answers platform callbacks 503 with Retry-After, so the platform retries later instead of the backlog growing without bound (count; 0 turns it off).',
+    doc: 'Backpressure: while more than this many messages wait in the channel, language and flow topics (unread plus unacknowledged, sampled every 250 ms while callbacks arrive or the figure is over the limit), the edge answers platform callbacks 503 with Retry-After, so the platform retries later instead of the backlog growing without bound (count; 0 turns it off).',
   },
   EDGE_WAIT_REPLICAS: {
     kind: 'integer',

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, Worker } from 'bullmq';
 import { BacklogGauge, topicDepths } from '../src/api/backlog.ts';
 import { SessionStore } from '../src/api/admin/session-store.ts';
@@ -468,6 +469,29 @@ forEachRedisMode('pipeline backlog gauge', (mode) => {
     await gauge.sample();
     expect(gauge.waiting, 'the figure after a failed sample').to.equal(3);
     expect(gauge.overloaded).to.equal(true);
+  });
+
+  it('when no callback asks, then the gauge reads nothing while the backlog is within the limit; the first ask starts a sample, and over the limit it samples without asks', async () => {
+    const keys = topicKeys(prefix, 'flow', partitions);
+    await ensureGroups(redis, keys.partitions, 'flow');
+    const gauge = new BacklogGauge({ redis, prefix, partitions, max: 2, logger, intervalMs: 20 });
+    gauge.start();
+    try {
+      expect(gauge.overloaded, 'an empty pipeline').to.equal(false);
+      // Ten intervals at rest: entries arrive, nobody asks, the figure stays what it was.
+      await sleep(100);
+      for (let i = 0; i < 3; i += 1) await redis.xadd(keys.partitions[0]!, '*', 'data', '{}');
+      await sleep(200);
+      expect(gauge.waiting, 'the figure after a rest with no callbacks').to.equal(0);
+      // The first ask is judged by the figure from before the rest, and starts a sample.
+      expect(gauge.overloaded).to.equal(false);
+      await waitFor(() => gauge.overloaded, { what: 'the gauge to see the backlog' });
+      // Over the limit it samples on without asks: the drained backlog is seen.
+      await redis.call('XGROUP', 'SETID', keys.partitions[0]!, 'flow', '$');
+      await waitFor(() => gauge.waiting === 0, { what: 'a sample with nobody asking' });
+    } finally {
+      gauge.stop();
+    }
   });
 });
 

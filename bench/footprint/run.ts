@@ -16,8 +16,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { childEnv, freePort, stopChild } from '../edge/processes.ts';
+import { childEnv, cpuSeconds, freePort, stopChild } from '../edge/processes.ts';
 import { rssOf } from '../knowledge/memory.ts';
+import { mastersOf, type Redis } from '../../src/shared/redis.ts';
 import {
   cleanups,
   commonOptions,
@@ -40,6 +41,20 @@ interface Sample {
   rss: number | undefined;
   /** Proportional set size: pages shared with other processes (Node's own code) split among them. */
   pss: number | undefined;
+  /** CPU time used at rest, in the second half of the idle time (% of one core). */
+  cpu: number | undefined;
+}
+
+/** Redis commands served so far (every master), from INFO commandstats, by command. */
+async function redisCommands(redis: Redis): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  for (const node of mastersOf(redis)) {
+    for (const line of (await node.info('commandstats')).split('\n')) {
+      const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line);
+      if (match) calls.set(match[1]!, (calls.get(match[1]!) ?? 0) + Number(match[2]));
+    }
+  }
+  return calls;
 }
 
 /** Pss of a process in bytes, from /proc/<pid>/smaps_rollup; undefined without it. */
@@ -104,13 +119,17 @@ function stop(child: ChildProcess): Promise<void> {
   return stopChild({ name: 'component', process: child, exited });
 }
 
-/** One round of one form: the six started one after another, then rest, then their memory. */
+/**
+ * One round of one form: the six started one after another, then rest, then their memory; their
+ * CPU time and the Redis commands (the whole server's) over the second half of the rest.
+ */
 async function round(
   form: Form,
   env: NodeJS.ProcessEnv,
   nodeArgs: (component: Component) => string[],
   idleS: number,
-): Promise<Record<Component, Sample>> {
+  redis: Redis,
+): Promise<{ samples: Record<Component, Sample>; redisPerS: Map<string, number> }> {
   const running: { component: Component; child: ChildProcess; readyMs: number }[] = [];
   const stopAll = (): Promise<unknown> => Promise.all(running.map((r) => stop(r.child)));
   cleanups.push({ what: `stop the ${form} components`, run: stopAll });
@@ -118,13 +137,34 @@ async function round(
     for (const component of COMPONENTS) {
       running.push({ component, ...(await startOne(component, form, env, nodeArgs(component))) });
     }
-    await new Promise((resolve) => setTimeout(resolve, idleS * 1000));
-    return Object.fromEntries(
-      running.map((r) => [
-        r.component,
-        { readyMs: r.readyMs, rss: rssOf(r.child.pid!), pss: pssOf(r.child.pid!) },
+    const half = (idleS * 1000) / 2;
+    await new Promise((resolve) => setTimeout(resolve, half));
+    const cpuBefore = running.map((r) => cpuSeconds(r.child.pid));
+    const commandsBefore = await redisCommands(redis);
+    const began = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, half));
+    const seconds = (performance.now() - began) / 1000;
+    const commandsAfter = await redisCommands(redis);
+    const redisPerS = new Map(
+      [...commandsAfter].map(([name, n]) => [
+        name,
+        (n - (commandsBefore.get(name) ?? 0)) / seconds,
       ]),
+    );
+    const samples = Object.fromEntries(
+      running.map((r, i) => {
+        const [before, after] = [cpuBefore[i], cpuSeconds(r.child.pid)];
+        const cpu =
+          before === undefined || after === undefined
+            ? undefined
+            : ((after - before) / seconds) * 100;
+        return [
+          r.component,
+          { readyMs: r.readyMs, rss: rssOf(r.child.pid!), pss: pssOf(r.child.pid!), cpu },
+        ];
+      }),
     ) as Record<Component, Sample>;
+    return { samples, redisPerS };
   } finally {
     await stopAll();
     cleanups.pop();
@@ -135,7 +175,7 @@ await runBench(async () => {
   const options = commonOptions();
   const rounds = intEnv('BENCH_ROUNDS', 3, 1);
   const idleS = intEnv('BENCH_IDLE_S', 10, 1);
-  const { prefix, databaseUrl } = await openScratch(options, 'bench-footprint');
+  const { prefix, databaseUrl, redis } = await openScratch(options, 'bench-footprint');
   const env = childEnv({
     STREAM_PREFIX: prefix,
     DATABASE_URL: databaseUrl.toString(),
@@ -150,33 +190,58 @@ await runBench(async () => {
   componentEntry('api'); // builds dist/ now, outside the timings
   const loadBefore = loadavg()[0]!;
   const samples: Record<Form, Record<Component, Sample>[]> = { compiled: [], tsx: [] };
+  const redisAtRest: Map<string, number>[] = [];
   for (let i = 0; i < rounds; i += 1) {
     // A B B A: neither form always runs first on a warmer machine.
     const order: Form[] = i % 2 === 0 ? ['compiled', 'tsx'] : ['tsx', 'compiled'];
     for (const form of order) {
       console.error(`bench: round ${i + 1}/${rounds}, ${form}`);
-      samples[form].push(await round(form, env, options.componentNodeArgs, idleS));
+      const result = await round(form, env, options.componentNodeArgs, idleS, redis);
+      samples[form].push(result.samples);
+      if (form === 'compiled') redisAtRest.push(result.redisPerS);
     }
   }
   const loadAfter = loadavg()[0]!;
 
-  const stat = (form: Form, component: Component, what: 'readyMs' | 'rss' | 'pss'): number =>
-    median(samples[form].map((s) => s[component][what] ?? Number.NaN));
+  const stat = (
+    form: Form,
+    component: Component,
+    what: 'readyMs' | 'rss' | 'pss' | 'cpu',
+  ): number => median(samples[form].map((s) => s[component][what] ?? Number.NaN));
   const ratio = (a: number, b: number): string => (b > 0 ? (a / b).toFixed(2) : '-');
   const mib = (bytes: number): string => (bytes / MiB).toFixed(0);
   const rows = COMPONENTS.map((c) => {
     const [rc, rt] = [stat('compiled', c, 'readyMs'), stat('tsx', c, 'readyMs')];
     const [mc, mt] = [stat('compiled', c, 'rss'), stat('tsx', c, 'rss')];
-    return [c, rc.toFixed(0), rt.toFixed(0), ratio(rc, rt), mib(mc), mib(mt), ratio(mc, mt)];
+    const cpu = stat('compiled', c, 'cpu');
+    return [
+      c,
+      rc.toFixed(0),
+      rt.toFixed(0),
+      ratio(rc, rt),
+      mib(mc),
+      mib(mt),
+      ratio(mc, mt),
+      cpu.toFixed(1),
+    ];
   });
-  const total = (form: Form, what: 'rss' | 'pss'): number =>
+  const total = (form: Form, what: 'rss' | 'pss' | 'cpu'): number =>
     median(
       samples[form].map((s) => COMPONENTS.reduce((sum, c) => sum + (s[c][what] ?? Number.NaN), 0)),
     );
   const [tc, tt] = [total('compiled', 'rss'), total('tsx', 'rss')];
-  rows.push(['all six', '', '', '', mib(tc), mib(tt), ratio(tc, tt)]);
+  rows.push([
+    'all six',
+    '',
+    '',
+    '',
+    mib(tc),
+    mib(tt),
+    ratio(tc, tt),
+    total('compiled', 'cpu').toFixed(1),
+  ]);
   const [pc, pt] = [total('compiled', 'pss'), total('tsx', 'pss')];
-  rows.push(['all six, shared pages once (PSS)', '', '', '', mib(pc), mib(pt), ratio(pc, pt)]);
+  rows.push(['all six, shared pages once (PSS)', '', '', '', mib(pc), mib(pt), ratio(pc, pt), '']);
   console.log(
     `\nfootprint: medians of ${rounds} round(s); memory after ${idleS} s at rest with all six running; ` +
       `node arguments [api: ${options.componentNodeArgs('api').join(' ')}; the others: ${options.componentNodeArgs('flow').join(' ')}]; ` +
@@ -192,8 +257,23 @@ await runBench(async () => {
         'RSS MiB compiled',
         'RSS MiB tsx',
         'ratio',
+        'CPU % of a core at rest, compiled',
       ],
       ...rows,
     ]),
+  );
+  // The whole server's commands: another client of the same Redis would be counted too.
+  const perS = (name: string): number => median(redisAtRest.map((m) => m.get(name) ?? 0));
+  const names = [...new Set(redisAtRest.flatMap((m) => [...m.keys()]))]
+    .map((name) => [name, perS(name)] as const)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
+  const all = names.reduce((sum, [, n]) => sum + n, 0);
+  console.log(
+    `\nRedis at rest, compiled (the whole server, second half of the rest): ${all.toFixed(0)} commands/s: ` +
+      names
+        .slice(0, 12)
+        .map(([name, n]) => `${name} ${n.toFixed(1)}`)
+        .join(', '),
   );
 });

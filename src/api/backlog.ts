@@ -1,14 +1,22 @@
 /**
- * Backpressure at the edge. Every `intervalMs` the edge adds up what waits in the pipeline's
- * topics (channel, language, flow): entries its group has not read yet (`lag`) plus entries read
- * and not acknowledged yet (`pending`), over every partition, with one XINFO GROUPS each (the dead
- * letters, which wait for no one, are not read: /metrics and the ops page count them): every
- * topic's commands at once, one write and round trip per Redis node on the api's auto-pipelined
- * connection. While that is over the limit, platform callbacks are refused with 503 and Retry-After (`BW_ERR_OVERLOADED`): the platforms deliver them again later, so an
- * overloaded pipeline keeps replying at its own pace instead of queueing without bound and
- * answering every message late. A failed sample (Redis down, a cluster node failing over) keeps
- * the last good figure rather than reading as no backlog: on a cluster the other topics still
- * take callbacks meanwhile, and backpressure must not switch off unseen.
+ * Backpressure at the edge. Every `intervalMs` while callbacks arrive, the edge adds up what
+ * waits in the pipeline's topics (channel, language, flow): entries its group has not read yet
+ * (`lag`) plus entries read and not acknowledged yet (`pending`), over every partition, with one
+ * XINFO GROUPS each (the dead letters, which wait for no one, are not read: /metrics and the ops
+ * page count them): every topic's commands at once, one write and round trip per Redis node on
+ * the api's auto-pipelined connection. While that is over the limit, platform callbacks are
+ * refused with 503 and Retry-After (`BW_ERR_OVERLOADED`): the platforms deliver them again
+ * later, so an overloaded pipeline keeps replying at its own pace instead of queueing without
+ * bound and answering every message late. A failed sample (Redis down, a cluster node failing
+ * over) keeps the last good figure rather than reading as no backlog: on a cluster the other
+ * topics still take callbacks meanwhile, and backpressure must not switch off unseen.
+ *
+ * At rest it reads nothing: an interval in which no callback asked (`overloaded`) takes no
+ * sample while the last figure is within the limit, and the first callback after such a rest
+ * starts a sample at once (that callback is judged by the figure from before, which allowed it).
+ * Over the limit it samples on, callbacks or not, so that the platforms' retries after an
+ * overload are judged by a fresh figure. An idle api otherwise sent 24 XINFO GROUPS four times a
+ * second (with the default 8 partitions): half of every command Redis served at rest.
  */
 import type { Logger } from '../shared/logger.ts';
 import type { Redis } from '../shared/redis.ts';
@@ -153,6 +161,10 @@ export class BacklogGauge {
   #waiting = 0;
   #timer: NodeJS.Timeout | undefined;
   #sampling = false;
+  /** A callback asked since the last tick. */
+  #asked = false;
+  /** The last tick found nobody had asked: the next ask samples at once. */
+  #resting = false;
   /** Samples failed in a row. */
   #failures = 0;
 
@@ -165,15 +177,34 @@ export class BacklogGauge {
     return this.#waiting;
   }
 
-  /** Whether callbacks should be refused now. */
+  /** Whether callbacks should be refused now; asked by each callback, which keeps samples coming. */
   get overloaded(): boolean {
+    this.#asked = true;
+    if (this.#resting && this.#timer) {
+      this.#resting = false;
+      void this.sample();
+    }
+    return this.#isOver();
+  }
+
+  #isOver(): boolean {
     return this.#o.max > 0 && this.#waiting > this.#o.max;
   }
 
   start(): void {
     if (this.#o.max === 0 || this.#timer) return;
-    this.#timer = setInterval(() => void this.sample(), this.#o.intervalMs);
+    this.#timer = setInterval(() => this.#tick(), this.#o.intervalMs);
     this.#timer.unref();
+  }
+
+  /**
+   * Samples when a callback asked since the last tick or the last figure is over the limit;
+   * otherwise rests until a callback asks.
+   */
+  #tick(): void {
+    this.#resting = !this.#asked && !this.#isOver();
+    this.#asked = false;
+    if (!this.#resting) void this.sample();
   }
 
   stop(): void {
@@ -192,12 +223,12 @@ export class BacklogGauge {
         this.#o.partitions,
         PIPELINE_TOPICS,
       );
-      const was = this.overloaded;
+      const was = this.#isOver();
       this.#waiting = waiting;
-      if (this.overloaded !== was) {
+      if (this.#isOver() !== was) {
         this.#o.logger.warn(
           { waiting, max: this.#o.max },
-          this.overloaded
+          this.#isOver()
             ? 'pipeline backlog over EDGE_MAX_BACKLOG: refusing callbacks with 503'
             : 'pipeline backlog back under EDGE_MAX_BACKLOG: accepting callbacks',
         );
