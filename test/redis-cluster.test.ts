@@ -471,22 +471,31 @@ forEachRedisMode('pipeline backlog gauge', (mode) => {
     expect(gauge.overloaded).to.equal(true);
   });
 
-  it('when no callback asks, then the gauge reads nothing while the backlog is within the limit; the first ask starts a sample, and over the limit it samples without asks', async () => {
+  it('when no callback asks, then the gauge reads nothing while the backlog is within the limit; an ask starts sampling again, and over the limit it samples without asks', async () => {
     const keys = topicKeys(prefix, 'flow', partitions);
     await ensureGroups(redis, keys.partitions, 'flow');
-    const gauge = new BacklogGauge({ redis, prefix, partitions, max: 2, logger, intervalMs: 20 });
+    const interval = 50;
+    const gauge = new BacklogGauge({
+      redis,
+      prefix,
+      partitions,
+      max: 2,
+      logger,
+      intervalMs: interval,
+    });
     gauge.start();
     try {
-      expect(gauge.overloaded, 'an empty pipeline').to.equal(false);
-      // Ten intervals at rest: entries arrive, nobody asks, the figure stays what it was.
-      await sleep(100);
+      // Nobody asks: after its first sample it rests, so entries arriving meanwhile go unseen.
+      await sleep(5 * interval);
       for (let i = 0; i < 3; i += 1) await redis.xadd(keys.partitions[0]!, '*', 'data', '{}');
-      await sleep(200);
+      await sleep(10 * interval);
       expect(gauge.waiting, 'the figure after a rest with no callbacks').to.equal(0);
-      // The first ask is judged by the figure from before the rest, and starts a sample.
+      // One ask (judged by the figure from before the rest) starts sampling again. `waiting` is
+      // read without asking.
       expect(gauge.overloaded).to.equal(false);
-      await waitFor(() => gauge.overloaded, { what: 'the gauge to see the backlog' });
-      // Over the limit it samples on without asks: the drained backlog is seen.
+      await waitFor(() => gauge.waiting === 3, { what: 'the gauge to see the backlog' });
+      // Nobody asks again. Over the limit it samples on: the drained backlog is seen.
+      await sleep(3 * interval);
       await redis.call('XGROUP', 'SETID', keys.partitions[0]!, 'flow', '$');
       await waitFor(() => gauge.waiting === 0, { what: 'a sample with nobody asking' });
     } finally {

@@ -13,10 +13,12 @@
  *
  * At rest it reads nothing: an interval in which no callback asked (`overloaded`) takes no
  * sample while the last figure is within the limit, and the first callback after such a rest
- * starts a sample at once (that callback is judged by the figure from before, which allowed it).
- * Over the limit it samples on, callbacks or not, so that the platforms' retries after an
- * overload are judged by a fresh figure. An idle api otherwise sent 24 XINFO GROUPS four times a
- * second (with the default 8 partitions): half of every command Redis served at rest.
+ * starts a sample at once. The callbacks that arrive before that sample is in are judged by the
+ * figure from before the rest, which was within the limit; if the sample fails (a cluster master
+ * failing over), that figure stands until one succeeds, as any last good figure does. Over the
+ * limit it samples on, callbacks or not, so that the platforms' retries after an overload meet a
+ * fresh figure. An idle api otherwise sent 24 XINFO GROUPS four times a second (with the default
+ * 8 partitions): half of every command Redis served at rest.
  */
 import type { Logger } from '../shared/logger.ts';
 import type { Redis } from '../shared/redis.ts';
@@ -177,7 +179,10 @@ export class BacklogGauge {
     return this.#waiting;
   }
 
-  /** Whether callbacks should be refused now; asked by each callback, which keeps samples coming. */
+  /**
+   * Whether callbacks should be refused now. Asking is what keeps the samples coming (see the
+   * header): only the callbacks' backpressure check asks; anything else reads `waiting`.
+   */
   get overloaded(): boolean {
     this.#asked = true;
     if (this.#resting && this.#timer) {
@@ -191,10 +196,12 @@ export class BacklogGauge {
     return this.#o.max > 0 && this.#waiting > this.#o.max;
   }
 
+  /** Takes a first sample now, then samples every `intervalMs` while asked or over the limit. */
   start(): void {
     if (this.#o.max === 0 || this.#timer) return;
     this.#timer = setInterval(() => this.#tick(), this.#o.intervalMs);
     this.#timer.unref();
+    void this.sample();
   }
 
   /**

@@ -75,7 +75,10 @@ export interface Edge {
   maxDocumentBytes: number;
   /** The HTTP client for outside calls (replaceable in tests of failure paths). */
   fetch: typeof fetch;
-  /** Whether the pipeline's backlog is over EDGE_MAX_BACKLOG (callbacks are refused then). */
+  /**
+   * Whether the pipeline's backlog is over EDGE_MAX_BACKLOG (callbacks are refused then). Asked
+   * by callbacks only: asking keeps the gauge sampling (`backlog.ts`).
+   */
   overloaded: () => boolean;
   /** Whether the process is shutting down: /readyz answers 503 so no new callbacks are sent. */
   draining: () => boolean;
