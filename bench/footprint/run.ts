@@ -18,7 +18,8 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { childEnv, cpuSeconds, freePort, stopChild } from '../edge/processes.ts';
 import { rssOf } from '../knowledge/memory.ts';
-import { mastersOf, type Redis } from '../../src/shared/redis.ts';
+import type { Redis } from '../../src/shared/redis.ts';
+import { redisCommandStats } from '../pipeline/probes.ts';
 import {
   cleanups,
   commonOptions,
@@ -43,18 +44,6 @@ interface Sample {
   pss: number | undefined;
   /** CPU time used at rest, in the second half of the idle time (% of one core). */
   cpu: number | undefined;
-}
-
-/** Redis commands served so far (every master), from INFO commandstats, by command. */
-async function redisCommands(redis: Redis): Promise<Map<string, number>> {
-  const calls = new Map<string, number>();
-  for (const node of mastersOf(redis)) {
-    for (const line of (await node.info('commandstats')).split('\n')) {
-      const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line);
-      if (match) calls.set(match[1]!, (calls.get(match[1]!) ?? 0) + Number(match[2]));
-    }
-  }
-  return calls;
 }
 
 /** Pss of a process in bytes, from /proc/<pid>/smaps_rollup; undefined without it. */
@@ -140,15 +129,15 @@ async function round(
     const half = (idleS * 1000) / 2;
     await new Promise((resolve) => setTimeout(resolve, half));
     const cpuBefore = running.map((r) => cpuSeconds(r.child.pid));
-    const commandsBefore = await redisCommands(redis);
+    const commandsBefore = await redisCommandStats(redis);
     const began = performance.now();
     await new Promise((resolve) => setTimeout(resolve, half));
     const seconds = (performance.now() - began) / 1000;
-    const commandsAfter = await redisCommands(redis);
+    const commandsAfter = await redisCommandStats(redis);
     const redisPerS = new Map(
-      [...commandsAfter].map(([name, n]) => [
+      [...commandsAfter].map(([name, { calls }]) => [
         name,
-        (n - (commandsBefore.get(name) ?? 0)) / seconds,
+        (calls - (commandsBefore.get(name)?.calls ?? 0)) / seconds,
       ]),
     );
     const samples = Object.fromEntries(

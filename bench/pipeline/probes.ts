@@ -254,6 +254,29 @@ function pidOf(info: string): number {
   return pid;
 }
 
+/**
+ * Per Redis command, the calls served so far and the microseconds spent in them, summed over a
+ * cluster's masters (`INFO commandstats`: a script's inner commands count too). Replicas are left
+ * out: they run the commands their master replicates to them, not what the clients sent.
+ */
+export async function redisCommandStats(
+  redis: Redis,
+): Promise<Map<string, { calls: number; usec: number }>> {
+  const commands = new Map<string, { calls: number; usec: number }>();
+  for (const node of mastersOf(redis)) {
+    for (const line of (await node.info('commandstats')).split('\n')) {
+      const match = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line);
+      if (!match) continue;
+      const sum = commands.get(match[1]!) ?? { calls: 0, usec: 0 };
+      commands.set(match[1]!, {
+        calls: sum.calls + Number(match[2]),
+        usec: sum.usec + Number(match[3]),
+      });
+    }
+  }
+  return commands;
+}
+
 /** Work counters: Postgres for the scratch database, Redis for the whole server. */
 export interface Counters {
   postgres: Record<'commits' | 'inserted' | 'updated' | 'fetched', number>;
@@ -270,20 +293,7 @@ export async function readCounters(db: Knex, database: string, redis: Redis): Pr
     [database],
   );
   const row = result.rows[0];
-  const commands = new Map<string, { calls: number; usec: number }>();
-  // A cluster's replicas are left out: they run the commands their master replicates to them,
-  // not what the clients sent.
-  for (const node of mastersOf(redis)) {
-    for (const line of (await node.info('commandstats')).split('\n')) {
-      const match = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line);
-      if (!match) continue;
-      const sum = commands.get(match[1]!) ?? { calls: 0, usec: 0 };
-      commands.set(match[1]!, {
-        calls: sum.calls + Number(match[2]),
-        usec: sum.usec + Number(match[3]),
-      });
-    }
-  }
+  const commands = await redisCommandStats(redis);
   return {
     postgres: {
       commits: Number(row?.commits ?? 0),
