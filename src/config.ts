@@ -235,13 +235,13 @@ export const SETTINGS = {
     kind: 'integer',
     default: 200,
     min: 1,
-    doc: "Longest the edge waits to read a bot's backlog for EDGE_MAX_BOT_BACKLOG: past it, or when the read fails, the callback is taken uncounted, so a bot's intake never waits on the one Redis Cluster master holding its count while the partition its conversation goes to is served (milliseconds).",
+    doc: "On a Redis Cluster, longest the edge waits to read a bot's backlog for EDGE_MAX_BOT_BACKLOG: past it, or when the read fails, the callback is taken uncounted, so a bot's intake never waits on the one master holding its count while the partition its conversation goes to is served. On one Redis server the publish script reads the count itself (milliseconds).",
   },
   EDGE_MAX_BOT_BACKLOG: {
     kind: 'integer',
     default: 500,
     min: 0,
-    doc: "Per-bot backpressure: while more than this many of one bot's turns wait (published by the edge and not finished, plus its replies parked for a failing platform), the edge answers that bot's callbacks 503 with Retry-After (BW_ERR_BOT_OVERLOADED); other bots are not affected. Costs the edge one script per bot and one XLEN per channel per callback (0 turns it off).",
+    doc: "Per-bot backpressure: while more than this many of one bot's turns wait (published by the edge and not finished, plus its replies parked for a failing platform), the edge answers that bot's callbacks 503 with Retry-After (BW_ERR_BOT_OVERLOADED); other bots are not affected. On one Redis server the count is checked by the publish script itself; on a cluster it costs the edge one script per bot and one XLEN per channel per callback, before the publish (0 turns it off).",
   },
   EDGE_BOT_TURN_HORIZON_S: {
     kind: 'integer',

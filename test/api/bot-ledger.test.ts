@@ -8,8 +8,10 @@ import {
   turnsInFlight,
 } from '../../src/shared/bot-turns.ts';
 import { ensureGroups } from '../../src/shared/bus/group-commands.ts';
+import { Producer } from '../../src/shared/bus/producer.ts';
 import { topicKeys } from '../../src/shared/bus/topics.ts';
 import { createRedis, type Redis } from '../../src/shared/redis.ts';
+import { SchemaRegistry } from '../../src/shared/schemas.ts';
 import { REDIS_URL } from '../support/services.ts';
 import {
   createTelegramBot,
@@ -22,9 +24,11 @@ import {
 } from '../support/api.ts';
 
 /**
- * The edge's per-bot ledger (src/shared/bot-turns.ts): one script trims, counts and enters a
- * callback's turns before they are published, and what is then refused or not published is taken
- * out again, so the ledger holds exactly the turns the edge published.
+ * The edge's per-bot ledger (src/shared/bot-turns.ts). On one Redis server the check, the publish
+ * and the entry of the new turns are one script (`Producer.publishOnceAdmitted`); on a cluster one
+ * script trims, counts and enters a callback's turns before they are published, and what is then
+ * refused or not published is taken out again (test/edge-cluster.test.ts). Either way the ledger
+ * holds exactly the turns the edge published.
  */
 describe('edge turn ledger (EDGE_MAX_BOT_BACKLOG)', () => {
   let t: TestApi;
@@ -83,7 +87,7 @@ describe('edge turn ledger (EDGE_MAX_BOT_BACKLOG)', () => {
     expect((await ledger()).sort()).to.deep.equal(turns);
   });
 
-  it('when the ledger leaves room but parked replies fill it, then the callback is refused and the turn the script entered is taken out again', async () => {
+  it('when the ledger leaves room but parked replies fill it, then the callback is refused and no turn stays entered', async () => {
     expect((await say(update + 1)).status).to.equal(200);
     // Two replies parked behind the channel's open breaker, as channel parks them.
     const breaker = new Breaker({ redis, prefix: t.prefix, openMs: 60_000, openMaxMs: 60_000 });
@@ -110,5 +114,99 @@ describe('edge turn ledger (EDGE_MAX_BOT_BACKLOG)', () => {
     ]);
     expect(await turnsInFlight(redis, t.prefix, appId, 1000, now)).to.equal(2);
     expect(await redis.pttl(botTurnsKey(t.prefix, appId))).to.be.within(1, 1000);
+  });
+
+  describe('the publish with its admission in one script (Producer.publishOnceAdmitted)', () => {
+    const MESSAGE = { collection_name: 'faq', files: ['a.pdf'], ordering_key: 'k' };
+    const partitions = 4;
+    let producer: Producer;
+    let streams: string[];
+    let keys: { ledger: string; other: string; parked: string };
+
+    beforeEach(async () => {
+      producer = new Producer({
+        redis,
+        schemas: new SchemaRegistry(),
+        prefix: t.prefix,
+        maxLen: 1000,
+        partitions,
+      });
+      streams = topicKeys(t.prefix, 'indexer', partitions).partitions;
+      keys = {
+        ledger: `${t.prefix}:{unit:${update}}:a`,
+        other: `${t.prefix}:{unit:${update}}:b`,
+        parked: `${t.prefix}:{unit:${update}}:parked`,
+      };
+      before = await entries();
+    });
+
+    let before = 0;
+    const entries = async () =>
+      (await Promise.all(streams.map((key) => redis.xlen(key)))).reduce((a, b) => a + b, 0);
+    // What this test published (the streams are the suite's).
+    const published = async () => (await entries()) - before;
+    const send = (ids: string[], max: number, now = Date.now(), horizonMs = 60_000) =>
+      producer.publishOnceAdmitted(
+        'indexer',
+        ids.map((id) => ({ id: `${update}:${id}`, message: MESSAGE })),
+        60,
+        {
+          ledgers: [
+            { key: keys.ledger, counted: [keys.parked] },
+            { key: keys.other, counted: [] },
+          ],
+          // The first message is the first ledger's, the others the second's.
+          members: ids.map((id, i) => ({ ledger: i === 0 ? 0 : 1, member: id })),
+          max,
+          horizonMs,
+          now,
+        },
+      );
+
+    it('when the ledgers have room, then the new messages are published and entered in their ledgers, and a repeat enters nothing', async () => {
+      const first = await send(['m1', 'm2'], 5);
+      expect('ids' in first && first.ids.every((id) => typeof id === 'string')).to.equal(true);
+      expect(await redis.zrange(keys.ledger, '0', '-1')).to.deep.equal(['m1']);
+      expect(await redis.zrange(keys.other, '0', '-1')).to.deep.equal(['m2']);
+      expect(await redis.pttl(keys.ledger)).to.be.within(1, 60_000);
+
+      // m1 again, beside a new one: the repeat is a duplicate and is not entered twice.
+      const again = await send(['m1', 'm3'], 5);
+      expect('ids' in again && again.ids[0]).to.equal(null);
+      expect('ids' in again && typeof again.ids[1]).to.equal('string');
+      expect(await published()).to.equal(3);
+      expect((await redis.zrange(keys.other, '0', '-1')).sort()).to.deep.equal(['m2', 'm3']);
+    });
+
+    it('when a ledger with its counted streams holds more than the limit, then the call is refused with that ledger and writes nothing, so the same ids publish once room is made', async () => {
+      await redis.zadd(keys.other, Date.now(), 'w1', Date.now(), 'w2');
+      await redis.xadd(keys.parked, '*', 'data', '{}');
+      await redis.zadd(keys.ledger, Date.now(), 'w3');
+      // The first ledger holds 1 + 1 parked = 2, the second 2: both at the limit, admitted.
+      expect('ids' in (await send(['x0'], 2))).to.equal(true);
+      // Now the first holds 3 with its parked reply: refused, though the second has room.
+      expect(await send(['y0'], 2)).to.deep.equal({ refused: 0 });
+      await redis.zadd(keys.other, Date.now(), 'w4', Date.now(), 'w5');
+      expect(await send(['y0', 'y1'], 3)).to.deep.equal({ refused: 1 });
+      expect(await published()).to.equal(1);
+      expect(await redis.zrange(keys.ledger, '0', '-1')).to.not.include('y0');
+      expect(await redis.zrange(keys.other, '0', '-1')).to.not.include('y1');
+
+      // Refused calls left no marker: with room, the same ids are new.
+      const later = await send(['y0', 'y1'], 10);
+      expect('ids' in later && later.ids.every((id) => typeof id === 'string')).to.equal(true);
+      expect(await published()).to.equal(3);
+    });
+
+    it('when members are older than the horizon, then they are trimmed before the count', async () => {
+      const now = Date.now();
+      await redis.zadd(keys.ledger, now - 5000, 'old1', now - 5000, 'old2');
+      // Within a horizon of a minute both count: 2 > 1.
+      expect(await send(['n1'], 1, now, 60_000)).to.deep.equal({ refused: 0 });
+      // Within one of a second neither does.
+      expect('ids' in (await send(['n1'], 1, now, 1000))).to.equal(true);
+      expect(await redis.zrange(keys.ledger, '0', '-1')).to.deep.equal(['n1']);
+      expect(await redis.pttl(keys.ledger)).to.be.within(1, 1000);
+    });
   });
 });

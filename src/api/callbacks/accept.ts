@@ -2,9 +2,16 @@
  * The common tail of every platform callback: validate, keep what is authentic but invalid in the
  * quarantine stream, publish once per platform id, answer.
  */
-import { admitTurns, finishTurns, parkedReplies } from '../../shared/bot-turns.ts';
+import {
+  admitTurns,
+  botTurnsKey,
+  finishTurns,
+  parkedKey,
+  parkedReplies,
+} from '../../shared/bot-turns.ts';
 import { withDeadline } from '../../shared/deadline.ts';
 import { BotwireError, errorMessage } from '../../shared/errors.ts';
+import { isCluster } from '../../shared/redis.ts';
 import { describeProblems } from '../../shared/schemas.ts';
 import type { OnceMessage } from '../../shared/bus/producer.ts';
 import type { Edge } from '../edge.ts';
@@ -69,23 +76,10 @@ function turnOf(message: unknown): { appId: string; channelId: string; turnId: s
   return { appId: input.app_id, channelId: input.channel_id, turnId };
 }
 
-/**
- * Per-bot backpressure: refuses the callback with `BW_ERR_BOT_OVERLOADED` when a bot it carries
- * has more turns waiting than `EDGE_MAX_BOT_BACKLOG` (`src/shared/bot-turns.ts`), and otherwise
- * enters its turns in their bots' ledgers (one script per bot, beside a read of its channels'
- * parked replies); answers the turns entered, by bot. Other bots' callbacks are not affected. A
- * count that cannot be read within `EDGE_BOT_BACKLOG_WAIT_MS` (the Redis Cluster master holding
- * it failing over, frozen, or Redis away) takes the callback uncounted: the count guards
- * fairness, and the bot's intake must not hang on that one master while the partition its
- * conversation goes to is served (when that one is away too, the publish answers 503).
- */
-async function admitBots(
-  edge: Edge,
+/** The bots a callback's messages are for: each one's channels and turns. */
+function botsOf(
   messages: readonly OnceMessage[],
-): Promise<Map<string, string[]>> {
-  const { max, horizonMs, waitMs } = edge.botBacklog;
-  const entered = new Map<string, string[]>();
-  if (max === 0 || messages.length === 0) return entered;
+): Map<string, { channels: Set<string>; turns: string[] }> {
   const bots = new Map<string, { channels: Set<string>; turns: string[] }>();
   for (const { message } of messages) {
     const { appId, channelId, turnId } = turnOf(message);
@@ -94,6 +88,35 @@ async function admitBots(
     bot.turns.push(turnId);
     bots.set(appId, bot);
   }
+  return bots;
+}
+
+function overloaded(): BotwireError {
+  return new BotwireError(
+    'BW_ERR_BOT_OVERLOADED',
+    "too many of this bot's messages are waiting to be handled; try again shortly",
+  );
+}
+
+/**
+ * Per-bot backpressure on a Redis Cluster, before the publish: refuses the callback with
+ * `BW_ERR_BOT_OVERLOADED` when a bot it carries has more turns waiting than
+ * `EDGE_MAX_BOT_BACKLOG` (`src/shared/bot-turns.ts`), and otherwise enters its turns in their
+ * bots' ledgers (one script per bot, beside a read of its channels' parked replies); answers the
+ * turns entered, by bot. Other bots' callbacks are not affected. A count that cannot be read
+ * within `EDGE_BOT_BACKLOG_WAIT_MS` (the master holding it failing over, frozen, or Redis away)
+ * takes the callback uncounted: the count guards fairness, and the bot's intake must not hang on
+ * that one master while the partition its conversation goes to is served (when that one is away
+ * too, the publish answers 503).
+ */
+async function admitBots(
+  edge: Edge,
+  messages: readonly OnceMessage[],
+): Promise<Map<string, string[]>> {
+  const { max, horizonMs, waitMs } = edge.botBacklog;
+  const entered = new Map<string, string[]>();
+  if (max === 0 || messages.length === 0) return entered;
+  const bots = botsOf(messages);
   let counts: { appId: string; turns: string[]; ledger: number; parked: number }[];
   try {
     const reads = Promise.all(
@@ -119,10 +142,7 @@ async function admitBots(
   for (const { appId, turns, ledger } of counts) if (ledger <= max) entered.set(appId, turns);
   if (counts.some(({ ledger, parked }) => ledger + parked > max)) {
     await withdraw(edge, entered);
-    throw new BotwireError(
-      'BW_ERR_BOT_OVERLOADED',
-      "too many of this bot's messages are waiting to be handled; try again shortly",
-    );
+    throw overloaded();
   }
   return entered;
 }
@@ -142,22 +162,32 @@ async function withdraw(edge: Edge, turns: ReadonlyMap<string, readonly string[]
   );
 }
 
+/** How long a callback's publish may take before it is answered 503 (ms). */
+function publishBound(edge: Edge): number {
+  // Past the bound the platform is told 503 and sends it again; a publish that still lands has
+  // its markers, so the retry finds it seen and it counts once.
+  const { replicaWait } = edge;
+  return edge.publishWaitMs + (replicaWait.replicas > 0 ? replicaWait.timeoutMs : 0);
+}
+
 /**
- * Publishes channel_in messages once each, after the per-bot backpressure check has entered the
- * new turns in their bots' ledgers; a turn not published after all (a duplicate, or the publish
- * failed) is taken out again. Answers how many were new.
+ * Publishes channel_in messages once each, after the per-bot backpressure check, and enters the
+ * new turns in their bots' ledgers. Answers how many were new.
+ *
+ * On one Redis server the check, the publish and the ledger entries are one script: a refused
+ * callback writes nothing, and a duplicate enters no turn. On a cluster the ledgers and the
+ * partition streams live in different slots, so the check enters the turns first (`admitBots`)
+ * and a turn not published after all (a duplicate, or the publish failed) is taken out again.
  */
 export async function publishOnce(edge: Edge, messages: readonly OnceMessage[]): Promise<number> {
+  if (edge.botBacklog.max > 0 && !isCluster(edge.redis)) return publishAdmitted(edge, messages);
   const entered = await admitBots(edge, messages);
-  const { replicaWait } = edge;
-  // Past the bound the platform is told 503 and sends it again; a publish that still lands has
-  // its markers, so the retry finds it seen and it counts once (and its turn goes uncounted).
-  const bound = edge.publishWaitMs + (replicaWait.replicas > 0 ? replicaWait.timeoutMs : 0);
+  // A publish past the bound that still lands leaves its turn uncounted (it was withdrawn).
   let ids: (string | null)[];
   try {
     ids = await withDeadline(
-      edge.producer.publishOnce('channel', messages, edge.dedupeTtlS, replicaWait),
-      bound,
+      edge.producer.publishOnce('channel', messages, edge.dedupeTtlS, edge.replicaWait),
+      publishBound(edge),
       'publishing the callback',
       'BW_ERR_UNAVAILABLE',
     );
@@ -173,4 +203,37 @@ export async function publishOnce(edge: Edge, messages: readonly OnceMessage[]):
   });
   await withdraw(edge, unpublished);
   return ids.filter(Boolean).length;
+}
+
+/** `publishOnce` on one Redis server: the per-bot check in the publish script. */
+async function publishAdmitted(edge: Edge, messages: readonly OnceMessage[]): Promise<number> {
+  const { prefix, botBacklog } = edge;
+  const bots = [...botsOf(messages)];
+  const ledgerOf = new Map(bots.map(([appId], i) => [appId, i]));
+  const result = await withDeadline(
+    edge.producer.publishOnceAdmitted(
+      'channel',
+      messages,
+      edge.dedupeTtlS,
+      {
+        ledgers: bots.map(([appId, { channels }]) => ({
+          key: botTurnsKey(prefix, appId),
+          counted: [...channels].map((id) => parkedKey(prefix, id)),
+        })),
+        members: messages.map(({ message }) => {
+          const { appId, turnId } = turnOf(message);
+          return { ledger: ledgerOf.get(appId)!, member: turnId };
+        }),
+        max: botBacklog.max,
+        horizonMs: botBacklog.horizonMs,
+        now: Date.now(),
+      },
+      edge.replicaWait,
+    ),
+    publishBound(edge),
+    'publishing the callback',
+    'BW_ERR_UNAVAILABLE',
+  );
+  if ('refused' in result) throw overloaded();
+  return result.ids.filter(Boolean).length;
 }

@@ -42,8 +42,69 @@ for i = 1, #KEYS, 2 do
 end
 return out`;
 
-/** The producer's script, for a connection to define as it is made (see `createKit`). */
-export const PRODUCER_SCRIPTS = { bwPublishOnce: { lua: PUBLISH_ONCE } };
+// PUBLISH_ONCE behind an admission check, for one Redis server (its keys span slots).
+// KEYS: the ledgers, each followed by the streams whose lengths count with it; then (marker,
+// partition stream) pairs. ARGV: maxLen, ttl, now (ms), horizon (ms), max, the number of ledgers,
+// per ledger how many streams count with it, per message its ledger (1-based) and member, then
+// each message's data. Each ledger is trimmed of members older than the horizon and counted with
+// its streams; one over `max` refuses the call, writing nothing: the answer is that ledger's
+// number. Otherwise each new message is published and its member entered in its ledger (score
+// now), whose expiry is renewed; the answer is the entry ids, false for a duplicate.
+const PUBLISH_ONCE_ADMITTED = `
+local maxLen, ttl = ARGV[1], ARGV[2]
+local now, horizon, max = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local ledgers = {}
+local k, a = 1, 7
+for l = 1, tonumber(ARGV[6]) do
+  local key = KEYS[k]
+  local counted = tonumber(ARGV[a])
+  k, a = k + 1, a + 1
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - horizon)
+  local waiting = redis.call('ZCARD', key)
+  for j = 1, counted do
+    waiting = waiting + redis.call('XLEN', KEYS[k])
+    k = k + 1
+  end
+  if waiting > max then return l end
+  ledgers[l] = key
+end
+local n = (#KEYS - k + 1) / 2
+local out, entered = {}, {}
+for i = 0, n - 1 do
+  local ledger = tonumber(ARGV[a + 2 * i])
+  if redis.call('SET', KEYS[k + 2 * i], '1', 'NX', 'EX', ttl) then
+    out[#out + 1] = redis.call('XADD', KEYS[k + 2 * i + 1], 'MAXLEN', '~', maxLen, '*', 'data', ARGV[a + 2 * n + i])
+    redis.call('ZADD', ledgers[ledger], now, ARGV[a + 2 * i + 1])
+    entered[ledger] = true
+  else
+    out[#out + 1] = false
+  end
+end
+for l in pairs(entered) do redis.call('PEXPIRE', ledgers[l], horizon) end
+return out`;
+
+/** The producer's scripts, for a connection to define as it is made (see `createKit`). */
+export const PRODUCER_SCRIPTS = {
+  bwPublishOnce: { lua: PUBLISH_ONCE },
+  bwPublishOnceAdmitted: { lua: PUBLISH_ONCE_ADMITTED },
+};
+
+/**
+ * Admission by ledgers, checked in the script that publishes (`Producer.publishOnceAdmitted`):
+ * sorted sets of what was admitted and is not finished yet (member, score the time admitted).
+ */
+export interface LedgerAdmission {
+  /** Each ledger's key, and the streams whose lengths count with it. */
+  ledgers: readonly { key: string; counted: readonly string[] }[];
+  /** Per message, in order: the index of its ledger in `ledgers`, and its member there. */
+  members: readonly { ledger: number; member: string }[];
+  /** Most a ledger may hold, its streams counted, for the call to be admitted. */
+  max: number;
+  /** Members older than this (ms) are trimmed first, and a ledger expires this long after its last entry. */
+  horizonMs: number;
+  /** The time of admission (ms). */
+  now: number;
+}
 
 /**
  * How many replicas must hold a `publishOnce` write before it counts as published, and how long
@@ -61,10 +122,13 @@ export interface ReplicaWait {
   redis?: Redis;
 }
 
-/** The script as an ioredis command (defined once per connection). */
-interface PublishOnceCommand {
+/** The scripts as ioredis commands (defined once per connection). */
+interface PublishOnceCommands {
   bwPublishOnce(numKeys: number, ...args: (string | number)[]): Promise<unknown>;
+  bwPublishOnceAdmitted(numKeys: number, ...args: (string | number)[]): Promise<unknown>;
 }
+
+type OnceScript = keyof PublishOnceCommands;
 
 function unavailable(error: unknown): BotwireError {
   return new BotwireError('BW_ERR_UNAVAILABLE', 'could not publish: Redis is unavailable', {
@@ -84,8 +148,8 @@ export class Producer {
     this.#options = options;
     // The kit's connections are made with the script (createKit says why); one made elsewhere
     // (the topic scripts', a bench's) gets it here, before it carries commands.
-    if (!('bwPublishOnce' in options.redis)) {
-      defineScript(options.redis, 'bwPublishOnce', { lua: PUBLISH_ONCE });
+    for (const [name, script] of Object.entries(PRODUCER_SCRIPTS)) {
+      if (!(name in options.redis)) defineScript(options.redis, name, script);
     }
   }
 
@@ -162,33 +226,109 @@ export class Producer {
     wait?: ReplicaWait,
   ): Promise<(string | null)[]> {
     if (messages.length === 0) return [];
-    const { prefix, partitions, onPublished } = this.#options;
-    const keys = topicKeys(prefix, topic, partitions);
+    const { maxLen } = this.#options;
+    const entries = this.#onceEntries(topic, messages);
     // One script per partition: its markers and its stream share the partition's slot, and a
     // script may touch one slot only.
-    const byPartition = new Map<number, { index: number; marker: string; data: string }[]>();
-    messages.forEach(({ id, message }, index) => {
-      const data = this.encode(topic, message);
-      const p = partitionOf(orderingKeyOf(message), partitions);
-      const group = byPartition.get(p) ?? [];
-      group.push({ index, marker: keys.seen(p, id), data });
-      byPartition.set(p, group);
+    const byPartition = new Map<string, { index: number; marker: string; data: string }[]>();
+    entries.forEach(({ stream, marker, data }, index) => {
+      const group = byPartition.get(stream) ?? [];
+      group.push({ index, marker, data });
+      byPartition.set(stream, group);
     });
     const ids: (string | null)[] = new Array<string | null>(messages.length).fill(null);
     let acknowledged = Infinity;
     try {
       await Promise.all(
-        [...byPartition].map(async ([p, group]) => {
-          const written = await this.#publishOnceTo(keys.partitions[p]!, group, ttlS, wait);
-          group.forEach(({ index }, i) => (ids[index] = written.ids[i] ?? null));
+        [...byPartition].map(async ([stream, group]) => {
+          const pairs = group.flatMap(({ marker }) => [marker, stream]);
+          const args = [pairs.length, ...pairs, maxLen, ttlS, ...group.map((m) => m.data)];
+          const written = await this.#runOnce('bwPublishOnce', args, wait);
+          const answer = written.answer as (string | null)[];
+          group.forEach(({ index }, i) => (ids[index] = answer[i] ?? null));
           acknowledged = Math.min(acknowledged, written.acknowledged);
         }),
       );
     } catch (error) {
       throw unavailable(error);
     }
+    return this.#published(topic, ids, acknowledged, wait);
+  }
+
+  /**
+   * `publishOnce` behind an admission check made by the same script, on one Redis server only
+   * (its keys span slots; on a cluster check first and publish after, as the edge does): when a
+   * ledger of `admission`, trimmed of what is older than its horizon, holds more than `max` with
+   * its streams' lengths counted, nothing is written and the answer is `{ refused }`, the index of
+   * that ledger. Otherwise each new message is published and its member entered in its ledger;
+   * a duplicate enters nothing. `wait` is as for `publishOnce`.
+   */
+  async publishOnceAdmitted(
+    topic: Topic,
+    messages: readonly OnceMessage[],
+    ttlS: number,
+    admission: LedgerAdmission,
+    wait?: ReplicaWait,
+  ): Promise<{ refused: number } | { ids: (string | null)[] }> {
+    const { redis, maxLen } = this.#options;
+    if (isCluster(redis)) throw new Error('publishOnceAdmitted needs one Redis server');
+    if (admission.members.length !== messages.length) {
+      throw new Error('publishOnceAdmitted needs one member per message');
+    }
+    if (messages.length === 0) return { ids: [] };
+    const entries = this.#onceEntries(topic, messages);
+    const { ledgers, members, max, horizonMs, now } = admission;
+    const keys = [
+      ...ledgers.flatMap(({ key, counted }) => [key, ...counted]),
+      ...entries.flatMap(({ marker, stream }) => [marker, stream]),
+    ];
+    const args = [
+      keys.length,
+      ...keys,
+      maxLen,
+      ttlS,
+      now,
+      horizonMs,
+      max,
+      ledgers.length,
+      ...ledgers.map(({ counted }) => counted.length),
+      ...members.flatMap(({ ledger, member }) => [ledger + 1, member]),
+      ...entries.map(({ data }) => data),
+    ];
+    let written: { answer: unknown; acknowledged: number };
+    try {
+      written = await this.#runOnce('bwPublishOnceAdmitted', args, wait);
+    } catch (error) {
+      throw unavailable(error);
+    }
+    if (typeof written.answer === 'number') return { refused: written.answer - 1 };
+    const ids = (written.answer as (string | null)[]).map((id) => id ?? null);
+    return { ids: this.#published(topic, ids, written.acknowledged, wait) };
+  }
+
+  /** Each message checked and serialised, with its partition stream and its dedupe marker. */
+  #onceEntries(
+    topic: Topic,
+    messages: readonly OnceMessage[],
+  ): { stream: string; marker: string; data: string }[] {
+    const { prefix, partitions } = this.#options;
+    const keys = topicKeys(prefix, topic, partitions);
+    return messages.map(({ id, message }) => {
+      const data = this.encode(topic, message);
+      const p = partitionOf(orderingKeyOf(message), partitions);
+      return { stream: keys.partitions[p]!, marker: keys.seen(p, id), data };
+    });
+  }
+
+  /** Counts what a publish-once wrote, then holds it to the replicas asked for. */
+  #published(
+    topic: Topic,
+    ids: (string | null)[],
+    acknowledged: number,
+    wait: ReplicaWait | undefined,
+  ): (string | null)[] {
     // Written either way: the entries are in the stream and will be handled.
-    for (const id of ids) if (id) onPublished?.(topic);
+    for (const id of ids) if (id) this.#options.onPublished?.(topic);
     if (wait && acknowledged < wait.replicas) {
       throw new BotwireError(
         'BW_ERR_NO_REPLICA',
@@ -200,24 +340,20 @@ export class Producer {
   }
 
   /**
-   * Runs the dedupe script for messages of one partition stream and, when asked, `WAIT`s for
-   * replicas in the same pipeline (so on the node that took the write).
+   * Runs a publish-once script and, when asked, `WAIT`s for replicas in the same pipeline (so on
+   * the node that took the write).
    */
-  async #publishOnceTo(
-    stream: string,
-    group: readonly { marker: string; data: string }[],
-    ttlS: number,
+  async #runOnce(
+    script: OnceScript,
+    args: readonly (string | number)[],
     wait: ReplicaWait | undefined,
-  ): Promise<{ ids: (string | null)[]; acknowledged: number }> {
-    const { redis, maxLen } = this.#options;
-    const pairs = group.flatMap(({ marker }) => [marker, stream]);
-    const args = [pairs.length, ...pairs, maxLen, ttlS, ...group.map((m) => m.data)] as const;
+  ): Promise<{ answer: unknown; acknowledged: number }> {
+    const { redis } = this.#options;
+    const [numKeys, ...rest] = args as [number, ...(string | number)[]];
     if (!wait || wait.replicas <= 0) {
       // EVALSHA, falling back to EVAL once per connection: the script is not resent per call.
-      const ids = (await (redis as unknown as PublishOnceCommand).bwPublishOnce(...args)) as (
-        string | null
-      )[];
-      return { ids, acknowledged: Infinity };
+      const answer = await (redis as unknown as PublishOnceCommands)[script](numKeys, ...rest);
+      return { answer, acknowledged: Infinity };
     }
     const connection = wait.redis ?? redis;
     // The WAIT must reach the node that took the write, so a redirected script is not sent on
@@ -227,17 +363,17 @@ export class Producer {
     for (let attempt = 1; ; attempt += 1) {
       const pipeline = connection.pipeline();
       // Queued on the pipeline (its answer comes from exec): nothing to await here.
-      void (pipeline as unknown as PublishOnceCommand).bwPublishOnce(...args);
+      void (pipeline as unknown as PublishOnceCommands)[script](numKeys, ...rest);
       pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
-      const [script, waited] = (await pipeline.exec()) ?? [];
-      if (!script || !waited) throw new Error('no answer to the pipeline');
-      if (script[0] && /^MOVED /.test(script[0].message) && attempt < 3 && isCluster(connection)) {
+      const [ran, waited] = (await pipeline.exec()) ?? [];
+      if (!ran || !waited) throw new Error('no answer to the pipeline');
+      if (ran[0] && /^MOVED /.test(ran[0].message) && attempt < 3 && isCluster(connection)) {
         await new Promise<void>((resolve) => connection.refreshSlotsCache(() => resolve()));
         continue;
       }
-      if (script[0]) throw script[0];
+      if (ran[0]) throw ran[0];
       if (waited[0]) throw waited[0];
-      return { ids: script[1] as (string | null)[], acknowledged: Number(waited[1]) };
+      return { answer: ran[1], acknowledged: Number(waited[1]) };
     }
   }
 }
