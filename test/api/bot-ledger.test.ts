@@ -120,7 +120,7 @@ describe('edge turn ledger (EDGE_MAX_BOT_BACKLOG)', () => {
     const MESSAGE = { collection_name: 'faq', files: ['a.pdf'], ordering_key: 'k' };
     const partitions = 4;
     let producer: Producer;
-    let streams: string[];
+    let streams: readonly string[];
     let keys: { ledger: string; other: string; parked: string };
 
     beforeEach(async () => {
