@@ -207,6 +207,7 @@ export async function startApi(
       max: config.api.maxBotBacklog,
       horizonMs: config.api.botTurnHorizonS * 1000,
       waitMs: config.api.botBacklogWaitMs,
+      inScript: !isCluster(redis),
     },
     publishWaitMs: config.api.publishWaitMs,
     warnings: new BurstLog(logger),

@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Redis as RedisNode } from 'ioredis';
 import { createDb } from '../../src/shared/db.ts';
 import { pgTool } from './pg-tools.ts';
 import { start, type Running } from './run.ts';
@@ -62,10 +63,13 @@ export interface PrivateRedis {
 /**
  * A redis-server with an append-only file synced on every write (`appendfsync always`): a write
  * Redis acknowledged survives even SIGKILL. With `persistence: 'none'`, no append-only file: a
- * Redis kept only in memory (the benches).
+ * Redis kept only in memory (the benches). With `shardsKeys`, a one-node Redis Cluster holding
+ * every slot: reached through its `redis://` URL it takes one server's commands but refuses a
+ * command or script whose keys lie in more than one slot (CROSSSLOT), as a cluster-mode endpoint
+ * or a sharding proxy does.
  */
 export async function startPrivateRedis(
-  settings: { persistence?: 'always' | 'none' } = {},
+  settings: { persistence?: 'always' | 'none'; shardsKeys?: boolean } = {},
 ): Promise<PrivateRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'botwire-redis-'));
   const port = await freePort();
@@ -82,6 +86,9 @@ export async function startPrivateRedis(
     ...(settings.persistence === 'none'
       ? ['--appendonly', 'no']
       : ['--appendonly', 'yes', '--appendfsync', 'always']),
+    ...(settings.shardsKeys
+      ? ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf']
+      : []),
   ];
   const alive = () => server && server.child.exitCode === null && server.child.signalCode === null;
   const redis: PrivateRedis = {
@@ -112,11 +119,26 @@ export async function startPrivateRedis(
   };
   try {
     await redis.start();
+    if (settings.shardsKeys) await holdEverySlot(redis.url);
   } catch (error) {
     await redis.close();
     throw error;
   }
   return redis;
+}
+
+/** Gives a fresh one-node cluster every slot and waits until it serves them. */
+async function holdEverySlot(url: string): Promise<void> {
+  const node = new RedisNode(url);
+  try {
+    await node.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+    await waitFor(async () => /cluster_state:ok/.test(String(await node.call('CLUSTER', 'INFO'))), {
+      timeoutMs: 15_000,
+      what: 'the one-node cluster to serve its slots',
+    });
+  } finally {
+    node.disconnect();
+  }
 }
 
 export interface PrivatePostgres {
