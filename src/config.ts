@@ -235,7 +235,7 @@ export const SETTINGS = {
     kind: 'integer',
     default: 200,
     min: 1,
-    doc: "On a Redis Cluster, longest the edge waits to read a bot's backlog for EDGE_MAX_BOT_BACKLOG: past it, or when the read fails, the callback is taken uncounted, so a bot's intake never waits on the one master holding its count while the partition its conversation goes to is served. On one Redis server the publish script reads the count itself, unless the server shards keys (it answers CROSSSLOT) and the edge takes the cluster's two steps (milliseconds).",
+    doc: "On a Redis Cluster, longest the edge waits to read a bot's backlog for EDGE_MAX_BOT_BACKLOG: past it, or when the read fails, the callback is taken uncounted, so a bot's intake never waits on the one master holding its count while the partition its conversation goes to is served. On one Redis server the publish script reads the count itself (milliseconds).",
   },
   EDGE_MAX_BOT_BACKLOG: {
     kind: 'integer',

@@ -86,12 +86,10 @@ export interface Edge {
    * Per-bot backpressure: turns waiting for one bot over which its callbacks are refused
    * (EDGE_MAX_BOT_BACKLOG, 0 for never), how long an unfinished turn counts
    * (EDGE_BOT_TURN_HORIZON_S, in ms), and how long its count may take to read before the callback
-   * is taken uncounted (EDGE_BOT_BACKLOG_WAIT_MS; the two-step check only). `inScript`: whether the check rides in the
-   * publish script; true on one Redis server until the server answers CROSSSLOT (it shards keys:
-   * a cluster-mode server or a sharding proxy behind a plain `redis://` URL), then the two steps
-   * a cluster takes (docs/pipeline.md, "Backpressure per bot").
+   * is taken uncounted (EDGE_BOT_BACKLOG_WAIT_MS; on a cluster, where the check is a step of its
+   * own: on one server it rides in the publish script).
    */
-  botBacklog: { max: number; horizonMs: number; waitMs: number; inScript: boolean };
+  botBacklog: { max: number; horizonMs: number; waitMs: number };
   /** Longest a callback's publish may take beside the replica wait (EDGE_PUBLISH_WAIT_MS). */
   publishWaitMs: number;
   /** Warnings that come a request at a time while Redis is away, logged a line per burst. */

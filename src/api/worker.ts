@@ -32,7 +32,13 @@ import { handoffMetrics, readHandoffFigures } from './handoff-metrics.ts';
 import { llmMetrics } from './llm-metrics.ts';
 import { EventHub } from './events/hub.ts';
 import { BurstLog } from './burst-log.ts';
-import { createRedis, duplicateRedis, isCluster, whenReady } from '../shared/redis.ts';
+import {
+  createRedis,
+  duplicateRedis,
+  isCluster,
+  refuseClusterAsOneServer,
+  whenReady,
+} from '../shared/redis.ts';
 import { MessagingLimit } from '../shared/whatsapp-messaging-limit.ts';
 import type Koa from 'koa';
 import { endStreamsOfChangedBots } from './web/bot-changes.ts';
@@ -75,18 +81,25 @@ export async function startApi(
   // The first connect: the connection fails fast (no offline queue), so the check below would
   // otherwise be refused while it is still being made.
   await whenReady(redis, STARTUP_REDIS_WAIT_MS);
-  // No intake into the new layout while the former one still holds work (BW_ERR_LAYOUT). When
-  // Redis cannot be reached at start the check cannot run: the api starts unready as before
-  // (every worker runs the same check once Redis answers, and refuses then).
-  await checkLegacyLayout(redis, config.stream.prefix, config.stream.partitions).catch(
-    (error: unknown) => {
-      if (error instanceof BotwireError && error.code === 'BW_ERR_LAYOUT') {
+  // No start on a cluster named as one server (BW_ERR_CONFIG), and no intake into the new layout
+  // while the former one still holds work (BW_ERR_LAYOUT). When Redis cannot be reached at start
+  // the checks cannot run: the api starts unready as before (every worker runs the same checks
+  // once Redis answers, and refuses then).
+  await refuseClusterAsOneServer(redis)
+    .then(() => checkLegacyLayout(redis, config.stream.prefix, config.stream.partitions))
+    .catch((error: unknown) => {
+      if (
+        error instanceof BotwireError &&
+        (error.code === 'BW_ERR_LAYOUT' || error.code === 'BW_ERR_CONFIG')
+      ) {
         redis.disconnect();
         throw error;
       }
-      logger.warn({ err: error }, 'could not check the stream key layout: Redis is unavailable');
-    },
-  );
+      logger.warn(
+        { err: error },
+        'could not check Redis and its stream key layout: Redis is unavailable',
+      );
+    });
   // A write the edge must see on replicas goes with its WAIT on a connection of its own: a WAIT
   // holds its connection until the replicas answer, and on the shared one every other command for
   // that node would wait behind it while a master has no replica.
@@ -207,7 +220,6 @@ export async function startApi(
       max: config.api.maxBotBacklog,
       horizonMs: config.api.botTurnHorizonS * 1000,
       waitMs: config.api.botBacklogWaitMs,
-      inScript: !isCluster(redis),
     },
     publishWaitMs: config.api.publishWaitMs,
     warnings: new BurstLog(logger),

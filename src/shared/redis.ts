@@ -115,6 +115,22 @@ export function isCluster(redis: Redis): redis is Cluster {
 }
 
 /**
+ * Refuses a server in cluster mode named by a single server's URL (`redis://`), with
+ * `BW_ERR_CONFIG`: taken for one server it would answer `CROSSSLOT` or `MOVED` to every command
+ * and script whose keys span slots, as a consumer's read of its partitions and the edge's publish
+ * do. A managed service's cluster-mode endpoint is named `redis+cluster://`. One `INFO cluster`,
+ * at start.
+ */
+export async function refuseClusterAsOneServer(redis: Redis): Promise<void> {
+  if (isCluster(redis)) return;
+  if (!/^cluster_enabled:1\b/m.test(await redis.info('cluster'))) return;
+  throw new BotwireError(
+    'BW_ERR_CONFIG',
+    'REDIS_URL names one server (redis://), but that server runs in cluster mode: name it redis+cluster://host:port[,host:port...] (docs/deployment.md, "Redis Cluster")',
+  );
+}
+
+/**
  * Waits until the connection is ready (connected, and for a cluster its slots known), at most
  * `timeoutMs`. A connection that fails fast (no offline queue) refuses commands until then, so a
  * check made once at start waits for this first.

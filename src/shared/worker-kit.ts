@@ -16,7 +16,7 @@ import type { Topic } from './bus/topics.ts';
 import { checkWithin, HealthFile } from './health-file.ts';
 import type { Logger } from './logger.ts';
 import type { Service } from './process.ts';
-import { createRedis, type Redis, type RedisOptions } from './redis.ts';
+import { createRedis, refuseClusterAsOneServer, type Redis, type RedisOptions } from './redis.ts';
 import { SchemaRegistry } from './schemas.ts';
 
 export interface Kit {
@@ -96,7 +96,8 @@ export function createKit(config: Config, logger: Logger, options: KitOptions): 
 }
 
 /**
- * Starts the consumer of `topic` with `handler`, after checking that Redis holds no work in the
+ * Starts the consumer of `topic` with `handler`, after checking that Redis is not a cluster
+ * named as one server (`refuseClusterAsOneServer`: `BW_ERR_CONFIG`) and holds no work in the
  * former stream key layout (`checkLegacyLayout`: `BW_ERR_LAYOUT`). Closing stops the consumer
  * first (in-flight messages finish), then runs `closers` in order, then closes Redis; each step
  * on its own.
@@ -108,7 +109,9 @@ export async function consume<T>(
   closers: (() => Promise<unknown>)[] = [],
 ): Promise<Service> {
   const { config, logger, redis, schemas, producer, events } = kit;
-  // Never read the new layout while the former one still holds work this code would not see.
+  // Never read a cluster as one server (its partitions lie in different slots), nor the new
+  // layout while the former one still holds work this code would not see.
+  await refuseClusterAsOneServer(redis);
   await checkLegacyLayout(redis, config.stream.prefix, config.stream.partitions);
   const consumer = new StreamConsumer<T>({
     redis,

@@ -13,7 +13,6 @@ import { topicKeys } from '../../src/shared/bus/topics.ts';
 import { createRedis, type Redis } from '../../src/shared/redis.ts';
 import { SchemaRegistry } from '../../src/shared/schemas.ts';
 import { REDIS_URL } from '../support/services.ts';
-import { startPrivateRedis, type PrivateRedis } from '../support/private-services.ts';
 import {
   createTelegramBot,
   postTelegramUpdate,
@@ -219,49 +218,5 @@ describe('edge turn ledger (EDGE_MAX_BOT_BACKLOG)', () => {
       expect(await redis.zrange(keys.ledger, '0', '-1')).to.deep.equal(['n1']);
       expect(await redis.pttl(keys.ledger)).to.be.within(1, 1000);
     });
-  });
-});
-
-describe('edge turn ledger on a Redis that shards keys behind a redis:// URL', function () {
-  this.timeout(60_000);
-  let sharded: PrivateRedis;
-  let t: TestApi;
-
-  before(async function () {
-    this.timeout(60_000);
-    nock.disableNetConnect();
-    nock.enableNetConnect('127.0.0.1');
-    sharded = await startPrivateRedis({ persistence: 'none', shardsKeys: true });
-    t = await startTestApi({ REDIS_URL: sharded.url, EDGE_MAX_BOT_BACKLOG: '2' });
-    const streams = topicKeys(t.prefix, 'channel', t.config.stream.partitions).partitions;
-    await ensureGroups(t.redis, streams, 'channel');
-  });
-
-  after(async () => {
-    nock.cleanAll();
-    nock.enableNetConnect();
-    await t?.stop();
-    await sharded?.close();
-  });
-
-  it('when the publish script is answered CROSSSLOT, then the edge says so once and checks in two steps: the limit holds and the ledger holds the published turns', async () => {
-    const bot = await createTelegramBot(t, { name: 'sharded' });
-    const say = (updateId: number) =>
-      postTelegramUpdate(t, bot.appId, bot.secret, telegramText(42, updateId, `m${updateId}`));
-    expect((await say(1)).status).to.equal(200);
-    // A retry of an accepted update is a duplicate, not a new turn.
-    expect((await say(1)).status).to.equal(200);
-    for (let i = 2; i <= 3; i += 1) expect((await say(i)).status).to.equal(200);
-    const refused = await say(4);
-    expect(refused.status).to.equal(503);
-    expect(refused.json.error.code).to.equal('BW_ERR_BOT_OVERLOADED');
-
-    const turns = (await topicMessages(t.redis, t.prefix, 'channel'))
-      .map((m: { turn_id: string }) => m.turn_id)
-      .sort();
-    expect(turns).to.have.length(3);
-    const ledger = await t.redis.zrange(botTurnsKey(t.prefix, bot.appId), '0', '-1');
-    expect(ledger.sort()).to.deep.equal(turns);
-    expect(t.logs.filter((line) => line.includes('answered CROSSSLOT'))).to.have.length(1);
   });
 });

@@ -63,13 +63,11 @@ export interface PrivateRedis {
 /**
  * A redis-server with an append-only file synced on every write (`appendfsync always`): a write
  * Redis acknowledged survives even SIGKILL. With `persistence: 'none'`, no append-only file: a
- * Redis kept only in memory (the benches). With `shardsKeys`, a one-node Redis Cluster holding
- * every slot: reached through its `redis://` URL it takes one server's commands but refuses a
- * command or script whose keys lie in more than one slot (CROSSSLOT), as a cluster-mode endpoint
- * or a sharding proxy does.
+ * Redis kept only in memory (the benches). With `clusterMode`, a one-node Redis Cluster holding
+ * every slot, as a managed service's cluster-mode endpoint is.
  */
 export async function startPrivateRedis(
-  settings: { persistence?: 'always' | 'none'; shardsKeys?: boolean } = {},
+  settings: { persistence?: 'always' | 'none'; clusterMode?: boolean } = {},
 ): Promise<PrivateRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'botwire-redis-'));
   const port = await freePort();
@@ -86,8 +84,16 @@ export async function startPrivateRedis(
     ...(settings.persistence === 'none'
       ? ['--appendonly', 'no']
       : ['--appendonly', 'yes', '--appendfsync', 'always']),
-    ...(settings.shardsKeys
-      ? ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf']
+    ...(settings.clusterMode
+      ? // A lone node does not know its address (CLUSTER SLOTS would give none): it is told.
+        [
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          'nodes.conf',
+          '--cluster-announce-ip',
+          '127.0.0.1',
+        ]
       : []),
   ];
   const alive = () => server && server.child.exitCode === null && server.child.signalCode === null;
@@ -119,7 +125,7 @@ export async function startPrivateRedis(
   };
   try {
     await redis.start();
-    if (settings.shardsKeys) await holdEverySlot(redis.url);
+    if (settings.clusterMode) await holdEverySlot(redis.url);
   } catch (error) {
     await redis.close();
     throw error;

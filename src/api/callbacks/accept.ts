@@ -11,6 +11,7 @@ import {
 } from '../../shared/bot-turns.ts';
 import { withDeadline } from '../../shared/deadline.ts';
 import { BotwireError, errorMessage } from '../../shared/errors.ts';
+import { isCluster } from '../../shared/redis.ts';
 import { describeProblems } from '../../shared/schemas.ts';
 import type { OnceMessage } from '../../shared/bus/producer.ts';
 import type { Edge } from '../edge.ts';
@@ -179,20 +180,7 @@ function publishBound(edge: Edge): number {
  * and a turn not published after all (a duplicate, or the publish failed) is taken out again.
  */
 export async function publishOnce(edge: Edge, messages: readonly OnceMessage[]): Promise<number> {
-  if (edge.botBacklog.max > 0 && edge.botBacklog.inScript) {
-    try {
-      return await publishAdmitted(edge, messages);
-    } catch (error) {
-      // The script wrote nothing (a CROSSSLOT is answered before it runs).
-      if (!spansSlots(error)) throw error;
-      edge.botBacklog.inScript = false;
-      edge.warnings.warn(
-        'redis-shards-keys',
-        {},
-        'Redis answered CROSSSLOT to the publish script: it shards keys, so the per-bot check takes two steps as on a cluster (name a cluster redis+cluster://)',
-      );
-    }
-  }
+  if (edge.botBacklog.max > 0 && !isCluster(edge.redis)) return publishAdmitted(edge, messages);
   const entered = await admitBots(edge, messages);
   // A publish past the bound that still lands leaves its turn uncounted (it was withdrawn).
   let ids: (string | null)[];
@@ -215,14 +203,6 @@ export async function publishOnce(edge: Edge, messages: readonly OnceMessage[]):
   });
   await withdraw(edge, unpublished);
   return ids.filter(Boolean).length;
-}
-
-/** Whether Redis refused a script for keys in more than one slot (it shards keys). */
-function spansSlots(error: unknown): boolean {
-  for (let e = error; e instanceof Error; e = e.cause) {
-    if (/^CROSSSLOT /.test(e.message)) return true;
-  }
-  return false;
 }
 
 /** `publishOnce` on one Redis server: the per-bot check in the publish script. */
