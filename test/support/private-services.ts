@@ -5,11 +5,12 @@
  * folder.
  */
 import { execFile } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { randomInt } from 'node:crypto';
 import { Redis as RedisNode } from 'ioredis';
 import { createDb } from '../../src/shared/db.ts';
 import { pgTool } from './pg-tools.ts';
@@ -22,31 +23,41 @@ const exec = promisify(execFile);
 const handedOut = new Set<number>();
 
 /**
- * A TCP port free on 127.0.0.1 right now, and never one handed out before in this process: the
- * kernel may give a port just closed to the next ask, and callers that ask for several before
- * binding any (a private cluster's twelve) would get one twice.
+ * A TCP port free on 127.0.0.1 right now, below the kernel's range of ephemeral ports, and never
+ * one handed out before in this process. Below that range, because a port is listened on some
+ * time after it is handed out (a component process takes seconds to start on a loaded machine),
+ * and meanwhile any outgoing connection on the machine may be given a port of that range as its
+ * own (a fault suite's api once failed to start with EADDRINUSE so). Never twice, because callers
+ * that ask for several before binding any (a private cluster's twelve) must get them all apart.
  */
 export async function freePort(): Promise<number> {
+  const [low, high] = listenRange();
   for (;;) {
-    const port = await anyFreePort();
-    if (handedOut.has(port)) continue;
+    const port = low + randomInt(high - low);
+    if (handedOut.has(port) || !(await canListen(port))) continue;
     handedOut.add(port);
     return port;
   }
 }
 
-function anyFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Ports `freePort` chooses from: from 10000 to the first ephemeral port (32768 when unknown). */
+function listenRange(): [number, number] {
+  let ephemeral = 32_768;
+  try {
+    ephemeral = Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0],
+    );
+  } catch {
+    // Not Linux: the range most systems start at.
+  }
+  return [10_000, Math.max(ephemeral, 10_001)];
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
