@@ -24,7 +24,7 @@ import type { MessageContext } from '../shared/bus/delivery.ts';
 import { finishTurns } from '../shared/bot-turns.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { PlatformError } from './platform-api.ts';
-import { recordedCalls, sendReply, type ChannelOut, type OutboundDeps } from './send-reply.ts';
+import { sendReply, type ChannelOut, type OutboundDeps } from './send-reply.ts';
 
 export type { ChannelOut, OutboundDeps } from './send-reply.ts';
 
@@ -66,13 +66,7 @@ export async function handleOutbound(
   // Web and test-chat replies go to our own Redis: no platform account to trip a breaker.
   const breaker = streamsReplies(channel.type) ? undefined : deps.breaker;
   let failures = 0;
-  // The check before the first call (which calls of this turn are recorded) is read beside the
-  // breaker's admission: two round trips, to Postgres and to Redis, in the time of one. A reply
-  // parked after all leaves the read unused.
-  let firstRead: Promise<Set<string>> | undefined;
   if (breaker) {
-    firstRead = recordedCalls(deps, input);
-    firstRead.catch(() => undefined); // awaited by sendReply, or not at all when parked
     const admission = await breaker.admit(channel.id, input.turn_id, JSON.stringify(input));
     if (admission.parked) {
       context.log.debug({ channelId: channel.id }, 'platform account parked: reply parked');
@@ -87,7 +81,6 @@ export async function handleOutbound(
       channel,
       input,
       context,
-      firstRead,
     );
   } catch (error) {
     if (!breaker || !isPlatformFailure(error) || !(await breaker.fail(channel.id))) throw error;

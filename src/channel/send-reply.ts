@@ -254,31 +254,20 @@ async function recordEnded(
   }
 }
 
-/** Reads which calls of a reply's turn are recorded already (their seqs). */
-export function recordedCalls(deps: OutboundDeps, input: ChannelOut): Promise<Set<string>> {
-  const turn = {
-    conversationId: input.bot_output.conversation.conversation_id,
-    turnId: input.turn_id,
-  };
-  return deps.recorded ? deps.recorded(turn) : recordedOutbound(deps.db, turn);
-}
-
 /**
  * Sends a reply's calls in order, skipping those recorded already; resolves to how the calls
- * sent by this attempt ended. `firstRead`: `recordedCalls` for this reply, read already (beside
- * another wait), taken for the check before the first call.
+ * sent by this attempt ended.
  */
 export async function sendReply(
   deps: OutboundDeps,
   channel: ChannelRecord,
   input: ChannelOut,
   context: MessageContext,
-  firstRead?: Promise<Set<string>>,
 ): Promise<OutboundOutcome[]> {
   const outcomes: OutboundOutcome[] = [];
   let asked = false;
-  let read = firstRead;
   const { conversation } = input.bot_output;
+  const recorded = deps.recorded ?? ((turn) => recordedOutbound(deps.db, turn));
   const record = deps.record ?? ((row) => recordOutbound(deps.db, row));
   const turn = { conversationId: conversation.conversation_id, turnId: input.turn_id };
   const calls = plan(deps, channel, input);
@@ -286,9 +275,7 @@ export async function sendReply(
     // A recorded call (a redelivered or republished turn) is not sent again. Read before each
     // call, not once per turn: an attempt still running elsewhere (a lease lost mid-turn) may
     // have recorded the calls after its first one since.
-    const recorded = await (read ?? recordedCalls(deps, input));
-    read = undefined;
-    if (recorded.has(call.seq)) continue;
+    if ((await recorded(turn)).has(call.seq)) continue;
     const ended = (outcome: OutboundOutcome): Promise<void> => {
       outcomes.push(outcome);
       return recordEnded(
