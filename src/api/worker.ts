@@ -9,7 +9,7 @@ import type { Knex } from '../shared/db.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Service } from '../shared/process.ts';
 import { BOT_TURN_SCRIPTS } from '../shared/bot-turns.ts';
-import { createKit, openDirectory } from '../shared/worker-kit.ts';
+import { checkRedisAtStart, createKit, openDirectory } from '../shared/worker-kit.ts';
 import { HealthFile } from '../shared/health-file.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp, readiness } from './app.ts';
@@ -20,7 +20,6 @@ import { RetentionPruner } from './retention-pruner.ts';
 import { BacklogGauge, topicDepths } from './backlog.ts';
 import { Heartbeat, membersKey } from '../shared/bus/members.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
-import { checkLegacyLayout } from '../shared/bus/legacy-layout.ts';
 import { BotwireError } from '../shared/errors.ts';
 import { BroadcastQueue } from '../shared/broadcasts/queue.ts';
 import { ConversationTestQueue } from '../shared/flows/conversation-test-queue.ts';
@@ -32,13 +31,7 @@ import { handoffMetrics, readHandoffFigures } from './handoff-metrics.ts';
 import { llmMetrics } from './llm-metrics.ts';
 import { EventHub } from './events/hub.ts';
 import { BurstLog } from './burst-log.ts';
-import {
-  createRedis,
-  duplicateRedis,
-  isCluster,
-  refuseClusterAsOneServer,
-  whenReady,
-} from '../shared/redis.ts';
+import { createRedis, duplicateRedis, isCluster, whenReady } from '../shared/redis.ts';
 import { MessagingLimit } from '../shared/whatsapp-messaging-limit.ts';
 import type Koa from 'koa';
 import { endStreamsOfChangedBots } from './web/bot-changes.ts';
@@ -85,21 +78,19 @@ export async function startApi(
   // while the former one still holds work (BW_ERR_LAYOUT). When Redis cannot be reached at start
   // the checks cannot run: the api starts unready as before (every worker runs the same checks
   // once Redis answers, and refuses then).
-  await refuseClusterAsOneServer(redis)
-    .then(() => checkLegacyLayout(redis, config.stream.prefix, config.stream.partitions))
-    .catch((error: unknown) => {
-      if (
-        error instanceof BotwireError &&
-        (error.code === 'BW_ERR_LAYOUT' || error.code === 'BW_ERR_CONFIG')
-      ) {
-        redis.disconnect();
-        throw error;
-      }
-      logger.warn(
-        { err: error },
-        'could not check Redis and its stream key layout: Redis is unavailable',
-      );
-    });
+  await checkRedisAtStart(redis, config).catch((error: unknown) => {
+    if (
+      error instanceof BotwireError &&
+      (error.code === 'BW_ERR_LAYOUT' || error.code === 'BW_ERR_CONFIG')
+    ) {
+      redis.disconnect();
+      throw error;
+    }
+    logger.warn(
+      { err: error },
+      'could not check Redis and its stream key layout: Redis is unavailable',
+    );
+  });
   // A write the edge must see on replicas goes with its WAIT on a connection of its own: a WAIT
   // holds its connection until the replicas answer, and on the shared one every other command for
   // that node would wait behind it while a master has no replica.

@@ -78,8 +78,9 @@ interface AdmitCommand {
  * Enters a callback's new turns in their bot's ledger unless the ledger already holds more than
  * `max` (turns older than `horizonMs` are trimmed first); answers how many it held before. Used
  * where the check cannot ride in the publish script (a cluster; on one server
- * `Producer.publishOnceAdmitted` does this work). The edge enters turns before it publishes them, so that `channel` cannot finish a turn before it is
- * entered (it would then count until the horizon); what is then not published (refused,
+ * `Producer.publishOnceAdmitted` does this work). The edge enters turns before it publishes
+ * them, so that `channel` cannot finish a turn before it is entered (it would then count until
+ * the horizon); what is then not published (refused,
  * duplicate, failed) is taken out again with `finishTurns`. Needs a connection made with
  * `BOT_TURN_SCRIPTS`.
  */

@@ -96,9 +96,18 @@ export function createKit(config: Config, logger: Logger, options: KitOptions): 
 }
 
 /**
- * Starts the consumer of `topic` with `handler`, after checking that Redis is not a cluster
- * named as one server (`refuseClusterAsOneServer`: `BW_ERR_CONFIG`) and holds no work in the
- * former stream key layout (`checkLegacyLayout`: `BW_ERR_LAYOUT`). Closing stops the consumer
+ * The checks of Redis every component makes before it takes work: not a cluster named as one
+ * server (`refuseClusterAsOneServer`: `BW_ERR_CONFIG`; its partitions lie in different slots),
+ * and no work left in the former stream key layout, which this code would not see
+ * (`checkLegacyLayout`: `BW_ERR_LAYOUT`).
+ */
+export async function checkRedisAtStart(redis: Redis, config: Config): Promise<void> {
+  await refuseClusterAsOneServer(redis);
+  await checkLegacyLayout(redis, config.stream.prefix, config.stream.partitions);
+}
+
+/**
+ * Starts the consumer of `topic` with `handler`, after `checkRedisAtStart`. Closing stops the consumer
  * first (in-flight messages finish), then runs `closers` in order, then closes Redis; each step
  * on its own.
  */
@@ -109,10 +118,7 @@ export async function consume<T>(
   closers: (() => Promise<unknown>)[] = [],
 ): Promise<Service> {
   const { config, logger, redis, schemas, producer, events } = kit;
-  // Never read a cluster as one server (its partitions lie in different slots), nor the new
-  // layout while the former one still holds work this code would not see.
-  await refuseClusterAsOneServer(redis);
-  await checkLegacyLayout(redis, config.stream.prefix, config.stream.partitions);
+  await checkRedisAtStart(redis, config);
   const consumer = new StreamConsumer<T>({
     redis,
     producer,

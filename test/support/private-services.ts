@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomInt } from 'node:crypto';
-import { Redis as RedisNode } from 'ioredis';
 import { createDb } from '../../src/shared/db.ts';
 import { pgTool } from './pg-tools.ts';
 import { start, type Running } from './run.ts';
@@ -31,7 +30,7 @@ const handedOut = new Set<number>();
  * that ask for several before binding any (a private cluster's twelve) must get them all apart.
  */
 export async function freePort(): Promise<number> {
-  const [low, high] = listenRange();
+  const [low, high] = LISTEN_RANGE;
   for (;;) {
     const port = low + randomInt(high - low);
     if (handedOut.has(port) || !(await canListen(port))) continue;
@@ -41,6 +40,8 @@ export async function freePort(): Promise<number> {
 }
 
 /** Ports `freePort` chooses from: from 10000 to the first ephemeral port (32768 when unknown). */
+const LISTEN_RANGE = listenRange();
+
 function listenRange(): [number, number] {
   let ephemeral = 32_768;
   try {
@@ -74,11 +75,10 @@ export interface PrivateRedis {
 /**
  * A redis-server with an append-only file synced on every write (`appendfsync always`): a write
  * Redis acknowledged survives even SIGKILL. With `persistence: 'none'`, no append-only file: a
- * Redis kept only in memory (the benches). With `clusterMode`, a one-node Redis Cluster holding
- * every slot, as a managed service's cluster-mode endpoint is.
+ * Redis kept only in memory (the benches).
  */
 export async function startPrivateRedis(
-  settings: { persistence?: 'always' | 'none'; clusterMode?: boolean } = {},
+  settings: { persistence?: 'always' | 'none' } = {},
 ): Promise<PrivateRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'botwire-redis-'));
   const port = await freePort();
@@ -95,17 +95,6 @@ export async function startPrivateRedis(
     ...(settings.persistence === 'none'
       ? ['--appendonly', 'no']
       : ['--appendonly', 'yes', '--appendfsync', 'always']),
-    ...(settings.clusterMode
-      ? // A lone node does not know its address (CLUSTER SLOTS would give none): it is told.
-        [
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          'nodes.conf',
-          '--cluster-announce-ip',
-          '127.0.0.1',
-        ]
-      : []),
   ];
   const alive = () => server && server.child.exitCode === null && server.child.signalCode === null;
   const redis: PrivateRedis = {
@@ -136,26 +125,11 @@ export async function startPrivateRedis(
   };
   try {
     await redis.start();
-    if (settings.clusterMode) await holdEverySlot(redis.url);
   } catch (error) {
     await redis.close();
     throw error;
   }
   return redis;
-}
-
-/** Gives a fresh one-node cluster every slot and waits until it serves them. */
-async function holdEverySlot(url: string): Promise<void> {
-  const node = new RedisNode(url);
-  try {
-    await node.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
-    await waitFor(async () => /cluster_state:ok/.test(String(await node.call('CLUSTER', 'INFO'))), {
-      timeoutMs: 15_000,
-      what: 'the one-node cluster to serve its slots',
-    });
-  } finally {
-    node.disconnect();
-  }
 }
 
 export interface PrivatePostgres {
