@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { Breaker, BREAKER_SCRIPTS } from '../src/channel/breaker.ts';
+import { Pacer, PACING_SCRIPTS } from '../src/channel/pacing.ts';
 import { parkedKey, parkedReplies } from '../src/shared/bot-turns.ts';
 import { createRedis, type Redis } from '../src/shared/redis.ts';
 import { dropPrefix, REDIS_URL, uniquePrefix } from './support/services.ts';
@@ -16,7 +17,10 @@ describe('channel circuit breaker and parking (Redis)', () => {
     new Breaker({ redis, prefix, windowMs: 5000, openMs: 200, openMaxMs: 800, ...options });
 
   before(() => {
-    redis = createRedis(REDIS_URL, { name: 'botwire-test', scripts: BREAKER_SCRIPTS });
+    redis = createRedis(REDIS_URL, {
+      name: 'botwire-test',
+      scripts: { ...BREAKER_SCRIPTS, ...PACING_SCRIPTS },
+    });
   });
 
   after(async () => {
@@ -121,5 +125,45 @@ describe('channel circuit breaker and parking (Redis)', () => {
     await b.admit(a, 't2', '{}', true);
     expect(await redis.xlen(parkedKey(prefix, a))).to.equal(2);
     expect(await parkedReplies(redis, prefix, [a])).to.equal(2);
+  });
+
+  describe("a reply's first slot reserved with its admission (one Redis server)", () => {
+    const chatPace = { intervalMs: 1000, burst: 3 };
+    /** A chat's pace keys, in the account's hash tag as a bot channel's are. */
+    const paces = (a: string): [string, typeof chatPace][] => [
+      [`${prefix}:pace:{tg:${a}}:42`, chatPace],
+    ];
+
+    it('when a reply is admitted to be sent, then it holds a slot of its pace, counted as the pacer counts', async () => {
+      const b = breaker();
+      const a = account();
+      const pacer = new Pacer(redis);
+      const before = Date.now();
+      const admissions = [];
+      for (const turn of ['t1', 't2', 't3']) {
+        admissions.push(await b.admit(a, turn, '{}', false, paces(a)));
+      }
+      for (const admission of admissions) {
+        expect(admission).to.include({ parked: false, failures: 0 });
+        expect(admission)
+          .to.have.property('slotDueAt')
+          .within(before - 1000, Date.now());
+      }
+      // The chat's burst of three is used: the next slot, the pacer's, is about an interval off.
+      expect(await pacer.reserve(paces(a))).to.be.within(1, 1000);
+      const fourth = await b.admit(a, 't4', '{}', false, paces(a));
+      expect(fourth)
+        .to.have.property('slotDueAt')
+        .above(Date.now() + 1000);
+    });
+
+    it('when a reply is parked (the breaker open, or parked before), then it takes no slot', async () => {
+      const b = breaker({ failures: 1 });
+      const a = account();
+      await b.fail(a);
+      expect(await b.admit(a, 't1', '{}', false, paces(a))).to.deep.equal({ parked: true });
+      expect(await b.admit(a, 't1', '{}', false, paces(a))).to.deep.equal({ parked: true });
+      expect(await redis.exists(paces(a)[0]![0])).to.equal(0);
+    });
   });
 });

@@ -348,6 +348,35 @@ describe('channel component', function () {
     expect(calls).to.equal(1);
   });
 
+  it("when replies go to a chat, then each takes one slot of the chat's pace (reserved with the breaker's admission), not two", async () => {
+    await telegramText(70, 77, 'Pia', 'hi');
+    const conversation = () =>
+      t.schema.db('conversations').where({ chat_id: '77' }).first<{ id: string } | undefined>('id');
+    await waitFor(async () => (await conversation()) !== undefined);
+    const row = (await conversation())!;
+    const replies = [1, 2].map(() =>
+      telegramChannelOut(tg, 77, [{ message_type: 'text', text: 'hello' }], {
+        conversationId: row.id,
+      }),
+    );
+    for (const id of [700, 701]) {
+      nock(TG)
+        .post(`/bot${TELEGRAM_TOKEN}/sendMessage`)
+        .reply(200, { ok: true, result: { message_id: id } });
+    }
+    for (const reply of replies) await producer.publish('channel', reply);
+    await waitFor(async () => {
+      const sent = (await rows()).filter((r) => replies.some((m) => m.turn_id === r.turn_id));
+      return sent.length === 2 && sent.every((r) => r.status === 'sent');
+    });
+    // The chat's theoretical arrival time: one interval (1 s) ahead per slot taken, from the
+    // first send on. Two replies that each took two slots would put it about 4 s ahead.
+    const tat = Number(await t.redis.get(`${t.prefix}:pace:{tg:${tg.channelId}}:77`));
+    const [seconds, micros] = await t.redis.time();
+    const now = Number(seconds) * 1000 + Number(micros) / 1000;
+    expect(tat - now).to.be.within(0, 2000);
+  });
+
   it('when a WhatsApp list reply arrives and a reply is sent, then the Cloud API gets the list and the status is recorded', async () => {
     const payload = whatsappPayload(number, [{ id: 'wamid.in1', body: 'x' }]) as {
       entry: { changes: { value: { messages: Record<string, unknown>[] } }[] }[];

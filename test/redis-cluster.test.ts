@@ -6,6 +6,8 @@ import { SessionStore } from '../src/api/admin/session-store.ts';
 import { jobsPrefix } from '../src/indexer/worker.ts';
 import { jobsConnection } from '../src/shared/jobs-connection.ts';
 import { HEARTBEAT_SCRIPT, membersKey, readMembers } from '../src/shared/bus/members.ts';
+import { breakerKeys } from '../src/shared/bot-turns.ts';
+import { Breaker, BREAKER_SCRIPTS } from '../src/channel/breaker.ts';
 import { Pacer, PACING_SCRIPTS } from '../src/channel/pacing.ts';
 import { Producer, PRODUCER_SCRIPTS } from '../src/shared/bus/producer.ts';
 import { topicKeys, TOPICS, type Topic } from '../src/shared/bus/topics.ts';
@@ -215,6 +217,25 @@ describe('Redis Cluster (private loopback cluster)', function () {
       expect(wait).to.equal(0);
     } finally {
       piped.disconnect();
+    }
+  });
+
+  it("when the breaker admits a reply on the cluster, then its pace keys (in other slots) are left to the call's own reservation", async () => {
+    const scripted = createRedis(cluster.url, {
+      name: 'botwire-test',
+      scripts: { ...BREAKER_SCRIPTS, ...PACING_SCRIPTS },
+    });
+    try {
+      const pace = `${prefix}:pace:{tg:c1}:42`;
+      expect(await ownerOf(pace)).to.not.equal(await ownerOf(breakerKeys(prefix, 'c1').open));
+      const breaker = new Breaker({ redis: scripted, prefix });
+      const admission = await breaker.admit('c1', 't1', '{}', false, [
+        [pace, { intervalMs: 1000, burst: 3 }],
+      ]);
+      expect(admission).to.deep.equal({ parked: false, failures: 0 });
+      expect(await redis.exists(pace)).to.equal(0);
+    } finally {
+      scripted.disconnect();
     }
   });
 

@@ -15,14 +15,18 @@
  * Every key of an account shares its hash tag (`{park:<channel id>}`): one Cluster slot. The
  * index of accounts with parked replies (`{parking}`) is a separate key, written after each park.
  */
-import type { Redis } from '../shared/redis.ts';
 import { breakerKeys, parkingBase } from '../shared/bot-turns.ts';
+import { isCluster, type Redis } from '../shared/redis.ts';
+import { RESERVE_LUA, type Pace } from './pacing.ts';
 
-// KEYS: parked stream, open flag, failure counter, the turn's marker.
-// ARGV: data, marker ttl (s), force ('1' parks whatever the state).
+// KEYS: parked stream, open flag, failure counter, the turn's marker, then the pace keys of the
+// reply's calls (none, or all in the breaker's slot: one Redis server).
+// ARGV: data, marker ttl (s), force ('1' parks whatever the state), then each pace's interval
+// and burst.
 // Returns -1 parked now, -2 parked before (the marker exists: the parked copy is the drainer's to
-// send, or sent), else the failures in the window (send it).
-const ADMIT = `
+// send, or sent), else the failures in the window (send it), with pace keys {failures, the wait
+// for the slot reserved for the reply's first call (ms)}.
+const ADMIT = `${RESERVE_LUA}
 if redis.call('EXISTS', KEYS[4]) == 1 then return -2 end
 if ARGV[3] == '1' or redis.call('XLEN', KEYS[1]) > 0 or redis.call('EXISTS', KEYS[2]) == 1 then
   if redis.call('SET', KEYS[4], '1', 'NX', 'EX', ARGV[2]) then
@@ -31,7 +35,9 @@ if ARGV[3] == '1' or redis.call('XLEN', KEYS[1]) > 0 or redis.call('EXISTS', KEY
   end
   return -2
 end
-return tonumber(redis.call('GET', KEYS[3]) or '0')`;
+local failures = tonumber(redis.call('GET', KEYS[3]) or '0')
+if #KEYS == 4 then return failures end
+return {failures, reserve(4, 3)}`;
 
 // KEYS: failure counter, open flag, open level.
 // ARGV: failures that open, window (ms), first open time (ms), longest open time (ms).
@@ -81,8 +87,11 @@ export interface BreakerOptions {
   markerTtlS?: number;
 }
 
-/** What the handler is to do with a reply. */
-export type Admission = { parked: true } | { parked: false; failures: number };
+/**
+ * What the handler is to do with a reply. `slotDueAt` (epoch ms): when the slot reserved for the
+ * reply's first call is due, if one was reserved with the admission.
+ */
+export type Admission = { parked: true } | { parked: false; failures: number; slotDueAt?: number };
 
 /** A reply waiting in a parking stream. */
 export interface ParkedEntry {
@@ -122,22 +131,40 @@ export class Breaker {
   /**
    * Parks the reply when the account's breaker is open or replies are parked already (or always,
    * with `force`); otherwise says to send it, with the account's failures in the window.
+   *
+   * With `paces` (those of the reply's calls) on one Redis server, a reply to send also gets the
+   * slot of its first call, in the same script: one round trip fewer a reply. A cluster holds the
+   * pace keys in other slots, so there the caller reserves apart (no `slotDueAt`).
    */
-  async admit(account: string, turnId: string, data: string, force = false): Promise<Admission> {
+  async admit(
+    account: string,
+    turnId: string,
+    data: string,
+    force = false,
+    paces: readonly [string, Pace][] = [],
+  ): Promise<Admission> {
     const keys = this.#keys(account);
     const marker = `${parkingBase(this.#o.prefix, account)}:seen:${turnId}`;
-    const result = Number(
-      await this.#redis.bwParkAdmit(
-        4,
-        keys.parked,
-        keys.open,
-        keys.fails,
-        marker,
-        data,
-        this.#o.markerTtlS,
-        force ? '1' : '0',
-      ),
+    const slot = !force && paces.length > 0 && !isCluster(this.#redis) ? paces : [];
+    const paceKeys = slot.map(([key]) => key);
+    const paceRates = slot.flatMap(([, pace]) => [pace.intervalMs, pace.burst]);
+    const sent = Date.now();
+    const answer = await this.#redis.bwParkAdmit(
+      4 + slot.length,
+      keys.parked,
+      keys.open,
+      keys.fails,
+      marker,
+      ...paceKeys,
+      data,
+      this.#o.markerTtlS,
+      force ? '1' : '0',
+      ...paceRates,
     );
+    if (Array.isArray(answer)) {
+      return { parked: false, failures: Number(answer[0]), slotDueAt: sent + Number(answer[1]) };
+    }
+    const result = Number(answer);
     if (result >= 0) return { parked: false, failures: result };
     // Parked now or before (a redelivery after a crash): index the account either way, so a
     // crash between the park and this write is mended by the redelivery.

@@ -12,22 +12,30 @@
  */
 import type { Redis } from '../shared/redis.ts';
 
-// One slot under each key (KEYS[i] paced by ARGV[2i-1] ms with bursts of ARGV[2i]); returns the
-// longest wait. All keys of one call share a hash tag (one Cluster slot).
-const RESERVE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local longest = 0
-for i = 1, #KEYS do
-  local interval = tonumber(ARGV[2 * i - 1])
-  local tolerance = interval * (tonumber(ARGV[2 * i]) - 1)
-  local tat = tonumber(redis.call('GET', KEYS[i]) or now)
-  if tat < now then tat = now end
-  local wait = tat - tolerance - now
-  if wait > longest then longest = wait end
-  redis.call('SET', KEYS[i], string.format('%.3f', tat + interval), 'PX', math.ceil(tat + interval - now + 1000))
-end
-return longest`;
+/**
+ * Lua: `reserve(k, a)` takes one slot under each of KEYS[k + 1..] (KEYS[k + i] paced by
+ * ARGV[a + 2i - 1] ms with bursts of ARGV[a + 2i]) and returns the longest wait. All keys of one
+ * call share a hash tag (one Cluster slot). The breaker's admission runs it too (`breaker.ts`).
+ */
+export const RESERVE_LUA = `
+local function reserve(k, a)
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local longest = 0
+  for i = 1, #KEYS - k do
+    local interval = tonumber(ARGV[a + 2 * i - 1])
+    local tolerance = interval * (tonumber(ARGV[a + 2 * i]) - 1)
+    local tat = tonumber(redis.call('GET', KEYS[k + i]) or now)
+    if tat < now then tat = now end
+    local wait = tat - tolerance - now
+    if wait > longest then longest = wait end
+    redis.call('SET', KEYS[k + i], string.format('%.3f', tat + interval), 'PX', math.ceil(tat + interval - now + 1000))
+  end
+  return longest
+end`;
+
+const RESERVE = `${RESERVE_LUA}
+return reserve(0, 0)`;
 
 // What is left: a slot under every key only if none of them is owed (a send paced ahead of now);
 // otherwise nothing is reserved and the answer is how long until the latest is due. A sender that
@@ -71,6 +79,14 @@ export function whatsappNumberPace(perSecond: number): Pace {
   return { intervalMs: 1000 / perSecond, burst: Math.max(1, Math.round(perSecond)) };
 }
 
+/** The keys of `paces`, then each one's interval and burst: a pacing script's KEYS and ARGV. */
+function paceArgs(paces: readonly [string, Pace][]): (string | number)[] {
+  return [
+    ...paces.map(([key]) => key),
+    ...paces.flatMap(([, pace]) => [pace.intervalMs, pace.burst]),
+  ];
+}
+
 interface ReserveCommand {
   bwReserve(numKeys: number, ...args: (string | number)[]): Promise<unknown>;
   bwReserveLeftover(numKeys: number, ...args: (string | number)[]): Promise<unknown>;
@@ -101,8 +117,7 @@ export class Pacer {
    * wait for the latest of them. The keys must share a hash tag.
    */
   async reserve(paces: readonly [string, Pace][]): Promise<number> {
-    const args = paces.flatMap(([, pace]) => [pace.intervalMs, pace.burst]);
-    return Number(await this.#redis.bwReserve(paces.length, ...paces.map(([key]) => key), ...args));
+    return Number(await this.#redis.bwReserve(paces.length, ...paceArgs(paces)));
   }
 
   /**
@@ -110,9 +125,6 @@ export class Pacer {
    * sends). Resolves to 0 when reserved, else to how long (ms) to wait before asking again.
    */
   async reserveLeftover(paces: readonly [string, Pace][]): Promise<number> {
-    const args = paces.flatMap(([, pace]) => [pace.intervalMs, pace.burst]);
-    return Number(
-      await this.#redis.bwReserveLeftover(paces.length, ...paces.map(([key]) => key), ...args),
-    );
+    return Number(await this.#redis.bwReserveLeftover(paces.length, ...paceArgs(paces)));
   }
 }

@@ -115,6 +115,30 @@ async function sendTelegram(
   }
 }
 
+/** The paces every call of a reply to `chatId` waits under; none for web and test chats. */
+export function pacesOf(
+  deps: Pick<OutboundDeps, 'prefix' | 'whatsappPace'>,
+  channel: ChannelRecord,
+  chatId: string,
+): [string, Pace][] {
+  const secrets = channel.secrets;
+  if (secrets.type === 'telegram') {
+    return [
+      // One hash tag per bot channel: both keys are reserved in one script.
+      [`${deps.prefix}:pace:{tg:${channel.id}}`, PACES.telegramBot],
+      [
+        `${deps.prefix}:pace:{tg:${channel.id}}:${chatId}`,
+        chatId.startsWith('-') ? PACES.telegramGroupChat : PACES.telegramPrivateChat,
+      ],
+    ];
+  }
+  if (secrets.type === 'whatsapp') {
+    const number = secrets.details.phone_number_id;
+    return [[`${deps.prefix}:pace:wa:${number}`, deps.whatsappPace ?? PACES.whatsappNumber]];
+  }
+  return [];
+}
+
 function plan(deps: OutboundDeps, channel: ChannelRecord, input: ChannelOut): PlannedCall[] {
   const { conversation, messages } = input.bot_output;
   const secrets = channel.secrets;
@@ -124,11 +148,11 @@ function plan(deps: OutboundDeps, channel: ChannelRecord, input: ChannelOut): Pl
       paces: [],
     }));
   }
+  const paces = pacesOf(deps, channel, conversation.chat_id);
   const calls: PlannedCall[] = [];
   messages.forEach((message, i) => {
     if (secrets.type === 'telegram') {
       const token = secrets.details.bot_token;
-      const group = conversation.chat_id.startsWith('-');
       renderTelegram(conversation.chat_id, message).forEach((call, j) => {
         calls.push({
           seq: `${i}.${j}`,
@@ -139,14 +163,7 @@ function plan(deps: OutboundDeps, channel: ChannelRecord, input: ChannelOut): Pl
             };
             return `${conversation.chat_id}:${result.message_id ?? ''}`;
           },
-          paces: [
-            // One hash tag per bot channel: both keys are reserved in one script.
-            [`${deps.prefix}:pace:{tg:${channel.id}}`, PACES.telegramBot],
-            [
-              `${deps.prefix}:pace:{tg:${channel.id}}:${conversation.chat_id}`,
-              group ? PACES.telegramGroupChat : PACES.telegramPrivateChat,
-            ],
-          ],
+          paces,
         });
       });
     } else {
@@ -167,7 +184,7 @@ function plan(deps: OutboundDeps, channel: ChannelRecord, input: ChannelOut): Pl
               : {};
             return deps.whatsapp.send(number, accessToken, { ...body, ...media });
           },
-          paces: [[`${deps.prefix}:pace:wa:${number}`, deps.whatsappPace ?? PACES.whatsappNumber]],
+          paces,
         });
       });
     }
@@ -180,6 +197,7 @@ async function deliver(
   deps: OutboundDeps,
   call: PlannedCall,
   context: MessageContext,
+  reserve: (paces: readonly [string, Pace][]) => Promise<number>,
 ): Promise<string> {
   const attempts = deps.attempts ?? 4;
   for (let attempt = 1; ; attempt += 1) {
@@ -190,7 +208,7 @@ async function deliver(
         if (wait > 0) await sleep(wait);
       }
     } else {
-      const wait = call.paces.length > 0 ? await deps.pacer.reserve(call.paces) : 0;
+      const wait = call.paces.length > 0 ? await reserve(call.paces) : 0;
       if (wait > 0) await sleep(wait);
     }
     if (attempt === 1 && deps.beforeCall && !(await deps.beforeCall())) throw new Withdrawn();
@@ -256,14 +274,23 @@ async function recordEnded(
 
 /**
  * Sends a reply's calls in order, skipping those recorded already; resolves to how the calls
- * sent by this attempt ended.
+ * sent by this attempt ended. `slotDueAt` (epoch ms): a slot under the reply's paces reserved
+ * already (with the breaker's admission), taken by the first try of the first call it sends.
  */
 export async function sendReply(
   deps: OutboundDeps,
   channel: ChannelRecord,
   input: ChannelOut,
   context: MessageContext,
+  slotDueAt?: number,
 ): Promise<OutboundOutcome[]> {
+  let held = slotDueAt;
+  const reserve = (paces: readonly [string, Pace][]): Promise<number> => {
+    if (held === undefined) return deps.pacer.reserve(paces);
+    const wait = held - Date.now();
+    held = undefined;
+    return Promise.resolve(wait);
+  };
   const outcomes: OutboundOutcome[] = [];
   let asked = false;
   const { conversation } = input.bot_output;
@@ -302,6 +329,7 @@ export async function sendReply(
         first ? deps : { ...deps, beforeCall: undefined },
         call,
         context,
+        reserve,
       );
     } catch (error) {
       if (error instanceof Withdrawn) throw error;
