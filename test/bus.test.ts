@@ -112,59 +112,6 @@ forEachRedisMode('topic bus', (mode) => {
       ).to.deep.equal(names);
     });
 
-    describe("publishing a handler's output and acknowledging its entry (publishManyAcking)", () => {
-      const retriverMessage = { source: 'test', collection_name: 'faq', query: 'hi' };
-      /** An entry read by group `g` and not acknowledged yet. */
-      const pendingEntry = async () => {
-        const stream = keys.partitions[0]!;
-        await redis.xgroup('CREATE', stream, 'g', '0', 'MKSTREAM');
-        const id = await redis.xadd(stream, '*', 'data', '{}');
-        await redis.xreadgroup('GROUP', 'g', 'c', 'COUNT', 1, 'STREAMS', stream, '>');
-        const count = async () => Number(((await redis.xpending(stream, 'g')) as [number])[0]);
-        return { entry: { stream, group: 'g', id: id! }, pendingCount: count };
-      };
-
-      it('when every message is written, then they are in their streams and the entry is acknowledged', async () => {
-        const { entry, pendingCount } = await pendingEntry();
-        expect(await pendingCount()).to.equal(1);
-        const ids = await producer.publishManyAcking(
-          [
-            { topic: 'retriver', message: retriverMessage },
-            { topic: 'retriver', message: { ...retriverMessage, ordering_key: 'other' } },
-          ],
-          entry,
-        );
-        expect(ids).to.have.length(2);
-        expect(await lengthOf(topicKeys(prefix, 'retriver', PARTITIONS).partitions)).to.equal(2);
-        expect(await pendingCount()).to.equal(0);
-      });
-
-      it('when a message cannot be written, then the entry is not acknowledged', async () => {
-        const { entry, pendingCount } = await pendingEntry();
-        const retriver = topicKeys(prefix, 'retriver', PARTITIONS).partitions;
-        const good = { ...retriverMessage, ordering_key: 'good' };
-        const goodStream = producer.streamFor('retriver', good);
-        // Every other retriver partition is a plain string: XADD there answers WRONGTYPE.
-        for (const stream of retriver) if (stream !== goodStream) await redis.set(stream, 'x');
-        let bad: Record<string, string> = retriverMessage;
-        for (let i = 0; producer.streamFor('retriver', bad) === goodStream; i += 1) {
-          bad = { ...retriverMessage, ordering_key: `bad-${i}` };
-        }
-        const error = await producer
-          .publishManyAcking(
-            [
-              { topic: 'retriver', message: good },
-              { topic: 'retriver', message: bad },
-            ],
-            entry,
-          )
-          .catch((e: unknown) => e);
-        expect((error as BotwireError).code).to.equal('BW_ERR_UNAVAILABLE');
-        expect(await pendingCount()).to.equal(1);
-        for (const stream of retriver) if (stream !== goodStream) await redis.del(stream);
-      });
-    });
-
     it("a partition's keys carry the partition as their Redis Cluster hash tag", () => {
       expect(keys.partitions).to.deep.equal([0, 1, 2, 3].map((p) => `${prefix}:{indexer:p${p}}`));
       expect(keys.dead(1)).to.equal(`${prefix}:{indexer:p1}:dead`);

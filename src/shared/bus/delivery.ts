@@ -205,12 +205,12 @@ export class Delivery<T> {
         );
       }
       const outgoing = await handler(decoded.message, { id: entry.id, topic, deliveries, log });
+      if (outgoing && outgoing.length > 0) await producer.publishMany(outgoing);
       if (unfailed) {
         // Read as new (`>`) and not failed yet: no failure can be recorded for it, so one XACK
-        // (not MULTI, XACK, HDEL, EXEC), after the publish: in its script on one server.
-        await producer.publishManyAcking(outgoing ?? [], { stream, group, id: entry.id });
+        // (not MULTI, XACK, HDEL, EXEC). It is sent only after the publish above resolved.
+        await redis.xack(stream, group, entry.id);
       } else {
-        if (outgoing && outgoing.length > 0) await producer.publishMany(outgoing);
         await redis
           .multi()
           .xack(stream, group, entry.id)

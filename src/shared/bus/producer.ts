@@ -83,32 +83,11 @@ end
 for l in pairs(entered) do redis.call('PEXPIRE', ledgers[l], horizon) end
 return out`;
 
-// A handler's messages published, then the entry it handled acknowledged, for one Redis server
-// (the streams span slots). KEYS: the partition streams published to, then the stream of the
-// entry. ARGV: maxLen, the consumer group, the entry's id, then each message's data. An XADD that
-// fails stops the script before the XACK, as waiting for the publish before acknowledging does.
-const PUBLISH_ACK = `
-local n = #KEYS - 1
-local out = {}
-for i = 1, n do
-  out[i] = redis.call('XADD', KEYS[i], 'MAXLEN', '~', ARGV[1], '*', 'data', ARGV[3 + i])
-end
-redis.call('XACK', KEYS[n + 1], ARGV[2], ARGV[3])
-return out`;
-
 /** The producer's scripts, for a connection to define as it is made (see `createKit`). */
 export const PRODUCER_SCRIPTS = {
   bwPublishOnce: { lua: PUBLISH_ONCE },
   bwPublishOnceAdmitted: { lua: PUBLISH_ONCE_ADMITTED },
-  bwPublishAck: { lua: PUBLISH_ACK },
 };
-
-/** An entry of a consumer group, to acknowledge. */
-export interface Acknowledged {
-  stream: string;
-  group: string;
-  id: string;
-}
 
 /**
  * Admission by ledgers, checked in the script that publishes (`Producer.publishOnceAdmitted`):
@@ -147,10 +126,6 @@ export interface ReplicaWait {
 interface PublishOnceCommands {
   bwPublishOnce(numKeys: number, ...args: (string | number)[]): Promise<unknown>;
   bwPublishOnceAdmitted(numKeys: number, ...args: (string | number)[]): Promise<unknown>;
-}
-
-interface PublishAckCommand {
-  bwPublishAck(numKeys: number, ...args: (string | number)[]): Promise<string[]>;
 }
 
 type OnceScript = keyof PublishOnceCommands;
@@ -210,7 +185,11 @@ export class Producer {
    */
   async publishMany(messages: readonly Outgoing[]): Promise<string[]> {
     if (messages.length === 0) return [];
-    const encoded = this.#encodeMany(messages);
+    const encoded = messages.map(({ topic, message }) => ({
+      topic,
+      stream: this.streamFor(topic, message),
+      data: this.encode(topic, message),
+    }));
     const { redis, maxLen, onPublished } = this.#options;
     // Plain commands, not a pipeline of our own: on an auto-pipelined connection they join the
     // other commands of this turn of the event loop (other handlers' publishes and
@@ -227,47 +206,6 @@ export class Producer {
     }
     for (const { topic } of encoded) onPublished?.(topic);
     return ids;
-  }
-
-  /**
-   * `publishMany`, then `XACK` of the entry the messages answer, once every message is written.
-   * On one Redis server both go in one script, one round trip where a consumer's handler took
-   * two; a cluster holds the streams in other slots, so there it publishes, then acknowledges.
-   * The acknowledgement goes on the producer's connection.
-   */
-  async publishManyAcking(messages: readonly Outgoing[], entry: Acknowledged): Promise<string[]> {
-    const { redis, maxLen, onPublished } = this.#options;
-    if (messages.length === 0 || isCluster(redis)) {
-      const ids = await this.publishMany(messages);
-      await redis.xack(entry.stream, entry.group, entry.id);
-      return ids;
-    }
-    const encoded = this.#encodeMany(messages);
-    let ids: string[];
-    try {
-      ids = await (redis as unknown as PublishAckCommand).bwPublishAck(
-        encoded.length + 1,
-        ...encoded.map(({ stream }) => stream),
-        entry.stream,
-        maxLen,
-        entry.group,
-        entry.id,
-        ...encoded.map(({ data }) => data),
-      );
-    } catch (error) {
-      throw unavailable(error);
-    }
-    for (const { topic } of encoded) onPublished?.(topic);
-    return ids;
-  }
-
-  /** Each message checked and serialised, with its partition stream; a bad one throws first. */
-  #encodeMany(messages: readonly Outgoing[]): { topic: Topic; stream: string; data: string }[] {
-    return messages.map(({ topic, message }) => ({
-      topic,
-      stream: this.streamFor(topic, message),
-      data: this.encode(topic, message),
-    }));
   }
 
   /**
