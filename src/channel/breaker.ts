@@ -17,7 +17,7 @@
  */
 import { breakerKeys, parkingBase } from '../shared/bot-turns.ts';
 import { isCluster, type Redis } from '../shared/redis.ts';
-import { RESERVE_LUA, type Pace } from './pacing.ts';
+import { paceArgs, RESERVE_LUA, type Pace } from './pacing.ts';
 
 // KEYS: parked stream, open flag, failure counter, the turn's marker, then the pace keys of the
 // reply's calls (none, or all in the breaker's slot: one Redis server).
@@ -103,12 +103,15 @@ export interface ParkedEntry {
 export class Breaker {
   readonly #redis: Redis & BreakerCommands;
   readonly #o: Required<Omit<BreakerOptions, 'redis'>>;
+  /** Pace keys lie in the breaker's slot only on one server: there the admission reserves. */
+  readonly #oneServer: boolean;
 
   constructor(options: BreakerOptions) {
     if (!('bwParkAdmit' in options.redis)) {
       throw new Error('the Redis connection was made without BREAKER_SCRIPTS');
     }
     this.#redis = options.redis as Redis & BreakerCommands;
+    this.#oneServer = !isCluster(options.redis);
     this.#o = {
       failures: 5,
       windowMs: 30_000,
@@ -145,24 +148,26 @@ export class Breaker {
   ): Promise<Admission> {
     const keys = this.#keys(account);
     const marker = `${parkingBase(this.#o.prefix, account)}:seen:${turnId}`;
-    const slot = !force && paces.length > 0 && !isCluster(this.#redis) ? paces : [];
-    const paceKeys = slot.map(([key]) => key);
-    const paceRates = slot.flatMap(([, pace]) => [pace.intervalMs, pace.burst]);
-    const sent = Date.now();
+    const slot = paceArgs(!force && this.#oneServer ? paces : []);
     const answer = await this.#redis.bwParkAdmit(
-      4 + slot.length,
+      4 + slot.keys.length,
       keys.parked,
       keys.open,
       keys.fails,
       marker,
-      ...paceKeys,
+      ...slot.keys,
       data,
       this.#o.markerTtlS,
       force ? '1' : '0',
-      ...paceRates,
+      ...slot.rates,
     );
     if (Array.isArray(answer)) {
-      return { parked: false, failures: Number(answer[0]), slotDueAt: sent + Number(answer[1]) };
+      // The wait counts from the answer, as the pacer's does.
+      return {
+        parked: false,
+        failures: Number(answer[0]),
+        slotDueAt: Date.now() + Number(answer[1]),
+      };
     }
     const result = Number(answer);
     if (result >= 0) return { parked: false, failures: result };

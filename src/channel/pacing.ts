@@ -79,12 +79,15 @@ export function whatsappNumberPace(perSecond: number): Pace {
   return { intervalMs: 1000 / perSecond, burst: Math.max(1, Math.round(perSecond)) };
 }
 
-/** The keys of `paces`, then each one's interval and burst: a pacing script's KEYS and ARGV. */
-function paceArgs(paces: readonly [string, Pace][]): (string | number)[] {
-  return [
-    ...paces.map(([key]) => key),
-    ...paces.flatMap(([, pace]) => [pace.intervalMs, pace.burst]),
-  ];
+/** A pacing script's KEYS (the keys of `paces`) and ARGV (each one's interval and burst). */
+export function paceArgs(paces: readonly [string, Pace][]): {
+  keys: string[];
+  rates: number[];
+} {
+  return {
+    keys: paces.map(([key]) => key),
+    rates: paces.flatMap(([, pace]) => [pace.intervalMs, pace.burst]),
+  };
 }
 
 interface ReserveCommand {
@@ -117,7 +120,8 @@ export class Pacer {
    * wait for the latest of them. The keys must share a hash tag.
    */
   async reserve(paces: readonly [string, Pace][]): Promise<number> {
-    return Number(await this.#redis.bwReserve(paces.length, ...paceArgs(paces)));
+    const { keys, rates } = paceArgs(paces);
+    return Number(await this.#redis.bwReserve(keys.length, ...keys, ...rates));
   }
 
   /**
@@ -125,6 +129,7 @@ export class Pacer {
    * sends). Resolves to 0 when reserved, else to how long (ms) to wait before asking again.
    */
   async reserveLeftover(paces: readonly [string, Pace][]): Promise<number> {
-    return Number(await this.#redis.bwReserveLeftover(paces.length, ...paceArgs(paces)));
+    const { keys, rates } = paceArgs(paces);
+    return Number(await this.#redis.bwReserveLeftover(keys.length, ...keys, ...rates));
   }
 }
