@@ -124,7 +124,8 @@ describe('the agent inbox in a browser', function () {
     await page.getByRole('button', { name: 'Claim' }).click();
     await page.getByText('Claimed by you').waitFor();
     const reply = page.getByRole('form', { name: 'Reply to Tomás' });
-    await reply.getByLabel('Reply').pressSequentially('Your parcel left on Monday.');
+    // Typed at a person's pace: a typing call that fails is tried again at the next keystroke.
+    await reply.getByLabel('Reply').pressSequentially('Your parcel left on Monday.', { delay: 60 });
     await waitFor(
       () =>
         service.telegram.calls.some(

@@ -28,8 +28,12 @@ export function ReplyForm({ handoffId, person }: { handoffId: string; person: st
     setDraft((d) => ({ ...d, [field]: value }));
     if (field !== 'kind' && Date.now() - lastTyping.current >= TYPING_EVERY_MS) {
       lastTyping.current = Date.now();
-      // Best effort, as the platform's own indicator: a failure is not worth an alert.
-      showTyping(handoffId).catch(() => undefined);
+      // Best effort, as the platform's own indicator: a failure is not worth an alert, but the
+      // next keystroke tries again rather than waiting out the interval of a call never shown.
+      const sent = lastTyping.current;
+      showTyping(handoffId).catch(() => {
+        if (lastTyping.current === sent) lastTyping.current = 0;
+      });
     }
   };
   const message = messageOf(draft);
