@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import type { Inbound } from '../src/channel/inbound.ts';
-import { batchedRecordInbound, recordInbound } from '../src/channel/store.ts';
+import {
+  batchedRecords,
+  recordInbound,
+  recordOutbound,
+  type OutboundRecord,
+} from '../src/channel/store.ts';
 import type { BotRecord, ChannelRecord } from '../src/shared/bots/types.ts';
 import { createTestSchema, waitFor, withStatements, type TestSchema } from './support/services.ts';
 
@@ -133,7 +138,7 @@ describe('channel store: recording an inbound message', () => {
       .insert({ app_id: 'b1', type: 'telegram', credentials: 'sealed' })
       .returning('id');
     const other: ChannelRecord = { ...channel, id: second.id };
-    const record = batchedRecordInbound(t.db);
+    const record = batchedRecords(t.db).recordInbound;
     const message = (userId: string, firstName: string): Inbound => ({
       ...inbound({ firstName }),
       userId,
@@ -172,7 +177,7 @@ describe('channel store: recording an inbound message', () => {
   });
 
   it('when one batch holds one conversation twice, then its messages are recorded one by one, so a platform redelivery among them is seen', async () => {
-    const record = batchedRecordInbound(t.db);
+    const record = batchedRecords(t.db).recordInbound;
     const message = (): Inbound => ({ ...inbound(), userId: '9', chatId: '9' });
     // A new conversation twice: both recorded, in one conversation.
     const created = await Promise.all([
@@ -242,6 +247,82 @@ describe('channel store: recording an inbound message', () => {
     expect(retried.conversation.conversation_id).to.equal(created);
     expect(
       await t.db('messages').where({ conversation_id: created }).count('* as n'),
+    ).to.deep.equal([{ n: '1' }]);
+  });
+
+  it('when an inbound message, a look-up of recorded calls and a call that ended meet in one turn of the event loop, then one statement carries them all out; a failed call beside an inbound message goes first, in a statement of its own', async () => {
+    const records = batchedRecords(t.db);
+    const chat = (id: string): Inbound => ({ ...inbound(), userId: id, chatId: id });
+    const { conversation } = await recordInbound(t.db, {
+      bot,
+      channel,
+      inbound: chat('60'),
+      turnId: 'k0',
+    });
+    const call = (turnId: string, seq: string, outcome: OutboundRecord['outcome']) => ({
+      conversationId: conversation.conversation_id,
+      turnId,
+      seq,
+      message: { message_type: 'text' as const, text: 'ok' },
+      outcome,
+      appId: 'b1',
+      channelType: 'telegram',
+      timed: true,
+    });
+    await recordOutbound(t.db, call('k0', '0.0', { status: 'sent', platformMessageId: '60:1' }));
+
+    const { result, statements } = await withStatements(t.db, () =>
+      Promise.all([
+        records.recordInbound({ bot, channel, inbound: chat('61'), turnId: 'k1' }),
+        records.recorded({ conversationId: conversation.conversation_id, turnId: 'k0' }),
+        records.recordOutbound(call('k0', '1.0', { status: 'sent', platformMessageId: '60:2' })),
+      ]),
+    );
+    expect(statements).to.have.length(1);
+    const [fresh, seqs, written] = result;
+    expect(fresh.fresh).to.equal(true);
+    expect(fresh.conversation.chat_id).to.equal('61');
+    expect([...seqs]).to.deep.equal(['0.0']);
+    expect(written).to.equal(true);
+    expect(
+      await t
+        .db('messages')
+        .whereIn('turn_id', ['k0', 'k1'])
+        .orderBy('id')
+        .select('turn_id', 'direction', 'seq'),
+    ).to.deep.equal([
+      { turn_id: 'k0', direction: 'in', seq: null },
+      { turn_id: 'k0', direction: 'out', seq: '0.0' },
+      { turn_id: 'k1', direction: 'in', seq: null },
+      { turn_id: 'k0', direction: 'out', seq: '1.0' },
+    ]);
+
+    // The user blocked the bot (403) as they wrote again, an hour after their last message: the
+    // failure marks the conversation opted out, the message moves its last_message_at; one
+    // statement may write the row once, so they go apart, and both land.
+    await t
+      .db('conversations')
+      .where({ id: conversation.conversation_id })
+      .update({ last_message_at: t.db.raw("now() - interval '1 hour'") });
+    const { result: apart, statements: two } = await withStatements(t.db, () =>
+      Promise.all([
+        records.recordInbound({ bot, channel, inbound: chat('60'), turnId: 'k2' }),
+        records.recordOutbound(
+          call('k1', '0.0', { status: 'failed', error: 'blocked', code: '403' }),
+        ),
+      ]),
+    );
+    expect(two).to.have.length(2);
+    expect(apart[0].fresh).to.equal(true);
+    expect(apart[1]).to.equal(true);
+    const row = await t
+      .db('conversations')
+      .where({ id: conversation.conversation_id })
+      .first('opted_out_at', t.db.raw("last_message_at > now() - interval '1 minute' as moved"));
+    expect(row.opted_out_at).to.be.an.instanceOf(Date);
+    expect(row.moved).to.equal(true);
+    expect(
+      await t.db('messages').where({ turn_id: 'k2', direction: 'in' }).count('* as n'),
     ).to.deep.equal([{ n: '1' }]);
   });
 });

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  batchedRecordedOutbound,
-  batchedRecordOutbound,
+  batchedRecords,
   recordedOutbound,
   recordOutbound,
   type OutboundOutcome,
@@ -93,7 +92,7 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
 
   it('when calls end in the same turn of the event loop, then they are recorded by one statement and each caller resolves after it', async () => {
     const turn = { conversationId, turnId: 'turn-1' };
-    const record = batchedRecordOutbound(t.db);
+    const record = batchedRecords(t.db).recordOutbound;
     const { result: inserted, statements } = await withStatements(t.db, () =>
       Promise.all([
         record(ended('turn-1', '0.0', { status: 'sent', platformMessageId: '1:10' })),
@@ -138,7 +137,7 @@ describe('group commit (Batcher): outbound records and their look-up, flow state
       body: message,
       status: 'sending',
     });
-    const recorded = batchedRecordedOutbound(t.db);
+    const recorded = batchedRecords(t.db).recorded;
     const { result: found, statements } = await withStatements(t.db, () =>
       Promise.all(['a', 'b', 'c'].map((turnId) => recorded({ conversationId, turnId }))),
     );

@@ -32,7 +32,7 @@ import { createDb, type Knex } from '../../src/shared/db.ts';
 import { percentile } from '../pipeline/report.ts';
 import { intEnv } from '../lib/setup.ts';
 import { Meter, type Mode } from './meter.ts';
-import { batchedRecordOutbound } from '../../src/channel/store.ts';
+import { batchedRecords } from '../../src/channel/store.ts';
 import { DAY_MS, dayOf } from '../../src/shared/utc-day.ts';
 
 const TURNS = intEnv('BENCH_TURNS', 10_000, 100);
@@ -153,12 +153,12 @@ async function costPerTurn(db: Knex): Promise<{ ids: string[]; stored: Stored }>
 
 /**
  * What counting the service costs channel's record of a reply (docs/analytics.md): a turn's first
- * call recorded as channel records it (`batchedRecordOutbound`, group commit), without a bot to
+ * call recorded as channel records it (`batchedRecords`, group commit), without a bot to
  * count it for against with (timed: the bot's response time from the user's message, the turn's
  * newest inbound row). Each round's user messages are written first, outside the measure.
  */
 async function recordCost(db: Knex, ids: string[]): Promise<void> {
-  const record = batchedRecordOutbound(db);
+  const record = batchedRecords(db).recordOutbound;
   const meter = await Meter.of(db);
   const rounds = Math.max(2, Math.round(TURNS / ids.length));
   for (let round = 0; round < rounds; round += 1) {
@@ -190,7 +190,7 @@ async function recordCost(db: Knex, ids: string[]): Promise<void> {
     });
   }
   process.stdout.write(
-    `\ncost per reply recorded, ${rounds} rounds of ${ids.length} conversations alternated, batchedRecordOutbound on one connection (${load()})\n\n` +
+    `\ncost per reply recorded, ${rounds} rounds of ${ids.length} conversations alternated, batchedRecords on one connection (${load()})\n\n` +
       meter.table('reply', 'replies'),
   );
 }

@@ -20,7 +20,7 @@ import type { VisitorStreams } from '../shared/web/visitor-stream.ts';
 import {
   recordedOutbound,
   recordOutbound,
-  type OutboundCall,
+  type OutboundTurn,
   type OutboundOutcome,
   type OutboundRecord,
 } from './store.ts';
@@ -72,7 +72,7 @@ export interface OutboundDeps {
   /** Longest `retry_after` waited in place (s); longer ones go back to the consumer. @defaultValue 30 */
   maxRetryAfterS?: number;
   /** The seqs of a turn's calls already recorded; `recordedOutbound` one by one when absent. */
-  recorded?: (turn: Omit<OutboundCall, 'seq'>) => Promise<Set<string>>;
+  recorded?: (turn: OutboundTurn) => Promise<Set<string>>;
   /** Records a call that ended (false: already recorded); `recordOutbound` one by one when absent. */
   record?: (record: OutboundRecord) => Promise<boolean>;
 }

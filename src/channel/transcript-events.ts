@@ -1,6 +1,6 @@
 /**
  * The live `message` event of each transcript row channel writes, in both directions. Told by the
- * store once the row committed (`batchedRecordInbound`, `batchedRecordOutbound`), so a row written
+ * store once the row committed (`batchedRecords`), so a row written
  * again on a redelivery is not announced twice; an event lost on the way is not sent again
  * (events are best effort, docs/events.md).
  */

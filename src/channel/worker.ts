@@ -18,7 +18,7 @@ import { recipientWrites } from './broadcasts/store.ts';
 import { TelegramApi, WhatsAppApi } from './platform-api.ts';
 import { VisitorStreams, WEB_SCRIPTS } from '../shared/web/visitor-stream.ts';
 import { loadLanguageDetection } from '../shared/languages/detect.ts';
-import { batchedRecordedOutbound, batchedRecordInbound, batchedRecordOutbound } from './store.ts';
+import { batchedRecords } from './store.ts';
 import { transcriptEvents } from './transcript-events.ts';
 
 export async function startChannel(
@@ -46,8 +46,9 @@ export async function startChannel(
     };
   };
   const { telegram, whatsapp } = apis(config.channel.sendTimeoutMs);
-  // Each transcript row written is announced as a live `message` event.
-  const announce = transcriptEvents(kit.events);
+  // Each transcript row written is announced as a live `message` event. Inbound messages, the
+  // look-ups before calls and the calls that ended share one group commit.
+  const records = batchedRecords(db, transcriptEvents(kit.events));
   const web = new VisitorStreams({
     redis: kit.redis,
     prefix: config.stream.prefix,
@@ -59,7 +60,7 @@ export async function startChannel(
     web,
     directory,
     telegram,
-    record: batchedRecordInbound(db, announce.inbound),
+    record: records.recordInbound,
     skipLanguage: config.skipLanguage,
     optWords: config.channel.optWords,
   };
@@ -90,8 +91,8 @@ export async function startChannel(
     web,
     transientAttempts: 1,
     ledger: kit.redis,
-    recorded: batchedRecordedOutbound(db),
-    record: batchedRecordOutbound(db, announce.outbound),
+    recorded: records.recorded,
+    record: records.recordOutbound,
   };
   const outbound = { ...sending, breaker, suspect: apis(config.channel.suspectSendTimeoutMs) };
   const drainer = new Drainer({
