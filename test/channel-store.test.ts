@@ -250,7 +250,7 @@ describe('channel store: recording an inbound message', () => {
     ).to.deep.equal([{ n: '1' }]);
   });
 
-  it('when an inbound message, a look-up of recorded calls and a call that ended meet in one turn of the event loop, then one statement carries them all out; a failed call beside an inbound message goes first, in a statement of its own', async () => {
+  it('when an inbound message, a look-up of recorded calls and a call that ended meet in one turn of the event loop, then one statement carries them all out; a failed call beside an inbound message goes second, in a statement of its own', async () => {
     const records = batchedRecords(t.db);
     const chat = (id: string): Inbound => ({ ...inbound(), userId: id, chatId: id });
     const { conversation } = await recordInbound(t.db, {
@@ -324,5 +324,17 @@ describe('channel store: recording an inbound message', () => {
     expect(
       await t.db('messages').where({ turn_id: 'k2', direction: 'in' }).count('* as n'),
     ).to.deep.equal([{ n: '1' }]);
+
+    // The first of the two fails (a channel deleted meanwhile: its message cannot be recorded):
+    // nothing committed, so each is retried alone, and the call is recorded once, as new.
+    const gone: ChannelRecord = { ...channel, id: '00000000-0000-4000-8000-000000000000' };
+    const [lost, call2] = await Promise.allSettled([
+      records.recordInbound({ bot, channel: gone, inbound: chat('62'), turnId: 'k3' }),
+      records.recordOutbound(
+        call('k2', '0.0', { status: 'failed', error: 'blocked', code: '403' }),
+      ),
+    ]);
+    expect(lost.status).to.equal('rejected');
+    expect(call2).to.deep.equal({ status: 'fulfilled', value: true });
   });
 });

@@ -9,8 +9,8 @@
  * varies and is prepared once per connection (`shared/db.ts`). Each part's `with` items are named
  * with its kind, and every part answers the same columns (`RecordRow`), so the parts' answers are
  * one `union all`. Parts of one statement share its snapshot: no part reads what another writes,
- * and none writes a row another writes (`store.ts` keeps a batch's failed calls apart from its
- * inbound messages: both may write the conversation's row).
+ * and none writes a row another writes (`store.ts` keeps the calls of a batch holding a failed
+ * one apart from its inbound messages: both may write the conversation's row).
  */
 import { prepared, type PreparedStatement } from '../shared/db.ts';
 import { bucketSql } from '../shared/analytics-timings.ts';

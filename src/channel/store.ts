@@ -260,17 +260,20 @@ async function runStatement(db: Knex, ops: readonly RecordOp[]): Promise<RecordR
 
 /**
  * Carries out records of any kinds, in one statement: one round trip, one commit. A batch holding
- * a call that failed beside inbound messages takes two, the calls first: a failure may mark the
- * conversation opted out while an inbound message upserts it, and one statement may not write a
- * row twice.
+ * a call that failed beside inbound messages takes two, its calls after the rest: a failure may
+ * mark the conversation opted out while an inbound message upserts it, and one statement may not
+ * write a row twice. The calls go second so that a failure of either statement leaves no call
+ * recorded that the Batcher's one-by-one retry would then find recorded and answer as sent twice:
+ * if the first fails nothing committed, and if the second fails its calls were not recorded; the
+ * first's inbound messages answer the same again (`fresh`; only their live event is not sent).
  */
 async function runRecords(db: Knex, ops: readonly RecordOp[]): Promise<RecordResult[]> {
   const failed = ops.some((op) => op.kind === 'out' && op.record.outcome.status === 'failed');
   if (!failed || !ops.some((op) => op.kind === 'in')) return runStatement(db, ops);
-  const apart = ops.filter((op) => op.kind === 'out');
+  const calls = ops.filter((op) => op.kind === 'out');
   const rest = ops.filter((op) => op.kind !== 'out');
   const answers = new Map<RecordOp, RecordResult>();
-  for (const group of [apart, rest]) {
+  for (const group of [rest, calls]) {
     const results = await runStatement(db, group);
     group.forEach((op, i) => answers.set(op, results[i]));
   }
@@ -295,7 +298,8 @@ export async function recordInbound(db: Knex, input: InboundInput): Promise<Reco
 
 /**
  * The calls of a turn already recorded (`sent`, or `failed` for good): a redelivered or
- * republished turn skips them. A read: one round trip, no commit.
+ * republished turn skips them. Alone a read (one round trip, no commit); by `batchedRecords` it
+ * rides in its batch's statement.
  * @returns their seqs.
  */
 export async function recordedOutbound(db: Knex, turn: OutboundTurn): Promise<Set<string>> {

@@ -7,7 +7,7 @@
  *
  * One batch is carried out at a time (by default): the calls made while it runs wait for it and
  * leave together as the next. Under load the batches grow instead of the statements in flight, so
- * a process holds one Postgres connection per kind of write and Postgres commits fewer, larger
+ * a process holds one Postgres connection per batcher and Postgres commits fewer, larger
  * transactions. A process with no batch running adds no wait. A batch that has not ended after
  * `stallMs` stops holding the others back (its callers still wait for it): a statement stuck on a
  * dead connection must not stop every later write of the process.
