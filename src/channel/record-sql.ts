@@ -179,13 +179,6 @@ const outbound = (param: string): Part => ({
   group by 1, 2, 3, 5 order by 1, 2, 3, 5
   on conflict (app_id, day, channel_type, event, code) do update set count = t.count + excluded.count
 )`,
-    // A Telegram user who blocked the bot (403) hears no more broadcasts (docs/outbound.md).
-    `out_blocked as (
-  update conversations c set opted_out_at = now()
-  from out_counted f
-  where c.id = f.conversation_id and c.opted_out_at is null and f.status = 'failed'
-    and f.channel_type = 'telegram' and f.failure_code = '403'
-)`,
     `out_timings as (
   insert into analytics_timings as t (app_id, day, channel_type, measure, bucket, count)
   select c.app_id, c.day, c.channel_type, 'bot_response',
@@ -199,6 +192,17 @@ const outbound = (param: string): Part => ({
   where c.timed and c.status = 'sent'
   group by 1, 2, 3, 5 order by 1, 2, 3, 5
   on conflict (app_id, day, channel_type, measure, bucket) do update set count = t.count + excluded.count
+)`,
+    // A Telegram user who blocked the bot (403) hears no more broadcasts (docs/outbound.md). Last
+    // in the list: Postgres runs the CTEs an answer does not read after the answer, last to
+    // first, so this locks the conversation's row before the rollup rows above. The inbound part's
+    // conversation upsert, which the answer reads, runs before them too: every statement here
+    // takes conversation rows before rollup rows, so two cannot wait on each other across them.
+    `out_blocked as (
+  update conversations c set opted_out_at = now()
+  from out_counted f
+  where c.id = f.conversation_id and c.opted_out_at is null and f.status = 'failed'
+    and f.channel_type = 'telegram' and f.failure_code = '403'
 )`,
   ],
   select: `select 'out'::text as kind, null::int as i, conversation_id::text as conversation_id,
