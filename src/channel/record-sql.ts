@@ -216,11 +216,10 @@ const PARTS: Record<RecordKind, (param: string) => Part> = { in: inbound, read, 
 const statements = new Map<string, PreparedStatement>();
 
 /**
- * The statement for the kinds a batch holds: each kind's part over its own parameter, in the
- * order of `RECORD_KINDS` (`$1` the first kind present, ...).
+ * The statement for the kinds a batch holds, listed in the order of `RECORD_KINDS`: each kind's
+ * part over its own parameter (`$1` the first kind listed, ...).
  */
-export function recordStatement(kinds: ReadonlySet<RecordKind>): PreparedStatement {
-  const present = RECORD_KINDS.filter((kind) => kinds.has(kind));
+export function recordStatement(present: readonly RecordKind[]): PreparedStatement {
   if (present.length === 0) throw new Error('a record statement needs at least one kind');
   const key = present.join('_');
   let statement = statements.get(key);

@@ -211,11 +211,14 @@ async function runStatement(db: Knex, ops: readonly RecordOp[]): Promise<RecordR
   const ins: InboundInput[] = [];
   const reads: OutboundTurn[] = [];
   const outs: OutboundRecord[] = [];
-  for (const op of ops) {
-    if (op.kind === 'in') ins.push(op.input);
-    else if (op.kind === 'read') reads.push(op.turn);
-    else outs.push(op.record);
-  }
+  // Each op's index in its kind's list, which is its `i` in that part's answer.
+  const slots = ops.map((op) =>
+    op.kind === 'in'
+      ? ins.push(op.input) - 1
+      : op.kind === 'read'
+        ? reads.push(op.turn) - 1
+        : outs.push(op.record) - 1,
+  );
   // The inbound part reads an earlier turn from the snapshot, which cannot see a sibling row.
   const conversations = new Set(ins.map((x) => `${x.channel.id}/${x.inbound.chatId}`));
   if (conversations.size < ins.length)
@@ -228,11 +231,11 @@ async function runStatement(db: Knex, ops: readonly RecordOp[]): Promise<RecordR
       ),
     out: () => storableJson(outs.map(outboundRow)),
   };
-  const kinds = new Set(ops.map((op) => op.kind));
+  const present = RECORD_KINDS.filter((kind) => ops.some((op) => op.kind === kind));
   const rows = await runPrepared<RecordRow>(
     db,
-    recordStatement(kinds),
-    RECORD_KINDS.filter((kind) => kinds.has(kind)).map((kind) => params[kind]()),
+    recordStatement(present),
+    present.map((kind) => params[kind]()),
   );
   const inRows = new Map<number, RecordRow>();
   const seqs = reads.map(() => new Set<string>());
@@ -246,13 +249,9 @@ async function runStatement(db: Knex, ops: readonly RecordOp[]): Promise<RecordR
         createdAt: row.created_at!,
       });
   }
-  const next = { in: 0, read: 0 };
-  return ops.map((op) => {
-    if (op.kind === 'in') {
-      const i = next.in++;
-      return recordedInbound(inRows.get(i), op.input);
-    }
-    if (op.kind === 'read') return seqs[next.read++];
+  return ops.map((op, n) => {
+    if (op.kind === 'in') return recordedInbound(inRows.get(slots[n]!), op.input);
+    if (op.kind === 'read') return seqs[slots[n]!];
     const { conversationId, turnId, seq } = op.record;
     return written.get(`${conversationId}/${turnId}/${seq}`);
   });
