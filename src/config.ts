@@ -142,7 +142,13 @@ export const SETTINGS = {
     default: 10000,
     min: 300,
     max: 600000,
-    doc: 'Lease on a topic partition (milliseconds): renewed every third of it; when a process dies, its partitions pass to the others after at most this long.',
+    doc: 'Lease on a topic partition (milliseconds): renewed every sixth of it; when a process dies, its partitions pass to the others after at most this long.',
+  },
+  CONSUMER_LEASE_REPLICAS: {
+    kind: 'integer',
+    default: 0,
+    min: 0,
+    doc: 'Replicas that must acknowledge a partition lease taken or renewed before a consumer counts it (Redis WAIT after the lease write, on the same node, for up to a twentieth of CONSUMER_LEASE_MS, at least 75 ms). 0 (the default) waits for none: a Redis Cluster master frozen past its failover that then resumes can, for an instant, hand a partition to a second reader. Set 1 where every master has a replica (docs/operations.md); while a master has none, its partitions are not read (count).',
   },
   CONSUMER_RETRY_BASE_MS: {
     kind: 'integer',
@@ -885,6 +891,8 @@ export interface Config {
     blockMs: number;
     lingerMs: number;
     leaseMs: number;
+    /** Replicas that must acknowledge a partition lease (`CONSUMER_LEASE_REPLICAS`). */
+    leaseReplicas: number;
     retryBaseMs: number;
     maxDeliveries: number;
   };
@@ -1162,6 +1170,7 @@ export function loadConfig(
       blockMs: v.CONSUMER_BLOCK_MS,
       lingerMs: v.CONSUMER_LINGER_MS,
       leaseMs: v.CONSUMER_LEASE_MS,
+      leaseReplicas: v.CONSUMER_LEASE_REPLICAS,
       retryBaseMs: v.CONSUMER_RETRY_BASE_MS,
       maxDeliveries: v.CONSUMER_MAX_DELIVERIES,
     },

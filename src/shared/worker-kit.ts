@@ -137,6 +137,7 @@ export async function consume<T>(
     blockMs: config.consumer.blockMs,
     lingerMs: config.consumer.lingerMs,
     leaseMs: config.consumer.leaseMs,
+    leaseReplicas: config.consumer.leaseReplicas,
     retryBaseMs: config.consumer.retryBaseMs,
     maxDeliveries: config.consumer.maxDeliveries,
     onDeadLettered: (topic, id, code) => events.publish('dead-letter', { topic, id, code }),

@@ -336,6 +336,46 @@ export async function liveMasters(
   throw new Error('no cluster node answered');
 }
 
+/**
+ * The index of the master serving `slot` once it is another than node `former` (frozen or down),
+ * as a live node sees it: asked only of the other nodes, as a frozen one answers nothing. Waits up
+ * to a minute for the failover.
+ */
+export async function waitForNewMaster(
+  cluster: PrivateCluster,
+  former: number,
+  slot: number,
+): Promise<number> {
+  const formerId = cluster.nodes[former]!.id;
+  const asked = cluster.nodes.findIndex((_, i) => i !== former);
+  const { index } = await waitFor(
+    async () => {
+      const node = cluster.connectNode(asked);
+      node.on('error', () => undefined);
+      try {
+        for (const line of String(await node.call('CLUSTER', 'NODES'))
+          .trim()
+          .split('\n')) {
+          const [id, , flags, , , , , , ...ranges] = line.split(' ');
+          const flagList = flags?.split(',') ?? [];
+          if (id === formerId || !flagList.includes('master') || flagList.includes('fail'))
+            continue;
+          const serves = ranges.some((range) => {
+            const [a, b = a] = range.split('-').map(Number);
+            return !range.startsWith('[') && slot >= a! && slot <= b!;
+          });
+          if (serves) return { index: cluster.nodes.findIndex((n) => n.id === id) };
+        }
+        return undefined;
+      } finally {
+        node.disconnect();
+      }
+    },
+    { timeoutMs: 60_000, what: `a new master of slot ${slot}` },
+  );
+  return index;
+}
+
 /** The index of the node that replicates the master of id `masterId`. */
 export async function replicaOf(cluster: PrivateCluster, masterId: string): Promise<number> {
   const node = cluster.connectNode(cluster.nodes.findIndex((n) => n.id === masterId));

@@ -87,6 +87,11 @@ export interface ConsumerOptions<T> {
   lingerMs?: number;
   /** Partition lease time (ms): how long a dead process's partitions wait for a new reader. @defaultValue 10000 */
   leaseMs?: number;
+  /**
+   * Replicas that must acknowledge a partition lease taken or renewed before it counts (`WAIT`,
+   * see `lease-writes.ts`); 1 where every master has a replica. @defaultValue 0
+   */
+  leaseReplicas?: number;
   /** First retry delay (ms), doubled per delivery, at most 30 s. @defaultValue 500 */
   retryBaseMs?: number;
   /** Deliveries before an entry is dead-lettered. @defaultValue 5 */
@@ -200,6 +205,7 @@ export class StreamConsumer<T> {
       blockMs: 1000,
       lingerMs: 0,
       leaseMs: 10_000,
+      leaseReplicas: 0,
       retryBaseMs: 500,
       maxDeliveries: 5,
       deadMaxLen: 100_000,
@@ -220,12 +226,13 @@ export class StreamConsumer<T> {
     // and under load the renewal could wait long enough for the lease to run out. Its commands
     // time out: a node that stops answering (frozen, cut off) must not hold up the lease round,
     // and with it the renewals of the partitions on the other masters of a cluster.
+    // A tenth of the lease: a renewal waits at most that long, so the leases on the masters that
+    // answer are renewed every sixth of a lease or so, well before they are given up at 0.8.
+    const commandTimeout = Math.max(150, Math.floor(this.#o.leaseMs / 10));
     this.#control = duplicateRedis(options.redis, {
       connectionName: `${options.name}:control`,
       enableAutoPipelining: false,
-      // A tenth of the lease: a renewal waits at most that long, so the leases on the masters that
-      // answer are renewed every sixth of a lease or so, well before they are given up at 0.8.
-      commandTimeout: Math.max(150, Math.floor(this.#o.leaseMs / 10)),
+      commandTimeout,
     });
     this.#runner = new KeyedRunner({ concurrency, perBot });
     const { redis, producer, schemas, logger, topic, group, name, handler } = this.#o;
@@ -253,6 +260,9 @@ export class StreamConsumer<T> {
       group,
       name,
       leaseMs: this.#o.leaseMs,
+      leaseReplicas: this.#o.leaseReplicas,
+      // Within the command's timeout, so a missing replica reads as such, not as a silent node.
+      leaseWaitMs: Math.floor(commandTimeout / 2),
       logger,
     });
   }

@@ -33,6 +33,9 @@ export interface OwnedPartitionsOptions {
   /** This consumer's name within the group. */
   name: string;
   leaseMs: number;
+  /** Replicas that must acknowledge a lease taken or renewed, and how long to wait (ms). */
+  leaseReplicas: number;
+  leaseWaitMs: number;
   logger: Logger;
 }
 
@@ -80,6 +83,8 @@ export class OwnedPartitions {
       keys: options.keys,
       name: options.name,
       leaseMs: options.leaseMs,
+      replicas: options.leaseReplicas,
+      waitMs: options.leaseWaitMs,
       logger: options.logger,
     });
   }

@@ -18,43 +18,16 @@
  * node that does not answer delays no renewal, and one failed renewal costs no lease. On a Redis
  * Cluster the leases lie on different masters, so one master that stops answering must not hold
  * up the others': each renewal is judged on its own, on a connection whose commands time out
- * (the consumer's control connection).
+ * (the consumer's control connection). Where every master has a replica, a lease taken or renewed
+ * counts only once a replica acknowledged it (`replicas`), so a master that resumes after its
+ * failover cannot hand out a lease another process holds on the new master (`lease-writes.ts`).
  */
 import type { Logger } from '../logger.ts';
 import type { Redis } from '../redis.ts';
+import { LeaseWrites } from './lease-writes.ts';
 import { HEARTBEAT_SCRIPT } from './members.ts';
 import { assignPartitions } from './partition-assignment.ts';
 import type { TopicKeys } from './topics.ts';
-
-// Each lease key lies in its partition's slot (`topics.ts`), so a script may take only one: the
-// scripts below run once per lease, all sent together. The client writes them back to back, so
-// on one server a round costs one round trip as a script over every lease did, and on a cluster
-// each goes straight to its master; a process holds a handful of leases, so the extra calls are
-// cheap, and one code path serves both set-ups.
-
-// Renews the lease KEYS[1] if ARGV[1] still holds it; returns 1, or 0 when it does not.
-const RENEW = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0`;
-
-// Takes the lease KEYS[1] for ARGV[1] when it is free or ARGV[1]'s already (a renewal this process
-// stopped waiting for may have landed after it gave the partition up); returns 1, or 0 when another
-// process holds it.
-const ACQUIRE = `
-local holder = redis.call('GET', KEYS[1])
-if holder == false or holder == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-return 0`;
-
-// Gives the lease KEYS[1] up if ARGV[1] holds it.
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 0`;
 
 export interface LeaseChanges {
   acquired: number[];
@@ -72,6 +45,7 @@ export class PartitionLeases {
   readonly #name: string;
   readonly #leaseMs: number;
   readonly #logger: Logger;
+  readonly #writes: LeaseWrites;
   /** Partitions this process owns, and when (ms, this process' clock) each lease was last confirmed. */
   readonly #owned = new Map<number, number>();
   /** Partitions this process owns but should hand over. */
@@ -90,6 +64,9 @@ export class PartitionLeases {
     keys: TopicKeys;
     name: string;
     leaseMs: number;
+    /** Replicas that must acknowledge a lease taken or renewed, and how long to wait (ms). */
+    replicas: number;
+    waitMs: number;
     logger: Logger;
   }) {
     this.#redis = options.redis;
@@ -97,6 +74,13 @@ export class PartitionLeases {
     this.#name = options.name;
     this.#leaseMs = options.leaseMs;
     this.#logger = options.logger;
+    this.#writes = new LeaseWrites({
+      redis: options.redis,
+      holder: options.name,
+      leaseMs: options.leaseMs,
+      replicas: options.replicas,
+      waitMs: options.waitMs,
+    });
   }
 
   /** Partitions this process may read now. */
@@ -171,12 +155,12 @@ export class PartitionLeases {
     if (held.length === 0) return;
     const sentAt = Date.now();
     const renewed = await Promise.allSettled(
-      held.map((p) => this.#redis.eval(RENEW, 1, this.#keys.lease(p), this.#name, this.#leaseMs)),
+      held.map((p) => this.#writes.renew(this.#keys.lease(p))),
     );
     renewed.forEach((result, i) => {
       const p = held[i]!;
       if (result.status === 'rejected' || !this.#owned.has(p)) return;
-      if (result.value === 1) this.#owned.set(p, sentAt);
+      if (result.value) this.#owned.set(p, sentAt);
       else this.#giveUp(p);
     });
     const failed = renewed.find((r) => r.status === 'rejected');
@@ -235,14 +219,11 @@ export class PartitionLeases {
     if (wanted.length > 0) {
       const sentAt = Date.now();
       const results = await Promise.allSettled(
-        wanted.map((p) =>
-          this.#redis.eval(ACQUIRE, 1, this.#keys.lease(p), this.#name, this.#leaseMs),
-        ),
+        wanted.map((p) => this.#writes.acquire(this.#keys.lease(p))),
       );
       // Reported as acquired by `tick`, once it checked what the round left held.
       results.forEach((result, i) => {
-        if (result.status === 'fulfilled' && result.value === 1)
-          this.#owned.set(wanted[i]!, sentAt);
+        if (result.status === 'fulfilled' && result.value) this.#owned.set(wanted[i]!, sentAt);
       });
     }
   }
@@ -260,8 +241,6 @@ export class PartitionLeases {
 
   /** Gives up the leases of these partitions, where this process still holds them. */
   async #release(partitions: readonly number[]): Promise<void> {
-    await Promise.all(
-      partitions.map((p) => this.#redis.eval(RELEASE, 1, this.#keys.lease(p), this.#name)),
-    );
+    await Promise.all(partitions.map((p) => this.#writes.release(this.#keys.lease(p))));
   }
 }

@@ -1,5 +1,6 @@
 import { BotwireError } from '../errors.ts';
 import { defineScript, isCluster, type Redis } from '../redis.ts';
+import { writeAcknowledged, type ReplicaWait } from '../replica-wait.ts';
 import { describeProblems, type SchemaRegistry } from '../schemas.ts';
 import { orderingKeyOf, partitionOf, schemaOf, topicKeys, type Topic } from './topics.ts';
 
@@ -104,22 +105,6 @@ export interface LedgerAdmission {
   horizonMs: number;
   /** The time of admission (ms). */
   now: number;
-}
-
-/**
- * How many replicas must hold a `publishOnce` write before it counts as published, and how long
- * to wait for them (Redis `WAIT`). See docs/operations.md, "Replication is asynchronous".
- */
-export interface ReplicaWait {
-  replicas: number;
-  timeoutMs: number;
-  /**
-   * The connection the write and its `WAIT` go on: one of their own. `WAIT` blocks the
-   * connection it is sent on until the replicas answer or the timeout passes, so on the shared
-   * connection every other command for that node (other bots' keys, other partitions) would
-   * queue behind it while a master has no replica. Without it, the producer's own connection.
-   */
-  redis?: Redis;
 }
 
 /** The scripts as ioredis commands (defined once per connection). */
@@ -355,25 +340,12 @@ export class Producer {
       const answer = await (redis as unknown as PublishOnceCommands)[script](numKeys, ...rest);
       return { answer, acknowledged: Infinity };
     }
-    const connection = wait.redis ?? redis;
-    // The WAIT must reach the node that took the write, so a redirected script is not sent on
-    // alone (src/shared/redis-redirects.ts leaves pipelines with a WAIT to their caller): after a
-    // MOVED the slot map is read again and the pair is sent again (its markers make a write that
-    // ran count once); an ASK (the slot mid-migration) is an outage to wait out.
-    for (let attempt = 1; ; attempt += 1) {
-      const pipeline = connection.pipeline();
-      // Queued on the pipeline (its answer comes from exec): nothing to await here.
-      void (pipeline as unknown as PublishOnceCommands)[script](numKeys, ...rest);
-      pipeline.call('WAIT', wait.replicas, wait.timeoutMs);
-      const [ran, waited] = (await pipeline.exec()) ?? [];
-      if (!ran || !waited) throw new Error('no answer to the pipeline');
-      if (ran[0] && /^MOVED /.test(ran[0].message) && attempt < 3 && isCluster(connection)) {
-        await new Promise<void>((resolve) => connection.refreshSlotsCache(() => resolve()));
-        continue;
-      }
-      if (ran[0]) throw ran[0];
-      if (waited[0]) throw waited[0];
-      return { answer: ran[1], acknowledged: Number(waited[1]) };
-    }
+    // After a MOVED the pair is sent again to the slot's new master: its markers make a write
+    // that ran count once.
+    return writeAcknowledged(
+      wait.redis ?? redis,
+      (pipeline) => (pipeline as unknown as PublishOnceCommands)[script](numKeys, ...rest),
+      wait,
+    );
   }
 }
