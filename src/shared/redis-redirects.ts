@@ -16,7 +16,7 @@
  * allocation group") ran none of its writes (ioredis retries only batches whose commands that ran
  * were reads), so each of its commands is sent again the same way. Transactions are left as
  * ioredis gives them: their commands cannot be sent apart; so is a pipeline with a `WAIT`, which
- * must go to the node that took its writes (the producer follows its own, src/shared/bus/producer.ts).
+ * must go to the node that took its writes (its caller follows it, src/shared/replica-wait.ts).
  */
 import { Command, type Cluster } from 'ioredis';
 

@@ -10,7 +10,7 @@
  * one, tell, docs/topics.md, "Who reads which partition").
  */
 import type { ChainableCommander } from 'ioredis';
-import { isCluster, type Redis } from './redis.ts';
+import { isCluster, mastersOf, type Redis } from './redis.ts';
 
 /** How many replicas must hold a write before it counts, and how long to wait for them. */
 export interface ReplicaWait {
@@ -29,8 +29,8 @@ export interface ReplicaWait {
  * Queues one write on a pipeline of `connection`, follows it with the `WAIT`, and answers the
  * write's answer and how many replicas acknowledged it. A redirected pipeline is not followed by
  * the cluster connection (src/shared/redis-redirects.ts leaves pipelines with a `WAIT` to their
- * caller): after a `MOVED` the slot map is read again and the pair is sent again, up to three
- * times, so the write must be one that may run twice (a publish with its dedupe markers, a lease
+ * caller): after a `MOVED` the slot map is read again and the pair is sent again (three sends in
+ * all), so the write must be one that may run twice (a publish with its dedupe markers, a lease
  * taken or renewed for the same holder). An `ASK` (the slot mid-migration) is an outage to wait
  * out; the `WAIT` failing (a node turned replica unblocks it) is thrown.
  */
@@ -53,4 +53,19 @@ export async function writeAcknowledged(
     if (waited[0]) throw waited[0];
     return { answer: ran[1], acknowledged: Number(waited[1]) };
   }
+}
+
+/**
+ * The masters (`host:port`) with fewer than `replicas` replicas connected, as each answers now
+ * (`INFO replication`): where every write held to that many would be refused.
+ */
+export async function mastersShortOfReplicas(redis: Redis, replicas: number): Promise<string[]> {
+  if (isCluster(redis) && redis.status !== 'ready') await redis.ping();
+  const short: string[] = [];
+  for (const node of mastersOf(redis)) {
+    const info = String(await node.info('replication'));
+    const connected = Number(/connected_slaves:(\d+)/.exec(info)?.[1] ?? 0);
+    if (connected < replicas) short.push(`${node.options.host}:${node.options.port}`);
+  }
+  return short;
 }

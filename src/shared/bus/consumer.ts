@@ -30,6 +30,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.ts';
 import { duplicateRedis, isCluster, type Redis } from '../redis.ts';
+import { mastersShortOfReplicas } from '../replica-wait.ts';
 import type { SchemaRegistry } from '../schemas.ts';
 import { BotAdmission, type DeferredRef } from './bot-admission.ts';
 import { Delivery, type Decoded, type Handler, type Outcome } from './delivery.ts';
@@ -180,6 +181,8 @@ export class StreamConsumer<T> {
   readonly #stopping = new Set<Promise<void>>();
   /** Leases, heartbeats and claims: never queued behind the handlers' auto-pipelined commands. */
   readonly #control: Redis;
+  /** Where the leases go when a replica must acknowledge them: a `WAIT` holds its connection. */
+  readonly #leaseConnection: Redis | undefined;
   readonly #runner: KeyedRunner;
   /** Which partitions this process reads, from where, under which tenure, and what is in flight. */
   readonly #owned: OwnedPartitions;
@@ -234,6 +237,13 @@ export class StreamConsumer<T> {
       enableAutoPipelining: false,
       commandTimeout,
     });
+    if (this.#o.leaseReplicas > 0) {
+      this.#leaseConnection = duplicateRedis(options.redis, {
+        connectionName: `${options.name}:leases`,
+        enableAutoPipelining: false,
+        commandTimeout,
+      });
+    }
     this.#runner = new KeyedRunner({ concurrency, perBot });
     const { redis, producer, schemas, logger, topic, group, name, handler } = this.#o;
     this.#delivery = new Delivery({
@@ -255,6 +265,7 @@ export class StreamConsumer<T> {
     });
     this.#owned = new OwnedPartitions({
       control: this.#control,
+      leases: this.#leaseConnection ?? this.#control,
       redis,
       keys: this.#keys,
       group,
@@ -276,6 +287,18 @@ export class StreamConsumer<T> {
   async start(): Promise<void> {
     if (this.#loops) throw new Error('consumer already started');
     await ensureGroups(this.#o.redis, this.#keys.partitions, this.#o.group);
+    const { leaseReplicas, logger } = this.#o;
+    if (leaseReplicas > 0) {
+      // Not refused: a replica may be syncing. Its master's partitions wait for it meanwhile.
+      // A master that does not answer now is left to the lease rounds.
+      const short = await mastersShortOfReplicas(this.#control, leaseReplicas).catch(() => []);
+      if (short.length > 0) {
+        logger.warn(
+          { masters: short, replicas: leaseReplicas, topic: this.#o.topic },
+          'masters with fewer replicas than CONSUMER_LEASE_REPLICAS: no lease on them counts, so their partitions are not read until a replica is back',
+        );
+      }
+    }
     // On one server a single loop reads every partition (Redis outside cluster mode checks no
     // slots, so one XREADGROUP over all of them is the cheapest); on a cluster `#rebalance`
     // starts a loop per partition as it is taken.
@@ -311,6 +334,8 @@ export class StreamConsumer<T> {
     await step('in-flight work', () => this.#runner.idle());
     await step('leases', () => this.#owned.releaseAll());
     await step('control connection', () => this.#control.quit());
+    const leases = this.#leaseConnection;
+    if (leases) await step('lease connection', () => leases.quit());
   }
 
   get #closed(): boolean {

@@ -45,7 +45,10 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0`;
 
 export interface LeaseWriteOptions {
-  /** The connection the leases go on (a consumer's control connection, whose commands time out). */
+  /**
+   * The connection the leases go on, whose commands time out: the consumer's control connection,
+   * or with `replicas` one of the leases' own, as a `WAIT` holds its connection to that node.
+   */
   redis: Redis;
   /** This process' name: the value of the leases it holds. */
   holder: string;
@@ -84,12 +87,12 @@ export class LeaseWrites {
 
   /** Gives the lease at `key` up if this process holds it. */
   async release(key: string): Promise<void> {
-    await this.#o.redis.eval(RELEASE, 1, key, this.#o.holder);
+    await this.#send(RELEASE, key, [this.#o.holder]);
   }
 
   async #write(script: string, key: string): Promise<boolean> {
     const { redis, holder, leaseMs, replicas, waitMs } = this.#o;
-    if (replicas <= 0) return (await redis.eval(script, 1, key, holder, leaseMs)) === 1;
+    if (replicas <= 0) return (await this.#send(script, key, [holder, leaseMs])) === 1;
     const { answer, acknowledged } = await writeAcknowledged(
       redis,
       (pipeline) => pipeline.eval(script, 1, key, holder, leaseMs),
@@ -105,5 +108,23 @@ export class LeaseWrites {
       );
     }
     return true;
+  }
+
+  /**
+   * Runs a lease script as a pipeline of one. A cluster connection sends a lone command that
+   * timed out again when its node answers it late with `MOVED` (ioredis follows the redirection
+   * whether or not anyone still waits), so a release given up on a frozen master would run on the
+   * promoted one once the frozen one wakes, deleting a lease this process took back meanwhile; a
+   * pipeline's commands are not followed after they timed out.
+   */
+  async #send(script: string, key: string, args: (string | number)[]): Promise<unknown> {
+    const [result] =
+      (await this.#o.redis
+        .pipeline()
+        .eval(script, 1, key, ...args)
+        .exec()) ?? [];
+    if (!result) throw new Error('no answer to the lease pipeline');
+    if (result[0]) throw result[0];
+    return result[1];
   }
 }

@@ -26,6 +26,8 @@ import type { TopicKeys } from './topics.ts';
 export interface OwnedPartitionsOptions {
   /** Leases, claims and sweeps: the consumer's connection that is never auto-pipelined. */
   control: Redis;
+  /** Where the leases are taken, renewed and given up (the control connection, or their own). */
+  leases: Redis;
   /** Where a group lost with a restarted Redis is created again. */
   redis: Redis;
   keys: TopicKeys;
@@ -80,6 +82,7 @@ export class OwnedPartitions {
     this.#o = options;
     this.#leases = new PartitionLeases({
       redis: options.control,
+      leaseRedis: options.leases,
       keys: options.keys,
       name: options.name,
       leaseMs: options.leaseMs,

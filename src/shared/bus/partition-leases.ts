@@ -64,6 +64,8 @@ export class PartitionLeases {
     keys: TopicKeys;
     name: string;
     leaseMs: number;
+    /** Where the lease writes go (the heartbeat and the holders' reads go on `redis`). */
+    leaseRedis: Redis;
     /** Replicas that must acknowledge a lease taken or renewed, and how long to wait (ms). */
     replicas: number;
     waitMs: number;
@@ -75,7 +77,7 @@ export class PartitionLeases {
     this.#leaseMs = options.leaseMs;
     this.#logger = options.logger;
     this.#writes = new LeaseWrites({
-      redis: options.redis,
+      redis: options.leaseRedis,
       holder: options.name,
       leaseMs: options.leaseMs,
       replicas: options.replicas,
@@ -225,6 +227,16 @@ export class PartitionLeases {
       results.forEach((result, i) => {
         if (result.status === 'fulfilled' && result.value) this.#owned.set(wanted[i]!, sentAt);
       });
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) {
+        this.#logger.warn(
+          {
+            err: failed.reason,
+            partitions: wanted.filter((_, i) => results[i]!.status === 'rejected'),
+          },
+          'could not take partition leases; tried again next round',
+        );
+      }
     }
   }
 
