@@ -12,7 +12,7 @@
  * up, or is unblocked with an error as the node turns replica) and the lease does not count.
  */
 import { BotwireError } from '../errors.ts';
-import type { Redis } from '../redis.ts';
+import { isCluster, type Redis } from '../redis.ts';
 import { writeAcknowledged } from '../replica-wait.ts';
 
 // Each lease key lies in its partition's slot (`topics.ts`), so a script may take only one: the
@@ -87,17 +87,26 @@ export class LeaseWrites {
 
   /** Gives the lease at `key` up if this process holds it. */
   async release(key: string): Promise<void> {
-    await this.#send(RELEASE, key, [this.#o.holder]);
+    await this.#o.redis.eval(RELEASE, 1, key, this.#o.holder);
   }
 
   async #write(script: string, key: string): Promise<boolean> {
     const { redis, holder, leaseMs, replicas, waitMs } = this.#o;
-    if (replicas <= 0) return (await this.#send(script, key, [holder, leaseMs])) === 1;
-    const { answer, acknowledged } = await writeAcknowledged(
-      redis,
-      (pipeline) => pipeline.eval(script, 1, key, holder, leaseMs),
-      { replicas, timeoutMs: waitMs },
-    );
+    if (replicas <= 0) return (await redis.eval(script, 1, key, holder, leaseMs)) === 1;
+    let written: { answer: unknown; acknowledged: number };
+    try {
+      written = await writeAcknowledged(
+        redis,
+        (pipeline) => pipeline.eval(script, 1, key, holder, leaseMs),
+        { replicas, timeoutMs: waitMs },
+      );
+    } catch (error) {
+      // A pipeline to a master that died is not redirected, and nothing else on this connection
+      // would read the slot map again: read it now, so the next write finds the promoted one.
+      if (isCluster(redis)) redis.refreshSlotsCache();
+      throw error;
+    }
+    const { answer, acknowledged } = written;
     // A lease not held is not held, however many replicas heard of it.
     if (answer !== 1) return false;
     if (acknowledged < replicas) {
@@ -108,23 +117,5 @@ export class LeaseWrites {
       );
     }
     return true;
-  }
-
-  /**
-   * Runs a lease script as a pipeline of one. A cluster connection sends a lone command that
-   * timed out again when its node answers it late with `MOVED` (ioredis follows the redirection
-   * whether or not anyone still waits), so a release given up on a frozen master would run on the
-   * promoted one once the frozen one wakes, deleting a lease this process took back meanwhile; a
-   * pipeline's commands are not followed after they timed out.
-   */
-  async #send(script: string, key: string, args: (string | number)[]): Promise<unknown> {
-    const [result] =
-      (await this.#o.redis
-        .pipeline()
-        .eval(script, 1, key, ...args)
-        .exec()) ?? [];
-    if (!result) throw new Error('no answer to the lease pipeline');
-    if (result[0]) throw result[0];
-    return result[1];
   }
 }
