@@ -29,14 +29,27 @@ describe('partition leases held to a replica, on a Redis without one', () => {
     const handler = async (m: IndexerMessage): Promise<void> => {
       handled.push(m.collection_name);
     };
-    const fenced = bus.consumer({ name: 'fenced', leaseReplicas: 1, logger, handler });
+    // A lease long enough that a round's four fenced takes (each waiting its 150 ms for a replica,
+    // one after another on the lease connection) are over before the next round: with the
+    // fixture's 300 ms the rounds overlap, every take but the first times out, and which error a
+    // round logs first depends on the machine.
+    const fenced = bus.consumer({
+      name: 'fenced',
+      leaseMs: 3000,
+      leaseReplicas: 1,
+      logger,
+      handler,
+    });
     await fenced.start();
     const warning = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(warning.map((w) => w.msg)).to.include(
       'masters with fewer replicas than CONSUMER_LEASE_REPLICAS: no lease on them counts, so their partitions are not read until a replica is back',
     );
     await bus.producer.publish('indexer', { collection_name: 'faq', files: ['a.pdf'] });
-    // Several lease rounds (a third of the 300 ms lease each).
+    // Until a round logged its refused takes (rounds every second), then one more round.
+    await waitFor(() => lines.some((l) => l.includes('could not take partition leases')), {
+      what: 'a lease round',
+    });
     await sleep(1000);
     expect(fenced.partitions, 'partitions taken').to.deep.equal([]);
     expect(handled, 'handled').to.deep.equal([]);

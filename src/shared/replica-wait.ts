@@ -32,9 +32,27 @@ export interface ReplicaWait {
  * caller): after a `MOVED` the slot map is read again and the pair is sent again (three sends in
  * all), so the write must be one that may run twice (a publish with its dedupe markers, a lease
  * taken or renewed for the same holder). An `ASK` (the slot mid-migration) is an outage to wait
- * out; the `WAIT` failing (a node turned replica unblocks it) is thrown.
+ * out; the `WAIT` failing (a node turned replica unblocks it) is thrown. Whatever fails, a
+ * cluster's slot map is read again.
  */
 export async function writeAcknowledged(
+  connection: Redis,
+  queue: (pipeline: ChainableCommander) => unknown,
+  wait: Pick<ReplicaWait, 'replicas' | 'timeoutMs'>,
+): Promise<{ answer: unknown; acknowledged: number }> {
+  try {
+    return await sendWithWait(connection, queue, wait);
+  } catch (error) {
+    // A pipeline to a master that died is not redirected, and on a connection of the writer's own
+    // nothing else would read the slot map again: read it now, so the next write finds the
+    // promoted master.
+    if (isCluster(connection)) connection.refreshSlotsCache();
+    throw error;
+  }
+}
+
+/** `writeAcknowledged`'s pipeline, sent again after a `MOVED`. */
+async function sendWithWait(
   connection: Redis,
   queue: (pipeline: ChainableCommander) => unknown,
   wait: Pick<ReplicaWait, 'replicas' | 'timeoutMs'>,

@@ -300,37 +300,44 @@ async function nodeProcess(
   return node;
 }
 
-/** The masters that are up, with their node index and the slots they serve. */
-export async function liveMasters(
-  cluster: PrivateCluster,
-): Promise<{ id: string; index: number; slots: number[] }[]> {
-  for (const [i] of cluster.nodes.entries()) {
-    const node = cluster.connectNode(i);
-    node.on('error', () => undefined);
-    try {
-      const lines = String(await node.call('CLUSTER', 'NODES'))
-        .trim()
-        .split('\n');
-      const masters = [];
-      for (const line of lines) {
-        const [id, , flags, , , , , , ...ranges] = line.split(' ');
-        // Flags as a list: `nofailover` is no failure.
-        const flagList = flags?.split(',') ?? [];
-        if (!flagList.includes('master') || flagList.includes('fail')) continue;
-        const slots: number[] = [];
-        for (const range of ranges) {
-          if (range.startsWith('[')) continue;
-          const [a, b = a] = range.split('-').map(Number);
-          for (let s = a!; s <= b!; s += 1) slots.push(s);
-        }
-        const index = cluster.nodes.findIndex((n) => n.id === id);
-        if (index >= 0) masters.push({ id: id!, index, slots });
+type LiveMaster = { id: string; index: number; slots: number[] };
+
+/** The masters that are up, with their node index and the slots they serve, as node `i` sees them. */
+async function mastersSeenBy(cluster: PrivateCluster, i: number): Promise<LiveMaster[]> {
+  const node = cluster.connectNode(i);
+  node.on('error', () => undefined);
+  try {
+    const lines = String(await node.call('CLUSTER', 'NODES'))
+      .trim()
+      .split('\n');
+    const masters = [];
+    for (const line of lines) {
+      const [id, , flags, , , , , , ...ranges] = line.split(' ');
+      // Flags as a list: `nofailover` is no failure.
+      const flagList = flags?.split(',') ?? [];
+      if (!flagList.includes('master') || flagList.includes('fail')) continue;
+      const slots: number[] = [];
+      for (const range of ranges) {
+        if (range.startsWith('[')) continue;
+        const [a, b = a] = range.split('-').map(Number);
+        for (let s = a!; s <= b!; s += 1) slots.push(s);
       }
-      return masters;
+      const index = cluster.nodes.findIndex((n) => n.id === id);
+      if (index >= 0) masters.push({ id: id!, index, slots });
+    }
+    return masters;
+  } finally {
+    node.disconnect();
+  }
+}
+
+/** The masters that are up, with their node index and the slots they serve. */
+export async function liveMasters(cluster: PrivateCluster): Promise<LiveMaster[]> {
+  for (const [i] of cluster.nodes.entries()) {
+    try {
+      return await mastersSeenBy(cluster, i);
     } catch {
       // That node is down: ask the next.
-    } finally {
-      node.disconnect();
     }
   }
   throw new Error('no cluster node answered');
@@ -346,31 +353,12 @@ export async function waitForNewMaster(
   former: number,
   slot: number,
 ): Promise<number> {
-  const formerId = cluster.nodes[former]!.id;
   const asked = cluster.nodes.findIndex((_, i) => i !== former);
   const { index } = await waitFor(
-    async () => {
-      const node = cluster.connectNode(asked);
-      node.on('error', () => undefined);
-      try {
-        for (const line of String(await node.call('CLUSTER', 'NODES'))
-          .trim()
-          .split('\n')) {
-          const [id, , flags, , , , , , ...ranges] = line.split(' ');
-          const flagList = flags?.split(',') ?? [];
-          if (id === formerId || !flagList.includes('master') || flagList.includes('fail'))
-            continue;
-          const serves = ranges.some((range) => {
-            const [a, b = a] = range.split('-').map(Number);
-            return !range.startsWith('[') && slot >= a! && slot <= b!;
-          });
-          if (serves) return { index: cluster.nodes.findIndex((n) => n.id === id) };
-        }
-        return undefined;
-      } finally {
-        node.disconnect();
-      }
-    },
+    async () =>
+      (await mastersSeenBy(cluster, asked)).find(
+        (m) => m.index !== former && m.slots.includes(slot),
+      ),
     { timeoutMs: 60_000, what: `a new master of slot ${slot}` },
   );
   return index;

@@ -34,6 +34,7 @@ import { mastersShortOfReplicas } from '../replica-wait.ts';
 import type { SchemaRegistry } from '../schemas.ts';
 import { BotAdmission, type DeferredRef } from './bot-admission.ts';
 import { Delivery, type Decoded, type Handler, type Outcome } from './delivery.ts';
+import { LeaseWrites } from './lease-writes.ts';
 import { entriesByStream, parseEntries, type Entry } from './entries.ts';
 import { ensureGroups, pendingDeliveries, rereadPending } from './group-commands.ts';
 import { KeyedRunner } from './keyed-runner.ts';
@@ -265,15 +266,19 @@ export class StreamConsumer<T> {
     });
     this.#owned = new OwnedPartitions({
       control: this.#control,
-      leases: this.#leaseConnection ?? this.#control,
+      leaseWrites: new LeaseWrites({
+        redis: this.#leaseConnection ?? this.#control,
+        holder: name,
+        leaseMs: this.#o.leaseMs,
+        replicas: this.#o.leaseReplicas,
+        // Within the command's timeout, so a missing replica reads as such, not as a silent node.
+        waitMs: Math.floor(commandTimeout / 2),
+      }),
       redis,
       keys: this.#keys,
       group,
       name,
       leaseMs: this.#o.leaseMs,
-      leaseReplicas: this.#o.leaseReplicas,
-      // Within the command's timeout, so a missing replica reads as such, not as a silent node.
-      leaseWaitMs: Math.floor(commandTimeout / 2),
       logger,
     });
   }

@@ -12,7 +12,7 @@
  * up, or is unblocked with an error as the node turns replica) and the lease does not count.
  */
 import { BotwireError } from '../errors.ts';
-import { isCluster, type Redis } from '../redis.ts';
+import type { Redis } from '../redis.ts';
 import { writeAcknowledged } from '../replica-wait.ts';
 
 // Each lease key lies in its partition's slot (`topics.ts`), so a script may take only one: the
@@ -93,20 +93,11 @@ export class LeaseWrites {
   async #write(script: string, key: string): Promise<boolean> {
     const { redis, holder, leaseMs, replicas, waitMs } = this.#o;
     if (replicas <= 0) return (await redis.eval(script, 1, key, holder, leaseMs)) === 1;
-    let written: { answer: unknown; acknowledged: number };
-    try {
-      written = await writeAcknowledged(
-        redis,
-        (pipeline) => pipeline.eval(script, 1, key, holder, leaseMs),
-        { replicas, timeoutMs: waitMs },
-      );
-    } catch (error) {
-      // A pipeline to a master that died is not redirected, and nothing else on this connection
-      // would read the slot map again: read it now, so the next write finds the promoted one.
-      if (isCluster(redis)) redis.refreshSlotsCache();
-      throw error;
-    }
-    const { answer, acknowledged } = written;
+    const { answer, acknowledged } = await writeAcknowledged(
+      redis,
+      (pipeline) => pipeline.eval(script, 1, key, holder, leaseMs),
+      { replicas, timeoutMs: waitMs },
+    );
     // A lease not held is not held, however many replicas heard of it.
     if (answer !== 1) return false;
     if (acknowledged < replicas) {

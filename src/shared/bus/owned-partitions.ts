@@ -20,14 +20,15 @@
 import type { Logger } from '../logger.ts';
 import type { Redis } from '../redis.ts';
 import { claimAll, ensureGroups, sweepStrays, type GroupMember } from './group-commands.ts';
+import type { LeaseWrites } from './lease-writes.ts';
 import { PartitionLeases } from './partition-leases.ts';
 import type { TopicKeys } from './topics.ts';
 
 export interface OwnedPartitionsOptions {
   /** Leases, claims and sweeps: the consumer's connection that is never auto-pipelined. */
   control: Redis;
-  /** Where the leases are taken, renewed and given up (the control connection, or their own). */
-  leases: Redis;
+  /** How the leases are taken, renewed and given up (on the control connection, or their own). */
+  leaseWrites: LeaseWrites;
   /** Where a group lost with a restarted Redis is created again. */
   redis: Redis;
   keys: TopicKeys;
@@ -35,9 +36,6 @@ export interface OwnedPartitionsOptions {
   /** This consumer's name within the group. */
   name: string;
   leaseMs: number;
-  /** Replicas that must acknowledge a lease taken or renewed, and how long to wait (ms). */
-  leaseReplicas: number;
-  leaseWaitMs: number;
   logger: Logger;
 }
 
@@ -82,12 +80,10 @@ export class OwnedPartitions {
     this.#o = options;
     this.#leases = new PartitionLeases({
       redis: options.control,
-      leaseRedis: options.leases,
+      writes: options.leaseWrites,
       keys: options.keys,
       name: options.name,
       leaseMs: options.leaseMs,
-      replicas: options.leaseReplicas,
-      waitMs: options.leaseWaitMs,
       logger: options.logger,
     });
   }

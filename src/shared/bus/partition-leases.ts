@@ -24,7 +24,7 @@
  */
 import type { Logger } from '../logger.ts';
 import type { Redis } from '../redis.ts';
-import { LeaseWrites } from './lease-writes.ts';
+import type { LeaseWrites } from './lease-writes.ts';
 import { HEARTBEAT_SCRIPT } from './members.ts';
 import { assignPartitions } from './partition-assignment.ts';
 import type { TopicKeys } from './topics.ts';
@@ -64,11 +64,8 @@ export class PartitionLeases {
     keys: TopicKeys;
     name: string;
     leaseMs: number;
-    /** Where the lease writes go (the heartbeat and the holders' reads go on `redis`). */
-    leaseRedis: Redis;
-    /** Replicas that must acknowledge a lease taken or renewed, and how long to wait (ms). */
-    replicas: number;
-    waitMs: number;
+    /** The lease writes (the heartbeat and the holders' reads go on `redis`). */
+    writes: LeaseWrites;
     logger: Logger;
   }) {
     this.#redis = options.redis;
@@ -76,13 +73,7 @@ export class PartitionLeases {
     this.#name = options.name;
     this.#leaseMs = options.leaseMs;
     this.#logger = options.logger;
-    this.#writes = new LeaseWrites({
-      redis: options.leaseRedis,
-      holder: options.name,
-      leaseMs: options.leaseMs,
-      replicas: options.replicas,
-      waitMs: options.waitMs,
-    });
+    this.#writes = options.writes;
   }
 
   /** Partitions this process may read now. */
@@ -165,16 +156,7 @@ export class PartitionLeases {
       if (result.value) this.#owned.set(p, sentAt);
       else this.#giveUp(p);
     });
-    const failed = renewed.find((r) => r.status === 'rejected');
-    if (failed) {
-      this.#logger.warn(
-        {
-          err: failed.reason,
-          partitions: held.filter((_, i) => renewed[i]!.status === 'rejected'),
-        },
-        'partition lease renewal failed; retried shortly',
-      );
-    }
+    this.#warnFailed(held, renewed, 'partition lease renewal failed; retried shortly');
   }
 
   async #assign(idle: (partition: number) => boolean, changes: LeaseChanges): Promise<void> {
@@ -227,17 +209,20 @@ export class PartitionLeases {
       results.forEach((result, i) => {
         if (result.status === 'fulfilled' && result.value) this.#owned.set(wanted[i]!, sentAt);
       });
-      const failed = results.find((r) => r.status === 'rejected');
-      if (failed) {
-        this.#logger.warn(
-          {
-            err: failed.reason,
-            partitions: wanted.filter((_, i) => results[i]!.status === 'rejected'),
-          },
-          'could not take partition leases; tried again next round',
-        );
-      }
+      this.#warnFailed(wanted, results, 'could not take partition leases; tried again next round');
     }
+  }
+
+  /** One line for the lease writes that failed, with the first error and their partitions. */
+  #warnFailed(
+    partitions: readonly number[],
+    results: readonly PromiseSettledResult<unknown>[],
+    message: string,
+  ): void {
+    const failed = partitions.filter((_, i) => results[i]!.status === 'rejected');
+    if (failed.length === 0) return;
+    const first = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')!;
+    this.#logger.warn({ err: first.reason, partitions: failed }, message);
   }
 
   /** Gives up every lease and leaves the member set, so others take over at once. */
