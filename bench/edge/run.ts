@@ -39,7 +39,7 @@ import {
   ROOT,
   runBench,
 } from '../lib/setup.ts';
-import { printReport, type Outcome } from './report.ts';
+import { printReport, type Outcome, type ServerKind } from './report.ts';
 
 const options = {
   seconds: intEnv('BENCH_SECONDS', 10, 1),
@@ -52,12 +52,12 @@ const options = {
 
 interface Scenario {
   name: string;
-  edge: boolean;
+  server: ServerKind;
   origin: string;
   path: string;
   requests: RequestFactory;
   /** The server process, whose CPU time is measured. */
-  server: Child;
+  process: Child;
 }
 
 async function load(scenario: Scenario, seconds: number): Promise<autocannon.Result> {
@@ -100,13 +100,23 @@ async function totalLength(redis: Redis, streams: readonly string[]): Promise<nu
 async function main(): Promise<void> {
   const { prefix, databaseUrl, redis } = await openScratch(options, 'bench-edge');
   const baselineStream = `${prefix}-baseline:{channel}`;
+  const floorStream = `${prefix}-floor:{channel}`;
   // The edge spreads the channel topic over partition streams; the check adds them up.
   const partitions = SETTINGS.TOPIC_PARTITIONS.default;
   const edgeStreams = topicKeys(prefix, 'channel', partitions).partitions;
+  const contractPrefix = `${prefix}-contract`;
+  const contractStreams = topicKeys(contractPrefix, 'channel', partitions).partitions;
 
   const adminKey = randomBytes(32).toString('base64url');
   const credentialsKey = randomBytes(32).toString('base64');
-  const [edgePort, baselinePort] = [await freePort(), await freePort()];
+  const [edgePort, baselinePort, floorPort, contractPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  const phoneNumberId = `1555${Math.floor(Math.random() * 1e8)}`;
+  const appSecret = randomBytes(24).toString('hex');
   const edge = startNode(
     'edge',
     ROOT,
@@ -142,16 +152,38 @@ async function main(): Promise<void> {
     options.nodeArgs,
   );
   cleanups.push({ what: 'stop the baseline', run: () => stopChild(baseline) });
+  const startFloor = (level: 'once' | 'contract', port: number, stream: string): Child => {
+    const floor = startNode(
+      `floor ${level}`,
+      ROOT,
+      compiledScript('bench/edge/floor.ts'),
+      childEnv({
+        FLOOR_PORT: String(port),
+        FLOOR_STREAM: stream,
+        FLOOR_LEVEL: level,
+        FLOOR_APP_SECRET: appSecret,
+        FLOOR_PARTITIONS: String(partitions),
+        REDIS_URL: options.redisUrl,
+      }),
+      options.nodeArgs,
+    );
+    cleanups.push({ what: `stop the ${level} floor`, run: () => stopChild(floor) });
+    return floor;
+  };
+  const floor = startFloor('once', floorPort, floorStream);
+  const contract = startFloor('contract', contractPort, contractPrefix);
   const edgeOrigin = `http://127.0.0.1:${edgePort}`;
   const baselineOrigin = `http://127.0.0.1:${baselinePort}`;
+  const floorOrigin = `http://127.0.0.1:${floorPort}`;
+  const contractOrigin = `http://127.0.0.1:${contractPort}`;
   await Promise.all([
     waitReady(edge, `${edgeOrigin}/readyz`),
     waitReady(baseline, `${baselineOrigin}/`),
+    waitReady(floor, `${floorOrigin}/`),
+    waitReady(contract, `${contractOrigin}/`),
   ]);
 
   type Created = { app_id: string; channels: { id: string }[] };
-  const phoneNumberId = `1555${Math.floor(Math.random() * 1e8)}`;
-  const appSecret = randomBytes(24).toString('hex');
   await admin<Created>(edgeOrigin, adminKey, '/v2/bots', {
     name: 'bench whatsapp',
     channel: {
@@ -179,33 +211,52 @@ async function main(): Promise<void> {
   const scenarios: Scenario[] = [
     {
       name: 'edge whatsapp POST /callback',
-      edge: true,
+      server: 'edge',
       origin: edgeOrigin,
       path: '/callback',
       requests: whatsappRequests(phoneNumberId, appSecret),
-      server: edge,
+      process: edge,
     },
     {
       name: 'edge telegram POST /v2/callback/telegram/:id',
-      edge: true,
+      server: 'edge',
       origin: edgeOrigin,
       path: `/v2/callback/telegram/${telegram.app_id}`,
       requests: telegramRequests(secrets.secret_token),
-      server: edge,
+      process: edge,
+    },
+    {
+      name: 'floor: +signature +once script (whatsapp)',
+      server: 'floor',
+      origin: floorOrigin,
+      path: '/callback',
+      requests: whatsappRequests(phoneNumberId, appSecret),
+      process: floor,
+    },
+    {
+      name: 'floor: +schemas +channel_in +bot ledger',
+      server: 'contract',
+      origin: contractOrigin,
+      path: '/callback',
+      requests: whatsappRequests(phoneNumberId, appSecret),
+      process: contract,
     },
     {
       name: 'baseline koa+bodyparser+XADD (whatsapp body)',
-      edge: false,
+      server: 'baseline',
       origin: baselineOrigin,
       path: '/callback',
       requests: whatsappRequests(phoneNumberId, appSecret),
-      server: baseline,
+      process: baseline,
     },
   ];
+  // Redis's own CPU per request, where its process is on this machine: the edge's scripts cost
+  // there, and on 2 cores Redis's time is taken from the servers' and the load generator's.
+  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]) || undefined;
   // Rounds interleave the scenarios, so a slow spell of the machine hits all of them alike.
   const outcomes: Outcome[] = scenarios.map((s) => ({
     name: s.name,
-    edge: s.edge,
+    server: s.server,
     runs: [],
     warm2xx: 0,
   }));
@@ -219,14 +270,20 @@ async function main(): Promise<void> {
       console.error(
         `bench: round ${round}/${options.rounds} ${scenario.name} (${options.seconds} s, ${options.connections} connections)`,
       );
-      const cpuBefore = cpuSeconds(scenario.server.process.pid);
+      const cpuBefore = cpuSeconds(scenario.process.process.pid);
+      const redisBefore = cpuSeconds(redisPid);
       const result = await load(scenario, options.seconds);
-      const cpuAfter = cpuSeconds(scenario.server.process.pid);
-      const cpuUsPerRequest =
-        cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0
+      const cpuAfter = cpuSeconds(scenario.process.process.pid);
+      const redisAfter = cpuSeconds(redisPid);
+      const perRequest = (before?: number, after?: number): number | undefined =>
+        before === undefined || after === undefined || result.requests.total === 0
           ? undefined
-          : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total;
-      outcome.runs.push({ result, cpuUsPerRequest });
+          : ((after - before) * 1e6) / result.requests.total;
+      outcome.runs.push({
+        result,
+        cpuUsPerRequest: perRequest(cpuBefore, cpuAfter),
+        redisCpuUsPerRequest: perRequest(redisBefore, redisAfter),
+      });
     }
   }
   // Let requests cut off when a run stopped finish on the server side before counting.
@@ -239,9 +296,15 @@ async function main(): Promise<void> {
       {
         key: `${edgeStreams[0]}..p${partitions - 1}`,
         length: await totalLength(redis, edgeStreams),
-        edge: true,
+        server: 'edge',
       },
-      { key: baselineStream, length: await redis.xlen(baselineStream), edge: false },
+      { key: floorStream, length: await redis.xlen(floorStream), server: 'floor' },
+      {
+        key: `${contractStreams[0]}..p${partitions - 1}`,
+        length: await totalLength(redis, contractStreams),
+        server: 'contract',
+      },
+      { key: baselineStream, length: await redis.xlen(baselineStream), server: 'baseline' },
     ],
   });
 }
